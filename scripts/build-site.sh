@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Builds the site the way cargo-leptos would, without needing cargo-leptos:
+#   the WASM bundle (hydrate) -> wasm-bindgen -> wasm-opt (release) -> target/site/pkg, plus CSS and public/,
+#   then the server binary (ssr).
+# Usage: scripts/build-site.sh [--release | --front-only]
+#   --release     release WASM (size-optimised, wasm-opt -Oz) and release server
+#   --front-only  release WASM and assets only (the test command runs the debug server it already built)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+name=latency-guard; crate=latency_guard; site=target/site; pkg=$site/pkg
+mode=${1:-debug}
+export PATH="$PWD/end2end/node_modules/.bin:$PATH"
+if [ "$mode" = debug ]; then wasm_profile=dev; wasm_dir=debug; else wasm_profile=wasm-release; wasm_dir=wasm-release; fi
+
+cargo build --lib --target wasm32-unknown-unknown --target-dir target/front \
+  --no-default-features --features hydrate --profile "$wasm_profile"
+rm -rf "$site"; mkdir -p "$pkg"
+wasm-bindgen --target web --out-dir "$pkg" --out-name "$name" \
+  "target/front/wasm32-unknown-unknown/$wasm_dir/$crate.wasm"
+# The hydration script loads /pkg/NAME.wasm.
+mv "$pkg/${name}_bg.wasm" "$pkg/$name.wasm"
+if [ "$mode" != debug ]; then
+  wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int "$pkg/$name.wasm" -o "$pkg/$name.wasm"
+fi
+cp style/main.css "$pkg/$name.css"
+cp -r public/. "$site/"
+
+case "$mode" in
+  --release) cargo build --bin "$name" --no-default-features --features ssr --release ;;
+  --front-only) ;;
+  *) cargo build --bin "$name" --no-default-features --features ssr ;;
+esac
+echo "site built in $site ($(du -b "$pkg/$name.wasm" | cut -f1) bytes of WASM)"

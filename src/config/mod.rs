@@ -1,0 +1,296 @@
+//! Settings: defaults < config file (`Leptos.toml`'s `[latency-guard]` table, or `LATENCY_GUARD_CONFIG`) < environment.
+
+mod secret;
+
+pub use secret::Secret;
+
+use serde::Deserialize;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Why settings could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The config file exists but could not be read.
+    #[error("cannot read config file {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The config file is not valid TOML or has wrong types.
+    #[error("config file {path} is invalid: {source}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: Box<toml::de::Error>,
+    },
+    /// An environment variable has a value of the wrong shape.
+    #[error("environment variable {name}={value:?} is invalid: {reason}")]
+    Env {
+        /// The variable.
+        name: &'static str,
+        /// Its value (never a secret's: secrets are not echoed).
+        value: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// Everything the server needs to start.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// `sqlite://…` or `postgres://…`.
+    pub database_url: String,
+    /// Where the HTTP server listens.
+    pub site_addr: SocketAddr,
+    /// Folder for the SQLite file and the generated secret.
+    pub data_dir: PathBuf,
+    /// The server secret, when given; otherwise generated into `data_dir` on first start.
+    pub secret: Option<Secret>,
+    /// Start the bundled simulator and keep a "Demo (simulated)" connector pointing at it.
+    pub demo_simulator: bool,
+    /// Time limit of a connection test.
+    pub connection_test_timeout: Duration,
+    /// How long a browser session lasts.
+    pub session_ttl: Duration,
+    /// Mark the session cookie `Secure` (set when serving over https behind a proxy).
+    pub secure_cookies: bool,
+    /// The address users reach the app at, used in printed login links.
+    pub public_url: Option<String>,
+}
+
+/// The `[latency-guard]` table of the config file; every key optional.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct FileSettings {
+    database_url: Option<String>,
+    site_addr: Option<SocketAddr>,
+    data_dir: Option<PathBuf>,
+    demo_simulator: Option<bool>,
+    connection_test_timeout_ms: Option<u64>,
+    session_ttl_hours: Option<u64>,
+    secure_cookies: Option<bool>,
+    public_url: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct ConfigFile {
+    #[serde(rename = "latency-guard", default)]
+    latency_guard: FileSettings,
+}
+
+impl Settings {
+    /// Defaults for a data folder: SQLite under it, loopback:3000, demo on.
+    pub fn defaults(data_dir: PathBuf) -> Self {
+        Self {
+            database_url: sqlite_url(&data_dir.join("latency-guard.db")),
+            site_addr: SocketAddr::from(([127, 0, 0, 1], 3000)),
+            data_dir,
+            secret: None,
+            demo_simulator: true,
+            connection_test_timeout: Duration::from_secs(15),
+            session_ttl: Duration::from_secs(14 * 24 * 3600),
+            secure_cookies: false,
+            public_url: None,
+        }
+    }
+
+    /// Loads settings from the optional file and the process environment.
+    pub fn load(explicit_file: Option<&Path>) -> Result<Self, ConfigError> {
+        let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+        let file = explicit_file
+            .map(Path::to_path_buf)
+            .or_else(|| env("LATENCY_GUARD_CONFIG").map(PathBuf::from))
+            .or_else(|| Some(PathBuf::from("Leptos.toml")).filter(|p| p.exists()));
+        let from_file = match &file {
+            Some(path) => read_file(path)?,
+            None => FileSettings::default(),
+        };
+        Self::merge(from_file, env)
+    }
+
+    fn merge(
+        file: FileSettings,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<Self, ConfigError> {
+        let data_dir = env("LATENCY_GUARD_DATA_DIR")
+            .map(PathBuf::from)
+            .or(file.data_dir)
+            .unwrap_or_else(|| PathBuf::from("data"));
+        let mut s = Self::defaults(data_dir);
+        if let Some(url) = file.database_url {
+            s.database_url = url;
+        }
+        if let Some(addr) = file.site_addr {
+            s.site_addr = addr;
+        }
+        s.demo_simulator = file.demo_simulator.unwrap_or(s.demo_simulator);
+        if let Some(ms) = file.connection_test_timeout_ms {
+            s.connection_test_timeout = Duration::from_millis(ms);
+        }
+        if let Some(h) = file.session_ttl_hours {
+            s.session_ttl = Duration::from_secs(h * 3600);
+        }
+        s.secure_cookies = file.secure_cookies.unwrap_or(s.secure_cookies);
+        s.public_url = file.public_url;
+
+        if let Some(url) = env("DATABASE_URL") {
+            s.database_url = url;
+        }
+        if let Some(addr) = env("LEPTOS_SITE_ADDR") {
+            s.site_addr = parse_env("LEPTOS_SITE_ADDR", &addr)?;
+        }
+        if let Some(v) = env("LATENCY_GUARD_DEMO_SIMULATOR") {
+            s.demo_simulator = parse_bool("LATENCY_GUARD_DEMO_SIMULATOR", &v)?;
+        }
+        if let Some(v) = env("LATENCY_GUARD_CONNECTION_TEST_TIMEOUT_MS") {
+            s.connection_test_timeout =
+                Duration::from_millis(parse_env("LATENCY_GUARD_CONNECTION_TEST_TIMEOUT_MS", &v)?);
+        }
+        if let Some(v) = env("LATENCY_GUARD_SECURE_COOKIES") {
+            s.secure_cookies = parse_bool("LATENCY_GUARD_SECURE_COOKIES", &v)?;
+        }
+        if let Some(v) = env("LATENCY_GUARD_PUBLIC_URL") {
+            s.public_url = Some(v);
+        }
+        if let Some(v) = env("LATENCY_GUARD_SECRET") {
+            s.secret = Some(Secret::from_text(&v).map_err(|reason| ConfigError::Env {
+                name: "LATENCY_GUARD_SECRET",
+                value: "[redacted]".into(),
+                reason,
+            })?);
+        }
+        if !(s.database_url.starts_with("sqlite:")
+            || s.database_url.starts_with("postgres://")
+            || s.database_url.starts_with("postgresql://"))
+        {
+            return Err(ConfigError::Env {
+                name: "DATABASE_URL",
+                value: s.database_url.clone(),
+                reason: "must start with sqlite:, postgres:// or postgresql://".into(),
+            });
+        }
+        if s.connection_test_timeout.is_zero() {
+            return Err(ConfigError::Env {
+                name: "LATENCY_GUARD_CONNECTION_TEST_TIMEOUT_MS",
+                value: "0".into(),
+                reason: "must be at least 1".into(),
+            });
+        }
+        Ok(s)
+    }
+
+    /// The base URL printed in login links.
+    pub fn public_base(&self) -> String {
+        match &self.public_url {
+            Some(url) => url.trim_end_matches('/').to_string(),
+            None => format!("http://{}", self.site_addr),
+        }
+    }
+}
+
+/// A `sqlite://` URL for a file, created when missing.
+pub fn sqlite_url(path: &Path) -> String {
+    format!("sqlite://{}?mode=rwc", path.display())
+}
+
+fn read_file(path: &Path) -> Result<FileSettings, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: path.into(),
+        source,
+    })?;
+    let parsed: ConfigFile = toml::from_str(&text).map_err(|source| ConfigError::Parse {
+        path: path.into(),
+        source: Box::new(source),
+    })?;
+    Ok(parsed.latency_guard)
+}
+
+fn parse_env<T: std::str::FromStr>(name: &'static str, value: &str) -> Result<T, ConfigError>
+where
+    T::Err: std::fmt::Display,
+{
+    value.parse().map_err(|e: T::Err| ConfigError::Env {
+        name,
+        value: value.into(),
+        reason: e.to_string(),
+    })
+}
+
+fn parse_bool(name: &'static str, value: &str) -> Result<bool, ConfigError> {
+    match value.to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Ok(true),
+        "0" | "false" | "no" | "off" => Ok(false),
+        _ => Err(ConfigError::Env {
+            name,
+            value: value.into(),
+            reason: "expected true or false".into(),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let map: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |k| map.get(k).cloned()
+    }
+
+    #[test]
+    fn environment_overrides_file_which_overrides_defaults() {
+        let file: ConfigFile = toml::from_str(
+            "[latency-guard]\nsite-addr = \"127.0.0.1:4000\"\ndemo-simulator = false\nconnection-test-timeout-ms = 900\n",
+        )
+        .unwrap();
+        let s = Settings::merge(
+            file.latency_guard,
+            env_of(&[("LEPTOS_SITE_ADDR", "127.0.0.1:5000")]),
+        )
+        .unwrap();
+        assert_eq!(s.site_addr.port(), 5000);
+        assert!(!s.demo_simulator);
+        assert_eq!(s.connection_test_timeout, Duration::from_millis(900));
+        assert!(s.database_url.starts_with("sqlite://data/latency-guard.db"));
+    }
+
+    #[test]
+    fn rejects_unknown_file_keys_and_bad_env_values_by_name() {
+        let err = toml::from_str::<ConfigFile>("[latency-guard]\nsite_adr = 1\n").unwrap_err();
+        assert!(err.to_string().contains("site_adr"), "{err}");
+        let err = Settings::merge(
+            FileSettings::default(),
+            env_of(&[("DATABASE_URL", "mysql://x")]),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("DATABASE_URL"), "{err}");
+        let err = Settings::merge(
+            FileSettings::default(),
+            env_of(&[("LATENCY_GUARD_DEMO_SIMULATOR", "maybe")]),
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string().contains("LATENCY_GUARD_DEMO_SIMULATOR"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_bad_secret_is_reported_without_echoing_it() {
+        let err = Settings::merge(
+            FileSettings::default(),
+            env_of(&[("LATENCY_GUARD_SECRET", "short-canary")]),
+        )
+        .unwrap_err();
+        assert!(!err.to_string().contains("short-canary"), "{err}");
+    }
+}

@@ -1,0 +1,152 @@
+//! The `POST {base}/chat/completions` request: headers in the order the wire format expects, and the body.
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, AUTHORIZATION, CONTENT_TYPE};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+use crate::model::BaseUrl;
+
+/// Where and as whom to call: URL, key and extra headers. `Debug` redacts the secrets.
+#[derive(Clone)]
+pub struct RequestTarget {
+    /// The API base.
+    pub base_url: BaseUrl,
+    /// Sent as `Authorization: Bearer <key>` when present.
+    pub api_key: Option<String>,
+    /// Sent after the defaults, replacing a default of the same name.
+    pub headers: BTreeMap<String, String>,
+}
+
+impl std::fmt::Debug for RequestTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestTarget")
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .field("headers", &self.headers.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+impl RequestTarget {
+    /// `Content-Type`, then `Authorization` when a key is set, then the extra headers.
+    pub fn header_map(&self) -> Result<HeaderMap, String> {
+        let mut map = HeaderMap::new();
+        map.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        if let Some(key) = &self.api_key {
+            let mut value = HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| {
+                "the API key contains characters not allowed in a header".to_string()
+            })?;
+            value.set_sensitive(true);
+            map.insert(AUTHORIZATION, value);
+        }
+        for (name, value) in &self.headers {
+            let header = HeaderName::from_bytes(name.as_bytes())
+                .map_err(|_| format!("invalid header name {name:?}"))?;
+            let mut value = HeaderValue::from_str(value)
+                .map_err(|_| format!("invalid value for header {name:?}"))?;
+            value.set_sensitive(crate::model::is_credential_header(name));
+            map.insert(header, value);
+        }
+        Ok(map)
+    }
+
+    /// Every secret value this target holds, to scrub them from anything echoed back.
+    pub fn secret_values(&self) -> Vec<&str> {
+        self.api_key
+            .iter()
+            .map(String::as_str)
+            .chain(
+                self.headers
+                    .iter()
+                    .filter(|(name, _)| crate::model::is_credential_header(name))
+                    .map(|(_, v)| v.as_str()),
+            )
+            .filter(|v| v.len() >= 4)
+            .collect()
+    }
+}
+
+/// One chat message.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChatMessage {
+    /// `system` or `user`.
+    pub role: &'static str,
+    /// The text.
+    pub content: String,
+}
+
+/// The JSON body of a chat-completions request.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChatRequest {
+    /// The model id.
+    pub model: String,
+    /// System prompt (if any), then the user prompt.
+    pub messages: Vec<ChatMessage>,
+    /// The output token budget.
+    pub max_tokens: u32,
+    /// Sampling temperature.
+    pub temperature: f64,
+    /// Whether to stream SSE.
+    pub stream: bool,
+}
+
+impl ChatRequest {
+    /// The connection test's request: one short user message, one token, not streamed.
+    pub fn ping(model: &str) -> Self {
+        Self {
+            model: model.to_string(),
+            messages: vec![ChatMessage {
+                role: "user",
+                content: "ping".into(),
+            }],
+            max_tokens: 1,
+            temperature: 0.0,
+            stream: false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extra_headers_follow_and_replace_the_defaults() {
+        let target = RequestTarget {
+            base_url: BaseUrl::parse("http://h/v1").unwrap(),
+            api_key: Some("sk-1".into()),
+            headers: BTreeMap::from([
+                ("api-version".into(), "2024-10-21".into()),
+                ("authorization".into(), "Token x".into()),
+            ]),
+        };
+        let map = target.header_map().unwrap();
+        assert_eq!(map["content-type"], "application/json");
+        assert_eq!(map["authorization"], "Token x");
+        assert_eq!(map["api-version"], "2024-10-21");
+    }
+
+    #[test]
+    fn no_authorization_without_a_key_and_debug_redacts() {
+        let target = RequestTarget {
+            base_url: BaseUrl::parse("http://h/v1").unwrap(),
+            api_key: None,
+            headers: BTreeMap::new(),
+        };
+        assert!(!target.header_map().unwrap().contains_key("authorization"));
+        let with_key = RequestTarget {
+            api_key: Some("sk-canary-123".into()),
+            ..target
+        };
+        assert!(!format!("{with_key:?}").contains("sk-canary-123"));
+    }
+
+    #[test]
+    fn ping_body_is_one_token_unstreamed_at_temperature_zero() {
+        let body = serde_json::to_value(ChatRequest::ping("m")).unwrap();
+        assert_eq!(body["max_tokens"], 1);
+        assert_eq!(body["stream"], false);
+        assert_eq!(body["temperature"], 0.0);
+        assert_eq!(body["messages"][0]["role"], "user");
+    }
+}

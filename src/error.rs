@@ -1,0 +1,60 @@
+//! The one error type the browser sees. Internal details are logged on the server and never sent.
+
+use leptos::prelude::{FromServerFnError, ServerFnErrorErr};
+use leptos::server_fn::codec::JsonEncoding;
+use serde::{Deserialize, Serialize};
+
+use crate::model::ValidationError;
+
+/// What a server function can fail with, as the UI and API clients see it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "detail", rename_all = "camelCase")]
+pub enum AppError {
+    /// The thing does not exist in this workspace (or at all; the two are not told apart).
+    #[error("not found")]
+    NotFound,
+    /// An input field is invalid.
+    #[error("invalid input: {0}")]
+    Invalid(ValidationError),
+    /// No valid session.
+    #[error("not logged in")]
+    Unauthorized,
+    /// An upstream endpoint failed in a way the user should see.
+    #[error("upstream error: {0}")]
+    Upstream(String),
+    /// Something failed on the server; details are in the server log only.
+    #[error("internal error (see the server log)")]
+    Internal,
+    /// The request itself could not be decoded or sent.
+    #[error("request failed: {0}")]
+    Request(String),
+}
+
+impl From<ValidationError> for AppError {
+    fn from(e: ValidationError) -> Self {
+        Self::Invalid(e)
+    }
+}
+
+impl FromServerFnError for AppError {
+    type Encoder = JsonEncoding;
+
+    fn from_server_fn_error(value: ServerFnErrorErr) -> Self {
+        // Decoding failures of the input name what was wrong (wrong type, missing field), which a caller needs.
+        Self::Request(value.to_string())
+    }
+}
+
+impl AppError {
+    /// The HTTP status a reply carrying this error gets.
+    pub fn status_code(&self) -> http::StatusCode {
+        use http::StatusCode;
+        match self {
+            Self::NotFound => StatusCode::NOT_FOUND,
+            Self::Invalid(_) | Self::Request(_) => StatusCode::BAD_REQUEST,
+            Self::Unauthorized => StatusCode::UNAUTHORIZED,
+            Self::Upstream(_) => StatusCode::BAD_GATEWAY,
+            Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+}

@@ -1,0 +1,40 @@
+//! latency-guard: measures language-model endpoints and guards them against regressions.
+//!
+//! Map of the crate (data flows downwards; see `../shared/STYLE.md` of the project docs):
+//! - [`model`], [`error`]: shared, pure types used by the server and the browser build.
+//! - `config`, `clock`, `secrets`, `store`, `auth`, `engine`, `sim`, `server` (ssr only): settings, time,
+//!   sealing and token hashing, SQL, sessions, outbound calls, call targets, the simulated endpoint, and the axum application.
+//! - [`api`]: `#[server]` functions, thin shells over the ssr modules.
+//! - [`ui`]: Leptos pages and components; they render, never compute.
+
+pub mod api;
+pub mod error;
+pub mod model;
+pub mod ui;
+
+#[cfg(feature = "ssr")]
+pub mod auth;
+#[cfg(feature = "ssr")]
+pub mod clock;
+#[cfg(feature = "ssr")]
+pub mod config;
+#[cfg(feature = "ssr")]
+pub mod engine;
+#[cfg(feature = "ssr")]
+pub mod secrets;
+#[cfg(feature = "ssr")]
+pub mod server;
+#[cfg(feature = "ssr")]
+pub mod sim;
+#[cfg(feature = "ssr")]
+pub mod store;
+#[cfg(feature = "ssr")]
+pub mod targets;
+
+/// Browser entry point: hydrates the server-rendered page.
+#[cfg(feature = "hydrate")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn hydrate() {
+    console_error_panic_hook::set_once();
+    leptos::mount::hydrate_body(ui::App);
+}

@@ -1,0 +1,129 @@
+//! The `latency-guard` binary: parses the command line and starts the chosen command. Nothing else lives here.
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use latency_guard::config::Settings;
+use latency_guard::server::Application;
+use latency_guard::sim::SimConfig;
+
+#[derive(Parser)]
+#[command(
+    name = "latency-guard",
+    version,
+    about = "Measures LLM endpoint latency and guards it against regressions"
+)]
+struct Cli {
+    /// Config file (default: ./Leptos.toml when present; env LATENCY_GUARD_CONFIG).
+    #[arg(long, global = true)]
+    config: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the web app (the default).
+    Serve,
+    /// Print a fresh one-time login link.
+    LoginLink,
+    /// Serve a simulated OpenAI-compatible endpoint at http://127.0.0.1:PORT/v1.
+    Sim {
+        /// Port to listen on (0 picks a free one).
+        #[arg(long, default_value_t = 8100)]
+        port: u16,
+        /// Address to bind.
+        #[arg(long, default_value = "127.0.0.1")]
+        host: std::net::IpAddr,
+        /// Time to first token, ms.
+        #[arg(long, default_value_t = 120.0)]
+        ttft_ms: f64,
+        /// Delay between tokens, ms.
+        #[arg(long, default_value_t = 15.0)]
+        itl_ms: f64,
+        /// Output tokens per response (capped by max_tokens).
+        #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+        tokens: u32,
+        /// Require `Authorization: Bearer <KEY>`.
+        #[arg(long)]
+        api_key: Option<String>,
+    },
+}
+
+fn millis(name: &str, ms: f64) -> anyhow::Result<Duration> {
+    anyhow::ensure!(
+        ms.is_finite() && (0.0..=600_000.0).contains(&ms),
+        "--{name} must be between 0 and 600000 ms"
+    );
+    Ok(Duration::from_secs_f64(ms / 1e3))
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "info,sqlx=warn".into()),
+        )
+        .with_target(false)
+        .init();
+    let cli = Cli::parse();
+    match cli.command.unwrap_or(Command::Serve) {
+        Command::Serve => serve(cli.config).await,
+        Command::LoginLink => {
+            let settings = Settings::load(cli.config.as_deref())?;
+            let clock = std::sync::Arc::new(latency_guard::clock::SystemClock);
+            let state = latency_guard::server::build_state(settings, clock).await?;
+            let link = latency_guard::auth::create_login_link(&state).await?;
+            println!("{link}");
+            Ok(())
+        }
+        Command::Sim {
+            port,
+            host,
+            ttft_ms,
+            itl_ms,
+            tokens,
+            api_key,
+        } => {
+            let config = SimConfig {
+                ttft: millis("ttft-ms", ttft_ms)?,
+                itl: millis("itl-ms", itl_ms)?,
+                tokens,
+                api_key,
+            };
+            let sim = latency_guard::sim::spawn(config, SocketAddr::new(host, port))
+                .await
+                .with_context(|| format!("cannot listen on {host}:{port}"))?;
+            println!("simulator listening at {}", sim.base_url());
+            tokio::signal::ctrl_c().await?;
+            Ok(())
+        }
+    }
+}
+
+async fn serve(config: Option<PathBuf>) -> anyhow::Result<()> {
+    let settings = Settings::load(config.as_deref())?;
+    let db = if settings.database_url.starts_with("sqlite:") {
+        "SQLite"
+    } else {
+        "PostgreSQL"
+    };
+    let app = Application::build(settings).await?;
+    let base = app.state().settings.public_base();
+    println!(
+        "latency-guard listening on http://{} ({db})",
+        app.state().settings.site_addr
+    );
+    match app.first_login_link() {
+        Some(link) => println!("First start: log in with this one-time link:\n\n    {link}\n"),
+        None => println!(
+            "Log in at {base}/login; for a fresh one-time link run: latency-guard login-link"
+        ),
+    }
+    app.run_until_stopped().await?;
+    Ok(())
+}

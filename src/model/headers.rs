@@ -1,0 +1,168 @@
+//! Extra request headers of a connector: validated names, and which of them carry credentials.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+use super::ValidationError;
+
+/// Header names whose values are credentials whatever their spelling suggests.
+const CREDENTIAL_NAMES: &[&str] = &[
+    "authorization",
+    "proxy-authorization",
+    "api-key",
+    "x-api-key",
+    "cookie",
+    "set-cookie",
+];
+/// Fragments that mark a header name as credential-bearing (`x-goog-api-key`, `x-auth-token`, ...).
+const CREDENTIAL_FRAGMENTS: &[&str] = &["key", "token", "secret", "auth", "password", "cookie"];
+
+/// Whether a header's value must be handled like an API key: write-only, sealed at rest, never shown.
+pub fn is_credential_header(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    CREDENTIAL_NAMES.contains(&lower.as_str())
+        || CREDENTIAL_FRAGMENTS.iter().any(|f| lower.contains(f))
+}
+
+/// A header name that is a valid HTTP token (RFC 9110 `tchar`), stored lower-case.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct HeaderName(String);
+
+impl HeaderName {
+    /// Parses a header name, naming `field` in the error.
+    pub fn parse(raw: &str, field: &str) -> Result<Self, ValidationError> {
+        let name = raw.trim();
+        if name.is_empty() {
+            return Err(ValidationError::new(field, "header name is empty"));
+        }
+        let is_tchar = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+        if let Some(bad) = name.chars().find(|c| !is_tchar(*c)) {
+            return Err(ValidationError::new(
+                field,
+                format!("header name {name:?} contains {bad:?}, which is not allowed in an HTTP header name"),
+            ));
+        }
+        let lower = name.to_ascii_lowercase();
+        if matches!(
+            lower.as_str(),
+            "content-type" | "content-length" | "host" | "transfer-encoding" | "connection"
+        ) {
+            return Err(ValidationError::new(
+                field,
+                format!("header {lower:?} is set by latency-guard itself and cannot be overridden"),
+            ));
+        }
+        Ok(Self(lower))
+    }
+
+    /// The lower-case name.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// What an edit says about one header value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum HeaderValueChange {
+    /// Use this value.
+    Set(String),
+    /// Keep the value already stored (only meaningful for credential headers, whose values the browser never sees).
+    KeepStored,
+}
+
+/// A validated set of extra headers: unique names, values free of line breaks.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HeaderSet(pub BTreeMap<HeaderName, HeaderValueChange>);
+
+impl HeaderSet {
+    /// Validates the raw `name -> value` map of an input (`None` = keep the stored credential value).
+    pub fn parse(raw: &BTreeMap<String, Option<String>>) -> Result<Self, ValidationError> {
+        let mut set = BTreeMap::new();
+        for (raw_name, value) in raw {
+            let field = format!("headers.{raw_name}");
+            let name = HeaderName::parse(raw_name, &field)?;
+            let change = match value {
+                Some(v) => {
+                    if v.chars().any(|c| c == '\r' || c == '\n' || c == '\0') {
+                        return Err(ValidationError::new(
+                            field,
+                            "header value contains a line break or NUL",
+                        ));
+                    }
+                    if !v
+                        .chars()
+                        .all(|c| c == '\t' || (' '..='~').contains(&c) || !c.is_ascii())
+                    {
+                        return Err(ValidationError::new(
+                            field,
+                            "header value contains a control character",
+                        ));
+                    }
+                    HeaderValueChange::Set(v.trim().to_string())
+                }
+                None if is_credential_header(name.as_str()) => HeaderValueChange::KeepStored,
+                None => return Err(ValidationError::new(field, "header value is missing")),
+            };
+            if set.insert(name, change).is_some() {
+                return Err(ValidationError::new(
+                    field,
+                    "header is given twice (names are case-insensitive)",
+                ));
+            }
+        }
+        Ok(Self(set))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credential_headers_are_recognised_by_name_and_fragment() {
+        for name in [
+            "Authorization",
+            "api-key",
+            "X-API-Key",
+            "x-goog-api-key",
+            "x-auth-token",
+            "Cookie",
+        ] {
+            assert!(is_credential_header(name), "{name}");
+        }
+        for name in ["api-version", "x-request-source", "openai-organization"] {
+            assert!(!is_credential_header(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn rejects_header_names_that_are_not_http_tokens() {
+        let err = HeaderName::parse("bad name", "headers.bad name").unwrap_err();
+        assert_eq!(err.field, "headers.bad name");
+        assert!(err.reason.contains("not allowed"), "{}", err.reason);
+    }
+
+    #[test]
+    fn rejects_duplicate_names_differing_only_in_case() {
+        let raw = BTreeMap::from([
+            ("X-Foo".to_string(), Some("1".to_string())),
+            ("x-foo".to_string(), Some("2".to_string())),
+        ]);
+        assert!(HeaderSet::parse(&raw).unwrap_err().reason.contains("twice"));
+    }
+
+    #[test]
+    fn rejects_header_values_with_line_breaks() {
+        let raw = BTreeMap::from([("x-foo".to_string(), Some("a\r\nInjected: 1".to_string()))]);
+        assert!(HeaderSet::parse(&raw).is_err());
+    }
+
+    #[test]
+    fn keeps_stored_value_only_for_credential_headers() {
+        let keep = BTreeMap::from([("x-api-key".to_string(), None)]);
+        assert!(HeaderSet::parse(&keep).is_ok());
+        let missing = BTreeMap::from([("api-version".to_string(), None)]);
+        assert!(HeaderSet::parse(&missing).is_err());
+    }
+}

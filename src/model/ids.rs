@@ -1,0 +1,43 @@
+//! Typed ids: a `ConnectorId` can never be passed where a `WorkspaceId` is meant.
+
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+macro_rules! typed_id {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(transparent)]
+        pub struct $name(pub Uuid);
+
+        impl $name {
+            /// A fresh random id.
+            #[cfg(feature = "ssr")]
+            pub fn new_random() -> Self {
+                Self(Uuid::new_v4())
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                self.0.fmt(f)
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = uuid::Error;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                Uuid::parse_str(s).map(Self)
+            }
+        }
+    };
+}
+
+typed_id!(
+    /// Identifies one connector (an endpoint, a model and its credentials).
+    ConnectorId
+);
+typed_id!(
+    /// Identifies one workspace: the unit of data isolation, owned by one identity.
+    WorkspaceId
+);

@@ -1,0 +1,34 @@
+//! Shared, pure domain types: typed ids, connectors and their validated inputs, connection-test results.
+//! No I/O and no clock here; the browser build compiles this module too.
+
+mod connection_test;
+mod connector;
+mod headers;
+mod ids;
+
+pub use connection_test::{ConnectionTestResult, TestTarget, BODY_PREVIEW_CHARS};
+pub use connector::{
+    BaseUrl, Connector, ConnectorInput, HeaderView, KeyChange, ModelName, Price, ValidConnector,
+};
+pub use headers::{is_credential_header, HeaderName, HeaderSet, HeaderValueChange};
+pub use ids::{ConnectorId, WorkspaceId};
+
+/// A field-level validation failure: which input field, and why, in words a user can act on.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
+#[error("{field}: {reason}")]
+pub struct ValidationError {
+    /// The input field's name as the API spells it (`baseUrl`, `headers.x-foo`, ...).
+    pub field: String,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+impl ValidationError {
+    /// A failure of `field` for `reason`.
+    pub fn new(field: impl Into<String>, reason: impl Into<String>) -> Self {
+        Self {
+            field: field.into(),
+            reason: reason.into(),
+        }
+    }
+}

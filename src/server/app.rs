@@ -1,0 +1,232 @@
+//! Startup as a value: `Application::build(settings)` connects, migrates, binds and seeds; `run_until_stopped`
+//! serves. `router(state)` is the whole HTTP surface, usable without a socket.
+
+use axum::routing::get;
+use axum::Router;
+use leptos::prelude::*;
+use leptos_axum::{generate_route_list, LeptosRoutes};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use tokio::net::TcpListener;
+
+use super::request_log::log_request;
+use super::state::AppState;
+use crate::auth::{create_login_link, login_routes, require_session, same_origin_writes};
+use crate::clock::{Clock, SystemClock};
+use crate::config::{Secret, Settings};
+use crate::engine::HttpClient;
+use crate::model::{BaseUrl, ConnectorInput};
+use crate::secrets::{SecretBox, TokenHasher};
+use crate::sim::{SimConfig, SimHandle};
+use crate::store::{Store, StoreError, LOCAL_OWNER};
+use crate::ui::{shell, App};
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartupError {
+    /// The database could not be opened or migrated.
+    #[error("database: {0}")]
+    Store(#[from] StoreError),
+    /// The secret file could not be read or written.
+    #[error("server secret: {0}")]
+    Secret(std::io::Error),
+    /// The listen address could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The demo simulator could not start.
+    #[error("demo simulator: {0}")]
+    Simulator(std::io::Error),
+    /// The HTTP client could not be built.
+    #[error("http client: {0}")]
+    Http(#[from] reqwest::Error),
+    /// Leptos' configuration is unusable.
+    #[error("leptos configuration: {0}")]
+    Leptos(String),
+}
+
+/// A built, bound, not yet serving application.
+pub struct Application {
+    listener: TcpListener,
+    state: AppState,
+    simulator: Option<SimHandle>,
+    first_login_link: Option<String>,
+}
+
+impl Application {
+    /// Builds the state (store, secret, clients) with the system clock.
+    pub async fn build(settings: Settings) -> Result<Self, StartupError> {
+        Self::build_with_clock(settings, Arc::new(SystemClock)).await
+    }
+
+    /// Builds with an injected clock.
+    pub async fn build_with_clock(
+        settings: Settings,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Self, StartupError> {
+        let addr = settings.site_addr;
+        let listener = TcpListener::bind(addr)
+            .await
+            .map_err(|source| StartupError::Bind { addr, source })?;
+        let mut settings = settings;
+        // With port 0 the real port is known only now; links printed later must carry it.
+        settings.site_addr = listener
+            .local_addr()
+            .map_err(|source| StartupError::Bind { addr, source })?;
+        let state = build_state(settings, clock).await?;
+        let simulator = if state.settings.demo_simulator {
+            let sim =
+                crate::sim::spawn(SimConfig::default(), SocketAddr::from(([127, 0, 0, 1], 0)))
+                    .await
+                    .map_err(StartupError::Simulator)?;
+            Some(sim)
+        } else {
+            None
+        };
+        let first_login_link = seed(&state, simulator.as_ref()).await?;
+        Ok(Self {
+            listener,
+            state,
+            simulator,
+            first_login_link,
+        })
+    }
+
+    /// The bound port (useful with port 0).
+    pub fn port(&self) -> u16 {
+        self.listener.local_addr().map_or(0, |a| a.port())
+    }
+
+    /// The shared state (tests use it to seed data).
+    pub fn state(&self) -> &AppState {
+        &self.state
+    }
+
+    /// The login link created because the database was empty, if it was.
+    pub fn first_login_link(&self) -> Option<&str> {
+        self.first_login_link.as_deref()
+    }
+
+    /// Serves until the process is stopped (Ctrl-C or SIGTERM).
+    pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        let app = router(self.state.clone());
+        let result = axum::serve(self.listener, app)
+            .with_graceful_shutdown(shutdown_signal())
+            .await;
+        if let Some(sim) = self.simulator {
+            sim.stop();
+        }
+        self.state.store.close().await;
+        result
+    }
+}
+
+/// Opens the store, loads or creates the secret, builds the clients.
+pub async fn build_state(
+    settings: Settings,
+    clock: Arc<dyn Clock>,
+) -> Result<AppState, StartupError> {
+    let store = Store::connect(&settings.database_url).await?;
+    let secret = match &settings.secret {
+        Some(secret) => secret.clone(),
+        None => Secret::load_or_create(&settings.data_dir.join("secret.key"))
+            .map_err(StartupError::Secret)?,
+    };
+    let mut leptos_options = leptos::config::get_configuration(None)
+        .map_err(|e| StartupError::Leptos(e.to_string()))?
+        .leptos_options;
+    leptos_options.site_addr = settings.site_addr;
+    Ok(AppState {
+        store,
+        clock,
+        sealer: SecretBox::new(&secret),
+        tokens: TokenHasher::new(&secret),
+        http: HttpClient::new()?,
+        settings: Arc::new(settings),
+        leptos_options,
+    })
+}
+
+/// First start: the owner's workspace, the demo connector and a login link. Later starts: repoint the demo
+/// connector at this run's simulator.
+async fn seed(
+    state: &AppState,
+    simulator: Option<&SimHandle>,
+) -> Result<Option<String>, StartupError> {
+    let now = state.clock.now_ms();
+    let (workspace, created) = state
+        .store
+        .ensure_workspace(LOCAL_OWNER, "My workspace", now)
+        .await?;
+    if let Some(sim) = simulator {
+        let base =
+            BaseUrl::parse(&sim.base_url()).map_err(|e| StartupError::Leptos(e.to_string()))?;
+        if created {
+            let demo = ConnectorInput {
+                name: "Demo (simulated)".into(),
+                base_url: base.as_str().into(),
+                model: "sim-model".into(),
+                ..Default::default()
+            }
+            .validate()
+            .map_err(|e| StartupError::Leptos(e.to_string()))?;
+            state
+                .store
+                .create_connector(workspace.id, &demo, true, &state.sealer, now)
+                .await?;
+        } else {
+            state.store.repoint_demo_connectors(&base, now).await?;
+        }
+    }
+    if created {
+        Ok(Some(create_login_link(state).await?))
+    } else {
+        Ok(None)
+    }
+}
+
+/// The whole HTTP surface: login routes, server functions and pages behind the session guard, assets.
+pub fn router(state: AppState) -> Router {
+    let routes = generate_route_list(App);
+    let context_state = state.clone();
+    let shell_options = state.leptos_options.clone();
+    Router::new()
+        .route("/healthz", get(|| async { "ok" }))
+        .merge(login_routes())
+        .leptos_routes_with_context(
+            &state,
+            routes,
+            move || provide_context(context_state.clone()),
+            move || shell(shell_options.clone()),
+        )
+        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            require_session,
+        ))
+        .layer(axum::middleware::from_fn(same_origin_writes))
+        .layer(axum::middleware::from_fn(log_request))
+        .with_state(state)
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! { () = ctrl_c => {}, () = terminate => {} }
+}

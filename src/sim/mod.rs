@@ -1,0 +1,84 @@
+//! A simulated OpenAI-compatible endpoint: for demos, tests, and as the ground truth of measurement
+//! benchmarks. Its delays are scheduled against absolute deadlines (coarse timer, then a short yield loop) so
+//! they stay accurate well below a millisecond and never drift across a stream.
+
+mod completion;
+mod timing;
+
+pub use timing::sleep_until_precise;
+
+use axum::routing::{get, post};
+use axum::Router;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpListener;
+
+/// How the simulator behaves.
+#[derive(Debug, Clone)]
+pub struct SimConfig {
+    /// Delay from receiving a request to the first content token.
+    pub ttft: Duration,
+    /// Delay between consecutive content tokens.
+    pub itl: Duration,
+    /// Output tokens per response (capped by the request's `max_tokens`).
+    pub tokens: u32,
+    /// When set, requests must carry `Authorization: Bearer <key>`.
+    pub api_key: Option<String>,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        Self {
+            ttft: Duration::from_millis(120),
+            itl: Duration::from_millis(15),
+            tokens: 64,
+            api_key: None,
+        }
+    }
+}
+
+/// A running simulator.
+#[derive(Debug)]
+pub struct SimHandle {
+    addr: SocketAddr,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl SimHandle {
+    /// The bound address.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The base URL clients use: `http://addr/v1`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+
+    /// Stops serving.
+    pub fn stop(self) {
+        self.task.abort();
+    }
+}
+
+/// The simulator's routes.
+pub fn router(config: SimConfig) -> Router {
+    Router::new()
+        .route("/v1/chat/completions", post(completion::chat_completions))
+        .route("/v1/models", get(completion::models))
+        .with_state(Arc::new(config))
+}
+
+/// Binds `addr` (port 0 picks a free one) and serves in the background.
+pub async fn spawn(config: SimConfig, addr: SocketAddr) -> std::io::Result<SimHandle> {
+    let listener = TcpListener::bind(addr).await?;
+    let addr = listener.local_addr()?;
+    let app = router(config);
+    let task = tokio::spawn(async move {
+        if let Err(e) = axum::serve(listener, app).await {
+            tracing::error!(error = %e, "simulator stopped");
+        }
+    });
+    Ok(SimHandle { addr, task })
+}

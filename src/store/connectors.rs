@@ -1,0 +1,327 @@
+//! Connectors: public fields in columns, credentials (API key, credential header values) sealed in one blob
+//! bound to the row. Reads for the browser return [`Connector`], which cannot carry a key.
+
+use serde::{Deserialize, Serialize};
+use sqlx::any::AnyRow;
+use sqlx::Row;
+use std::collections::BTreeMap;
+
+use super::workspaces::parse_id;
+use super::{bool_to_db, Store, StoreError};
+use crate::model::{
+    is_credential_header, BaseUrl, Connector, ConnectorId, HeaderValueChange, HeaderView,
+    KeyChange, ValidConnector, ValidationError, WorkspaceId,
+};
+use crate::secrets::SecretBox;
+
+/// The sealed part of a connector.
+#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SealedSecrets {
+    api_key: Option<String>,
+    headers: BTreeMap<String, String>,
+}
+
+/// What an outbound call needs: everything, secrets included. Server-side only; `Debug` redacts.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ConnectorCredentials {
+    /// The API key, if any.
+    pub api_key: Option<String>,
+    /// Every extra header (public and credential), lower-case names.
+    pub headers: BTreeMap<String, String>,
+}
+
+impl std::fmt::Debug for ConnectorCredentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConnectorCredentials")
+            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .field("headers", &self.headers.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+/// A connector with its credentials opened, for the engine.
+#[derive(Debug, Clone)]
+pub struct StoredConnector {
+    /// The browser-safe view.
+    pub connector: Connector,
+    /// The parsed base URL.
+    pub base_url: BaseUrl,
+    /// Key and headers to send.
+    pub credentials: ConnectorCredentials,
+}
+
+const COLUMNS: &str = "id, workspace_id, name, base_url, model, headers, secret_header_names, has_api_key, sealed_secrets, \
+     input_price_per_mtok, output_price_per_mtok, is_demo, created_at, updated_at";
+
+fn seal_context(workspace: WorkspaceId, id: ConnectorId) -> String {
+    format!("connector/{workspace}/{id}")
+}
+
+/// Applies an input's key and header changes to what is stored (nothing stored on create).
+fn merge_secrets(
+    input: &ValidConnector,
+    stored: &SealedSecrets,
+) -> Result<(BTreeMap<String, String>, SealedSecrets), ValidationError> {
+    let mut public = BTreeMap::new();
+    let mut sealed = SealedSecrets {
+        api_key: match &input.api_key {
+            KeyChange::Keep => stored.api_key.clone(),
+            KeyChange::Clear => None,
+            KeyChange::Set(key) => Some(key.clone()),
+        },
+        headers: BTreeMap::new(),
+    };
+    for (name, change) in &input.headers.0 {
+        let name = name.as_str().to_string();
+        let value = match change {
+            HeaderValueChange::Set(v) => v.clone(),
+            HeaderValueChange::KeepStored => {
+                stored.headers.get(&name).cloned().ok_or_else(|| {
+                    ValidationError::new(
+                        format!("headers.{name}"),
+                        "no stored value to keep; enter the value",
+                    )
+                })?
+            }
+        };
+        if is_credential_header(&name) {
+            sealed.headers.insert(name, value);
+        } else {
+            public.insert(name, value);
+        }
+    }
+    Ok((public, sealed))
+}
+
+impl Store {
+    /// Creates a connector in `workspace`.
+    pub async fn create_connector(
+        &self,
+        workspace: WorkspaceId,
+        input: &ValidConnector,
+        is_demo: bool,
+        sealer: &SecretBox,
+        now_ms: i64,
+    ) -> Result<Connector, StoreError> {
+        let id = ConnectorId::new_random();
+        let (public, secrets) = merge_secrets(input, &SealedSecrets::default())?;
+        let sealed = seal(sealer, &secrets, workspace, id)?;
+        sqlx::query(&format!(
+            "INSERT INTO connectors ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)"
+        ))
+        .bind(id.to_string())
+        .bind(workspace.to_string())
+        .bind(&input.name)
+        .bind(input.base_url.as_str())
+        .bind(input.model.as_str())
+        .bind(to_json(&public)?)
+        .bind(to_json(&secrets.headers.keys().collect::<Vec<_>>())?)
+        .bind(bool_to_db(secrets.api_key.is_some()))
+        .bind(sealed)
+        .bind(input.input_price.map(|p| p.usd_per_mtok()))
+        .bind(input.output_price.map(|p| p.usd_per_mtok()))
+        .bind(bool_to_db(is_demo))
+        .bind(now_ms)
+        .execute(&self.pool)
+        .await?;
+        self.get_connector(workspace, id).await
+    }
+
+    /// Replaces a connector's fields; `NotFound` when it is not in `workspace`. Nothing changes on any error.
+    pub async fn update_connector(
+        &self,
+        workspace: WorkspaceId,
+        id: ConnectorId,
+        input: &ValidConnector,
+        sealer: &SecretBox,
+        now_ms: i64,
+    ) -> Result<Connector, StoreError> {
+        let current = self.open_connector(workspace, id, sealer).await?;
+        let stored = SealedSecrets {
+            api_key: current.credentials.api_key,
+            headers: current
+                .credentials
+                .headers
+                .into_iter()
+                .filter(|(name, _)| is_credential_header(name))
+                .collect(),
+        };
+        let (public, secrets) = merge_secrets(input, &stored)?;
+        let sealed = seal(sealer, &secrets, workspace, id)?;
+        let updated = sqlx::query(
+            "UPDATE connectors SET name = $1, base_url = $2, model = $3, headers = $4, secret_header_names = $5, \
+             has_api_key = $6, sealed_secrets = $7, input_price_per_mtok = $8, output_price_per_mtok = $9, updated_at = $10 \
+             WHERE id = $11 AND workspace_id = $12",
+        )
+        .bind(&input.name)
+        .bind(input.base_url.as_str())
+        .bind(input.model.as_str())
+        .bind(to_json(&public)?)
+        .bind(to_json(&secrets.headers.keys().collect::<Vec<_>>())?)
+        .bind(bool_to_db(secrets.api_key.is_some()))
+        .bind(sealed)
+        .bind(input.input_price.map(|p| p.usd_per_mtok()))
+        .bind(input.output_price.map(|p| p.usd_per_mtok()))
+        .bind(now_ms)
+        .bind(id.to_string())
+        .bind(workspace.to_string())
+        .execute(&self.pool)
+        .await?
+        .rows_affected();
+        if updated != 1 {
+            return Err(StoreError::NotFound);
+        }
+        self.get_connector(workspace, id).await
+    }
+
+    /// Deletes a connector; `NotFound` when it is not in `workspace`.
+    pub async fn delete_connector(
+        &self,
+        workspace: WorkspaceId,
+        id: ConnectorId,
+    ) -> Result<(), StoreError> {
+        let deleted = sqlx::query("DELETE FROM connectors WHERE id = $1 AND workspace_id = $2")
+            .bind(id.to_string())
+            .bind(workspace.to_string())
+            .execute(&self.pool)
+            .await?
+            .rows_affected();
+        if deleted == 1 {
+            Ok(())
+        } else {
+            Err(StoreError::NotFound)
+        }
+    }
+
+    /// All connectors of `workspace`, by name.
+    pub async fn list_connectors(
+        &self,
+        workspace: WorkspaceId,
+    ) -> Result<Vec<Connector>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM connectors WHERE workspace_id = $1 ORDER BY name, created_at"
+        ))
+        .bind(workspace.to_string())
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(connector_from_row).collect()
+    }
+
+    /// One connector of `workspace`, browser-safe.
+    pub async fn get_connector(
+        &self,
+        workspace: WorkspaceId,
+        id: ConnectorId,
+    ) -> Result<Connector, StoreError> {
+        let row = self.fetch_row(workspace, id).await?;
+        connector_from_row(&row)
+    }
+
+    /// One connector of `workspace` with its credentials opened, for making calls.
+    pub async fn open_connector(
+        &self,
+        workspace: WorkspaceId,
+        id: ConnectorId,
+        sealer: &SecretBox,
+    ) -> Result<StoredConnector, StoreError> {
+        let row = self.fetch_row(workspace, id).await?;
+        let connector = connector_from_row(&row)?;
+        let sealed: String = row.try_get("sealed_secrets")?;
+        let plain = sealer.open(&sealed, &seal_context(workspace, id))?;
+        let secrets: SealedSecrets = serde_json::from_slice(&plain)
+            .map_err(|e| StoreError::Corrupt(format!("sealed secrets: {e}")))?;
+        let public: BTreeMap<String, String> = from_json(&row.try_get::<String, _>("headers")?)?;
+        let mut headers = public;
+        headers.extend(secrets.headers);
+        let base_url =
+            BaseUrl::parse(&connector.base_url).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        Ok(StoredConnector {
+            connector,
+            base_url,
+            credentials: ConnectorCredentials {
+                api_key: secrets.api_key,
+                headers,
+            },
+        })
+    }
+
+    /// Points every demo connector at `base_url` (the bundled simulator's address changes between starts).
+    pub async fn repoint_demo_connectors(
+        &self,
+        base_url: &BaseUrl,
+        now_ms: i64,
+    ) -> Result<u64, StoreError> {
+        Ok(sqlx::query("UPDATE connectors SET base_url = $1, updated_at = $2 WHERE is_demo = 1 AND base_url <> $1")
+            .bind(base_url.as_str())
+            .bind(now_ms)
+            .execute(&self.pool)
+            .await?
+            .rows_affected())
+    }
+
+    async fn fetch_row(
+        &self,
+        workspace: WorkspaceId,
+        id: ConnectorId,
+    ) -> Result<AnyRow, StoreError> {
+        sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM connectors WHERE id = $1 AND workspace_id = $2"
+        ))
+        .bind(id.to_string())
+        .bind(workspace.to_string())
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or(StoreError::NotFound)
+    }
+}
+
+fn seal(
+    sealer: &SecretBox,
+    secrets: &SealedSecrets,
+    workspace: WorkspaceId,
+    id: ConnectorId,
+) -> Result<String, StoreError> {
+    let plain = serde_json::to_vec(secrets).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    Ok(sealer.seal(&plain, &seal_context(workspace, id)))
+}
+
+fn to_json<T: Serialize>(value: &T) -> Result<String, StoreError> {
+    serde_json::to_string(value).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+fn from_json<T: for<'de> Deserialize<'de>>(text: &str) -> Result<T, StoreError> {
+    serde_json::from_str(text).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+fn connector_from_row(row: &AnyRow) -> Result<Connector, StoreError> {
+    let public: BTreeMap<String, String> = from_json(&row.try_get::<String, _>("headers")?)?;
+    let secret_names: Vec<String> = from_json(&row.try_get::<String, _>("secret_header_names")?)?;
+    let mut headers: Vec<HeaderView> = public
+        .into_iter()
+        .map(|(name, value)| HeaderView {
+            name,
+            value: Some(value),
+            secret: false,
+        })
+        .chain(secret_names.into_iter().map(|name| HeaderView {
+            name,
+            value: None,
+            secret: true,
+        }))
+        .collect();
+    headers.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(Connector {
+        id: parse_id(&row.try_get::<String, _>("id")?)?,
+        name: row.try_get("name")?,
+        base_url: row.try_get("base_url")?,
+        model: row.try_get("model")?,
+        has_api_key: row.try_get::<i64, _>("has_api_key")? != 0,
+        headers,
+        input_price_per_mtok: row.try_get("input_price_per_mtok")?,
+        output_price_per_mtok: row.try_get("output_price_per_mtok")?,
+        is_demo: row.try_get::<i64, _>("is_demo")? != 0,
+        created_at_ms: row.try_get("created_at")?,
+        updated_at_ms: row.try_get("updated_at")?,
+    })
+}

@@ -1,0 +1,120 @@
+//! The only module that speaks SQL. One API over SQLite (the embedded default) and PostgreSQL (shared by
+//! replicas), through sqlx's `Any` driver and one set of migrations written in the dialect both accept.
+//! Every query on workspace data filters by the workspace id.
+
+mod connectors;
+mod sessions;
+mod workspaces;
+
+pub use connectors::{ConnectorCredentials, StoredConnector};
+pub use sessions::SessionRecord;
+pub use workspaces::{Workspace, LOCAL_OWNER};
+
+use sqlx::any::AnyPoolOptions;
+use sqlx::AnyPool;
+use std::str::FromStr;
+use std::time::Duration;
+
+use crate::model::ValidationError;
+use crate::secrets::SealError;
+
+/// Which database is behind the pool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// An SQLite file (or memory).
+    Sqlite,
+    /// A PostgreSQL server.
+    Postgres,
+}
+
+/// Why a store operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The database refused or failed.
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+    /// Migrations could not be applied.
+    #[error("migration failed: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    /// No such row in this workspace.
+    #[error("not found")]
+    NotFound,
+    /// The input conflicts with what is stored (e.g. keeping a credential that is not stored).
+    #[error("{0}")]
+    Invalid(#[from] ValidationError),
+    /// A stored secret does not open.
+    #[error("stored secret: {0}")]
+    Sealed(#[from] SealError),
+    /// A stored value has an unexpected shape.
+    #[error("stored data is corrupt: {0}")]
+    Corrupt(String),
+    /// The database URL is not usable.
+    #[error("database URL: {0}")]
+    Url(String),
+}
+
+/// A handle on the database; cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Store {
+    pool: AnyPool,
+    backend: Backend,
+}
+
+impl Store {
+    /// Connects to `url` (`sqlite://…` or `postgres://…`) and applies pending migrations.
+    pub async fn connect(url: &str) -> Result<Self, StoreError> {
+        sqlx::any::install_default_drivers();
+        let backend = if url.starts_with("sqlite:") {
+            Backend::Sqlite
+        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Backend::Postgres
+        } else {
+            return Err(StoreError::Url("expected sqlite:… or postgres://…".into()));
+        };
+        if backend == Backend::Sqlite {
+            create_sqlite_parent_dir(url)?;
+        }
+        let in_memory = url.contains(":memory:") || url.contains("mode=memory");
+        let pool = AnyPoolOptions::new()
+            // One connection per in-memory SQLite database: each new connection would see an empty database.
+            .max_connections(if in_memory { 1 } else { 8 })
+            .acquire_timeout(Duration::from_secs(10))
+            .connect(url)
+            .await?;
+        if backend == Backend::Sqlite {
+            sqlx::query("PRAGMA foreign_keys = ON")
+                .execute(&pool)
+                .await?;
+        }
+        sqlx::migrate!("./migrations").run(&pool).await?;
+        Ok(Self { pool, backend })
+    }
+
+    /// Which database this is.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// Closes the pool, waiting for connections to be returned.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+}
+
+fn create_sqlite_parent_dir(url: &str) -> Result<(), StoreError> {
+    let opts = sqlx::sqlite::SqliteConnectOptions::from_str(url)
+        .map_err(|e| StoreError::Url(e.to_string()))?;
+    if let Some(dir) = opts
+        .get_filename()
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+    {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| StoreError::Url(format!("cannot create {}: {e}", dir.display())))?;
+    }
+    Ok(())
+}
+
+fn bool_to_db(b: bool) -> i64 {
+    i64::from(b)
+}

@@ -1,0 +1,73 @@
+//! Turns what a user points at (a form's values, optionally backed by a stored connector) into a
+//! [`RequestTarget`] the engine can call. Sits between the store and the engine; secrets never leave it except
+//! inside the target.
+
+use std::collections::BTreeMap;
+
+use crate::engine::RequestTarget;
+use crate::model::{
+    BaseUrl, HeaderSet, HeaderValueChange, TestTarget, ValidationError, WorkspaceId,
+};
+use crate::secrets::SecretBox;
+use crate::store::{Store, StoreError};
+
+/// Why a target could not be resolved.
+#[derive(Debug, thiserror::Error)]
+pub enum ResolveError {
+    /// A field of the target is invalid.
+    #[error("{0}")]
+    Invalid(#[from] ValidationError),
+    /// The stored connector could not be read.
+    #[error("{0}")]
+    Store(#[from] StoreError),
+}
+
+/// Builds the request target of a connection test. With `connectorId`, an omitted key and `null` credential
+/// headers take the stored values; without it, they mean "none".
+pub async fn resolve_test_target(
+    store: &Store,
+    sealer: &SecretBox,
+    workspace: WorkspaceId,
+    target: &TestTarget,
+) -> Result<RequestTarget, ResolveError> {
+    let base_url = BaseUrl::parse(&target.base_url)?;
+    let headers = HeaderSet::parse(&target.headers)?;
+    let stored = match target.connector_id {
+        Some(id) => Some(
+            store
+                .open_connector(workspace, id, sealer)
+                .await?
+                .credentials,
+        ),
+        None => None,
+    };
+    let typed_key = target
+        .api_key
+        .as_deref()
+        .map(str::trim)
+        .filter(|k| !k.is_empty());
+    let api_key = typed_key
+        .map(str::to_string)
+        .or_else(|| stored.as_ref().and_then(|s| s.api_key.clone()));
+    let mut resolved = BTreeMap::new();
+    for (name, change) in headers.0 {
+        let value = match change {
+            HeaderValueChange::Set(v) => v,
+            HeaderValueChange::KeepStored => stored
+                .as_ref()
+                .and_then(|s| s.headers.get(name.as_str()).cloned())
+                .ok_or_else(|| {
+                    ValidationError::new(
+                        format!("headers.{}", name.as_str()),
+                        "no stored value; enter the value",
+                    )
+                })?,
+        };
+        resolved.insert(name.as_str().to_string(), value);
+    }
+    Ok(RequestTarget {
+        base_url,
+        api_key,
+        headers: resolved,
+    })
+}

@@ -1,0 +1,32 @@
+//! The frame of every signed-in page: sidebar navigation, the page title, and the logout button.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::components::A;
+
+/// A signed-in page with navigation.
+#[component]
+pub fn Layout(title: &'static str, children: Children) -> impl IntoView {
+    view! {
+        <Title text=format!("{title} · latency-guard")/>
+        <div class="frame">
+            <nav class="sidebar">
+                <div class="brand">"latency-guard"</div>
+                <A href="/connectors">"Connectors"</A>
+                <form method="post" action="/auth/logout" class="logout">
+                    <button type="submit" class="link">"Log out"</button>
+                </form>
+            </nav>
+            <main class="content">
+                <h1>{title}</h1>
+                {children()}
+            </main>
+        </div>
+    }
+}
+
+/// A failure message.
+#[component]
+pub fn ErrorBox(message: String) -> impl IntoView {
+    view! { <div class="error" role="alert">{message}</div> }
+}

@@ -1,0 +1,9 @@
+//! Reusable view pieces. Each takes plain data (view-models) and renders.
+
+mod connection_test_panel;
+mod connector_form;
+mod layout;
+
+pub use connection_test_panel::ConnectionTestPanel;
+pub use connector_form::ConnectorForm;
+pub use layout::{ErrorBox, Layout};

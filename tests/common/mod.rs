@@ -1,0 +1,223 @@
+//! Shared test helpers: databases on both backends, a running app on port 0, sessions, a loopback simulator.
+
+#![allow(
+    dead_code,
+    reason = "each test binary uses a different subset of these helpers"
+)]
+
+use latency_guard::config::{Secret, Settings};
+use latency_guard::model::WorkspaceId;
+use latency_guard::secrets::RandomToken;
+use latency_guard::server::{AppState, Application};
+use latency_guard::store::Store;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+/// A fresh, empty database of one backend, dropped (PostgreSQL) or deleted (SQLite) by `cleanup`.
+pub struct TestDb {
+    pub url: String,
+    pub store: Store,
+    admin_url: Option<String>,
+    name: String,
+    _dir: Option<tempfile::TempDir>,
+}
+
+impl TestDb {
+    /// A migrated SQLite file in a temporary folder.
+    pub async fn sqlite() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let url = latency_guard::config::sqlite_url(&dir.path().join("test.db"));
+        let store = Store::connect(&url).await.unwrap();
+        Self {
+            url,
+            store,
+            admin_url: None,
+            name: String::new(),
+            _dir: Some(dir),
+        }
+    }
+
+    /// A migrated, brand-new PostgreSQL database; `None` (with a loud note) only when PostgreSQL is unreachable
+    /// and neither `CI=true` nor `LG_REQUIRE_POSTGRES=1` is set. In CI an unreachable server fails the test.
+    pub async fn postgres() -> Option<Self> {
+        let admin_url = std::env::var("TEST_POSTGRES_URL")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_string());
+        let required = std::env::var("CI").is_ok_and(|v| v == "true")
+            || std::env::var("LG_REQUIRE_POSTGRES").is_ok_and(|v| v == "1");
+        sqlx::any::install_default_drivers();
+        let admin = match sqlx::AnyPool::connect(&admin_url).await {
+            Ok(pool) => pool,
+            Err(e) if !required => {
+                eprintln!("SKIPPED: PostgreSQL at {admin_url} is unreachable ({e}); set LG_REQUIRE_POSTGRES=1 to fail instead");
+                return None;
+            }
+            Err(e) => panic!("PostgreSQL at {admin_url} is required (CI=true or LG_REQUIRE_POSTGRES=1) but unreachable: {e}"),
+        };
+        let name = format!("lg_test_{}", uuid::Uuid::new_v4().simple());
+        sqlx::query(&format!("CREATE DATABASE {name}"))
+            .execute(&admin)
+            .await
+            .unwrap();
+        admin.close().await;
+        let (base, _) = admin_url.rsplit_once('/').unwrap();
+        let url = format!("{base}/{name}");
+        let store = Store::connect(&url).await.unwrap();
+        Some(Self {
+            url,
+            store,
+            admin_url: Some(admin_url),
+            name,
+            _dir: None,
+        })
+    }
+
+    /// Closes the pool and drops the PostgreSQL database.
+    pub async fn cleanup(self) {
+        self.store.close().await;
+        if let Some(admin_url) = self.admin_url {
+            if let Ok(admin) = sqlx::AnyPool::connect(&admin_url).await {
+                let _ = sqlx::query(&format!(
+                    "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+                    self.name
+                ))
+                .execute(&admin)
+                .await;
+                admin.close().await;
+            }
+        }
+    }
+}
+
+/// Runs a store story on SQLite and on PostgreSQL: `both_backends!(story_fn_a, story_fn_b)` makes the tests
+/// `sqlite::story_fn_a`, `postgres::story_fn_a`, ...
+#[macro_export]
+macro_rules! both_backends {
+    ($($story:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test]
+                async fn $story() {
+                    let db = $crate::common::TestDb::sqlite().await;
+                    super::$story(&db).await;
+                    db.cleanup().await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test]
+                async fn $story() {
+                    let Some(db) = $crate::common::TestDb::postgres().await else { return };
+                    super::$story(&db).await;
+                    db.cleanup().await;
+                }
+            )*
+        }
+    };
+}
+
+/// Settings for an app on port 0 with its data in `dir`.
+pub fn test_settings(dir: &std::path::Path, database_url: &str, demo_simulator: bool) -> Settings {
+    let mut settings = Settings::defaults(PathBuf::from(dir));
+    settings.database_url = database_url.to_string();
+    settings.site_addr = SocketAddr::from(([127, 0, 0, 1], 0));
+    settings.secret = Some(Secret::generate());
+    settings.demo_simulator = demo_simulator;
+    settings.connection_test_timeout = std::time::Duration::from_secs(5);
+    settings
+}
+
+/// A running app (real HTTP on loopback) and its state.
+pub struct TestApp {
+    pub base: String,
+    pub state: AppState,
+    pub first_login_link: Option<String>,
+    _dir: tempfile::TempDir,
+}
+
+/// Builds and serves an app on an SQLite file in a temporary folder.
+pub async fn spawn_app(demo_simulator: bool) -> TestApp {
+    let dir = tempfile::tempdir().unwrap();
+    let url = latency_guard::config::sqlite_url(&dir.path().join("app.db"));
+    let app = Application::build(test_settings(dir.path(), &url, demo_simulator))
+        .await
+        .unwrap();
+    let base = format!("http://127.0.0.1:{}", app.port());
+    let state = app.state().clone();
+    let first_login_link = app.first_login_link().map(str::to_string);
+    tokio::spawn(app.run_until_stopped());
+    TestApp {
+        base,
+        state,
+        first_login_link,
+        _dir: dir,
+    }
+}
+
+impl TestApp {
+    /// A session cookie for a workspace of `owner` (created when new), made as the login handler makes them.
+    pub async fn session_for(&self, owner: &str) -> (WorkspaceId, String) {
+        let now = self.state.clock.now_ms();
+        let (ws, _) = self
+            .state
+            .store
+            .ensure_workspace(owner, owner, now)
+            .await
+            .unwrap();
+        let token = RandomToken::generate();
+        self.state
+            .store
+            .insert_session(
+                ws.id,
+                &self.state.tokens.hash(token.as_str()),
+                now,
+                now + 3_600_000,
+            )
+            .await
+            .unwrap();
+        (ws.id, format!("lg_session={}", token.as_str()))
+    }
+
+    /// `POST /api/<path>` with a JSON body and an optional cookie.
+    pub async fn call(
+        &self,
+        path: &str,
+        body: serde_json::Value,
+        cookie: Option<&str>,
+    ) -> (u16, String) {
+        let mut request = client()
+            .post(format!("{}/api/{path}", self.base))
+            .json(&body);
+        if let Some(cookie) = cookie {
+            request = request.header("cookie", cookie);
+        }
+        let response = request.send().await.unwrap();
+        (response.status().as_u16(), response.text().await.unwrap())
+    }
+
+    /// `GET path` with an optional cookie; returns status, the `Location` header and the body.
+    pub async fn get(&self, path: &str, cookie: Option<&str>) -> (u16, Option<String>, String) {
+        let mut request = client().get(format!("{}{path}", self.base));
+        if let Some(cookie) = cookie {
+            request = request.header("cookie", cookie);
+        }
+        let response = request.send().await.unwrap();
+        let location = response
+            .headers()
+            .get("location")
+            .map(|v| v.to_str().unwrap().to_string());
+        (
+            response.status().as_u16(),
+            location,
+            response.text().await.unwrap(),
+        )
+    }
+}
+
+/// A client that does not follow redirects (tests look at them).
+pub fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
