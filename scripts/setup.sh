@@ -11,6 +11,13 @@ if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   rustup target add wasm32-unknown-unknown
 fi
 
+for component in rustfmt clippy; do
+  if ! rustup component list --installed | grep -q "^${component}"; then
+    say "adding the ${component} component"
+    rustup component add "${component}"
+  fi
+done
+
 # wasm-bindgen-cli must match the wasm-bindgen crate in Cargo.lock exactly.
 wb_version=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/[^0-9.]/,""); print; exit}' Cargo.lock)
 if ! wasm-bindgen --version 2>/dev/null | grep -q " ${wb_version}\$"; then

@@ -1,11 +1,20 @@
 //! latency-guard: measures language-model endpoints and guards them against regressions.
 //!
-//! Map of the crate (data flows downwards; see `../shared/STYLE.md` of the project docs):
+//! Map of the crate (data flows downwards, from the pure shared modules to the UI):
 //! - [`model`], [`error`]: shared, pure types used by the server and the browser build.
 //! - `config`, `clock`, `secrets`, `store`, `auth`, `engine`, `sim`, `server` (ssr only): settings, time,
 //!   sealing and token hashing, SQL, sessions, outbound calls, call targets, the simulated endpoint, and the axum application.
 //! - [`api`]: `#[server]` functions, thin shells over the ssr modules.
 //! - [`ui`]: Leptos pages and components; they render, never compute.
+
+#![cfg_attr(
+    test,
+    allow(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        reason = "a failing test should panic loudly"
+    )
+)]
 
 pub mod api;
 pub mod error;

@@ -1,5 +1,10 @@
 //! The HTTP surface through a real socket: sessions, login links, workspace isolation, validation, origin checks.
 #![cfg(feature = "ssr")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a failing test should panic loudly"
+)]
 
 mod common;
 

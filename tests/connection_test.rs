@@ -1,5 +1,10 @@
 //! The connection test against real sockets on loopback: the simulator on port 0, a closed port, a silent server.
 #![cfg(feature = "ssr")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a failing test should panic loudly"
+)]
 
 use latency_guard::engine::{test_connection, HttpClient, RequestTarget};
 use latency_guard::model::{BaseUrl, BODY_PREVIEW_CHARS};

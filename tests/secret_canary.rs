@@ -2,6 +2,11 @@
 //! server-function reply, the hydration data, the server's own log output (at debug level) and the database
 //! file; the canary must appear in none of them. Runs the real binary, as a user would.
 #![cfg(feature = "ssr")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a failing test should panic loudly"
+)]
 
 mod common;
 

@@ -1,5 +1,10 @@
 //! The simulator speaks the OpenAI wire format: JSON, and SSE with a role chunk, content, usage and `[DONE]`.
 #![cfg(feature = "ssr")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a failing test should panic loudly"
+)]
 
 use latency_guard::sim::{self, SimConfig};
 use serde_json::{json, Value};

@@ -1,5 +1,10 @@
 //! The store's story, told twice: on SQLite and on PostgreSQL, over real connections.
 #![cfg(feature = "ssr")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a failing test should panic loudly"
+)]
 
 mod common;
 

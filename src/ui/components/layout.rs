@@ -7,9 +7,12 @@ use leptos_router::components::A;
 /// A signed-in page with navigation.
 #[component]
 pub fn Layout(title: &'static str, children: Children) -> impl IntoView {
+    // Effects run only in the browser: the attribute flips once the WASM bundle has hydrated the page.
+    let hydrated = RwSignal::new(false);
+    Effect::new(move |_| hydrated.set(true));
     view! {
         <Title text=format!("{title} · latency-guard")/>
-        <div class="frame">
+        <div class="frame" data-hydrated=move || hydrated.get().to_string()>
             <nav class="sidebar">
                 <div class="brand">"latency-guard"</div>
                 <A href="/connectors">"Connectors"</A>

@@ -1,0 +1,105 @@
+import { test, expect, Page } from "@playwright/test";
+import { execFileSync } from "node:child_process";
+import * as path from "node:path";
+
+const projectRoot = path.resolve(__dirname, "../..");
+
+// A fresh one-time login link from the same binary and settings as the server under test (scripts/test.sh
+// exports them), exactly as a user would run `latency-guard login-link`.
+function loginLink(): string {
+  const bin = path.resolve(projectRoot, process.env.LG_BIN ?? "target/debug/latency-guard");
+  return execFileSync(bin, ["login-link"], { cwd: projectRoot, encoding: "utf8" }).trim().split("\n").pop()!;
+}
+
+function collectConsoleErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(m.text());
+  });
+  page.on("pageerror", (e) => errors.push(String(e)));
+  return errors;
+}
+
+async function hydrated(page: Page) {
+  await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+}
+
+test("a new user logs in, tests a connection to the simulator, saves it and finds it again", async ({ page }, testInfo) => {
+  const errors = collectConsoleErrors(page);
+  await page.goto(loginLink());
+  await expect(page).toHaveURL(/\/connectors$/);
+  await hydrated(page);
+
+  const demoRow = page.locator("tr.connector-row", { hasText: "Demo (simulated)" });
+  await expect(demoRow).toBeVisible();
+  const simBase = (await demoRow.locator("td.mono").first().textContent())!.trim();
+  expect(simBase).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+
+  await page.click("#new-connector");
+  await expect(page).toHaveURL(/\/connectors\/new$/);
+  await hydrated(page);
+  await page.fill("#name", "Local simulator");
+  await page.fill("#base-url", simBase);
+  await page.fill("#model", "sim-model");
+  await page.fill("#api-key", "sk-e2e-never-shown");
+
+  await page.click("#test-connection");
+  const result = page.locator("#test-result");
+  await expect(result).toContainText("ok");
+  await expect(result.locator(".status")).toHaveText("200");
+  await expect(result).toContainText("chat.completion");
+  await page.screenshot({ path: "test-results/connector-form.png", fullPage: true });
+
+  await page.click("#save");
+  await expect(page).toHaveURL(/\/connectors$/);
+  const saved = page.locator("tr.connector-row", { hasText: "Local simulator" });
+  await expect(saved).toBeVisible();
+  await expect(saved).toContainText("set");
+
+  await page.reload();
+  await hydrated(page);
+  await expect(page.locator("tr.connector-row", { hasText: "Local simulator" })).toBeVisible();
+  expect(await page.content()).not.toContain("sk-e2e-never-shown");
+
+  await page.screenshot({ path: testInfo.outputPath("connectors.png"), fullPage: true });
+  await page.screenshot({ path: "test-results/connectors-page.png", fullPage: true });
+  expect(errors).toEqual([]);
+});
+
+test("a wrong base URL gets a status, and a hint that names the likely mistake", async ({ page }) => {
+  const errors = collectConsoleErrors(page);
+  await page.goto(loginLink());
+  await hydrated(page);
+  const stored = await page.locator("tr.connector-row").count();
+  const simBase = (await page.locator("tr.connector-row", { hasText: "Demo (simulated)" }).locator("td.mono").first().textContent())!.trim();
+  await page.goto("/connectors/new");
+  await hydrated(page);
+  await page.fill("#base-url", simBase.replace(/\/v1$/, ""));
+  await page.fill("#model", "sim-model");
+  await page.click("#test-connection");
+  await expect(page.locator("#test-result .status")).toHaveText("404");
+  await expect(page.locator("#test-result .hint")).toContainText("/v1");
+
+  // Saving without a name names the field and stores nothing.
+  await page.click("#save");
+  await expect(page.locator("#save-error")).toContainText("name");
+  await page.goto("/connectors");
+  await expect(page.locator("tr.connector-row")).toHaveCount(stored);
+  // The refused save is a 400 reply by design; the browser logs any 4xx. Nothing else may fail.
+  expect(errors.filter((e) => !e.includes("status of 400"))).toEqual([]);
+});
+
+test("deleting asks for confirmation first", async ({ page }) => {
+  await page.goto(loginLink());
+  await hydrated(page);
+  const rows = page.locator("tr.connector-row");
+  const before = await rows.count();
+  const row = rows.first();
+  await row.getByRole("button", { name: "Delete" }).click();
+  await expect(row).toContainText("Delete this connector?");
+  await row.getByRole("button", { name: "Cancel" }).click();
+  await expect(rows).toHaveCount(before);
+  await row.getByRole("button", { name: "Delete" }).click();
+  await row.locator("button.confirm-delete").click();
+  await expect(rows).toHaveCount(before - 1);
+});

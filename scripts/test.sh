@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it: set-up, formatting, clippy for both builds, unit + store (SQLite and
+# PostgreSQL) + API tests, then the browser tests against a freshly started server.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_BUILD_JOBS=${CARGO_BUILD_JOBS:-2} CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
+# PostgreSQL is part of the suite: unreachable is a failure, never a skip.
+export LG_REQUIRE_POSTGRES=1
+started=$(date +%s)
+step() { printf '\n\033[1m== %s\033[0m (%ss)\n' "$1" "$(( $(date +%s) - started ))"; shift; "$@"; }
+
+step "setup" scripts/setup.sh --test
+step "format" cargo fmt --check
+step "clippy: server" cargo clippy --no-default-features --features ssr --all-targets -- -D warnings
+step "clippy: browser" cargo clippy --lib --no-default-features --features hydrate \
+  --target wasm32-unknown-unknown --target-dir target/front -- -D warnings
+step "unit, store, API tests" cargo nextest run --no-default-features --features ssr
+step "browser bundle (release WASM)" scripts/build-site.sh --front-only
+step "server binary" cargo build --bin latency-guard --no-default-features --features ssr
+
+# Browser tests: a fresh database and data folder, the demo simulator on, the debug server the tests built.
+e2e_dir=$(mktemp -d)
+port=${LG_E2E_PORT:-3700}
+export DATABASE_URL="sqlite://$e2e_dir/e2e.db?mode=rwc" LATENCY_GUARD_DATA_DIR="$e2e_dir" \
+       LEPTOS_SITE_ADDR="127.0.0.1:$port" LATENCY_GUARD_DEMO_SIMULATOR=true \
+       LG_BASE_URL="http://127.0.0.1:$port" LG_BIN=target/debug/latency-guard
+target/debug/latency-guard serve > "$e2e_dir/server.log" 2>&1 &
+server=$!
+trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null || true' EXIT
+for _ in $(seq 1 100); do curl -sf -o /dev/null "$LG_BASE_URL/healthz" && break; sleep 0.1; done
+curl -sf -o /dev/null "$LG_BASE_URL/healthz" || { cat "$e2e_dir/server.log"; echo "server did not start"; exit 1; }
+if ! (cd end2end && step "browser tests (Playwright, Debian chromium)" npx playwright test); then
+  echo "--- server log ---"; tail -50 "$e2e_dir/server.log"; exit 1
+fi
+echo "screenshots: end2end/test-results/"
+printf '\nall tests passed in %ss\n' "$(( $(date +%s) - started ))"
