@@ -66,6 +66,26 @@ test("a new user logs in, tests a connection to the simulator, saves it and find
   expect(errors).toEqual([]);
 });
 
+test("editing keeps the stored key without ever showing it", async ({ page }) => {
+  await page.goto(loginLink());
+  await hydrated(page);
+  const row = page.locator("tr.connector-row", { hasText: "Local simulator" });
+  await row.getByRole("link", { name: "Edit" }).click();
+  await expect(page).toHaveURL(/\/connectors\/[0-9a-f-]{36}$/);
+  await hydrated(page);
+  await expect(page.locator("#api-key")).toHaveValue("");
+  await expect(page.locator("#api-key")).toHaveAttribute("placeholder", /stored/);
+  await page.fill("#name", "Local simulator (edited)");
+  await page.click("#test-connection");
+  await expect(page.locator("#test-result .status")).toHaveText("200");
+  await page.click("#save");
+  await expect(page).toHaveURL(/\/connectors$/);
+  const edited = page.locator("tr.connector-row", { hasText: "Local simulator (edited)" });
+  await expect(edited).toBeVisible();
+  await expect(edited.locator("td").nth(3)).toHaveText("set");
+  expect(await page.content()).not.toContain("sk-e2e-never-shown");
+});
+
 test("a wrong base URL gets a status, and a hint that names the likely mistake", async ({ page }) => {
   const errors = collectConsoleErrors(page);
   await page.goto(loginLink());

@@ -4,7 +4,9 @@ use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
 
 use crate::error::AppError;
-use crate::model::{ConnectionTestResult, Connector, ConnectorId, ConnectorInput, TestTarget};
+use crate::model::{
+    Checked, ConnectionTestResult, Connector, ConnectorId, ConnectorInput, TestTarget,
+};
 
 #[cfg(feature = "ssr")]
 use super::context::{reply, state_and_session, store_error};
@@ -43,11 +45,11 @@ pub async fn get_connector(id: ConnectorId) -> Result<Connector, AppError> {
 
 /// `POST /api/connectors/create`, `{"input": ConnectorInput}`: validates and stores a connector.
 #[server(prefix = "/api", endpoint = "connectors/create", input = Json)]
-pub async fn create_connector(input: ConnectorInput) -> Result<Connector, AppError> {
+pub async fn create_connector(input: Checked<ConnectorInput>) -> Result<Connector, AppError> {
     reply(
         async move {
             let (state, session) = state_and_session()?;
-            let valid = input.validate()?;
+            let valid = input.0.validate()?;
             let now = state.clock.now_ms();
             state
                 .store
@@ -64,12 +66,12 @@ pub async fn create_connector(input: ConnectorInput) -> Result<Connector, AppErr
 #[server(prefix = "/api", endpoint = "connectors/update", input = Json)]
 pub async fn update_connector(
     id: ConnectorId,
-    input: ConnectorInput,
+    input: Checked<ConnectorInput>,
 ) -> Result<Connector, AppError> {
     reply(
         async move {
             let (state, session) = state_and_session()?;
-            let valid = input.validate()?;
+            let valid = input.0.validate()?;
             let now = state.clock.now_ms();
             state
                 .store
@@ -100,10 +102,11 @@ pub async fn delete_connector(id: ConnectorId) -> Result<(), AppError> {
 /// `POST /api/connectors/test`, `{"target": {baseUrl, apiKey?, model, headers, connectorId?}}`: sends one
 /// 1-token request and returns `{ok, status, ms, body}`. Nothing is stored.
 #[server(prefix = "/api", endpoint = "connectors/test", input = Json)]
-pub async fn test_connector(target: TestTarget) -> Result<ConnectionTestResult, AppError> {
+pub async fn test_connector(target: Checked<TestTarget>) -> Result<ConnectionTestResult, AppError> {
     reply(
         async move {
             let (state, session) = state_and_session()?;
+            let target = target.0;
             let request_target = crate::targets::resolve_test_target(
                 &state.store,
                 &state.sealer,

@@ -1,11 +1,13 @@
 //! Shared, pure domain types: typed ids, connectors and their validated inputs, connection-test results.
 //! No I/O and no clock here; the browser build compiles this module too.
 
+mod checked;
 mod connection_test;
 mod connector;
 mod headers;
 mod ids;
 
+pub use checked::Checked;
 pub use connection_test::{ConnectionTestResult, TestTarget, BODY_PREVIEW_CHARS};
 pub use connector::{
     BaseUrl, Connector, ConnectorInput, HeaderView, KeyChange, ModelName, Price, ValidConnector,

@@ -9,6 +9,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use tokio::net::TcpListener;
 
+use super::api_errors::undecodable_arguments_are_bad_requests;
 use super::request_log::log_request;
 use super::state::AppState;
 use crate::auth::{create_login_link, login_routes, require_session, same_origin_writes};
@@ -158,6 +159,10 @@ async fn seed(
     simulator: Option<&SimHandle>,
 ) -> Result<Option<String>, StartupError> {
     let now = state.clock.now_ms();
+    let purged = state.store.purge_expired_auth(now).await?;
+    if purged > 0 {
+        tracing::info!(purged, "removed expired sessions and login links");
+    }
     let (workspace, created) = state
         .store
         .ensure_workspace(LOCAL_OWNER, "My workspace", now)
@@ -207,6 +212,9 @@ pub fn router(state: AppState) -> Router {
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             require_session,
+        ))
+        .layer(axum::middleware::from_fn(
+            undecodable_arguments_are_bad_requests,
         ))
         .layer(axum::middleware::from_fn(same_origin_writes))
         .layer(axum::middleware::from_fn(log_request))

@@ -1,6 +1,7 @@
 //! The axum application: shared state, the router (pages, server functions, login, assets), request logging
 //! and startup as a value that tests can build on port 0.
 
+mod api_errors;
 mod app;
 mod request_log;
 mod state;

@@ -2,7 +2,9 @@
 //! bound to the row. Reads for the browser return [`Connector`], which cannot carry a key.
 
 use serde::{Deserialize, Serialize};
-use sqlx::any::AnyRow;
+use sqlx::any::{AnyArguments, AnyRow};
+use sqlx::query::Query;
+use sqlx::Any;
 use sqlx::Row;
 use std::collections::BTreeMap;
 
@@ -51,8 +53,9 @@ pub struct StoredConnector {
     pub credentials: ConnectorCredentials,
 }
 
-const COLUMNS: &str = "id, workspace_id, name, base_url, model, headers, secret_header_names, has_api_key, sealed_secrets, \
-     input_price_per_mtok, output_price_per_mtok, is_demo, created_at, updated_at";
+/// Column order shared by the INSERT and the UPDATE: the user-editable fields are `$1..$9` in both.
+const COLUMNS: &str = "name, base_url, model, headers, secret_header_names, has_api_key, sealed_secrets, \
+     input_price_per_mtok, output_price_per_mtok, updated_at, id, workspace_id, is_demo, created_at";
 
 fn seal_context(workspace: WorkspaceId, id: ConnectorId) -> String {
     format!("connector/{workspace}/{id}")
@@ -105,26 +108,16 @@ impl Store {
         now_ms: i64,
     ) -> Result<Connector, StoreError> {
         let id = ConnectorId::new_random();
-        let (public, secrets) = merge_secrets(input, &SealedSecrets::default())?;
-        let sealed = seal(sealer, &secrets, workspace, id)?;
-        sqlx::query(&format!(
-            "INSERT INTO connectors ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)"
-        ))
-        .bind(id.to_string())
-        .bind(workspace.to_string())
-        .bind(&input.name)
-        .bind(input.base_url.as_str())
-        .bind(input.model.as_str())
-        .bind(to_json(&public)?)
-        .bind(to_json(&secrets.headers.keys().collect::<Vec<_>>())?)
-        .bind(bool_to_db(secrets.api_key.is_some()))
-        .bind(sealed)
-        .bind(input.input_price.map(|p| p.usd_per_mtok()))
-        .bind(input.output_price.map(|p| p.usd_per_mtok()))
-        .bind(bool_to_db(is_demo))
-        .bind(now_ms)
-        .execute(&self.pool)
-        .await?;
+        let query = format!(
+            "INSERT INTO connectors ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $10)"
+        );
+        let fields =
+            ConnectorFields::prepare(input, &SealedSecrets::default(), sealer, workspace, id)?;
+        fields
+            .bind(sqlx::query(&query), now_ms, id, workspace)
+            .bind(bool_to_db(is_demo))
+            .execute(&self.pool)
+            .await?;
         self.get_connector(workspace, id).await
     }
 
@@ -147,28 +140,15 @@ impl Store {
                 .filter(|(name, _)| is_credential_header(name))
                 .collect(),
         };
-        let (public, secrets) = merge_secrets(input, &stored)?;
-        let sealed = seal(sealer, &secrets, workspace, id)?;
-        let updated = sqlx::query(
-            "UPDATE connectors SET name = $1, base_url = $2, model = $3, headers = $4, secret_header_names = $5, \
-             has_api_key = $6, sealed_secrets = $7, input_price_per_mtok = $8, output_price_per_mtok = $9, updated_at = $10 \
-             WHERE id = $11 AND workspace_id = $12",
-        )
-        .bind(&input.name)
-        .bind(input.base_url.as_str())
-        .bind(input.model.as_str())
-        .bind(to_json(&public)?)
-        .bind(to_json(&secrets.headers.keys().collect::<Vec<_>>())?)
-        .bind(bool_to_db(secrets.api_key.is_some()))
-        .bind(sealed)
-        .bind(input.input_price.map(|p| p.usd_per_mtok()))
-        .bind(input.output_price.map(|p| p.usd_per_mtok()))
-        .bind(now_ms)
-        .bind(id.to_string())
-        .bind(workspace.to_string())
-        .execute(&self.pool)
-        .await?
-        .rows_affected();
+        let fields = ConnectorFields::prepare(input, &stored, sealer, workspace, id)?;
+        let query = "UPDATE connectors SET name = $1, base_url = $2, model = $3, headers = $4, \
+             secret_header_names = $5, has_api_key = $6, sealed_secrets = $7, input_price_per_mtok = $8, \
+             output_price_per_mtok = $9, updated_at = $10 WHERE id = $11 AND workspace_id = $12";
+        let updated = fields
+            .bind(sqlx::query(query), now_ms, id, workspace)
+            .execute(&self.pool)
+            .await?
+            .rows_affected();
         if updated != 1 {
             return Err(StoreError::NotFound);
         }
@@ -273,6 +253,66 @@ impl Store {
         .fetch_optional(&self.pool)
         .await?
         .ok_or(StoreError::NotFound)
+    }
+}
+
+/// The values of the user-editable columns (`$1..$9` of both the INSERT and the UPDATE), secrets sealed.
+struct ConnectorFields {
+    name: String,
+    base_url: String,
+    model: String,
+    public_headers: String,
+    secret_header_names: String,
+    has_api_key: i64,
+    sealed: String,
+    input_price: Option<f64>,
+    output_price: Option<f64>,
+}
+
+impl ConnectorFields {
+    /// Applies `input` to what is stored and seals the secrets for row `id`.
+    fn prepare(
+        input: &ValidConnector,
+        stored: &SealedSecrets,
+        sealer: &SecretBox,
+        workspace: WorkspaceId,
+        id: ConnectorId,
+    ) -> Result<Self, StoreError> {
+        let (public, secrets) = merge_secrets(input, stored)?;
+        Ok(Self {
+            name: input.name.clone(),
+            base_url: input.base_url.as_str().to_string(),
+            model: input.model.as_str().to_string(),
+            public_headers: to_json(&public)?,
+            secret_header_names: to_json(&secrets.headers.keys().collect::<Vec<_>>())?,
+            has_api_key: bool_to_db(secrets.api_key.is_some()),
+            sealed: seal(sealer, &secrets, workspace, id)?,
+            input_price: input.input_price.map(|p| p.usd_per_mtok()),
+            output_price: input.output_price.map(|p| p.usd_per_mtok()),
+        })
+    }
+
+    /// Binds `$1..$9`, then `updated_at`, `id` and `workspace_id` as `$10..$12`.
+    fn bind<'q>(
+        self,
+        query: Query<'q, Any, AnyArguments<'q>>,
+        now_ms: i64,
+        id: ConnectorId,
+        workspace: WorkspaceId,
+    ) -> Query<'q, Any, AnyArguments<'q>> {
+        query
+            .bind(self.name)
+            .bind(self.base_url)
+            .bind(self.model)
+            .bind(self.public_headers)
+            .bind(self.secret_header_names)
+            .bind(self.has_api_key)
+            .bind(self.sealed)
+            .bind(self.input_price)
+            .bind(self.output_price)
+            .bind(now_ms)
+            .bind(id.to_string())
+            .bind(workspace.to_string())
     }
 }
 

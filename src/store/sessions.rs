@@ -24,14 +24,8 @@ impl Store {
         now_ms: i64,
         expires_at_ms: i64,
     ) -> Result<(), StoreError> {
-        sqlx::query("INSERT INTO login_tokens (token_hash, workspace_id, created_at, expires_at) VALUES ($1, $2, $3, $4)")
-            .bind(token_hash)
-            .bind(workspace.to_string())
-            .bind(now_ms)
-            .bind(expires_at_ms)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
+        self.insert_token("login_tokens", workspace, token_hash, now_ms, expires_at_ms)
+            .await
     }
 
     /// Marks an unused, unexpired login token as used and returns its workspace; `None` when the token is
@@ -68,14 +62,8 @@ impl Store {
         now_ms: i64,
         expires_at_ms: i64,
     ) -> Result<(), StoreError> {
-        sqlx::query("INSERT INTO sessions (token_hash, workspace_id, created_at, expires_at) VALUES ($1, $2, $3, $4)")
-            .bind(token_hash)
-            .bind(workspace.to_string())
-            .bind(now_ms)
-            .bind(expires_at_ms)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
+        self.insert_token("sessions", workspace, token_hash, now_ms, expires_at_ms)
+            .await
     }
 
     /// The session with this token hash, if it exists and has not expired.
@@ -118,5 +106,25 @@ impl Store {
             .execute(&self.pool)
             .await?;
         Ok(sessions.rows_affected() + tokens.rows_affected())
+    }
+
+    /// Both token tables have the same shape; `table` is one of their two names, never user input.
+    async fn insert_token(
+        &self,
+        table: &'static str,
+        workspace: WorkspaceId,
+        token_hash: &str,
+        now_ms: i64,
+        expires_at_ms: i64,
+    ) -> Result<(), StoreError> {
+        let sql = format!("INSERT INTO {table} (token_hash, workspace_id, created_at, expires_at) VALUES ($1, $2, $3, $4)");
+        sqlx::query(&sql)
+            .bind(token_hash)
+            .bind(workspace.to_string())
+            .bind(now_ms)
+            .bind(expires_at_ms)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
     }
 }

@@ -9,7 +9,8 @@ use super::ConnectionTestPanel;
 use crate::api::connectors::{create_connector, test_connector, update_connector};
 use crate::error::AppError;
 use crate::model::{
-    is_credential_header, Connector, ConnectorId, ConnectorInput, TestTarget, ValidationError,
+    is_credential_header, Checked, Connector, ConnectorId, ConnectorInput, TestTarget,
+    ValidationError,
 };
 
 /// One editable header row.
@@ -132,11 +133,11 @@ pub fn ConnectorForm(existing: Option<Connector>) -> impl IntoView {
         })
     };
 
-    let test = Action::new(move |target: &TestTarget| test_connector(target.clone()));
+    let test = Action::new(move |target: &TestTarget| test_connector(Checked(target.clone())));
     let save = Action::new(move |input: &Result<ConnectorInput, AppError>| {
         let input = input.clone();
         async move {
-            let input = input?;
+            let input = Checked(input?);
             match id {
                 Some(id) => update_connector(id, input).await,
                 None => create_connector(input).await,
