@@ -1,7 +1,7 @@
 //! latency-guard: measures language-model endpoints and guards them against regressions.
 //!
 //! Map of the crate (data flows downwards, from the pure shared modules to the UI):
-//! - [`model`], [`error`]: shared, pure types used by the server and the browser build.
+//! - [`model`], [`error`], [`stats`]: shared, pure types and statistics used by the server and the browser build.
 //! - `config`, `clock`, `secrets`, `store`, `auth`, `engine`, `sim`, `server` (ssr only): settings, time,
 //!   sealing and token hashing, SQL, sessions, outbound calls, call targets, the simulated endpoint, and the axum application.
 //! - [`api`]: `#[server]` functions, thin shells over the ssr modules.
@@ -19,6 +19,7 @@
 pub mod api;
 pub mod error;
 pub mod model;
+pub mod stats;
 pub mod ui;
 
 #[cfg(feature = "ssr")]

@@ -22,6 +22,11 @@ impl HttpClient {
             .build()
             .map(Self)
     }
+
+    /// The reqwest client (one connection pool, kept alive across requests).
+    pub fn inner(&self) -> &reqwest::Client {
+        &self.0
+    }
 }
 
 /// Sends one ping and reports what came back. Never fails: every failure is a result with status 0.
@@ -95,7 +100,7 @@ fn scrub(mut result: ConnectionTestResult, secrets: &[&str]) -> ConnectionTestRe
 }
 
 /// reqwest's top-level message ("error sending request") hides the cause; the source chain names it.
-fn describe_error(error: &reqwest::Error) -> String {
+pub(super) fn describe_error(error: &reqwest::Error) -> String {
     let mut parts = vec![];
     let mut source: Option<&dyn std::error::Error> = Some(error);
     while let Some(e) = source {

@@ -1,8 +1,12 @@
 //! Outbound calls to OpenAI-compatible endpoints: building the request, making it, timing it.
 //! Knows nothing of storage or UI; callers hand in everything a call needs.
 
+pub mod chunk;
 mod connection_test;
+mod measure;
 mod request;
+pub mod sse;
 
 pub use connection_test::{test_connection, HttpClient};
-pub use request::{ChatMessage, ChatRequest, RequestTarget};
+pub use measure::{measure, rejects_stream_options, Call};
+pub use request::{ChatMessage, ChatRequest, RequestTarget, StreamOptions};

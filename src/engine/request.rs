@@ -88,6 +88,16 @@ pub struct ChatRequest {
     pub temperature: f64,
     /// Whether to stream SSE.
     pub stream: bool,
+    /// `{"include_usage": true}` when streaming to an endpoint that accepts it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream_options: Option<StreamOptions>,
+}
+
+/// The `stream_options` field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct StreamOptions {
+    /// Ask for a final chunk with `usage`.
+    pub include_usage: bool,
 }
 
 impl ChatRequest {
@@ -102,6 +112,7 @@ impl ChatRequest {
             max_tokens: 1,
             temperature: 0.0,
             stream: false,
+            stream_options: None,
         }
     }
 }
@@ -148,5 +159,9 @@ mod tests {
         assert_eq!(body["stream"], false);
         assert_eq!(body["temperature"], 0.0);
         assert_eq!(body["messages"][0]["role"], "user");
+        assert!(
+            body.get("stream_options").is_none(),
+            "not sent unless streaming"
+        );
     }
 }

@@ -6,6 +6,7 @@ mod connection_test;
 mod connector;
 mod headers;
 mod ids;
+mod measurement;
 
 pub use checked::Checked;
 pub use connection_test::{ConnectionTestResult, TestTarget, BODY_PREVIEW_CHARS};
@@ -14,6 +15,7 @@ pub use connector::{
 };
 pub use headers::{is_credential_header, HeaderName, HeaderSet, HeaderValueChange};
 pub use ids::{ConnectorId, WorkspaceId};
+pub use measurement::{ChunkMark, ErrorClass, IterationError, Measurement, Timeline, TokenSource};
 
 /// A field-level validation failure: which input field, and why, in words a user can act on.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]

@@ -1,0 +1,244 @@
+//! What one SSE event of a chat-completions stream means for measurement: content or reasoning arrived, the
+//! stream finished, usage was reported, or the server signalled an error after its 200.
+
+use serde::Deserialize;
+
+use super::sse::SseEvent;
+
+/// Token counts as the server reported them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+pub struct Usage {
+    /// Input tokens.
+    #[serde(default)]
+    pub prompt_tokens: Option<u64>,
+    /// Output tokens (reasoning included, as providers count them).
+    #[serde(default)]
+    pub completion_tokens: Option<u64>,
+}
+
+/// The measurement-relevant content of one event.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChunkInfo {
+    /// Characters of non-empty `choices[0].delta.content` (0: this chunk carries no answer text).
+    pub content_chars: usize,
+    /// Characters of non-empty `delta.reasoning` / `delta.reasoning_content`.
+    pub reasoning_chars: usize,
+    /// `choices[0].finish_reason`, when set.
+    pub finish_reason: Option<String>,
+    /// `usage`, when present and not null (final chunk, or running usage on some servers).
+    pub usage: Option<Usage>,
+}
+
+/// One interpreted event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StreamItem {
+    /// `data: [DONE]`.
+    Done,
+    /// A chunk.
+    Chunk(ChunkInfo),
+    /// The server reported an error inside the stream (`event: error`, or an `error` object in the data).
+    Error(String),
+    /// The data is not the JSON of a chunk.
+    Malformed(String),
+}
+
+#[derive(Deserialize)]
+struct RawChunk {
+    #[serde(default)]
+    choices: Vec<RawChoice>,
+    #[serde(default)]
+    usage: Option<Usage>,
+    #[serde(default)]
+    error: Option<serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+struct RawChoice {
+    #[serde(default)]
+    index: u32,
+    #[serde(default)]
+    delta: Option<RawDelta>,
+    #[serde(default)]
+    finish_reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct RawDelta {
+    #[serde(default)]
+    content: Option<String>,
+    #[serde(default)]
+    reasoning: Option<String>,
+    #[serde(default)]
+    reasoning_content: Option<String>,
+}
+
+/// The most of a server's error text kept in a result.
+const ERROR_DETAIL_CHARS: usize = 300;
+
+fn clip(text: &str) -> String {
+    text.chars().take(ERROR_DETAIL_CHARS).collect()
+}
+
+/// The message of an `error` value: `{"message": …}` or a bare string, else the JSON itself.
+fn error_message(error: &serde_json::Value) -> String {
+    let message = error
+        .get("message")
+        .and_then(serde_json::Value::as_str)
+        .map(str::to_string)
+        .or_else(|| error.as_str().map(str::to_string))
+        .unwrap_or_else(|| error.to_string());
+    clip(&message)
+}
+
+/// Interprets one event. Only choice 0 counts (the benchmark asks for one completion).
+pub fn interpret(event: &SseEvent) -> StreamItem {
+    let data = event.data.trim();
+    if event.event.as_deref() == Some("error") {
+        let detail = serde_json::from_str::<serde_json::Value>(data)
+            .ok()
+            .map(|v| {
+                v.get("error")
+                    .map_or_else(|| error_message(&v), error_message)
+            })
+            .unwrap_or_else(|| clip(data));
+        return StreamItem::Error(detail);
+    }
+    if data == "[DONE]" {
+        return StreamItem::Done;
+    }
+    let raw: RawChunk = match serde_json::from_str(data) {
+        Ok(raw) => raw,
+        Err(e) => return StreamItem::Malformed(clip(&format!("{e}: {data}"))),
+    };
+    if let Some(error) = raw.error.filter(|e| !e.is_null()) {
+        return StreamItem::Error(error_message(&error));
+    }
+    let mut info = ChunkInfo {
+        usage: raw.usage,
+        ..ChunkInfo::default()
+    };
+    if let Some(choice) = raw.choices.into_iter().find(|c| c.index == 0) {
+        info.finish_reason = choice.finish_reason;
+        if let Some(delta) = choice.delta {
+            info.content_chars = delta.content.map_or(0, |c| c.chars().count());
+            info.reasoning_chars = delta
+                .reasoning
+                .or(delta.reasoning_content)
+                .map_or(0, |r| r.chars().count());
+        }
+    }
+    StreamItem::Chunk(info)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(data: &str) -> StreamItem {
+        interpret(&SseEvent {
+            event: None,
+            data: data.into(),
+        })
+    }
+
+    fn chunk(data: &str) -> ChunkInfo {
+        match item(data) {
+            StreamItem::Chunk(info) => info,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn role_only_and_empty_deltas_carry_no_content() {
+        assert_eq!(
+            chunk(r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}"#)
+                .content_chars,
+            0
+        );
+        assert_eq!(
+            chunk(r#"{"choices":[{"index":0,"delta":{}}]}"#).content_chars,
+            0
+        );
+        assert_eq!(
+            chunk(r#"{"choices":[]}"#),
+            ChunkInfo::default(),
+            "Azure's prompt-filter chunk"
+        );
+        assert_eq!(
+            chunk(r#"{"choices":[{"index":0,"content_filter_offsets":{}}]}"#).content_chars,
+            0,
+            "no delta at all"
+        );
+    }
+
+    #[test]
+    fn content_reasoning_finish_and_usage_are_read() {
+        let c = chunk(r#"{"choices":[{"index":0,"delta":{"content":"Hé "}}]}"#);
+        assert_eq!(c.content_chars, 3);
+        assert_eq!(
+            chunk(r#"{"choices":[{"index":0,"delta":{"reasoning_content":"think"}}]}"#)
+                .reasoning_chars,
+            5
+        );
+        assert_eq!(
+            chunk(r#"{"choices":[{"index":0,"delta":{"reasoning":"hm"}}]}"#).reasoning_chars,
+            2
+        );
+        assert_eq!(
+            chunk(r#"{"choices":[{"index":0,"delta":{},"finish_reason":"length"}]}"#)
+                .finish_reason
+                .as_deref(),
+            Some("length")
+        );
+        let usage = chunk(r#"{"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":40,"total_tokens":52}}"#).usage.unwrap();
+        assert_eq!(
+            (usage.prompt_tokens, usage.completion_tokens),
+            (Some(12), Some(40))
+        );
+        assert_eq!(chunk(r#"{"choices":[],"usage":null}"#).usage, None);
+    }
+
+    #[test]
+    fn only_choice_zero_counts() {
+        assert_eq!(
+            chunk(r#"{"choices":[{"index":1,"delta":{"content":"other"}}]}"#).content_chars,
+            0
+        );
+    }
+
+    #[test]
+    fn mid_stream_errors_in_every_known_shape() {
+        // vLLM / llama.cpp / TGI: an `error` object in the data.
+        assert_eq!(
+            item(r#"{"error":{"message":"boom","type":"server_error","code":500}}"#),
+            StreamItem::Error("boom".into())
+        );
+        // OpenRouter: a regular chunk with a top-level error.
+        let openrouter = r#"{"choices":[{"index":0,"delta":{"content":""},"finish_reason":"error"}],"error":{"code":502,"message":"Network connection lost."}}"#;
+        assert_eq!(
+            item(openrouter),
+            StreamItem::Error("Network connection lost.".into())
+        );
+        // Anthropic-style named event.
+        let named = interpret(&SseEvent {
+            event: Some("error".into()),
+            data: r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#
+                .into(),
+        });
+        assert_eq!(named, StreamItem::Error("Overloaded".into()));
+        assert_eq!(
+            item(r#"{"error":null,"choices":[]}"#),
+            StreamItem::Chunk(ChunkInfo::default())
+        );
+    }
+
+    #[test]
+    fn done_and_garbage() {
+        assert_eq!(item("[DONE]"), StreamItem::Done);
+        assert!(matches!(
+            item("{\"choices\": [tru"),
+            StreamItem::Malformed(_)
+        ));
+        assert!(matches!(item("<html>"), StreamItem::Malformed(_)));
+    }
+}

@@ -1,0 +1,371 @@
+//! One measured request. Instants are taken when bytes arrive, before any parsing, on a monotonic clock; every
+//! failure becomes the measurement's `error` with its timings kept, never a panic or a lost iteration.
+
+use std::time::Duration;
+use tokio::time::Instant;
+
+use super::chunk::{interpret, StreamItem, Usage};
+use super::connection_test::HttpClient;
+use super::request::{ChatRequest, RequestTarget};
+use super::sse::SseDecoder;
+use crate::model::{ChunkMark, ErrorClass, IterationError, Measurement, Timeline, TokenSource};
+
+/// The most of an error body kept in a result.
+const ERROR_BODY_CHARS: usize = 300;
+
+/// Characters per token for estimates when the server reports no usage.
+const CHARS_PER_TOKEN: usize = 4;
+
+/// A request to measure.
+#[derive(Debug, Clone)]
+pub struct Call<'a> {
+    /// Where to send it.
+    pub target: &'a RequestTarget,
+    /// The body (its `stream` decides streaming).
+    pub request: &'a ChatRequest,
+    /// Limit for the whole request, headers to last byte.
+    pub timeout: Duration,
+    /// When the schedule wanted it sent (equal to now for closed loops).
+    pub intended: Instant,
+}
+
+/// Whether an error reply says the endpoint rejects `stream_options` (then the caller retries without it).
+pub fn rejects_stream_options(measurement: &Measurement) -> bool {
+    matches!(measurement.status, Some(400 | 422))
+        && measurement
+            .error
+            .as_ref()
+            .is_some_and(|e| e.detail.contains("stream_options"))
+}
+
+/// Sends `call` and measures it.
+pub async fn measure(client: &HttpClient, call: Call<'_>) -> Measurement {
+    let sent = Instant::now();
+    let mut recorder = Recorder::new(sent, call.intended, call.request.stream);
+    match tokio::time::timeout(call.timeout, exchange(client, &call, &mut recorder)).await {
+        Ok(()) => {}
+        Err(_) => recorder.fail(
+            ErrorClass::Timeout,
+            format!(
+                "no complete response within {} ms",
+                call.timeout.as_millis()
+            ),
+        ),
+    }
+    recorder.finish(prompt_chars(call.request))
+}
+
+fn prompt_chars(request: &ChatRequest) -> usize {
+    request
+        .messages
+        .iter()
+        .map(|m| m.content.chars().count())
+        .sum()
+}
+
+/// Accumulates instants and counts while a response arrives.
+struct Recorder {
+    sent: Instant,
+    timeline: Timeline,
+    streamed: bool,
+    status: Option<u16>,
+    usage: Option<Usage>,
+    output_chars: usize,
+    finish_reason: Option<String>,
+    saw_done: bool,
+    error: Option<IterationError>,
+}
+
+impl Recorder {
+    fn new(sent: Instant, intended: Instant, streamed: bool) -> Self {
+        let lag = sent.saturating_duration_since(intended);
+        Self {
+            sent,
+            timeline: Timeline {
+                schedule_lag_us: micros(lag),
+                ..Timeline::default()
+            },
+            streamed,
+            status: None,
+            usage: None,
+            output_chars: 0,
+            finish_reason: None,
+            saw_done: false,
+            error: None,
+        }
+    }
+
+    fn offset(&self, at: Instant) -> u64 {
+        micros(at.saturating_duration_since(self.sent))
+    }
+
+    fn fail(&mut self, class: ErrorClass, detail: impl Into<String>) {
+        if self.error.is_none() {
+            self.error = Some(IterationError::new(class, self.status, detail));
+        }
+    }
+
+    fn on_output(
+        &mut self,
+        at: u64,
+        content_chars: usize,
+        reasoning_chars: usize,
+        usage: Option<Usage>,
+    ) {
+        if content_chars == 0 && reasoning_chars == 0 {
+            return;
+        }
+        if content_chars > 0 && self.timeline.first_token_us.is_none() {
+            self.timeline.first_token_us = Some(at);
+        }
+        if reasoning_chars > 0 && self.timeline.first_reasoning_us.is_none() {
+            self.timeline.first_reasoning_us = Some(at);
+        }
+        self.timeline.last_token_us = Some(at);
+        self.output_chars += content_chars + reasoning_chars;
+        // Running usage (some servers report it on every chunk) gives this chunk's token count exactly.
+        let previous = self.usage.and_then(|u| u.completion_tokens);
+        let tokens = usage
+            .and_then(|u| u.completion_tokens)
+            .map(|now| now.saturating_sub(previous.unwrap_or(0)));
+        self.timeline.chunks.push(ChunkMark { at_us: at, tokens });
+    }
+
+    fn finish(mut self, prompt_chars: usize) -> Measurement {
+        self.timeline.end_us = self.offset(Instant::now());
+        let reported_out = self.usage.and_then(|u| u.completion_tokens);
+        let reported_in = self.usage.and_then(|u| u.prompt_tokens);
+        let (tokens_in, tokens_out, token_source) = match (reported_in, reported_out) {
+            (Some(i), Some(o)) => (Some(i), Some(o), TokenSource::Reported),
+            _ => (
+                reported_in.or(Some(estimate(prompt_chars))),
+                reported_out.or(Some(estimate(self.output_chars))),
+                TokenSource::Estimated,
+            ),
+        };
+        if self.error.is_none() {
+            if self.streamed && !self.saw_done && self.finish_reason.is_none() {
+                self.fail(
+                    ErrorClass::Truncated,
+                    "the stream ended without [DONE] or a finish_reason",
+                );
+            } else if tokens_out == Some(0) || (self.output_chars == 0 && reported_out.is_none()) {
+                self.fail(
+                    ErrorClass::NoTokens,
+                    "the response completed without any output tokens",
+                );
+            }
+        }
+        Measurement {
+            streamed: self.streamed,
+            status: self.status,
+            timeline: self.timeline,
+            tokens_in,
+            tokens_out,
+            token_source,
+            finish_reason: self.finish_reason,
+            error: self.error,
+        }
+    }
+}
+
+fn micros(d: Duration) -> u64 {
+    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
+}
+
+fn estimate(chars: usize) -> u64 {
+    chars.div_ceil(CHARS_PER_TOKEN) as u64
+}
+
+/// Sends the request and reads the response into `recorder`.
+async fn exchange(client: &HttpClient, call: &Call<'_>, recorder: &mut Recorder) {
+    let headers = match call.target.header_map() {
+        Ok(h) => h,
+        Err(e) => return recorder.fail(ErrorClass::Request, e),
+    };
+    let sending = client
+        .inner()
+        .post(call.target.base_url.chat_completions_url())
+        .headers(headers)
+        .json(call.request);
+    let mut response = match sending.send().await {
+        Ok(r) => r,
+        Err(e) => {
+            let class = if e.is_connect() {
+                ErrorClass::Connect
+            } else {
+                ErrorClass::Request
+            };
+            return recorder.fail(class, super::connection_test::describe_error(&e));
+        }
+    };
+    recorder.timeline.headers_us = Some(recorder.offset(Instant::now()));
+    let status = response.status().as_u16();
+    recorder.status = Some(status);
+    if !response.status().is_success() {
+        let body = read_all(&mut response, recorder).await;
+        let text: String = String::from_utf8_lossy(&body)
+            .chars()
+            .take(ERROR_BODY_CHARS)
+            .collect();
+        return recorder.fail(ErrorClass::Http, text);
+    }
+    if call.request.stream {
+        read_stream(&mut response, recorder).await;
+    } else {
+        let body = read_all(&mut response, recorder).await;
+        if recorder.error.is_none() {
+            read_completion(&body, recorder);
+        }
+    }
+}
+
+/// Reads the whole body, recording the first byte; a broken connection is recorded as `reset`.
+async fn read_all(response: &mut reqwest::Response, recorder: &mut Recorder) -> Vec<u8> {
+    let mut body = Vec::new();
+    loop {
+        match response.chunk().await {
+            Ok(Some(bytes)) => {
+                if recorder.timeline.first_byte_us.is_none() {
+                    recorder.timeline.first_byte_us = Some(recorder.offset(Instant::now()));
+                }
+                body.extend_from_slice(&bytes);
+            }
+            Ok(None) => return body,
+            Err(e) => {
+                recorder.fail(
+                    ErrorClass::Reset,
+                    super::connection_test::describe_error(&e),
+                );
+                return body;
+            }
+        }
+    }
+}
+
+/// A non-streamed body: `choices[0].message.content` (and reasoning) and `usage`.
+fn read_completion(body: &[u8], recorder: &mut Recorder) {
+    #[derive(serde::Deserialize)]
+    struct Completion {
+        #[serde(default)]
+        choices: Vec<Choice>,
+        #[serde(default)]
+        usage: Option<Usage>,
+        #[serde(default)]
+        error: Option<serde_json::Value>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Choice {
+        #[serde(default)]
+        message: Option<Message>,
+        #[serde(default)]
+        finish_reason: Option<String>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Message {
+        #[serde(default)]
+        content: Option<String>,
+        #[serde(default)]
+        reasoning: Option<String>,
+        #[serde(default)]
+        reasoning_content: Option<String>,
+    }
+    let completion: Completion = match serde_json::from_slice(body) {
+        Ok(c) => c,
+        Err(e) => {
+            return recorder.fail(
+                ErrorClass::Malformed,
+                format!("response is not a chat completion: {e}"),
+            )
+        }
+    };
+    if let Some(error) = completion.error.filter(|e| !e.is_null()) {
+        return recorder.fail(
+            ErrorClass::StreamError,
+            error
+                .to_string()
+                .chars()
+                .take(ERROR_BODY_CHARS)
+                .collect::<String>(),
+        );
+    }
+    recorder.usage = completion.usage;
+    if let Some(choice) = completion.choices.into_iter().next() {
+        recorder.finish_reason = choice.finish_reason;
+        if let Some(message) = choice.message {
+            recorder.output_chars = message.content.map_or(0, |c| c.chars().count())
+                + message
+                    .reasoning
+                    .or(message.reasoning_content)
+                    .map_or(0, |r| r.chars().count());
+        }
+    }
+}
+
+/// A streamed body: SSE events, timed at arrival.
+async fn read_stream(response: &mut reqwest::Response, recorder: &mut Recorder) {
+    let mut decoder = SseDecoder::new();
+    let mut events = Vec::new();
+    loop {
+        let bytes = match response.chunk().await {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => break,
+            Err(e) => {
+                return recorder.fail(
+                    ErrorClass::Reset,
+                    super::connection_test::describe_error(&e),
+                )
+            }
+        };
+        let at = recorder.offset(Instant::now());
+        recorder.timeline.first_byte_us.get_or_insert(at);
+        events.clear();
+        if let Err(e) = decoder.push(&bytes, &mut events) {
+            return recorder.fail(ErrorClass::Malformed, e.to_string());
+        }
+        for event in &events {
+            if !apply(recorder, at, interpret(event)) {
+                return;
+            }
+        }
+    }
+    events.clear();
+    let cut_mid_line = decoder.finish(&mut events);
+    let at = recorder.offset(Instant::now());
+    for event in &events {
+        if !apply(recorder, at, interpret(event)) {
+            return;
+        }
+    }
+    if cut_mid_line && !recorder.saw_done {
+        recorder.fail(
+            ErrorClass::Truncated,
+            "the stream ended in the middle of a line",
+        );
+    }
+}
+
+/// Applies one event; `false` stops reading (an error was recorded).
+fn apply(recorder: &mut Recorder, at: u64, item: StreamItem) -> bool {
+    match item {
+        StreamItem::Done => recorder.saw_done = true,
+        StreamItem::Chunk(chunk) => {
+            recorder.on_output(at, chunk.content_chars, chunk.reasoning_chars, chunk.usage);
+            if chunk.usage.is_some() {
+                recorder.usage = chunk.usage;
+            }
+            if chunk.finish_reason.is_some() {
+                recorder.finish_reason = chunk.finish_reason;
+            }
+        }
+        StreamItem::Error(detail) => {
+            recorder.fail(ErrorClass::StreamError, detail);
+            return false;
+        }
+        StreamItem::Malformed(detail) => {
+            recorder.fail(ErrorClass::Malformed, detail);
+            return false;
+        }
+    }
+    true
+}

@@ -1,0 +1,256 @@
+//! One measured request: the raw instants (microseconds after the request was sent) and what was reported.
+//! Figures such as TTFT and tok/s are derived from these by documented functions, never stored instead of them.
+
+use serde::{Deserialize, Serialize};
+
+/// A content-bearing chunk's arrival.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChunkMark {
+    /// Microseconds after sending.
+    pub at_us: u64,
+    /// Output tokens this chunk added, when the server reports running usage; otherwise unknown.
+    pub tokens: Option<u64>,
+}
+
+/// The instants of one request, in microseconds after it was handed to the HTTP client.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Timeline {
+    /// Actual send minus intended send (open-loop schedules); 0 when sent as soon as planned.
+    pub schedule_lag_us: u64,
+    /// Response headers received.
+    pub headers_us: Option<u64>,
+    /// First body byte received.
+    pub first_byte_us: Option<u64>,
+    /// First chunk with non-empty `choices[0].delta.content` (streamed only).
+    pub first_token_us: Option<u64>,
+    /// First chunk with non-empty reasoning (`delta.reasoning` / `delta.reasoning_content`), if any.
+    pub first_reasoning_us: Option<u64>,
+    /// Last chunk with content or reasoning.
+    pub last_token_us: Option<u64>,
+    /// The response ended (or failed).
+    pub end_us: u64,
+    /// Every content- or reasoning-bearing chunk, in order.
+    pub chunks: Vec<ChunkMark>,
+}
+
+/// Where token counts come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum TokenSource {
+    /// The server's `usage`.
+    Reported,
+    /// Not reported: characters / 4, rounded up (a rough rule for English text with GPT-style tokenizers).
+    Estimated,
+}
+
+/// The class of a failed iteration: short, stable, good for grouping.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorClass {
+    /// Non-2xx status; the status is in `Measurement::status`.
+    Http,
+    /// No complete response within the per-request timeout.
+    Timeout,
+    /// Could not connect (refused, DNS, TLS).
+    Connect,
+    /// The connection broke while reading the body.
+    Reset,
+    /// The server reported an error inside the stream after its 200.
+    StreamError,
+    /// A chunk or body was not valid JSON of the expected shape, or not UTF-8.
+    Malformed,
+    /// The stream ended without `[DONE]` or a `finish_reason`.
+    Truncated,
+    /// The response completed with zero output tokens.
+    NoTokens,
+    /// The request could not be built or sent for another reason.
+    Request,
+}
+
+/// A failure, with the class and the detail a user needs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IterationError {
+    /// Short class.
+    pub class: ErrorClass,
+    /// `http_429`, `timeout`, … as shown in tables and exports.
+    pub code: String,
+    /// What happened, in the server's or the network's words (truncated).
+    pub detail: String,
+}
+
+impl IterationError {
+    /// An error of `class`; `status` names HTTP errors (`http_429`).
+    pub fn new(class: ErrorClass, status: Option<u16>, detail: impl Into<String>) -> Self {
+        let code = match (class, status) {
+            (ErrorClass::Http, Some(status)) => format!("http_{status}"),
+            _ => serde_json::to_value(class)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+        };
+        Self {
+            class,
+            code,
+            detail: detail.into(),
+        }
+    }
+}
+
+/// Everything measured about one request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Measurement {
+    /// Whether the response was streamed (TTFT is measurable only then).
+    pub streamed: bool,
+    /// HTTP status, when a response came.
+    pub status: Option<u16>,
+    /// The instants.
+    pub timeline: Timeline,
+    /// Input tokens.
+    pub tokens_in: Option<u64>,
+    /// Output tokens.
+    pub tokens_out: Option<u64>,
+    /// Whether the counts were reported by the server or estimated.
+    pub token_source: TokenSource,
+    /// `finish_reason` of choice 0.
+    pub finish_reason: Option<String>,
+    /// Why the request failed, if it did.
+    pub error: Option<IterationError>,
+}
+
+fn ms(us: u64) -> f64 {
+    us as f64 / 1_000.0
+}
+
+impl Measurement {
+    /// Time to first token, ms: send → first chunk with non-empty `choices[0].delta.content`. `None` when not
+    /// streamed (a single JSON body has no first token) or when no content arrived.
+    pub fn ttft_ms(&self) -> Option<f64> {
+        self.streamed
+            .then_some(self.timeline.first_token_us)
+            .flatten()
+            .map(ms)
+    }
+
+    /// Time to the first output of any kind (reasoning or answer), ms; differs from TTFT for reasoning models.
+    pub fn time_to_first_output_ms(&self) -> Option<f64> {
+        if !self.streamed {
+            return None;
+        }
+        [
+            self.timeline.first_reasoning_us,
+            self.timeline.first_token_us,
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+        .map(ms)
+    }
+
+    /// Total time, ms: send → end of the response.
+    pub fn total_ms(&self) -> f64 {
+        ms(self.timeline.end_us)
+    }
+
+    /// Time per output token after the first, ms: (last token − first output) / (tokens out − 1).
+    /// `None` without streaming or with fewer than 2 output tokens.
+    pub fn tpot_ms(&self) -> Option<f64> {
+        let first = self
+            .timeline
+            .first_reasoning_us
+            .into_iter()
+            .chain(self.timeline.first_token_us)
+            .min()?;
+        let last = self.timeline.last_token_us?;
+        let tokens = self.tokens_out.filter(|&t| t >= 2)?;
+        self.streamed
+            .then(|| ms(last.saturating_sub(first)) / (tokens - 1) as f64)
+    }
+
+    /// Output tokens per second of this request: tokens out / total time.
+    pub fn output_tokens_per_second(&self) -> Option<f64> {
+        let tokens = self.tokens_out?;
+        let seconds = self.timeline.end_us as f64 / 1e6;
+        (seconds > 0.0).then(|| tokens as f64 / seconds)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn streamed(
+        first_token: Option<u64>,
+        last: Option<u64>,
+        end: u64,
+        tokens: Option<u64>,
+    ) -> Measurement {
+        Measurement {
+            streamed: true,
+            status: Some(200),
+            timeline: Timeline {
+                first_token_us: first_token,
+                last_token_us: last,
+                end_us: end,
+                ..Timeline::default()
+            },
+            tokens_in: Some(10),
+            tokens_out: tokens,
+            token_source: TokenSource::Reported,
+            finish_reason: Some("stop".into()),
+            error: None,
+        }
+    }
+
+    #[test]
+    fn derives_ttft_tpot_and_throughput_from_instants() {
+        let m = streamed(Some(50_000), Some(176_000), 180_000, Some(64));
+        assert_eq!(m.ttft_ms(), Some(50.0));
+        assert_eq!(m.total_ms(), 180.0);
+        assert_eq!(
+            m.tpot_ms(),
+            Some(2.0),
+            "(176 - 50) ms over 63 tokens after the first"
+        );
+        assert!((m.output_tokens_per_second().unwrap() - 64.0 / 0.18).abs() < 1e-9);
+    }
+
+    #[test]
+    fn non_streamed_requests_have_no_ttft_and_no_tpot() {
+        let m = Measurement {
+            streamed: false,
+            ..streamed(Some(50_000), Some(60_000), 80_000, Some(10))
+        };
+        assert_eq!(m.ttft_ms(), None);
+        assert_eq!(m.tpot_ms(), None);
+        assert_eq!(m.total_ms(), 80.0);
+    }
+
+    #[test]
+    fn reasoning_first_separates_first_output_from_ttft() {
+        let mut m = streamed(Some(900_000), Some(1_000_000), 1_000_000, Some(101));
+        m.timeline.first_reasoning_us = Some(100_000);
+        assert_eq!(m.time_to_first_output_ms(), Some(100.0));
+        assert_eq!(m.ttft_ms(), Some(900.0));
+        assert_eq!(m.tpot_ms(), Some(9.0));
+    }
+
+    #[test]
+    fn error_codes_name_the_status_for_http_errors() {
+        assert_eq!(
+            IterationError::new(ErrorClass::Http, Some(429), "").code,
+            "http_429"
+        );
+        assert_eq!(
+            IterationError::new(ErrorClass::StreamError, None, "").code,
+            "stream_error"
+        );
+        assert_eq!(
+            IterationError::new(ErrorClass::NoTokens, Some(200), "").code,
+            "no_tokens"
+        );
+    }
+}
