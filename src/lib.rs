@@ -3,7 +3,7 @@
 //! Map of the crate (data flows downwards, from the pure shared modules to the UI):
 //! - [`model`], [`error`], [`stats`]: shared, pure types and statistics used by the server and the browser build.
 //! - `config`, `clock`, `secrets`, `store`, `auth`, `engine`, `sim`, `server` (ssr only): settings, time,
-//!   sealing and token hashing, SQL, sessions, outbound calls, call targets, the simulated endpoint, and the axum application.
+//!   sealing and token hashing, SQL, sessions, outbound calls, call targets, benchmark runs, the simulated endpoint, and the axum application.
 //! - [`api`]: `#[server]` functions, thin shells over the ssr modules.
 //! - [`ui`]: Leptos pages and components; they render, never compute.
 
@@ -30,6 +30,8 @@ pub mod clock;
 pub mod config;
 #[cfg(feature = "ssr")]
 pub mod engine;
+#[cfg(feature = "ssr")]
+pub mod runs;
 #[cfg(feature = "ssr")]
 pub mod secrets;
 #[cfg(feature = "ssr")]

@@ -289,3 +289,100 @@ async fn testing_a_stored_connector_uses_its_key_server_side() {
         "{text}"
     );
 }
+
+#[tokio::test]
+async fn run_benchmark_once_measures_a_stored_connector_and_validates_its_input() {
+    let app = spawn_app(false).await;
+    let sim = latency_guard::sim::spawn(
+        latency_guard::sim::SimConfig {
+            api_key: Some("sk-api-test-0001".into()),
+            ttft: std::time::Duration::from_millis(25),
+            itl: std::time::Duration::from_millis(1),
+            tokens: 16,
+        },
+        "127.0.0.1:0".parse().unwrap(),
+    )
+    .await
+    .unwrap();
+    let (_, cookie) = app.session_for("owner").await;
+    let (_, other) = app.session_for("someone-else").await;
+    let (_, created) = app
+        .call(
+            "connectors/create",
+            connector_body("Sim", &sim.base_url()),
+            Some(&cookie),
+        )
+        .await;
+    let id = serde_json::from_str::<Value>(&created).unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    let (status, text) = app
+        .call(
+            "benchmark/once",
+            json!({"input": {"connectorId": id, "prompt": "Hello"}}),
+            Some(&cookie),
+        )
+        .await;
+    assert_eq!(status, 200, "{text}");
+    let streamed: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(streamed["error"], Value::Null, "{text}");
+    let ttft = streamed["ttftMs"].as_f64().unwrap();
+    assert!(ttft >= 25.0, "{text}");
+    assert!(
+        streamed["totalMs"].as_f64().unwrap() >= ttft + 15.0,
+        "{text}"
+    );
+    assert_eq!(streamed["tokensOut"], 16);
+    assert_eq!(streamed["tokenSource"], "reported");
+
+    let body =
+        json!({"input": {"connectorId": id, "prompt": "Hello", "maxTokens": 4, "stream": false}});
+    let (_, text) = app.call("benchmark/once", body, Some(&cookie)).await;
+    let plain: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        plain["ttftMs"],
+        Value::Null,
+        "not streamed, so no TTFT: {text}"
+    );
+    assert_eq!(plain["tokensOut"], 4);
+
+    for (input, field) in [
+        (
+            json!({"connectorId": id, "prompt": "x", "maxTokens": 0}),
+            "maxTokens",
+        ),
+        (
+            json!({"connectorId": id, "prompt": "x", "maxTokens": 8193}),
+            "maxTokens",
+        ),
+        (json!({"connectorId": id, "prompt": "  "}), "prompt"),
+    ] {
+        let (status, text) = app
+            .call("benchmark/once", json!({"input": input}), Some(&cookie))
+            .await;
+        assert_eq!(status, 400, "{text}");
+        assert_eq!(
+            serde_json::from_str::<Value>(&text).unwrap()["detail"]["field"],
+            field
+        );
+    }
+    let (status, text) = app
+        .call(
+            "benchmark/once",
+            json!({"input": {"connectorId": "not-a-uuid", "prompt": "x"}}),
+            Some(&cookie),
+        )
+        .await;
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains("connectorId"), "{text}");
+    let (status, _) = app
+        .call(
+            "benchmark/once",
+            json!({"input": {"connectorId": id, "prompt": "x"}}),
+            Some(&other),
+        )
+        .await;
+    assert_eq!(status, 404, "another workspace's connector");
+}

@@ -55,6 +55,8 @@ pub struct Settings {
     pub demo_simulator: bool,
     /// Time limit of a connection test.
     pub connection_test_timeout: Duration,
+    /// Time limit of one measured benchmark request (headers to last byte).
+    pub request_timeout: Duration,
     /// How long a browser session lasts.
     pub session_ttl: Duration,
     /// Mark the session cookie `Secure` (set when serving over https behind a proxy).
@@ -72,6 +74,7 @@ struct FileSettings {
     data_dir: Option<PathBuf>,
     demo_simulator: Option<bool>,
     connection_test_timeout_ms: Option<u64>,
+    request_timeout_ms: Option<u64>,
     session_ttl_hours: Option<u64>,
     secure_cookies: Option<bool>,
     public_url: Option<String>,
@@ -93,6 +96,7 @@ impl Settings {
             secret: None,
             demo_simulator: true,
             connection_test_timeout: Duration::from_secs(15),
+            request_timeout: Duration::from_secs(120),
             session_ttl: Duration::from_secs(14 * 24 * 3600),
             secure_cookies: false,
             public_url: None,
@@ -132,6 +136,9 @@ impl Settings {
         if let Some(ms) = file.connection_test_timeout_ms {
             s.connection_test_timeout = Duration::from_millis(ms);
         }
+        if let Some(ms) = file.request_timeout_ms {
+            s.request_timeout = Duration::from_millis(ms);
+        }
         if let Some(h) = file.session_ttl_hours {
             s.session_ttl = Duration::from_secs(h * 3600);
         }
@@ -150,6 +157,10 @@ impl Settings {
         if let Some(v) = env("LATENCY_GUARD_CONNECTION_TEST_TIMEOUT_MS") {
             s.connection_test_timeout =
                 Duration::from_millis(parse_env("LATENCY_GUARD_CONNECTION_TEST_TIMEOUT_MS", &v)?);
+        }
+        if let Some(v) = env("LATENCY_GUARD_REQUEST_TIMEOUT_MS") {
+            s.request_timeout =
+                Duration::from_millis(parse_env("LATENCY_GUARD_REQUEST_TIMEOUT_MS", &v)?);
         }
         if let Some(v) = env("LATENCY_GUARD_SECURE_COOKIES") {
             s.secure_cookies = parse_bool("LATENCY_GUARD_SECURE_COOKIES", &v)?;
@@ -174,12 +185,23 @@ impl Settings {
                 reason: "must start with sqlite:, postgres:// or postgresql://".into(),
             });
         }
-        if s.connection_test_timeout.is_zero() {
-            return Err(ConfigError::Env {
-                name: "LATENCY_GUARD_CONNECTION_TEST_TIMEOUT_MS",
-                value: "0".into(),
-                reason: "must be at least 1".into(),
-            });
+        for (name, value) in [
+            (
+                "connection-test-timeout-ms / LATENCY_GUARD_CONNECTION_TEST_TIMEOUT_MS",
+                s.connection_test_timeout,
+            ),
+            (
+                "request-timeout-ms / LATENCY_GUARD_REQUEST_TIMEOUT_MS",
+                s.request_timeout,
+            ),
+        ] {
+            if value.is_zero() {
+                return Err(ConfigError::Env {
+                    name,
+                    value: "0".into(),
+                    reason: "must be at least 1".into(),
+                });
+            }
         }
         Ok(s)
     }

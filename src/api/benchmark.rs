@@ -1,0 +1,91 @@
+//! `runBenchmarkOnce`: one measured call against a stored connector.
+
+use leptos::prelude::*;
+use leptos::server_fn::codec::Json;
+use serde::{Deserialize, Serialize};
+
+use crate::error::AppError;
+use crate::model::{Checked, ConnectorId, TokenSource};
+
+#[cfg(feature = "ssr")]
+use super::context::{reply, state_and_session, store_error};
+
+/// The input of `runBenchmarkOnce`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BenchmarkOnceInput {
+    /// The stored connector to call.
+    pub connector_id: ConnectorId,
+    /// The user prompt.
+    pub prompt: String,
+    /// Output budget, 1..=8192 (default 512).
+    #[serde(default)]
+    pub max_tokens: Option<u32>,
+    /// Stream (default true); TTFT is measurable only when streaming.
+    #[serde(default)]
+    pub stream: Option<bool>,
+}
+
+/// What one measured call gave.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BenchmarkOnceResult {
+    /// Send → first non-empty `choices[0].delta.content`, ms; `null` when not streamed or no content came.
+    pub ttft_ms: Option<f64>,
+    /// Send → end of response, ms.
+    pub total_ms: f64,
+    /// Input tokens.
+    pub tokens_in: Option<u64>,
+    /// Output tokens.
+    pub tokens_out: Option<u64>,
+    /// Whether the token counts were reported by the server or estimated (characters / 4).
+    pub token_source: TokenSource,
+    /// HTTP status, if a response came.
+    pub status: Option<u16>,
+    /// `code: detail` of the failure, `null` when it succeeded.
+    pub error: Option<String>,
+}
+
+/// `POST /api/benchmark/once`, `{"input": {connectorId, prompt, maxTokens?, stream?}}`.
+#[server(prefix = "/api", endpoint = "benchmark/once", input = Json)]
+pub async fn run_benchmark_once(
+    input: Checked<BenchmarkOnceInput>,
+) -> Result<BenchmarkOnceResult, AppError> {
+    use crate::runs::{run_once, OnceError, OnceInput};
+    reply(
+        async move {
+            let (state, session) = state_and_session()?;
+            let input = input.0;
+            let once = OnceInput {
+                connector_id: input.connector_id,
+                prompt: input.prompt,
+                max_tokens: input.max_tokens.unwrap_or(512),
+                stream: input.stream.unwrap_or(true),
+            };
+            let timeout = state.settings.request_timeout;
+            let m = run_once(
+                &state.store,
+                &state.sealer,
+                &state.http,
+                session.workspace_id,
+                once,
+                timeout,
+            )
+            .await
+            .map_err(|e| match e {
+                OnceError::Invalid(v) => AppError::Invalid(v),
+                OnceError::Store(s) => store_error(s),
+            })?;
+            Ok(BenchmarkOnceResult {
+                ttft_ms: m.ttft_ms(),
+                total_ms: m.total_ms(),
+                tokens_in: m.tokens_in,
+                tokens_out: m.tokens_out,
+                token_source: m.token_source,
+                status: m.status,
+                error: m.error.map(|e| format!("{}: {}", e.code, e.detail)),
+            })
+        }
+        .await,
+    )
+}

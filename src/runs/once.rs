@@ -1,0 +1,99 @@
+//! One measured call against a stored connector, with the `stream_options` fallback.
+
+use std::time::Duration;
+
+use crate::engine::{
+    measure, rejects_stream_options, Call, ChatMessage, ChatRequest, HttpClient, RequestTarget,
+    StreamOptions,
+};
+use crate::model::{ConnectorId, Measurement, ValidationError, WorkspaceId};
+use crate::secrets::SecretBox;
+use crate::store::{Store, StoreError};
+
+/// What to measure.
+#[derive(Debug, Clone)]
+pub struct OnceInput {
+    /// The connector.
+    pub connector_id: ConnectorId,
+    /// The user prompt.
+    pub prompt: String,
+    /// Output budget, 1..=8192.
+    pub max_tokens: u32,
+    /// Stream (TTFT measurable) or not.
+    pub stream: bool,
+}
+
+/// Why the call could not be made (a failed call is a measurement with an error, not this).
+#[derive(Debug, thiserror::Error)]
+pub enum OnceError {
+    /// Bad input.
+    #[error("{0}")]
+    Invalid(#[from] ValidationError),
+    /// The connector could not be read.
+    #[error("{0}")]
+    Store(#[from] StoreError),
+}
+
+/// Validated bounds of `maxTokens`.
+pub const MAX_TOKENS_RANGE: std::ops::RangeInclusive<u32> = 1..=8192;
+
+/// Loads the connector's URL, key, model and headers server-side and measures one call.
+pub async fn run_once(
+    store: &Store,
+    sealer: &SecretBox,
+    client: &HttpClient,
+    workspace: WorkspaceId,
+    input: OnceInput,
+    timeout: Duration,
+) -> Result<Measurement, OnceError> {
+    if input.prompt.trim().is_empty() {
+        return Err(ValidationError::new("prompt", "prompt is empty").into());
+    }
+    if !MAX_TOKENS_RANGE.contains(&input.max_tokens) {
+        return Err(ValidationError::new(
+            "maxTokens",
+            format!("must be between 1 and 8192, got {}", input.max_tokens),
+        )
+        .into());
+    }
+    let stored = store
+        .open_connector(workspace, input.connector_id, sealer)
+        .await?;
+    let target = RequestTarget {
+        base_url: stored.base_url,
+        api_key: stored.credentials.api_key,
+        headers: stored.credentials.headers,
+    };
+    let mut request = ChatRequest {
+        model: stored.connector.model,
+        messages: vec![ChatMessage {
+            role: "user",
+            content: input.prompt,
+        }],
+        max_tokens: input.max_tokens,
+        temperature: 0.0,
+        stream: input.stream,
+        stream_options: input.stream.then_some(StreamOptions {
+            include_usage: true,
+        }),
+    };
+    let call = |request: &ChatRequest| {
+        let request = request.clone();
+        let target = target.clone();
+        async move {
+            let call = Call {
+                target: &target,
+                request: &request,
+                timeout,
+                intended: tokio::time::Instant::now(),
+            };
+            measure(client, call).await
+        }
+    };
+    let first = call(&request).await;
+    if request.stream_options.is_some() && rejects_stream_options(&first) {
+        request.stream_options = None;
+        return Ok(call(&request).await);
+    }
+    Ok(first)
+}
