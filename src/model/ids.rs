@@ -41,3 +41,7 @@ typed_id!(
     /// Identifies one workspace: the unit of data isolation, owned by one identity.
     WorkspaceId
 );
+typed_id!(
+    /// Identifies one benchmark run (and its report).
+    RunId
+);

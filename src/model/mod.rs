@@ -6,7 +6,9 @@ mod connection_test;
 mod connector;
 mod headers;
 mod ids;
+mod iteration;
 mod measurement;
+mod run;
 
 pub use checked::Checked;
 pub use connection_test::{ConnectionTestResult, TestTarget, BODY_PREVIEW_CHARS};
@@ -14,8 +16,10 @@ pub use connector::{
     BaseUrl, Connector, ConnectorInput, HeaderView, KeyChange, ModelName, Price, ValidConnector,
 };
 pub use headers::{is_credential_header, HeaderName, HeaderSet, HeaderValueChange};
-pub use ids::{ConnectorId, WorkspaceId};
+pub use ids::{ConnectorId, RunId, WorkspaceId};
+pub use iteration::{cost_usd, IterationRecord};
 pub use measurement::{ChunkMark, ErrorClass, IterationError, Measurement, Timeline, TokenSource};
+pub use run::{limits, Agent, Job, LoadMode, RunPlan, RunPlanInput};
 
 /// A field-level validation failure: which input field, and why, in words a user can act on.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]

@@ -2,5 +2,7 @@
 //! figures shown in pages, exports and the CLI come from one implementation.
 
 mod percentile;
+mod summary;
 
 pub use percentile::{percentile, percentiles, Percentiles, PERCENTILE_METHOD};
+pub use summary::{summarize, RunSummary};

@@ -1,0 +1,102 @@
+//! One iteration of a run as reports, exports and the live view show it: the seed's fields (`prompt`,
+//! zero-based `iteration`, `ttftMs`, `totalMs`, `tokensIn`, `tokensOut`, `costUsd`, `error`) and, beside them,
+//! what a reader needs to judge them.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Measurement, TokenSource};
+
+/// One measured (or warm-up) request of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IterationRecord {
+    /// The prompt text.
+    pub prompt: String,
+    /// Zero-based iteration of this prompt.
+    pub iteration: u32,
+    /// Send → first non-empty `choices[0].delta.content`, ms; `null` when not streamed or no content came.
+    pub ttft_ms: Option<f64>,
+    /// Send → end of response, ms.
+    pub total_ms: f64,
+    /// Input tokens (see `tokenSource`).
+    pub tokens_in: Option<u64>,
+    /// Output tokens (see `tokenSource`).
+    pub tokens_out: Option<u64>,
+    /// tokensIn × input price + tokensOut × output price; `null` when the connector has no prices.
+    pub cost_usd: Option<f64>,
+    /// `code: detail` of a failure, `null` when it succeeded.
+    pub error: Option<String>,
+    /// Position in the run's send order.
+    pub seq: u64,
+    /// Index of the prompt in the plan.
+    pub prompt_index: u32,
+    /// A warm-up request, excluded from statistics.
+    pub warmup: bool,
+    /// Reported by the server or estimated.
+    pub token_source: TokenSource,
+    /// How late the request was sent against its schedule, ms (open loop; 0 in a closed loop).
+    pub schedule_lag_ms: f64,
+}
+
+/// Cost of one request in USD from prices per 1M tokens; `None` when neither price is set (a missing one of the
+/// two counts as free, and the report says so).
+pub fn cost_usd(
+    tokens_in: Option<u64>,
+    tokens_out: Option<u64>,
+    input_price: Option<f64>,
+    output_price: Option<f64>,
+) -> Option<f64> {
+    if input_price.is_none() && output_price.is_none() {
+        return None;
+    }
+    let part = |tokens: Option<u64>, price: Option<f64>| {
+        tokens.unwrap_or(0) as f64 * price.unwrap_or(0.0) / 1e6
+    };
+    Some(part(tokens_in, input_price) + part(tokens_out, output_price))
+}
+
+impl IterationRecord {
+    /// The record of a measurement.
+    pub fn from_measurement(
+        prompt: &str,
+        job: super::Job,
+        m: &Measurement,
+        input_price: Option<f64>,
+        output_price: Option<f64>,
+    ) -> Self {
+        Self {
+            prompt: prompt.to_string(),
+            iteration: job.iteration,
+            ttft_ms: m.ttft_ms(),
+            total_ms: m.total_ms(),
+            tokens_in: m.tokens_in,
+            tokens_out: m.tokens_out,
+            cost_usd: cost_usd(m.tokens_in, m.tokens_out, input_price, output_price),
+            error: m
+                .error
+                .as_ref()
+                .map(|e| format!("{}: {}", e.code, e.detail)),
+            seq: job.seq,
+            prompt_index: job.prompt_index,
+            warmup: job.warmup,
+            token_source: m.token_source,
+            schedule_lag_ms: m.timeline.schedule_lag_us as f64 / 1_000.0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cost_uses_prices_per_million_tokens_and_is_null_without_prices() {
+        assert_eq!(cost_usd(Some(1_000), Some(500), None, None), None);
+        let c = cost_usd(Some(1_000), Some(500), Some(0.15), Some(0.6)).unwrap();
+        assert!((c - (1_000.0 * 0.15 + 500.0 * 0.6) / 1e6).abs() < 1e-15);
+        assert_eq!(
+            cost_usd(Some(1_000_000), Some(7), Some(2.0), None),
+            Some(2.0)
+        );
+    }
+}

@@ -1,0 +1,411 @@
+//! Benchmark runs: what a user asks for (`RunPlanInput`), what survives validation (`RunPlan`), and the jobs a
+//! plan expands to.
+
+use serde::{Deserialize, Serialize};
+
+use super::{ConnectorId, ValidationError};
+
+/// The agent a run measures: a system prompt, tools and a token budget (sent as `max_tokens`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Agent {
+    /// Display name.
+    pub name: String,
+    /// Sent as the `system` message when set.
+    #[serde(default)]
+    pub system_prompt: Option<String>,
+    /// OpenAI `tools` array, sent as-is when non-empty.
+    #[serde(default)]
+    pub tools: Vec<serde_json::Value>,
+    /// `max_tokens` of every request.
+    pub token_budget: u32,
+}
+
+/// How requests are paced.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase", deny_unknown_fields)]
+pub enum LoadMode {
+    /// Closed loop: `concurrency` requests in flight; each sends when the previous one finished.
+    #[serde(rename_all = "camelCase")]
+    Closed {
+        /// Requests in flight.
+        concurrency: u32,
+    },
+    /// Open loop: sends at `rate_per_second` (constant, or Poisson arrivals), at most `max_concurrency` in flight.
+    /// A send delayed by the cap is recorded as lag behind its schedule.
+    #[serde(rename_all = "camelCase")]
+    Open {
+        /// Requests per second.
+        rate_per_second: f64,
+        /// Exponential inter-arrival times instead of a constant gap.
+        #[serde(default)]
+        poisson: bool,
+        /// Requests in flight at most.
+        max_concurrency: u32,
+    },
+}
+
+/// A run as a user submits it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RunPlanInput {
+    /// The connector to measure.
+    pub connector_id: ConnectorId,
+    /// Report title; defaults to agent and model.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// The agent.
+    pub agent: Agent,
+    /// User prompts; each is sent `iterations` times.
+    pub prompts: Vec<String>,
+    /// Measured iterations per prompt.
+    pub iterations: u32,
+    /// Warm-up requests before measuring (run, stored, excluded from statistics).
+    #[serde(default)]
+    pub warmup: u32,
+    /// Pacing.
+    pub mode: LoadMode,
+    /// Per-request time limit, ms (default 120000).
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    /// Stream responses (default true; TTFT is measurable only when streaming).
+    #[serde(default = "yes")]
+    pub stream: bool,
+    /// Sampling temperature (default 0).
+    #[serde(default)]
+    pub temperature: f64,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// Limits that keep a run within what one server sensibly does.
+pub mod limits {
+    /// Prompts per run.
+    pub const MAX_PROMPTS: usize = 1_000;
+    /// Measured requests per run (prompts × iterations).
+    pub const MAX_REQUESTS: u64 = 1_000_000;
+    /// Requests in flight.
+    pub const MAX_CONCURRENCY: u32 = 2_048;
+    /// Open-loop rate, requests per second.
+    pub const MAX_RATE: f64 = 100_000.0;
+    /// Warm-up requests.
+    pub const MAX_WARMUP: u32 = 10_000;
+    /// `max_tokens`.
+    pub const MAX_TOKEN_BUDGET: u32 = 8_192;
+    /// Per-request timeout, ms.
+    pub const MAX_TIMEOUT_MS: u64 = 600_000;
+}
+
+/// A plan that passed validation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunPlan {
+    /// The connector.
+    pub connector_id: ConnectorId,
+    /// Report title.
+    pub title: String,
+    /// The agent.
+    pub agent: Agent,
+    /// Prompts.
+    pub prompts: Vec<String>,
+    /// Iterations per prompt.
+    pub iterations: u32,
+    /// Warm-up requests.
+    pub warmup: u32,
+    /// Pacing.
+    pub mode: LoadMode,
+    /// Per-request limit, ms.
+    pub timeout_ms: u64,
+    /// Streaming.
+    pub stream: bool,
+    /// Temperature.
+    pub temperature: f64,
+}
+
+/// One request of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Job {
+    /// Position in the run's send order, from 0.
+    pub seq: u64,
+    /// Index into the plan's prompts.
+    pub prompt_index: u32,
+    /// Zero-based iteration of that prompt (warm-ups count separately).
+    pub iteration: u32,
+    /// Excluded from statistics.
+    pub warmup: bool,
+}
+
+impl RunPlanInput {
+    /// Validates every field, naming the first bad one; `model` names the default title.
+    pub fn validate(&self, model: &str) -> Result<RunPlan, ValidationError> {
+        use limits::*;
+        let fail = |field: &str, reason: String| Err(ValidationError::new(field, reason));
+        if self.agent.name.trim().is_empty() {
+            return fail("agent.name", "agent name is empty".into());
+        }
+        if !(1..=MAX_TOKEN_BUDGET).contains(&self.agent.token_budget) {
+            return fail(
+                "agent.tokenBudget",
+                format!("must be between 1 and {MAX_TOKEN_BUDGET}"),
+            );
+        }
+        if let Some(bad) = self.agent.tools.iter().position(|t| !t.is_object()) {
+            return fail("agent.tools", format!("tool {bad} is not a JSON object"));
+        }
+        if self.prompts.is_empty() {
+            return fail("prompts", "add at least one prompt".into());
+        }
+        if self.prompts.len() > MAX_PROMPTS {
+            return fail("prompts", format!("at most {MAX_PROMPTS} prompts"));
+        }
+        if let Some(i) = self.prompts.iter().position(|p| p.trim().is_empty()) {
+            return fail(&format!("prompts[{i}]"), "prompt is empty".into());
+        }
+        if self.iterations == 0 {
+            return fail("iterations", "must be at least 1".into());
+        }
+        let requests = self.prompts.len() as u64 * u64::from(self.iterations);
+        if requests > MAX_REQUESTS {
+            return fail(
+                "iterations",
+                format!("prompts × iterations = {requests}, above the limit of {MAX_REQUESTS}"),
+            );
+        }
+        if self.warmup > MAX_WARMUP {
+            return fail("warmup", format!("at most {MAX_WARMUP}"));
+        }
+        match self.mode {
+            LoadMode::Closed { concurrency } if !(1..=MAX_CONCURRENCY).contains(&concurrency) => {
+                return fail(
+                    "mode.concurrency",
+                    format!("must be between 1 and {MAX_CONCURRENCY}"),
+                );
+            }
+            LoadMode::Open {
+                rate_per_second, ..
+            } if !(rate_per_second > 0.0 && rate_per_second <= MAX_RATE) => {
+                return fail(
+                    "mode.ratePerSecond",
+                    format!("must be above 0 and at most {MAX_RATE}"),
+                );
+            }
+            LoadMode::Open {
+                max_concurrency, ..
+            } if !(1..=MAX_CONCURRENCY).contains(&max_concurrency) => {
+                return fail(
+                    "mode.maxConcurrency",
+                    format!("must be between 1 and {MAX_CONCURRENCY}"),
+                );
+            }
+            _ => {}
+        }
+        let timeout_ms = self.timeout_ms.unwrap_or(120_000);
+        if !(1..=MAX_TIMEOUT_MS).contains(&timeout_ms) {
+            return fail(
+                "timeoutMs",
+                format!("must be between 1 and {MAX_TIMEOUT_MS}"),
+            );
+        }
+        if !(0.0..=2.0).contains(&self.temperature) {
+            return fail("temperature", "must be between 0 and 2".into());
+        }
+        let title = self
+            .title
+            .as_deref()
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map_or_else(
+                || format!("{} on {model}", self.agent.name.trim()),
+                str::to_string,
+            );
+        Ok(RunPlan {
+            connector_id: self.connector_id,
+            title,
+            agent: self.agent.clone(),
+            prompts: self.prompts.clone(),
+            iterations: self.iterations,
+            warmup: self.warmup,
+            mode: self.mode,
+            timeout_ms,
+            stream: self.stream,
+            temperature: self.temperature,
+        })
+    }
+}
+
+impl RunPlan {
+    /// Warm-up and measured requests.
+    pub fn total_requests(&self) -> u64 {
+        u64::from(self.warmup) + self.prompts.len() as u64 * u64::from(self.iterations)
+    }
+
+    /// The send order: warm-ups (cycling through the prompts), then for each iteration every prompt once, so
+    /// that a slow drift over time affects every prompt alike.
+    pub fn jobs(&self) -> impl Iterator<Item = Job> + '_ {
+        let prompts = self.prompts.len() as u32;
+        let warmups = (0..self.warmup).map(move |w| (w % prompts, w / prompts, true));
+        let measured =
+            (0..self.iterations).flat_map(move |i| (0..prompts).map(move |p| (p, i, false)));
+        warmups
+            .chain(measured)
+            .enumerate()
+            .map(|(seq, (prompt_index, iteration, warmup))| Job {
+                seq: seq as u64,
+                prompt_index,
+                iteration,
+                warmup,
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input() -> RunPlanInput {
+        RunPlanInput {
+            connector_id: ConnectorId(uuid::Uuid::nil()),
+            title: None,
+            agent: Agent {
+                name: "support-bot".into(),
+                system_prompt: None,
+                tools: vec![],
+                token_budget: 256,
+            },
+            prompts: vec!["a".into(), "b".into()],
+            iterations: 3,
+            warmup: 1,
+            mode: LoadMode::Closed { concurrency: 2 },
+            timeout_ms: None,
+            stream: true,
+            temperature: 0.0,
+        }
+    }
+
+    #[test]
+    fn expands_to_warmups_then_every_prompt_per_iteration() {
+        let plan = input().validate("m").unwrap();
+        assert_eq!(plan.title, "support-bot on m");
+        let jobs: Vec<(u32, u32, bool)> = plan
+            .jobs()
+            .map(|j| (j.prompt_index, j.iteration, j.warmup))
+            .collect();
+        assert_eq!(
+            jobs,
+            vec![
+                (0, 0, true),
+                (0, 0, false),
+                (1, 0, false),
+                (0, 1, false),
+                (1, 1, false),
+                (0, 2, false),
+                (1, 2, false)
+            ]
+        );
+        assert_eq!(plan.total_requests(), 7);
+        assert_eq!(plan.jobs().last().unwrap().seq, 6);
+    }
+
+    #[test]
+    fn names_the_field_of_every_out_of_range_value() {
+        let cases: Vec<(RunPlanInput, &str)> = vec![
+            (
+                RunPlanInput {
+                    iterations: 0,
+                    ..input()
+                },
+                "iterations",
+            ),
+            (
+                RunPlanInput {
+                    prompts: vec![],
+                    ..input()
+                },
+                "prompts",
+            ),
+            (
+                RunPlanInput {
+                    prompts: vec!["ok".into(), " ".into()],
+                    ..input()
+                },
+                "prompts[1]",
+            ),
+            (
+                RunPlanInput {
+                    mode: LoadMode::Closed { concurrency: 0 },
+                    ..input()
+                },
+                "mode.concurrency",
+            ),
+            (
+                RunPlanInput {
+                    mode: LoadMode::Open {
+                        rate_per_second: 0.0,
+                        poisson: false,
+                        max_concurrency: 4,
+                    },
+                    ..input()
+                },
+                "mode.ratePerSecond",
+            ),
+            (
+                RunPlanInput {
+                    mode: LoadMode::Open {
+                        rate_per_second: f64::NAN,
+                        poisson: true,
+                        max_concurrency: 4,
+                    },
+                    ..input()
+                },
+                "mode.ratePerSecond",
+            ),
+            (
+                RunPlanInput {
+                    timeout_ms: Some(0),
+                    ..input()
+                },
+                "timeoutMs",
+            ),
+            (
+                RunPlanInput {
+                    temperature: 3.0,
+                    ..input()
+                },
+                "temperature",
+            ),
+            (
+                RunPlanInput {
+                    iterations: 600_000,
+                    ..input()
+                },
+                "iterations",
+            ),
+            (
+                RunPlanInput {
+                    agent: Agent {
+                        token_budget: 0,
+                        ..input().agent
+                    },
+                    ..input()
+                },
+                "agent.tokenBudget",
+            ),
+            (
+                RunPlanInput {
+                    agent: Agent {
+                        tools: vec![serde_json::json!(1)],
+                        ..input().agent
+                    },
+                    ..input()
+                },
+                "agent.tools",
+            ),
+        ];
+        for (bad, field) in cases {
+            assert_eq!(bad.validate("m").unwrap_err().field, field);
+        }
+    }
+}

@@ -1,0 +1,272 @@
+//! The one load driver. Every mode is "send job k at its scheduled instant, when a slot is free": a closed loop
+//! has no schedule and `concurrency` slots; an open loop has a constant or Poisson schedule and a cap. The
+//! intended send instant travels with each job, so lag behind the schedule is measured, not hidden.
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{mpsc, Semaphore};
+use tokio::task::JoinSet;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use crate::model::{Job, LoadMode, Measurement};
+
+/// A finished request.
+#[derive(Debug, Clone)]
+pub struct Finished {
+    /// Which request.
+    pub job: Job,
+    /// What was measured.
+    pub measurement: Measurement,
+}
+
+/// When job `k` should be sent, as an offset from the run's start; `None` means "as soon as a slot is free".
+struct Schedule {
+    gap: Option<(f64, bool)>,
+    next: Duration,
+    rng: StdRng,
+}
+
+impl Schedule {
+    fn new(mode: LoadMode, seed: u64) -> Self {
+        let gap = match mode {
+            LoadMode::Closed { .. } => None,
+            LoadMode::Open {
+                rate_per_second,
+                poisson,
+                ..
+            } => Some((rate_per_second, poisson)),
+        };
+        Self {
+            gap,
+            next: Duration::ZERO,
+            rng: StdRng::seed_from_u64(seed),
+        }
+    }
+
+    fn next_offset(&mut self) -> Option<Duration> {
+        let (rate, poisson) = self.gap?;
+        let at = self.next;
+        let seconds = if poisson {
+            // Exponential inter-arrival times: -ln(U)/rate with U in (0, 1].
+            let u: f64 = 1.0 - self.rng.gen::<f64>();
+            -u.ln() / rate
+        } else {
+            1.0 / rate
+        };
+        self.next += Duration::from_secs_f64(seconds);
+        Some(at)
+    }
+}
+
+fn slots(mode: LoadMode) -> usize {
+    match mode {
+        LoadMode::Closed { concurrency } => concurrency as usize,
+        LoadMode::Open {
+            max_concurrency, ..
+        } => max_concurrency as usize,
+    }
+}
+
+/// Sends every job through `execute(job, intended_send)` and reports each result on `results` (bounded: a slow
+/// consumer slows the run rather than growing memory). Stops early on `cancel`, dropping requests in flight.
+/// `seed` fixes the Poisson schedule, so a run's arrival pattern can be reproduced.
+pub async fn drive<F, Fut>(
+    jobs: impl Iterator<Item = Job>,
+    mode: LoadMode,
+    seed: u64,
+    cancel: CancellationToken,
+    results: mpsc::Sender<Finished>,
+    execute: F,
+) where
+    F: Fn(Job, Instant) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Measurement> + Send + 'static,
+{
+    let execute = Arc::new(execute);
+    let slots = Arc::new(Semaphore::new(slots(mode)));
+    let mut schedule = Schedule::new(mode, seed);
+    let start = Instant::now();
+    let mut in_flight = JoinSet::new();
+    for job in jobs {
+        let planned = schedule.next_offset().map(|offset| start + offset);
+        if let Some(at) = planned {
+            tokio::select! {
+                () = tokio::time::sleep_until(at) => {}
+                () = cancel.cancelled() => break,
+            }
+        }
+        let permit = tokio::select! {
+            permit = Arc::clone(&slots).acquire_owned() => match permit {
+                Ok(permit) => permit,
+                Err(_) => break,
+            },
+            () = cancel.cancelled() => break,
+        };
+        let intended = planned.unwrap_or_else(Instant::now);
+        let execute = Arc::clone(&execute);
+        let results = results.clone();
+        in_flight.spawn(async move {
+            let measurement = execute(job, intended).await;
+            drop(permit);
+            // A closed receiver means the run is being torn down; the result has nowhere to go.
+            let _ = results.send(Finished { job, measurement }).await;
+        });
+        while in_flight.try_join_next().is_some() {}
+    }
+    tokio::select! {
+        () = async { while in_flight.join_next().await.is_some() {} } => {}
+        () = cancel.cancelled() => in_flight.abort_all(),
+    }
+    while in_flight.join_next().await.is_some() {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Timeline, TokenSource};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    fn jobs(n: u64) -> impl Iterator<Item = Job> {
+        (0..n).map(|seq| Job {
+            seq,
+            prompt_index: 0,
+            iteration: seq as u32,
+            warmup: false,
+        })
+    }
+
+    fn measurement(lag: Duration) -> Measurement {
+        Measurement {
+            streamed: true,
+            status: Some(200),
+            timeline: Timeline {
+                schedule_lag_us: lag.as_micros() as u64,
+                ..Timeline::default()
+            },
+            tokens_in: None,
+            tokens_out: None,
+            token_source: TokenSource::Estimated,
+            finish_reason: None,
+            error: None,
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_closed_loop_never_exceeds_its_concurrency_and_runs_every_job() {
+        let (tx, mut rx) = mpsc::channel(8);
+        let running = Arc::new(AtomicUsize::new(0));
+        let peak = Arc::new(AtomicUsize::new(0));
+        let (r, p) = (Arc::clone(&running), Arc::clone(&peak));
+        let driver = tokio::spawn(drive(
+            jobs(20),
+            LoadMode::Closed { concurrency: 3 },
+            1,
+            CancellationToken::new(),
+            tx,
+            move |_, _| {
+                let (r, p) = (Arc::clone(&r), Arc::clone(&p));
+                async move {
+                    let now = r.fetch_add(1, Ordering::SeqCst) + 1;
+                    p.fetch_max(now, Ordering::SeqCst);
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    r.fetch_sub(1, Ordering::SeqCst);
+                    measurement(Duration::ZERO)
+                }
+            },
+        ));
+        let mut seen = Vec::new();
+        while let Some(f) = rx.recv().await {
+            seen.push(f.job.seq);
+        }
+        driver.await.unwrap();
+        seen.sort_unstable();
+        assert_eq!(seen, (0..20).collect::<Vec<_>>());
+        assert_eq!(peak.load(Ordering::SeqCst), 3);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_open_loop_sends_on_schedule_and_records_lag_when_the_cap_holds_it_back() {
+        let (tx, mut rx) = mpsc::channel(64);
+        let start = Instant::now();
+        let mode = LoadMode::Open {
+            rate_per_second: 100.0,
+            poisson: false,
+            max_concurrency: 1,
+        };
+        // Each request takes 25 ms but one is scheduled every 10 ms with one slot: sends fall behind.
+        tokio::spawn(drive(
+            jobs(5),
+            mode,
+            1,
+            CancellationToken::new(),
+            tx,
+            move |_, intended| async move {
+                let lag = Instant::now() - intended;
+                tokio::time::sleep(Duration::from_millis(25)).await;
+                measurement(lag)
+            },
+        ));
+        let mut lags = Vec::new();
+        while let Some(f) = rx.recv().await {
+            lags.push((f.job.seq, f.measurement.timeline.schedule_lag_us / 1000));
+        }
+        lags.sort_unstable();
+        assert_eq!(lags, vec![(0, 0), (1, 15), (2, 30), (3, 45), (4, 60)]);
+        assert_eq!((Instant::now() - start).as_millis(), 125);
+    }
+
+    #[test]
+    fn poisson_gaps_average_the_rate_and_repeat_for_a_seed() {
+        let mode = LoadMode::Open {
+            rate_per_second: 50.0,
+            poisson: true,
+            max_concurrency: 1,
+        };
+        let mut a = Schedule::new(mode, 7);
+        let mut b = Schedule::new(mode, 7);
+        let offsets: Vec<Duration> = (0..20_001).map(|_| a.next_offset().unwrap()).collect();
+        assert_eq!(
+            offsets[..10],
+            (0..10)
+                .map(|_| b.next_offset().unwrap())
+                .collect::<Vec<_>>()[..]
+        );
+        let mean_gap = offsets[20_000].as_secs_f64() / 20_000.0;
+        assert!(
+            (mean_gap - 0.02).abs() < 0.001,
+            "mean gap {mean_gap} s for 50/s"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn cancelling_stops_sending_and_drops_requests_in_flight() {
+        let (tx, mut rx) = mpsc::channel(64);
+        let cancel = CancellationToken::new();
+        let stop = cancel.clone();
+        let driver = tokio::spawn(drive(
+            jobs(1_000),
+            LoadMode::Closed { concurrency: 2 },
+            1,
+            cancel,
+            tx,
+            |_, _| async {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                measurement(Duration::ZERO)
+            },
+        ));
+        tokio::time::sleep(Duration::from_millis(55)).await;
+        stop.cancel();
+        driver.await.unwrap();
+        let mut finished = 0;
+        while rx.recv().await.is_some() {
+            finished += 1;
+        }
+        assert_eq!(
+            finished, 10,
+            "five rounds of two finished before the cancel"
+        );
+    }
+}

@@ -1,0 +1,124 @@
+//! The summary of a run: percentiles, throughput, error rate and cost over its measured iterations.
+
+use serde::{Deserialize, Serialize};
+
+use super::percentile::{percentiles, Percentiles};
+use crate::model::IterationRecord;
+
+/// Figures over the measured (non-warm-up) iterations of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunSummary {
+    /// Measured iterations (warm-ups excluded).
+    pub measured: u64,
+    /// Of those, successful.
+    pub succeeded: u64,
+    /// Failed / measured.
+    pub error_rate: f64,
+    /// TTFT percentiles over successful streamed iterations.
+    pub ttft: Option<Percentiles>,
+    /// Total-time percentiles over successful iterations.
+    pub total: Option<Percentiles>,
+    /// Output tokens per second, token-weighted: Σ tokensOut / Σ totalMs over successful iterations.
+    pub tok_per_sec: Option<f64>,
+    /// Σ cost over all measured iterations (failed ones cost what they consumed), `None` without prices.
+    pub total_cost_usd: Option<f64>,
+    /// Percentiles of schedule lag + total time (latency from the intended send; open loop).
+    pub total_from_intended: Option<Percentiles>,
+    /// The largest lag of a send behind its schedule, ms.
+    pub max_schedule_lag_ms: f64,
+}
+
+/// Summarises `records`; warm-ups are skipped, failures count only in the error rate and cost.
+pub fn summarize(records: &[IterationRecord]) -> RunSummary {
+    let measured: Vec<&IterationRecord> = records.iter().filter(|r| !r.warmup).collect();
+    let ok: Vec<&IterationRecord> = measured
+        .iter()
+        .copied()
+        .filter(|r| r.error.is_none())
+        .collect();
+    let tokens: u64 = ok.iter().filter_map(|r| r.tokens_out).sum();
+    let seconds: f64 = ok.iter().map(|r| r.total_ms / 1e3).sum();
+    let costs: Vec<f64> = measured.iter().filter_map(|r| r.cost_usd).collect();
+    RunSummary {
+        measured: measured.len() as u64,
+        succeeded: ok.len() as u64,
+        error_rate: if measured.is_empty() {
+            0.0
+        } else {
+            (measured.len() - ok.len()) as f64 / measured.len() as f64
+        },
+        ttft: percentiles(ok.iter().filter_map(|r| r.ttft_ms)),
+        total: percentiles(ok.iter().map(|r| r.total_ms)),
+        tok_per_sec: (seconds > 0.0).then(|| tokens as f64 / seconds),
+        total_cost_usd: (!costs.is_empty()).then(|| costs.iter().sum()),
+        total_from_intended: percentiles(ok.iter().map(|r| r.schedule_lag_ms + r.total_ms)),
+        max_schedule_lag_ms: measured
+            .iter()
+            .map(|r| r.schedule_lag_ms)
+            .fold(0.0, f64::max),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::TokenSource;
+
+    fn record(
+        total_ms: f64,
+        ttft_ms: Option<f64>,
+        tokens_out: u64,
+        error: Option<&str>,
+        warmup: bool,
+    ) -> IterationRecord {
+        IterationRecord {
+            prompt: "p".into(),
+            iteration: 0,
+            ttft_ms,
+            total_ms,
+            tokens_in: Some(10),
+            tokens_out: Some(tokens_out),
+            cost_usd: Some(0.001),
+            error: error.map(str::to_string),
+            seq: 0,
+            prompt_index: 0,
+            warmup,
+            token_source: TokenSource::Reported,
+            schedule_lag_ms: 0.0,
+        }
+    }
+
+    #[test]
+    fn excludes_warmups_and_failures_from_latency_but_counts_failures_in_the_error_rate() {
+        let records = vec![
+            record(5_000.0, Some(4_000.0), 10, None, true),
+            record(100.0, Some(20.0), 50, None, false),
+            record(300.0, Some(40.0), 150, None, false),
+            record(9_999.0, None, 0, Some("timeout: …"), false),
+        ];
+        let s = summarize(&records);
+        assert_eq!((s.measured, s.succeeded), (3, 2));
+        assert!((s.error_rate - 1.0 / 3.0).abs() < 1e-12);
+        let total = s.total.unwrap();
+        assert_eq!((total.p50, total.p95), (200.0, 290.0));
+        assert_eq!(s.ttft.unwrap().p50, 30.0);
+        assert_eq!(
+            s.tok_per_sec,
+            Some(200.0 / 0.4),
+            "200 tokens over 0.4 s of request time"
+        );
+        assert!(
+            (s.total_cost_usd.unwrap() - 0.003).abs() < 1e-12,
+            "warm-up excluded, failure included"
+        );
+    }
+
+    #[test]
+    fn an_empty_or_all_failed_run_has_no_percentiles() {
+        let s = summarize(&[record(1.0, None, 0, Some("http_500: x"), false)]);
+        assert_eq!((s.ttft, s.total, s.tok_per_sec), (None, None, None));
+        assert_eq!(s.error_rate, 1.0);
+        assert_eq!(summarize(&[]).error_rate, 0.0);
+    }
+}
