@@ -36,15 +36,8 @@ fn summary(name: &str, mut errors_ms: Vec<f64>) {
 async fn main() {
     let ttft = Duration::from_millis(50);
     let itl = Duration::from_millis(2);
-    let config = SimConfig {
-        ttft,
-        itl,
-        tokens: TOKENS,
-        api_key: None,
-    };
-    let sim = sim::spawn(config, "127.0.0.1:0".parse().unwrap())
-        .await
-        .unwrap();
+    let config = SimConfig { ttft, itl, tokens: TOKENS, api_key: None };
+    let sim = sim::spawn(config, "127.0.0.1:0".parse().unwrap()).await.unwrap();
     let client = reqwest::Client::new();
     let url = format!("{}/chat/completions", sim.base_url());
     let body = serde_json::json!({"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": true});
@@ -60,10 +53,7 @@ async fn main() {
             // One content chunk per token; the role chunk (`{"role":"assistant","content":""}`) does not match.
             let text = String::from_utf8_lossy(&chunk);
             let marker = r#""delta":{"content":""#;
-            let tokens = text
-                .match_indices(marker)
-                .filter(|(i, m)| !text[i + m.len()..].starts_with('"'))
-                .count();
+            let tokens = text.match_indices(marker).filter(|(i, m)| !text[i + m.len()..].starts_with('"')).count();
             arrivals.extend(std::iter::repeat_n(at, tokens));
         }
         assert_eq!(arrivals.len(), TOKENS as usize, "every token arrived");
@@ -72,7 +62,11 @@ async fn main() {
             gap_errors.push((pair[1] - pair[0]).as_secs_f64() * 1e3 - itl.as_secs_f64() * 1e3);
         }
     }
-    println!("simulator delay accuracy: TTFT {} ms, inter-token {} ms, {TOKENS} tokens, sequential requests", ttft.as_millis(), itl.as_millis());
+    println!(
+        "simulator delay accuracy: TTFT {} ms, inter-token {} ms, {TOKENS} tokens, sequential requests",
+        ttft.as_millis(),
+        itl.as_millis()
+    );
     summary("TTFT (observed - configured)", ttft_errors);
     summary("gap (observed - configured)", gap_errors);
 }

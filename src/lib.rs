@@ -7,14 +7,7 @@
 //! - [`api`]: `#[server]` functions, thin shells over the ssr modules.
 //! - [`ui`]: Leptos pages and components; they render, never compute.
 
-#![cfg_attr(
-    test,
-    allow(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        reason = "a failing test should panic loudly"
-    )
-)]
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, reason = "a failing test should panic loudly"))]
 
 pub mod api;
 pub mod error;

@@ -11,11 +11,7 @@ use latency_guard::server::Application;
 use latency_guard::sim::SimConfig;
 
 #[derive(Parser)]
-#[command(
-    name = "latency-guard",
-    version,
-    about = "Measures LLM endpoint latency and guards it against regressions"
-)]
+#[command(name = "latency-guard", version, about = "Measures LLM endpoint latency and guards it against regressions")]
 struct Cli {
     /// Config file (default: ./Leptos.toml when present; env LATENCY_GUARD_CONFIG).
     #[arg(long, global = true)]
@@ -54,10 +50,7 @@ enum Command {
 }
 
 fn millis(name: &str, ms: f64) -> anyhow::Result<Duration> {
-    anyhow::ensure!(
-        ms.is_finite() && (0.0..=600_000.0).contains(&ms),
-        "--{name} must be between 0 and 600000 ms"
-    );
+    anyhow::ensure!(ms.is_finite() && (0.0..=600_000.0).contains(&ms), "--{name} must be between 0 and 600000 ms");
     Ok(Duration::from_secs_f64(ms / 1e3))
 }
 
@@ -65,8 +58,7 @@ fn millis(name: &str, ms: f64) -> anyhow::Result<Duration> {
 async fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| "info,sqlx=warn".into()),
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info,sqlx=warn".into()),
         )
         .with_target(false)
         .init();
@@ -81,20 +73,9 @@ async fn main() -> anyhow::Result<()> {
             println!("{link}");
             Ok(())
         }
-        Command::Sim {
-            port,
-            host,
-            ttft_ms,
-            itl_ms,
-            tokens,
-            api_key,
-        } => {
-            let config = SimConfig {
-                ttft: millis("ttft-ms", ttft_ms)?,
-                itl: millis("itl-ms", itl_ms)?,
-                tokens,
-                api_key,
-            };
+        Command::Sim { port, host, ttft_ms, itl_ms, tokens, api_key } => {
+            let config =
+                SimConfig { ttft: millis("ttft-ms", ttft_ms)?, itl: millis("itl-ms", itl_ms)?, tokens, api_key };
             let sim = latency_guard::sim::spawn(config, SocketAddr::new(host, port))
                 .await
                 .with_context(|| format!("cannot listen on {host}:{port}"))?;
@@ -107,22 +88,13 @@ async fn main() -> anyhow::Result<()> {
 
 async fn serve(config: Option<PathBuf>) -> anyhow::Result<()> {
     let settings = Settings::load(config.as_deref())?;
-    let db = if settings.database_url.starts_with("sqlite:") {
-        "SQLite"
-    } else {
-        "PostgreSQL"
-    };
+    let db = if settings.database_url.starts_with("sqlite:") { "SQLite" } else { "PostgreSQL" };
     let app = Application::build(settings).await?;
     let base = app.state().settings.public_base();
-    println!(
-        "latency-guard listening on http://{} ({db})",
-        app.state().settings.site_addr
-    );
+    println!("latency-guard listening on http://{} ({db})", app.state().settings.site_addr);
     match app.first_login_link() {
         Some(link) => println!("First start: log in with this one-time link:\n\n    {link}\n"),
-        None => println!(
-            "Log in at {base}/login; for a fresh one-time link run: latency-guard login-link"
-        ),
+        None => println!("Log in at {base}/login; for a fresh one-time link run: latency-guard login-link"),
     }
     app.run_until_stopped().await?;
     Ok(())

@@ -5,9 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::engine::RequestTarget;
-use crate::model::{
-    BaseUrl, HeaderSet, HeaderValueChange, TestTarget, ValidationError, WorkspaceId,
-};
+use crate::model::{BaseUrl, HeaderSet, HeaderValueChange, TestTarget, ValidationError, WorkspaceId};
 use crate::secrets::SecretBox;
 use crate::store::{Store, StoreError};
 
@@ -33,41 +31,22 @@ pub async fn resolve_test_target(
     let base_url = BaseUrl::parse(&target.base_url)?;
     let headers = HeaderSet::parse(&target.headers)?;
     let stored = match target.connector_id {
-        Some(id) => Some(
-            store
-                .open_connector(workspace, id, sealer)
-                .await?
-                .credentials,
-        ),
+        Some(id) => Some(store.open_connector(workspace, id, sealer).await?.credentials),
         None => None,
     };
-    let typed_key = target
-        .api_key
-        .as_deref()
-        .map(str::trim)
-        .filter(|k| !k.is_empty());
-    let api_key = typed_key
-        .map(str::to_string)
-        .or_else(|| stored.as_ref().and_then(|s| s.api_key.clone()));
+    let typed_key = target.api_key.as_deref().map(str::trim).filter(|k| !k.is_empty());
+    let api_key = typed_key.map(str::to_string).or_else(|| stored.as_ref().and_then(|s| s.api_key.clone()));
     let mut resolved = BTreeMap::new();
     for (name, change) in headers.0 {
         let value = match change {
             HeaderValueChange::Set(v) => v,
-            HeaderValueChange::KeepStored => stored
-                .as_ref()
-                .and_then(|s| s.headers.get(name.as_str()).cloned())
-                .ok_or_else(|| {
-                    ValidationError::new(
-                        format!("headers.{}", name.as_str()),
-                        "no stored value; enter the value",
-                    )
-                })?,
+            HeaderValueChange::KeepStored => {
+                stored.as_ref().and_then(|s| s.headers.get(name.as_str()).cloned()).ok_or_else(|| {
+                    ValidationError::new(format!("headers.{}", name.as_str()), "no stored value; enter the value")
+                })?
+            }
         };
         resolved.insert(name.as_str().to_string(), value);
     }
-    Ok(RequestTarget {
-        base_url,
-        api_key,
-        headers: resolved,
-    })
+    Ok(RequestTarget { base_url, api_key, headers: resolved })
 }

@@ -1,10 +1,6 @@
 //! The HTTP surface through a real socket: sessions, login links, workspace isolation, validation, origin checks.
 #![cfg(feature = "ssr")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "a failing test should panic loudly"
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a failing test should panic loudly")]
 
 mod common;
 
@@ -20,10 +16,7 @@ fn every_server_function(id: &str) -> Vec<(&'static str, Value)> {
         ("connectors/create", json!({"input": input})),
         ("connectors/update", json!({"id": id, "input": input})),
         ("connectors/delete", json!({"id": id})),
-        (
-            "connectors/test",
-            json!({"target": {"baseUrl": "http://127.0.0.1:9/v1", "model": "m", "connectorId": id}}),
-        ),
+        ("connectors/test", json!({"target": {"baseUrl": "http://127.0.0.1:9/v1", "model": "m", "connectorId": id}})),
     ]
 }
 
@@ -42,20 +35,9 @@ async fn without_a_session_server_functions_answer_401_and_pages_redirect_to_log
         let (status, text) = app.call(path, body, None).await;
         assert_eq!(status, 401, "{path}: {text}");
     }
-    let (status, text) = app
-        .call(
-            "connectors/list",
-            json!({}),
-            Some("lg_session=forged-token"),
-        )
-        .await;
+    let (status, text) = app.call("connectors/list", json!({}), Some("lg_session=forged-token")).await;
     assert_eq!(status, 401, "forged cookie: {text}");
-    for page in [
-        "/",
-        "/connectors",
-        "/connectors/new",
-        &format!("/connectors/{id}"),
-    ] {
+    for page in ["/", "/connectors", "/connectors/new", &format!("/connectors/{id}")] {
         let (status, location, _) = app.get(page, None).await;
         assert_eq!(status, 303, "{page}");
         assert_eq!(location.as_deref(), Some("/login"), "{page}");
@@ -68,48 +50,24 @@ async fn without_a_session_server_functions_answer_401_and_pages_redirect_to_log
 #[tokio::test]
 async fn a_login_link_opens_a_session_once() {
     let app = spawn_app(true).await;
-    let link = app
-        .first_login_link
-        .clone()
-        .expect("a first start prints a login link");
-    assert!(
-        link.starts_with(&app.base),
-        "{link} should point at {}",
-        app.base
-    );
+    let link = app.first_login_link.clone().expect("a first start prints a login link");
+    assert!(link.starts_with(&app.base), "{link} should point at {}", app.base);
     let response = common::client().get(&link).send().await.unwrap();
     assert_eq!(response.status(), 303);
     assert_eq!(response.headers()["location"], "/connectors");
-    let cookie_header = response.headers()["set-cookie"]
-        .to_str()
-        .unwrap()
-        .to_string();
-    assert!(
-        cookie_header.contains("HttpOnly") && cookie_header.contains("SameSite=Lax"),
-        "{cookie_header}"
-    );
+    let cookie_header = response.headers()["set-cookie"].to_str().unwrap().to_string();
+    assert!(cookie_header.contains("HttpOnly") && cookie_header.contains("SameSite=Lax"), "{cookie_header}");
     let cookie = cookie_header.split(';').next().unwrap().to_string();
 
     let (status, _, page) = app.get("/connectors", Some(&cookie)).await;
     assert_eq!(status, 200);
-    assert!(
-        page.contains("Demo (simulated)"),
-        "the first start seeds the demo connector"
-    );
+    assert!(page.contains("Demo (simulated)"), "the first start seeds the demo connector");
 
     let again = common::client().get(&link).send().await.unwrap();
-    assert_eq!(
-        again.headers()["location"],
-        "/login?error=expired",
-        "a login link works once"
-    );
+    assert_eq!(again.headers()["location"], "/login?error=expired", "a login link works once");
 
-    let logout = common::client()
-        .post(format!("{}/auth/logout", app.base))
-        .header("cookie", &cookie)
-        .send()
-        .await
-        .unwrap();
+    let logout =
+        common::client().post(format!("{}/auth/logout", app.base)).header("cookie", &cookie).send().await.unwrap();
     assert_eq!(logout.status(), 303);
     let (status, _) = app.call("connectors/list", json!({}), Some(&cookie)).await;
     assert_eq!(status, 401, "the session ends on logout");
@@ -120,18 +78,10 @@ async fn a_workspace_cannot_read_update_test_or_delete_another_workspaces_connec
     let app = spawn_app(false).await;
     let (_, alice) = app.session_for("owner-alice").await;
     let (_, bob) = app.session_for("owner-bob").await;
-    let (status, created) = app
-        .call(
-            "connectors/create",
-            connector_body("Alice's", "http://127.0.0.1:9/v1"),
-            Some(&alice),
-        )
-        .await;
+    let (status, created) =
+        app.call("connectors/create", connector_body("Alice's", "http://127.0.0.1:9/v1"), Some(&alice)).await;
     assert_eq!(status, 200, "{created}");
-    let id = serde_json::from_str::<Value>(&created).unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = serde_json::from_str::<Value>(&created).unwrap()["id"].as_str().unwrap().to_string();
 
     for (path, body) in every_server_function(&id) {
         if path == "connectors/create" {
@@ -143,63 +93,31 @@ async fn a_workspace_cannot_read_update_test_or_delete_another_workspaces_connec
             _ => assert_eq!(status, 404, "{path} by another workspace: {text}"),
         }
     }
-    let (status, text) = app
-        .call("connectors/get", json!({"id": id}), Some(&alice))
-        .await;
+    let (status, text) = app.call("connectors/get", json!({"id": id}), Some(&alice)).await;
     assert_eq!(status, 200);
-    assert_eq!(
-        serde_json::from_str::<Value>(&text).unwrap()["name"],
-        "Alice's",
-        "unchanged for its owner"
-    );
+    assert_eq!(serde_json::from_str::<Value>(&text).unwrap()["name"], "Alice's", "unchanged for its owner");
 }
 
 #[tokio::test]
 async fn invalid_input_is_refused_with_the_field_named_and_stored_data_kept() {
     let app = spawn_app(false).await;
     let (_, cookie) = app.session_for("owner").await;
-    let (_, created) = app
-        .call(
-            "connectors/create",
-            connector_body("Good", "http://127.0.0.1:9/v1"),
-            Some(&cookie),
-        )
-        .await;
-    let id = serde_json::from_str::<Value>(&created).unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let (_, created) =
+        app.call("connectors/create", connector_body("Good", "http://127.0.0.1:9/v1"), Some(&cookie)).await;
+    let id = serde_json::from_str::<Value>(&created).unwrap()["id"].as_str().unwrap().to_string();
 
     let cases = [
-        (
-            json!({"name": "x", "baseUrl": "ftp://h/v1", "model": "m"}),
-            "baseUrl",
-        ),
-        (
-            json!({"name": "x", "baseUrl": "http://h/v1", "model": " "}),
-            "model",
-        ),
-        (
-            json!({"name": "", "baseUrl": "http://h/v1", "model": "m"}),
-            "name",
-        ),
+        (json!({"name": "x", "baseUrl": "ftp://h/v1", "model": "m"}), "baseUrl"),
+        (json!({"name": "x", "baseUrl": "http://h/v1", "model": " "}), "model"),
+        (json!({"name": "", "baseUrl": "http://h/v1", "model": "m"}), "name"),
         (
             json!({"name": "x", "baseUrl": "http://h/v1", "model": "m", "headers": {"bad name": "v"}}),
             "headers.bad name",
         ),
-        (
-            json!({"name": "x", "baseUrl": "http://h/v1", "model": "m", "inputPricePerMtok": -2}),
-            "inputPricePerMtok",
-        ),
+        (json!({"name": "x", "baseUrl": "http://h/v1", "model": "m", "inputPricePerMtok": -2}), "inputPricePerMtok"),
     ];
     for (input, field) in cases {
-        let (status, text) = app
-            .call(
-                "connectors/update",
-                json!({"id": id, "input": input}),
-                Some(&cookie),
-            )
-            .await;
+        let (status, text) = app.call("connectors/update", json!({"id": id, "input": input}), Some(&cookie)).await;
         assert_eq!(status, 400, "{field}: {text}");
         let error: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(error["kind"], "invalid", "{text}");
@@ -214,14 +132,9 @@ async fn invalid_input_is_refused_with_the_field_named_and_stored_data_kept() {
         )
         .await;
     assert_eq!(status, 400, "{text}");
-    assert!(
-        text.contains("name: invalid type"),
-        "the reply names the field: {text}"
-    );
+    assert!(text.contains("name: invalid type"), "the reply names the field: {text}");
 
-    let (_, after) = app
-        .call("connectors/get", json!({"id": id}), Some(&cookie))
-        .await;
+    let (_, after) = app.call("connectors/get", json!({"id": id}), Some(&cookie)).await;
     let after: Value = serde_json::from_str(&after).unwrap();
     assert_eq!(after["name"], "Good");
     assert_eq!(after["baseUrl"], "http://127.0.0.1:9/v1");
@@ -248,31 +161,17 @@ async fn cross_origin_writes_are_refused() {
 async fn testing_a_stored_connector_uses_its_key_server_side() {
     let app = spawn_app(false).await;
     let sim = latency_guard::sim::spawn(
-        latency_guard::sim::SimConfig {
-            api_key: Some("sk-api-test-0001".into()),
-            ..Default::default()
-        },
+        latency_guard::sim::SimConfig { api_key: Some("sk-api-test-0001".into()), ..Default::default() },
         "127.0.0.1:0".parse().unwrap(),
     )
     .await
     .unwrap();
     let (_, cookie) = app.session_for("owner").await;
-    let (_, created) = app
-        .call(
-            "connectors/create",
-            connector_body("Sim", &sim.base_url()),
-            Some(&cookie),
-        )
-        .await;
-    let id = serde_json::from_str::<Value>(&created).unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let (_, created) = app.call("connectors/create", connector_body("Sim", &sim.base_url()), Some(&cookie)).await;
+    let id = serde_json::from_str::<Value>(&created).unwrap()["id"].as_str().unwrap().to_string();
 
     let form = json!({"baseUrl": sim.base_url(), "model": "sim-model", "connectorId": id});
-    let (status, text) = app
-        .call("connectors/test", json!({"target": form}), Some(&cookie))
-        .await;
+    let (status, text) = app.call("connectors/test", json!({"target": form}), Some(&cookie)).await;
     assert_eq!(status, 200, "{text}");
     let result: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(result["ok"], true, "{text}");
@@ -280,14 +179,8 @@ async fn testing_a_stored_connector_uses_its_key_server_side() {
 
     // The same form without the stored connector has no key, and the simulator says so.
     let bare = json!({"baseUrl": sim.base_url(), "model": "sim-model"});
-    let (_, text) = app
-        .call("connectors/test", json!({"target": bare}), Some(&cookie))
-        .await;
-    assert_eq!(
-        serde_json::from_str::<Value>(&text).unwrap()["status"],
-        401,
-        "{text}"
-    );
+    let (_, text) = app.call("connectors/test", json!({"target": bare}), Some(&cookie)).await;
+    assert_eq!(serde_json::from_str::<Value>(&text).unwrap()["status"], 401, "{text}");
 }
 
 #[tokio::test]
@@ -306,83 +199,40 @@ async fn run_benchmark_once_measures_a_stored_connector_and_validates_its_input(
     .unwrap();
     let (_, cookie) = app.session_for("owner").await;
     let (_, other) = app.session_for("someone-else").await;
-    let (_, created) = app
-        .call(
-            "connectors/create",
-            connector_body("Sim", &sim.base_url()),
-            Some(&cookie),
-        )
-        .await;
-    let id = serde_json::from_str::<Value>(&created).unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let (_, created) = app.call("connectors/create", connector_body("Sim", &sim.base_url()), Some(&cookie)).await;
+    let id = serde_json::from_str::<Value>(&created).unwrap()["id"].as_str().unwrap().to_string();
 
-    let (status, text) = app
-        .call(
-            "benchmark/once",
-            json!({"input": {"connectorId": id, "prompt": "Hello"}}),
-            Some(&cookie),
-        )
-        .await;
+    let (status, text) =
+        app.call("benchmark/once", json!({"input": {"connectorId": id, "prompt": "Hello"}}), Some(&cookie)).await;
     assert_eq!(status, 200, "{text}");
     let streamed: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(streamed["error"], Value::Null, "{text}");
     let ttft = streamed["ttftMs"].as_f64().unwrap();
     assert!(ttft >= 25.0, "{text}");
-    assert!(
-        streamed["totalMs"].as_f64().unwrap() >= ttft + 15.0,
-        "{text}"
-    );
+    assert!(streamed["totalMs"].as_f64().unwrap() >= ttft + 15.0, "{text}");
     assert_eq!(streamed["tokensOut"], 16);
     assert_eq!(streamed["tokenSource"], "reported");
 
-    let body =
-        json!({"input": {"connectorId": id, "prompt": "Hello", "maxTokens": 4, "stream": false}});
+    let body = json!({"input": {"connectorId": id, "prompt": "Hello", "maxTokens": 4, "stream": false}});
     let (_, text) = app.call("benchmark/once", body, Some(&cookie)).await;
     let plain: Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(
-        plain["ttftMs"],
-        Value::Null,
-        "not streamed, so no TTFT: {text}"
-    );
+    assert_eq!(plain["ttftMs"], Value::Null, "not streamed, so no TTFT: {text}");
     assert_eq!(plain["tokensOut"], 4);
 
     for (input, field) in [
-        (
-            json!({"connectorId": id, "prompt": "x", "maxTokens": 0}),
-            "maxTokens",
-        ),
-        (
-            json!({"connectorId": id, "prompt": "x", "maxTokens": 8193}),
-            "maxTokens",
-        ),
+        (json!({"connectorId": id, "prompt": "x", "maxTokens": 0}), "maxTokens"),
+        (json!({"connectorId": id, "prompt": "x", "maxTokens": 8193}), "maxTokens"),
         (json!({"connectorId": id, "prompt": "  "}), "prompt"),
     ] {
-        let (status, text) = app
-            .call("benchmark/once", json!({"input": input}), Some(&cookie))
-            .await;
+        let (status, text) = app.call("benchmark/once", json!({"input": input}), Some(&cookie)).await;
         assert_eq!(status, 400, "{text}");
-        assert_eq!(
-            serde_json::from_str::<Value>(&text).unwrap()["detail"]["field"],
-            field
-        );
+        assert_eq!(serde_json::from_str::<Value>(&text).unwrap()["detail"]["field"], field);
     }
-    let (status, text) = app
-        .call(
-            "benchmark/once",
-            json!({"input": {"connectorId": "not-a-uuid", "prompt": "x"}}),
-            Some(&cookie),
-        )
-        .await;
+    let (status, text) =
+        app.call("benchmark/once", json!({"input": {"connectorId": "not-a-uuid", "prompt": "x"}}), Some(&cookie)).await;
     assert_eq!(status, 400, "{text}");
     assert!(text.contains("connectorId"), "{text}");
-    let (status, _) = app
-        .call(
-            "benchmark/once",
-            json!({"input": {"connectorId": id, "prompt": "x"}}),
-            Some(&other),
-        )
-        .await;
+    let (status, _) =
+        app.call("benchmark/once", json!({"input": {"connectorId": id, "prompt": "x"}}), Some(&other)).await;
     assert_eq!(status, 404, "another workspace's connector");
 }

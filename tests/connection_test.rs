@@ -1,10 +1,6 @@
 //! The connection test against real sockets on loopback: the simulator on port 0, a closed port, a silent server.
 #![cfg(feature = "ssr")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "a failing test should panic loudly"
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a failing test should panic loudly")]
 
 use latency_guard::engine::{test_connection, HttpClient, RequestTarget};
 use latency_guard::model::{BaseUrl, BODY_PREVIEW_CHARS};
@@ -22,9 +18,7 @@ async fn simulator(api_key: Option<&str>) -> SimHandle {
         tokens: 8,
         api_key: api_key.map(str::to_string),
     };
-    sim::spawn(config, SocketAddr::from(LOOPBACK_ANY_PORT))
-        .await
-        .unwrap()
+    sim::spawn(config, SocketAddr::from(LOOPBACK_ANY_PORT)).await.unwrap()
 }
 
 fn target(base: &str, key: Option<&str>) -> RequestTarget {
@@ -35,34 +29,22 @@ fn target(base: &str, key: Option<&str>) -> RequestTarget {
     }
 }
 
-async fn run(
-    target: &RequestTarget,
-    timeout: Duration,
-) -> latency_guard::model::ConnectionTestResult {
+async fn run(target: &RequestTarget, timeout: Duration) -> latency_guard::model::ConnectionTestResult {
     test_connection(&HttpClient::new().unwrap(), target, "sim-model", timeout).await
 }
 
 #[tokio::test]
 async fn succeeds_against_the_simulator_with_the_right_key() {
     let sim = simulator(Some("sk-right")).await;
-    let result = run(
-        &target(&sim.base_url(), Some("sk-right")),
-        Duration::from_secs(5),
-    )
-    .await;
+    let result = run(&target(&sim.base_url(), Some("sk-right")), Duration::from_secs(5)).await;
     assert!(result.ok, "{result:?}");
     assert_eq!(result.status, 200);
     assert!(
-        result.body.starts_with(r#"{"id":"chatcmpl-sim-"#)
-            || result.body.contains("chat.completion"),
+        result.body.starts_with(r#"{"id":"chatcmpl-sim-"#) || result.body.contains("chat.completion"),
         "{}",
         result.body
     );
-    assert!(
-        result.ms >= 5,
-        "the simulator waits 5 ms before its one token; measured {} ms",
-        result.ms
-    );
+    assert!(result.ms >= 5, "the simulator waits 5 ms before its one token; measured {} ms", result.ms);
 }
 
 #[tokio::test]
@@ -71,12 +53,7 @@ async fn truncates_the_body_to_240_characters() {
     let result = run(&target(&sim.base_url(), None), Duration::from_secs(5)).await;
     assert!(result.ok);
     // The simulator's full completion JSON is longer than the preview.
-    assert_eq!(
-        result.body.chars().count(),
-        BODY_PREVIEW_CHARS,
-        "{}",
-        result.body
-    );
+    assert_eq!(result.body.chars().count(), BODY_PREVIEW_CHARS, "{}", result.body);
 }
 
 #[tokio::test]
@@ -94,11 +71,7 @@ async fn reports_401_for_a_wrong_key_and_for_a_missing_one() {
 #[tokio::test]
 async fn reports_404_for_a_base_url_without_the_api_prefix() {
     let sim = simulator(None).await;
-    let result = run(
-        &target(&format!("http://{}", sim.addr()), None),
-        Duration::from_secs(5),
-    )
-    .await;
+    let result = run(&target(&format!("http://{}", sim.addr()), None), Duration::from_secs(5)).await;
     assert_eq!(result.status, 404);
     assert!(!result.ok);
     assert!(result.hint().unwrap().contains("/v1"));
@@ -107,11 +80,8 @@ async fn reports_404_for_a_base_url_without_the_api_prefix() {
 #[tokio::test]
 async fn keeps_an_azure_style_query_on_the_request() {
     let sim = simulator(None).await;
-    let result = run(
-        &target(&format!("{}/?api-version=2024-10-21", sim.base_url()), None),
-        Duration::from_secs(5),
-    )
-    .await;
+    let result =
+        run(&target(&format!("{}/?api-version=2024-10-21", sim.base_url()), None), Duration::from_secs(5)).await;
     assert_eq!(result.status, 200, "{result:?}");
 }
 
@@ -120,26 +90,16 @@ async fn reports_status_0_when_nothing_listens() {
     let closed = std::net::TcpListener::bind(SocketAddr::from(LOOPBACK_ANY_PORT)).unwrap();
     let addr = closed.local_addr().unwrap();
     drop(closed);
-    let result = run(
-        &target(&format!("http://{addr}/v1"), None),
-        Duration::from_secs(5),
-    )
-    .await;
+    let result = run(&target(&format!("http://{addr}/v1"), None), Duration::from_secs(5)).await;
     assert_eq!(result.status, 0);
     assert!(!result.ok);
-    assert!(
-        result.body.to_ascii_lowercase().contains("refused"),
-        "{}",
-        result.body
-    );
+    assert!(result.body.to_ascii_lowercase().contains("refused"), "{}", result.body);
     assert!(result.hint().unwrap().contains("refused"));
 }
 
 #[tokio::test]
 async fn times_out_on_a_server_that_accepts_and_never_answers() {
-    let silent = tokio::net::TcpListener::bind(SocketAddr::from(LOOPBACK_ANY_PORT))
-        .await
-        .unwrap();
+    let silent = tokio::net::TcpListener::bind(SocketAddr::from(LOOPBACK_ANY_PORT)).await.unwrap();
     let addr = silent.local_addr().unwrap();
     let holder = tokio::spawn(async move {
         let mut held = Vec::new();
@@ -147,17 +107,9 @@ async fn times_out_on_a_server_that_accepts_and_never_answers() {
             held.push(socket);
         }
     });
-    let result = run(
-        &target(&format!("http://{addr}/v1"), None),
-        Duration::from_millis(300),
-    )
-    .await;
+    let result = run(&target(&format!("http://{addr}/v1"), None), Duration::from_millis(300)).await;
     assert_eq!(result.status, 0);
-    assert!(
-        result.body.contains("timed out after 300 ms"),
-        "{}",
-        result.body
-    );
+    assert!(result.body.contains("timed out after 300 ms"), "{}", result.body);
     assert!((300..3_000).contains(&result.ms), "took {} ms", result.ms);
     holder.abort();
 }
@@ -169,22 +121,13 @@ async fn scrubs_a_key_that_the_endpoint_echoes_back() {
         "/v1/chat/completions",
         post(|headers: axum::http::HeaderMap| async move {
             let auth = headers["authorization"].to_str().unwrap().to_string();
-            (
-                axum::http::StatusCode::UNAUTHORIZED,
-                format!("bad credentials: {auth}"),
-            )
+            (axum::http::StatusCode::UNAUTHORIZED, format!("bad credentials: {auth}"))
         }),
     );
-    let listener = tokio::net::TcpListener::bind(SocketAddr::from(LOOPBACK_ANY_PORT))
-        .await
-        .unwrap();
+    let listener = tokio::net::TcpListener::bind(SocketAddr::from(LOOPBACK_ANY_PORT)).await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, echo).await });
-    let result = run(
-        &target(&format!("http://{addr}/v1"), Some("sk-echo-canary")),
-        Duration::from_secs(5),
-    )
-    .await;
+    let result = run(&target(&format!("http://{addr}/v1"), Some("sk-echo-canary")), Duration::from_secs(5)).await;
     assert_eq!(result.status, 401);
     assert!(!result.body.contains("sk-echo-canary"), "{}", result.body);
     assert!(result.body.contains("Bearer [redacted]"), "{}", result.body);

@@ -1,19 +1,14 @@
 //! The measurement engine against real HTTP on loopback: the simulator with scripted timings, and a scripted
 //! server that sends hostile streams byte for byte.
 #![cfg(feature = "ssr")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "a failing test should panic loudly"
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a failing test should panic loudly")]
 
 use axum::body::Body;
 use axum::response::Response;
 use axum::routing::post;
 use bytes::Bytes;
 use latency_guard::engine::{
-    measure, rejects_stream_options, Call, ChatMessage, ChatRequest, HttpClient, RequestTarget,
-    StreamOptions,
+    measure, rejects_stream_options, Call, ChatMessage, ChatRequest, HttpClient, RequestTarget, StreamOptions,
 };
 use latency_guard::model::{BaseUrl, ErrorClass, Measurement, TokenSource};
 use latency_guard::sim::{self, SimConfig};
@@ -24,52 +19,29 @@ use std::time::Duration;
 fn request(stream: bool) -> ChatRequest {
     ChatRequest {
         model: "sim-model".into(),
-        messages: vec![ChatMessage {
-            role: "user",
-            content: "Say something".into(),
-        }],
+        messages: vec![ChatMessage { role: "user", content: "Say something".into() }],
+        tools: vec![],
         max_tokens: 512,
         temperature: 0.0,
         stream,
-        stream_options: stream.then_some(StreamOptions {
-            include_usage: true,
-        }),
+        stream_options: stream.then_some(StreamOptions { include_usage: true }),
     }
 }
 
 fn target(base: &str) -> RequestTarget {
-    RequestTarget {
-        base_url: BaseUrl::parse(base).unwrap(),
-        api_key: None,
-        headers: BTreeMap::new(),
-    }
+    RequestTarget { base_url: BaseUrl::parse(base).unwrap(), api_key: None, headers: BTreeMap::new() }
 }
 
 async fn run(base: &str, request: &ChatRequest, timeout: Duration) -> Measurement {
     let client = HttpClient::new().unwrap();
     let target = target(base);
-    measure(
-        &client,
-        Call {
-            target: &target,
-            request,
-            timeout,
-            intended: tokio::time::Instant::now(),
-        },
-    )
-    .await
+    measure(&client, Call { target: &target, request, timeout, intended: tokio::time::Instant::now() }).await
 }
 
 async fn simulator(ttft_ms: u64, itl_ms: u64, tokens: u32) -> sim::SimHandle {
-    let config = SimConfig {
-        ttft: Duration::from_millis(ttft_ms),
-        itl: Duration::from_millis(itl_ms),
-        tokens,
-        api_key: None,
-    };
-    sim::spawn(config, SocketAddr::from(([127, 0, 0, 1], 0)))
-        .await
-        .unwrap()
+    let config =
+        SimConfig { ttft: Duration::from_millis(ttft_ms), itl: Duration::from_millis(itl_ms), tokens, api_key: None };
+    sim::spawn(config, SocketAddr::from(([127, 0, 0, 1], 0))).await.unwrap()
 }
 
 /// A server whose `/v1/chat/completions` answers `status` and then sends `pieces` as separate writes.
@@ -79,11 +51,8 @@ async fn scripted(status: u16, pieces: Vec<&'static [u8]>) -> String {
         post(move || {
             let pieces = pieces.clone();
             async move {
-                let stream = futures::stream::iter(
-                    pieces
-                        .into_iter()
-                        .map(|p| Ok::<_, std::io::Error>(Bytes::from_static(p))),
-                );
+                let stream =
+                    futures::stream::iter(pieces.into_iter().map(|p| Ok::<_, std::io::Error>(Bytes::from_static(p))));
                 Response::builder()
                     .status(status)
                     .header("content-type", "text/event-stream")
@@ -108,24 +77,14 @@ async fn measures_ttft_within_2_ms_of_the_simulators_configured_delay() {
         ttfts.push(m.ttft_ms().unwrap());
         assert_eq!(m.tokens_out, Some(8));
         assert_eq!(m.token_source, TokenSource::Reported);
-        assert_eq!(
-            m.timeline.chunks.len(),
-            8,
-            "one content chunk per token; the role chunk does not count"
-        );
+        assert_eq!(m.timeline.chunks.len(), 8, "one content chunk per token; the role chunk does not count");
         assert_eq!(m.finish_reason.as_deref(), Some("stop"));
         let tpot = m.tpot_ms().unwrap();
-        assert!(
-            (1.5..4.0).contains(&tpot),
-            "inter-token 2 ms, measured TPOT {tpot}"
-        );
+        assert!((1.5..4.0).contains(&tpot), "inter-token 2 ms, measured TPOT {tpot}");
     }
     ttfts.sort_by(f64::total_cmp);
     let median = ttfts[2];
-    assert!(
-        (30.0..32.0).contains(&median),
-        "median TTFT {median} ms for a configured 30 ms: {ttfts:?}"
-    );
+    assert!((30.0..32.0).contains(&median), "median TTFT {median} ms for a configured 30 ms: {ttfts:?}");
 }
 
 #[tokio::test]
@@ -134,11 +93,7 @@ async fn a_non_streamed_request_has_a_total_but_no_ttft() {
     let m = run(&sim.base_url(), &request(false), Duration::from_secs(5)).await;
     assert_eq!(m.error, None);
     assert_eq!(m.ttft_ms(), None);
-    assert!(
-        m.total_ms() >= 29.0,
-        "20 ms + 9 × 1 ms, measured {}",
-        m.total_ms()
-    );
+    assert!(m.total_ms() >= 29.0, "20 ms + 9 × 1 ms, measured {}", m.total_ms());
     assert_eq!((m.tokens_in, m.tokens_out), (Some(4), Some(10)));
 }
 
@@ -147,46 +102,38 @@ async fn http_errors_connect_failures_and_timeouts_are_classified_with_timings()
     let base = scripted(429, vec![br#"{"error":{"message":"Rate limit reached"}}"#]).await;
     let m = run(&base, &request(true), Duration::from_secs(5)).await;
     let error = m.error.unwrap();
-    assert_eq!(
-        (error.class, error.code.as_str()),
-        (ErrorClass::Http, "http_429")
-    );
+    assert_eq!((error.class, error.code.as_str()), (ErrorClass::Http, "http_429"));
     assert!(error.detail.contains("Rate limit"));
 
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = closed.local_addr().unwrap();
     drop(closed);
-    let m = run(
-        &format!("http://{addr}/v1"),
-        &request(true),
-        Duration::from_secs(5),
-    )
-    .await;
+    let m = run(&format!("http://{addr}/v1"), &request(true), Duration::from_secs(5)).await;
     assert_eq!(m.error.unwrap().class, ErrorClass::Connect);
 
     let sim = simulator(2_000, 1, 4).await;
     let m = run(&sim.base_url(), &request(true), Duration::from_millis(200)).await;
     assert_eq!(m.error.as_ref().unwrap().class, ErrorClass::Timeout);
-    assert!(
-        m.timeline.headers_us.is_some(),
-        "headers arrived before the first token"
-    );
+    assert!(m.timeline.headers_us.is_some(), "headers arrived before the first token");
     assert!((200.0..1_000.0).contains(&m.total_ms()), "{}", m.total_ms());
 }
 
-const ROLE: &[u8] =
-    b"data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n";
-const HELLO: &[u8] =
-    b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hello there\"}}]}\n\n";
-const STOP: &[u8] =
-    b"data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n";
+const ROLE: &[u8] = b"data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n";
+const HELLO: &[u8] = b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hello there\"}}]}\n\n";
+const STOP: &[u8] = b"data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n";
 const DONE: &[u8] = b"data: [DONE]\n\n";
 
 #[tokio::test]
 async fn hostile_streams_become_the_right_error_class() {
     let cases: Vec<(Vec<&'static [u8]>, ErrorClass)> = vec![
-        (vec![ROLE, HELLO, b"data: {\"error\":{\"message\":\"upstream died\",\"code\":500}}\n\n"], ErrorClass::StreamError),
-        (vec![ROLE, HELLO, b"event: error\ndata: {\"type\":\"error\",\"error\":{\"message\":\"Overloaded\"}}\n\n"], ErrorClass::StreamError),
+        (
+            vec![ROLE, HELLO, b"data: {\"error\":{\"message\":\"upstream died\",\"code\":500}}\n\n"],
+            ErrorClass::StreamError,
+        ),
+        (
+            vec![ROLE, HELLO, b"event: error\ndata: {\"type\":\"error\",\"error\":{\"message\":\"Overloaded\"}}\n\n"],
+            ErrorClass::StreamError,
+        ),
         (vec![ROLE, HELLO], ErrorClass::Truncated),
         (vec![ROLE, b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel"], ErrorClass::Truncated),
         (vec![ROLE, b"data: {not json}\n\n", DONE], ErrorClass::Malformed),
@@ -227,11 +174,8 @@ async fn comments_and_split_chunks_do_not_start_the_clock_and_missing_usage_is_e
 
 #[tokio::test]
 async fn an_endpoint_rejecting_stream_options_is_recognised() {
-    let base = scripted(
-        400,
-        vec![br#"{"error":{"message":"Unrecognized request argument supplied: stream_options"}}"#],
-    )
-    .await;
+    let base =
+        scripted(400, vec![br#"{"error":{"message":"Unrecognized request argument supplied: stream_options"}}"#]).await;
     let m = run(&base, &request(true), Duration::from_secs(5)).await;
     assert!(rejects_stream_options(&m), "{:?}", m.error);
 }

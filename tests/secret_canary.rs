@@ -2,11 +2,7 @@
 //! server-function reply, the hydration data, the server's own log output (at debug level) and the database
 //! file; the canary must appear in none of them. Runs the real binary, as a user would.
 #![cfg(feature = "ssr")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "a failing test should panic loudly"
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a failing test should panic loudly")]
 
 mod common;
 
@@ -44,10 +40,7 @@ fn start_server(dir: &std::path::Path) -> (Server, String, String) {
     let log = std::fs::File::create(&log_path).unwrap();
     let child = Command::new(env!("CARGO_BIN_EXE_latency-guard"))
         .arg("serve")
-        .env(
-            "DATABASE_URL",
-            latency_guard::config::sqlite_url(&dir.join("canary.db")),
-        )
+        .env("DATABASE_URL", latency_guard::config::sqlite_url(&dir.join("canary.db")))
         .env("LATENCY_GUARD_DATA_DIR", dir)
         .env("LEPTOS_SITE_ADDR", "127.0.0.1:0")
         .env("LATENCY_GUARD_DEMO_SIMULATOR", "true")
@@ -65,18 +58,11 @@ fn start_server(dir: &std::path::Path) -> (Server, String, String) {
             .lines()
             .find_map(|l| l.split("listening on ").nth(1))
             .map(|r| r.split_whitespace().next().unwrap_or_default().to_string());
-        let link = out
-            .lines()
-            .map(str::trim)
-            .find(|l| l.contains("/auth/link?token="))
-            .map(str::to_string);
+        let link = out.lines().map(str::trim).find(|l| l.contains("/auth/link?token=")).map(str::to_string);
         if let (Some(base), Some(link)) = (base, link) {
             return (server, base, link);
         }
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "server did not start:\n{out}"
-        );
+        assert!(started.elapsed() < Duration::from_secs(30), "server did not start:\n{out}");
         std::thread::sleep(Duration::from_millis(50));
     }
 }
@@ -84,10 +70,7 @@ fn start_server(dir: &std::path::Path) -> (Server, String, String) {
 #[tokio::test]
 async fn no_secret_reaches_pages_replies_hydration_data_logs_or_the_database_file() {
     let sim = latency_guard::sim::spawn(
-        latency_guard::sim::SimConfig {
-            api_key: Some(KEY_CANARY.into()),
-            ..Default::default()
-        },
+        latency_guard::sim::SimConfig { api_key: Some(KEY_CANARY.into()), ..Default::default() },
         "127.0.0.1:0".parse().unwrap(),
     )
     .await
@@ -96,20 +79,11 @@ async fn no_secret_reaches_pages_replies_hydration_data_logs_or_the_database_fil
     let (server, base, link) = start_server(dir.path());
     let client = common::client();
     let login = client.get(&link).send().await.unwrap();
-    let cookie = login.headers()["set-cookie"]
-        .to_str()
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_string();
+    let cookie = login.headers()["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_string();
 
     let mut seen = Vec::<(String, String)>::new();
     let call = |path: &str, body: Value| {
-        let request = client
-            .post(format!("{base}/api/{path}"))
-            .header("cookie", &cookie)
-            .json(&body);
+        let request = client.post(format!("{base}/api/{path}")).header("cookie", &cookie).json(&body);
         async move {
             let response = request.send().await.unwrap();
             (response.status().as_u16(), response.text().await.unwrap())
@@ -121,10 +95,7 @@ async fn no_secret_reaches_pages_replies_hydration_data_logs_or_the_database_fil
     });
     let (status, created) = call("connectors/create", json!({"input": input})).await;
     assert_eq!(status, 200, "{created}");
-    let id = serde_json::from_str::<Value>(&created).unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = serde_json::from_str::<Value>(&created).unwrap()["id"].as_str().unwrap().to_string();
     seen.push(("create reply".into(), created));
 
     let keep_secrets = json!({"name": "Canary", "baseUrl": sim.base_url(), "model": "sim-model",
@@ -132,50 +103,27 @@ async fn no_secret_reaches_pages_replies_hydration_data_logs_or_the_database_fil
     for (path, body) in [
         ("connectors/list", json!({})),
         ("connectors/get", json!({"id": id})),
-        (
-            "connectors/update",
-            json!({"id": id, "input": keep_secrets}),
-        ),
+        ("connectors/update", json!({"id": id, "input": keep_secrets})),
         (
             "connectors/test",
             json!({"target": {"baseUrl": sim.base_url(), "model": "sim-model", "connectorId": id,
                                               "headers": {"x-api-key": null}}}),
         ),
-        (
-            "connectors/test",
-            json!({"target": {"baseUrl": sim.base_url(), "model": "sim-model", "apiKey": KEY_CANARY}}),
-        ),
+        ("connectors/test", json!({"target": {"baseUrl": sim.base_url(), "model": "sim-model", "apiKey": KEY_CANARY}})),
     ] {
         let (status, text) = call(path, body).await;
         assert_eq!(status, 200, "{path}: {text}");
         seen.push((format!("{path} reply"), text));
     }
     let tested: Value = serde_json::from_str(&seen[4].1).unwrap();
-    assert_eq!(
-        tested["ok"], true,
-        "the stored key was used server-side: {tested}"
-    );
+    assert_eq!(tested["ok"], true, "the stored key was used server-side: {tested}");
 
-    for page in [
-        "/",
-        "/connectors",
-        "/connectors/new",
-        &format!("/connectors/{id}"),
-        "/login",
-    ] {
-        let response = client
-            .get(format!("{base}{page}"))
-            .header("cookie", &cookie)
-            .send()
-            .await
-            .unwrap();
+    for page in ["/", "/connectors", "/connectors/new", &format!("/connectors/{id}"), "/login"] {
+        let response = client.get(format!("{base}{page}")).header("cookie", &cookie).send().await.unwrap();
         assert_eq!(response.status(), 200, "{page}");
         let html = response.text().await.unwrap();
         if page.contains(&id) {
-            assert!(
-                html.contains("Canary"),
-                "the edit page (and its hydration data) shows the connector"
-            );
+            assert!(html.contains("Canary"), "the edit page (and its hydration data) shows the connector");
         }
         seen.push((format!("page {page}"), html));
     }
@@ -186,19 +134,11 @@ async fn no_secret_reaches_pages_replies_hydration_data_logs_or_the_database_fil
         let bytes = std::fs::read(dir.path().join(file)).unwrap_or_default();
         seen.push((file.into(), String::from_utf8_lossy(&bytes).into_owned()));
     }
-    assert!(
-        seen.last().is_some_and(|(_, log)| !log.is_empty()) || !seen[seen.len() - 3].1.is_empty()
-    );
+    assert!(seen.last().is_some_and(|(_, log)| !log.is_empty()) || !seen[seen.len() - 3].1.is_empty());
     for (what, text) in &seen {
         assert!(!text.contains(KEY_CANARY), "the API key leaked into {what}");
-        assert!(
-            !text.contains(HEADER_CANARY),
-            "the credential header leaked into {what}"
-        );
+        assert!(!text.contains(HEADER_CANARY), "the credential header leaked into {what}");
     }
     let log = &seen.iter().find(|(w, _)| w == "server log").unwrap().1;
-    assert!(
-        log.contains("/api/connectors/create"),
-        "the log was captured (one line per request)"
-    );
+    assert!(log.contains("/api/connectors/create"), "the log was captured (one line per request)");
 }

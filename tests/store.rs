@@ -1,10 +1,6 @@
 //! The store's story, told twice: on SQLite and on PostgreSQL, over real connections.
 #![cfg(feature = "ssr")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "a failing test should panic loudly"
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a failing test should panic loudly")]
 
 mod common;
 
@@ -42,12 +38,7 @@ fn valid(input: &ConnectorInput) -> ValidConnector {
 }
 
 async fn workspace(store: &Store, owner: &str) -> WorkspaceId {
-    store
-        .ensure_workspace(owner, owner, 1_000)
-        .await
-        .unwrap()
-        .0
-        .id
+    store.ensure_workspace(owner, owner, 1_000).await.unwrap().0.id
 }
 
 /// Every connector column as text, read over a separate raw connection (what a stolen database file shows).
@@ -61,74 +52,41 @@ async fn dump_connector_rows(db: &TestDb) -> String {
     .await
     .unwrap();
     pool.close().await;
-    rows.iter()
-        .map(|r| r.get::<String, _>("line"))
-        .collect::<Vec<_>>()
-        .join("\n")
+    rows.iter().map(|r| r.get::<String, _>("line")).collect::<Vec<_>>().join("\n")
 }
 
 async fn copy_sealed_secrets(db: &TestDb, from: ConnectorId, to: ConnectorId) {
     let pool = sqlx::AnyPool::connect(&db.url).await.unwrap();
-    sqlx::query("UPDATE connectors SET sealed_secrets = (SELECT sealed_secrets FROM connectors WHERE id = $1) WHERE id = $2")
-        .bind(from.to_string())
-        .bind(to.to_string())
-        .execute(&pool)
-        .await
-        .unwrap();
+    sqlx::query(
+        "UPDATE connectors SET sealed_secrets = (SELECT sealed_secrets FROM connectors WHERE id = $1) WHERE id = $2",
+    )
+    .bind(from.to_string())
+    .bind(to.to_string())
+    .execute(&pool)
+    .await
+    .unwrap();
     pool.close().await;
 }
 
 async fn connector_crud_round_trips(db: &TestDb) {
     let store = &db.store;
     let ws = workspace(store, "owner-a").await;
-    let created = store
-        .create_connector(ws, &valid(&input("Gateway")), false, sealer(), 1_000)
-        .await
-        .unwrap();
+    let created = store.create_connector(ws, &valid(&input("Gateway")), false, sealer(), 1_000).await.unwrap();
     assert_eq!(created.name, "Gateway");
-    assert_eq!(
-        created.base_url,
-        "https://gw.example/openai/deployments/gpt?api-version=2024-10-21"
-    );
+    assert_eq!(created.base_url, "https://gw.example/openai/deployments/gpt?api-version=2024-10-21");
     assert!(created.has_api_key);
     assert_eq!(created.input_price_per_mtok, Some(0.15));
-    let header_names: Vec<_> = created
-        .headers
-        .iter()
-        .map(|h| (h.name.as_str(), h.value.as_deref(), h.secret))
-        .collect();
-    assert_eq!(
-        header_names,
-        vec![
-            ("api-version", Some("2024-10-21"), false),
-            ("x-api-key", None, true)
-        ]
-    );
+    let header_names: Vec<_> =
+        created.headers.iter().map(|h| (h.name.as_str(), h.value.as_deref(), h.secret)).collect();
+    assert_eq!(header_names, vec![("api-version", Some("2024-10-21"), false), ("x-api-key", None, true)]);
 
-    let opened = store
-        .open_connector(ws, created.id, sealer())
-        .await
-        .unwrap();
-    assert_eq!(
-        opened.credentials.api_key.as_deref(),
-        Some("sk-store-canary-0001")
-    );
-    assert_eq!(
-        opened.credentials.headers["x-api-key"],
-        "hdr-store-canary-0002"
-    );
+    let opened = store.open_connector(ws, created.id, sealer()).await.unwrap();
+    assert_eq!(opened.credentials.api_key.as_deref(), Some("sk-store-canary-0001"));
+    assert_eq!(opened.credentials.headers["x-api-key"], "hdr-store-canary-0002");
     assert_eq!(opened.credentials.headers["api-version"], "2024-10-21");
 
-    let renamed = ConnectorInput {
-        name: "Renamed".into(),
-        api_key: None,
-        output_price_per_mtok: None,
-        ..input("x")
-    };
-    let updated = store
-        .update_connector(ws, created.id, &valid(&renamed), sealer(), 2_000)
-        .await
-        .unwrap();
+    let renamed = ConnectorInput { name: "Renamed".into(), api_key: None, output_price_per_mtok: None, ..input("x") };
+    let updated = store.update_connector(ws, created.id, &valid(&renamed), sealer(), 2_000).await.unwrap();
     assert_eq!(updated.name, "Renamed");
     assert_eq!(updated.output_price_per_mtok, None);
     assert_eq!(updated.updated_at_ms, 2_000);
@@ -137,61 +95,29 @@ async fn connector_crud_round_trips(db: &TestDb) {
     assert_eq!(store.list_connectors(ws).await.unwrap().len(), 1);
     store.delete_connector(ws, created.id).await.unwrap();
     assert!(store.list_connectors(ws).await.unwrap().is_empty());
-    assert!(matches!(
-        store.delete_connector(ws, created.id).await,
-        Err(StoreError::NotFound)
-    ));
+    assert!(matches!(store.delete_connector(ws, created.id).await, Err(StoreError::NotFound)));
 }
 
 async fn update_keeps_stored_secrets_when_omitted_and_clears_on_request(db: &TestDb) {
     let store = &db.store;
     let ws = workspace(store, "owner-a").await;
-    let created = store
-        .create_connector(ws, &valid(&input("G")), false, sealer(), 1)
-        .await
-        .unwrap();
+    let created = store.create_connector(ws, &valid(&input("G")), false, sealer(), 1).await.unwrap();
     let keep = ConnectorInput {
         api_key: None,
-        headers: BTreeMap::from([
-            ("x-api-key".into(), None),
-            ("api-version".into(), Some("2025-01-01".into())),
-        ]),
+        headers: BTreeMap::from([("x-api-key".into(), None), ("api-version".into(), Some("2025-01-01".into()))]),
         ..input("G")
     };
-    store
-        .update_connector(ws, created.id, &valid(&keep), sealer(), 2)
-        .await
-        .unwrap();
-    let opened = store
-        .open_connector(ws, created.id, sealer())
-        .await
-        .unwrap();
-    assert_eq!(
-        opened.credentials.api_key.as_deref(),
-        Some("sk-store-canary-0001")
-    );
-    assert_eq!(
-        opened.credentials.headers["x-api-key"],
-        "hdr-store-canary-0002"
-    );
+    store.update_connector(ws, created.id, &valid(&keep), sealer(), 2).await.unwrap();
+    let opened = store.open_connector(ws, created.id, sealer()).await.unwrap();
+    assert_eq!(opened.credentials.api_key.as_deref(), Some("sk-store-canary-0001"));
+    assert_eq!(opened.credentials.headers["x-api-key"], "hdr-store-canary-0002");
     assert_eq!(opened.credentials.headers["api-version"], "2025-01-01");
 
-    let clear = ConnectorInput {
-        api_key: None,
-        clear_api_key: true,
-        headers: BTreeMap::new(),
-        ..input("G")
-    };
-    let cleared = store
-        .update_connector(ws, created.id, &valid(&clear), sealer(), 3)
-        .await
-        .unwrap();
+    let clear = ConnectorInput { api_key: None, clear_api_key: true, headers: BTreeMap::new(), ..input("G") };
+    let cleared = store.update_connector(ws, created.id, &valid(&clear), sealer(), 3).await.unwrap();
     assert!(!cleared.has_api_key);
     assert!(cleared.headers.is_empty());
-    let opened = store
-        .open_connector(ws, created.id, sealer())
-        .await
-        .unwrap();
+    let opened = store.open_connector(ws, created.id, sealer()).await.unwrap();
     assert_eq!(opened.credentials.api_key, None);
     assert!(opened.credentials.headers.is_empty());
 }
@@ -199,24 +125,12 @@ async fn update_keeps_stored_secrets_when_omitted_and_clears_on_request(db: &Tes
 async fn a_rejected_update_changes_nothing(db: &TestDb) {
     let store = &db.store;
     let ws = workspace(store, "owner-a").await;
-    let created = store
-        .create_connector(ws, &valid(&input("Before")), false, sealer(), 1)
-        .await
-        .unwrap();
+    let created = store.create_connector(ws, &valid(&input("Before")), false, sealer(), 1).await.unwrap();
     // Keeping a credential header that was never stored is an error, detected before anything is written.
-    let bad = ConnectorInput {
-        name: "After".into(),
-        headers: BTreeMap::from([("x-auth-token".into(), None)]),
-        ..input("x")
-    };
-    let err = store
-        .update_connector(ws, created.id, &valid(&bad), sealer(), 2)
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(&err, StoreError::Invalid(v) if v.field == "headers.x-auth-token"),
-        "{err}"
-    );
+    let bad =
+        ConnectorInput { name: "After".into(), headers: BTreeMap::from([("x-auth-token".into(), None)]), ..input("x") };
+    let err = store.update_connector(ws, created.id, &valid(&bad), sealer(), 2).await.unwrap_err();
+    assert!(matches!(&err, StoreError::Invalid(v) if v.field == "headers.x-auth-token"), "{err}");
     let after = store.get_connector(ws, created.id).await.unwrap();
     assert_eq!(after, created);
 }
@@ -225,125 +139,57 @@ async fn workspaces_cannot_touch_each_others_connectors(db: &TestDb) {
     let store = &db.store;
     let a = workspace(store, "owner-a").await;
     let b = workspace(store, "owner-b").await;
-    let of_a = store
-        .create_connector(a, &valid(&input("A's")), false, sealer(), 1)
-        .await
-        .unwrap();
+    let of_a = store.create_connector(a, &valid(&input("A's")), false, sealer(), 1).await.unwrap();
     assert!(store.list_connectors(b).await.unwrap().is_empty());
+    assert!(matches!(store.get_connector(b, of_a.id).await, Err(StoreError::NotFound)));
+    assert!(matches!(store.open_connector(b, of_a.id, sealer()).await, Err(StoreError::NotFound)));
     assert!(matches!(
-        store.get_connector(b, of_a.id).await,
+        store.update_connector(b, of_a.id, &valid(&input("hijack")), sealer(), 2).await,
         Err(StoreError::NotFound)
     ));
-    assert!(matches!(
-        store.open_connector(b, of_a.id, sealer()).await,
-        Err(StoreError::NotFound)
-    ));
-    assert!(matches!(
-        store
-            .update_connector(b, of_a.id, &valid(&input("hijack")), sealer(), 2)
-            .await,
-        Err(StoreError::NotFound)
-    ));
-    assert!(matches!(
-        store.delete_connector(b, of_a.id).await,
-        Err(StoreError::NotFound)
-    ));
+    assert!(matches!(store.delete_connector(b, of_a.id).await, Err(StoreError::NotFound)));
     assert_eq!(store.get_connector(a, of_a.id).await.unwrap().name, "A's");
-    assert!(matches!(
-        store.get_connector(a, ConnectorId::new_random()).await,
-        Err(StoreError::NotFound)
-    ));
+    assert!(matches!(store.get_connector(a, ConnectorId::new_random()).await, Err(StoreError::NotFound)));
 }
 
 async fn credentials_are_sealed_at_rest_and_bound_to_their_row(db: &TestDb) {
     let store = &db.store;
     let ws = workspace(store, "owner-a").await;
-    let created = store
-        .create_connector(ws, &valid(&input("Sealed")), false, sealer(), 1)
-        .await
-        .unwrap();
-    let other = store
-        .create_connector(ws, &valid(&input("Other")), false, sealer(), 1)
-        .await
-        .unwrap();
+    let created = store.create_connector(ws, &valid(&input("Sealed")), false, sealer(), 1).await.unwrap();
+    let other = store.create_connector(ws, &valid(&input("Other")), false, sealer(), 1).await.unwrap();
     // A stolen database without the server secret yields no keys: the key is in no column as plain text.
     let dump = dump_connector_rows(db).await;
     assert!(dump.contains("Sealed"));
-    assert!(
-        !dump.contains("sk-store-canary-0001"),
-        "API key stored in plain text"
-    );
-    assert!(
-        !dump.contains("hdr-store-canary-0002"),
-        "credential header stored in plain text"
-    );
+    assert!(!dump.contains("sk-store-canary-0001"), "API key stored in plain text");
+    assert!(!dump.contains("hdr-store-canary-0002"), "credential header stored in plain text");
     // Another secret cannot open it.
     let stranger = SecretBox::new(&Secret::generate());
-    assert!(matches!(
-        store.open_connector(ws, created.id, &stranger).await,
-        Err(StoreError::Sealed(_))
-    ));
+    assert!(matches!(store.open_connector(ws, created.id, &stranger).await, Err(StoreError::Sealed(_))));
     // A sealed blob copied onto another row does not open there.
     copy_sealed_secrets(db, created.id, other.id).await;
-    assert!(matches!(
-        store.open_connector(ws, other.id, sealer()).await,
-        Err(StoreError::Sealed(_))
-    ));
+    assert!(matches!(store.open_connector(ws, other.id, sealer()).await, Err(StoreError::Sealed(_))));
 }
 
 async fn login_tokens_work_once_and_expire(db: &TestDb) {
     let store = &db.store;
     let ws = workspace(store, "owner-a").await;
-    store
-        .insert_login_token(ws, "hash-1", 1_000, 5_000)
-        .await
-        .unwrap();
-    assert_eq!(
-        store.consume_login_token("hash-1", 2_000).await.unwrap(),
-        Some(ws)
-    );
-    assert_eq!(
-        store.consume_login_token("hash-1", 2_001).await.unwrap(),
-        None,
-        "second use"
-    );
-    store
-        .insert_login_token(ws, "hash-2", 1_000, 5_000)
-        .await
-        .unwrap();
-    assert_eq!(
-        store.consume_login_token("hash-2", 5_000).await.unwrap(),
-        None,
-        "expired"
-    );
-    assert_eq!(
-        store.consume_login_token("unknown", 2_000).await.unwrap(),
-        None
-    );
+    store.insert_login_token(ws, "hash-1", 1_000, 5_000).await.unwrap();
+    assert_eq!(store.consume_login_token("hash-1", 2_000).await.unwrap(), Some(ws));
+    assert_eq!(store.consume_login_token("hash-1", 2_001).await.unwrap(), None, "second use");
+    store.insert_login_token(ws, "hash-2", 1_000, 5_000).await.unwrap();
+    assert_eq!(store.consume_login_token("hash-2", 5_000).await.unwrap(), None, "expired");
+    assert_eq!(store.consume_login_token("unknown", 2_000).await.unwrap(), None);
 }
 
 async fn sessions_expire_and_end_on_logout(db: &TestDb) {
     let store = &db.store;
     let ws = workspace(store, "owner-a").await;
-    store
-        .insert_session(ws, "s-1", 1_000, 10_000)
-        .await
-        .unwrap();
-    assert_eq!(
-        store
-            .find_session("s-1", 9_999)
-            .await
-            .unwrap()
-            .map(|s| s.workspace_id),
-        Some(ws)
-    );
+    store.insert_session(ws, "s-1", 1_000, 10_000).await.unwrap();
+    assert_eq!(store.find_session("s-1", 9_999).await.unwrap().map(|s| s.workspace_id), Some(ws));
     assert_eq!(store.find_session("s-1", 10_000).await.unwrap(), None);
     store.delete_session("s-1").await.unwrap();
     assert_eq!(store.find_session("s-1", 2_000).await.unwrap(), None);
-    store
-        .insert_session(ws, "s-2", 1_000, 10_000)
-        .await
-        .unwrap();
+    store.insert_session(ws, "s-2", 1_000, 10_000).await.unwrap();
     assert_eq!(store.purge_expired_auth(20_000).await.unwrap(), 1);
 }
 

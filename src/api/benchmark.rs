@@ -48,9 +48,7 @@ pub struct BenchmarkOnceResult {
 
 /// `POST /api/benchmark/once`, `{"input": {connectorId, prompt, maxTokens?, stream?}}`.
 #[server(prefix = "/api", endpoint = "benchmark/once", input = Json)]
-pub async fn run_benchmark_once(
-    input: Checked<BenchmarkOnceInput>,
-) -> Result<BenchmarkOnceResult, AppError> {
+pub async fn run_benchmark_once(input: Checked<BenchmarkOnceInput>) -> Result<BenchmarkOnceResult, AppError> {
     use crate::runs::{run_once, OnceError, OnceInput};
     reply(
         async move {
@@ -63,19 +61,12 @@ pub async fn run_benchmark_once(
                 stream: input.stream.unwrap_or(true),
             };
             let timeout = state.settings.request_timeout;
-            let m = run_once(
-                &state.store,
-                &state.sealer,
-                &state.http,
-                session.workspace_id,
-                once,
-                timeout,
-            )
-            .await
-            .map_err(|e| match e {
-                OnceError::Invalid(v) => AppError::Invalid(v),
-                OnceError::Store(s) => store_error(s),
-            })?;
+            let m = run_once(&state.store, &state.sealer, &state.http, session.workspace_id, once, timeout)
+                .await
+                .map_err(|e| match e {
+                    OnceError::Invalid(v) => AppError::Invalid(v),
+                    OnceError::Store(s) => store_error(s),
+                })?;
             Ok(BenchmarkOnceResult {
                 ttft_ms: m.ttft_ms(),
                 total_ms: m.total_ms(),

@@ -4,9 +4,7 @@ use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
 
 use crate::error::AppError;
-use crate::model::{
-    Checked, ConnectionTestResult, Connector, ConnectorId, ConnectorInput, TestTarget,
-};
+use crate::model::{Checked, ConnectionTestResult, Connector, ConnectorId, ConnectorInput, TestTarget};
 
 #[cfg(feature = "ssr")]
 use super::context::{reply, state_and_session, store_error};
@@ -17,11 +15,7 @@ pub async fn list_connectors() -> Result<Vec<Connector>, AppError> {
     reply(
         async move {
             let (state, session) = state_and_session()?;
-            state
-                .store
-                .list_connectors(session.workspace_id)
-                .await
-                .map_err(store_error)
+            state.store.list_connectors(session.workspace_id).await.map_err(store_error)
         }
         .await,
     )
@@ -33,11 +27,7 @@ pub async fn get_connector(id: ConnectorId) -> Result<Connector, AppError> {
     reply(
         async move {
             let (state, session) = state_and_session()?;
-            state
-                .store
-                .get_connector(session.workspace_id, id)
-                .await
-                .map_err(store_error)
+            state.store.get_connector(session.workspace_id, id).await.map_err(store_error)
         }
         .await,
     )
@@ -64,10 +54,7 @@ pub async fn create_connector(input: Checked<ConnectorInput>) -> Result<Connecto
 /// `POST /api/connectors/update`, `{"id", "input": ConnectorInput}`: replaces a connector's fields; a missing
 /// `apiKey` or a `null` credential header keeps the stored value.
 #[server(prefix = "/api", endpoint = "connectors/update", input = Json)]
-pub async fn update_connector(
-    id: ConnectorId,
-    input: Checked<ConnectorInput>,
-) -> Result<Connector, AppError> {
+pub async fn update_connector(id: ConnectorId, input: Checked<ConnectorInput>) -> Result<Connector, AppError> {
     reply(
         async move {
             let (state, session) = state_and_session()?;
@@ -89,11 +76,7 @@ pub async fn delete_connector(id: ConnectorId) -> Result<(), AppError> {
     reply(
         async move {
             let (state, session) = state_and_session()?;
-            state
-                .store
-                .delete_connector(session.workspace_id, id)
-                .await
-                .map_err(store_error)
+            state.store.delete_connector(session.workspace_id, id).await.map_err(store_error)
         }
         .await,
     )
@@ -107,17 +90,13 @@ pub async fn test_connector(target: Checked<TestTarget>) -> Result<ConnectionTes
         async move {
             let (state, session) = state_and_session()?;
             let target = target.0;
-            let request_target = crate::targets::resolve_test_target(
-                &state.store,
-                &state.sealer,
-                session.workspace_id,
-                &target,
-            )
-            .await
-            .map_err(|e| match e {
-                crate::targets::ResolveError::Invalid(v) => AppError::Invalid(v),
-                crate::targets::ResolveError::Store(s) => store_error(s),
-            })?;
+            let request_target =
+                crate::targets::resolve_test_target(&state.store, &state.sealer, session.workspace_id, &target)
+                    .await
+                    .map_err(|e| match e {
+                    crate::targets::ResolveError::Invalid(v) => AppError::Invalid(v),
+                    crate::targets::ResolveError::Store(s) => store_error(s),
+                })?;
             let model = crate::model::ModelName::parse(&target.model)?;
             Ok(crate::engine::test_connection(
                 &state.http,

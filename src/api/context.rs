@@ -14,11 +14,7 @@ pub(super) fn state_and_session() -> Result<(AppState, Session), AppError> {
         AppError::Internal
     })?;
     let parts = use_context::<http::request::Parts>().ok_or(AppError::Unauthorized)?;
-    let session = parts
-        .extensions
-        .get::<Session>()
-        .cloned()
-        .ok_or(AppError::Unauthorized)?;
+    let session = parts.extensions.get::<Session>().cloned().ok_or(AppError::Unauthorized)?;
     Ok((state, session))
 }
 

@@ -25,9 +25,7 @@ fn is_public(path: &str) -> bool {
     path == "/login"
         || path == "/favicon.ico"
         || path == "/healthz"
-        || ["/auth/", "/pkg/", "/assets/", "/api/public/"]
-            .iter()
-            .any(|p| path.starts_with(p))
+        || ["/auth/", "/pkg/", "/assets/", "/api/public/"].iter().any(|p| path.starts_with(p))
 }
 
 /// The value of the session cookie, if the request has one.
@@ -43,11 +41,7 @@ pub(super) fn session_token(headers: &HeaderMap) -> Option<&str> {
 }
 
 /// Resolves the session cookie; pages without one redirect to `/login`, API calls get 401.
-pub async fn require_session(
-    State(state): State<AppState>,
-    mut request: Request,
-    next: Next,
-) -> Response {
+pub async fn require_session(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
     let path = request.uri().path().to_string();
     if is_public(&path) {
         return next.run(request).await;
@@ -56,10 +50,7 @@ pub async fn require_session(
         Some(token) => {
             let hash = state.tokens.hash(token);
             match state.store.find_session(&hash, state.clock.now_ms()).await {
-                Ok(found) => found.map(|s| Session {
-                    workspace_id: s.workspace_id,
-                    token_hash: hash,
-                }),
+                Ok(found) => found.map(|s| Session { workspace_id: s.workspace_id, token_hash: hash }),
                 Err(e) => {
                     tracing::error!(error = %e, "session lookup failed");
                     return StatusCode::INTERNAL_SERVER_ERROR.into_response();
@@ -73,12 +64,10 @@ pub async fn require_session(
             request.extensions_mut().insert(session);
             next.run(request).await
         }
-        None if path.starts_with("/api/") => (
-            StatusCode::UNAUTHORIZED,
-            [(header::CONTENT_TYPE, "application/json")],
-            r#"{"kind":"unauthorized"}"#,
-        )
-            .into_response(),
+        None if path.starts_with("/api/") => {
+            (StatusCode::UNAUTHORIZED, [(header::CONTENT_TYPE, "application/json")], r#"{"kind":"unauthorized"}"#)
+                .into_response()
+        }
         None => Redirect::to("/login").into_response(),
     }
 }
@@ -86,10 +75,7 @@ pub async fn require_session(
 /// Refuses state-changing requests that a browser sent from another origin (CSRF defence on top of
 /// `SameSite=Lax`). Requests without `Origin` (curl, the CLI) pass: they carry no ambient cookie.
 pub async fn same_origin_writes(request: Request, next: Next) -> Response {
-    let safe = matches!(
-        *request.method(),
-        Method::GET | Method::HEAD | Method::OPTIONS
-    );
+    let safe = matches!(*request.method(), Method::GET | Method::HEAD | Method::OPTIONS);
     if !safe && is_cross_origin(request.headers()) {
         tracing::warn!(path = request.uri().path(), "refused a cross-origin write");
         return (StatusCode::FORBIDDEN, "cross-origin request refused").into_response();
@@ -104,10 +90,7 @@ fn is_cross_origin(headers: &HeaderMap) -> bool {
     let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
         return false;
     };
-    let host = headers
-        .get(header::HOST)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default();
+    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or_default();
     let origin_authority = origin.split_once("://").map_or(origin, |(_, rest)| rest);
     origin == "null" || !origin_authority.eq_ignore_ascii_case(host)
 }
@@ -129,38 +112,20 @@ mod tests {
     fn finds_the_session_cookie_among_others() {
         let h = headers(&[("cookie", "a=1; lg_session=tok; b=2")]);
         assert_eq!(session_token(&h), Some("tok"));
-        assert_eq!(
-            session_token(&headers(&[("cookie", "lg_sessionx=1")])),
-            None
-        );
+        assert_eq!(session_token(&headers(&[("cookie", "lg_sessionx=1")])), None);
     }
 
     #[test]
     fn cross_origin_is_judged_against_the_host_header() {
-        assert!(!is_cross_origin(&headers(&[
-            ("host", "127.0.0.1:3000"),
-            ("origin", "http://127.0.0.1:3000")
-        ])));
-        assert!(is_cross_origin(&headers(&[
-            ("host", "127.0.0.1:3000"),
-            ("origin", "http://evil.example")
-        ])));
-        assert!(is_cross_origin(&headers(&[
-            ("host", "h"),
-            ("sec-fetch-site", "cross-site")
-        ])));
+        assert!(!is_cross_origin(&headers(&[("host", "127.0.0.1:3000"), ("origin", "http://127.0.0.1:3000")])));
+        assert!(is_cross_origin(&headers(&[("host", "127.0.0.1:3000"), ("origin", "http://evil.example")])));
+        assert!(is_cross_origin(&headers(&[("host", "h"), ("sec-fetch-site", "cross-site")])));
         assert!(!is_cross_origin(&headers(&[("host", "h")])));
     }
 
     #[test]
     fn only_login_assets_and_public_hooks_are_public() {
-        for p in [
-            "/login",
-            "/auth/link",
-            "/pkg/latency-guard.wasm",
-            "/favicon.ico",
-            "/api/public/hooks/guard-tick",
-        ] {
+        for p in ["/login", "/auth/link", "/pkg/latency-guard.wasm", "/favicon.ico", "/api/public/hooks/guard-tick"] {
             assert!(is_public(p), "{p}");
         }
         for p in ["/", "/connectors", "/api/connectors/list", "/loginx"] {

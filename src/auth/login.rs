@@ -18,32 +18,18 @@ const LOGIN_LINK_TTL_MS: i64 = 24 * 3600 * 1000;
 /// Creates a fresh one-time login URL for the local owner's workspace (created on first use).
 pub async fn create_login_link(state: &AppState) -> Result<String, StoreError> {
     let now = state.clock.now_ms();
-    let (workspace, _) = state
-        .store
-        .ensure_workspace(LOCAL_OWNER, "My workspace", now)
-        .await?;
+    let (workspace, _) = state.store.ensure_workspace(LOCAL_OWNER, "My workspace", now).await?;
     let token = RandomToken::generate();
     state
         .store
-        .insert_login_token(
-            workspace.id,
-            &state.tokens.hash(token.as_str()),
-            now,
-            now + LOGIN_LINK_TTL_MS,
-        )
+        .insert_login_token(workspace.id, &state.tokens.hash(token.as_str()), now, now + LOGIN_LINK_TTL_MS)
         .await?;
-    Ok(format!(
-        "{}/auth/link?token={}",
-        state.settings.public_base(),
-        token.as_str()
-    ))
+    Ok(format!("{}/auth/link?token={}", state.settings.public_base(), token.as_str()))
 }
 
 /// `/auth/link` (GET, consumes a login token) and `/auth/logout` (POST).
 pub fn login_routes() -> Router<AppState> {
-    Router::new()
-        .route("/auth/link", get(follow_link))
-        .route("/auth/logout", post(logout))
+    Router::new().route("/auth/link", get(follow_link)).route("/auth/logout", post(logout))
 }
 
 #[derive(Deserialize)]
@@ -56,11 +42,7 @@ async fn follow_link(State(state): State<AppState>, Query(query): Query<LinkQuer
         return Redirect::to("/login?error=missing").into_response();
     };
     let now = state.clock.now_ms();
-    let workspace = match state
-        .store
-        .consume_login_token(&state.tokens.hash(&token), now)
-        .await
-    {
+    let workspace = match state.store.consume_login_token(&state.tokens.hash(&token), now).await {
         Ok(Some(ws)) => ws,
         Ok(None) => return Redirect::to("/login?error=expired").into_response(),
         Err(e) => {
@@ -72,12 +54,7 @@ async fn follow_link(State(state): State<AppState>, Query(query): Query<LinkQuer
     let ttl_ms = i64::try_from(state.settings.session_ttl.as_millis()).unwrap_or(i64::MAX);
     if let Err(e) = state
         .store
-        .insert_session(
-            workspace,
-            &state.tokens.hash(session.as_str()),
-            now,
-            now.saturating_add(ttl_ms),
-        )
+        .insert_session(workspace, &state.tokens.hash(session.as_str()), now, now.saturating_add(ttl_ms))
         .await
     {
         tracing::error!(error = %e, "session insert failed");
@@ -88,11 +65,7 @@ async fn follow_link(State(state): State<AppState>, Query(query): Query<LinkQuer
         "{SESSION_COOKIE}={}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}{}",
         session.as_str(),
         state.settings.session_ttl.as_secs(),
-        if state.settings.secure_cookies {
-            "; Secure"
-        } else {
-            ""
-        }
+        if state.settings.secure_cookies { "; Secure" } else { "" }
     );
     with_cookie(Redirect::to("/connectors").into_response(), &cookie)
 }

@@ -117,14 +117,9 @@ impl Settings {
         Self::merge(from_file, env)
     }
 
-    fn merge(
-        file: FileSettings,
-        env: impl Fn(&str) -> Option<String>,
-    ) -> Result<Self, ConfigError> {
-        let data_dir = env("LATENCY_GUARD_DATA_DIR")
-            .map(PathBuf::from)
-            .or(file.data_dir)
-            .unwrap_or_else(|| PathBuf::from("data"));
+    fn merge(file: FileSettings, env: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
+        let data_dir =
+            env("LATENCY_GUARD_DATA_DIR").map(PathBuf::from).or(file.data_dir).unwrap_or_else(|| PathBuf::from("data"));
         let mut s = Self::defaults(data_dir);
         if let Some(url) = file.database_url {
             s.database_url = url;
@@ -159,8 +154,7 @@ impl Settings {
                 Duration::from_millis(parse_env("LATENCY_GUARD_CONNECTION_TEST_TIMEOUT_MS", &v)?);
         }
         if let Some(v) = env("LATENCY_GUARD_REQUEST_TIMEOUT_MS") {
-            s.request_timeout =
-                Duration::from_millis(parse_env("LATENCY_GUARD_REQUEST_TIMEOUT_MS", &v)?);
+            s.request_timeout = Duration::from_millis(parse_env("LATENCY_GUARD_REQUEST_TIMEOUT_MS", &v)?);
         }
         if let Some(v) = env("LATENCY_GUARD_SECURE_COOKIES") {
             s.secure_cookies = parse_bool("LATENCY_GUARD_SECURE_COOKIES", &v)?;
@@ -186,21 +180,11 @@ impl Settings {
             });
         }
         for (name, value) in [
-            (
-                "connection-test-timeout-ms / LATENCY_GUARD_CONNECTION_TEST_TIMEOUT_MS",
-                s.connection_test_timeout,
-            ),
-            (
-                "request-timeout-ms / LATENCY_GUARD_REQUEST_TIMEOUT_MS",
-                s.request_timeout,
-            ),
+            ("connection-test-timeout-ms / LATENCY_GUARD_CONNECTION_TEST_TIMEOUT_MS", s.connection_test_timeout),
+            ("request-timeout-ms / LATENCY_GUARD_REQUEST_TIMEOUT_MS", s.request_timeout),
         ] {
             if value.is_zero() {
-                return Err(ConfigError::Env {
-                    name,
-                    value: "0".into(),
-                    reason: "must be at least 1".into(),
-                });
+                return Err(ConfigError::Env { name, value: "0".into(), reason: "must be at least 1".into() });
             }
         }
         Ok(s)
@@ -221,14 +205,9 @@ pub fn sqlite_url(path: &Path) -> String {
 }
 
 fn read_file(path: &Path) -> Result<FileSettings, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-        path: path.into(),
-        source,
-    })?;
-    let parsed: ConfigFile = toml::from_str(&text).map_err(|source| ConfigError::Parse {
-        path: path.into(),
-        source: Box::new(source),
-    })?;
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.into(), source })?;
+    let parsed: ConfigFile =
+        toml::from_str(&text).map_err(|source| ConfigError::Parse { path: path.into(), source: Box::new(source) })?;
     Ok(parsed.latency_guard)
 }
 
@@ -236,22 +215,14 @@ fn parse_env<T: std::str::FromStr>(name: &'static str, value: &str) -> Result<T,
 where
     T::Err: std::fmt::Display,
 {
-    value.parse().map_err(|e: T::Err| ConfigError::Env {
-        name,
-        value: value.into(),
-        reason: e.to_string(),
-    })
+    value.parse().map_err(|e: T::Err| ConfigError::Env { name, value: value.into(), reason: e.to_string() })
 }
 
 fn parse_bool(name: &'static str, value: &str) -> Result<bool, ConfigError> {
     match value.to_ascii_lowercase().as_str() {
         "1" | "true" | "yes" | "on" => Ok(true),
         "0" | "false" | "no" | "off" => Ok(false),
-        _ => Err(ConfigError::Env {
-            name,
-            value: value.into(),
-            reason: "expected true or false".into(),
-        }),
+        _ => Err(ConfigError::Env { name, value: value.into(), reason: "expected true or false".into() }),
     }
 }
 
@@ -261,10 +232,7 @@ mod tests {
     use std::collections::HashMap;
 
     fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let map: HashMap<String, String> = pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
+        let map: HashMap<String, String> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         move |k| map.get(k).cloned()
     }
 
@@ -274,11 +242,7 @@ mod tests {
             "[latency-guard]\nsite-addr = \"127.0.0.1:4000\"\ndemo-simulator = false\nconnection-test-timeout-ms = 900\n",
         )
         .unwrap();
-        let s = Settings::merge(
-            file.latency_guard,
-            env_of(&[("LEPTOS_SITE_ADDR", "127.0.0.1:5000")]),
-        )
-        .unwrap();
+        let s = Settings::merge(file.latency_guard, env_of(&[("LEPTOS_SITE_ADDR", "127.0.0.1:5000")])).unwrap();
         assert_eq!(s.site_addr.port(), 5000);
         assert!(!s.demo_simulator);
         assert_eq!(s.connection_test_timeout, Duration::from_millis(900));
@@ -289,30 +253,17 @@ mod tests {
     fn rejects_unknown_file_keys_and_bad_env_values_by_name() {
         let err = toml::from_str::<ConfigFile>("[latency-guard]\nsite_adr = 1\n").unwrap_err();
         assert!(err.to_string().contains("site_adr"), "{err}");
-        let err = Settings::merge(
-            FileSettings::default(),
-            env_of(&[("DATABASE_URL", "mysql://x")]),
-        )
-        .unwrap_err();
+        let err = Settings::merge(FileSettings::default(), env_of(&[("DATABASE_URL", "mysql://x")])).unwrap_err();
         assert!(err.to_string().contains("DATABASE_URL"), "{err}");
-        let err = Settings::merge(
-            FileSettings::default(),
-            env_of(&[("LATENCY_GUARD_DEMO_SIMULATOR", "maybe")]),
-        )
-        .unwrap_err();
-        assert!(
-            err.to_string().contains("LATENCY_GUARD_DEMO_SIMULATOR"),
-            "{err}"
-        );
+        let err =
+            Settings::merge(FileSettings::default(), env_of(&[("LATENCY_GUARD_DEMO_SIMULATOR", "maybe")])).unwrap_err();
+        assert!(err.to_string().contains("LATENCY_GUARD_DEMO_SIMULATOR"), "{err}");
     }
 
     #[test]
     fn a_bad_secret_is_reported_without_echoing_it() {
-        let err = Settings::merge(
-            FileSettings::default(),
-            env_of(&[("LATENCY_GUARD_SECRET", "short-canary")]),
-        )
-        .unwrap_err();
+        let err =
+            Settings::merge(FileSettings::default(), env_of(&[("LATENCY_GUARD_SECRET", "short-canary")])).unwrap_err();
         assert!(!err.to_string().contains("short-canary"), "{err}");
     }
 }

@@ -41,10 +41,7 @@ impl Secret {
     pub fn load_or_create(path: &Path) -> std::io::Result<Self> {
         match std::fs::read_to_string(path) {
             Ok(text) => Self::from_text(&text).map_err(|reason| {
-                std::io::Error::new(
-                    std::io::ErrorKind::InvalidData,
-                    format!("{}: {reason}", path.display()),
-                )
+                std::io::Error::new(std::io::ErrorKind::InvalidData, format!("{}: {reason}", path.display()))
             }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 let secret = Self::generate();
@@ -88,9 +85,7 @@ mod tests {
 
     #[test]
     fn debug_output_never_shows_the_secret() {
-        let s =
-            Secret::from_text("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef")
-                .unwrap();
+        let s = Secret::from_text("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef").unwrap();
         assert_eq!(format!("{s:?}"), "Secret([redacted])");
     }
 

@@ -96,10 +96,7 @@ pub fn interpret(event: &SseEvent) -> StreamItem {
     if event.event.as_deref() == Some("error") {
         let detail = serde_json::from_str::<serde_json::Value>(data)
             .ok()
-            .map(|v| {
-                v.get("error")
-                    .map_or_else(|| error_message(&v), error_message)
-            })
+            .map(|v| v.get("error").map_or_else(|| error_message(&v), error_message))
             .unwrap_or_else(|| clip(data));
         return StreamItem::Error(detail);
     }
@@ -113,18 +110,12 @@ pub fn interpret(event: &SseEvent) -> StreamItem {
     if let Some(error) = raw.error.filter(|e| !e.is_null()) {
         return StreamItem::Error(error_message(&error));
     }
-    let mut info = ChunkInfo {
-        usage: raw.usage,
-        ..ChunkInfo::default()
-    };
+    let mut info = ChunkInfo { usage: raw.usage, ..ChunkInfo::default() };
     if let Some(choice) = raw.choices.into_iter().find(|c| c.index == 0) {
         info.finish_reason = choice.finish_reason;
         if let Some(delta) = choice.delta {
             info.content_chars = delta.content.map_or(0, |c| c.chars().count());
-            info.reasoning_chars = delta
-                .reasoning
-                .or(delta.reasoning_content)
-                .map_or(0, |r| r.chars().count());
+            info.reasoning_chars = delta.reasoning.or(delta.reasoning_content).map_or(0, |r| r.chars().count());
         }
     }
     StreamItem::Chunk(info)
@@ -135,10 +126,7 @@ mod tests {
     use super::*;
 
     fn item(data: &str) -> StreamItem {
-        interpret(&SseEvent {
-            event: None,
-            data: data.into(),
-        })
+        interpret(&SseEvent { event: None, data: data.into() })
     }
 
     fn chunk(data: &str) -> ChunkInfo {
@@ -150,20 +138,9 @@ mod tests {
 
     #[test]
     fn role_only_and_empty_deltas_carry_no_content() {
-        assert_eq!(
-            chunk(r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}"#)
-                .content_chars,
-            0
-        );
-        assert_eq!(
-            chunk(r#"{"choices":[{"index":0,"delta":{}}]}"#).content_chars,
-            0
-        );
-        assert_eq!(
-            chunk(r#"{"choices":[]}"#),
-            ChunkInfo::default(),
-            "Azure's prompt-filter chunk"
-        );
+        assert_eq!(chunk(r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}"#).content_chars, 0);
+        assert_eq!(chunk(r#"{"choices":[{"index":0,"delta":{}}]}"#).content_chars, 0);
+        assert_eq!(chunk(r#"{"choices":[]}"#), ChunkInfo::default(), "Azure's prompt-filter chunk");
         assert_eq!(
             chunk(r#"{"choices":[{"index":0,"content_filter_offsets":{}}]}"#).content_chars,
             0,
@@ -175,35 +152,22 @@ mod tests {
     fn content_reasoning_finish_and_usage_are_read() {
         let c = chunk(r#"{"choices":[{"index":0,"delta":{"content":"Hé "}}]}"#);
         assert_eq!(c.content_chars, 3);
+        assert_eq!(chunk(r#"{"choices":[{"index":0,"delta":{"reasoning_content":"think"}}]}"#).reasoning_chars, 5);
+        assert_eq!(chunk(r#"{"choices":[{"index":0,"delta":{"reasoning":"hm"}}]}"#).reasoning_chars, 2);
         assert_eq!(
-            chunk(r#"{"choices":[{"index":0,"delta":{"reasoning_content":"think"}}]}"#)
-                .reasoning_chars,
-            5
-        );
-        assert_eq!(
-            chunk(r#"{"choices":[{"index":0,"delta":{"reasoning":"hm"}}]}"#).reasoning_chars,
-            2
-        );
-        assert_eq!(
-            chunk(r#"{"choices":[{"index":0,"delta":{},"finish_reason":"length"}]}"#)
-                .finish_reason
-                .as_deref(),
+            chunk(r#"{"choices":[{"index":0,"delta":{},"finish_reason":"length"}]}"#).finish_reason.as_deref(),
             Some("length")
         );
-        let usage = chunk(r#"{"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":40,"total_tokens":52}}"#).usage.unwrap();
-        assert_eq!(
-            (usage.prompt_tokens, usage.completion_tokens),
-            (Some(12), Some(40))
-        );
+        let usage = chunk(r#"{"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":40,"total_tokens":52}}"#)
+            .usage
+            .unwrap();
+        assert_eq!((usage.prompt_tokens, usage.completion_tokens), (Some(12), Some(40)));
         assert_eq!(chunk(r#"{"choices":[],"usage":null}"#).usage, None);
     }
 
     #[test]
     fn only_choice_zero_counts() {
-        assert_eq!(
-            chunk(r#"{"choices":[{"index":1,"delta":{"content":"other"}}]}"#).content_chars,
-            0
-        );
+        assert_eq!(chunk(r#"{"choices":[{"index":1,"delta":{"content":"other"}}]}"#).content_chars, 0);
     }
 
     #[test]
@@ -215,30 +179,20 @@ mod tests {
         );
         // OpenRouter: a regular chunk with a top-level error.
         let openrouter = r#"{"choices":[{"index":0,"delta":{"content":""},"finish_reason":"error"}],"error":{"code":502,"message":"Network connection lost."}}"#;
-        assert_eq!(
-            item(openrouter),
-            StreamItem::Error("Network connection lost.".into())
-        );
+        assert_eq!(item(openrouter), StreamItem::Error("Network connection lost.".into()));
         // Anthropic-style named event.
         let named = interpret(&SseEvent {
             event: Some("error".into()),
-            data: r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#
-                .into(),
+            data: r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#.into(),
         });
         assert_eq!(named, StreamItem::Error("Overloaded".into()));
-        assert_eq!(
-            item(r#"{"error":null,"choices":[]}"#),
-            StreamItem::Chunk(ChunkInfo::default())
-        );
+        assert_eq!(item(r#"{"error":null,"choices":[]}"#), StreamItem::Chunk(ChunkInfo::default()));
     }
 
     #[test]
     fn done_and_garbage() {
         assert_eq!(item("[DONE]"), StreamItem::Done);
-        assert!(matches!(
-            item("{\"choices\": [tru"),
-            StreamItem::Malformed(_)
-        ));
+        assert!(matches!(item("{\"choices\": [tru"), StreamItem::Malformed(_)));
         assert!(matches!(item("<html>"), StreamItem::Malformed(_)));
     }
 }

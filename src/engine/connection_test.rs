@@ -38,12 +38,7 @@ pub async fn test_connection(
 ) -> ConnectionTestResult {
     let started = Instant::now();
     let elapsed_ms = || u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    let no_response = |body: String| ConnectionTestResult {
-        ok: false,
-        status: 0,
-        ms: elapsed_ms(),
-        body,
-    };
+    let no_response = |body: String| ConnectionTestResult { ok: false, status: 0, ms: elapsed_ms(), body };
     let headers = match target.header_map() {
         Ok(h) => h,
         Err(e) => return no_response(e),
@@ -69,10 +64,7 @@ pub async fn test_connection(
     };
     let outcome = tokio::time::timeout(timeout, attempt).await;
     let result = match outcome {
-        Err(_) => no_response(format!(
-            "request timed out after {} ms",
-            timeout.as_millis()
-        )),
+        Err(_) => no_response(format!("request timed out after {} ms", timeout.as_millis())),
         Ok(Err(e)) => no_response(describe_error(&e)),
         Ok(Ok((status, body))) => ConnectionTestResult {
             ok: (200..300).contains(&status),

@@ -32,10 +32,7 @@ pub struct Call<'a> {
 /// Whether an error reply says the endpoint rejects `stream_options` (then the caller retries without it).
 pub fn rejects_stream_options(measurement: &Measurement) -> bool {
     matches!(measurement.status, Some(400 | 422))
-        && measurement
-            .error
-            .as_ref()
-            .is_some_and(|e| e.detail.contains("stream_options"))
+        && measurement.error.as_ref().is_some_and(|e| e.detail.contains("stream_options"))
 }
 
 /// Sends `call` and measures it.
@@ -44,23 +41,15 @@ pub async fn measure(client: &HttpClient, call: Call<'_>) -> Measurement {
     let mut recorder = Recorder::new(sent, call.intended, call.request.stream);
     match tokio::time::timeout(call.timeout, exchange(client, &call, &mut recorder)).await {
         Ok(()) => {}
-        Err(_) => recorder.fail(
-            ErrorClass::Timeout,
-            format!(
-                "no complete response within {} ms",
-                call.timeout.as_millis()
-            ),
-        ),
+        Err(_) => {
+            recorder.fail(ErrorClass::Timeout, format!("no complete response within {} ms", call.timeout.as_millis()))
+        }
     }
     recorder.finish(prompt_chars(call.request))
 }
 
 fn prompt_chars(request: &ChatRequest) -> usize {
-    request
-        .messages
-        .iter()
-        .map(|m| m.content.chars().count())
-        .sum()
+    request.messages.iter().map(|m| m.content.chars().count()).sum()
 }
 
 /// Accumulates instants and counts while a response arrives.
@@ -81,10 +70,7 @@ impl Recorder {
         let lag = sent.saturating_duration_since(intended);
         Self {
             sent,
-            timeline: Timeline {
-                schedule_lag_us: micros(lag),
-                ..Timeline::default()
-            },
+            timeline: Timeline { schedule_lag_us: micros(lag), ..Timeline::default() },
             streamed,
             status: None,
             usage: None,
@@ -105,13 +91,7 @@ impl Recorder {
         }
     }
 
-    fn on_output(
-        &mut self,
-        at: u64,
-        content_chars: usize,
-        reasoning_chars: usize,
-        usage: Option<Usage>,
-    ) {
+    fn on_output(&mut self, at: u64, content_chars: usize, reasoning_chars: usize, usage: Option<Usage>) {
         if content_chars == 0 && reasoning_chars == 0 {
             return;
         }
@@ -125,9 +105,7 @@ impl Recorder {
         self.output_chars += content_chars + reasoning_chars;
         // Running usage (some servers report it on every chunk) gives this chunk's token count exactly.
         let previous = self.usage.and_then(|u| u.completion_tokens);
-        let tokens = usage
-            .and_then(|u| u.completion_tokens)
-            .map(|now| now.saturating_sub(previous.unwrap_or(0)));
+        let tokens = usage.and_then(|u| u.completion_tokens).map(|now| now.saturating_sub(previous.unwrap_or(0)));
         self.timeline.chunks.push(ChunkMark { at_us: at, tokens });
     }
 
@@ -145,15 +123,9 @@ impl Recorder {
         };
         if self.error.is_none() {
             if self.streamed && !self.saw_done && self.finish_reason.is_none() {
-                self.fail(
-                    ErrorClass::Truncated,
-                    "the stream ended without [DONE] or a finish_reason",
-                );
+                self.fail(ErrorClass::Truncated, "the stream ended without [DONE] or a finish_reason");
             } else if tokens_out == Some(0) || (self.output_chars == 0 && reported_out.is_none()) {
-                self.fail(
-                    ErrorClass::NoTokens,
-                    "the response completed without any output tokens",
-                );
+                self.fail(ErrorClass::NoTokens, "the response completed without any output tokens");
             }
         }
         Measurement {
@@ -183,19 +155,11 @@ async fn exchange(client: &HttpClient, call: &Call<'_>, recorder: &mut Recorder)
         Ok(h) => h,
         Err(e) => return recorder.fail(ErrorClass::Request, e),
     };
-    let sending = client
-        .inner()
-        .post(call.target.base_url.chat_completions_url())
-        .headers(headers)
-        .json(call.request);
+    let sending = client.inner().post(call.target.base_url.chat_completions_url()).headers(headers).json(call.request);
     let mut response = match sending.send().await {
         Ok(r) => r,
         Err(e) => {
-            let class = if e.is_connect() {
-                ErrorClass::Connect
-            } else {
-                ErrorClass::Request
-            };
+            let class = if e.is_connect() { ErrorClass::Connect } else { ErrorClass::Request };
             return recorder.fail(class, super::connection_test::describe_error(&e));
         }
     };
@@ -204,10 +168,7 @@ async fn exchange(client: &HttpClient, call: &Call<'_>, recorder: &mut Recorder)
     recorder.status = Some(status);
     if !response.status().is_success() {
         let body = read_all(&mut response, recorder).await;
-        let text: String = String::from_utf8_lossy(&body)
-            .chars()
-            .take(ERROR_BODY_CHARS)
-            .collect();
+        let text: String = String::from_utf8_lossy(&body).chars().take(ERROR_BODY_CHARS).collect();
         return recorder.fail(ErrorClass::Http, text);
     }
     if call.request.stream {
@@ -233,10 +194,7 @@ async fn read_all(response: &mut reqwest::Response, recorder: &mut Recorder) -> 
             }
             Ok(None) => return body,
             Err(e) => {
-                recorder.fail(
-                    ErrorClass::Reset,
-                    super::connection_test::describe_error(&e),
-                );
+                recorder.fail(ErrorClass::Reset, super::connection_test::describe_error(&e));
                 return body;
             }
         }
@@ -272,32 +230,18 @@ fn read_completion(body: &[u8], recorder: &mut Recorder) {
     }
     let completion: Completion = match serde_json::from_slice(body) {
         Ok(c) => c,
-        Err(e) => {
-            return recorder.fail(
-                ErrorClass::Malformed,
-                format!("response is not a chat completion: {e}"),
-            )
-        }
+        Err(e) => return recorder.fail(ErrorClass::Malformed, format!("response is not a chat completion: {e}")),
     };
     if let Some(error) = completion.error.filter(|e| !e.is_null()) {
-        return recorder.fail(
-            ErrorClass::StreamError,
-            error
-                .to_string()
-                .chars()
-                .take(ERROR_BODY_CHARS)
-                .collect::<String>(),
-        );
+        return recorder
+            .fail(ErrorClass::StreamError, error.to_string().chars().take(ERROR_BODY_CHARS).collect::<String>());
     }
     recorder.usage = completion.usage;
     if let Some(choice) = completion.choices.into_iter().next() {
         recorder.finish_reason = choice.finish_reason;
         if let Some(message) = choice.message {
             recorder.output_chars = message.content.map_or(0, |c| c.chars().count())
-                + message
-                    .reasoning
-                    .or(message.reasoning_content)
-                    .map_or(0, |r| r.chars().count());
+                + message.reasoning.or(message.reasoning_content).map_or(0, |r| r.chars().count());
         }
     }
 }
@@ -310,12 +254,7 @@ async fn read_stream(response: &mut reqwest::Response, recorder: &mut Recorder) 
         let bytes = match response.chunk().await {
             Ok(Some(bytes)) => bytes,
             Ok(None) => break,
-            Err(e) => {
-                return recorder.fail(
-                    ErrorClass::Reset,
-                    super::connection_test::describe_error(&e),
-                )
-            }
+            Err(e) => return recorder.fail(ErrorClass::Reset, super::connection_test::describe_error(&e)),
         };
         let at = recorder.offset(Instant::now());
         recorder.timeline.first_byte_us.get_or_insert(at);
@@ -338,10 +277,7 @@ async fn read_stream(response: &mut reqwest::Response, recorder: &mut Recorder) 
         }
     }
     if cut_mid_line && !recorder.saw_done {
-        recorder.fail(
-            ErrorClass::Truncated,
-            "the stream ended in the middle of a line",
-        );
+        recorder.fail(ErrorClass::Truncated, "the stream ended in the middle of a line");
     }
 }
 

@@ -33,17 +33,15 @@ impl RequestTarget {
         let mut map = HeaderMap::new();
         map.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         if let Some(key) = &self.api_key {
-            let mut value = HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| {
-                "the API key contains characters not allowed in a header".to_string()
-            })?;
+            let mut value = HeaderValue::from_str(&format!("Bearer {key}"))
+                .map_err(|_| "the API key contains characters not allowed in a header".to_string())?;
             value.set_sensitive(true);
             map.insert(AUTHORIZATION, value);
         }
         for (name, value) in &self.headers {
-            let header = HeaderName::from_bytes(name.as_bytes())
-                .map_err(|_| format!("invalid header name {name:?}"))?;
-            let mut value = HeaderValue::from_str(value)
-                .map_err(|_| format!("invalid value for header {name:?}"))?;
+            let header =
+                HeaderName::from_bytes(name.as_bytes()).map_err(|_| format!("invalid header name {name:?}"))?;
+            let mut value = HeaderValue::from_str(value).map_err(|_| format!("invalid value for header {name:?}"))?;
             value.set_sensitive(crate::model::is_credential_header(name));
             map.insert(header, value);
         }
@@ -82,6 +80,9 @@ pub struct ChatRequest {
     pub model: String,
     /// System prompt (if any), then the user prompt.
     pub messages: Vec<ChatMessage>,
+    /// OpenAI `tools`, sent only when there are any.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<serde_json::Value>,
     /// The output token budget.
     pub max_tokens: u32,
     /// Sampling temperature.
@@ -105,10 +106,8 @@ impl ChatRequest {
     pub fn ping(model: &str) -> Self {
         Self {
             model: model.to_string(),
-            messages: vec![ChatMessage {
-                role: "user",
-                content: "ping".into(),
-            }],
+            messages: vec![ChatMessage { role: "user", content: "ping".into() }],
+            tools: vec![],
             max_tokens: 1,
             temperature: 0.0,
             stream: false,
@@ -139,16 +138,10 @@ mod tests {
 
     #[test]
     fn no_authorization_without_a_key_and_debug_redacts() {
-        let target = RequestTarget {
-            base_url: BaseUrl::parse("http://h/v1").unwrap(),
-            api_key: None,
-            headers: BTreeMap::new(),
-        };
+        let target =
+            RequestTarget { base_url: BaseUrl::parse("http://h/v1").unwrap(), api_key: None, headers: BTreeMap::new() };
         assert!(!target.header_map().unwrap().contains_key("authorization"));
-        let with_key = RequestTarget {
-            api_key: Some("sk-canary-123".into()),
-            ..target
-        };
+        let with_key = RequestTarget { api_key: Some("sk-canary-123".into()), ..target };
         assert!(!format!("{with_key:?}").contains("sk-canary-123"));
     }
 
@@ -159,9 +152,6 @@ mod tests {
         assert_eq!(body["stream"], false);
         assert_eq!(body["temperature"], 0.0);
         assert_eq!(body["messages"][0]["role"], "user");
-        assert!(
-            body.get("stream_options").is_none(),
-            "not sent unless streaming"
-        );
+        assert!(body.get("stream_options").is_none(), "not sent unless streaming");
     }
 }

@@ -113,10 +113,7 @@ impl SseDecoder {
 
     fn dispatch(&mut self, out: &mut Vec<SseEvent>) {
         if self.has_data {
-            out.push(SseEvent {
-                event: self.event.take(),
-                data: std::mem::take(&mut self.data),
-            });
+            out.push(SseEvent { event: self.event.take(), data: std::mem::take(&mut self.data) });
         }
         self.has_data = false;
         self.event = None;
@@ -159,10 +156,7 @@ mod tests {
         assert_eq!(events[3].event.as_deref(), Some("error"));
         assert_eq!(data[3], "{\"error\":\n\"x\"}");
         assert_eq!(data[4], "[DONE]");
-        assert_eq!(
-            events[4].event, None,
-            "the event name applies to one event only"
-        );
+        assert_eq!(events[4].event, None, "the event name applies to one event only");
     }
 
     #[test]
@@ -170,18 +164,10 @@ mod tests {
         let bytes = STREAM.as_bytes();
         let whole = decode_in_pieces(bytes, &[]);
         for cut in 1..bytes.len() {
-            assert_eq!(
-                decode_in_pieces(bytes, &[cut]),
-                whole,
-                "split at byte {cut}"
-            );
+            assert_eq!(decode_in_pieces(bytes, &[cut]), whole, "split at byte {cut}");
         }
         let every_byte: Vec<usize> = (1..bytes.len()).collect();
-        assert_eq!(
-            decode_in_pieces(bytes, &every_byte),
-            whole,
-            "one byte per read"
-        );
+        assert_eq!(decode_in_pieces(bytes, &every_byte), whole, "one byte per read");
     }
 
     #[test]
@@ -198,9 +184,7 @@ mod tests {
     fn a_stream_cut_inside_a_line_is_reported() {
         let mut decoder = SseDecoder::new();
         let mut out = Vec::new();
-        decoder
-            .push(b"data: {\"choices\":[{\"del", &mut out)
-            .unwrap();
+        decoder.push(b"data: {\"choices\":[{\"del", &mut out).unwrap();
         assert!(decoder.finish(&mut out));
         assert!(out.is_empty());
     }
@@ -208,10 +192,7 @@ mod tests {
     #[test]
     fn rejects_invalid_utf8_and_endless_lines() {
         let mut out = Vec::new();
-        assert_eq!(
-            SseDecoder::new().push(b"data: \xff\xfe\n", &mut out),
-            Err(SseError::InvalidUtf8)
-        );
+        assert_eq!(SseDecoder::new().push(b"data: \xff\xfe\n", &mut out), Err(SseError::InvalidUtf8));
         let mut decoder = SseDecoder::new();
         let chunk = vec![b'a'; 64 * 1024];
         let result = (0..20).try_for_each(|_| decoder.push(&chunk, &mut out));

@@ -25,11 +25,10 @@ mod tests {
 
     #[test]
     fn names_the_field_with_the_wrong_type() {
-        let err = serde_json::from_str::<Checked<ConnectorInput>>(
-            r#"{"name": 5, "baseUrl": "http://h", "model": "m"}"#,
-        )
-        .unwrap_err()
-        .to_string();
+        let err =
+            serde_json::from_str::<Checked<ConnectorInput>>(r#"{"name": 5, "baseUrl": "http://h", "model": "m"}"#)
+                .unwrap_err()
+                .to_string();
         assert!(err.starts_with("name: invalid type"), "{err}");
         let err = serde_json::from_str::<Checked<ConnectorInput>>(
             r#"{"name": "n", "baseUrl": "http://h", "model": "m", "headers": {"a": 1}}"#,

@@ -87,12 +87,7 @@ mod tests {
     use super::*;
 
     fn result(status: u16, body: &str) -> ConnectionTestResult {
-        ConnectionTestResult {
-            ok: (200..300).contains(&status),
-            status,
-            ms: 1,
-            body: body.into(),
-        }
+        ConnectionTestResult { ok: (200..300).contains(&status), status, ms: 1, body: body.into() }
     }
 
     #[test]
@@ -100,30 +95,16 @@ mod tests {
         assert!(result(200, "{}").hint().is_none());
         assert!(result(401, "").hint().unwrap().contains("API key"));
         assert!(result(404, "Not Found").hint().unwrap().contains("/v1"));
-        assert!(result(0, "connection refused")
+        assert!(result(0, "connection refused").hint().unwrap().contains("refused"));
+        assert!(result(0, "request timed out after 5000 ms").hint().unwrap().contains("timeout"));
+        assert!(result(400, r#"{"error":"model 'x' not found"}"#).hint().unwrap().contains("model id"));
+        assert!(result(400, r#"{"error":{"message":"API version not supported"}}"#)
             .hint()
             .unwrap()
-            .contains("refused"));
-        assert!(result(0, "request timed out after 5000 ms")
+            .contains("api-version"));
+        assert!(result(404, r#"{"error":{"code":"404","message":"Resource not found"}}"#)
             .hint()
             .unwrap()
-            .contains("timeout"));
-        assert!(result(400, r#"{"error":"model 'x' not found"}"#)
-            .hint()
-            .unwrap()
-            .contains("model id"));
-        assert!(
-            result(400, r#"{"error":{"message":"API version not supported"}}"#)
-                .hint()
-                .unwrap()
-                .contains("api-version")
-        );
-        assert!(result(
-            404,
-            r#"{"error":{"code":"404","message":"Resource not found"}}"#
-        )
-        .hint()
-        .unwrap()
-        .contains("api-version"));
+            .contains("api-version"));
     }
 }

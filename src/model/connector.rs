@@ -24,10 +24,7 @@ impl BaseUrl {
             return Err(fail("base URL is empty"));
         }
         let url = url::Url::parse(trimmed).map_err(|e| {
-            ValidationError::new(
-                "baseUrl",
-                format!("not a valid URL ({e}); expected e.g. https://api.example.com/v1"),
-            )
+            ValidationError::new("baseUrl", format!("not a valid URL ({e}); expected e.g. https://api.example.com/v1"))
         })?;
         if !matches!(url.scheme(), "http" | "https") {
             return Err(fail("base URL must start with http:// or https://"));
@@ -36,9 +33,7 @@ impl BaseUrl {
             return Err(fail("base URL has no host"));
         }
         if !url.username().is_empty() || url.password().is_some() {
-            return Err(fail(
-                "base URL must not contain credentials; put the key in the API key field",
-            ));
+            return Err(fail("base URL must not contain credentials; put the key in the API key field"));
         }
         if url.fragment().is_some() {
             return Err(fail("base URL must not contain a #fragment"));
@@ -50,11 +45,7 @@ impl BaseUrl {
         // `Url` renders an empty path as "/"; a base of "https://host" must stay slash-free so that
         // appending "/chat/completions" gives one slash.
         if path.is_empty() {
-            text = text.replacen(
-                &format!("{}/", authority(&normalised)),
-                &authority(&normalised),
-                1,
-            );
+            text = text.replacen(&format!("{}/", authority(&normalised)), &authority(&normalised), 1);
         }
         Ok(Self(text))
     }
@@ -96,16 +87,10 @@ impl ModelName {
     pub fn parse(raw: &str) -> Result<Self, ValidationError> {
         let model = raw.trim();
         if model.is_empty() {
-            return Err(ValidationError::new(
-                "model",
-                "model is empty; enter the model id the endpoint serves",
-            ));
+            return Err(ValidationError::new("model", "model is empty; enter the model id the endpoint serves"));
         }
         if model.len() > 200 {
-            return Err(ValidationError::new(
-                "model",
-                "model is longer than 200 characters",
-            ));
+            return Err(ValidationError::new("model", "model is longer than 200 characters"));
         }
         Ok(Self(model.to_string()))
     }
@@ -128,10 +113,9 @@ impl Price {
             None => Ok(None),
             Some(p) if !p.is_finite() => Err(ValidationError::new(field, "price is not a number")),
             Some(p) if p < 0.0 => Err(ValidationError::new(field, "price cannot be negative")),
-            Some(p) if p > 10_000.0 => Err(ValidationError::new(
-                field,
-                "price above 10,000 USD per 1M tokens; check the unit",
-            )),
+            Some(p) if p > 10_000.0 => {
+                Err(ValidationError::new(field, "price above 10,000 USD per 1M tokens; check the unit"))
+            }
             Some(p) => Ok(Some(Self(p))),
         }
     }
@@ -207,19 +191,13 @@ impl ConnectorInput {
             return Err(ValidationError::new("name", "name is empty"));
         }
         if name.chars().count() > 100 {
-            return Err(ValidationError::new(
-                "name",
-                "name is longer than 100 characters",
-            ));
+            return Err(ValidationError::new("name", "name is longer than 100 characters"));
         }
         let api_key = match (&self.api_key, self.clear_api_key) {
             (Some(key), _) if !key.trim().is_empty() => {
                 let key = key.trim();
                 if key.chars().any(|c| c.is_control() || c == ' ') {
-                    return Err(ValidationError::new(
-                        "apiKey",
-                        "API key contains spaces or control characters",
-                    ));
+                    return Err(ValidationError::new("apiKey", "API key contains spaces or control characters"));
                 }
                 KeyChange::Set(key.to_string())
             }
@@ -286,18 +264,12 @@ mod tests {
     fn strips_trailing_slashes_once_on_parse() {
         let url = BaseUrl::parse(" https://api.example.com/v1/// ").unwrap();
         assert_eq!(url.as_str(), "https://api.example.com/v1");
-        assert_eq!(
-            url.chat_completions_url(),
-            "https://api.example.com/v1/chat/completions"
-        );
+        assert_eq!(url.chat_completions_url(), "https://api.example.com/v1/chat/completions");
     }
 
     #[test]
     fn keeps_the_query_when_appending_chat_completions() {
-        let url = BaseUrl::parse(
-            "https://r.openai.azure.com/openai/deployments/gpt/?api-version=2024-10-21",
-        )
-        .unwrap();
+        let url = BaseUrl::parse("https://r.openai.azure.com/openai/deployments/gpt/?api-version=2024-10-21").unwrap();
         assert_eq!(
             url.chat_completions_url(),
             "https://r.openai.azure.com/openai/deployments/gpt/chat/completions?api-version=2024-10-21"
@@ -307,10 +279,7 @@ mod tests {
     #[test]
     fn a_bare_host_gets_exactly_one_slash() {
         let url = BaseUrl::parse("http://127.0.0.1:8000/").unwrap();
-        assert_eq!(
-            url.chat_completions_url(),
-            "http://127.0.0.1:8000/chat/completions"
-        );
+        assert_eq!(url.chat_completions_url(), "http://127.0.0.1:8000/chat/completions");
     }
 
     #[test]
@@ -336,23 +305,11 @@ mod tests {
             ..Default::default()
         };
         assert!(good.validate().is_ok());
-        let no_model = ConnectorInput {
-            model: " ".into(),
-            ..good.clone()
-        };
+        let no_model = ConnectorInput { model: " ".into(), ..good.clone() };
         assert_eq!(no_model.validate().unwrap_err().field, "model");
-        let bad_price = ConnectorInput {
-            output_price_per_mtok: Some(-1.0),
-            ..good.clone()
-        };
-        assert_eq!(
-            bad_price.validate().unwrap_err().field,
-            "outputPricePerMtok"
-        );
-        let no_name = ConnectorInput {
-            name: "".into(),
-            ..good
-        };
+        let bad_price = ConnectorInput { output_price_per_mtok: Some(-1.0), ..good.clone() };
+        assert_eq!(bad_price.validate().unwrap_err().field, "outputPricePerMtok");
+        let no_name = ConnectorInput { name: "".into(), ..good };
         assert_eq!(no_name.validate().unwrap_err().field, "name");
     }
 
@@ -366,10 +323,7 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(base.validate().unwrap().api_key, KeyChange::Keep);
-        let clear = ConnectorInput {
-            clear_api_key: true,
-            ..base
-        };
+        let clear = ConnectorInput { clear_api_key: true, ..base };
         assert_eq!(clear.validate().unwrap().api_key, KeyChange::Clear);
     }
 }

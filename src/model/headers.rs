@@ -6,22 +6,15 @@ use std::collections::BTreeMap;
 use super::ValidationError;
 
 /// Header names whose values are credentials whatever their spelling suggests.
-const CREDENTIAL_NAMES: &[&str] = &[
-    "authorization",
-    "proxy-authorization",
-    "api-key",
-    "x-api-key",
-    "cookie",
-    "set-cookie",
-];
+const CREDENTIAL_NAMES: &[&str] =
+    &["authorization", "proxy-authorization", "api-key", "x-api-key", "cookie", "set-cookie"];
 /// Fragments that mark a header name as credential-bearing (`x-goog-api-key`, `x-auth-token`, ...).
 const CREDENTIAL_FRAGMENTS: &[&str] = &["key", "token", "secret", "auth", "password", "cookie"];
 
 /// Whether a header's value must be handled like an API key: write-only, sealed at rest, never shown.
 pub fn is_credential_header(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
-    CREDENTIAL_NAMES.contains(&lower.as_str())
-        || CREDENTIAL_FRAGMENTS.iter().any(|f| lower.contains(f))
+    CREDENTIAL_NAMES.contains(&lower.as_str()) || CREDENTIAL_FRAGMENTS.iter().any(|f| lower.contains(f))
 }
 
 /// A header name that is a valid HTTP token (RFC 9110 `tchar`), stored lower-case.
@@ -44,10 +37,7 @@ impl HeaderName {
             ));
         }
         let lower = name.to_ascii_lowercase();
-        if matches!(
-            lower.as_str(),
-            "content-type" | "content-length" | "host" | "transfer-encoding" | "connection"
-        ) {
+        if matches!(lower.as_str(), "content-type" | "content-length" | "host" | "transfer-encoding" | "connection") {
             return Err(ValidationError::new(
                 field,
                 format!("header {lower:?} is set by latency-guard itself and cannot be overridden"),
@@ -85,19 +75,10 @@ impl HeaderSet {
             let change = match value {
                 Some(v) => {
                     if v.chars().any(|c| c == '\r' || c == '\n' || c == '\0') {
-                        return Err(ValidationError::new(
-                            field,
-                            "header value contains a line break or NUL",
-                        ));
+                        return Err(ValidationError::new(field, "header value contains a line break or NUL"));
                     }
-                    if !v
-                        .chars()
-                        .all(|c| c == '\t' || (' '..='~').contains(&c) || !c.is_ascii())
-                    {
-                        return Err(ValidationError::new(
-                            field,
-                            "header value contains a control character",
-                        ));
+                    if !v.chars().all(|c| c == '\t' || (' '..='~').contains(&c) || !c.is_ascii()) {
+                        return Err(ValidationError::new(field, "header value contains a control character"));
                     }
                     HeaderValueChange::Set(v.trim().to_string())
                 }
@@ -105,10 +86,7 @@ impl HeaderSet {
                 None => return Err(ValidationError::new(field, "header value is missing")),
             };
             if set.insert(name, change).is_some() {
-                return Err(ValidationError::new(
-                    field,
-                    "header is given twice (names are case-insensitive)",
-                ));
+                return Err(ValidationError::new(field, "header is given twice (names are case-insensitive)"));
             }
         }
         Ok(Self(set))
@@ -121,14 +99,7 @@ mod tests {
 
     #[test]
     fn credential_headers_are_recognised_by_name_and_fragment() {
-        for name in [
-            "Authorization",
-            "api-key",
-            "X-API-Key",
-            "x-goog-api-key",
-            "x-auth-token",
-            "Cookie",
-        ] {
+        for name in ["Authorization", "api-key", "X-API-Key", "x-goog-api-key", "x-auth-token", "Cookie"] {
             assert!(is_credential_header(name), "{name}");
         }
         for name in ["api-version", "x-request-source", "openai-organization"] {

@@ -49,9 +49,7 @@ pub fn cost_usd(
     if input_price.is_none() && output_price.is_none() {
         return None;
     }
-    let part = |tokens: Option<u64>, price: Option<f64>| {
-        tokens.unwrap_or(0) as f64 * price.unwrap_or(0.0) / 1e6
-    };
+    let part = |tokens: Option<u64>, price: Option<f64>| tokens.unwrap_or(0) as f64 * price.unwrap_or(0.0) / 1e6;
     Some(part(tokens_in, input_price) + part(tokens_out, output_price))
 }
 
@@ -72,10 +70,7 @@ impl IterationRecord {
             tokens_in: m.tokens_in,
             tokens_out: m.tokens_out,
             cost_usd: cost_usd(m.tokens_in, m.tokens_out, input_price, output_price),
-            error: m
-                .error
-                .as_ref()
-                .map(|e| format!("{}: {}", e.code, e.detail)),
+            error: m.error.as_ref().map(|e| format!("{}: {}", e.code, e.detail)),
             seq: job.seq,
             prompt_index: job.prompt_index,
             warmup: job.warmup,
@@ -94,9 +89,6 @@ mod tests {
         assert_eq!(cost_usd(Some(1_000), Some(500), None, None), None);
         let c = cost_usd(Some(1_000), Some(500), Some(0.15), Some(0.6)).unwrap();
         assert!((c - (1_000.0 * 0.15 + 500.0 * 0.6) / 1e6).abs() < 1e-15);
-        assert_eq!(
-            cost_usd(Some(1_000_000), Some(7), Some(2.0), None),
-            Some(2.0)
-        );
+        assert_eq!(cost_usd(Some(1_000_000), Some(7), Some(2.0), None), Some(2.0));
     }
 }

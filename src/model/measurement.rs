@@ -86,16 +86,9 @@ impl IterationError {
     pub fn new(class: ErrorClass, status: Option<u16>, detail: impl Into<String>) -> Self {
         let code = match (class, status) {
             (ErrorClass::Http, Some(status)) => format!("http_{status}"),
-            _ => serde_json::to_value(class)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default(),
+            _ => serde_json::to_value(class).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default(),
         };
-        Self {
-            class,
-            code,
-            detail: detail.into(),
-        }
+        Self { class, code, detail: detail.into() }
     }
 }
 
@@ -129,10 +122,7 @@ impl Measurement {
     /// Time to first token, ms: send → first chunk with non-empty `choices[0].delta.content`. `None` when not
     /// streamed (a single JSON body has no first token) or when no content arrived.
     pub fn ttft_ms(&self) -> Option<f64> {
-        self.streamed
-            .then_some(self.timeline.first_token_us)
-            .flatten()
-            .map(ms)
+        self.streamed.then_some(self.timeline.first_token_us).flatten().map(ms)
     }
 
     /// Time to the first output of any kind (reasoning or answer), ms; differs from TTFT for reasoning models.
@@ -140,14 +130,7 @@ impl Measurement {
         if !self.streamed {
             return None;
         }
-        [
-            self.timeline.first_reasoning_us,
-            self.timeline.first_token_us,
-        ]
-        .into_iter()
-        .flatten()
-        .min()
-        .map(ms)
+        [self.timeline.first_reasoning_us, self.timeline.first_token_us].into_iter().flatten().min().map(ms)
     }
 
     /// Total time, ms: send → end of the response.
@@ -158,16 +141,10 @@ impl Measurement {
     /// Time per output token after the first, ms: (last token − first output) / (tokens out − 1).
     /// `None` without streaming or with fewer than 2 output tokens.
     pub fn tpot_ms(&self) -> Option<f64> {
-        let first = self
-            .timeline
-            .first_reasoning_us
-            .into_iter()
-            .chain(self.timeline.first_token_us)
-            .min()?;
+        let first = self.timeline.first_reasoning_us.into_iter().chain(self.timeline.first_token_us).min()?;
         let last = self.timeline.last_token_us?;
         let tokens = self.tokens_out.filter(|&t| t >= 2)?;
-        self.streamed
-            .then(|| ms(last.saturating_sub(first)) / (tokens - 1) as f64)
+        self.streamed.then(|| ms(last.saturating_sub(first)) / (tokens - 1) as f64)
     }
 
     /// Output tokens per second of this request: tokens out / total time.
@@ -182,21 +159,11 @@ impl Measurement {
 mod tests {
     use super::*;
 
-    fn streamed(
-        first_token: Option<u64>,
-        last: Option<u64>,
-        end: u64,
-        tokens: Option<u64>,
-    ) -> Measurement {
+    fn streamed(first_token: Option<u64>, last: Option<u64>, end: u64, tokens: Option<u64>) -> Measurement {
         Measurement {
             streamed: true,
             status: Some(200),
-            timeline: Timeline {
-                first_token_us: first_token,
-                last_token_us: last,
-                end_us: end,
-                ..Timeline::default()
-            },
+            timeline: Timeline { first_token_us: first_token, last_token_us: last, end_us: end, ..Timeline::default() },
             tokens_in: Some(10),
             tokens_out: tokens,
             token_source: TokenSource::Reported,
@@ -210,20 +177,13 @@ mod tests {
         let m = streamed(Some(50_000), Some(176_000), 180_000, Some(64));
         assert_eq!(m.ttft_ms(), Some(50.0));
         assert_eq!(m.total_ms(), 180.0);
-        assert_eq!(
-            m.tpot_ms(),
-            Some(2.0),
-            "(176 - 50) ms over 63 tokens after the first"
-        );
+        assert_eq!(m.tpot_ms(), Some(2.0), "(176 - 50) ms over 63 tokens after the first");
         assert!((m.output_tokens_per_second().unwrap() - 64.0 / 0.18).abs() < 1e-9);
     }
 
     #[test]
     fn non_streamed_requests_have_no_ttft_and_no_tpot() {
-        let m = Measurement {
-            streamed: false,
-            ..streamed(Some(50_000), Some(60_000), 80_000, Some(10))
-        };
+        let m = Measurement { streamed: false, ..streamed(Some(50_000), Some(60_000), 80_000, Some(10)) };
         assert_eq!(m.ttft_ms(), None);
         assert_eq!(m.tpot_ms(), None);
         assert_eq!(m.total_ms(), 80.0);
@@ -240,17 +200,8 @@ mod tests {
 
     #[test]
     fn error_codes_name_the_status_for_http_errors() {
-        assert_eq!(
-            IterationError::new(ErrorClass::Http, Some(429), "").code,
-            "http_429"
-        );
-        assert_eq!(
-            IterationError::new(ErrorClass::StreamError, None, "").code,
-            "stream_error"
-        );
-        assert_eq!(
-            IterationError::new(ErrorClass::NoTokens, Some(200), "").code,
-            "no_tokens"
-        );
+        assert_eq!(IterationError::new(ErrorClass::Http, Some(429), "").code, "http_429");
+        assert_eq!(IterationError::new(ErrorClass::StreamError, None, "").code, "stream_error");
+        assert_eq!(IterationError::new(ErrorClass::NoTokens, Some(200), "").code, "no_tokens");
     }
 }

@@ -8,18 +8,18 @@ mod headers;
 mod ids;
 mod iteration;
 mod measurement;
+mod progress;
 mod run;
 
 pub use checked::Checked;
 pub use connection_test::{ConnectionTestResult, TestTarget, BODY_PREVIEW_CHARS};
-pub use connector::{
-    BaseUrl, Connector, ConnectorInput, HeaderView, KeyChange, ModelName, Price, ValidConnector,
-};
+pub use connector::{BaseUrl, Connector, ConnectorInput, HeaderView, KeyChange, ModelName, Price, ValidConnector};
 pub use headers::{is_credential_header, HeaderName, HeaderSet, HeaderValueChange};
 pub use ids::{ConnectorId, RunId, WorkspaceId};
 pub use iteration::{cost_usd, IterationRecord};
 pub use measurement::{ChunkMark, ErrorClass, IterationError, Measurement, Timeline, TokenSource};
-pub use run::{limits, Agent, Job, LoadMode, RunPlan, RunPlanInput};
+pub use progress::{LivePoint, RunProgress, RunUpdate};
+pub use run::{limits, Agent, Job, LoadMode, RunPlan, RunPlanInput, RunStatus, RunView};
 
 /// A field-level validation failure: which input field, and why, in words a user can act on.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
@@ -34,9 +34,6 @@ pub struct ValidationError {
 impl ValidationError {
     /// A failure of `field` for `reason`.
     pub fn new(field: impl Into<String>, reason: impl Into<String>) -> Self {
-        Self {
-            field: field.into(),
-            reason: reason.into(),
-        }
+        Self { field: field.into(), reason: reason.into() }
     }
 }

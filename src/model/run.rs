@@ -147,10 +147,7 @@ impl RunPlanInput {
             return fail("agent.name", "agent name is empty".into());
         }
         if !(1..=MAX_TOKEN_BUDGET).contains(&self.agent.token_budget) {
-            return fail(
-                "agent.tokenBudget",
-                format!("must be between 1 and {MAX_TOKEN_BUDGET}"),
-            );
+            return fail("agent.tokenBudget", format!("must be between 1 and {MAX_TOKEN_BUDGET}"));
         }
         if let Some(bad) = self.agent.tools.iter().position(|t| !t.is_object()) {
             return fail("agent.tools", format!("tool {bad} is not a JSON object"));
@@ -169,45 +166,26 @@ impl RunPlanInput {
         }
         let requests = self.prompts.len() as u64 * u64::from(self.iterations);
         if requests > MAX_REQUESTS {
-            return fail(
-                "iterations",
-                format!("prompts × iterations = {requests}, above the limit of {MAX_REQUESTS}"),
-            );
+            return fail("iterations", format!("prompts × iterations = {requests}, above the limit of {MAX_REQUESTS}"));
         }
         if self.warmup > MAX_WARMUP {
             return fail("warmup", format!("at most {MAX_WARMUP}"));
         }
         match self.mode {
             LoadMode::Closed { concurrency } if !(1..=MAX_CONCURRENCY).contains(&concurrency) => {
-                return fail(
-                    "mode.concurrency",
-                    format!("must be between 1 and {MAX_CONCURRENCY}"),
-                );
+                return fail("mode.concurrency", format!("must be between 1 and {MAX_CONCURRENCY}"));
             }
-            LoadMode::Open {
-                rate_per_second, ..
-            } if !(rate_per_second > 0.0 && rate_per_second <= MAX_RATE) => {
-                return fail(
-                    "mode.ratePerSecond",
-                    format!("must be above 0 and at most {MAX_RATE}"),
-                );
+            LoadMode::Open { rate_per_second, .. } if !(rate_per_second > 0.0 && rate_per_second <= MAX_RATE) => {
+                return fail("mode.ratePerSecond", format!("must be above 0 and at most {MAX_RATE}"));
             }
-            LoadMode::Open {
-                max_concurrency, ..
-            } if !(1..=MAX_CONCURRENCY).contains(&max_concurrency) => {
-                return fail(
-                    "mode.maxConcurrency",
-                    format!("must be between 1 and {MAX_CONCURRENCY}"),
-                );
+            LoadMode::Open { max_concurrency, .. } if !(1..=MAX_CONCURRENCY).contains(&max_concurrency) => {
+                return fail("mode.maxConcurrency", format!("must be between 1 and {MAX_CONCURRENCY}"));
             }
             _ => {}
         }
         let timeout_ms = self.timeout_ms.unwrap_or(120_000);
         if !(1..=MAX_TIMEOUT_MS).contains(&timeout_ms) {
-            return fail(
-                "timeoutMs",
-                format!("must be between 1 and {MAX_TIMEOUT_MS}"),
-            );
+            return fail("timeoutMs", format!("must be between 1 and {MAX_TIMEOUT_MS}"));
         }
         if !(0.0..=2.0).contains(&self.temperature) {
             return fail("temperature", "must be between 0 and 2".into());
@@ -217,10 +195,7 @@ impl RunPlanInput {
             .as_deref()
             .map(str::trim)
             .filter(|t| !t.is_empty())
-            .map_or_else(
-                || format!("{} on {model}", self.agent.name.trim()),
-                str::to_string,
-            );
+            .map_or_else(|| format!("{} on {model}", self.agent.name.trim()), str::to_string);
         Ok(RunPlan {
             connector_id: self.connector_id,
             title,
@@ -244,20 +219,17 @@ impl RunPlan {
 
     /// The send order: warm-ups (cycling through the prompts), then for each iteration every prompt once, so
     /// that a slow drift over time affects every prompt alike.
-    pub fn jobs(&self) -> impl Iterator<Item = Job> + '_ {
+    pub fn jobs(&self) -> impl Iterator<Item = Job> + Send + 'static {
         let prompts = self.prompts.len() as u32;
-        let warmups = (0..self.warmup).map(move |w| (w % prompts, w / prompts, true));
-        let measured =
-            (0..self.iterations).flat_map(move |i| (0..prompts).map(move |p| (p, i, false)));
-        warmups
-            .chain(measured)
-            .enumerate()
-            .map(|(seq, (prompt_index, iteration, warmup))| Job {
-                seq: seq as u64,
-                prompt_index,
-                iteration,
-                warmup,
-            })
+        let (warmup, iterations) = (self.warmup, self.iterations);
+        let warmups = (0..warmup).map(move |w| (w % prompts, w / prompts, true));
+        let measured = (0..iterations).flat_map(move |i| (0..prompts).map(move |p| (p, i, false)));
+        warmups.chain(measured).enumerate().map(|(seq, (prompt_index, iteration, warmup))| Job {
+            seq: seq as u64,
+            prompt_index,
+            iteration,
+            warmup,
+        })
     }
 }
 
@@ -269,12 +241,7 @@ mod tests {
         RunPlanInput {
             connector_id: ConnectorId(uuid::Uuid::nil()),
             title: None,
-            agent: Agent {
-                name: "support-bot".into(),
-                system_prompt: None,
-                tools: vec![],
-                token_budget: 256,
-            },
+            agent: Agent { name: "support-bot".into(), system_prompt: None, tools: vec![], token_budget: 256 },
             prompts: vec!["a".into(), "b".into()],
             iterations: 3,
             warmup: 1,
@@ -289,10 +256,7 @@ mod tests {
     fn expands_to_warmups_then_every_prompt_per_iteration() {
         let plan = input().validate("m").unwrap();
         assert_eq!(plan.title, "support-bot on m");
-        let jobs: Vec<(u32, u32, bool)> = plan
-            .jobs()
-            .map(|j| (j.prompt_index, j.iteration, j.warmup))
-            .collect();
+        let jobs: Vec<(u32, u32, bool)> = plan.jobs().map(|j| (j.prompt_index, j.iteration, j.warmup)).collect();
         assert_eq!(
             jobs,
             vec![
@@ -312,95 +276,30 @@ mod tests {
     #[test]
     fn names_the_field_of_every_out_of_range_value() {
         let cases: Vec<(RunPlanInput, &str)> = vec![
+            (RunPlanInput { iterations: 0, ..input() }, "iterations"),
+            (RunPlanInput { prompts: vec![], ..input() }, "prompts"),
+            (RunPlanInput { prompts: vec!["ok".into(), " ".into()], ..input() }, "prompts[1]"),
+            (RunPlanInput { mode: LoadMode::Closed { concurrency: 0 }, ..input() }, "mode.concurrency"),
             (
                 RunPlanInput {
-                    iterations: 0,
-                    ..input()
-                },
-                "iterations",
-            ),
-            (
-                RunPlanInput {
-                    prompts: vec![],
-                    ..input()
-                },
-                "prompts",
-            ),
-            (
-                RunPlanInput {
-                    prompts: vec!["ok".into(), " ".into()],
-                    ..input()
-                },
-                "prompts[1]",
-            ),
-            (
-                RunPlanInput {
-                    mode: LoadMode::Closed { concurrency: 0 },
-                    ..input()
-                },
-                "mode.concurrency",
-            ),
-            (
-                RunPlanInput {
-                    mode: LoadMode::Open {
-                        rate_per_second: 0.0,
-                        poisson: false,
-                        max_concurrency: 4,
-                    },
+                    mode: LoadMode::Open { rate_per_second: 0.0, poisson: false, max_concurrency: 4 },
                     ..input()
                 },
                 "mode.ratePerSecond",
             ),
             (
                 RunPlanInput {
-                    mode: LoadMode::Open {
-                        rate_per_second: f64::NAN,
-                        poisson: true,
-                        max_concurrency: 4,
-                    },
+                    mode: LoadMode::Open { rate_per_second: f64::NAN, poisson: true, max_concurrency: 4 },
                     ..input()
                 },
                 "mode.ratePerSecond",
             ),
+            (RunPlanInput { timeout_ms: Some(0), ..input() }, "timeoutMs"),
+            (RunPlanInput { temperature: 3.0, ..input() }, "temperature"),
+            (RunPlanInput { iterations: 600_000, ..input() }, "iterations"),
+            (RunPlanInput { agent: Agent { token_budget: 0, ..input().agent }, ..input() }, "agent.tokenBudget"),
             (
-                RunPlanInput {
-                    timeout_ms: Some(0),
-                    ..input()
-                },
-                "timeoutMs",
-            ),
-            (
-                RunPlanInput {
-                    temperature: 3.0,
-                    ..input()
-                },
-                "temperature",
-            ),
-            (
-                RunPlanInput {
-                    iterations: 600_000,
-                    ..input()
-                },
-                "iterations",
-            ),
-            (
-                RunPlanInput {
-                    agent: Agent {
-                        token_budget: 0,
-                        ..input().agent
-                    },
-                    ..input()
-                },
-                "agent.tokenBudget",
-            ),
-            (
-                RunPlanInput {
-                    agent: Agent {
-                        tools: vec![serde_json::json!(1)],
-                        ..input().agent
-                    },
-                    ..input()
-                },
+                RunPlanInput { agent: Agent { tools: vec![serde_json::json!(1)], ..input().agent }, ..input() },
                 "agent.tools",
             ),
         ];
@@ -408,4 +307,72 @@ mod tests {
             assert_eq!(bad.validate("m").unwrap_err().field, field);
         }
     }
+}
+
+/// Where a run is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RunStatus {
+    /// Sending requests.
+    Running,
+    /// Every request was sent and recorded.
+    Completed,
+    /// Stopped by a user; finished iterations are kept.
+    Cancelled,
+    /// The server stopped while it ran; finished iterations are kept.
+    Interrupted,
+    /// Could not run (e.g. the connector's secrets did not open).
+    Failed,
+}
+
+impl RunStatus {
+    /// The stored spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Running => "running",
+            Self::Completed => "completed",
+            Self::Cancelled => "cancelled",
+            Self::Interrupted => "interrupted",
+            Self::Failed => "failed",
+        }
+    }
+
+    /// Parses the stored spelling.
+    pub fn parse(text: &str) -> Option<Self> {
+        [Self::Running, Self::Completed, Self::Cancelled, Self::Interrupted, Self::Failed]
+            .into_iter()
+            .find(|s| s.as_str() == text)
+    }
+}
+
+/// A run as pages and API replies show it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunView {
+    /// Its id.
+    pub id: super::RunId,
+    /// Report title.
+    pub title: String,
+    /// Life-cycle state.
+    pub status: RunStatus,
+    /// The validated plan.
+    pub plan: RunPlan,
+    /// The connector's base URL when the run started (never its key).
+    pub base_url: String,
+    /// The model when the run started.
+    pub model: String,
+    /// Prices when the run started, USD per 1M tokens.
+    pub input_price_per_mtok: Option<f64>,
+    /// Prices when the run started, USD per 1M tokens.
+    pub output_price_per_mtok: Option<f64>,
+    /// Warm-up plus measured requests.
+    pub total_requests: u64,
+    /// Whether the endpoint rejected `stream_options` (so streamed token counts were estimated).
+    pub stream_options_rejected: bool,
+    /// Why the run failed, if it did.
+    pub failure: Option<String>,
+    /// Start, unix ms.
+    pub created_at_ms: i64,
+    /// End, unix ms.
+    pub finished_at_ms: Option<i64>,
 }

@@ -34,17 +34,9 @@ impl Schedule {
     fn new(mode: LoadMode, seed: u64) -> Self {
         let gap = match mode {
             LoadMode::Closed { .. } => None,
-            LoadMode::Open {
-                rate_per_second,
-                poisson,
-                ..
-            } => Some((rate_per_second, poisson)),
+            LoadMode::Open { rate_per_second, poisson, .. } => Some((rate_per_second, poisson)),
         };
-        Self {
-            gap,
-            next: Duration::ZERO,
-            rng: StdRng::seed_from_u64(seed),
-        }
+        Self { gap, next: Duration::ZERO, rng: StdRng::seed_from_u64(seed) }
     }
 
     fn next_offset(&mut self) -> Option<Duration> {
@@ -65,9 +57,7 @@ impl Schedule {
 fn slots(mode: LoadMode) -> usize {
     match mode {
         LoadMode::Closed { concurrency } => concurrency as usize,
-        LoadMode::Open {
-            max_concurrency, ..
-        } => max_concurrency as usize,
+        LoadMode::Open { max_concurrency, .. } => max_concurrency as usize,
     }
 }
 
@@ -130,22 +120,14 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     fn jobs(n: u64) -> impl Iterator<Item = Job> {
-        (0..n).map(|seq| Job {
-            seq,
-            prompt_index: 0,
-            iteration: seq as u32,
-            warmup: false,
-        })
+        (0..n).map(|seq| Job { seq, prompt_index: 0, iteration: seq as u32, warmup: false })
     }
 
     fn measurement(lag: Duration) -> Measurement {
         Measurement {
             streamed: true,
             status: Some(200),
-            timeline: Timeline {
-                schedule_lag_us: lag.as_micros() as u64,
-                ..Timeline::default()
-            },
+            timeline: Timeline { schedule_lag_us: lag.as_micros() as u64, ..Timeline::default() },
             tokens_in: None,
             tokens_out: None,
             token_source: TokenSource::Estimated,
@@ -191,24 +173,13 @@ mod tests {
     async fn an_open_loop_sends_on_schedule_and_records_lag_when_the_cap_holds_it_back() {
         let (tx, mut rx) = mpsc::channel(64);
         let start = Instant::now();
-        let mode = LoadMode::Open {
-            rate_per_second: 100.0,
-            poisson: false,
-            max_concurrency: 1,
-        };
+        let mode = LoadMode::Open { rate_per_second: 100.0, poisson: false, max_concurrency: 1 };
         // Each request takes 25 ms but one is scheduled every 10 ms with one slot: sends fall behind.
-        tokio::spawn(drive(
-            jobs(5),
-            mode,
-            1,
-            CancellationToken::new(),
-            tx,
-            move |_, intended| async move {
-                let lag = Instant::now() - intended;
-                tokio::time::sleep(Duration::from_millis(25)).await;
-                measurement(lag)
-            },
-        ));
+        tokio::spawn(drive(jobs(5), mode, 1, CancellationToken::new(), tx, move |_, intended| async move {
+            let lag = Instant::now() - intended;
+            tokio::time::sleep(Duration::from_millis(25)).await;
+            measurement(lag)
+        }));
         let mut lags = Vec::new();
         while let Some(f) = rx.recv().await {
             lags.push((f.job.seq, f.measurement.timeline.schedule_lag_us / 1000));
@@ -220,25 +191,13 @@ mod tests {
 
     #[test]
     fn poisson_gaps_average_the_rate_and_repeat_for_a_seed() {
-        let mode = LoadMode::Open {
-            rate_per_second: 50.0,
-            poisson: true,
-            max_concurrency: 1,
-        };
+        let mode = LoadMode::Open { rate_per_second: 50.0, poisson: true, max_concurrency: 1 };
         let mut a = Schedule::new(mode, 7);
         let mut b = Schedule::new(mode, 7);
         let offsets: Vec<Duration> = (0..20_001).map(|_| a.next_offset().unwrap()).collect();
-        assert_eq!(
-            offsets[..10],
-            (0..10)
-                .map(|_| b.next_offset().unwrap())
-                .collect::<Vec<_>>()[..]
-        );
+        assert_eq!(offsets[..10], (0..10).map(|_| b.next_offset().unwrap()).collect::<Vec<_>>()[..]);
         let mean_gap = offsets[20_000].as_secs_f64() / 20_000.0;
-        assert!(
-            (mean_gap - 0.02).abs() < 0.001,
-            "mean gap {mean_gap} s for 50/s"
-        );
+        assert!((mean_gap - 0.02).abs() < 0.001, "mean gap {mean_gap} s for 50/s");
     }
 
     #[tokio::test(start_paused = true)]
@@ -246,17 +205,11 @@ mod tests {
         let (tx, mut rx) = mpsc::channel(64);
         let cancel = CancellationToken::new();
         let stop = cancel.clone();
-        let driver = tokio::spawn(drive(
-            jobs(1_000),
-            LoadMode::Closed { concurrency: 2 },
-            1,
-            cancel,
-            tx,
-            |_, _| async {
+        let driver =
+            tokio::spawn(drive(jobs(1_000), LoadMode::Closed { concurrency: 2 }, 1, cancel, tx, |_, _| async {
                 tokio::time::sleep(Duration::from_millis(10)).await;
                 measurement(Duration::ZERO)
-            },
-        ));
+            }));
         tokio::time::sleep(Duration::from_millis(55)).await;
         stop.cancel();
         driver.await.unwrap();
@@ -264,9 +217,6 @@ mod tests {
         while rx.recv().await.is_some() {
             finished += 1;
         }
-        assert_eq!(
-            finished, 10,
-            "five rounds of two finished before the cancel"
-        );
+        assert_eq!(finished, 10, "five rounds of two finished before the cancel");
     }
 }

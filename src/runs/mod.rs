@@ -1,8 +1,10 @@
-//! Benchmark runs: from a plan and a stored connector to measured iterations. This first part holds the single
-//! measured call behind `runBenchmarkOnce`; multi-iteration runs, schedules and live progress build on it.
+//! Benchmark runs: from a plan and a stored connector to measured, stored iterations with live progress; and the
+//! single measured call behind `runBenchmarkOnce`.
 
 mod driver;
+mod manager;
 mod once;
 
 pub use driver::{drive, Finished};
+pub use manager::{RunManager, StartError};
 pub use once::{run_once, OnceError, OnceInput};

@@ -3,8 +3,7 @@
 use std::time::Duration;
 
 use crate::engine::{
-    measure, rejects_stream_options, Call, ChatMessage, ChatRequest, HttpClient, RequestTarget,
-    StreamOptions,
+    measure, rejects_stream_options, Call, ChatMessage, ChatRequest, HttpClient, RequestTarget, StreamOptions,
 };
 use crate::model::{ConnectorId, Measurement, ValidationError, WorkspaceId};
 use crate::secrets::SecretBox;
@@ -50,15 +49,11 @@ pub async fn run_once(
         return Err(ValidationError::new("prompt", "prompt is empty").into());
     }
     if !MAX_TOKENS_RANGE.contains(&input.max_tokens) {
-        return Err(ValidationError::new(
-            "maxTokens",
-            format!("must be between 1 and 8192, got {}", input.max_tokens),
-        )
-        .into());
+        return Err(
+            ValidationError::new("maxTokens", format!("must be between 1 and 8192, got {}", input.max_tokens)).into()
+        );
     }
-    let stored = store
-        .open_connector(workspace, input.connector_id, sealer)
-        .await?;
+    let stored = store.open_connector(workspace, input.connector_id, sealer).await?;
     let target = RequestTarget {
         base_url: stored.base_url,
         api_key: stored.credentials.api_key,
@@ -66,27 +61,18 @@ pub async fn run_once(
     };
     let mut request = ChatRequest {
         model: stored.connector.model,
-        messages: vec![ChatMessage {
-            role: "user",
-            content: input.prompt,
-        }],
+        messages: vec![ChatMessage { role: "user", content: input.prompt }],
+        tools: vec![],
         max_tokens: input.max_tokens,
         temperature: 0.0,
         stream: input.stream,
-        stream_options: input.stream.then_some(StreamOptions {
-            include_usage: true,
-        }),
+        stream_options: input.stream.then_some(StreamOptions { include_usage: true }),
     };
     let call = |request: &ChatRequest| {
         let request = request.clone();
         let target = target.clone();
         async move {
-            let call = Call {
-                target: &target,
-                request: &request,
-                timeout,
-                intended: tokio::time::Instant::now(),
-            };
+            let call = Call { target: &target, request: &request, timeout, intended: tokio::time::Instant::now() };
             measure(client, call).await
         }
     };

@@ -38,28 +38,17 @@ impl SecretBox {
     /// A box keyed from the server secret.
     pub fn new(secret: &Secret) -> Self {
         let key = secret.derive("connector-secrets/aes-256-gcm/v1");
-        Self {
-            cipher: Aes256Gcm::new(&key.into()),
-        }
+        Self { cipher: Aes256Gcm::new(&key.into()) }
     }
 
     /// Encrypts `plaintext` bound to `context` (e.g. `workspace/connector`); base64 of nonce || ciphertext.
     pub fn seal(&self, plaintext: &[u8], context: &str) -> String {
         let mut nonce = [0u8; NONCE_LEN];
         rand::rngs::OsRng.fill_bytes(&mut nonce);
-        #[expect(
-            clippy::expect_used,
-            reason = "AES-GCM encryption fails only for inputs beyond 64 GiB"
-        )]
+        #[expect(clippy::expect_used, reason = "AES-GCM encryption fails only for inputs beyond 64 GiB")]
         let sealed = self
             .cipher
-            .encrypt(
-                Nonce::from_slice(&nonce),
-                Payload {
-                    msg: plaintext,
-                    aad: context.as_bytes(),
-                },
-            )
+            .encrypt(Nonce::from_slice(&nonce), Payload { msg: plaintext, aad: context.as_bytes() })
             .expect("small plaintext");
         let mut out = nonce.to_vec();
         out.extend_from_slice(&sealed);
@@ -74,13 +63,7 @@ impl SecretBox {
         }
         let (nonce, ciphertext) = bytes.split_at(NONCE_LEN);
         self.cipher
-            .decrypt(
-                Nonce::from_slice(nonce),
-                Payload {
-                    msg: ciphertext,
-                    aad: context.as_bytes(),
-                },
-            )
+            .decrypt(Nonce::from_slice(nonce), Payload { msg: ciphertext, aad: context.as_bytes() })
             .map_err(|_| SealError::WrongKeyOrTampered)
     }
 }
@@ -101,17 +84,11 @@ mod tests {
     fn refuses_another_rows_context_and_another_secret() {
         let secret = Secret::generate();
         let sealed = SecretBox::new(&secret).seal(b"k", "ws/c1");
-        assert!(matches!(
-            SecretBox::new(&secret).open(&sealed, "ws/c2"),
-            Err(SealError::WrongKeyOrTampered)
-        ));
+        assert!(matches!(SecretBox::new(&secret).open(&sealed, "ws/c2"), Err(SealError::WrongKeyOrTampered)));
         assert!(matches!(
             SecretBox::new(&Secret::generate()).open(&sealed, "ws/c1"),
             Err(SealError::WrongKeyOrTampered)
         ));
-        assert!(matches!(
-            SecretBox::new(&secret).open("%%", "ws/c1"),
-            Err(SealError::Malformed)
-        ));
+        assert!(matches!(SecretBox::new(&secret).open("%%", "ws/c1"), Err(SealError::Malformed)));
     }
 }

@@ -35,9 +35,7 @@ pub struct TokenHasher {
 impl TokenHasher {
     /// A hasher keyed from the server secret.
     pub fn new(secret: &Secret) -> Self {
-        Self {
-            key: secret.derive("token-hash/v1"),
-        }
+        Self { key: secret.derive("token-hash/v1") }
     }
 
     /// The hex HMAC-SHA256 of a presented token.

@@ -23,10 +23,7 @@ pub async fn undecodable_arguments_are_bad_requests(request: Request, next: Next
     let Ok(bytes) = to_bytes(body, MAX_ERROR_BODY).await else {
         return Response::from_parts(parts, Body::from("internal error"));
     };
-    if matches!(
-        serde_json::from_slice::<AppError>(&bytes),
-        Ok(AppError::Request(_))
-    ) {
+    if matches!(serde_json::from_slice::<AppError>(&bytes), Ok(AppError::Request(_))) {
         parts.status = StatusCode::BAD_REQUEST;
     }
     Response::from_parts(parts, Body::from(bytes))

@@ -65,36 +65,23 @@ impl Application {
     }
 
     /// Builds with an injected clock.
-    pub async fn build_with_clock(
-        settings: Settings,
-        clock: Arc<dyn Clock>,
-    ) -> Result<Self, StartupError> {
+    pub async fn build_with_clock(settings: Settings, clock: Arc<dyn Clock>) -> Result<Self, StartupError> {
         let addr = settings.site_addr;
-        let listener = TcpListener::bind(addr)
-            .await
-            .map_err(|source| StartupError::Bind { addr, source })?;
+        let listener = TcpListener::bind(addr).await.map_err(|source| StartupError::Bind { addr, source })?;
         let mut settings = settings;
         // With port 0 the real port is known only now; links printed later must carry it.
-        settings.site_addr = listener
-            .local_addr()
-            .map_err(|source| StartupError::Bind { addr, source })?;
+        settings.site_addr = listener.local_addr().map_err(|source| StartupError::Bind { addr, source })?;
         let state = build_state(settings, clock).await?;
         let simulator = if state.settings.demo_simulator {
-            let sim =
-                crate::sim::spawn(SimConfig::default(), SocketAddr::from(([127, 0, 0, 1], 0)))
-                    .await
-                    .map_err(StartupError::Simulator)?;
+            let sim = crate::sim::spawn(SimConfig::default(), SocketAddr::from(([127, 0, 0, 1], 0)))
+                .await
+                .map_err(StartupError::Simulator)?;
             Some(sim)
         } else {
             None
         };
         let first_login_link = seed(&state, simulator.as_ref()).await?;
-        Ok(Self {
-            listener,
-            state,
-            simulator,
-            first_login_link,
-        })
+        Ok(Self { listener, state, simulator, first_login_link })
     }
 
     /// The bound port (useful with port 0).
@@ -115,9 +102,7 @@ impl Application {
     /// Serves until the process is stopped (Ctrl-C or SIGTERM).
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         let app = router(self.state.clone());
-        let result = axum::serve(self.listener, app)
-            .with_graceful_shutdown(shutdown_signal())
-            .await;
+        let result = axum::serve(self.listener, app).with_graceful_shutdown(shutdown_signal()).await;
         if let Some(sim) = self.simulator {
             sim.stop();
         }
@@ -127,19 +112,14 @@ impl Application {
 }
 
 /// Opens the store, loads or creates the secret, builds the clients.
-pub async fn build_state(
-    settings: Settings,
-    clock: Arc<dyn Clock>,
-) -> Result<AppState, StartupError> {
+pub async fn build_state(settings: Settings, clock: Arc<dyn Clock>) -> Result<AppState, StartupError> {
     let store = Store::connect(&settings.database_url).await?;
     let secret = match &settings.secret {
         Some(secret) => secret.clone(),
-        None => Secret::load_or_create(&settings.data_dir.join("secret.key"))
-            .map_err(StartupError::Secret)?,
+        None => Secret::load_or_create(&settings.data_dir.join("secret.key")).map_err(StartupError::Secret)?,
     };
-    let mut leptos_options = leptos::config::get_configuration(None)
-        .map_err(|e| StartupError::Leptos(e.to_string()))?
-        .leptos_options;
+    let mut leptos_options =
+        leptos::config::get_configuration(None).map_err(|e| StartupError::Leptos(e.to_string()))?.leptos_options;
     leptos_options.site_addr = settings.site_addr;
     Ok(AppState {
         store,
@@ -154,22 +134,15 @@ pub async fn build_state(
 
 /// First start: the owner's workspace, the demo connector and a login link. Later starts: repoint the demo
 /// connector at this run's simulator.
-async fn seed(
-    state: &AppState,
-    simulator: Option<&SimHandle>,
-) -> Result<Option<String>, StartupError> {
+async fn seed(state: &AppState, simulator: Option<&SimHandle>) -> Result<Option<String>, StartupError> {
     let now = state.clock.now_ms();
     let purged = state.store.purge_expired_auth(now).await?;
     if purged > 0 {
         tracing::info!(purged, "removed expired sessions and login links");
     }
-    let (workspace, created) = state
-        .store
-        .ensure_workspace(LOCAL_OWNER, "My workspace", now)
-        .await?;
+    let (workspace, created) = state.store.ensure_workspace(LOCAL_OWNER, "My workspace", now).await?;
     if let Some(sim) = simulator {
-        let base =
-            BaseUrl::parse(&sim.base_url()).map_err(|e| StartupError::Leptos(e.to_string()))?;
+        let base = BaseUrl::parse(&sim.base_url()).map_err(|e| StartupError::Leptos(e.to_string()))?;
         if created {
             let demo = ConnectorInput {
                 name: "Demo (simulated)".into(),
@@ -179,10 +152,7 @@ async fn seed(
             }
             .validate()
             .map_err(|e| StartupError::Leptos(e.to_string()))?;
-            state
-                .store
-                .create_connector(workspace.id, &demo, true, &state.sealer, now)
-                .await?;
+            state.store.create_connector(workspace.id, &demo, true, &state.sealer, now).await?;
         } else {
             state.store.repoint_demo_connectors(&base, now).await?;
         }
@@ -209,13 +179,8 @@ pub fn router(state: AppState) -> Router {
             move || shell(shell_options.clone()),
         )
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
-        .layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            require_session,
-        ))
-        .layer(axum::middleware::from_fn(
-            undecodable_arguments_are_bad_requests,
-        ))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), require_session))
+        .layer(axum::middleware::from_fn(undecodable_arguments_are_bad_requests))
         .layer(axum::middleware::from_fn(same_origin_writes))
         .layer(axum::middleware::from_fn(log_request))
         .with_state(state)

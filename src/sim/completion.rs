@@ -16,16 +16,7 @@ use super::timing::sleep_until_precise;
 use super::SimConfig;
 
 /// The words the simulator "generates", one per token.
-const WORDS: &[&str] = &[
-    "lorem",
-    "ipsum",
-    "dolor",
-    "sit",
-    "amet",
-    "consectetur",
-    "adipiscing",
-    "elit",
-];
+const WORDS: &[&str] = &["lorem", "ipsum", "dolor", "sit", "amet", "consectetur", "adipiscing", "elit"];
 
 #[derive(Debug, Deserialize)]
 struct Request {
@@ -54,11 +45,7 @@ struct StreamOptions {
 }
 
 fn error(status: StatusCode, kind: &str, message: &str) -> Response {
-    (
-        status,
-        Json(json!({"error": {"message": message, "type": kind, "param": null, "code": null}})),
-    )
-        .into_response()
+    (status, Json(json!({"error": {"message": message, "type": kind, "param": null, "code": null}}))).into_response()
 }
 
 /// The simulator's prompt token count: a quarter of the characters, rounded up (a common rule of thumb).
@@ -83,15 +70,11 @@ fn token_text(i: u32) -> String {
 }
 
 fn unix_seconds() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
 pub(super) async fn models() -> Json<Value> {
-    Json(
-        json!({"object": "list", "data": [{"id": "sim-model", "object": "model", "owned_by": "latency-guard"}]}),
-    )
+    Json(json!({"object": "list", "data": [{"id": "sim-model", "object": "model", "owned_by": "latency-guard"}]}))
 }
 
 pub(super) async fn chat_completions(
@@ -103,34 +86,17 @@ pub(super) async fn chat_completions(
     if let Some(key) = &config.api_key {
         let presented = headers.get("authorization").and_then(|v| v.to_str().ok());
         if presented != Some(format!("Bearer {key}").as_str()) {
-            return error(
-                StatusCode::UNAUTHORIZED,
-                "invalid_request_error",
-                "Incorrect API key provided.",
-            );
+            return error(StatusCode::UNAUTHORIZED, "invalid_request_error", "Incorrect API key provided.");
         }
     }
     let request: Request = match serde_json::from_slice(&body) {
         Ok(r) => r,
-        Err(e) => {
-            return error(
-                StatusCode::BAD_REQUEST,
-                "invalid_request_error",
-                &format!("invalid body: {e}"),
-            )
-        }
+        Err(e) => return error(StatusCode::BAD_REQUEST, "invalid_request_error", &format!("invalid body: {e}")),
     };
     if request.messages.is_empty() {
-        return error(
-            StatusCode::BAD_REQUEST,
-            "invalid_request_error",
-            "messages must not be empty",
-        );
+        return error(StatusCode::BAD_REQUEST, "invalid_request_error", "messages must not be empty");
     }
-    let cap = request
-        .max_completion_tokens
-        .or(request.max_tokens)
-        .unwrap_or(u32::MAX);
+    let cap = request.max_completion_tokens.or(request.max_tokens).unwrap_or(u32::MAX);
     let plan = Plan {
         id: format!("chatcmpl-sim-{:x}", rand::random::<u64>()),
         model: request.model.clone(),
@@ -214,37 +180,17 @@ enum Step {
 fn stream_response(plan: Plan, include_usage: bool) -> Response {
     let stream = futures::stream::unfold((plan, Step::Role), move |(plan, step)| async move {
         let (bytes, next) = match step {
-            Step::Role => (
-                plan.chunk(
-                    json!({"role": "assistant", "content": ""}),
-                    None,
-                    include_usage,
-                ),
-                Step::Token(0),
-            ),
+            Step::Role => {
+                (plan.chunk(json!({"role": "assistant", "content": ""}), None, include_usage), Step::Token(0))
+            }
             Step::Token(i) => {
                 sleep_until_precise(plan.token_deadline(i)).await;
-                let next = if i + 1 < plan.output_tokens {
-                    Step::Token(i + 1)
-                } else {
-                    Step::Finish
-                };
-                (
-                    plan.chunk(json!({"content": token_text(i)}), None, include_usage),
-                    next,
-                )
+                let next = if i + 1 < plan.output_tokens { Step::Token(i + 1) } else { Step::Finish };
+                (plan.chunk(json!({"content": token_text(i)}), None, include_usage), next)
             }
             Step::Finish => {
-                let reason = if plan.output_tokens < plan.config.tokens {
-                    "length"
-                } else {
-                    "stop"
-                };
-                let next = if include_usage {
-                    Step::Usage
-                } else {
-                    Step::Done
-                };
+                let reason = if plan.output_tokens < plan.config.tokens { "length" } else { "stop" };
+                let next = if include_usage { Step::Usage } else { Step::Done };
                 (plan.chunk(json!({}), Some(reason), include_usage), next)
             }
             Step::Usage => {

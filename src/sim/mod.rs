@@ -29,12 +29,7 @@ pub struct SimConfig {
 
 impl Default for SimConfig {
     fn default() -> Self {
-        Self {
-            ttft: Duration::from_millis(120),
-            itl: Duration::from_millis(15),
-            tokens: 64,
-            api_key: None,
-        }
+        Self { ttft: Duration::from_millis(120), itl: Duration::from_millis(15), tokens: 64, api_key: None }
     }
 }
 

@@ -50,9 +50,7 @@ mod tests {
     const CASES: &[(&str, &[f64], [f64; 3])] = &[
         (
             "ten latencies with an outlier",
-            &[
-                12.0, 15.5, 9.25, 30.0, 11.0, 13.75, 100.0, 14.0, 10.5, 16.25,
-            ],
+            &[12.0, 15.5, 9.25, 30.0, 11.0, 13.75, 100.0, 14.0, 10.5, 16.25],
             [13.875, 68.49999999999993, 93.70000000000002],
         ),
         ("single value", &[42.0], [42.0, 42.0, 42.0]),
@@ -64,11 +62,7 @@ mod tests {
     fn matches_numpys_default_method_on_named_datasets() {
         for (name, data, [p50, p95, p99]) in CASES {
             let got = percentiles(data.iter().copied()).unwrap();
-            for (which, got, want) in [
-                ("p50", got.p50, p50),
-                ("p95", got.p95, p95),
-                ("p99", got.p99, p99),
-            ] {
+            for (which, got, want) in [("p50", got.p50, p50), ("p95", got.p95, p95), ("p99", got.p99, p99)] {
                 assert!((got - want).abs() < 1e-9, "{name} {which}: {got} != {want}");
             }
         }

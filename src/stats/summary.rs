@@ -32,31 +32,20 @@ pub struct RunSummary {
 /// Summarises `records`; warm-ups are skipped, failures count only in the error rate and cost.
 pub fn summarize(records: &[IterationRecord]) -> RunSummary {
     let measured: Vec<&IterationRecord> = records.iter().filter(|r| !r.warmup).collect();
-    let ok: Vec<&IterationRecord> = measured
-        .iter()
-        .copied()
-        .filter(|r| r.error.is_none())
-        .collect();
+    let ok: Vec<&IterationRecord> = measured.iter().copied().filter(|r| r.error.is_none()).collect();
     let tokens: u64 = ok.iter().filter_map(|r| r.tokens_out).sum();
     let seconds: f64 = ok.iter().map(|r| r.total_ms / 1e3).sum();
     let costs: Vec<f64> = measured.iter().filter_map(|r| r.cost_usd).collect();
     RunSummary {
         measured: measured.len() as u64,
         succeeded: ok.len() as u64,
-        error_rate: if measured.is_empty() {
-            0.0
-        } else {
-            (measured.len() - ok.len()) as f64 / measured.len() as f64
-        },
+        error_rate: if measured.is_empty() { 0.0 } else { (measured.len() - ok.len()) as f64 / measured.len() as f64 },
         ttft: percentiles(ok.iter().filter_map(|r| r.ttft_ms)),
         total: percentiles(ok.iter().map(|r| r.total_ms)),
         tok_per_sec: (seconds > 0.0).then(|| tokens as f64 / seconds),
         total_cost_usd: (!costs.is_empty()).then(|| costs.iter().sum()),
         total_from_intended: percentiles(ok.iter().map(|r| r.schedule_lag_ms + r.total_ms)),
-        max_schedule_lag_ms: measured
-            .iter()
-            .map(|r| r.schedule_lag_ms)
-            .fold(0.0, f64::max),
+        max_schedule_lag_ms: measured.iter().map(|r| r.schedule_lag_ms).fold(0.0, f64::max),
     }
 }
 
@@ -103,15 +92,8 @@ mod tests {
         let total = s.total.unwrap();
         assert_eq!((total.p50, total.p95), (200.0, 290.0));
         assert_eq!(s.ttft.unwrap().p50, 30.0);
-        assert_eq!(
-            s.tok_per_sec,
-            Some(200.0 / 0.4),
-            "200 tokens over 0.4 s of request time"
-        );
-        assert!(
-            (s.total_cost_usd.unwrap() - 0.003).abs() < 1e-12,
-            "warm-up excluded, failure included"
-        );
+        assert_eq!(s.tok_per_sec, Some(200.0 / 0.4), "200 tokens over 0.4 s of request time");
+        assert!((s.total_cost_usd.unwrap() - 0.003).abs() < 1e-12, "warm-up excluded, failure included");
     }
 
     #[test]

@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 use super::workspaces::parse_id;
 use super::{bool_to_db, Store, StoreError};
 use crate::model::{
-    is_credential_header, BaseUrl, Connector, ConnectorId, HeaderValueChange, HeaderView,
-    KeyChange, ValidConnector, ValidationError, WorkspaceId,
+    is_credential_header, BaseUrl, Connector, ConnectorId, HeaderValueChange, HeaderView, KeyChange, ValidConnector,
+    ValidationError, WorkspaceId,
 };
 use crate::secrets::SecretBox;
 
@@ -79,14 +79,9 @@ fn merge_secrets(
         let name = name.as_str().to_string();
         let value = match change {
             HeaderValueChange::Set(v) => v.clone(),
-            HeaderValueChange::KeepStored => {
-                stored.headers.get(&name).cloned().ok_or_else(|| {
-                    ValidationError::new(
-                        format!("headers.{name}"),
-                        "no stored value to keep; enter the value",
-                    )
-                })?
-            }
+            HeaderValueChange::KeepStored => stored.headers.get(&name).cloned().ok_or_else(|| {
+                ValidationError::new(format!("headers.{name}"), "no stored value to keep; enter the value")
+            })?,
         };
         if is_credential_header(&name) {
             sealed.headers.insert(name, value);
@@ -111,13 +106,8 @@ impl Store {
         let query = format!(
             "INSERT INTO connectors ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $10)"
         );
-        let fields =
-            ConnectorFields::prepare(input, &SealedSecrets::default(), sealer, workspace, id)?;
-        fields
-            .bind(sqlx::query(&query), now_ms, id, workspace)
-            .bind(bool_to_db(is_demo))
-            .execute(&self.pool)
-            .await?;
+        let fields = ConnectorFields::prepare(input, &SealedSecrets::default(), sealer, workspace, id)?;
+        fields.bind(sqlx::query(&query), now_ms, id, workspace).bind(bool_to_db(is_demo)).execute(&self.pool).await?;
         self.get_connector(workspace, id).await
     }
 
@@ -133,22 +123,13 @@ impl Store {
         let current = self.open_connector(workspace, id, sealer).await?;
         let stored = SealedSecrets {
             api_key: current.credentials.api_key,
-            headers: current
-                .credentials
-                .headers
-                .into_iter()
-                .filter(|(name, _)| is_credential_header(name))
-                .collect(),
+            headers: current.credentials.headers.into_iter().filter(|(name, _)| is_credential_header(name)).collect(),
         };
         let fields = ConnectorFields::prepare(input, &stored, sealer, workspace, id)?;
         let query = "UPDATE connectors SET name = $1, base_url = $2, model = $3, headers = $4, \
              secret_header_names = $5, has_api_key = $6, sealed_secrets = $7, input_price_per_mtok = $8, \
              output_price_per_mtok = $9, updated_at = $10 WHERE id = $11 AND workspace_id = $12";
-        let updated = fields
-            .bind(sqlx::query(query), now_ms, id, workspace)
-            .execute(&self.pool)
-            .await?
-            .rows_affected();
+        let updated = fields.bind(sqlx::query(query), now_ms, id, workspace).execute(&self.pool).await?.rows_affected();
         if updated != 1 {
             return Err(StoreError::NotFound);
         }
@@ -156,11 +137,7 @@ impl Store {
     }
 
     /// Deletes a connector; `NotFound` when it is not in `workspace`.
-    pub async fn delete_connector(
-        &self,
-        workspace: WorkspaceId,
-        id: ConnectorId,
-    ) -> Result<(), StoreError> {
+    pub async fn delete_connector(&self, workspace: WorkspaceId, id: ConnectorId) -> Result<(), StoreError> {
         let deleted = sqlx::query("DELETE FROM connectors WHERE id = $1 AND workspace_id = $2")
             .bind(id.to_string())
             .bind(workspace.to_string())
@@ -175,25 +152,17 @@ impl Store {
     }
 
     /// All connectors of `workspace`, by name.
-    pub async fn list_connectors(
-        &self,
-        workspace: WorkspaceId,
-    ) -> Result<Vec<Connector>, StoreError> {
-        let rows = sqlx::query(&format!(
-            "SELECT {COLUMNS} FROM connectors WHERE workspace_id = $1 ORDER BY name, created_at"
-        ))
-        .bind(workspace.to_string())
-        .fetch_all(&self.pool)
-        .await?;
+    pub async fn list_connectors(&self, workspace: WorkspaceId) -> Result<Vec<Connector>, StoreError> {
+        let rows =
+            sqlx::query(&format!("SELECT {COLUMNS} FROM connectors WHERE workspace_id = $1 ORDER BY name, created_at"))
+                .bind(workspace.to_string())
+                .fetch_all(&self.pool)
+                .await?;
         rows.iter().map(connector_from_row).collect()
     }
 
     /// One connector of `workspace`, browser-safe.
-    pub async fn get_connector(
-        &self,
-        workspace: WorkspaceId,
-        id: ConnectorId,
-    ) -> Result<Connector, StoreError> {
+    pub async fn get_connector(&self, workspace: WorkspaceId, id: ConnectorId) -> Result<Connector, StoreError> {
         let row = self.fetch_row(workspace, id).await?;
         connector_from_row(&row)
     }
@@ -209,29 +178,21 @@ impl Store {
         let connector = connector_from_row(&row)?;
         let sealed: String = row.try_get("sealed_secrets")?;
         let plain = sealer.open(&sealed, &seal_context(workspace, id))?;
-        let secrets: SealedSecrets = serde_json::from_slice(&plain)
-            .map_err(|e| StoreError::Corrupt(format!("sealed secrets: {e}")))?;
+        let secrets: SealedSecrets =
+            serde_json::from_slice(&plain).map_err(|e| StoreError::Corrupt(format!("sealed secrets: {e}")))?;
         let public: BTreeMap<String, String> = from_json(&row.try_get::<String, _>("headers")?)?;
         let mut headers = public;
         headers.extend(secrets.headers);
-        let base_url =
-            BaseUrl::parse(&connector.base_url).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let base_url = BaseUrl::parse(&connector.base_url).map_err(|e| StoreError::Corrupt(e.to_string()))?;
         Ok(StoredConnector {
             connector,
             base_url,
-            credentials: ConnectorCredentials {
-                api_key: secrets.api_key,
-                headers,
-            },
+            credentials: ConnectorCredentials { api_key: secrets.api_key, headers },
         })
     }
 
     /// Points every demo connector at `base_url` (the bundled simulator's address changes between starts).
-    pub async fn repoint_demo_connectors(
-        &self,
-        base_url: &BaseUrl,
-        now_ms: i64,
-    ) -> Result<u64, StoreError> {
+    pub async fn repoint_demo_connectors(&self, base_url: &BaseUrl, now_ms: i64) -> Result<u64, StoreError> {
         Ok(sqlx::query("UPDATE connectors SET base_url = $1, updated_at = $2 WHERE is_demo = 1 AND base_url <> $1")
             .bind(base_url.as_str())
             .bind(now_ms)
@@ -240,19 +201,13 @@ impl Store {
             .rows_affected())
     }
 
-    async fn fetch_row(
-        &self,
-        workspace: WorkspaceId,
-        id: ConnectorId,
-    ) -> Result<AnyRow, StoreError> {
-        sqlx::query(&format!(
-            "SELECT {COLUMNS} FROM connectors WHERE id = $1 AND workspace_id = $2"
-        ))
-        .bind(id.to_string())
-        .bind(workspace.to_string())
-        .fetch_optional(&self.pool)
-        .await?
-        .ok_or(StoreError::NotFound)
+    async fn fetch_row(&self, workspace: WorkspaceId, id: ConnectorId) -> Result<AnyRow, StoreError> {
+        sqlx::query(&format!("SELECT {COLUMNS} FROM connectors WHERE id = $1 AND workspace_id = $2"))
+            .bind(id.to_string())
+            .bind(workspace.to_string())
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or(StoreError::NotFound)
     }
 }
 
@@ -339,16 +294,8 @@ fn connector_from_row(row: &AnyRow) -> Result<Connector, StoreError> {
     let secret_names: Vec<String> = from_json(&row.try_get::<String, _>("secret_header_names")?)?;
     let mut headers: Vec<HeaderView> = public
         .into_iter()
-        .map(|(name, value)| HeaderView {
-            name,
-            value: Some(value),
-            secret: false,
-        })
-        .chain(secret_names.into_iter().map(|name| HeaderView {
-            name,
-            value: None,
-            secret: true,
-        }))
+        .map(|(name, value)| HeaderView { name, value: Some(value), secret: false })
+        .chain(secret_names.into_iter().map(|name| HeaderView { name, value: None, secret: true }))
         .collect();
     headers.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(Connector {

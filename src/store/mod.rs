@@ -3,6 +3,7 @@
 //! Every query on workspace data filters by the workspace id.
 
 mod connectors;
+mod runs;
 mod sessions;
 mod workspaces;
 
@@ -82,9 +83,7 @@ impl Store {
             .connect(url)
             .await?;
         if backend == Backend::Sqlite {
-            sqlx::query("PRAGMA foreign_keys = ON")
-                .execute(&pool)
-                .await?;
+            sqlx::query("PRAGMA foreign_keys = ON").execute(&pool).await?;
         }
         sqlx::migrate!("./migrations").run(&pool).await?;
         Ok(Self { pool, backend })
@@ -102,15 +101,9 @@ impl Store {
 }
 
 fn create_sqlite_parent_dir(url: &str) -> Result<(), StoreError> {
-    let opts = sqlx::sqlite::SqliteConnectOptions::from_str(url)
-        .map_err(|e| StoreError::Url(e.to_string()))?;
-    if let Some(dir) = opts
-        .get_filename()
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-    {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| StoreError::Url(format!("cannot create {}: {e}", dir.display())))?;
+    let opts = sqlx::sqlite::SqliteConnectOptions::from_str(url).map_err(|e| StoreError::Url(e.to_string()))?;
+    if let Some(dir) = opts.get_filename().parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| StoreError::Url(format!("cannot create {}: {e}", dir.display())))?;
     }
     Ok(())
 }

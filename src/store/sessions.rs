@@ -24,18 +24,13 @@ impl Store {
         now_ms: i64,
         expires_at_ms: i64,
     ) -> Result<(), StoreError> {
-        self.insert_token("login_tokens", workspace, token_hash, now_ms, expires_at_ms)
-            .await
+        self.insert_token("login_tokens", workspace, token_hash, now_ms, expires_at_ms).await
     }
 
     /// Marks an unused, unexpired login token as used and returns its workspace; `None` when the token is
     /// unknown, used or expired. The single conditional UPDATE makes a token usable exactly once, even when two
     /// replicas receive it at the same moment.
-    pub async fn consume_login_token(
-        &self,
-        token_hash: &str,
-        now_ms: i64,
-    ) -> Result<Option<WorkspaceId>, StoreError> {
+    pub async fn consume_login_token(&self, token_hash: &str, now_ms: i64) -> Result<Option<WorkspaceId>, StoreError> {
         let claimed = sqlx::query(
             "UPDATE login_tokens SET used_at = $1 WHERE token_hash = $2 AND used_at IS NULL AND expires_at > $1",
         )
@@ -62,21 +57,17 @@ impl Store {
         now_ms: i64,
         expires_at_ms: i64,
     ) -> Result<(), StoreError> {
-        self.insert_token("sessions", workspace, token_hash, now_ms, expires_at_ms)
-            .await
+        self.insert_token("sessions", workspace, token_hash, now_ms, expires_at_ms).await
     }
 
     /// The session with this token hash, if it exists and has not expired.
-    pub async fn find_session(
-        &self,
-        token_hash: &str,
-        now_ms: i64,
-    ) -> Result<Option<SessionRecord>, StoreError> {
-        let row = sqlx::query("SELECT workspace_id, expires_at FROM sessions WHERE token_hash = $1 AND expires_at > $2")
-            .bind(token_hash)
-            .bind(now_ms)
-            .fetch_optional(&self.pool)
-            .await?;
+    pub async fn find_session(&self, token_hash: &str, now_ms: i64) -> Result<Option<SessionRecord>, StoreError> {
+        let row =
+            sqlx::query("SELECT workspace_id, expires_at FROM sessions WHERE token_hash = $1 AND expires_at > $2")
+                .bind(token_hash)
+                .bind(now_ms)
+                .fetch_optional(&self.pool)
+                .await?;
         row.map(|row| {
             Ok(SessionRecord {
                 workspace_id: parse_id(&row.try_get::<String, _>("workspace_id")?)?,
@@ -88,23 +79,16 @@ impl Store {
 
     /// Ends a session (logout). Unknown hashes are ignored.
     pub async fn delete_session(&self, token_hash: &str) -> Result<(), StoreError> {
-        sqlx::query("DELETE FROM sessions WHERE token_hash = $1")
-            .bind(token_hash)
-            .execute(&self.pool)
-            .await?;
+        sqlx::query("DELETE FROM sessions WHERE token_hash = $1").bind(token_hash).execute(&self.pool).await?;
         Ok(())
     }
 
     /// Deletes expired sessions and login tokens; returns how many rows went.
     pub async fn purge_expired_auth(&self, now_ms: i64) -> Result<u64, StoreError> {
-        let sessions = sqlx::query("DELETE FROM sessions WHERE expires_at <= $1")
-            .bind(now_ms)
-            .execute(&self.pool)
-            .await?;
-        let tokens = sqlx::query("DELETE FROM login_tokens WHERE expires_at <= $1")
-            .bind(now_ms)
-            .execute(&self.pool)
-            .await?;
+        let sessions =
+            sqlx::query("DELETE FROM sessions WHERE expires_at <= $1").bind(now_ms).execute(&self.pool).await?;
+        let tokens =
+            sqlx::query("DELETE FROM login_tokens WHERE expires_at <= $1").bind(now_ms).execute(&self.pool).await?;
         Ok(sessions.rows_affected() + tokens.rows_affected())
     }
 
@@ -117,7 +101,8 @@ impl Store {
         now_ms: i64,
         expires_at_ms: i64,
     ) -> Result<(), StoreError> {
-        let sql = format!("INSERT INTO {table} (token_hash, workspace_id, created_at, expires_at) VALUES ($1, $2, $3, $4)");
+        let sql =
+            format!("INSERT INTO {table} (token_hash, workspace_id, created_at, expires_at) VALUES ($1, $2, $3, $4)");
         sqlx::query(&sql)
             .bind(token_hash)
             .bind(workspace.to_string())

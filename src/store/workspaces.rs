@@ -55,6 +55,5 @@ impl Store {
 }
 
 pub(super) fn parse_id<T: std::str::FromStr>(text: &str) -> Result<T, StoreError> {
-    text.parse()
-        .map_err(|_| StoreError::Corrupt(format!("bad id {text:?}")))
+    text.parse().map_err(|_| StoreError::Corrupt(format!("bad id {text:?}")))
 }

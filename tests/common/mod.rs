@@ -1,9 +1,6 @@
 //! Shared test helpers: databases on both backends, a running app on port 0, sessions, a loopback simulator.
 
-#![allow(
-    dead_code,
-    reason = "each test binary uses a different subset of these helpers"
-)]
+#![allow(dead_code, reason = "each test binary uses a different subset of these helpers")]
 
 use latency_guard::config::{Secret, Settings};
 use latency_guard::model::WorkspaceId;
@@ -28,13 +25,7 @@ impl TestDb {
         let dir = tempfile::tempdir().unwrap();
         let url = latency_guard::config::sqlite_url(&dir.path().join("test.db"));
         let store = Store::connect(&url).await.unwrap();
-        Self {
-            url,
-            store,
-            admin_url: None,
-            name: String::new(),
-            _dir: Some(dir),
-        }
+        Self { url, store, admin_url: None, name: String::new(), _dir: Some(dir) }
     }
 
     /// A migrated, brand-new PostgreSQL database; `None` (with a loud note) only when PostgreSQL is unreachable
@@ -51,24 +42,17 @@ impl TestDb {
                 eprintln!("SKIPPED: PostgreSQL at {admin_url} is unreachable ({e}); set LG_REQUIRE_POSTGRES=1 to fail instead");
                 return None;
             }
-            Err(e) => panic!("PostgreSQL at {admin_url} is required (CI=true or LG_REQUIRE_POSTGRES=1) but unreachable: {e}"),
+            Err(e) => {
+                panic!("PostgreSQL at {admin_url} is required (CI=true or LG_REQUIRE_POSTGRES=1) but unreachable: {e}")
+            }
         };
         let name = format!("lg_test_{}", uuid::Uuid::new_v4().simple());
-        sqlx::query(&format!("CREATE DATABASE {name}"))
-            .execute(&admin)
-            .await
-            .unwrap();
+        sqlx::query(&format!("CREATE DATABASE {name}")).execute(&admin).await.unwrap();
         admin.close().await;
         let (base, _) = admin_url.rsplit_once('/').unwrap();
         let url = format!("{base}/{name}");
         let store = Store::connect(&url).await.unwrap();
-        Some(Self {
-            url,
-            store,
-            admin_url: Some(admin_url),
-            name,
-            _dir: None,
-        })
+        Some(Self { url, store, admin_url: Some(admin_url), name, _dir: None })
     }
 
     /// Closes the pool and drops the PostgreSQL database.
@@ -76,12 +60,8 @@ impl TestDb {
         self.store.close().await;
         if let Some(admin_url) = self.admin_url {
             if let Ok(admin) = sqlx::AnyPool::connect(&admin_url).await {
-                let _ = sqlx::query(&format!(
-                    "DROP DATABASE IF EXISTS {} WITH (FORCE)",
-                    self.name
-                ))
-                .execute(&admin)
-                .await;
+                let _ =
+                    sqlx::query(&format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name)).execute(&admin).await;
                 admin.close().await;
             }
         }
@@ -139,55 +119,31 @@ pub struct TestApp {
 pub async fn spawn_app(demo_simulator: bool) -> TestApp {
     let dir = tempfile::tempdir().unwrap();
     let url = latency_guard::config::sqlite_url(&dir.path().join("app.db"));
-    let app = Application::build(test_settings(dir.path(), &url, demo_simulator))
-        .await
-        .unwrap();
+    let app = Application::build(test_settings(dir.path(), &url, demo_simulator)).await.unwrap();
     let base = format!("http://127.0.0.1:{}", app.port());
     let state = app.state().clone();
     let first_login_link = app.first_login_link().map(str::to_string);
     tokio::spawn(app.run_until_stopped());
-    TestApp {
-        base,
-        state,
-        first_login_link,
-        _dir: dir,
-    }
+    TestApp { base, state, first_login_link, _dir: dir }
 }
 
 impl TestApp {
     /// A session cookie for a workspace of `owner` (created when new), made as the login handler makes them.
     pub async fn session_for(&self, owner: &str) -> (WorkspaceId, String) {
         let now = self.state.clock.now_ms();
-        let (ws, _) = self
-            .state
-            .store
-            .ensure_workspace(owner, owner, now)
-            .await
-            .unwrap();
+        let (ws, _) = self.state.store.ensure_workspace(owner, owner, now).await.unwrap();
         let token = RandomToken::generate();
         self.state
             .store
-            .insert_session(
-                ws.id,
-                &self.state.tokens.hash(token.as_str()),
-                now,
-                now + 3_600_000,
-            )
+            .insert_session(ws.id, &self.state.tokens.hash(token.as_str()), now, now + 3_600_000)
             .await
             .unwrap();
         (ws.id, format!("lg_session={}", token.as_str()))
     }
 
     /// `POST /api/<path>` with a JSON body and an optional cookie.
-    pub async fn call(
-        &self,
-        path: &str,
-        body: serde_json::Value,
-        cookie: Option<&str>,
-    ) -> (u16, String) {
-        let mut request = client()
-            .post(format!("{}/api/{path}", self.base))
-            .json(&body);
+    pub async fn call(&self, path: &str, body: serde_json::Value, cookie: Option<&str>) -> (u16, String) {
+        let mut request = client().post(format!("{}/api/{path}", self.base)).json(&body);
         if let Some(cookie) = cookie {
             request = request.header("cookie", cookie);
         }
@@ -202,22 +158,12 @@ impl TestApp {
             request = request.header("cookie", cookie);
         }
         let response = request.send().await.unwrap();
-        let location = response
-            .headers()
-            .get("location")
-            .map(|v| v.to_str().unwrap().to_string());
-        (
-            response.status().as_u16(),
-            location,
-            response.text().await.unwrap(),
-        )
+        let location = response.headers().get("location").map(|v| v.to_str().unwrap().to_string());
+        (response.status().as_u16(), location, response.text().await.unwrap())
     }
 }
 
 /// A client that does not follow redirects (tests look at them).
 pub fn client() -> reqwest::Client {
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap()
+    reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap()
 }

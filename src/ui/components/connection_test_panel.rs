@@ -9,21 +9,11 @@ use crate::model::ConnectionTestResult;
 #[component]
 pub fn ConnectionTestPanel(result: Result<ConnectionTestResult, AppError>) -> impl IntoView {
     match result {
-        Err(e) => {
-            view! { <div id="test-result" class="test-result bad">{e.to_string()}</div> }.into_any()
-        }
+        Err(e) => view! { <div id="test-result" class="test-result bad">{e.to_string()}</div> }.into_any(),
         Ok(r) => {
             let hint = r.hint();
-            let class = if r.ok {
-                "test-result good"
-            } else {
-                "test-result bad"
-            };
-            let status = if r.status == 0 {
-                "no response".to_string()
-            } else {
-                r.status.to_string()
-            };
+            let class = if r.ok { "test-result good" } else { "test-result bad" };
+            let status = if r.status == 0 { "no response".to_string() } else { r.status.to_string() };
             view! {
                 <div id="test-result" class=class>
                     <div class="verdict">

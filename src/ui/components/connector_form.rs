@@ -9,8 +9,7 @@ use super::ConnectionTestPanel;
 use crate::api::connectors::{create_connector, test_connector, update_connector};
 use crate::error::AppError;
 use crate::model::{
-    is_credential_header, Checked, Connector, ConnectorId, ConnectorInput, TestTarget,
-    ValidationError,
+    is_credential_header, Checked, Connector, ConnectorId, ConnectorInput, TestTarget, ValidationError,
 };
 
 /// One editable header row.
@@ -28,12 +27,9 @@ fn parse_price(raw: &str, field: &str) -> Result<Option<f64>, AppError> {
     if raw.is_empty() {
         return Ok(None);
     }
-    raw.parse::<f64>().map(Some).map_err(|_| {
-        AppError::Invalid(ValidationError::new(
-            field,
-            format!("{raw:?} is not a number"),
-        ))
-    })
+    raw.parse::<f64>()
+        .map(Some)
+        .map_err(|_| AppError::Invalid(ValidationError::new(field, format!("{raw:?} is not a number"))))
 }
 
 /// The form; `existing` is `None` for a new connector.
@@ -41,50 +37,22 @@ fn parse_price(raw: &str, field: &str) -> Result<Option<f64>, AppError> {
 pub fn ConnectorForm(existing: Option<Connector>) -> impl IntoView {
     let id: Option<ConnectorId> = existing.as_ref().map(|c| c.id);
     let has_stored_key = existing.as_ref().is_some_and(|c| c.has_api_key);
-    let name = RwSignal::new(
-        existing
-            .as_ref()
-            .map(|c| c.name.clone())
-            .unwrap_or_default(),
-    );
-    let base_url = RwSignal::new(
-        existing
-            .as_ref()
-            .map(|c| c.base_url.clone())
-            .unwrap_or_default(),
-    );
-    let model = RwSignal::new(
-        existing
-            .as_ref()
-            .map(|c| c.model.clone())
-            .unwrap_or_default(),
-    );
+    let name = RwSignal::new(existing.as_ref().map(|c| c.name.clone()).unwrap_or_default());
+    let base_url = RwSignal::new(existing.as_ref().map(|c| c.base_url.clone()).unwrap_or_default());
+    let model = RwSignal::new(existing.as_ref().map(|c| c.model.clone()).unwrap_or_default());
     let api_key = RwSignal::new(String::new());
     let clear_key = RwSignal::new(false);
     let price_in = RwSignal::new(
-        existing
-            .as_ref()
-            .and_then(|c| c.input_price_per_mtok)
-            .map(|p| p.to_string())
-            .unwrap_or_default(),
+        existing.as_ref().and_then(|c| c.input_price_per_mtok).map(|p| p.to_string()).unwrap_or_default(),
     );
     let price_out = RwSignal::new(
-        existing
-            .as_ref()
-            .and_then(|c| c.output_price_per_mtok)
-            .map(|p| p.to_string())
-            .unwrap_or_default(),
+        existing.as_ref().and_then(|c| c.output_price_per_mtok).map(|p| p.to_string()).unwrap_or_default(),
     );
     let next_key = StoredValue::new(0usize);
     let new_row = move |name_text: String, value_text: String, stored_secret: bool| {
         let key = next_key.get_value();
         next_key.set_value(key + 1);
-        HeaderRow {
-            key,
-            name: RwSignal::new(name_text),
-            value: RwSignal::new(value_text),
-            stored_secret,
-        }
+        HeaderRow { key, name: RwSignal::new(name_text), value: RwSignal::new(value_text), stored_secret }
     };
     let rows = RwSignal::new(
         existing
@@ -92,13 +60,7 @@ pub fn ConnectorForm(existing: Option<Connector>) -> impl IntoView {
             .map(|c| {
                 c.headers
                     .iter()
-                    .map(|h| {
-                        new_row(
-                            h.name.clone(),
-                            h.value.clone().unwrap_or_default(),
-                            h.secret,
-                        )
-                    })
+                    .map(|h| new_row(h.name.clone(), h.value.clone().unwrap_or_default(), h.secret))
                     .collect::<Vec<_>>()
             })
             .unwrap_or_default(),
@@ -110,11 +72,7 @@ pub fn ConnectorForm(existing: Option<Connector>) -> impl IntoView {
             .filter(|r| !r.name.get().trim().is_empty())
             .map(|r| {
                 let value = r.value.get();
-                let value = if value.is_empty() && r.stored_secret {
-                    None
-                } else {
-                    Some(value)
-                };
+                let value = if value.is_empty() && r.stored_secret { None } else { Some(value) };
                 (r.name.get().trim().to_string(), value)
             })
             .collect()
@@ -165,11 +123,7 @@ pub fn ConnectorForm(existing: Option<Connector>) -> impl IntoView {
         save.dispatch(form_input());
     };
     let add_header = move |_| rows.update(|r| r.push(new_row(String::new(), String::new(), false)));
-    let key_placeholder = if has_stored_key {
-        "•••••• stored; leave blank to keep it"
-    } else {
-        "optional"
-    };
+    let key_placeholder = if has_stored_key { "•••••• stored; leave blank to keep it" } else { "optional" };
 
     view! {
         <form class="connector-form" on:submit=on_submit novalidate>

@@ -54,12 +54,7 @@ fn ConnectorRow(
     delete: ServerAction<DeleteConnector>,
 ) -> impl IntoView {
     let id = connector.id;
-    let headers = connector
-        .headers
-        .iter()
-        .map(|h| h.name.clone())
-        .collect::<Vec<_>>()
-        .join(", ");
+    let headers = connector.headers.iter().map(|h| h.name.clone()).collect::<Vec<_>>().join(", ");
     view! {
         <tr class="connector-row" data-id=id.to_string()>
             <td class="name">

@@ -10,12 +10,8 @@ pub fn LoginPage() -> impl IntoView {
     let query = use_query_map();
     let problem = move || {
         query.with(|q| match q.get("error").as_deref() {
-            Some("expired") => {
-                Some("That login link is expired or was already used. Each link works once.")
-            }
-            Some("missing") => {
-                Some("The login link has no token. Copy the whole link the server printed.")
-            }
+            Some("expired") => Some("That login link is expired or was already used. Each link works once."),
+            Some("missing") => Some("The login link has no token. Copy the whole link the server printed."),
             Some("server") => Some("The server could not check the link; see its log."),
             _ => None,
         })

@@ -1,0 +1,211 @@
+//! Runs and their iterations. Iterations are written in batches, each batch in one transaction, as they finish:
+//! a server stopped mid-run loses no finished iteration.
+
+use sqlx::any::AnyRow;
+use sqlx::Row;
+
+use super::workspaces::parse_id;
+use super::{bool_to_db, Store, StoreError};
+use crate::model::{
+    Connector, IterationRecord, Measurement, RunId, RunPlan, RunStatus, RunView, TokenSource, WorkspaceId,
+};
+
+const RUN_COLUMNS: &str = "id, title, plan, base_url, model, input_price_per_mtok, output_price_per_mtok, status, \
+     total_requests, stream_options_rejected, failure, created_at, finished_at";
+
+impl Store {
+    /// Records a new run of `plan` against `connector`, status `running`.
+    pub async fn create_run(
+        &self,
+        workspace: WorkspaceId,
+        id: RunId,
+        plan: &RunPlan,
+        connector: &Connector,
+        now_ms: i64,
+    ) -> Result<RunView, StoreError> {
+        let plan_json = serde_json::to_string(plan).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        sqlx::query(
+            "INSERT INTO runs (id, workspace_id, connector_id, title, plan, base_url, model, input_price_per_mtok, \
+             output_price_per_mtok, status, total_requests, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+        )
+        .bind(id.to_string())
+        .bind(workspace.to_string())
+        .bind(connector.id.to_string())
+        .bind(&plan.title)
+        .bind(plan_json)
+        .bind(&connector.base_url)
+        .bind(&connector.model)
+        .bind(connector.input_price_per_mtok)
+        .bind(connector.output_price_per_mtok)
+        .bind(RunStatus::Running.as_str())
+        .bind(i64::try_from(plan.total_requests()).unwrap_or(i64::MAX))
+        .bind(now_ms)
+        .execute(&self.pool)
+        .await?;
+        self.get_run(workspace, id).await
+    }
+
+    /// Appends finished iterations in one transaction.
+    pub async fn insert_iterations(
+        &self,
+        run: RunId,
+        batch: &[(IterationRecord, Measurement)],
+    ) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        for (record, measurement) in batch {
+            let raw = serde_json::to_string(measurement).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+            sqlx::query(
+                "INSERT INTO run_iterations (run_id, seq, prompt_index, iteration, warmup, ttft_ms, total_ms, tokens_in, \
+                 tokens_out, cost_usd, error, token_source, schedule_lag_ms, measurement) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+            )
+            .bind(run.to_string())
+            .bind(i64::try_from(record.seq).unwrap_or(i64::MAX))
+            .bind(i64::from(record.prompt_index))
+            .bind(i64::from(record.iteration))
+            .bind(bool_to_db(record.warmup))
+            .bind(record.ttft_ms)
+            .bind(record.total_ms)
+            .bind(record.tokens_in.map(|t| i64::try_from(t).unwrap_or(i64::MAX)))
+            .bind(record.tokens_out.map(|t| i64::try_from(t).unwrap_or(i64::MAX)))
+            .bind(record.cost_usd)
+            .bind(record.error.as_deref())
+            .bind(token_source_text(record.token_source))
+            .bind(record.schedule_lag_ms)
+            .bind(raw)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Ends a run with `status` (never back to running).
+    pub async fn finish_run(
+        &self,
+        run: RunId,
+        status: RunStatus,
+        failure: Option<&str>,
+        stream_options_rejected: bool,
+        now_ms: i64,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE runs SET status = $1, failure = $2, stream_options_rejected = $3, finished_at = $4 \
+             WHERE id = $5 AND status = 'running'",
+        )
+        .bind(status.as_str())
+        .bind(failure)
+        .bind(bool_to_db(stream_options_rejected))
+        .bind(now_ms)
+        .bind(run.to_string())
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Marks every run still `running` as `interrupted` (at start-up: nothing can be running yet).
+    pub async fn mark_running_runs_interrupted(&self, now_ms: i64) -> Result<u64, StoreError> {
+        Ok(sqlx::query("UPDATE runs SET status = 'interrupted', finished_at = $1 WHERE status = 'running'")
+            .bind(now_ms)
+            .execute(&self.pool)
+            .await?
+            .rows_affected())
+    }
+
+    /// One run of `workspace`.
+    pub async fn get_run(&self, workspace: WorkspaceId, id: RunId) -> Result<RunView, StoreError> {
+        let row = sqlx::query(&format!("SELECT {RUN_COLUMNS} FROM runs WHERE id = $1 AND workspace_id = $2"))
+            .bind(id.to_string())
+            .bind(workspace.to_string())
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        run_from_row(&row)
+    }
+
+    /// The runs of `workspace`, newest first.
+    pub async fn list_runs(&self, workspace: WorkspaceId) -> Result<Vec<RunView>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {RUN_COLUMNS} FROM runs WHERE workspace_id = $1 ORDER BY created_at DESC, id"
+        ))
+        .bind(workspace.to_string())
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(run_from_row).collect()
+    }
+
+    /// The iterations of a run of `workspace` in send order, with prompt texts from its plan.
+    pub async fn run_iterations(&self, workspace: WorkspaceId, id: RunId) -> Result<Vec<IterationRecord>, StoreError> {
+        let run = self.get_run(workspace, id).await?;
+        let rows = sqlx::query(
+            "SELECT seq, prompt_index, iteration, warmup, ttft_ms, total_ms, tokens_in, tokens_out, cost_usd, error, \
+             token_source, schedule_lag_ms FROM run_iterations WHERE run_id = $1 ORDER BY seq",
+        )
+        .bind(id.to_string())
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(|row| record_from_row(row, &run.plan)).collect()
+    }
+}
+
+fn token_source_text(source: TokenSource) -> &'static str {
+    match source {
+        TokenSource::Reported => "reported",
+        TokenSource::Estimated => "estimated",
+    }
+}
+
+fn to_u64(v: Option<i64>) -> Option<u64> {
+    v.and_then(|v| u64::try_from(v).ok())
+}
+
+fn record_from_row(row: &AnyRow, plan: &RunPlan) -> Result<IterationRecord, StoreError> {
+    let prompt_index =
+        u32::try_from(row.try_get::<i64, _>("prompt_index")?).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let prompt = plan
+        .prompts
+        .get(prompt_index as usize)
+        .cloned()
+        .ok_or_else(|| StoreError::Corrupt(format!("prompt index {prompt_index} outside the plan")))?;
+    let token_source = match row.try_get::<String, _>("token_source")?.as_str() {
+        "reported" => TokenSource::Reported,
+        _ => TokenSource::Estimated,
+    };
+    Ok(IterationRecord {
+        prompt,
+        iteration: u32::try_from(row.try_get::<i64, _>("iteration")?).unwrap_or(u32::MAX),
+        ttft_ms: row.try_get("ttft_ms")?,
+        total_ms: row.try_get("total_ms")?,
+        tokens_in: to_u64(row.try_get("tokens_in")?),
+        tokens_out: to_u64(row.try_get("tokens_out")?),
+        cost_usd: row.try_get("cost_usd")?,
+        error: row.try_get("error")?,
+        seq: to_u64(Some(row.try_get("seq")?)).unwrap_or(0),
+        prompt_index,
+        warmup: row.try_get::<i64, _>("warmup")? != 0,
+        token_source,
+        schedule_lag_ms: row.try_get("schedule_lag_ms")?,
+    })
+}
+
+fn run_from_row(row: &AnyRow) -> Result<RunView, StoreError> {
+    let status_text: String = row.try_get("status")?;
+    Ok(RunView {
+        id: parse_id(&row.try_get::<String, _>("id")?)?,
+        title: row.try_get("title")?,
+        status: RunStatus::parse(&status_text)
+            .ok_or_else(|| StoreError::Corrupt(format!("run status {status_text:?}")))?,
+        plan: serde_json::from_str(&row.try_get::<String, _>("plan")?)
+            .map_err(|e| StoreError::Corrupt(e.to_string()))?,
+        base_url: row.try_get("base_url")?,
+        model: row.try_get("model")?,
+        input_price_per_mtok: row.try_get("input_price_per_mtok")?,
+        output_price_per_mtok: row.try_get("output_price_per_mtok")?,
+        total_requests: to_u64(Some(row.try_get("total_requests")?)).unwrap_or(0),
+        stream_options_rejected: row.try_get::<i64, _>("stream_options_rejected")? != 0,
+        failure: row.try_get("failure")?,
+        created_at_ms: row.try_get("created_at")?,
+        finished_at_ms: row.try_get("finished_at")?,
+    })
+}
