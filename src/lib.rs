@@ -1,7 +1,8 @@
 //! latency-guard: measures language-model endpoints and guards them against regressions.
 //!
 //! Map of the crate (data flows downwards, from the pure shared modules to the UI):
-//! - [`model`], [`error`], [`stats`]: shared, pure types and statistics used by the server and the browser build.
+//! - [`model`], [`error`], [`stats`], [`report`]: shared, pure types, statistics and report snapshots, used by the
+//!   server and the browser build.
 //! - `config`, `clock`, `secrets`, `store`, `auth`, `engine`, `sim`, `server` (ssr only): settings, time,
 //!   sealing and token hashing, SQL, sessions, outbound calls, call targets, benchmark runs, the simulated endpoint, and the axum application.
 //! - [`api`]: `#[server]` functions, thin shells over the ssr modules.
@@ -12,6 +13,7 @@
 pub mod api;
 pub mod error;
 pub mod model;
+pub mod report;
 pub mod stats;
 pub mod ui;
 

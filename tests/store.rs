@@ -202,6 +202,70 @@ async fn ensure_workspace_is_idempotent(db: &TestDb) {
     assert_eq!(first, again);
 }
 
+async fn runs_store_iterations_in_order_and_running_runs_become_interrupted(db: &TestDb) {
+    use latency_guard::model::{
+        Agent, ErrorClass, IterationError, IterationRecord, LoadMode, Measurement, RunId, RunPlanInput, RunStatus,
+        Timeline, TokenSource,
+    };
+    let store = &db.store;
+    let ws = workspace(store, "owner-a").await;
+    let other = workspace(store, "owner-b").await;
+    let connector = store.create_connector(ws, &valid(&input("Gateway")), false, sealer(), 1).await.unwrap();
+    let plan = RunPlanInput {
+        connector_id: connector.id,
+        title: None,
+        agent: Agent { name: "bot".into(), system_prompt: None, tools: vec![], token_budget: 64 },
+        prompts: vec!["first".into(), "second".into()],
+        iterations: 2,
+        warmup: 0,
+        mode: LoadMode::Closed { concurrency: 1 },
+        timeout_ms: None,
+        stream: true,
+        temperature: 0.0,
+    }
+    .validate(&connector.model)
+    .unwrap();
+    let id = RunId::new_random();
+    let run = store.create_run(ws, id, &plan, &connector, 5_000).await.unwrap();
+    assert_eq!((run.status, run.total_requests, run.title.as_str()), (RunStatus::Running, 4, "bot on gpt-4o-mini"));
+    let measurement = |error: Option<IterationError>| Measurement {
+        streamed: true,
+        status: Some(200),
+        timeline: Timeline { first_token_us: Some(12_500), end_us: 40_000, ..Timeline::default() },
+        tokens_in: Some(7),
+        tokens_out: Some(9),
+        token_source: TokenSource::Reported,
+        finish_reason: Some("stop".into()),
+        error,
+    };
+    let rows: Vec<(IterationRecord, Measurement)> = plan
+        .jobs()
+        .map(|job| {
+            let error = (job.seq == 3).then(|| IterationError::new(ErrorClass::Http, Some(503), "overloaded"));
+            let m = measurement(error);
+            (IterationRecord::from_measurement(&plan.prompts[job.prompt_index as usize], job, &m, Some(1.0), None), m)
+        })
+        .collect();
+    store.insert_iterations(id, &rows[2..]).await.unwrap();
+    store.insert_iterations(id, &rows[..2]).await.unwrap();
+    let back = store.run_iterations(ws, id).await.unwrap();
+    assert_eq!(back, rows.iter().map(|(r, _)| r.clone()).collect::<Vec<_>>(), "stored in send order, exactly");
+    assert_eq!(back[1].prompt, "second");
+    assert_eq!(back[3].error.as_deref(), Some("http_503: overloaded"));
+    assert_eq!(back[0].ttft_ms, Some(12.5));
+    assert!(matches!(store.run_iterations(other, id).await, Err(StoreError::NotFound)));
+    assert!(store.list_runs(other).await.unwrap().is_empty());
+
+    assert_eq!(store.mark_running_runs_interrupted(9_000).await.unwrap(), 1);
+    let run = store.get_run(ws, id).await.unwrap();
+    assert_eq!((run.status, run.finished_at_ms), (RunStatus::Interrupted, Some(9_000)));
+    store.finish_run(id, RunStatus::Completed, None, false, 10_000).await.unwrap();
+    assert_eq!(store.get_run(ws, id).await.unwrap().status, RunStatus::Interrupted, "an ended run stays ended");
+    // Deleting the connector later keeps the run and its report.
+    store.delete_connector(ws, connector.id).await.unwrap();
+    assert_eq!(store.list_runs(ws).await.unwrap().len(), 1);
+}
+
 both_backends!(
     connector_crud_round_trips,
     update_keeps_stored_secrets_when_omitted_and_clears_on_request,
@@ -211,4 +275,5 @@ both_backends!(
     login_tokens_work_once_and_expire,
     sessions_expire_and_end_on_logout,
     ensure_workspace_is_idempotent,
+    runs_store_iterations_in_order_and_running_runs_become_interrupted,
 );

@@ -6,6 +6,7 @@
 
 pub mod benchmark;
 pub mod connectors;
+pub mod runs;
 
 #[cfg(feature = "ssr")]
 mod context;

@@ -2,9 +2,11 @@
 //! single measured call behind `runBenchmarkOnce`.
 
 mod driver;
+mod live;
 mod manager;
 mod once;
 
 pub use driver::{drive, Finished};
+pub use live::live_events;
 pub use manager::{RunManager, StartError};
 pub use once::{run_once, OnceError, OnceInput};

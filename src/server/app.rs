@@ -17,6 +17,7 @@ use crate::clock::{Clock, SystemClock};
 use crate::config::{Secret, Settings};
 use crate::engine::HttpClient;
 use crate::model::{BaseUrl, ConnectorInput};
+use crate::runs::RunManager;
 use crate::secrets::{SecretBox, TokenHasher};
 use crate::sim::{SimConfig, SimHandle};
 use crate::store::{Store, StoreError, LOCAL_OWNER};
@@ -121,12 +122,15 @@ pub async fn build_state(settings: Settings, clock: Arc<dyn Clock>) -> Result<Ap
     let mut leptos_options =
         leptos::config::get_configuration(None).map_err(|e| StartupError::Leptos(e.to_string()))?.leptos_options;
     leptos_options.site_addr = settings.site_addr;
+    let sealer = SecretBox::new(&secret);
+    let http = HttpClient::new()?;
     Ok(AppState {
+        runs: RunManager::new(store.clone(), sealer.clone(), http.clone(), Arc::clone(&clock)),
         store,
         clock,
-        sealer: SecretBox::new(&secret),
+        sealer,
         tokens: TokenHasher::new(&secret),
-        http: HttpClient::new()?,
+        http,
         settings: Arc::new(settings),
         leptos_options,
     })
@@ -136,6 +140,10 @@ pub async fn build_state(settings: Settings, clock: Arc<dyn Clock>) -> Result<Ap
 /// connector at this run's simulator.
 async fn seed(state: &AppState, simulator: Option<&SimHandle>) -> Result<Option<String>, StartupError> {
     let now = state.clock.now_ms();
+    let interrupted = state.store.mark_running_runs_interrupted(now).await?;
+    if interrupted > 0 {
+        tracing::warn!(interrupted, "runs were still running when the server last stopped; marked interrupted");
+    }
     let purged = state.store.purge_expired_auth(now).await?;
     if purged > 0 {
         tracing::info!(purged, "removed expired sessions and login links");
@@ -172,6 +180,7 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/healthz", get(|| async { "ok" }))
         .merge(login_routes())
+        .route("/api/runs/{id}/events", get(crate::runs::live_events))
         .leptos_routes_with_context(
             &state,
             routes,

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use crate::clock::Clock;
 use crate::config::Settings;
 use crate::engine::HttpClient;
+use crate::runs::RunManager;
 use crate::secrets::{SecretBox, TokenHasher};
 use crate::store::Store;
 
@@ -25,6 +26,8 @@ pub struct AppState {
     pub tokens: TokenHasher,
     /// The outbound HTTP client.
     pub http: HttpClient,
+    /// Benchmark runs in progress.
+    pub runs: RunManager,
     /// Leptos' own options (site root, output name).
     pub leptos_options: LeptosOptions,
 }

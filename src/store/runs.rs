@@ -104,7 +104,8 @@ impl Store {
         Ok(())
     }
 
-    /// Marks every run still `running` as `interrupted` (at start-up: nothing can be running yet).
+    /// Marks every run still `running` as `interrupted`. Called at start-up, when nothing can be running yet in
+    /// this process; replicas sharing one database will need the run's owning instance recorded first.
     pub async fn mark_running_runs_interrupted(&self, now_ms: i64) -> Result<u64, StoreError> {
         Ok(sqlx::query("UPDATE runs SET status = 'interrupted', finished_at = $1 WHERE status = 'running'")
             .bind(now_ms)

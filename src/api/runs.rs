@@ -1,0 +1,83 @@
+//! Benchmark runs: start, list, read (with the report snapshot), cancel. Live progress is the SSE route
+//! `GET /api/runs/{id}/events`.
+
+use leptos::prelude::*;
+use leptos::server_fn::codec::Json;
+use serde::{Deserialize, Serialize};
+
+use crate::error::AppError;
+use crate::model::{Checked, RunId, RunPlanInput, RunView};
+use crate::report::ReportSnapshot;
+use crate::stats::RunSummary;
+
+#[cfg(feature = "ssr")]
+use super::context::{reply, state_and_session, store_error};
+
+/// A run with its report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunReport {
+    /// The run.
+    pub run: RunView,
+    /// Error rate, cost, sample size and latency from the intended send, beside the snapshot's `stats`.
+    pub summary: RunSummary,
+    /// The report snapshot (`report, agent, connector, stats, results, honesty`).
+    pub snapshot: ReportSnapshot,
+}
+
+/// `POST /api/runs/start`, `{"input": RunPlanInput}`: validates the plan and starts the run.
+#[server(prefix = "/api", endpoint = "runs/start", input = Json)]
+pub async fn start_run(input: Checked<RunPlanInput>) -> Result<RunView, AppError> {
+    use crate::runs::StartError;
+    reply(
+        async move {
+            let (state, session) = state_and_session()?;
+            state.runs.start(session.workspace_id, input.0).await.map_err(|e| match e {
+                StartError::Invalid(v) => AppError::Invalid(v),
+                StartError::Store(s) => store_error(s),
+            })
+        }
+        .await,
+    )
+}
+
+/// `POST /api/runs/list`, `{}`: the workspace's runs, newest first.
+#[server(prefix = "/api", endpoint = "runs/list", input = Json)]
+pub async fn list_runs() -> Result<Vec<RunView>, AppError> {
+    reply(
+        async move {
+            let (state, session) = state_and_session()?;
+            state.store.list_runs(session.workspace_id).await.map_err(store_error)
+        }
+        .await,
+    )
+}
+
+/// `POST /api/runs/report`, `{"id"}`: the run, its summary and its report snapshot (so far, while it runs).
+#[server(prefix = "/api", endpoint = "runs/report", input = Json)]
+pub async fn get_run_report(id: RunId) -> Result<RunReport, AppError> {
+    reply(
+        async move {
+            let (state, session) = state_and_session()?;
+            let run = state.store.get_run(session.workspace_id, id).await.map_err(store_error)?;
+            let records = state.store.run_iterations(session.workspace_id, id).await.map_err(store_error)?;
+            let (snapshot, summary) = crate::report::snapshot(&run, records);
+            Ok(RunReport { run, summary, snapshot })
+        }
+        .await,
+    )
+}
+
+/// `POST /api/runs/cancel`, `{"id"}`: stops a running run; finished iterations are kept. `false` when it was
+/// not running.
+#[server(prefix = "/api", endpoint = "runs/cancel", input = Json)]
+pub async fn cancel_run(id: RunId) -> Result<bool, AppError> {
+    reply(
+        async move {
+            let (state, session) = state_and_session()?;
+            state.store.get_run(session.workspace_id, id).await.map_err(store_error)?;
+            Ok(state.runs.cancel(session.workspace_id, id))
+        }
+        .await,
+    )
+}

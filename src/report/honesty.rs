@@ -1,0 +1,94 @@
+//! The report's notes: sample size, how every figure was computed, and what was not measurable.
+
+use crate::model::{IterationRecord, LoadMode, RunStatus, RunView, TokenSource};
+use crate::stats::{RunSummary, PERCENTILE_METHOD};
+
+fn ms(v: f64) -> String {
+    format!("{v:.1} ms")
+}
+
+/// Every note a reader needs to defend (or doubt) the figures.
+pub fn honesty_notes(run: &RunView, results: &[IterationRecord], summary: &RunSummary) -> Vec<String> {
+    let warmups = results.iter().filter(|r| r.warmup).count();
+    let failed = summary.measured - summary.succeeded;
+    let mut notes = vec![format!(
+        "Sample: {} measured iterations ({} succeeded, {} failed: error rate {:.1}%); {} warm-up request(s) run, stored and excluded from all statistics.",
+        summary.measured,
+        summary.succeeded,
+        failed,
+        summary.error_rate * 100.0,
+        warmups
+    )];
+    if summary.succeeded < 20 {
+        notes.push(format!(
+            "Small sample: with {} successful iterations, p95 and p99 are interpolated between the largest few values and move a lot between runs.",
+            summary.succeeded
+        ));
+    }
+    notes.push(format!("Percentiles: {PERCENTILE_METHOD}. Failed iterations are excluded from latency percentiles and counted in the error rate."));
+    notes.push(
+        "Timing: instants are taken by latency-guard's server on a monotonic clock when bytes arrive, before parsing; they include the network path to the endpoint and the endpoint's queueing."
+            .into(),
+    );
+    if run.plan.stream {
+        notes.push("TTFT = time from sending the request to the first streamed chunk with non-empty choices[0].delta.content; role-only chunks, empty deltas, keep-alive comments and reasoning deltas do not count. Total = send to end of stream.".into());
+    } else {
+        notes.push(
+            "Responses were not streamed: TTFT is not measurable and is null; total time covers the whole response."
+                .into(),
+        );
+    }
+    let reported = results.iter().filter(|r| r.token_source == TokenSource::Reported).count();
+    let estimated = results.len() - reported;
+    notes.push(if estimated == 0 {
+        "Token counts: reported by the endpoint (usage) for every iteration.".to_string()
+    } else {
+        format!("Token counts: reported by the endpoint for {reported} iteration(s); estimated as characters / 4 (rounded up) for {estimated}, where the endpoint sent no usage. Estimated counts can be off by 30% or more for code and non-English text.")
+    });
+    if run.stream_options_rejected {
+        notes.push("The endpoint rejected stream_options.include_usage, so the field was dropped for the rest of the run; streamed token counts are estimates unless the endpoint reported usage anyway.".into());
+    }
+    notes.push("tokPerSec = Σ output tokens / Σ total time over successful iterations (per-request output throughput, weighted by tokens; it includes time to first token).".into());
+    notes.push(match (run.input_price_per_mtok, run.output_price_per_mtok) {
+        (None, None) => "Cost: the connector has no prices, so cost is null.".to_string(),
+        (i, o) => format!(
+            "Cost = tokensIn × {} + tokensOut × {} USD per 1M tokens (the connector's prices at the start of the run; a missing price counts as 0); it uses the token counts above, estimated ones included.",
+            i.map_or("0".into(), |p| p.to_string()),
+            o.map_or("0".into(), |p| p.to_string())
+        ),
+    });
+    notes.push(match run.plan.mode {
+        LoadMode::Closed { concurrency } => format!("Load: closed loop, {concurrency} request(s) in flight; each sends as soon as a previous one finished."),
+        LoadMode::Open { rate_per_second, poisson, max_concurrency } => {
+            let corrected = summary.total_from_intended.map_or_else(String::new, |p| {
+                format!(" Latency from the intended send time (corrects coordinated omission): p50 {}, p95 {}, p99 {}.", ms(p.p50), ms(p.p95), ms(p.p99))
+            });
+            format!(
+                "Load: open loop at {rate_per_second} request(s)/s ({}), at most {max_concurrency} in flight; sends lagged their schedule by up to {}.{corrected}",
+                if poisson { "Poisson arrivals" } else { "constant spacing" },
+                ms(summary.max_schedule_lag_ms)
+            )
+        }
+    });
+    notes.push("Speculative decoding: not measurable from the OpenAI wire format alone (chunks do not say how many tokens were drafted or accepted); Spec Lab reads it from the server's own metrics where the server exposes them.".into());
+    match run.status {
+        RunStatus::Cancelled => {
+            notes.push(format!("The run was cancelled after {} of {} requests.", results.len(), run.total_requests))
+        }
+        RunStatus::Interrupted => notes.push(format!(
+            "The server stopped during the run; {} of {} requests finished and are reported.",
+            results.len(),
+            run.total_requests
+        )),
+        RunStatus::Failed => {
+            notes.push(format!("The run failed: {}.", run.failure.as_deref().unwrap_or("unknown reason")))
+        }
+        RunStatus::Running => notes.push(format!(
+            "The run is still in progress: {} of {} requests so far.",
+            results.len(),
+            run.total_requests
+        )),
+        RunStatus::Completed => {}
+    }
+    notes
+}

@@ -1,0 +1,104 @@
+//! The report snapshot of a run, in the shape reports, exports and shares use (`report`, `agent`, `connector`,
+//! `stats`, `results`, `honesty`), and the honesty notes that say how each figure was made. Pure: the same code
+//! builds it on the server and could in the browser.
+
+mod honesty;
+mod time;
+
+pub use honesty::honesty_notes;
+pub use time::iso8601_utc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{IterationRecord, RunView};
+use crate::stats::{summarize, Percentiles, RunSummary};
+
+/// `report`: which run this is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReportHeader {
+    /// The run id.
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Start of the run, ISO 8601 UTC.
+    pub created_at: String,
+}
+
+/// `agent`: what was measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReportAgent {
+    /// Name.
+    pub name: String,
+    /// System prompt, if any.
+    pub system_prompt: Option<String>,
+    /// Tools sent with each request.
+    pub tools: Vec<serde_json::Value>,
+    /// `max_tokens`.
+    pub token_budget: u32,
+}
+
+/// `connector`: where (never with the key).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReportConnector {
+    /// Base URL.
+    pub base_url: String,
+    /// Model.
+    pub model: String,
+}
+
+/// `stats`: the headline figures.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReportStats {
+    /// TTFT p50/p95/p99, ms; `null` when not measurable.
+    pub ttft: Option<Percentiles>,
+    /// Total time p50/p95/p99, ms.
+    pub total: Option<Percentiles>,
+    /// Output tokens per second (definition in `honesty`).
+    pub tok_per_sec: Option<f64>,
+}
+
+/// The whole snapshot.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReportSnapshot {
+    /// Which run.
+    pub report: ReportHeader,
+    /// The agent.
+    pub agent: ReportAgent,
+    /// The endpoint.
+    pub connector: ReportConnector,
+    /// Headline figures.
+    pub stats: ReportStats,
+    /// Every iteration, warm-ups included (flagged).
+    pub results: Vec<IterationRecord>,
+    /// How the figures were made and what could not be measured.
+    pub honesty: Vec<String>,
+}
+
+/// Builds the snapshot of `run` from its iterations.
+pub fn snapshot(run: &RunView, results: Vec<IterationRecord>) -> (ReportSnapshot, RunSummary) {
+    let summary = summarize(&results);
+    let honesty = honesty_notes(run, &results, &summary);
+    let snapshot = ReportSnapshot {
+        report: ReportHeader {
+            id: run.id.to_string(),
+            title: run.title.clone(),
+            created_at: iso8601_utc(run.created_at_ms),
+        },
+        agent: ReportAgent {
+            name: run.plan.agent.name.clone(),
+            system_prompt: run.plan.agent.system_prompt.clone(),
+            tools: run.plan.agent.tools.clone(),
+            token_budget: run.plan.agent.token_budget,
+        },
+        connector: ReportConnector { base_url: run.base_url.clone(), model: run.model.clone() },
+        stats: ReportStats { ttft: summary.ttft, total: summary.total, tok_per_sec: summary.tok_per_sec },
+        results,
+        honesty,
+    };
+    (snapshot, summary)
+}

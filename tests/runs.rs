@@ -1,0 +1,229 @@
+//! Benchmark runs through the HTTP API against the simulator: start, follow live over SSE, report, cancel,
+//! failures recorded as iterations, interruption on restart.
+#![cfg(feature = "ssr")]
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a failing test should panic loudly")]
+
+mod common;
+
+use common::{spawn_app, TestApp};
+use futures::StreamExt;
+use latency_guard::engine::sse::SseDecoder;
+use latency_guard::sim::{self, SimConfig, SimHandle};
+use serde_json::{json, Value};
+use std::time::Duration;
+
+async fn simulator(ttft_ms: u64, tokens: u32, api_key: Option<&str>) -> SimHandle {
+    let config = SimConfig {
+        ttft: Duration::from_millis(ttft_ms),
+        itl: Duration::from_millis(1),
+        tokens,
+        api_key: api_key.map(str::to_string),
+    };
+    sim::spawn(config, "127.0.0.1:0".parse().unwrap()).await.unwrap()
+}
+
+async fn connector(app: &TestApp, cookie: &str, base_url: &str, key: Option<&str>) -> String {
+    let input = json!({"input": {"name": "sim", "baseUrl": base_url, "model": "sim-model", "apiKey": key,
+                                 "inputPricePerMtok": 1.0, "outputPricePerMtok": 2.0}});
+    let (status, text) = app.call("connectors/create", input, Some(cookie)).await;
+    assert_eq!(status, 200, "{text}");
+    serde_json::from_str::<Value>(&text).unwrap()["id"].as_str().unwrap().to_string()
+}
+
+fn plan(connector_id: &str, iterations: u32, mode: Value) -> Value {
+    json!({"input": {
+        "connectorId": connector_id,
+        "agent": {"name": "support-bot", "systemPrompt": "Be brief.", "tokenBudget": 64},
+        "prompts": ["What is latency?", "Say hi"],
+        "iterations": iterations,
+        "warmup": 1,
+        "mode": mode,
+    }})
+}
+
+async fn start(app: &TestApp, cookie: &str, body: Value) -> String {
+    let (status, text) = app.call("runs/start", body, Some(cookie)).await;
+    assert_eq!(status, 200, "{text}");
+    serde_json::from_str::<Value>(&text).unwrap()["id"].as_str().unwrap().to_string()
+}
+
+/// Reads `/api/runs/{id}/events` to its `end`, returning (event name, JSON data) pairs.
+async fn follow(app: &TestApp, cookie: &str, run: &str) -> Vec<(String, Value)> {
+    let response = common::client()
+        .get(format!("{}/api/runs/{run}/events", app.base))
+        .header("cookie", cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["content-type"], "text/event-stream");
+    let mut stream = response.bytes_stream();
+    let mut decoder = SseDecoder::new();
+    let (mut events, mut out) = (Vec::new(), Vec::new());
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while let Ok(Some(chunk)) = tokio::time::timeout_at(deadline, stream.next()).await {
+        decoder.push(&chunk.unwrap(), &mut events).unwrap();
+        for e in events.drain(..) {
+            let name = e.event.unwrap_or_default();
+            let done = name == "end";
+            out.push((name, serde_json::from_str(&e.data).unwrap()));
+            if done {
+                return out;
+            }
+        }
+    }
+    panic!("no end event within 30 s: {out:?}");
+}
+
+async fn report(app: &TestApp, cookie: &str, run: &str) -> Value {
+    let (status, text) = app.call("runs/report", json!({"id": run}), Some(cookie)).await;
+    assert_eq!(status, 200, "{text}");
+    serde_json::from_str(&text).unwrap()
+}
+
+#[tokio::test]
+async fn a_closed_loop_run_streams_progress_and_ends_in_a_report_with_honest_notes() {
+    let app = spawn_app(false).await;
+    let sim = simulator(20, 12, None).await;
+    let (_, cookie) = app.session_for("owner").await;
+    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let run = start(&app, &cookie, plan(&connector, 5, json!({"kind": "closed", "concurrency": 2}))).await;
+
+    let events = follow(&app, &cookie, &run).await;
+    let (last_name, last) = events.last().unwrap();
+    assert_eq!(last_name, "end");
+    assert_eq!(last["progress"]["status"], "completed");
+    assert_eq!(last["progress"]["done"], 11, "1 warm-up + 2 prompts × 5 iterations");
+    assert_eq!(last["progress"]["total"], 11);
+    let points: usize = events.iter().map(|(_, e)| e["points"].as_array().unwrap().len()).sum();
+    assert_eq!(points, 11, "every point is sent exactly once");
+
+    let report = report(&app, &cookie, &run).await;
+    let snapshot = &report["snapshot"];
+    assert_eq!(snapshot["results"].as_array().unwrap().len(), 11);
+    assert_eq!(snapshot["connector"], json!({"baseUrl": sim.base_url(), "model": "sim-model"}));
+    assert_eq!(snapshot["agent"]["systemPrompt"], "Be brief.");
+    assert_eq!(snapshot["agent"]["tokenBudget"], 64);
+    let ttft = &snapshot["stats"]["ttft"];
+    assert!(ttft["p50"].as_f64().unwrap() >= 20.0, "{ttft}");
+    assert!(ttft["p99"].as_f64().unwrap() >= ttft["p50"].as_f64().unwrap());
+    assert!(snapshot["stats"]["tokPerSec"].as_f64().unwrap() > 0.0);
+    let first = &snapshot["results"][0];
+    assert_eq!(first["warmup"], true);
+    let measured = &snapshot["results"][1];
+    for field in ["prompt", "iteration", "ttftMs", "totalMs", "tokensIn", "tokensOut", "costUsd", "error"] {
+        assert!(measured.get(field).is_some(), "results carry the seed's field {field}");
+    }
+    assert_eq!(measured["error"], Value::Null);
+    assert_eq!(measured["iteration"], 0);
+    assert_eq!(measured["tokensOut"], 12);
+    let expected_cost = (measured["tokensIn"].as_f64().unwrap() * 1.0 + 12.0 * 2.0) / 1e6;
+    assert!((measured["costUsd"].as_f64().unwrap() - expected_cost).abs() < 1e-12);
+    let honesty =
+        snapshot["honesty"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect::<Vec<_>>().join("\n");
+    for needle in [
+        "10 measured iterations",
+        "linear interpolation",
+        "TTFT = time from sending",
+        "reported by the endpoint",
+        "closed loop, 2",
+        "Speculative decoding",
+        "Small sample",
+    ] {
+        assert!(honesty.contains(needle), "honesty notes lack {needle:?}:\n{honesty}");
+    }
+    assert_eq!(report["summary"]["errorRate"], 0.0);
+    assert_eq!(report["summary"]["measured"], 10);
+
+    let (_, list) = app.call("runs/list", json!({}), Some(&cookie)).await;
+    assert_eq!(serde_json::from_str::<Value>(&list).unwrap()[0]["status"], "completed");
+}
+
+#[tokio::test]
+async fn failed_requests_are_iterations_with_an_error_class_and_the_run_completes() {
+    let app = spawn_app(false).await;
+    let sim = simulator(1, 4, Some("sk-right")).await;
+    let (_, cookie) = app.session_for("owner").await;
+    let connector = connector(&app, &cookie, &sim.base_url(), Some("sk-wrong")).await;
+    let run = start(&app, &cookie, plan(&connector, 2, json!({"kind": "closed", "concurrency": 1}))).await;
+    follow(&app, &cookie, &run).await;
+    let report = report(&app, &cookie, &run).await;
+    assert_eq!(report["run"]["status"], "completed");
+    assert_eq!(report["summary"]["errorRate"], 1.0);
+    assert_eq!(report["snapshot"]["stats"]["total"], Value::Null, "no successful iteration, no percentiles");
+    let error = report["snapshot"]["results"][1]["error"].as_str().unwrap();
+    assert!(error.starts_with("http_401: "), "{error}");
+}
+
+#[tokio::test]
+async fn an_open_loop_run_reports_its_schedule_and_latency_from_the_intended_send() {
+    let app = spawn_app(false).await;
+    let sim = simulator(5, 4, None).await;
+    let (_, cookie) = app.session_for("owner").await;
+    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let mode = json!({"kind": "open", "ratePerSecond": 100.0, "poisson": true, "maxConcurrency": 4});
+    let run = start(&app, &cookie, plan(&connector, 4, mode)).await;
+    follow(&app, &cookie, &run).await;
+    let report = report(&app, &cookie, &run).await;
+    let honesty = report["snapshot"]["honesty"].to_string();
+    assert!(honesty.contains("open loop at 100 request(s)/s (Poisson arrivals)"), "{honesty}");
+    assert!(honesty.contains("intended send time"), "{honesty}");
+    assert!(
+        report["summary"]["totalFromIntended"]["p50"].as_f64().unwrap()
+            >= report["summary"]["total"]["p50"].as_f64().unwrap()
+    );
+}
+
+#[tokio::test]
+async fn cancelling_keeps_finished_iterations_and_says_so() {
+    let app = spawn_app(false).await;
+    let sim = simulator(100, 2, None).await;
+    let (_, cookie) = app.session_for("owner").await;
+    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let run = start(&app, &cookie, plan(&connector, 200, json!({"kind": "closed", "concurrency": 1}))).await;
+    tokio::time::sleep(Duration::from_millis(450)).await;
+    let (status, text) = app.call("runs/cancel", json!({"id": run}), Some(&cookie)).await;
+    assert_eq!((status, text.as_str()), (200, "true"));
+    let events = follow(&app, &cookie, &run).await;
+    assert_eq!(events.last().unwrap().1["progress"]["status"], "cancelled");
+    let report = report(&app, &cookie, &run).await;
+    let kept = report["snapshot"]["results"].as_array().unwrap().len();
+    assert!((2..10).contains(&kept), "about four 100 ms requests fit in 450 ms, kept {kept}");
+    assert!(report["snapshot"]["honesty"].to_string().contains(&format!("cancelled after {kept} of 401")));
+    let (_, again) = app.call("runs/cancel", json!({"id": run}), Some(&cookie)).await;
+    assert_eq!(again, "false", "no longer running");
+}
+
+#[tokio::test]
+async fn invalid_plans_and_other_workspaces_are_refused() {
+    let app = spawn_app(false).await;
+    let (_, cookie) = app.session_for("owner").await;
+    let (_, other) = app.session_for("other").await;
+    let connector = connector(&app, &cookie, "http://127.0.0.1:9/v1", None).await;
+    let (status, text) =
+        app.call("runs/start", plan(&connector, 0, json!({"kind": "closed", "concurrency": 1})), Some(&cookie)).await;
+    assert_eq!(status, 400);
+    assert_eq!(serde_json::from_str::<Value>(&text).unwrap()["detail"]["field"], "iterations");
+    let (status, text) =
+        app.call("runs/start", plan(&connector, 1, json!({"kind": "closed", "concurrency": 0})), Some(&cookie)).await;
+    assert_eq!(serde_json::from_str::<Value>(&text).unwrap()["detail"]["field"], "mode.concurrency", "{status} {text}");
+    let (status, text) = app.call("runs/start", plan(&connector, 1, json!({"kind": "sideways"})), Some(&cookie)).await;
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains("mode"), "{text}");
+    let (status, _) =
+        app.call("runs/start", plan(&connector, 1, json!({"kind": "closed", "concurrency": 1})), Some(&other)).await;
+    assert_eq!(status, 404, "another workspace's connector");
+
+    let run = start(&app, &cookie, plan(&connector, 1, json!({"kind": "closed", "concurrency": 1}))).await;
+    let (status, _) = app.call("runs/report", json!({"id": run}), Some(&other)).await;
+    assert_eq!(status, 404);
+    let response = common::client()
+        .get(format!("{}/api/runs/{run}/events", app.base))
+        .header("cookie", &other)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 404);
+    let response = common::client().get(format!("{}/api/runs/{run}/events", app.base)).send().await.unwrap();
+    assert_eq!(response.status(), 401);
+}
