@@ -1,8 +1,8 @@
 //! latency-guard: measures language-model endpoints and guards them against regressions.
 //!
 //! Map of the crate (data flows downwards, from the pure shared modules to the UI):
-//! - [`model`], [`error`], [`stats`], [`report`]: shared, pure types, statistics and report snapshots, used by the
-//!   server and the browser build.
+//! - [`model`], [`error`], [`stats`], [`report`], [`charts`]: shared, pure types, statistics, report snapshots and
+//!   SVG charts, used by the server and the browser build.
 //! - `config`, `clock`, `secrets`, `store`, `auth`, `engine`, `sim`, `server` (ssr only): settings, time,
 //!   sealing and token hashing, SQL, sessions, outbound calls, call targets, benchmark runs, the simulated endpoint, and the axum application.
 //! - [`api`]: `#[server]` functions, thin shells over the ssr modules.
@@ -11,6 +11,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, reason = "a failing test should panic loudly"))]
 
 pub mod api;
+pub mod charts;
 pub mod error;
 pub mod model;
 pub mod report;

@@ -2,6 +2,7 @@
 //! return; they compute nothing of substance.
 
 mod components;
+mod hooks;
 mod pages;
 
 use leptos::prelude::*;
@@ -9,7 +10,9 @@ use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
 use leptos_router::components::{Route, Router, Routes};
 use leptos_router::path;
 
-use pages::{ConnectorsPage, EditConnectorPage, LoginPage, NewConnectorPage, NotFoundPage};
+use pages::{
+    ConnectorsPage, EditConnectorPage, LoginPage, NewConnectorPage, NewRunPage, NotFoundPage, RunPage, RunsPage,
+};
 
 /// The document around the app, rendered on the server only.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
@@ -44,6 +47,9 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/connectors") view=ConnectorsPage/>
                 <Route path=path!("/connectors/new") view=NewConnectorPage/>
                 <Route path=path!("/connectors/:id") view=EditConnectorPage/>
+                <Route path=path!("/runs") view=RunsPage/>
+                <Route path=path!("/runs/new") view=NewRunPage/>
+                <Route path=path!("/runs/:id") view=RunPage/>
             </Routes>
         </Router>
     }

@@ -1,0 +1,45 @@
+import { test, expect } from "@playwright/test";
+import { execFileSync } from "node:child_process";
+import * as path from "node:path";
+
+const projectRoot = path.resolve(__dirname, "../..");
+
+function loginLink(): string {
+  const bin = path.resolve(projectRoot, process.env.LG_BIN ?? "target/debug/latency-guard");
+  return execFileSync(bin, ["login-link"], { cwd: projectRoot, encoding: "utf8" }).trim().split("\n").pop()!;
+}
+
+test("a run of 10 iterations at concurrency 2 against the demo connector ends in a report", async ({ page }) => {
+  const errors: string[] = [];
+  page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+  page.on("pageerror", (e) => errors.push(String(e)));
+  await page.goto(loginLink());
+  await page.goto("/runs/new");
+  await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+  await page.selectOption("#connector", { label: "Demo (simulated) (sim-model)" });
+  await page.fill("#prompts", "What is latency?");
+  await page.fill("#iterations", "10");
+  await page.fill("#concurrency", "2");
+  await page.fill("#token-budget", "16");
+  await page.click("#start-run");
+
+  await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
+  await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+  const progress = page.locator("#run-progress");
+  await expect(progress.locator(".progress-count")).toHaveText("10 / 10 done", { timeout: 30_000 });
+  await expect(progress.locator(".status")).toHaveText("completed");
+  await expect(progress.locator("progress")).toHaveAttribute("value", "10");
+
+  // The report: p50/p95/p99 for TTFT and total, honest notes, every iteration, and the scatter.
+  await expect(page.locator("#stat-ttft .stat-value")).toHaveText(/^\d+(\.\d)? ms \/ \d+(\.\d)? ms \/ \d+(\.\d)? ms$/);
+  await expect(page.locator("#stat-total .stat-value")).toHaveText(/ms \/ .* ms \/ .* ms$/);
+  await expect(page.locator("#stat-n .stat-value")).toHaveText("10 (10 ok)");
+  await expect(page.locator("#honesty")).toContainText("linear interpolation");
+  await expect(page.locator("#results tbody tr")).toHaveCount(10);
+  await expect(page.locator(".chart-box svg circle.ttft")).toHaveCount(11); // 10 points + the legend
+  await page.screenshot({ path: "test-results/run-report.png", fullPage: true });
+
+  await page.click("a[href='/runs']");
+  await expect(page.locator("tr.run-row").first()).toContainText("completed");
+  expect(errors).toEqual([]);
+});

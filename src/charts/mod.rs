@@ -1,0 +1,7 @@
+//! Charts as SVG text: pure functions from data to markup, so the live page, reports and exports draw the same
+//! picture. Large inputs are thinned for drawing only (statistics always use every point).
+
+mod scale;
+mod scatter;
+
+pub use scatter::{latency_scatter, ScatterPoint};

@@ -1,0 +1,49 @@
+//! Browser-side subscriptions. During server rendering they yield nothing; after hydration they connect.
+
+use leptos::prelude::*;
+
+use crate::model::{LivePoint, RunId, RunProgress};
+
+/// Follows `/api/runs/{id}/events`: the latest counters and every point so far. The connection closes at the
+/// run's `end` event or when the page goes away.
+pub fn use_run_events(run: RunId) -> (ReadSignal<Option<RunProgress>>, ReadSignal<Vec<LivePoint>>) {
+    let (progress, set_progress) = signal(None::<RunProgress>);
+    let (points, set_points) = signal(Vec::<LivePoint>::new());
+    #[cfg(feature = "hydrate")]
+    Effect::new(move |_| connect(run, set_progress, set_points));
+    #[cfg(not(feature = "hydrate"))]
+    let _ = (run, set_progress, set_points);
+    (progress, points)
+}
+
+#[cfg(feature = "hydrate")]
+fn connect(run: RunId, set_progress: WriteSignal<Option<RunProgress>>, set_points: WriteSignal<Vec<LivePoint>>) {
+    use crate::model::RunUpdate;
+    use send_wrapper::SendWrapper;
+    use wasm_bindgen::prelude::Closure;
+    use wasm_bindgen::JsCast;
+
+    let Ok(source) = web_sys::EventSource::new(&format!("/api/runs/{run}/events")) else {
+        return;
+    };
+    let apply = move |event: web_sys::MessageEvent| {
+        let Some(text) = event.data().as_string() else { return };
+        if let Ok(update) = serde_json::from_str::<RunUpdate>(&text) {
+            set_progress.set(Some(update.progress));
+            if !update.points.is_empty() {
+                set_points.update(|all| all.extend(update.points));
+            }
+        }
+    };
+    let on_update = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(apply);
+    let closer = source.clone();
+    let on_end = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
+        apply(event);
+        closer.close();
+    });
+    let _ = source.add_event_listener_with_callback("update", on_update.as_ref().unchecked_ref());
+    let _ = source.add_event_listener_with_callback("end", on_end.as_ref().unchecked_ref());
+    // The listeners live as long as the page shows this run; leaving it closes the stream.
+    let held = SendWrapper::new((source, on_update, on_end));
+    on_cleanup(move || held.take().0.close());
+}

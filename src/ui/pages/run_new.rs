@@ -1,0 +1,141 @@
+//! `/runs/new`: the run form. Prompts are one per line.
+
+use leptos::prelude::*;
+use leptos_router::hooks::use_navigate;
+
+use crate::api::connectors::list_connectors;
+use crate::api::runs::start_run;
+use crate::error::AppError;
+use crate::model::{Agent, Checked, ConnectorId, LoadMode, RunPlanInput, ValidationError};
+use crate::ui::components::{ErrorBox, Layout};
+
+fn number<T: std::str::FromStr>(raw: &str, field: &str) -> Result<T, AppError> {
+    raw.trim()
+        .parse()
+        .map_err(|_| AppError::Invalid(ValidationError::new(field, format!("{:?} is not a valid number", raw.trim()))))
+}
+
+/// The new-run page.
+#[component]
+pub fn NewRunPage() -> impl IntoView {
+    let connectors = Resource::new(|| (), |_| list_connectors());
+    let connector = RwSignal::new(String::new());
+    let agent_name = RwSignal::new("default".to_string());
+    let system_prompt = RwSignal::new(String::new());
+    let token_budget = RwSignal::new("256".to_string());
+    let prompts = RwSignal::new("Explain what time to first token means in one paragraph.".to_string());
+    let iterations = RwSignal::new("10".to_string());
+    let warmup = RwSignal::new("0".to_string());
+    let open_loop = RwSignal::new(false);
+    let concurrency = RwSignal::new("2".to_string());
+    let rate = RwSignal::new("2".to_string());
+    let poisson = RwSignal::new(true);
+    let stream = RwSignal::new(true);
+
+    let plan = move || -> Result<RunPlanInput, AppError> {
+        let connector_id: ConnectorId = connector
+            .get()
+            .parse()
+            .map_err(|_| AppError::Invalid(ValidationError::new("connectorId", "choose a connector")))?;
+        let concurrency: u32 =
+            number(&concurrency.get(), if open_loop.get() { "mode.maxConcurrency" } else { "mode.concurrency" })?;
+        let mode = if open_loop.get() {
+            LoadMode::Open {
+                rate_per_second: number(&rate.get(), "mode.ratePerSecond")?,
+                poisson: poisson.get(),
+                max_concurrency: concurrency,
+            }
+        } else {
+            LoadMode::Closed { concurrency }
+        };
+        Ok(RunPlanInput {
+            connector_id,
+            title: None,
+            agent: Agent {
+                name: agent_name.get(),
+                system_prompt: Some(system_prompt.get()).filter(|s| !s.trim().is_empty()),
+                tools: vec![],
+                token_budget: number(&token_budget.get(), "agent.tokenBudget")?,
+            },
+            prompts: prompts.get().lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string).collect(),
+            iterations: number(&iterations.get(), "iterations")?,
+            warmup: number(&warmup.get(), "warmup")?,
+            mode,
+            timeout_ms: None,
+            stream: stream.get(),
+            temperature: 0.0,
+        })
+    };
+    let start = Action::new(|plan: &Result<RunPlanInput, AppError>| {
+        let plan = plan.clone();
+        async move { start_run(Checked(plan?)).await }
+    });
+    let navigate = use_navigate();
+    Effect::new(move |_| {
+        if let Some(Ok(run)) = start.value().get() {
+            navigate(&format!("/runs/{}", run.id), Default::default());
+        }
+    });
+    let on_submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        start.dispatch(plan());
+    };
+
+    view! {
+        <Layout title="New run">
+            <form class="connector-form" on:submit=on_submit novalidate>
+                <label>
+                    "Connector"
+                    <Suspense fallback=|| view! { <span>"Loading…"</span> }>
+                        {move || Suspend::new(async move {
+                            let list = connectors.await.unwrap_or_default();
+                            if connector.get_untracked().is_empty() {
+                                if let Some(first) = list.first() {
+                                    connector.set(first.id.to_string());
+                                }
+                            }
+                            view! {
+                                <select id="connector" on:change=move |ev| connector.set(event_target_value(&ev)) prop:value=move || connector.get()>
+                                    {list.into_iter().map(|c| view! { <option value=c.id.to_string()>{format!("{} ({})", c.name, c.model)}</option> }).collect_view()}
+                                </select>
+                            }
+                        })}
+                    </Suspense>
+                </label>
+                <label>"Agent name" <input id="agent-name" bind:value=agent_name/></label>
+                <label>"System prompt (optional)" <textarea id="system-prompt" rows="2" bind:value=system_prompt></textarea></label>
+                <label>
+                    "Prompts, one per line"
+                    <textarea id="prompts" rows="4" bind:value=prompts></textarea>
+                </label>
+                <div class="prices">
+                    <label>"Iterations per prompt" <input id="iterations" inputmode="numeric" bind:value=iterations/></label>
+                    <label>"Warm-up requests (excluded from stats)" <input id="warmup" inputmode="numeric" bind:value=warmup/></label>
+                    <label>"Token budget (max_tokens)" <input id="token-budget" inputmode="numeric" bind:value=token_budget/></label>
+                    <label class="inline"><input type="checkbox" id="stream" bind:checked=stream/> "Stream (needed to measure TTFT)"</label>
+                </div>
+                <fieldset>
+                    <legend>"Load"</legend>
+                    <label class="inline"><input type="checkbox" id="open-loop" bind:checked=open_loop/> "Open loop: send at a fixed rate instead of as fast as answers come"</label>
+                    <Show when=move || open_loop.get()>
+                        <label>"Requests per second" <input id="rate" inputmode="decimal" bind:value=rate/></label>
+                        <label class="inline"><input type="checkbox" id="poisson" bind:checked=poisson/> "Poisson arrivals"</label>
+                    </Show>
+                    <label>
+                        {move || if open_loop.get() { "At most in flight" } else { "Concurrency (requests in flight)" }}
+                        <input id="concurrency" inputmode="numeric" bind:value=concurrency/>
+                    </label>
+                </fieldset>
+                <div class="actions">
+                    <button type="submit" id="start-run" class="primary" disabled=move || start.pending().get()>
+                        {move || if start.pending().get() { "Starting…" } else { "Start run" }}
+                    </button>
+                </div>
+                {move || match start.value().get() {
+                    Some(Err(e)) => Some(view! { <ErrorBox message=e.to_string()/> }),
+                    _ => None,
+                }}
+            </form>
+        </Layout>
+    }
+}
