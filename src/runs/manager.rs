@@ -2,28 +2,19 @@
 //! fan progress out to live subscribers, and close the run (completed, cancelled or failed).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
-use super::driver::{drive, Finished};
+use super::execute::{execute, seed_from, BatchSink, Execution};
 use crate::clock::Clock;
-use crate::engine::{
-    measure, rejects_stream_options, Call, ChatMessage, ChatRequest, HttpClient, RequestTarget, StreamOptions,
-};
+use crate::engine::{HttpClient, RequestTarget};
 use crate::model::{
-    IterationRecord, LivePoint, RunId, RunPlan, RunPlanInput, RunProgress, RunStatus, RunUpdate, RunView,
+    IterationRecord, LivePoint, Measurement, RunId, RunPlanInput, RunProgress, RunStatus, RunUpdate, RunView,
     ValidationError, WorkspaceId,
 };
 use crate::secrets::SecretBox;
 use crate::store::{Store, StoreError};
-
-/// Finished iterations written per transaction at most.
-const BATCH: usize = 256;
-/// Finished iterations waiting to be written at most; a slower database slows the run instead of growing memory.
-const PENDING: usize = 4_096;
 
 /// Why a run could not start.
 #[derive(Debug, thiserror::Error)]
@@ -104,75 +95,34 @@ impl RunManager {
     }
 
     async fn execute(&self, run: RunView, target: RequestTarget, live: LiveRun) {
-        let plan = Arc::new(run.plan.clone());
-        let rejected = Arc::new(AtomicBool::new(false));
-        let (tx, mut rx) = mpsc::channel::<Finished>(PENDING);
-        let seed = u64::from_le_bytes(run.id.0.as_bytes()[..8].try_into().unwrap_or_default());
-        let executor = {
-            let (plan, rejected, client) = (Arc::clone(&plan), Arc::clone(&rejected), self.http.clone());
-            let (target, model) = (Arc::new(target), Arc::new(run.model.clone()));
-            move |job: crate::model::Job, intended| {
-                let (plan, rejected, client, target, model) =
-                    (Arc::clone(&plan), Arc::clone(&rejected), client.clone(), Arc::clone(&target), Arc::clone(&model));
-                async move {
-                    let mut request =
-                        chat_request(&plan, &model, job.prompt_index as usize, !rejected.load(Ordering::Relaxed));
-                    let timeout = Duration::from_millis(plan.timeout_ms);
-                    let first = measure(&client, Call { target: &target, request: &request, timeout, intended }).await;
-                    if request.stream_options.is_none() || !rejects_stream_options(&first) {
-                        return first;
-                    }
-                    // Remembered for the rest of the run: later requests go without the field at once.
-                    rejected.store(true, Ordering::Relaxed);
-                    request.stream_options = None;
-                    measure(&client, Call { target: &target, request: &request, timeout, intended }).await
-                }
-            }
+        let execution = Execution {
+            plan: Arc::new(run.plan.clone()),
+            target,
+            model: run.model.clone(),
+            client: self.http.clone(),
+            seed: seed_from(&run.id.0),
+            cancel: live.cancel.clone(),
+            prices: (run.input_price_per_mtok, run.output_price_per_mtok),
         };
-        let driver = tokio::spawn(drive(plan.jobs(), plan.mode, seed, live.cancel.clone(), tx, executor));
-
-        let (mut done, mut errors) = (0u64, 0u64);
-        let mut failure = None;
-        let mut batch = Vec::with_capacity(BATCH);
-        while rx.recv_many(&mut batch, BATCH).await > 0 {
-            let rows: Vec<(IterationRecord, _)> = batch
-                .drain(..)
-                .map(|f| {
-                    let prompt = &plan.prompts[f.job.prompt_index as usize];
-                    let record = IterationRecord::from_measurement(
-                        prompt,
-                        f.job,
-                        &f.measurement,
-                        run.input_price_per_mtok,
-                        run.output_price_per_mtok,
-                    );
-                    (record, f.measurement)
-                })
-                .collect();
-            if let Err(e) = self.store.insert_iterations(run.id, &rows).await {
-                tracing::error!(run = %run.id, error = %e, "storing iterations failed; stopping the run");
-                failure = Some("results could not be stored; see the server log".to_string());
-                live.cancel.cancel();
-                break;
-            }
-            done += rows.len() as u64;
-            errors += rows.iter().filter(|(r, _)| r.error.is_some()).count() as u64;
-            let points = rows.iter().map(|(r, _)| LivePoint::from(r)).collect();
-            let progress = self.progress(&run, RunStatus::Running, done, errors);
-            // No subscriber is fine: the page may not be open.
-            let _ = live.updates.send(RunUpdate { progress, points });
-        }
-        drop(rx);
-        if driver.await.is_err() {
-            failure.get_or_insert_with(|| "the load driver stopped unexpectedly".to_string());
-        }
-        let status = match (&failure, live.cancel.is_cancelled()) {
+        let mut sink = StoreAndBroadcast { manager: self, run: &run, live: &live, done: 0, errors: 0 };
+        let outcome = execute(execution, &mut sink).await;
+        let (done, errors) = (sink.done, sink.errors);
+        let status = match (&outcome.failure, live.cancel.is_cancelled()) {
             (Some(_), _) => RunStatus::Failed,
             (None, true) => RunStatus::Cancelled,
             (None, false) => RunStatus::Completed,
         };
-        let rejected = rejected.load(Ordering::Relaxed);
-        if let Err(e) = self.store.finish_run(run.id, status, failure.as_deref(), rejected, self.clock.now_ms()).await {
+        let closed = self
+            .store
+            .finish_run(
+                run.id,
+                status,
+                outcome.failure.as_deref(),
+                outcome.stream_options_rejected,
+                self.clock.now_ms(),
+            )
+            .await;
+        if let Err(e) = closed {
             tracing::error!(run = %run.id, error = %e, "closing the run failed");
         }
         let _ = live.updates.send(RunUpdate { progress: self.progress(&run, status, done, errors), points: vec![] });
@@ -185,20 +135,27 @@ impl RunManager {
     }
 }
 
-/// The request of one prompt: system prompt (when set), the user prompt, the agent's tools and token budget.
-fn chat_request(plan: &RunPlan, model: &str, prompt_index: usize, ask_for_usage: bool) -> ChatRequest {
-    let mut messages = Vec::with_capacity(2);
-    if let Some(system) = plan.agent.system_prompt.as_deref().filter(|s| !s.trim().is_empty()) {
-        messages.push(ChatMessage { role: "system", content: system.to_string() });
-    }
-    messages.push(ChatMessage { role: "user", content: plan.prompts[prompt_index].clone() });
-    ChatRequest {
-        model: model.to_string(),
-        messages,
-        tools: plan.agent.tools.clone(),
-        max_tokens: plan.agent.token_budget,
-        temperature: plan.temperature,
-        stream: plan.stream,
-        stream_options: (plan.stream && ask_for_usage).then_some(StreamOptions { include_usage: true }),
+/// The server's sink: store each batch, then tell live subscribers.
+struct StoreAndBroadcast<'a> {
+    manager: &'a RunManager,
+    run: &'a RunView,
+    live: &'a LiveRun,
+    done: u64,
+    errors: u64,
+}
+
+impl BatchSink for StoreAndBroadcast<'_> {
+    async fn accept(&mut self, batch: Vec<(IterationRecord, Measurement)>) -> Result<(), String> {
+        if let Err(e) = self.manager.store.insert_iterations(self.run.id, &batch).await {
+            tracing::error!(run = %self.run.id, error = %e, "storing iterations failed; stopping the run");
+            return Err("results could not be stored; see the server log".into());
+        }
+        self.done += batch.len() as u64;
+        self.errors += batch.iter().filter(|(r, _)| r.error.is_some()).count() as u64;
+        let points = batch.iter().map(|(r, _)| LivePoint::from(r)).collect();
+        let progress = self.manager.progress(self.run, RunStatus::Running, self.done, self.errors);
+        // No subscriber is fine: the page may not be open.
+        let _ = self.live.updates.send(RunUpdate { progress, points });
+        Ok(())
     }
 }

@@ -1,0 +1,129 @@
+//! Sending a plan's requests and collecting the results, for every front end alike: the server's run manager
+//! (which stores and broadcasts each batch) and the `bench` command (which prints progress and keeps them).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::driver::{drive, Finished};
+use crate::engine::{
+    measure, rejects_stream_options, Call, ChatMessage, ChatRequest, HttpClient, RequestTarget, StreamOptions,
+};
+use crate::model::{IterationRecord, Job, Measurement, RunPlan};
+
+/// Finished iterations handed over per batch at most.
+const BATCH: usize = 256;
+/// Finished iterations waiting for the sink at most; a slow sink slows the run instead of growing memory.
+const PENDING: usize = 4_096;
+
+/// Everything a run needs to send its requests.
+pub struct Execution {
+    /// The plan.
+    pub plan: Arc<RunPlan>,
+    /// Where and as whom.
+    pub target: RequestTarget,
+    /// The model sent in each body.
+    pub model: String,
+    /// The shared client.
+    pub client: HttpClient,
+    /// Fixes the Poisson schedule.
+    pub seed: u64,
+    /// Stops the run.
+    pub cancel: CancellationToken,
+    /// USD per 1M input and output tokens.
+    pub prices: (Option<f64>, Option<f64>),
+}
+
+/// How the sending went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// The endpoint rejected `stream_options`, so it was dropped for the rest of the run.
+    pub stream_options_rejected: bool,
+    /// Why the run stopped early, if it failed (a sink error or a crashed driver).
+    pub failure: Option<String>,
+}
+
+/// Receives finished iterations in batches, in the order they finished.
+pub trait BatchSink {
+    /// Takes one batch; an error stops the run and becomes its failure.
+    fn accept(
+        &mut self,
+        batch: Vec<(IterationRecord, Measurement)>,
+    ) -> impl std::future::Future<Output = Result<(), String>> + Send;
+}
+
+/// Sends every request of the plan and hands the results to `sink`.
+pub async fn execute(run: Execution, sink: &mut impl BatchSink) -> Outcome {
+    let Execution { plan, target, model, client, seed, cancel, prices } = run;
+    let rejected = Arc::new(AtomicBool::new(false));
+    let (tx, mut rx) = mpsc::channel::<Finished>(PENDING);
+    let executor = {
+        let (plan, rejected, target, model) =
+            (Arc::clone(&plan), Arc::clone(&rejected), Arc::new(target), Arc::new(model));
+        move |job: Job, intended| {
+            let (plan, rejected, client, target, model) =
+                (Arc::clone(&plan), Arc::clone(&rejected), client.clone(), Arc::clone(&target), Arc::clone(&model));
+            async move {
+                let mut request =
+                    chat_request(&plan, &model, job.prompt_index as usize, !rejected.load(Ordering::Relaxed));
+                let timeout = Duration::from_millis(plan.timeout_ms);
+                let first = measure(&client, Call { target: &target, request: &request, timeout, intended }).await;
+                if request.stream_options.is_none() || !rejects_stream_options(&first) {
+                    return first;
+                }
+                // Remembered for the rest of the run: later requests go without the field at once.
+                rejected.store(true, Ordering::Relaxed);
+                request.stream_options = None;
+                measure(&client, Call { target: &target, request: &request, timeout, intended }).await
+            }
+        }
+    };
+    let driver = tokio::spawn(drive(plan.jobs(), plan.mode, seed, cancel.clone(), tx, executor));
+    let mut failure = None;
+    let mut batch = Vec::with_capacity(BATCH);
+    while rx.recv_many(&mut batch, BATCH).await > 0 {
+        let rows = batch
+            .drain(..)
+            .map(|f| {
+                let prompt = &plan.prompts[f.job.prompt_index as usize];
+                (IterationRecord::from_measurement(prompt, f.job, &f.measurement, prices.0, prices.1), f.measurement)
+            })
+            .collect();
+        if let Err(reason) = sink.accept(rows).await {
+            failure = Some(reason);
+            cancel.cancel();
+            break;
+        }
+    }
+    drop(rx);
+    if driver.await.is_err() {
+        failure.get_or_insert_with(|| "the load driver stopped unexpectedly".to_string());
+    }
+    Outcome { stream_options_rejected: rejected.load(Ordering::Relaxed), failure }
+}
+
+/// The request of one prompt: system prompt (when set), the user prompt, the agent's tools and token budget.
+fn chat_request(plan: &RunPlan, model: &str, prompt_index: usize, ask_for_usage: bool) -> ChatRequest {
+    let mut messages = Vec::with_capacity(2);
+    if let Some(system) = plan.agent.system_prompt.as_deref().filter(|s| !s.trim().is_empty()) {
+        messages.push(ChatMessage { role: "system", content: system.to_string() });
+    }
+    messages.push(ChatMessage { role: "user", content: plan.prompts[prompt_index].clone() });
+    ChatRequest {
+        model: model.to_string(),
+        messages,
+        tools: plan.agent.tools.clone(),
+        max_tokens: plan.agent.token_budget,
+        temperature: plan.temperature,
+        stream: plan.stream,
+        stream_options: (plan.stream && ask_for_usage).then_some(StreamOptions { include_usage: true }),
+    }
+}
+
+/// A seed from the first 8 bytes of an id, so a run's Poisson schedule can be reproduced.
+pub fn seed_from(id: &uuid::Uuid) -> u64 {
+    let bytes = id.as_bytes();
+    u64::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7]])
+}
