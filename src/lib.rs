@@ -3,7 +3,7 @@
 //! Map of the crate (data flows downwards, from the pure shared modules to the UI):
 //! - [`model`], [`error`], [`stats`], [`report`], [`charts`]: shared, pure types, statistics, report snapshots and
 //!   SVG charts, used by the server and the browser build.
-//! - `config`, `clock`, `secrets`, `store`, `auth`, `engine`, `sim`, `server` (ssr only): settings, time,
+//! - `bench` (the CLI's benchmark command), `config`, `clock`, `secrets`, `store`, `auth`, `engine`, `sim`, `server` (ssr only): settings, time,
 //!   sealing and token hashing, SQL, sessions, outbound calls, call targets, benchmark runs, the simulated endpoint, and the axum application.
 //! - [`api`]: `#[server]` functions, thin shells over the ssr modules.
 //! - [`ui`]: Leptos pages and components; they render, never compute.
@@ -20,6 +20,8 @@ pub mod ui;
 
 #[cfg(feature = "ssr")]
 pub mod auth;
+#[cfg(feature = "ssr")]
+pub mod bench;
 #[cfg(feature = "ssr")]
 pub mod clock;
 #[cfg(feature = "ssr")]

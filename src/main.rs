@@ -26,6 +26,8 @@ enum Command {
     Serve,
     /// Print a fresh one-time login link.
     LoginLink,
+    /// Benchmark an endpoint from the command line (progress on stderr, summary on stdout).
+    Bench(latency_guard::bench::BenchArgs),
     /// Serve a simulated OpenAI-compatible endpoint at http://127.0.0.1:PORT/v1.
     Sim {
         /// Port to listen on (0 picks a free one).
@@ -61,6 +63,8 @@ async fn main() -> anyhow::Result<()> {
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info,sqlx=warn".into()),
         )
         .with_target(false)
+        // Logs go to stderr so that `bench` output on stdout stays machine-readable.
+        .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();
     match cli.command.unwrap_or(Command::Serve) {
@@ -71,6 +75,14 @@ async fn main() -> anyhow::Result<()> {
             let state = latency_guard::server::build_state(settings, clock).await?;
             let link = latency_guard::auth::create_login_link(&state).await?;
             println!("{link}");
+            Ok(())
+        }
+        Command::Bench(args) => {
+            let result = latency_guard::bench::run(args).await?;
+            if !result.passed {
+                eprintln!("error rate {:.2}% is above --max-error-rate; failing", result.summary.error_rate * 100.0);
+                std::process::exit(1);
+            }
             Ok(())
         }
         Command::Sim { port, host, ttft_ms, itl_ms, tokens, api_key } => {

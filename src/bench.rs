@@ -1,0 +1,273 @@
+//! `latency-guard bench`: a run from the command line, for CI pipelines. Same engine, driver and report snapshot
+//! as the server; progress on stderr, a summary table on stdout, the snapshot as JSON to `--out`, and an exit
+//! status that fails the pipeline when too many requests failed.
+
+use std::collections::BTreeMap;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use crate::engine::{HttpClient, RequestTarget};
+use crate::model::{
+    Agent, BaseUrl, ConnectorId, HeaderName, IterationRecord, LoadMode, Measurement, RunId, RunPlanInput, RunStatus,
+    RunView,
+};
+use crate::report::snapshot;
+use crate::runs::{execute, seed_from, BatchSink, Execution};
+use crate::stats::RunSummary;
+
+/// The command's options.
+#[derive(Debug, clap::Args)]
+pub struct BenchArgs {
+    /// API base URL, e.g. https://api.openai.com/v1.
+    #[arg(long)]
+    pub base_url: String,
+    /// Model id.
+    #[arg(long)]
+    pub model: String,
+    /// Name of the environment variable holding the API key (the key itself never goes on the command line).
+    #[arg(long)]
+    pub api_key_env: Option<String>,
+    /// Extra header `Name: value`; repeatable.
+    #[arg(long = "header", value_name = "NAME:VALUE")]
+    pub headers: Vec<String>,
+    /// System prompt.
+    #[arg(long)]
+    pub system: Option<String>,
+    /// A prompt; repeatable.
+    #[arg(long = "prompt", required_unless_present = "prompts_file")]
+    pub prompts: Vec<String>,
+    /// A file with one prompt per line.
+    #[arg(long, conflicts_with = "prompts")]
+    pub prompts_file: Option<PathBuf>,
+    /// Measured iterations per prompt.
+    #[arg(short = 'n', long, default_value_t = 10)]
+    pub iterations: u32,
+    /// Requests in flight (closed loop).
+    #[arg(short = 'c', long, default_value_t = 1, conflicts_with = "rate")]
+    pub concurrency: u32,
+    /// Requests per second (open loop) instead of a closed loop.
+    #[arg(long)]
+    pub rate: Option<f64>,
+    /// Poisson arrivals for --rate.
+    #[arg(long, requires = "rate")]
+    pub poisson: bool,
+    /// Requests in flight at most with --rate.
+    #[arg(long, default_value_t = 256)]
+    pub max_concurrency: u32,
+    /// max_tokens of each request.
+    #[arg(long, default_value_t = 512)]
+    pub max_tokens: u32,
+    /// Do not stream (TTFT is then not measurable).
+    #[arg(long)]
+    pub no_stream: bool,
+    /// Warm-up requests, excluded from statistics.
+    #[arg(long, default_value_t = 0)]
+    pub warmup: u32,
+    /// Per-request timeout in seconds.
+    #[arg(long, default_value_t = 120.0)]
+    pub timeout: f64,
+    /// Where to write the report snapshot (JSON).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Fail (exit 1) when the error rate is above this fraction.
+    #[arg(long, default_value_t = 0.0)]
+    pub max_error_rate: f64,
+}
+
+/// Why the command could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    /// An option is invalid.
+    #[error("{0}")]
+    Invalid(String),
+    /// A file could not be read or written.
+    #[error("{0}")]
+    Io(String),
+}
+
+/// What the run gave: the summary and whether it passes `--max-error-rate`.
+pub struct BenchResult {
+    /// Figures.
+    pub summary: RunSummary,
+    /// Error rate within the limit.
+    pub passed: bool,
+}
+
+fn invalid(e: impl std::fmt::Display) -> BenchError {
+    BenchError::Invalid(e.to_string())
+}
+
+fn target(args: &BenchArgs) -> Result<RequestTarget, BenchError> {
+    let base_url = BaseUrl::parse(&args.base_url).map_err(|e| invalid(format!("--base-url: {}", e.reason)))?;
+    let api_key = match &args.api_key_env {
+        Some(var) => Some(
+            std::env::var(var).map_err(|_| invalid(format!("--api-key-env: environment variable {var} is not set")))?,
+        ),
+        None => None,
+    };
+    let mut headers = BTreeMap::new();
+    for raw in &args.headers {
+        let (name, value) =
+            raw.split_once(':').ok_or_else(|| invalid(format!("--header {raw:?}: expected NAME:VALUE")))?;
+        let name = HeaderName::parse(name, "--header").map_err(|e| invalid(format!("--header: {}", e.reason)))?;
+        headers.insert(name.as_str().to_string(), value.trim().to_string());
+    }
+    Ok(RequestTarget { base_url, api_key, headers })
+}
+
+fn plan_input(args: &BenchArgs) -> Result<RunPlanInput, BenchError> {
+    let prompts = match &args.prompts_file {
+        Some(path) => std::fs::read_to_string(path)
+            .map_err(|e| BenchError::Io(format!("--prompts-file {}: {e}", path.display())))?
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(str::to_string)
+            .collect(),
+        None => args.prompts.clone(),
+    };
+    if !(args.timeout.is_finite() && args.timeout > 0.0) {
+        return Err(invalid("--timeout must be a positive number of seconds"));
+    }
+    if !(0.0..=1.0).contains(&args.max_error_rate) {
+        return Err(invalid("--max-error-rate must be between 0 and 1"));
+    }
+    let mode = match args.rate {
+        Some(rate) => {
+            LoadMode::Open { rate_per_second: rate, poisson: args.poisson, max_concurrency: args.max_concurrency }
+        }
+        None => LoadMode::Closed { concurrency: args.concurrency },
+    };
+    Ok(RunPlanInput {
+        connector_id: ConnectorId(uuid::Uuid::nil()),
+        title: None,
+        agent: Agent {
+            name: "cli".into(),
+            system_prompt: args.system.clone(),
+            tools: vec![],
+            token_budget: args.max_tokens,
+        },
+        prompts,
+        iterations: args.iterations,
+        warmup: args.warmup,
+        mode,
+        timeout_ms: Some((args.timeout * 1e3).round() as u64),
+        stream: !args.no_stream,
+        temperature: 0.0,
+    })
+}
+
+/// Prints progress to stderr: a redrawn bar on a terminal, a line per tenth otherwise.
+struct Progress {
+    total: u64,
+    done: u64,
+    errors: u64,
+    started: Instant,
+    records: Vec<IterationRecord>,
+    terminal: bool,
+    last_tenth: u64,
+}
+
+impl BatchSink for Progress {
+    async fn accept(&mut self, batch: Vec<(IterationRecord, Measurement)>) -> Result<(), String> {
+        self.done += batch.len() as u64;
+        self.errors += batch.iter().filter(|(r, _)| r.error.is_some()).count() as u64;
+        self.records.extend(batch.into_iter().map(|(r, _)| r));
+        let elapsed = self.started.elapsed().as_secs_f64();
+        let eta = elapsed / self.done as f64 * (self.total - self.done) as f64;
+        let line = format!(
+            "{}/{} done, {} failed, {elapsed:.1}s elapsed, ~{eta:.1}s left",
+            self.done, self.total, self.errors
+        );
+        let mut err = std::io::stderr().lock();
+        if self.terminal {
+            let filled = (self.done * 30 / self.total.max(1)) as usize;
+            let _ = write!(err, "\r[{}{}] {line}   ", "#".repeat(filled), ".".repeat(30 - filled));
+        } else if self.done * 10 / self.total.max(1) > self.last_tenth || self.done == self.total {
+            self.last_tenth = self.done * 10 / self.total.max(1);
+            let _ = writeln!(err, "{line}");
+        }
+        Ok(())
+    }
+}
+
+/// Runs the benchmark described by `args`; prints as it goes.
+pub async fn run(args: BenchArgs) -> Result<BenchResult, BenchError> {
+    let target = target(&args)?;
+    let plan = plan_input(&args)?.validate(&args.model).map_err(|e| invalid(format!("{}: {}", e.field, e.reason)))?;
+    let id = RunId(uuid::Uuid::new_v4());
+    let started_ms = crate::clock::Clock::now_ms(&crate::clock::SystemClock);
+    let client = HttpClient::new().map_err(invalid)?;
+    let cancel = CancellationToken::new();
+    let stop = cancel.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            stop.cancel();
+        }
+    });
+    let mut progress = Progress {
+        total: plan.total_requests(),
+        done: 0,
+        errors: 0,
+        started: Instant::now(),
+        records: Vec::new(),
+        terminal: std::io::stderr().is_terminal(),
+        last_tenth: 0,
+    };
+    let execution = Execution {
+        plan: Arc::new(plan.clone()),
+        target: target.clone(),
+        model: args.model.clone(),
+        client,
+        seed: seed_from(&id.0),
+        cancel: cancel.clone(),
+        prices: (None, None),
+    };
+    let outcome = execute(execution, &mut progress).await;
+    if progress.terminal {
+        eprintln!();
+    }
+    progress.records.sort_by_key(|r| r.seq);
+    let run = RunView {
+        id,
+        title: plan.title.clone(),
+        status: if cancel.is_cancelled() { RunStatus::Cancelled } else { RunStatus::Completed },
+        total_requests: plan.total_requests(),
+        plan,
+        base_url: target.base_url.as_str().to_string(),
+        model: args.model.clone(),
+        input_price_per_mtok: None,
+        output_price_per_mtok: None,
+        stream_options_rejected: outcome.stream_options_rejected,
+        failure: outcome.failure,
+        created_at_ms: started_ms,
+        finished_at_ms: Some(crate::clock::Clock::now_ms(&crate::clock::SystemClock)),
+    };
+    let (snapshot, summary) = snapshot(&run, progress.records);
+    if let Some(path) = &args.out {
+        let json = serde_json::to_string_pretty(&snapshot).map_err(invalid)?;
+        std::fs::write(path, json).map_err(|e| BenchError::Io(format!("--out {}: {e}", path.display())))?;
+    }
+    print_summary(&run, &summary);
+    Ok(BenchResult { passed: summary.error_rate <= args.max_error_rate, summary })
+}
+
+fn print_summary(run: &RunView, s: &RunSummary) {
+    let row = |name: &str, p: Option<crate::stats::Percentiles>| match p {
+        Some(p) => println!("{name:<14} p50 {:>9.1}   p95 {:>9.1}   p99 {:>9.1}", p.p50, p.p95, p.p99),
+        None => println!("{name:<14} not measurable"),
+    };
+    println!("{} ({} at {})", run.title, run.model, run.base_url);
+    println!("{:<14} {} measured ({} ok, {} failed)", "requests", s.measured, s.succeeded, s.measured - s.succeeded);
+    row("TTFT ms", s.ttft);
+    row("total ms", s.total);
+    match s.tok_per_sec {
+        Some(t) => println!("{:<14} {t:.1}", "output tok/s"),
+        None => println!("{:<14} not measurable", "output tok/s"),
+    }
+    println!("{:<14} {:.2}%", "error rate", s.error_rate * 100.0);
+    println!("percentiles: {}", crate::stats::PERCENTILE_METHOD);
+}

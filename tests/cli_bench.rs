@@ -1,0 +1,99 @@
+//! `latency-guard bench` as a CI pipeline runs it: the real binary against the simulator on loopback.
+#![cfg(feature = "ssr")]
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a failing test should panic loudly")]
+
+use latency_guard::sim::{self, SimConfig};
+use serde_json::Value;
+use std::time::Duration;
+use tokio::process::Command;
+
+async fn bench(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_latency-guard"))
+        .arg("bench")
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .await
+        .unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (output.status.code().unwrap_or(-1), text(&output.stdout), text(&output.stderr))
+}
+
+#[tokio::test]
+async fn prints_a_summary_writes_the_snapshot_and_passes() {
+    let config = SimConfig {
+        ttft: Duration::from_millis(10),
+        itl: Duration::from_millis(1),
+        tokens: 8,
+        api_key: Some("sk-cli".into()),
+    };
+    let sim = sim::spawn(config, "127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report.json");
+    let (base, out_path) = (sim.base_url(), out.to_str().unwrap().to_string());
+    let args = [
+        "--base-url",
+        &base,
+        "--model",
+        "sim-model",
+        "--api-key-env",
+        "LG_TEST_KEY",
+        "--prompt",
+        "hello",
+        "--prompt",
+        "bye",
+        "-n",
+        "3",
+        "-c",
+        "2",
+        "--warmup",
+        "1",
+        "--out",
+        &out_path,
+    ];
+    let (code, stdout, stderr) = bench(&args, &[("LG_TEST_KEY", "sk-cli")]).await;
+    assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(stdout.contains("6 measured (6 ok, 0 failed)"), "{stdout}");
+    assert!(stdout.lines().any(|l| l.starts_with("TTFT ms") && l.contains("p99")), "{stdout}");
+    assert!(stderr.contains("7/7 done"), "progress on stderr: {stderr}");
+    assert!(!stdout.contains("sk-cli") && !stderr.contains("sk-cli"));
+    let snapshot: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let keys: Vec<&str> = snapshot.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys, ["agent", "connector", "honesty", "report", "results", "stats"]);
+    assert_eq!(snapshot["results"].as_array().unwrap().len(), 7);
+    assert!(!snapshot.to_string().contains("sk-cli"), "the snapshot never carries the key");
+}
+
+#[tokio::test]
+async fn fails_the_pipeline_when_requests_fail_and_explains_bad_options() {
+    let config = SimConfig { api_key: Some("sk-right".into()), ttft: Duration::ZERO, itl: Duration::ZERO, tokens: 2 };
+    let sim = sim::spawn(config, "127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let base = sim.base_url();
+    let (code, stdout, stderr) = bench(&["--base-url", &base, "--model", "m", "--prompt", "x", "-n", "2"], &[]).await;
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(stdout.contains("error rate     100.00%"), "{stdout}");
+    assert!(stderr.contains("above --max-error-rate"), "{stderr}");
+
+    let cases: [(&[&str], &str); 3] = [
+        (&["--base-url", "ftp://x", "--model", "m", "--prompt", "x"], "--base-url"),
+        (&["--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--prompt", "x", "-c", "0"], "mode.concurrency"),
+        (
+            &[
+                "--base-url",
+                "http://127.0.0.1:9/v1",
+                "--model",
+                "m",
+                "--prompt",
+                "x",
+                "--api-key-env",
+                "LG_UNSET_VAR_XYZ",
+            ],
+            "LG_UNSET_VAR_XYZ is not set",
+        ),
+    ];
+    for (args, needle) in cases {
+        let (code, _, stderr) = bench(args, &[]).await;
+        assert_ne!(code, 0, "{args:?}");
+        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+    }
+}
