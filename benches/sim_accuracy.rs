@@ -36,7 +36,13 @@ fn summary(name: &str, mut errors_ms: Vec<f64>) {
 async fn main() {
     let ttft = Duration::from_millis(50);
     let itl = Duration::from_millis(2);
-    let config = SimConfig { ttft, itl, tokens: TOKENS, api_key: None };
+    let config = SimConfig {
+        ttft: latency_guard::sim::Delay::Fixed(ttft),
+        itl: latency_guard::sim::Delay::Fixed(itl),
+        tokens: TOKENS,
+        api_key: None,
+        ..Default::default()
+    };
     let sim = sim::spawn(config, "127.0.0.1:0".parse().unwrap()).await.unwrap();
     let client = reqwest::Client::new();
     let url = format!("{}/chat/completions", sim.base_url());

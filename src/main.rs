@@ -4,11 +4,9 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::time::Duration;
 
 use latency_guard::config::Settings;
 use latency_guard::server::Application;
-use latency_guard::sim::SimConfig;
 
 #[derive(Parser)]
 #[command(name = "latency-guard", version, about = "Measures LLM endpoint latency and guards it against regressions")]
@@ -29,31 +27,7 @@ enum Command {
     /// Benchmark an endpoint from the command line (progress on stderr, summary on stdout).
     Bench(latency_guard::bench::BenchArgs),
     /// Serve a simulated OpenAI-compatible endpoint at http://127.0.0.1:PORT/v1.
-    Sim {
-        /// Port to listen on (0 picks a free one).
-        #[arg(long, default_value_t = 8100)]
-        port: u16,
-        /// Address to bind.
-        #[arg(long, default_value = "127.0.0.1")]
-        host: std::net::IpAddr,
-        /// Time to first token, ms.
-        #[arg(long, default_value_t = 120.0)]
-        ttft_ms: f64,
-        /// Delay between tokens, ms.
-        #[arg(long, default_value_t = 15.0)]
-        itl_ms: f64,
-        /// Output tokens per response (capped by max_tokens).
-        #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=100_000))]
-        tokens: u32,
-        /// Require `Authorization: Bearer <KEY>`.
-        #[arg(long)]
-        api_key: Option<String>,
-    },
-}
-
-fn millis(name: &str, ms: f64) -> anyhow::Result<Duration> {
-    anyhow::ensure!(ms.is_finite() && (0.0..=600_000.0).contains(&ms), "--{name} must be between 0 and 600000 ms");
-    Ok(Duration::from_secs_f64(ms / 1e3))
+    Sim(latency_guard::sim::SimArgs),
 }
 
 #[tokio::main]
@@ -65,6 +39,7 @@ async fn main() -> anyhow::Result<()> {
         .with_target(false)
         // Logs go to stderr so that `bench` output on stdout stays machine-readable.
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let cli = Cli::parse();
     match cli.command.unwrap_or(Command::Serve) {
@@ -85,9 +60,9 @@ async fn main() -> anyhow::Result<()> {
             }
             Ok(())
         }
-        Command::Sim { port, host, ttft_ms, itl_ms, tokens, api_key } => {
-            let config =
-                SimConfig { ttft: millis("ttft-ms", ttft_ms)?, itl: millis("itl-ms", itl_ms)?, tokens, api_key };
+        Command::Sim(args) => {
+            let config = args.config().map_err(anyhow::Error::msg)?;
+            let (host, port) = (args.host, args.port);
             let sim = latency_guard::sim::spawn(config, SocketAddr::new(host, port))
                 .await
                 .with_context(|| format!("cannot listen on {host}:{port}"))?;

@@ -189,9 +189,10 @@ async fn run_benchmark_once_measures_a_stored_connector_and_validates_its_input(
     let sim = latency_guard::sim::spawn(
         latency_guard::sim::SimConfig {
             api_key: Some("sk-api-test-0001".into()),
-            ttft: std::time::Duration::from_millis(25),
-            itl: std::time::Duration::from_millis(1),
+            ttft: latency_guard::sim::Delay::Fixed(std::time::Duration::from_millis(25)),
+            itl: latency_guard::sim::Delay::Fixed(std::time::Duration::from_millis(1)),
             tokens: 16,
+            ..Default::default()
         },
         "127.0.0.1:0".parse().unwrap(),
     )

@@ -22,10 +22,11 @@ async fn bench(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
 #[tokio::test]
 async fn prints_a_summary_writes_the_snapshot_and_passes() {
     let config = SimConfig {
-        ttft: Duration::from_millis(10),
-        itl: Duration::from_millis(1),
+        ttft: latency_guard::sim::Delay::Fixed(Duration::from_millis(10)),
+        itl: latency_guard::sim::Delay::Fixed(Duration::from_millis(1)),
         tokens: 8,
         api_key: Some("sk-cli".into()),
+        ..Default::default()
     };
     let sim = sim::spawn(config, "127.0.0.1:0".parse().unwrap()).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
@@ -66,7 +67,13 @@ async fn prints_a_summary_writes_the_snapshot_and_passes() {
 
 #[tokio::test]
 async fn fails_the_pipeline_when_requests_fail_and_explains_bad_options() {
-    let config = SimConfig { api_key: Some("sk-right".into()), ttft: Duration::ZERO, itl: Duration::ZERO, tokens: 2 };
+    let config = SimConfig {
+        api_key: Some("sk-right".into()),
+        ttft: latency_guard::sim::Delay::Fixed(Duration::ZERO),
+        itl: latency_guard::sim::Delay::Fixed(Duration::ZERO),
+        tokens: 2,
+        ..Default::default()
+    };
     let sim = sim::spawn(config, "127.0.0.1:0".parse().unwrap()).await.unwrap();
     let base = sim.base_url();
     let (code, stdout, stderr) = bench(&["--base-url", &base, "--model", "m", "--prompt", "x", "-n", "2"], &[]).await;

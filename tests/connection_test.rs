@@ -13,10 +13,11 @@ const LOOPBACK_ANY_PORT: ([u8; 4], u16) = ([127, 0, 0, 1], 0);
 
 async fn simulator(api_key: Option<&str>) -> SimHandle {
     let config = SimConfig {
-        ttft: Duration::from_millis(5),
-        itl: Duration::from_millis(1),
+        ttft: latency_guard::sim::Delay::Fixed(Duration::from_millis(5)),
+        itl: latency_guard::sim::Delay::Fixed(Duration::from_millis(1)),
         tokens: 8,
         api_key: api_key.map(str::to_string),
+        ..Default::default()
     };
     sim::spawn(config, SocketAddr::from(LOOPBACK_ANY_PORT)).await.unwrap()
 }

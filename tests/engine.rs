@@ -39,8 +39,13 @@ async fn run(base: &str, request: &ChatRequest, timeout: Duration) -> Measuremen
 }
 
 async fn simulator(ttft_ms: u64, itl_ms: u64, tokens: u32) -> sim::SimHandle {
-    let config =
-        SimConfig { ttft: Duration::from_millis(ttft_ms), itl: Duration::from_millis(itl_ms), tokens, api_key: None };
+    let config = SimConfig {
+        ttft: latency_guard::sim::Delay::Fixed(Duration::from_millis(ttft_ms)),
+        itl: latency_guard::sim::Delay::Fixed(Duration::from_millis(itl_ms)),
+        tokens,
+        api_key: None,
+        ..Default::default()
+    };
     sim::spawn(config, SocketAddr::from(([127, 0, 0, 1], 0))).await.unwrap()
 }
 
@@ -178,4 +183,35 @@ async fn an_endpoint_rejecting_stream_options_is_recognised() {
         scripted(400, vec![br#"{"error":{"message":"Unrecognized request argument supplied: stream_options"}}"#]).await;
     let m = run(&base, &request(true), Duration::from_secs(5)).await;
     assert!(rejects_stream_options(&m), "{:?}", m.error);
+}
+
+#[tokio::test]
+async fn every_injected_simulator_fault_becomes_its_error_class() {
+    use latency_guard::sim::Fault;
+    let cases = [
+        (Fault::RateLimit, ErrorClass::Http),
+        (Fault::ServerError, ErrorClass::Http),
+        (Fault::MidStreamError, ErrorClass::StreamError),
+        (Fault::Truncated, ErrorClass::Truncated),
+        (Fault::Reset, ErrorClass::Reset),
+        (Fault::Stall, ErrorClass::Timeout),
+    ];
+    for (fault, class) in cases {
+        let config = SimConfig {
+            fault_rate: 1.0,
+            faults: vec![fault],
+            ..SimConfig::fixed(Duration::from_millis(1), Duration::from_millis(1), 8)
+        };
+        let sim = sim::spawn(config, SocketAddr::from(([127, 0, 0, 1], 0))).await.unwrap();
+        let m = run(&sim.base_url(), &request(true), Duration::from_millis(500)).await;
+        let error = m.error.clone().unwrap_or_else(|| panic!("{fault:?} gave no error"));
+        assert_eq!(error.class, class, "{fault:?}: {}", error.detail);
+        if matches!(fault, Fault::MidStreamError | Fault::Truncated | Fault::Reset | Fault::Stall) {
+            // A reset can swallow the last bytes written before it; every other fault keeps all four.
+            let kept = m.timeline.chunks.len();
+            let expected = if fault == Fault::Reset { 1..=4 } else { 4..=4 };
+            assert!(expected.contains(&kept), "{fault:?}: {kept} chunks recorded before the fault");
+            assert!(m.ttft_ms().is_some(), "{fault:?}: TTFT was measured before the failure");
+        }
+    }
 }

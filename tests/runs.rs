@@ -14,10 +14,11 @@ use std::time::Duration;
 
 async fn simulator(ttft_ms: u64, tokens: u32, api_key: Option<&str>) -> SimHandle {
     let config = SimConfig {
-        ttft: Duration::from_millis(ttft_ms),
-        itl: Duration::from_millis(1),
+        ttft: latency_guard::sim::Delay::Fixed(Duration::from_millis(ttft_ms)),
+        itl: latency_guard::sim::Delay::Fixed(Duration::from_millis(1)),
         tokens,
         api_key: api_key.map(str::to_string),
+        ..Default::default()
     };
     sim::spawn(config, "127.0.0.1:0".parse().unwrap()).await.unwrap()
 }
@@ -226,4 +227,34 @@ async fn invalid_plans_and_other_workspaces_are_refused() {
     assert_eq!(response.status(), 404);
     let response = common::client().get(format!("{}/api/runs/{run}/events", app.base)).send().await.unwrap();
     assert_eq!(response.status(), 401);
+}
+
+#[tokio::test]
+async fn a_run_against_a_flaky_endpoint_completes_and_counts_each_failure() {
+    use latency_guard::sim::Fault;
+    let app = spawn_app(false).await;
+    let config = SimConfig {
+        fault_rate: 0.5,
+        faults: vec![Fault::RateLimit, Fault::MidStreamError, Fault::Reset, Fault::Truncated],
+        ..SimConfig::fixed(Duration::from_millis(2), Duration::from_millis(1), 6)
+    };
+    let sim = sim::spawn(config, "127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let (_, cookie) = app.session_for("owner").await;
+    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let run = start(&app, &cookie, plan(&connector, 30, json!({"kind": "closed", "concurrency": 4}))).await;
+    follow(&app, &cookie, &run).await;
+    let report = report(&app, &cookie, &run).await;
+    assert_eq!(report["run"]["status"], "completed");
+    let results = report["snapshot"]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 61, "every request is an iteration, failed or not");
+    let codes: std::collections::BTreeSet<String> =
+        results.iter().filter_map(|r| r["error"].as_str()).map(|e| e.split(':').next().unwrap().to_string()).collect();
+    assert!(
+        codes.iter().all(|c| ["http_429", "stream_error", "reset", "truncated"].contains(&c.as_str())),
+        "{codes:?}"
+    );
+    assert!(codes.len() >= 3, "with 61 requests at 50% faults, most kinds show up: {codes:?}");
+    let rate = report["summary"]["errorRate"].as_f64().unwrap();
+    assert!((0.25..0.75).contains(&rate), "error rate {rate}");
+    assert!(report["snapshot"]["stats"]["total"]["p50"].as_f64().is_some(), "successes still get percentiles");
 }

@@ -12,7 +12,13 @@ async fn post(base: &str, body: Value) -> (u16, String) {
 }
 
 fn config(tokens: u32) -> SimConfig {
-    SimConfig { ttft: Duration::from_millis(2), itl: Duration::ZERO, tokens, api_key: None }
+    SimConfig {
+        ttft: latency_guard::sim::Delay::Fixed(Duration::from_millis(2)),
+        itl: latency_guard::sim::Delay::Fixed(Duration::ZERO),
+        tokens,
+        api_key: None,
+        ..Default::default()
+    }
 }
 
 #[tokio::test]
@@ -59,4 +65,48 @@ async fn omits_usage_unless_asked_and_rejects_malformed_bodies() {
     let (status, text) = post(&sim.base_url(), json!({"messages": []})).await;
     assert_eq!(status, 400);
     assert!(text.contains("invalid body"), "{text}");
+}
+
+#[tokio::test]
+async fn streams_reasoning_first_then_several_tokens_per_chunk_with_running_usage() {
+    use latency_guard::sim::UsageMode;
+    let config = SimConfig { tokens_per_chunk: 3, reasoning_tokens: 2, usage: UsageMode::Continuous, ..config(7) };
+    let sim = sim::spawn(config, "127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let body = json!({"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": true});
+    let (_, text) = post(&sim.base_url(), body).await;
+    let chunks: Vec<Value> = text
+        .split("\n\n")
+        .filter(|e| !e.is_empty() && !e.contains("[DONE]"))
+        .map(|e| serde_json::from_str(e.strip_prefix("data: ").unwrap()).unwrap())
+        .collect();
+    let deltas: Vec<&Value> = chunks.iter().map(|c| &c["choices"][0]["delta"]).collect();
+    assert_eq!(deltas[1]["reasoning_content"], "lorem ipsum", "the 2 reasoning tokens, in their own chunk");
+    assert_eq!(deltas[2]["content"], "lorem ipsum dolor");
+    assert_eq!(deltas[3]["content"], " sit amet consectetur");
+    assert_eq!(deltas[4]["content"], " adipiscing");
+    let running: Vec<u64> = chunks[1..5].iter().map(|c| c["usage"]["completion_tokens"].as_u64().unwrap()).collect();
+    assert_eq!(running, [2, 5, 8, 9], "usage runs along, reasoning included");
+    assert!(
+        deltas[2]["sim_us"].as_u64().unwrap() > 1_700_000_000_000_000,
+        "each chunk carries the simulator's send time"
+    );
+}
+
+#[tokio::test]
+async fn injects_http_faults_with_their_status() {
+    use latency_guard::sim::Fault;
+    for (fault, status) in [(Fault::RateLimit, 429), (Fault::ServerError, 500)] {
+        let config = SimConfig { fault_rate: 1.0, faults: vec![fault], ..config(4) };
+        let sim = sim::spawn(config, "127.0.0.1:0".parse().unwrap()).await.unwrap();
+        let response = reqwest::Client::new()
+            .post(format!("{}/chat/completions", sim.base_url()))
+            .json(&json!({"model": "m", "messages": [{"role": "user", "content": "hi"}]}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status().as_u16(), status);
+        if status == 429 {
+            assert_eq!(response.headers()["retry-after"], "1");
+        }
+    }
 }

@@ -1,19 +1,20 @@
-//! The `/v1/chat/completions` handler: JSON or SSE in the OpenAI wire format.
+//! The `/v1/chat/completions` handler: validates the request, draws this response's delays and fault, then
+//! answers with JSON or hands over to the SSE stream.
 
-use axum::body::Body;
+use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use bytes::Bytes;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::time::Instant;
 
+use super::config::{Fault, SimConfig};
+use super::stream::stream_response;
 use super::timing::sleep_until_precise;
-use super::SimConfig;
 
 /// The words the simulator "generates", one per token.
 const WORDS: &[&str] = &["lorem", "ipsum", "dolor", "sit", "amet", "consectetur", "adipiscing", "elit"];
@@ -44,7 +45,7 @@ struct StreamOptions {
     include_usage: bool,
 }
 
-fn error(status: StatusCode, kind: &str, message: &str) -> Response {
+pub(super) fn error(status: StatusCode, kind: &str, message: &str) -> Response {
     (status, Json(json!({"error": {"message": message, "type": kind, "param": null, "code": null}}))).into_response()
 }
 
@@ -60,7 +61,8 @@ fn prompt_tokens(messages: &[Message]) -> u32 {
     u32::try_from(chars.div_ceil(4)).unwrap_or(u32::MAX).max(1)
 }
 
-fn token_text(i: u32) -> String {
+/// The text of output token `i`: one word, space-separated.
+pub(super) fn token_text(i: u32) -> String {
     let word = WORDS[i as usize % WORDS.len()];
     if i == 0 {
         word.to_string()
@@ -69,12 +71,46 @@ fn token_text(i: u32) -> String {
     }
 }
 
-fn unix_seconds() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+/// Wall-clock unix microseconds: the simulator's own timestamps, comparable with a client's on the same machine.
+pub(super) fn unix_micros() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
 }
 
 pub(super) async fn models() -> Json<Value> {
     Json(json!({"object": "list", "data": [{"id": "sim-model", "object": "model", "owned_by": "latency-guard"}]}))
+}
+
+/// One response's plan: what to send and when.
+pub(super) struct Plan {
+    pub id: String,
+    pub model: String,
+    pub prompt_tokens: u32,
+    pub reasoning_tokens: u32,
+    pub output_tokens: u32,
+    pub capped: bool,
+    pub received: Instant,
+    /// Offset of the first output from `received`.
+    pub ttft: Duration,
+    pub fault: Option<Fault>,
+    pub config: Arc<SimConfig>,
+}
+
+impl Plan {
+    pub fn usage(&self, completion_tokens: u32) -> Value {
+        json!({
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": self.prompt_tokens + completion_tokens,
+        })
+    }
+
+    pub fn finish_reason(&self) -> &'static str {
+        if self.capped {
+            "length"
+        } else {
+            "stop"
+        }
+    }
 }
 
 pub(super) async fn chat_completions(
@@ -83,6 +119,7 @@ pub(super) async fn chat_completions(
     body: Bytes,
 ) -> Response {
     let received = Instant::now();
+    let received_us = unix_micros();
     if let Some(key) = &config.api_key {
         let presented = headers.get("authorization").and_then(|v| v.to_str().ok());
         if presented != Some(format!("Bearer {key}").as_str()) {
@@ -96,116 +133,74 @@ pub(super) async fn chat_completions(
     if request.messages.is_empty() {
         return error(StatusCode::BAD_REQUEST, "invalid_request_error", "messages must not be empty");
     }
-    let cap = request.max_completion_tokens.or(request.max_tokens).unwrap_or(u32::MAX);
+    let (ttft, fault) = {
+        let mut rng = rand::thread_rng();
+        (config.ttft.sample(&mut rng), config.draw_fault(&mut rng))
+    };
+    match fault {
+        Some(Fault::RateLimit) => {
+            let mut response =
+                error(StatusCode::TOO_MANY_REQUESTS, "rate_limit_error", "Rate limit reached (simulated).");
+            response.headers_mut().insert("retry-after", axum::http::HeaderValue::from_static("1"));
+            return response;
+        }
+        Some(Fault::ServerError) => {
+            return error(StatusCode::INTERNAL_SERVER_ERROR, "server_error", "Simulated server error.")
+        }
+        _ => {}
+    }
+    let cap = request.max_completion_tokens.or(request.max_tokens).unwrap_or(u32::MAX).max(1);
+    let budget = config.tokens.max(1);
+    let reasoning_tokens = config.reasoning_tokens.min(cap.saturating_sub(1));
+    let output_tokens = budget.min(cap - reasoning_tokens);
     let plan = Plan {
         id: format!("chatcmpl-sim-{:x}", rand::random::<u64>()),
         model: request.model.clone(),
         prompt_tokens: prompt_tokens(&request.messages),
-        output_tokens: config.tokens.min(cap).max(1),
+        reasoning_tokens,
+        output_tokens,
+        capped: output_tokens < budget,
         received,
+        ttft,
+        fault,
         config: Arc::clone(&config),
     };
-    if request.stream {
-        let include_usage = request.stream_options.is_some_and(|o| o.include_usage);
-        stream_response(plan, include_usage)
+    let mut response = if request.stream {
+        stream_response(plan, request.stream_options.is_some_and(|o| o.include_usage))
     } else {
-        let last = plan.token_deadline(plan.output_tokens - 1);
-        sleep_until_precise(last).await;
-        Json(plan.completion()).into_response()
+        complete(plan).await
+    };
+    if let Ok(value) = axum::http::HeaderValue::from_str(&received_us.to_string()) {
+        response.headers_mut().insert("x-sim-received-us", value);
     }
+    response
 }
 
-struct Plan {
-    id: String,
-    model: String,
-    prompt_tokens: u32,
-    output_tokens: u32,
-    received: Instant,
-    config: Arc<SimConfig>,
-}
-
-impl Plan {
-    /// When token `i` (zero-based) is due: TTFT for the first, then one inter-token delay each.
-    fn token_deadline(&self, i: u32) -> Instant {
-        self.received + self.config.ttft + self.config.itl * i
-    }
-
-    fn usage(&self) -> Value {
-        json!({
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.output_tokens,
-            "total_tokens": self.prompt_tokens + self.output_tokens,
-        })
-    }
-
-    fn completion(&self) -> Value {
-        let content: String = (0..self.output_tokens).map(token_text).collect();
-        json!({
-            "id": self.id,
-            "object": "chat.completion",
-            "created": unix_seconds(),
-            "model": self.model,
-            "system_fingerprint": "latency-guard-sim",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "logprobs": null,
-                         "finish_reason": if self.output_tokens < self.config.tokens { "length" } else { "stop" }}],
-            "usage": self.usage(),
-        })
-    }
-
-    fn chunk(&self, delta: Value, finish_reason: Option<&str>, include_usage: bool) -> Bytes {
-        let mut chunk = json!({
-            "id": self.id,
-            "object": "chat.completion.chunk",
-            "created": unix_seconds(),
-            "model": self.model,
-            "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish_reason}],
-        });
-        if include_usage {
-            chunk["usage"] = Value::Null;
+/// A non-streamed answer after the whole generation time.
+async fn complete(plan: Plan) -> Response {
+    let chunks = (plan.reasoning_tokens + plan.output_tokens).div_ceil(plan.config.tokens_per_chunk.max(1));
+    let mut done = plan.received + plan.ttft;
+    {
+        let mut rng = rand::thread_rng();
+        for _ in 1..chunks {
+            done += plan.config.itl.sample(&mut rng);
         }
-        Bytes::from(format!("data: {chunk}\n\n"))
     }
-}
-
-/// Where a stream is: role chunk, content tokens, finish, usage, `[DONE]`.
-enum Step {
-    Role,
-    Token(u32),
-    Finish,
-    Usage,
-    Done,
-    End,
-}
-
-fn stream_response(plan: Plan, include_usage: bool) -> Response {
-    let stream = futures::stream::unfold((plan, Step::Role), move |(plan, step)| async move {
-        let (bytes, next) = match step {
-            Step::Role => {
-                (plan.chunk(json!({"role": "assistant", "content": ""}), None, include_usage), Step::Token(0))
-            }
-            Step::Token(i) => {
-                sleep_until_precise(plan.token_deadline(i)).await;
-                let next = if i + 1 < plan.output_tokens { Step::Token(i + 1) } else { Step::Finish };
-                (plan.chunk(json!({"content": token_text(i)}), None, include_usage), next)
-            }
-            Step::Finish => {
-                let reason = if plan.output_tokens < plan.config.tokens { "length" } else { "stop" };
-                let next = if include_usage { Step::Usage } else { Step::Done };
-                (plan.chunk(json!({}), Some(reason), include_usage), next)
-            }
-            Step::Usage => {
-                let chunk = json!({"id": plan.id, "object": "chat.completion.chunk", "created": unix_seconds(),
-                                   "model": plan.model, "choices": [], "usage": plan.usage()});
-                (Bytes::from(format!("data: {chunk}\n\n")), Step::Done)
-            }
-            Step::Done => (Bytes::from_static(b"data: [DONE]\n\n"), Step::End),
-            Step::End => return None,
-        };
-        Some((Ok::<_, std::convert::Infallible>(bytes), (plan, next)))
-    });
-    Response::builder()
-        .header("content-type", "text/event-stream")
-        .header("cache-control", "no-cache")
-        .body(Body::from_stream(stream))
-        .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
+    sleep_until_precise(done).await;
+    let content: String = (0..plan.output_tokens).map(token_text).collect();
+    let reasoning: String = (0..plan.reasoning_tokens).map(token_text).collect();
+    let mut message = json!({"role": "assistant", "content": content});
+    if plan.reasoning_tokens > 0 {
+        message["reasoning_content"] = Value::String(reasoning);
+    }
+    Json(json!({
+        "id": plan.id,
+        "object": "chat.completion",
+        "created": unix_micros() / 1_000_000,
+        "model": plan.model,
+        "system_fingerprint": "latency-guard-sim",
+        "choices": [{"index": 0, "message": message, "logprobs": null, "finish_reason": plan.finish_reason()}],
+        "usage": plan.usage(plan.reasoning_tokens + plan.output_tokens),
+    }))
+    .into_response()
 }

@@ -2,36 +2,21 @@
 //! benchmarks. Its delays are scheduled against absolute deadlines (coarse timer, then a short yield loop) so
 //! they stay accurate well below a millisecond and never drift across a stream.
 
+mod args;
 mod completion;
+mod config;
+mod stream;
 mod timing;
 
+pub use args::SimArgs;
+pub use config::{Delay, Fault, SimConfig, UsageMode};
 pub use timing::sleep_until_precise;
 
 use axum::routing::{get, post};
 use axum::Router;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
 use tokio::net::TcpListener;
-
-/// How the simulator behaves.
-#[derive(Debug, Clone)]
-pub struct SimConfig {
-    /// Delay from receiving a request to the first content token.
-    pub ttft: Duration,
-    /// Delay between consecutive content tokens.
-    pub itl: Duration,
-    /// Output tokens per response (capped by the request's `max_tokens`).
-    pub tokens: u32,
-    /// When set, requests must carry `Authorization: Bearer <key>`.
-    pub api_key: Option<String>,
-}
-
-impl Default for SimConfig {
-    fn default() -> Self {
-        Self { ttft: Duration::from_millis(120), itl: Duration::from_millis(15), tokens: 64, api_key: None }
-    }
-}
 
 /// A running simulator.
 #[derive(Debug)]

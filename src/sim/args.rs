@@ -1,0 +1,64 @@
+//! The `latency-guard sim` command line.
+
+use super::config::{Delay, Fault, SimConfig, UsageMode};
+
+/// Options of `latency-guard sim`.
+#[derive(Debug, clap::Args)]
+pub struct SimArgs {
+    /// Port to listen on (0 picks a free one).
+    #[arg(long, default_value_t = 8100)]
+    pub port: u16,
+    /// Address to bind.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: std::net::IpAddr,
+    /// Time to first token, ms: `120`, `normal:MEAN,SD` or `lognormal:MEDIAN,SIGMA`.
+    #[arg(long, default_value = "120", value_parser = Delay::parse)]
+    pub ttft_ms: Delay,
+    /// Delay between chunks, ms, in the same forms.
+    #[arg(long, default_value = "15", value_parser = Delay::parse)]
+    pub itl_ms: Delay,
+    /// Output tokens per response (capped by max_tokens).
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub tokens: u32,
+    /// Tokens per content chunk.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1_000))]
+    pub tokens_per_chunk: u32,
+    /// Reasoning tokens (`delta.reasoning_content`) before the answer.
+    #[arg(long, default_value_t = 0)]
+    pub reasoning_tokens: u32,
+    /// `final` (usage chunk when asked for) or `continuous` (running usage on every chunk).
+    #[arg(long, default_value = "final", value_parser = ["final", "continuous"])]
+    pub usage: String,
+    /// Require `Authorization: Bearer <KEY>`.
+    #[arg(long)]
+    pub api_key: Option<String>,
+    /// Probability (0 to 1) that a request gets one of --faults.
+    #[arg(long, default_value_t = 0.0)]
+    pub fault_rate: f64,
+    /// Comma-separated faults: 429, 500, midstream, truncate, reset, stall.
+    #[arg(long, value_delimiter = ',', value_parser = Fault::parse)]
+    pub faults: Vec<Fault>,
+}
+
+impl SimArgs {
+    /// The configuration these options describe.
+    pub fn config(&self) -> Result<SimConfig, String> {
+        if !(0.0..=1.0).contains(&self.fault_rate) {
+            return Err("--fault-rate must be between 0 and 1".into());
+        }
+        if self.fault_rate > 0.0 && self.faults.is_empty() {
+            return Err("--fault-rate needs --faults (e.g. --faults 429,reset)".into());
+        }
+        Ok(SimConfig {
+            ttft: self.ttft_ms,
+            itl: self.itl_ms,
+            tokens: self.tokens,
+            tokens_per_chunk: self.tokens_per_chunk,
+            reasoning_tokens: self.reasoning_tokens,
+            usage: if self.usage == "continuous" { UsageMode::Continuous } else { UsageMode::Final },
+            api_key: self.api_key.clone(),
+            fault_rate: self.fault_rate,
+            faults: self.faults.clone(),
+        })
+    }
+}

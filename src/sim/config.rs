@@ -1,0 +1,224 @@
+//! How the simulator behaves: delay distributions, chunking, a reasoning phase, usage reporting, injected faults.
+
+use rand::Rng;
+use std::time::Duration;
+
+/// A delay: fixed, or drawn per use from a distribution (negative draws are clamped to zero).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Delay {
+    /// Always the same.
+    Fixed(Duration),
+    /// Normal with this mean and standard deviation.
+    Normal {
+        /// Mean.
+        mean: Duration,
+        /// Standard deviation.
+        sd: Duration,
+    },
+    /// Log-normal: `median · e^(σ·Z)`, the usual shape of service latencies (a long right tail).
+    LogNormal {
+        /// Median.
+        median: Duration,
+        /// σ of the underlying normal.
+        sigma: f64,
+    },
+}
+
+impl Delay {
+    /// Parses `50`, `normal:50,10` or `lognormal:50,0.5` (milliseconds; σ unitless).
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let ms = |v: &str| -> Result<Duration, String> {
+            let v: f64 = v.trim().parse().map_err(|_| format!("{v:?} is not a number of milliseconds"))?;
+            if !(v.is_finite() && (0.0..=600_000.0).contains(&v)) {
+                return Err(format!("{v} ms is outside 0..=600000"));
+            }
+            Ok(Duration::from_secs_f64(v / 1e3))
+        };
+        let pair = |args: &str| -> Result<(String, String), String> {
+            args.split_once(',')
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .ok_or_else(|| format!("expected two values in {args:?}"))
+        };
+        match text.split_once(':') {
+            None => Ok(Self::Fixed(ms(text)?)),
+            Some(("normal", args)) => {
+                let (mean, sd) = pair(args)?;
+                Ok(Self::Normal { mean: ms(&mean)?, sd: ms(&sd)? })
+            }
+            Some(("lognormal", args)) => {
+                let (median, sigma) = pair(args)?;
+                let sigma: f64 = sigma.trim().parse().map_err(|_| format!("σ {sigma:?} is not a number"))?;
+                if !(sigma.is_finite() && (0.0..=5.0).contains(&sigma)) {
+                    return Err("σ must be between 0 and 5".into());
+                }
+                Ok(Self::LogNormal { median: ms(&median)?, sigma })
+            }
+            Some((kind, _)) => {
+                Err(format!("unknown distribution {kind:?}; use a number, normal:MEAN,SD or lognormal:MEDIAN,SIGMA"))
+            }
+        }
+    }
+
+    /// One draw.
+    pub fn sample(&self, rng: &mut impl Rng) -> Duration {
+        match *self {
+            Self::Fixed(d) => d,
+            Self::Normal { mean, sd } => {
+                Duration::from_secs_f64((mean.as_secs_f64() + sd.as_secs_f64() * standard_normal(rng)).max(0.0))
+            }
+            Self::LogNormal { median, sigma } => {
+                Duration::from_secs_f64(median.as_secs_f64() * (sigma * standard_normal(rng)).exp())
+            }
+        }
+    }
+}
+
+/// Box–Muller: one standard normal draw from two uniforms.
+fn standard_normal(rng: &mut impl Rng) -> f64 {
+    let u1: f64 = 1.0 - rng.gen::<f64>();
+    let u2: f64 = rng.gen::<f64>();
+    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+}
+
+/// A failure the simulator can inject.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// HTTP 429 with `Retry-After: 1`.
+    RateLimit,
+    /// HTTP 500.
+    ServerError,
+    /// An error object in the stream after half the tokens (HTTP status stays 200).
+    MidStreamError,
+    /// The stream ends after half the tokens without `finish_reason` or `[DONE]`.
+    Truncated,
+    /// The connection breaks after half the tokens.
+    Reset,
+    /// The stream stops sending after half the tokens and never ends.
+    Stall,
+}
+
+impl Fault {
+    /// Every kind, as named on the command line.
+    pub const ALL: [(&'static str, Fault); 6] = [
+        ("429", Fault::RateLimit),
+        ("500", Fault::ServerError),
+        ("midstream", Fault::MidStreamError),
+        ("truncate", Fault::Truncated),
+        ("reset", Fault::Reset),
+        ("stall", Fault::Stall),
+    ];
+
+    /// Parses a name from [`Fault::ALL`].
+    pub fn parse(name: &str) -> Result<Self, String> {
+        Self::ALL
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, f)| *f)
+            .ok_or_else(|| format!("unknown fault {name:?}; one of {}", Self::ALL.map(|(n, _)| n).join(", ")))
+    }
+}
+
+/// How streamed responses report usage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum UsageMode {
+    /// A final usage chunk, when the request asks with `stream_options.include_usage`.
+    #[default]
+    Final,
+    /// Running usage on every chunk (as some servers do), plus the final chunk.
+    Continuous,
+}
+
+/// Everything the simulator can be told.
+#[derive(Debug, Clone)]
+pub struct SimConfig {
+    /// From receiving a request to the first output token.
+    pub ttft: Delay,
+    /// Between consecutive chunks.
+    pub itl: Delay,
+    /// Output tokens per response (answer tokens; capped by the request's `max_tokens`).
+    pub tokens: u32,
+    /// Tokens per content chunk (speculative decoding emits several at once).
+    pub tokens_per_chunk: u32,
+    /// Reasoning tokens streamed as `delta.reasoning_content` before the answer.
+    pub reasoning_tokens: u32,
+    /// Usage reporting of streamed responses.
+    pub usage: UsageMode,
+    /// When set, requests must carry `Authorization: Bearer <key>`.
+    pub api_key: Option<String>,
+    /// Probability in `[0, 1]` that a request gets one of `faults` (chosen uniformly).
+    pub fault_rate: f64,
+    /// The faults to inject.
+    pub faults: Vec<Fault>,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        Self {
+            ttft: Delay::Fixed(Duration::from_millis(120)),
+            itl: Delay::Fixed(Duration::from_millis(15)),
+            tokens: 64,
+            tokens_per_chunk: 1,
+            reasoning_tokens: 0,
+            usage: UsageMode::Final,
+            api_key: None,
+            fault_rate: 0.0,
+            faults: Vec::new(),
+        }
+    }
+}
+
+impl SimConfig {
+    /// Fixed delays and nothing else special: the usual test set-up.
+    pub fn fixed(ttft: Duration, itl: Duration, tokens: u32) -> Self {
+        Self { ttft: Delay::Fixed(ttft), itl: Delay::Fixed(itl), tokens, ..Self::default() }
+    }
+
+    /// The fault for the next request, if one is drawn.
+    pub fn draw_fault(&self, rng: &mut impl Rng) -> Option<Fault> {
+        if self.faults.is_empty() || rng.gen::<f64>() >= self.fault_rate {
+            return None;
+        }
+        Some(self.faults[rng.gen_range(0..self.faults.len())])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn parses_delays_and_rejects_nonsense() {
+        assert_eq!(Delay::parse("50").unwrap(), Delay::Fixed(Duration::from_millis(50)));
+        assert!(matches!(Delay::parse("normal:50,10").unwrap(), Delay::Normal { .. }));
+        assert!(matches!(Delay::parse("lognormal:50,0.5").unwrap(), Delay::LogNormal { .. }));
+        for bad in ["-1", "gamma:1,2", "normal:5", "lognormal:5,x", "abc"] {
+            assert!(Delay::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn distributions_have_the_asked_centre() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+        let mut draws: Vec<f64> = (0..20_001)
+            .map(|_| {
+                Delay::LogNormal { median: Duration::from_millis(50), sigma: 0.5 }.sample(&mut rng).as_secs_f64() * 1e3
+            })
+            .collect();
+        draws.sort_by(f64::total_cmp);
+        assert!((draws[10_000] - 50.0).abs() < 1.5, "median {}", draws[10_000]);
+        let normal = Delay::Normal { mean: Duration::from_millis(20), sd: Duration::from_millis(5) };
+        let mean = (0..20_000).map(|_| normal.sample(&mut rng).as_secs_f64() * 1e3).sum::<f64>() / 20_000.0;
+        assert!((mean - 20.0).abs() < 0.2, "mean {mean}");
+    }
+
+    #[test]
+    fn faults_come_at_the_asked_rate() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(9);
+        let config =
+            SimConfig { fault_rate: 0.25, faults: vec![Fault::RateLimit, Fault::Reset], ..SimConfig::default() };
+        let hits = (0..10_000).filter(|_| config.draw_fault(&mut rng).is_some()).count();
+        assert!((2_300..2_700).contains(&hits), "{hits}");
+        assert_eq!(SimConfig::default().draw_fault(&mut rng), None);
+    }
+}

@@ -1,0 +1,132 @@
+//! The SSE answer: a role chunk at once, then reasoning and content chunks on their deadlines (each stamped with
+//! the simulator's own send time, `sim_us`), the finish chunk, usage and `[DONE]`; or an injected mid-stream fault.
+
+use axum::body::{Body, Bytes};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde_json::{json, Value};
+use tokio::time::Instant;
+
+use super::completion::{token_text, unix_micros, Plan};
+use super::config::{Fault, UsageMode};
+use super::timing::sleep_until_precise;
+
+/// Where a stream is.
+enum Step {
+    Role,
+    /// Output chunk `n` (0-based) covering tokens `[from, from + count)` of reasoning-then-content.
+    Chunk {
+        n: u32,
+        from: u32,
+    },
+    Finish,
+    Usage,
+    Done,
+    End,
+}
+
+struct State {
+    plan: Plan,
+    step: Step,
+    deadline: Instant,
+    include_usage: bool,
+}
+
+fn frame(value: &Value) -> Bytes {
+    Bytes::from(format!("data: {value}\n\n"))
+}
+
+impl State {
+    fn chunk(&self, delta: Value, finish_reason: Option<&str>, usage: Option<Value>) -> Value {
+        let mut chunk = json!({
+            "id": self.plan.id,
+            "object": "chat.completion.chunk",
+            "created": unix_micros() / 1_000_000,
+            "model": self.plan.model,
+            "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish_reason}],
+        });
+        if self.include_usage || self.plan.config.usage == UsageMode::Continuous {
+            chunk["usage"] = usage.unwrap_or(Value::Null);
+        }
+        chunk
+    }
+
+    /// The next frame, or `Err` to break the connection (the `reset` fault); `None` ends the body.
+    async fn next(&mut self) -> Option<Result<Bytes, std::io::Error>> {
+        let total = self.plan.reasoning_tokens + self.plan.output_tokens;
+        let per_chunk = self.plan.config.tokens_per_chunk.max(1);
+        match self.step {
+            Step::Role => {
+                self.step = Step::Chunk { n: 0, from: 0 };
+                self.deadline = self.plan.received + self.plan.ttft;
+                Some(Ok(frame(&self.chunk(json!({"role": "assistant", "content": ""}), None, None))))
+            }
+            Step::Chunk { n, from } => {
+                if self.plan.fault.is_some() && from >= total / 2 {
+                    return self.fault().await;
+                }
+                if n > 0 {
+                    self.deadline += self.plan.config.itl.sample(&mut rand::thread_rng());
+                }
+                sleep_until_precise(self.deadline).await;
+                // Reasoning first, then the answer; a chunk never mixes the two.
+                let reasoning_left = self.plan.reasoning_tokens.saturating_sub(from);
+                let reasoning = reasoning_left > 0;
+                let count = if reasoning { per_chunk.min(reasoning_left) } else { per_chunk.min(total - from) };
+                let first_word = if reasoning { from } else { from - self.plan.reasoning_tokens };
+                let text: String = (first_word..first_word + count).map(token_text).collect();
+                let mut delta = if reasoning { json!({"reasoning_content": text}) } else { json!({"content": text}) };
+                delta["sim_us"] = json!(unix_micros());
+                let done = from + count;
+                let usage = (self.plan.config.usage == UsageMode::Continuous).then(|| self.plan.usage(done));
+                self.step = if done < total { Step::Chunk { n: n + 1, from: done } } else { Step::Finish };
+                Some(Ok(frame(&self.chunk(delta, None, usage))))
+            }
+            Step::Finish => {
+                self.step = if self.include_usage { Step::Usage } else { Step::Done };
+                let usage = (self.plan.config.usage == UsageMode::Continuous).then(|| self.plan.usage(total));
+                Some(Ok(frame(&self.chunk(json!({}), Some(self.plan.finish_reason()), usage))))
+            }
+            Step::Usage => {
+                self.step = Step::Done;
+                let chunk = json!({"id": self.plan.id, "object": "chat.completion.chunk", "created": unix_micros() / 1_000_000,
+                                   "model": self.plan.model, "choices": [], "usage": self.plan.usage(total)});
+                Some(Ok(frame(&chunk)))
+            }
+            Step::Done => {
+                self.step = Step::End;
+                Some(Ok(Bytes::from_static(b"data: [DONE]\n\n")))
+            }
+            Step::End => None,
+        }
+    }
+
+    async fn fault(&mut self) -> Option<Result<Bytes, std::io::Error>> {
+        self.step = Step::End;
+        match self.plan.fault {
+            Some(Fault::MidStreamError) => Some(Ok(frame(
+                &json!({"error": {"message": "simulated mid-stream failure", "type": "server_error", "code": 500}}),
+            ))),
+            Some(Fault::Reset) => {
+                Some(Err(std::io::Error::new(std::io::ErrorKind::ConnectionReset, "simulated reset")))
+            }
+            Some(Fault::Stall) => {
+                std::future::pending::<()>().await;
+                None
+            }
+            _ => None, // truncated: the body just ends
+        }
+    }
+}
+
+pub(super) fn stream_response(plan: Plan, include_usage: bool) -> Response {
+    let deadline = plan.received;
+    let state = State { plan, step: Step::Role, deadline, include_usage };
+    let stream =
+        futures::stream::unfold(state, |mut state| async move { state.next().await.map(|item| (item, state)) });
+    Response::builder()
+        .header("content-type", "text/event-stream")
+        .header("cache-control", "no-cache")
+        .body(Body::from_stream(stream))
+        .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
+}
