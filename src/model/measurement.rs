@@ -147,6 +147,26 @@ impl Measurement {
         self.streamed.then(|| ms(last.saturating_sub(first)) / (tokens - 1) as f64)
     }
 
+    /// Gaps between consecutive output chunks, ms (the first gap follows the first output chunk).
+    pub fn inter_chunk_gaps_ms(&self) -> Vec<f64> {
+        self.timeline.chunks.windows(2).map(|w| ms(w[1].at_us.saturating_sub(w[0].at_us))).collect()
+    }
+
+    /// Per-token inter-token latency, ms: each gap divided by the tokens its closing chunk carried, one value per
+    /// token. Chunks whose token count the server did not report count as one token, which overstates ITL
+    /// for servers that batch tokens; [`Measurement::tpot_ms`] uses the reported total instead.
+    pub fn per_token_itl_ms(&self) -> Vec<f64> {
+        self.timeline
+            .chunks
+            .windows(2)
+            .flat_map(|w| {
+                let tokens = w[1].tokens.filter(|&t| t > 0).unwrap_or(1);
+                let each = ms(w[1].at_us.saturating_sub(w[0].at_us)) / tokens as f64;
+                std::iter::repeat_n(each, tokens as usize)
+            })
+            .collect()
+    }
+
     /// Output tokens per second of this request: tokens out / total time.
     pub fn output_tokens_per_second(&self) -> Option<f64> {
         let tokens = self.tokens_out?;
@@ -196,6 +216,18 @@ mod tests {
         assert_eq!(m.time_to_first_output_ms(), Some(100.0));
         assert_eq!(m.ttft_ms(), Some(900.0));
         assert_eq!(m.tpot_ms(), Some(9.0));
+    }
+
+    #[test]
+    fn splits_gaps_by_the_tokens_each_chunk_carried() {
+        let mut m = streamed(Some(10_000), Some(16_000), 20_000, Some(5));
+        m.timeline.chunks = vec![
+            ChunkMark { at_us: 10_000, tokens: Some(1) },
+            ChunkMark { at_us: 12_000, tokens: Some(2) },
+            ChunkMark { at_us: 16_000, tokens: None },
+        ];
+        assert_eq!(m.inter_chunk_gaps_ms(), vec![2.0, 4.0]);
+        assert_eq!(m.per_token_itl_ms(), vec![1.0, 1.0, 4.0]);
     }
 
     #[test]
