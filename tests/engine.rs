@@ -80,6 +80,11 @@ async fn measures_ttft_within_2_ms_of_the_simulators_configured_delay() {
         let m = run(&sim.base_url(), &request(true), Duration::from_secs(5)).await;
         assert_eq!(m.error, None);
         ttfts.push(m.ttft_ms().unwrap());
+        // The simulator's own clock says when it received the request and wrote the first token; the engine's
+        // TTFT must contain that interval (0.2 ms of slack for the two clocks' rounding).
+        let server = m.server_timing.unwrap().time_to_first_output_ms().unwrap();
+        assert!(server >= 29.9, "the simulator wrote the first token after {server} ms");
+        assert!(m.ttft_ms().unwrap() + 0.2 >= server, "TTFT {:?} shorter than the server's {server}", m.ttft_ms());
         assert_eq!(m.tokens_out, Some(8));
         assert_eq!(m.token_source, TokenSource::Reported);
         assert_eq!(m.timeline.chunks.len(), 8, "one content chunk per token; the role chunk does not count");

@@ -237,6 +237,7 @@ async fn runs_store_iterations_in_order_and_running_runs_become_interrupted(db: 
         token_source: TokenSource::Reported,
         finish_reason: Some("stop".into()),
         error,
+        server_timing: None,
     };
     let rows: Vec<(IterationRecord, Measurement)> = plan
         .jobs()

@@ -27,6 +27,9 @@ pub struct ChunkInfo {
     pub finish_reason: Option<String>,
     /// `usage`, when present and not null (final chunk, or running usage on some servers).
     pub usage: Option<Usage>,
+    /// The server's own send time of this chunk (`delta.sim_us`, unix µs), which latency-guard's simulator adds
+    /// so that measurement overhead can be computed; real endpoints do not send it.
+    pub server_sent_us: Option<u64>,
 }
 
 /// One interpreted event.
@@ -70,6 +73,8 @@ struct RawDelta {
     reasoning: Option<String>,
     #[serde(default)]
     reasoning_content: Option<String>,
+    #[serde(default)]
+    sim_us: Option<u64>,
 }
 
 /// The most of a server's error text kept in a result.
@@ -116,6 +121,7 @@ pub fn interpret(event: &SseEvent) -> StreamItem {
         if let Some(delta) = choice.delta {
             info.content_chars = delta.content.map_or(0, |c| c.chars().count());
             info.reasoning_chars = delta.reasoning.or(delta.reasoning_content).map_or(0, |r| r.chars().count());
+            info.server_sent_us = delta.sim_us;
         }
     }
     StreamItem::Chunk(info)

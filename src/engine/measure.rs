@@ -8,7 +8,7 @@ use super::chunk::{interpret, StreamItem, Usage};
 use super::connection_test::HttpClient;
 use super::request::{ChatRequest, RequestTarget};
 use super::sse::SseDecoder;
-use crate::model::{ChunkMark, ErrorClass, IterationError, Measurement, Timeline, TokenSource};
+use crate::model::{ChunkMark, ErrorClass, IterationError, Measurement, ServerTiming, Timeline, TokenSource};
 
 /// The most of an error body kept in a result.
 const ERROR_BODY_CHARS: usize = 300;
@@ -63,6 +63,7 @@ struct Recorder {
     finish_reason: Option<String>,
     saw_done: bool,
     error: Option<IterationError>,
+    server_timing: Option<ServerTiming>,
 }
 
 impl Recorder {
@@ -78,6 +79,7 @@ impl Recorder {
             finish_reason: None,
             saw_done: false,
             error: None,
+            server_timing: None,
         }
     }
 
@@ -137,6 +139,7 @@ impl Recorder {
             token_source,
             finish_reason: self.finish_reason,
             error: self.error,
+            server_timing: self.server_timing,
         }
     }
 }
@@ -164,6 +167,11 @@ async fn exchange(client: &HttpClient, call: &Call<'_>, recorder: &mut Recorder)
         }
     };
     recorder.timeline.headers_us = Some(recorder.offset(Instant::now()));
+    recorder.server_timing = response
+        .headers()
+        .get("x-sim-received-us")
+        .and_then(|v| v.to_str().ok()?.parse().ok())
+        .map(|received_us| ServerTiming { received_us, first_output_sent_us: None });
     let status = response.status().as_u16();
     recorder.status = Some(status);
     if !response.status().is_success() {
@@ -286,6 +294,12 @@ fn apply(recorder: &mut Recorder, at: u64, item: StreamItem) -> bool {
     match item {
         StreamItem::Done => recorder.saw_done = true,
         StreamItem::Chunk(chunk) => {
+            let first_output = recorder.timeline.chunks.is_empty() && chunk.content_chars + chunk.reasoning_chars > 0;
+            if let (true, Some(timing), Some(sent)) =
+                (first_output, recorder.server_timing.as_mut(), chunk.server_sent_us)
+            {
+                timing.first_output_sent_us = Some(sent);
+            }
             recorder.on_output(at, chunk.content_chars, chunk.reasoning_chars, chunk.usage);
             if chunk.usage.is_some() {
                 recorder.usage = chunk.usage;

@@ -35,6 +35,23 @@ pub struct Timeline {
     pub chunks: Vec<ChunkMark>,
 }
 
+/// Timestamps the endpoint itself reported (latency-guard's simulator does; real endpoints do not).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerTiming {
+    /// When the server had received the request (header `x-sim-received-us`), unix µs on the server's clock.
+    pub received_us: u64,
+    /// When the server sent the first output chunk (`delta.sim_us`), unix µs on the server's clock.
+    pub first_output_sent_us: Option<u64>,
+}
+
+impl ServerTiming {
+    /// The server's own time to first output, ms.
+    pub fn time_to_first_output_ms(&self) -> Option<f64> {
+        self.first_output_sent_us.map(|sent| ms(sent.saturating_sub(self.received_us)))
+    }
+}
+
 /// Where token counts come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -112,6 +129,9 @@ pub struct Measurement {
     pub finish_reason: Option<String>,
     /// Why the request failed, if it did.
     pub error: Option<IterationError>,
+    /// The endpoint's own timestamps, when it reports them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_timing: Option<ServerTiming>,
 }
 
 fn ms(us: u64) -> f64 {
@@ -189,6 +209,7 @@ mod tests {
             token_source: TokenSource::Reported,
             finish_reason: Some("stop".into()),
             error: None,
+            server_timing: None,
         }
     }
 

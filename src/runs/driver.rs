@@ -133,6 +133,7 @@ mod tests {
             token_source: TokenSource::Estimated,
             finish_reason: None,
             error: None,
+            server_timing: None,
         }
     }
 
