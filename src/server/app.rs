@@ -2,6 +2,7 @@
 //! serves. `router(state)` is the whole HTTP surface, usable without a socket.
 
 use axum::routing::get;
+use axum::serve::ListenerExt;
 use axum::Router;
 use leptos::prelude::*;
 use leptos_axum::{generate_route_list, LeptosRoutes};
@@ -103,7 +104,11 @@ impl Application {
     /// Serves until the process is stopped (Ctrl-C or SIGTERM).
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         let app = router(self.state.clone());
-        let result = axum::serve(self.listener, app).with_graceful_shutdown(shutdown_signal()).await;
+        // Small writes (SSE progress events) go out at once instead of waiting for the browser's delayed ACK.
+        let listener = self.listener.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
+        let result = axum::serve(listener, app).with_graceful_shutdown(shutdown_signal()).await;
         if let Some(sim) = self.simulator {
             sim.stop();
         }

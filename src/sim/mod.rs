@@ -13,6 +13,7 @@ pub use config::{Delay, Fault, SimConfig, UsageMode};
 pub use timing::sleep_until_precise;
 
 use axum::routing::{get, post};
+use axum::serve::ListenerExt;
 use axum::Router;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -56,6 +57,11 @@ pub async fn spawn(config: SimConfig, addr: SocketAddr) -> std::io::Result<SimHa
     let addr = listener.local_addr()?;
     let app = router(config);
     let task = tokio::spawn(async move {
+        // Without TCP_NODELAY, Nagle's algorithm holds each small SSE write until the client's (delayed) ACK:
+        // up to 40 ms per chunk, which would make the simulator's timings a lie.
+        let listener = listener.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
         if let Err(e) = axum::serve(listener, app).await {
             tracing::error!(error = %e, "simulator stopped");
         }
