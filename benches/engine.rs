@@ -82,7 +82,8 @@ struct Level {
 async fn run_level(client: &HttpClient, sim: &Simulator, concurrency: u32, streams: u64, tokens: u32) -> Level {
     let base = &sim.base_url;
     let sim_pid = sim.child.id().to_string();
-    let target = Arc::new(RequestTarget { base_url: BaseUrl::parse(base).unwrap(), api_key: None, headers: BTreeMap::new() });
+    let target =
+        Arc::new(RequestTarget { base_url: BaseUrl::parse(base).unwrap(), api_key: None, headers: BTreeMap::new() });
     let request = Arc::new(ChatRequest {
         model: "sim-model".into(),
         messages: vec![ChatMessage { role: "user", content: "benchmark".into() }],

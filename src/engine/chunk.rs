@@ -65,8 +65,9 @@ struct RawChoice {
     finish_reason: Option<String>,
 }
 
+/// The text of a streamed `delta` or a non-streamed `message`: the same fields in both shapes.
 #[derive(Deserialize)]
-struct RawDelta {
+pub(super) struct RawDelta {
     #[serde(default)]
     content: Option<String>,
     #[serde(default)]
@@ -75,6 +76,18 @@ struct RawDelta {
     reasoning_content: Option<String>,
     #[serde(default)]
     sim_us: Option<u64>,
+}
+
+impl RawDelta {
+    /// Characters of answer text.
+    pub(super) fn content_chars(&self) -> usize {
+        self.content.as_deref().map_or(0, |c| c.chars().count())
+    }
+
+    /// Characters of reasoning (`reasoning`, or the older `reasoning_content`).
+    pub(super) fn reasoning_chars(&self) -> usize {
+        self.reasoning.as_deref().or(self.reasoning_content.as_deref()).map_or(0, |r| r.chars().count())
+    }
 }
 
 /// The most of a server's error text kept in a result.
@@ -119,8 +132,8 @@ pub fn interpret(event: &SseEvent) -> StreamItem {
     if let Some(choice) = raw.choices.into_iter().find(|c| c.index == 0) {
         info.finish_reason = choice.finish_reason;
         if let Some(delta) = choice.delta {
-            info.content_chars = delta.content.map_or(0, |c| c.chars().count());
-            info.reasoning_chars = delta.reasoning.or(delta.reasoning_content).map_or(0, |r| r.chars().count());
+            info.content_chars = delta.content_chars();
+            info.reasoning_chars = delta.reasoning_chars();
             info.server_sent_us = delta.sim_us;
         }
     }

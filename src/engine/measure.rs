@@ -4,7 +4,7 @@
 use std::time::Duration;
 use tokio::time::Instant;
 
-use super::chunk::{interpret, StreamItem, Usage};
+use super::chunk::{interpret, RawDelta, StreamItem, Usage};
 use super::connection_test::HttpClient;
 use super::request::{ChatRequest, RequestTarget};
 use super::sse::SseDecoder;
@@ -223,18 +223,9 @@ fn read_completion(body: &[u8], recorder: &mut Recorder) {
     #[derive(serde::Deserialize)]
     struct Choice {
         #[serde(default)]
-        message: Option<Message>,
+        message: Option<RawDelta>,
         #[serde(default)]
         finish_reason: Option<String>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Message {
-        #[serde(default)]
-        content: Option<String>,
-        #[serde(default)]
-        reasoning: Option<String>,
-        #[serde(default)]
-        reasoning_content: Option<String>,
     }
     let completion: Completion = match serde_json::from_slice(body) {
         Ok(c) => c,
@@ -248,8 +239,7 @@ fn read_completion(body: &[u8], recorder: &mut Recorder) {
     if let Some(choice) = completion.choices.into_iter().next() {
         recorder.finish_reason = choice.finish_reason;
         if let Some(message) = choice.message {
-            recorder.output_chars = message.content.map_or(0, |c| c.chars().count())
-                + message.reasoning.or(message.reasoning_content).map_or(0, |r| r.chars().count());
+            recorder.output_chars = message.content_chars() + message.reasoning_chars();
         }
     }
 }
