@@ -72,6 +72,9 @@ pub struct BenchArgs {
     /// Where to write the report snapshot (JSON).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Retries of a rate-limited (429) request, honouring Retry-After.
+    #[arg(long, default_value_t = 0)]
+    pub retries: u32,
     /// Fail (exit 1) when the error rate is above this fraction.
     #[arg(long, default_value_t = 0.0)]
     pub max_error_rate: f64,
@@ -157,6 +160,7 @@ fn plan_input(args: &BenchArgs) -> Result<RunPlanInput, BenchError> {
         timeout_ms: Some((args.timeout * 1e3).round() as u64),
         stream: !args.no_stream,
         temperature: 0.0,
+        retries: args.retries,
     })
 }
 

@@ -211,6 +211,9 @@ async fn every_injected_simulator_fault_becomes_its_error_class() {
         let m = run(&sim.base_url(), &request(true), Duration::from_millis(500)).await;
         let error = m.error.clone().unwrap_or_else(|| panic!("{fault:?} gave no error"));
         assert_eq!(error.class, class, "{fault:?}: {}", error.detail);
+        if fault == Fault::RateLimit {
+            assert_eq!(m.retry_after_ms, Some(20), "retry-after-ms is read before retry-after");
+        }
         if matches!(fault, Fault::MidStreamError | Fault::Truncated | Fault::Reset | Fault::Stall) {
             // A reset can swallow the last bytes written before it; every other fault keeps all four.
             let kept = m.timeline.chunks.len();

@@ -258,3 +258,36 @@ async fn a_run_against_a_flaky_endpoint_completes_and_counts_each_failure() {
     assert!((0.25..0.75).contains(&rate), "error rate {rate}");
     assert!(report["snapshot"]["stats"]["total"]["p50"].as_f64().is_some(), "successes still get percentiles");
 }
+
+#[tokio::test]
+async fn rate_limited_requests_are_retried_when_asked_and_the_retries_are_reported() {
+    use latency_guard::sim::Fault;
+    let app = spawn_app(false).await;
+    let config = SimConfig {
+        fault_rate: 0.5,
+        faults: vec![Fault::RateLimit],
+        ..SimConfig::fixed(Duration::from_millis(2), Duration::from_millis(1), 4)
+    };
+    let sim = sim::spawn(config, "127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let (_, cookie) = app.session_for("owner").await;
+    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let mut body = plan(&connector, 10, json!({"kind": "closed", "concurrency": 4}));
+    body["input"]["retries"] = json!(5);
+    let run = start(&app, &cookie, body).await;
+    follow(&app, &cookie, &run).await;
+    let report = report(&app, &cookie, &run).await;
+    let results = report["snapshot"]["results"].as_array().unwrap();
+    let retried = results.iter().filter(|r| r["retries"].as_u64().unwrap() > 0).count();
+    assert!(retried >= 3, "about half of 21 requests hit a 429 at least once: {retried}");
+    let failed = results.iter().filter(|r| !r["error"].is_null()).count();
+    assert!(failed <= 2, "six tries at 50% leave few failures: {failed}");
+    let honesty = report["snapshot"]["honesty"].to_string();
+    assert!(honesty.contains("up to 5 retries after HTTP 429"), "{honesty}");
+    assert!(honesty.contains(&format!("{retried} iteration(s) were retried")), "{honesty}");
+
+    let mut too_many = plan(&connector, 1, json!({"kind": "closed", "concurrency": 1}));
+    too_many["input"]["retries"] = json!(6);
+    let (status, text) = app.call("runs/start", too_many, Some(&cookie)).await;
+    assert_eq!(status, 400);
+    assert_eq!(serde_json::from_str::<Value>(&text).unwrap()["detail"]["field"], "retries");
+}

@@ -222,6 +222,7 @@ async fn runs_store_iterations_in_order_and_running_runs_become_interrupted(db: 
         timeout_ms: None,
         stream: true,
         temperature: 0.0,
+        retries: 0,
     }
     .validate(&connector.model)
     .unwrap();
@@ -238,6 +239,8 @@ async fn runs_store_iterations_in_order_and_running_runs_become_interrupted(db: 
         finish_reason: Some("stop".into()),
         error,
         server_timing: None,
+        retry_after_ms: None,
+        retried: vec![],
     };
     let rows: Vec<(IterationRecord, Measurement)> = plan
         .jobs()

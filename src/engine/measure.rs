@@ -64,6 +64,7 @@ struct Recorder {
     saw_done: bool,
     error: Option<IterationError>,
     server_timing: Option<ServerTiming>,
+    retry_after_ms: Option<u64>,
 }
 
 impl Recorder {
@@ -80,6 +81,7 @@ impl Recorder {
             saw_done: false,
             error: None,
             server_timing: None,
+            retry_after_ms: None,
         }
     }
 
@@ -140,6 +142,8 @@ impl Recorder {
             finish_reason: self.finish_reason,
             error: self.error,
             server_timing: self.server_timing,
+            retry_after_ms: self.retry_after_ms,
+            retried: vec![],
         }
     }
 }
@@ -174,6 +178,7 @@ async fn exchange(client: &HttpClient, call: &Call<'_>, recorder: &mut Recorder)
         .map(|received_us| ServerTiming { received_us, first_output_sent_us: None });
     let status = response.status().as_u16();
     recorder.status = Some(status);
+    recorder.retry_after_ms = retry_after_ms(response.headers());
     if !response.status().is_success() {
         let body = read_all(&mut response, recorder).await;
         let text: String = String::from_utf8_lossy(&body).chars().take(ERROR_BODY_CHARS).collect();
@@ -187,6 +192,14 @@ async fn exchange(client: &HttpClient, call: &Call<'_>, recorder: &mut Recorder)
             read_completion(&body, recorder);
         }
     }
+}
+
+/// The wait a reply asks for: `retry-after-ms` (float ms) first, then `retry-after` in seconds.
+fn retry_after_ms(headers: &reqwest::header::HeaderMap) -> Option<u64> {
+    let number = |name: &str| {
+        headers.get(name)?.to_str().ok()?.trim().parse::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0)
+    };
+    number("retry-after-ms").or_else(|| number("retry-after").map(|s| s * 1e3)).map(|ms| ms.round() as u64)
 }
 
 /// Reads the whole body, recording the first byte; a broken connection is recorded as `reset`.

@@ -36,6 +36,9 @@ pub struct IterationRecord {
     pub token_source: TokenSource,
     /// How late the request was sent against its schedule, ms (open loop; 0 in a closed loop).
     pub schedule_lag_ms: f64,
+    /// Earlier attempts rate-limited (HTTP 429) and retried before this result.
+    #[serde(default)]
+    pub retries: u32,
 }
 
 /// Cost of one request in USD from prices per 1M tokens; `None` when neither price is set (a missing one of the
@@ -76,6 +79,7 @@ impl IterationRecord {
             warmup: job.warmup,
             token_source: m.token_source,
             schedule_lag_ms: m.timeline.schedule_lag_us as f64 / 1_000.0,
+            retries: m.retried.len() as u32,
         }
     }
 }

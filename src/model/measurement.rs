@@ -132,6 +132,24 @@ pub struct Measurement {
     /// The endpoint's own timestamps, when it reports them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_timing: Option<ServerTiming>,
+    /// How long a 429 reply asked to wait (`retry-after-ms`, else `retry-after` seconds), ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_after_ms: Option<u64>,
+    /// Earlier attempts of this iteration that were rate-limited and retried (kept, not hidden).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub retried: Vec<RetriedAttempt>,
+}
+
+/// A rate-limited attempt that was retried.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RetriedAttempt {
+    /// Its HTTP status.
+    pub status: Option<u16>,
+    /// Its duration, ms.
+    pub total_ms: f64,
+    /// The wait before the next attempt, ms (not counted as latency).
+    pub waited_ms: f64,
 }
 
 fn ms(us: u64) -> f64 {
@@ -210,6 +228,8 @@ mod tests {
             finish_reason: Some("stop".into()),
             error: None,
             server_timing: None,
+            retry_after_ms: None,
+            retried: vec![],
         }
     }
 

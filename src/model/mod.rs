@@ -17,7 +17,9 @@ pub use connector::{BaseUrl, Connector, ConnectorInput, HeaderView, KeyChange, M
 pub use headers::{is_credential_header, HeaderName, HeaderSet, HeaderValueChange};
 pub use ids::{ConnectorId, RunId, WorkspaceId};
 pub use iteration::{cost_usd, IterationRecord};
-pub use measurement::{ChunkMark, ErrorClass, IterationError, Measurement, ServerTiming, Timeline, TokenSource};
+pub use measurement::{
+    ChunkMark, ErrorClass, IterationError, Measurement, RetriedAttempt, ServerTiming, Timeline, TokenSource,
+};
 pub use progress::{LivePoint, RunProgress, RunUpdate};
 pub use run::{limits, Agent, Job, LoadMode, RunPlan, RunPlanInput, RunStatus, RunView};
 

@@ -74,6 +74,9 @@ pub struct RunPlanInput {
     /// Sampling temperature (default 0).
     #[serde(default)]
     pub temperature: f64,
+    /// Retries of a rate-limited (HTTP 429) request, honouring `Retry-After` (default 0: a 429 is a failure).
+    #[serde(default)]
+    pub retries: u32,
 }
 
 fn yes() -> bool {
@@ -96,6 +99,8 @@ pub mod limits {
     pub const MAX_TOKEN_BUDGET: u32 = 8_192;
     /// Per-request timeout, ms.
     pub const MAX_TIMEOUT_MS: u64 = 600_000;
+    /// Retries after HTTP 429.
+    pub const MAX_RETRIES: u32 = 5;
 }
 
 /// A plan that passed validation.
@@ -122,6 +127,9 @@ pub struct RunPlan {
     pub stream: bool,
     /// Temperature.
     pub temperature: f64,
+    /// Retries after HTTP 429.
+    #[serde(default)]
+    pub retries: u32,
 }
 
 /// One request of a run.
@@ -187,6 +195,9 @@ impl RunPlanInput {
         if !(1..=MAX_TIMEOUT_MS).contains(&timeout_ms) {
             return fail("timeoutMs", format!("must be between 1 and {MAX_TIMEOUT_MS}"));
         }
+        if self.retries > MAX_RETRIES {
+            return fail("retries", format!("at most {MAX_RETRIES}"));
+        }
         if !(0.0..=2.0).contains(&self.temperature) {
             return fail("temperature", "must be between 0 and 2".into());
         }
@@ -207,6 +218,7 @@ impl RunPlanInput {
             timeout_ms,
             stream: self.stream,
             temperature: self.temperature,
+            retries: self.retries,
         })
     }
 }
@@ -249,6 +261,7 @@ mod tests {
             timeout_ms: None,
             stream: true,
             temperature: 0.0,
+            retries: 0,
         }
     }
 

@@ -48,6 +48,15 @@ pub fn honesty_notes(run: &RunView, results: &[IterationRecord], summary: &RunSu
     if run.stream_options_rejected {
         notes.push("The endpoint rejected stream_options.include_usage, so the field was dropped for the rest of the run; streamed token counts are estimates unless the endpoint reported usage anyway.".into());
     }
+    let retried: Vec<&IterationRecord> = results.iter().filter(|r| r.retries > 0).collect();
+    if run.plan.retries > 0 {
+        let attempts: u32 = retried.iter().map(|r| r.retries).sum();
+        notes.push(format!(
+            "Rate limits: up to {} retries after HTTP 429, honouring Retry-After; {} iteration(s) were retried ({attempts} extra attempt(s)). An iteration's latency is that of its final attempt; waits are not counted; every attempt is kept in the raw measurement.",
+            run.plan.retries,
+            retried.len()
+        ));
+    }
     notes.push("tokPerSec = Σ output tokens / Σ total time over successful iterations (per-request output throughput, weighted by tokens; it includes time to first token).".into());
     notes.push(match (run.input_price_per_mtok, run.output_price_per_mtok) {
         (None, None) => "Cost: the connector has no prices, so cost is null.".to_string(),

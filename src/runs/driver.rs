@@ -134,6 +134,8 @@ mod tests {
             finish_reason: None,
             error: None,
             server_timing: None,
+            retry_after_ms: None,
+            retried: vec![],
         }
     }
 

@@ -11,7 +11,7 @@ use super::driver::{drive, Finished};
 use crate::engine::{
     measure, rejects_stream_options, Call, ChatMessage, ChatRequest, HttpClient, RequestTarget, StreamOptions,
 };
-use crate::model::{IterationRecord, Job, Measurement, RunPlan};
+use crate::model::{IterationRecord, Job, Measurement, RetriedAttempt, RunPlan};
 
 /// Finished iterations handed over per batch at most.
 const BATCH: usize = 256;
@@ -69,14 +69,31 @@ pub async fn execute(run: Execution, sink: &mut impl BatchSink) -> Outcome {
                 let mut request =
                     chat_request(&plan, &model, job.prompt_index as usize, !rejected.load(Ordering::Relaxed));
                 let timeout = Duration::from_millis(plan.timeout_ms);
-                let first = measure(&client, Call { target: &target, request: &request, timeout, intended }).await;
-                if request.stream_options.is_none() || !rejects_stream_options(&first) {
-                    return first;
+                let mut retried = Vec::new();
+                let mut intended = intended;
+                loop {
+                    let mut m = measure(&client, Call { target: &target, request: &request, timeout, intended }).await;
+                    if request.stream_options.is_some() && rejects_stream_options(&m) {
+                        // Remembered for the rest of the run: later requests go without the field at once.
+                        rejected.store(true, Ordering::Relaxed);
+                        request.stream_options = None;
+                        continue;
+                    }
+                    if m.status == Some(429) && retried.len() < plan.retries as usize {
+                        let wait = retry_wait(m.retry_after_ms, retried.len());
+                        retried.push(RetriedAttempt {
+                            status: m.status,
+                            total_ms: m.total_ms(),
+                            waited_ms: wait.as_secs_f64() * 1e3,
+                        });
+                        tokio::time::sleep(wait).await;
+                        // The wait is the endpoint's request, not latency: the retry is timed from its own send.
+                        intended = tokio::time::Instant::now();
+                        continue;
+                    }
+                    m.retried = retried;
+                    return m;
                 }
-                // Remembered for the rest of the run: later requests go without the field at once.
-                rejected.store(true, Ordering::Relaxed);
-                request.stream_options = None;
-                measure(&client, Call { target: &target, request: &request, timeout, intended }).await
             }
         }
     };
@@ -104,6 +121,15 @@ pub async fn execute(run: Execution, sink: &mut impl BatchSink) -> Outcome {
     Outcome { stream_options_rejected: rejected.load(Ordering::Relaxed), failure }
 }
 
+/// How long to wait before retrying a 429: the reply's `Retry-After` when it is between 0 and 60 s (as
+/// openai-python does), otherwise 1 s doubling per attempt, at most 30 s.
+fn retry_wait(retry_after_ms: Option<u64>, attempt: usize) -> Duration {
+    match retry_after_ms.filter(|ms| (1..=60_000).contains(ms)) {
+        Some(ms) => Duration::from_millis(ms),
+        None => Duration::from_secs(1u64 << attempt.min(5)).min(Duration::from_secs(30)),
+    }
+}
+
 /// The request of one prompt: system prompt (when set), the user prompt, the agent's tools and token budget.
 fn chat_request(plan: &RunPlan, model: &str, prompt_index: usize, ask_for_usage: bool) -> ChatRequest {
     let mut messages = Vec::with_capacity(2);
@@ -126,4 +152,17 @@ fn chat_request(plan: &RunPlan, model: &str, prompt_index: usize, ask_for_usage:
 pub fn seed_from(id: &uuid::Uuid) -> u64 {
     let bytes = id.as_bytes();
     u64::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7]])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn waits_as_asked_within_a_minute_and_backs_off_otherwise() {
+        assert_eq!(retry_wait(Some(20), 0), Duration::from_millis(20));
+        assert_eq!(retry_wait(Some(120_000), 0), Duration::from_secs(1), "over 60 s is not trusted");
+        assert_eq!(retry_wait(None, 2), Duration::from_secs(4));
+        assert_eq!(retry_wait(None, 9), Duration::from_secs(30));
+    }
 }

@@ -141,7 +141,9 @@ pub(super) async fn chat_completions(
         Some(Fault::RateLimit) => {
             let mut response =
                 error(StatusCode::TOO_MANY_REQUESTS, "rate_limit_error", "Rate limit reached (simulated).");
+            // Both forms, as OpenAI sends them: clients read `retry-after-ms` first.
             response.headers_mut().insert("retry-after", axum::http::HeaderValue::from_static("1"));
+            response.headers_mut().insert("retry-after-ms", axum::http::HeaderValue::from_static("20"));
             return response;
         }
         Some(Fault::ServerError) => {

@@ -75,6 +75,7 @@ mod tests {
             warmup,
             token_source: TokenSource::Reported,
             schedule_lag_ms: 0.0,
+            retries: 0,
         }
     }
 

@@ -57,8 +57,8 @@ impl Store {
             let raw = serde_json::to_string(measurement).map_err(|e| StoreError::Corrupt(e.to_string()))?;
             sqlx::query(
                 "INSERT INTO run_iterations (run_id, seq, prompt_index, iteration, warmup, ttft_ms, total_ms, tokens_in, \
-                 tokens_out, cost_usd, error, token_source, schedule_lag_ms, measurement) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+                 tokens_out, cost_usd, error, token_source, schedule_lag_ms, measurement, retries) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
             )
             .bind(run.to_string())
             .bind(i64::try_from(record.seq).unwrap_or(i64::MAX))
@@ -74,6 +74,7 @@ impl Store {
             .bind(token_source_text(record.token_source))
             .bind(record.schedule_lag_ms)
             .bind(raw)
+            .bind(i64::from(record.retries))
             .execute(&mut *tx)
             .await?;
         }
@@ -141,7 +142,7 @@ impl Store {
         let run = self.get_run(workspace, id).await?;
         let rows = sqlx::query(
             "SELECT seq, prompt_index, iteration, warmup, ttft_ms, total_ms, tokens_in, tokens_out, cost_usd, error, \
-             token_source, schedule_lag_ms FROM run_iterations WHERE run_id = $1 ORDER BY seq",
+             token_source, schedule_lag_ms, retries FROM run_iterations WHERE run_id = $1 ORDER BY seq",
         )
         .bind(id.to_string())
         .fetch_all(&self.pool)
@@ -187,6 +188,7 @@ fn record_from_row(row: &AnyRow, plan: &RunPlan) -> Result<IterationRecord, Stor
         warmup: row.try_get::<i64, _>("warmup")? != 0,
         token_source,
         schedule_lag_ms: row.try_get("schedule_lag_ms")?,
+        retries: u32::try_from(row.try_get::<i64, _>("retries")?).unwrap_or(u32::MAX),
     })
 }
 

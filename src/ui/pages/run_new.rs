@@ -64,6 +64,7 @@ pub fn NewRunPage() -> impl IntoView {
             timeout_ms: None,
             stream: stream.get(),
             temperature: 0.0,
+            retries: 0,
         })
     };
     let start = Action::new(|plan: &Result<RunPlanInput, AppError>| {
