@@ -21,12 +21,15 @@ use crate::stats::RunSummary;
 /// The command's options.
 #[derive(Debug, clap::Args)]
 pub struct BenchArgs {
+    /// A stored connector (its URL, key, model, headers and prices, read from the app's database and secret).
+    #[arg(long, conflicts_with_all = ["base_url", "model", "api_key_env", "headers"])]
+    pub connector: Option<ConnectorId>,
     /// API base URL, e.g. https://api.openai.com/v1.
-    #[arg(long)]
-    pub base_url: String,
+    #[arg(long, required_unless_present = "connector")]
+    pub base_url: Option<String>,
     /// Model id.
-    #[arg(long)]
-    pub model: String,
+    #[arg(long, required_unless_present = "connector")]
+    pub model: Option<String>,
     /// Name of the environment variable holding the API key (the key itself never goes on the command line).
     #[arg(long)]
     pub api_key_env: Option<String>,
@@ -103,8 +106,36 @@ fn invalid(e: impl std::fmt::Display) -> BenchError {
     BenchError::Invalid(e.to_string())
 }
 
+/// What a bench run calls: where, as whom, which model, at which prices.
+struct Endpoint {
+    target: RequestTarget,
+    model: String,
+    prices: (Option<f64>, Option<f64>),
+}
+
+async fn endpoint(args: &BenchArgs, config: Option<&std::path::Path>) -> Result<Endpoint, BenchError> {
+    let Some(id) = args.connector else {
+        let model = args.model.clone().ok_or_else(|| invalid("--model is required without --connector"))?;
+        return Ok(Endpoint { target: target(args)?, model, prices: (None, None) });
+    };
+    let settings = crate::config::Settings::load(config).map_err(invalid)?;
+    let state = crate::server::build_state(settings, Arc::new(crate::clock::SystemClock)).await.map_err(invalid)?;
+    let workspace = state.store.connector_workspace(id).await.map_err(|e| invalid(format!("--connector {id}: {e}")))?;
+    let stored = state.store.open_connector(workspace, id, &state.sealer).await.map_err(invalid)?;
+    Ok(Endpoint {
+        target: RequestTarget {
+            base_url: stored.base_url,
+            api_key: stored.credentials.api_key,
+            headers: stored.credentials.headers,
+        },
+        model: stored.connector.model,
+        prices: (stored.connector.input_price_per_mtok, stored.connector.output_price_per_mtok),
+    })
+}
+
 fn target(args: &BenchArgs) -> Result<RequestTarget, BenchError> {
-    let base_url = BaseUrl::parse(&args.base_url).map_err(|e| invalid(format!("--base-url: {}", e.reason)))?;
+    let raw = args.base_url.as_deref().ok_or_else(|| invalid("--base-url is required without --connector"))?;
+    let base_url = BaseUrl::parse(raw).map_err(|e| invalid(format!("--base-url: {}", e.reason)))?;
     let api_key = match &args.api_key_env {
         Some(var) => Some(
             std::env::var(var).map_err(|_| invalid(format!("--api-key-env: environment variable {var} is not set")))?,
@@ -199,9 +230,9 @@ impl BatchSink for Progress {
 }
 
 /// Runs the benchmark described by `args`; prints as it goes.
-pub async fn run(args: BenchArgs) -> Result<BenchResult, BenchError> {
-    let target = target(&args)?;
-    let plan = plan_input(&args)?.validate(&args.model).map_err(|e| invalid(format!("{}: {}", e.field, e.reason)))?;
+pub async fn run(args: BenchArgs, config: Option<&std::path::Path>) -> Result<BenchResult, BenchError> {
+    let Endpoint { target, model, prices } = endpoint(&args, config).await?;
+    let plan = plan_input(&args)?.validate(&model).map_err(|e| invalid(format!("{}: {}", e.field, e.reason)))?;
     let id = RunId(uuid::Uuid::new_v4());
     let started_ms = crate::clock::Clock::now_ms(&crate::clock::SystemClock);
     let client = HttpClient::new().map_err(invalid)?;
@@ -224,11 +255,11 @@ pub async fn run(args: BenchArgs) -> Result<BenchResult, BenchError> {
     let execution = Execution {
         plan: Arc::new(plan.clone()),
         target: target.clone(),
-        model: args.model.clone(),
+        model: model.clone(),
         client,
         seed: seed_from(&id.0),
         cancel: cancel.clone(),
-        prices: (None, None),
+        prices,
     };
     let outcome = execute(execution, &mut progress).await;
     if progress.terminal {
@@ -242,9 +273,9 @@ pub async fn run(args: BenchArgs) -> Result<BenchResult, BenchError> {
         total_requests: plan.total_requests(),
         plan,
         base_url: target.base_url.as_str().to_string(),
-        model: args.model.clone(),
-        input_price_per_mtok: None,
-        output_price_per_mtok: None,
+        model,
+        input_price_per_mtok: prices.0,
+        output_price_per_mtok: prices.1,
         stream_options_rejected: outcome.stream_options_rejected,
         failure: outcome.failure,
         created_at_ms: started_ms,

@@ -53,7 +53,7 @@ async fn main() -> anyhow::Result<()> {
             Ok(())
         }
         Command::Bench(args) => {
-            let result = latency_guard::bench::run(args).await?;
+            let result = latency_guard::bench::run(args, cli.config.as_deref()).await?;
             if !result.passed {
                 eprintln!("error rate {:.2}% is above --max-error-rate; failing", result.summary.error_rate * 100.0);
                 std::process::exit(1);

@@ -104,3 +104,51 @@ async fn fails_the_pipeline_when_requests_fail_and_explains_bad_options() {
         assert!(stderr.contains(needle), "{args:?}: {stderr}");
     }
 }
+
+#[tokio::test]
+async fn benchmarks_a_stored_connector_with_its_key_and_prices() {
+    use latency_guard::config::{sqlite_url, Secret};
+    use latency_guard::model::ConnectorInput;
+    use latency_guard::secrets::SecretBox;
+    let config = SimConfig {
+        api_key: Some("sk-stored".into()),
+        ..SimConfig::fixed(Duration::from_millis(2), Duration::ZERO, 4)
+    };
+    let sim = sim::spawn(config, "127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let url = sqlite_url(&dir.path().join("app.db"));
+    let secret_hex = "ab".repeat(32);
+    let store = latency_guard::store::Store::connect(&url).await.unwrap();
+    let (ws, _) = store.ensure_workspace("local:owner", "w", 1).await.unwrap();
+    let input = ConnectorInput {
+        name: "stored".into(),
+        base_url: sim.base_url(),
+        model: "sim-model".into(),
+        api_key: Some("sk-stored".into()),
+        input_price_per_mtok: Some(1.0),
+        output_price_per_mtok: Some(2.0),
+        ..Default::default()
+    };
+    let sealer = SecretBox::new(&Secret::from_text(&secret_hex).unwrap());
+    let connector = store.create_connector(ws.id, &input.validate().unwrap(), false, &sealer, 1).await.unwrap();
+    store.close().await;
+
+    let out = dir.path().join("r.json");
+    let (id, out_path) = (connector.id.to_string(), out.to_str().unwrap().to_string());
+    let env = [
+        ("DATABASE_URL", url.as_str()),
+        ("LATENCY_GUARD_SECRET", secret_hex.as_str()),
+        ("LATENCY_GUARD_DEMO_SIMULATOR", "false"),
+    ];
+    let (code, stdout, stderr) =
+        bench(&["--connector", &id, "--prompt", "hello", "-n", "2", "--out", &out_path], &env).await;
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let snapshot: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(snapshot["connector"]["model"], "sim-model");
+    assert_eq!(snapshot["results"][0]["error"], Value::Null, "the stored key was used");
+    assert!(snapshot["results"][0]["costUsd"].as_f64().unwrap() > 0.0, "the stored prices were used");
+
+    let (code, _, stderr) = bench(&["--connector", &uuid::Uuid::new_v4().to_string(), "--prompt", "x"], &env).await;
+    assert_ne!(code, 0);
+    assert!(stderr.contains("not found"), "{stderr}");
+}

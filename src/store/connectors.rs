@@ -191,6 +191,16 @@ impl Store {
         })
     }
 
+    /// The workspace a connector belongs to (for administrative commands that name a connector by id alone).
+    pub async fn connector_workspace(&self, id: ConnectorId) -> Result<WorkspaceId, StoreError> {
+        let row = sqlx::query("SELECT workspace_id FROM connectors WHERE id = $1")
+            .bind(id.to_string())
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        parse_id(&row.try_get::<String, _>("workspace_id")?)
+    }
+
     /// Points every demo connector at `base_url` (the bundled simulator's address changes between starts).
     pub async fn repoint_demo_connectors(&self, base_url: &BaseUrl, now_ms: i64) -> Result<u64, StoreError> {
         Ok(sqlx::query("UPDATE connectors SET base_url = $1, updated_at = $2 WHERE is_demo = 1 AND base_url <> $1")
