@@ -1,6 +1,7 @@
-//! `GET /api/runs/{id}/events`: a run's progress as Server-Sent Events. The first `update` event carries the
-//! counters and every point recorded so far (from the database); later ones carry the points finished since;
-//! an `end` event (the whole snapshot, for a run already over) closes the stream when the run is over. No polling: updates are pushed as batches are stored.
+//! `GET /api/runs/{id}/events`: a run's progress as Server-Sent Events, pushed as batches are stored (no
+//! polling). A running run first gets an `update` with the counters and every point recorded so far (from the
+//! database), then `update`s with the points finished since, and an `end` when it is over; a run already over
+//! gets a single `end` with everything.
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
