@@ -122,14 +122,11 @@ async fn endpoint(args: &BenchArgs, config: Option<&std::path::Path>) -> Result<
     let state = crate::server::build_state(settings, Arc::new(crate::clock::SystemClock)).await.map_err(invalid)?;
     let workspace = state.store.connector_workspace(id).await.map_err(|e| invalid(format!("--connector {id}: {e}")))?;
     let stored = state.store.open_connector(workspace, id, &state.sealer).await.map_err(invalid)?;
+    let (connector, target) = crate::targets::stored_target(stored);
     Ok(Endpoint {
-        target: RequestTarget {
-            base_url: stored.base_url,
-            api_key: stored.credentials.api_key,
-            headers: stored.credentials.headers,
-        },
-        model: stored.connector.model,
-        prices: (stored.connector.input_price_per_mtok, stored.connector.output_price_per_mtok),
+        target,
+        prices: (connector.input_price_per_mtok, connector.output_price_per_mtok),
+        model: connector.model,
     })
 }
 

@@ -5,9 +5,9 @@
 use std::collections::BTreeMap;
 
 use crate::engine::RequestTarget;
-use crate::model::{BaseUrl, HeaderSet, HeaderValueChange, TestTarget, ValidationError, WorkspaceId};
+use crate::model::{BaseUrl, Connector, HeaderSet, HeaderValueChange, TestTarget, ValidationError, WorkspaceId};
 use crate::secrets::SecretBox;
-use crate::store::{Store, StoreError};
+use crate::store::{Store, StoreError, StoredConnector};
 
 /// Why a target could not be resolved.
 #[derive(Debug, thiserror::Error)]
@@ -18,6 +18,16 @@ pub enum ResolveError {
     /// The stored connector could not be read.
     #[error("{0}")]
     Store(#[from] StoreError),
+}
+
+/// A stored connector's browser-safe view and the target to call it with (URL, key, every header).
+pub fn stored_target(stored: StoredConnector) -> (Connector, RequestTarget) {
+    let target = RequestTarget {
+        base_url: stored.base_url,
+        api_key: stored.credentials.api_key,
+        headers: stored.credentials.headers,
+    };
+    (stored.connector, target)
 }
 
 /// Builds the request target of a connection test. With `connectorId`, an omitted key and `null` credential

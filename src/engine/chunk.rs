@@ -93,7 +93,7 @@ impl RawDelta {
 /// The most of a server's error text kept in a result.
 const ERROR_DETAIL_CHARS: usize = 300;
 
-fn clip(text: &str) -> String {
+pub(super) fn clip(text: &str) -> String {
     text.chars().take(ERROR_DETAIL_CHARS).collect()
 }
 

@@ -4,14 +4,11 @@
 use std::time::Duration;
 use tokio::time::Instant;
 
-use super::chunk::{interpret, RawDelta, StreamItem, Usage};
+use super::chunk::{clip, interpret, RawDelta, StreamItem, Usage};
 use super::connection_test::HttpClient;
 use super::request::{ChatRequest, RequestTarget};
 use super::sse::SseDecoder;
 use crate::model::{ChunkMark, ErrorClass, IterationError, Measurement, ServerTiming, Timeline, TokenSource};
-
-/// The most of an error body kept in a result.
-const ERROR_BODY_CHARS: usize = 300;
 
 /// Characters per token for estimates when the server reports no usage.
 const CHARS_PER_TOKEN: usize = 4;
@@ -46,6 +43,23 @@ pub async fn measure(client: &HttpClient, call: Call<'_>) -> Measurement {
         }
     }
     recorder.finish(prompt_chars(call.request))
+}
+
+/// Measures `request`; when the endpoint rejects `stream_options`, drops the field from `request` (so the caller
+/// sees it went, and can leave it off later requests) and measures again.
+pub async fn measure_dropping_rejected_stream_options(
+    client: &HttpClient,
+    target: &RequestTarget,
+    request: &mut ChatRequest,
+    timeout: Duration,
+    intended: Instant,
+) -> Measurement {
+    let first = measure(client, Call { target, request, timeout, intended }).await;
+    if request.stream_options.is_none() || !rejects_stream_options(&first) {
+        return first;
+    }
+    request.stream_options = None;
+    measure(client, Call { target, request, timeout, intended }).await
 }
 
 fn prompt_chars(request: &ChatRequest) -> usize {
@@ -128,7 +142,7 @@ impl Recorder {
         if self.error.is_none() {
             if self.streamed && !self.saw_done && self.finish_reason.is_none() {
                 self.fail(ErrorClass::Truncated, "the stream ended without [DONE] or a finish_reason");
-            } else if tokens_out == Some(0) || (self.output_chars == 0 && reported_out.is_none()) {
+            } else if tokens_out == Some(0) {
                 self.fail(ErrorClass::NoTokens, "the response completed without any output tokens");
             }
         }
@@ -181,7 +195,7 @@ async fn exchange(client: &HttpClient, call: &Call<'_>, recorder: &mut Recorder)
     recorder.retry_after_ms = retry_after_ms(response.headers());
     if !response.status().is_success() {
         let body = read_all(&mut response, recorder).await;
-        let text: String = String::from_utf8_lossy(&body).chars().take(ERROR_BODY_CHARS).collect();
+        let text = clip(&String::from_utf8_lossy(&body));
         return recorder.fail(ErrorClass::Http, text);
     }
     if call.request.stream {
@@ -245,8 +259,7 @@ fn read_completion(body: &[u8], recorder: &mut Recorder) {
         Err(e) => return recorder.fail(ErrorClass::Malformed, format!("response is not a chat completion: {e}")),
     };
     if let Some(error) = completion.error.filter(|e| !e.is_null()) {
-        return recorder
-            .fail(ErrorClass::StreamError, error.to_string().chars().take(ERROR_BODY_CHARS).collect::<String>());
+        return recorder.fail(ErrorClass::StreamError, clip(&error.to_string()));
     }
     recorder.usage = completion.usage;
     if let Some(choice) = completion.choices.into_iter().next() {

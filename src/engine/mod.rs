@@ -8,5 +8,5 @@ mod request;
 pub mod sse;
 
 pub use connection_test::{test_connection, HttpClient};
-pub use measure::{measure, rejects_stream_options, Call};
+pub use measure::{measure, measure_dropping_rejected_stream_options, rejects_stream_options, Call};
 pub use request::{ChatMessage, ChatRequest, RequestTarget, StreamOptions};

@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::driver::{drive, Finished};
 use crate::engine::{
-    measure, rejects_stream_options, Call, ChatMessage, ChatRequest, HttpClient, RequestTarget, StreamOptions,
+    measure_dropping_rejected_stream_options, ChatMessage, ChatRequest, HttpClient, RequestTarget, StreamOptions,
 };
 use crate::model::{IterationRecord, Job, Measurement, RetriedAttempt, RunPlan};
 
@@ -72,12 +72,13 @@ pub async fn execute(run: Execution, sink: &mut impl BatchSink) -> Outcome {
                 let mut retried = Vec::new();
                 let mut intended = intended;
                 loop {
-                    let mut m = measure(&client, Call { target: &target, request: &request, timeout, intended }).await;
-                    if request.stream_options.is_some() && rejects_stream_options(&m) {
+                    let asked_for_usage = request.stream_options.is_some();
+                    let mut m =
+                        measure_dropping_rejected_stream_options(&client, &target, &mut request, timeout, intended)
+                            .await;
+                    if asked_for_usage && request.stream_options.is_none() {
                         // Remembered for the rest of the run: later requests go without the field at once.
                         rejected.store(true, Ordering::Relaxed);
-                        request.stream_options = None;
-                        continue;
                     }
                     if m.status == Some(429) && retried.len() < plan.retries as usize {
                         let wait = retry_wait(m.retry_after_ms, retried.len());

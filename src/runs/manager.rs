@@ -15,6 +15,7 @@ use crate::model::{
 };
 use crate::secrets::SecretBox;
 use crate::store::{Store, StoreError};
+use crate::targets::stored_target;
 
 /// Why a run could not start.
 #[derive(Debug, thiserror::Error)]
@@ -58,15 +59,11 @@ impl RunManager {
 
     /// Validates `input`, records the run and starts it in the background.
     pub async fn start(&self, workspace: WorkspaceId, input: RunPlanInput) -> Result<RunView, StartError> {
-        let stored = self.store.open_connector(workspace, input.connector_id, &self.sealer).await?;
-        let plan = input.validate(&stored.connector.model)?;
+        let (connector, target) =
+            stored_target(self.store.open_connector(workspace, input.connector_id, &self.sealer).await?);
+        let plan = input.validate(&connector.model)?;
         let id = RunId::new_random();
-        let view = self.store.create_run(workspace, id, &plan, &stored.connector, self.clock.now_ms()).await?;
-        let target = RequestTarget {
-            base_url: stored.base_url,
-            api_key: stored.credentials.api_key,
-            headers: stored.credentials.headers,
-        };
+        let view = self.store.create_run(workspace, id, &plan, &connector, self.clock.now_ms()).await?;
         let live = LiveRun { workspace, cancel: CancellationToken::new(), updates: broadcast::channel(256).0 };
         self.live_runs().insert(id, live.clone());
         let manager = self.clone();

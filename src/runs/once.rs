@@ -2,12 +2,11 @@
 
 use std::time::Duration;
 
-use crate::engine::{
-    measure, rejects_stream_options, Call, ChatMessage, ChatRequest, HttpClient, RequestTarget, StreamOptions,
-};
+use crate::engine::{measure_dropping_rejected_stream_options, ChatMessage, ChatRequest, HttpClient, StreamOptions};
 use crate::model::{ConnectorId, Measurement, ValidationError, WorkspaceId};
 use crate::secrets::SecretBox;
 use crate::store::{Store, StoreError};
+use crate::targets::stored_target;
 
 /// What to measure.
 #[derive(Debug, Clone)]
@@ -53,14 +52,9 @@ pub async fn run_once(
             ValidationError::new("maxTokens", format!("must be between 1 and 8192, got {}", input.max_tokens)).into()
         );
     }
-    let stored = store.open_connector(workspace, input.connector_id, sealer).await?;
-    let target = RequestTarget {
-        base_url: stored.base_url,
-        api_key: stored.credentials.api_key,
-        headers: stored.credentials.headers,
-    };
+    let (connector, target) = stored_target(store.open_connector(workspace, input.connector_id, sealer).await?);
     let mut request = ChatRequest {
-        model: stored.connector.model,
+        model: connector.model,
         messages: vec![ChatMessage { role: "user", content: input.prompt }],
         tools: vec![],
         max_tokens: input.max_tokens,
@@ -68,18 +62,6 @@ pub async fn run_once(
         stream: input.stream,
         stream_options: input.stream.then_some(StreamOptions { include_usage: true }),
     };
-    let call = |request: &ChatRequest| {
-        let request = request.clone();
-        let target = target.clone();
-        async move {
-            let call = Call { target: &target, request: &request, timeout, intended: tokio::time::Instant::now() };
-            measure(client, call).await
-        }
-    };
-    let first = call(&request).await;
-    if request.stream_options.is_some() && rejects_stream_options(&first) {
-        request.stream_options = None;
-        return Ok(call(&request).await);
-    }
-    Ok(first)
+    let intended = tokio::time::Instant::now();
+    Ok(measure_dropping_rejected_stream_options(client, &target, &mut request, timeout, intended).await)
 }
