@@ -14,7 +14,7 @@ use tokio::time::Instant;
 
 use super::config::{Fault, SimConfig};
 use super::stream::stream_response;
-use super::timing::sleep_until_precise;
+use super::timing::DeadlineTimer;
 
 /// The words the simulator "generates", one per token.
 const WORDS: &[&str] = &["lorem", "ipsum", "dolor", "sit", "amet", "consectetur", "adipiscing", "elit"];
@@ -80,6 +80,13 @@ pub(super) async fn models() -> Json<Value> {
     Json(json!({"object": "list", "data": [{"id": "sim-model", "object": "model", "owned_by": "latency-guard"}]}))
 }
 
+/// What every request handler shares.
+#[derive(Clone)]
+pub(super) struct SimState {
+    pub config: Arc<SimConfig>,
+    pub timer: DeadlineTimer,
+}
+
 /// One response's plan: what to send and when.
 pub(super) struct Plan {
     pub id: String,
@@ -93,6 +100,8 @@ pub(super) struct Plan {
     pub ttft: Duration,
     pub fault: Option<Fault>,
     pub config: Arc<SimConfig>,
+    /// The simulator's shared timer, which every delay waits on.
+    pub timer: DeadlineTimer,
 }
 
 impl Plan {
@@ -114,7 +123,7 @@ impl Plan {
 }
 
 pub(super) async fn chat_completions(
-    State(config): State<Arc<SimConfig>>,
+    State(SimState { config, timer }): State<SimState>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
@@ -166,6 +175,7 @@ pub(super) async fn chat_completions(
         ttft,
         fault,
         config: Arc::clone(&config),
+        timer,
     };
     let mut response = if request.stream {
         stream_response(plan, request.stream_options.is_some_and(|o| o.include_usage))
@@ -188,7 +198,7 @@ async fn complete(plan: Plan) -> Response {
             done += plan.config.itl.sample(&mut rng);
         }
     }
-    sleep_until_precise(done).await;
+    plan.timer.sleep_until(done).await;
     let content: String = (0..plan.output_tokens).map(token_text).collect();
     let reasoning: String = (0..plan.reasoning_tokens).map(token_text).collect();
     let mut message = json!({"role": "assistant", "content": content});

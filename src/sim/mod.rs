@@ -1,6 +1,6 @@
 //! A simulated OpenAI-compatible endpoint: for demos, tests, and as the ground truth of measurement
-//! benchmarks. Its delays are scheduled against absolute deadlines (coarse timer, then a short yield loop) so
-//! they stay accurate well below a millisecond and never drift across a stream.
+//! benchmarks. Its delays are scheduled against absolute deadlines (coarse timer, then one shared yield loop for all
+//! streams) so they stay accurate well below a millisecond and never drift across a stream.
 
 mod args;
 mod completion;
@@ -10,7 +10,6 @@ mod timing;
 
 pub use args::SimArgs;
 pub use config::{Delay, Fault, SimConfig, UsageMode};
-pub use timing::sleep_until_precise;
 
 use axum::routing::{get, post};
 use axum::serve::ListenerExt;
@@ -48,7 +47,7 @@ pub fn router(config: SimConfig) -> Router {
     Router::new()
         .route("/v1/chat/completions", post(completion::chat_completions))
         .route("/v1/models", get(completion::models))
-        .with_state(Arc::new(config))
+        .with_state(completion::SimState { config: Arc::new(config), timer: timing::DeadlineTimer::default() })
 }
 
 /// Binds `addr` (port 0 picks a free one) and serves in the background.

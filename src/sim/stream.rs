@@ -9,7 +9,6 @@ use tokio::time::Instant;
 
 use super::completion::{token_text, unix_micros, Plan};
 use super::config::{Fault, UsageMode};
-use super::timing::sleep_until_precise;
 
 /// Where a stream is.
 enum Step {
@@ -68,7 +67,7 @@ impl State {
                 if n > 0 {
                     self.deadline += self.plan.config.itl.sample(&mut rand::thread_rng());
                 }
-                sleep_until_precise(self.deadline).await;
+                self.plan.timer.sleep_until(self.deadline).await;
                 // Reasoning first, then the answer; a chunk never mixes the two.
                 let reasoning_left = self.plan.reasoning_tokens.saturating_sub(from);
                 let reasoning = reasoning_left > 0;

@@ -1,20 +1,170 @@
-//! Sleeping until an absolute instant with sub-millisecond accuracy.
+//! Sleeping until absolute instants with sub-millisecond accuracy, for many streams at once.
+//!
+//! The runtime's timer wakes up to a millisecond late, so the last stretch before a deadline is covered by
+//! cooperative yields. Doing that in every sleeping stream made the simulator compete with itself: at 64 streams
+//! × 500 tokens/s most streams were yielding most of the time, and a stream whose deadline had come waited behind
+//! all of them. Here one ticker task per simulator keeps every deadline in a queue, does the only yield loop, and
+//! wakes each sleeper when its deadline has passed.
 
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
+use tokio::sync::{oneshot, Notify};
 use tokio::time::Instant;
 
 /// Below this much remaining time the coarse (millisecond-granular) timer is not trusted.
 const SPIN_WINDOW: Duration = Duration::from_micros(1_500);
+/// How often an idle ticker checks whether its simulator is gone.
+const IDLE_CHECK: Duration = Duration::from_secs(1);
 
-/// Waits until `deadline`: the runtime's timer for the bulk, then cooperative yields for the last stretch, so the
-/// wake-up lands within tens of microseconds instead of up to a millisecond late.
-pub async fn sleep_until_precise(deadline: Instant) {
-    if let Some(coarse) = deadline.checked_sub(SPIN_WINDOW) {
-        if coarse > Instant::now() {
-            tokio::time::sleep_until(coarse).await;
+/// A shared precise timer. Cheap to clone; the ticker starts on first use and ends when every clone is gone.
+#[derive(Clone, Default)]
+pub struct DeadlineTimer {
+    shared: Arc<Shared>,
+}
+
+#[derive(Default)]
+struct Shared {
+    queue: Mutex<Queue>,
+    /// Signalled when a new earliest deadline arrives, so a coarse sleep can be cut short.
+    changed: Notify,
+    ticker: OnceLock<()>,
+}
+
+#[derive(Default)]
+struct Queue {
+    heap: BinaryHeap<Sleeper>,
+    next_seq: u64,
+}
+
+struct Sleeper {
+    deadline: Instant,
+    /// Keeps equal deadlines first-come, first-woken.
+    seq: u64,
+    wake: oneshot::Sender<()>,
+}
+
+impl Ord for Sleeper {
+    /// Reversed, so the max-heap yields the earliest deadline.
+    fn cmp(&self, other: &Self) -> Ordering {
+        (other.deadline, other.seq).cmp(&(self.deadline, self.seq))
+    }
+}
+
+impl PartialOrd for Sleeper {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Sleeper {
+    fn eq(&self, other: &Self) -> bool {
+        (self.deadline, self.seq) == (other.deadline, other.seq)
+    }
+}
+
+impl Eq for Sleeper {}
+
+impl Shared {
+    fn queue(&self) -> std::sync::MutexGuard<'_, Queue> {
+        // Pushes and pops cannot leave the heap inconsistent, so a poisoned lock is still usable.
+        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Wakes every sleeper whose deadline has passed; returns the next deadline.
+    fn wake_due(&self) -> Option<Instant> {
+        let now = Instant::now();
+        let mut queue = self.queue();
+        while queue.heap.peek().is_some_and(|s| s.deadline <= now) {
+            if let Some(sleeper) = queue.heap.pop() {
+                // A sleeper whose stream was dropped no longer listens; nothing to do.
+                let _ = sleeper.wake.send(());
+            }
+        }
+        queue.heap.peek().map(|s| s.deadline)
+    }
+}
+
+impl DeadlineTimer {
+    /// Waits until `deadline`, waking within tens of microseconds of it.
+    pub async fn sleep_until(&self, deadline: Instant) {
+        if deadline <= Instant::now() {
+            return;
+        }
+        self.shared.ticker.get_or_init(|| {
+            tokio::spawn(tick(Arc::clone(&self.shared)));
+        });
+        let (wake, woken) = oneshot::channel();
+        let earliest = {
+            let mut queue = self.shared.queue();
+            let seq = queue.next_seq;
+            queue.next_seq += 1;
+            let earliest = queue.heap.peek().is_none_or(|s| deadline < s.deadline);
+            queue.heap.push(Sleeper { deadline, seq, wake });
+            earliest
+        };
+        if earliest {
+            self.shared.changed.notify_one();
+        }
+        // The ticker lives as long as any clone of this timer, so the sender is never dropped unsent.
+        let _ = woken.await;
+    }
+}
+
+/// The one loop that waits for every sleeper: the coarse timer until the earliest deadline is near, then yields.
+async fn tick(shared: Arc<Shared>) {
+    loop {
+        match shared.wake_due() {
+            None => {
+                if Arc::strong_count(&shared) == 1 {
+                    return; // every timer handle is gone and nobody sleeps
+                }
+                let _ = tokio::time::timeout(IDLE_CHECK, shared.changed.notified()).await;
+            }
+            Some(next) => match next.checked_sub(SPIN_WINDOW).filter(|coarse| *coarse > Instant::now()) {
+                Some(coarse) => {
+                    tokio::select! {
+                        () = tokio::time::sleep_until(coarse) => {}
+                        () = shared.changed.notified() => {}
+                    }
+                }
+                None => tokio::task::yield_now().await,
+            },
         }
     }
-    while Instant::now() < deadline {
-        tokio::task::yield_now().await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn sleepers_wake_in_deadline_order_and_not_early() {
+        let timer = DeadlineTimer::default();
+        let start = Instant::now();
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let mut tasks = Vec::new();
+        for (label, ms) in [(2, 30), (0, 10), (1, 20), (3, 30)] {
+            let (timer, order) = (timer.clone(), Arc::clone(&order));
+            tasks.push(tokio::spawn(async move {
+                let deadline = start + Duration::from_millis(ms);
+                timer.sleep_until(deadline).await;
+                assert!(Instant::now() >= deadline, "woke before its deadline");
+                order.lock().unwrap_or_else(PoisonError::into_inner).push(label);
+            }));
+            tokio::task::yield_now().await; // registers 2 before 3: equal deadlines wake first-come
+        }
+        for task in tasks {
+            task.await.unwrap_or_else(|e| panic!("sleeper failed: {e}"));
+        }
+        assert_eq!(*order.lock().unwrap_or_else(PoisonError::into_inner), vec![0, 1, 2, 3]);
+    }
+
+    #[tokio::test]
+    async fn a_deadline_in_the_past_returns_at_once() {
+        let timer = DeadlineTimer::default();
+        timer.sleep_until(Instant::now()).await;
+        assert!(timer.shared.ticker.get().is_none(), "no ticker is needed for it");
     }
 }

@@ -1,6 +1,7 @@
 //! Runs and their iterations. Iterations are written in batches, each batch in one transaction, as they finish:
 //! a server stopped mid-run loses no finished iteration.
 
+use futures::TryStreamExt;
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
@@ -140,14 +141,18 @@ impl Store {
     /// The iterations of a run of `workspace` in send order, with prompt texts from its plan.
     pub async fn run_iterations(&self, workspace: WorkspaceId, id: RunId) -> Result<Vec<IterationRecord>, StoreError> {
         let run = self.get_run(workspace, id).await?;
-        let rows = sqlx::query(
+        let mut rows = sqlx::query(
             "SELECT seq, prompt_index, iteration, warmup, ttft_ms, total_ms, tokens_in, tokens_out, cost_usd, error, \
              token_source, schedule_lag_ms, retries FROM run_iterations WHERE run_id = $1 ORDER BY seq",
         )
         .bind(id.to_string())
-        .fetch_all(&self.pool)
-        .await?;
-        rows.iter().map(|row| record_from_row(row, &run.plan)).collect()
+        .fetch(&self.pool);
+        // Row by row: a 100,000-iteration run would otherwise hold every raw row and every record at once.
+        let mut records = Vec::with_capacity(usize::try_from(run.total_requests).unwrap_or(0).min(1 << 20));
+        while let Some(row) = rows.try_next().await? {
+            records.push(record_from_row(&row, &run.plan)?);
+        }
+        Ok(records)
     }
 }
 
