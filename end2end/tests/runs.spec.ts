@@ -43,3 +43,50 @@ test("a run of 10 iterations at concurrency 2 against the demo connector ends in
   await expect(page.locator("tr.run-row").first()).toContainText("completed");
   expect(errors).toEqual([]);
 });
+
+test("the run form's further settings are validated, sent, and shown with the report", async ({ page }) => {
+  await page.goto(loginLink());
+  await page.goto("/runs/new");
+  await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+  await page.selectOption("#connector", { label: "Demo (simulated) (sim-model)" });
+  await page.fill("#prompts", "Say hi\nWhat is latency?");
+  await page.fill("#iterations", "2");
+  await page.fill("#warmup", "2");
+  await page.fill("#token-budget", "8");
+  await page.click("details.advanced summary");
+  await page.fill("#title", "Settings check");
+
+  // Bad values are named before anything is sent.
+  await page.fill("#tools", "[{\"type\": \"function\"");
+  await page.click("#start-run");
+  await expect(page.locator(".error")).toContainText("agent.tools");
+  await page.fill("#tools", "[\"lookup\"]");
+  await page.click("#start-run");
+  await expect(page.locator(".error")).toContainText("tool 0 is not a JSON object");
+  await page.fill("#tools", '[{"type": "function", "function": {"name": "lookup", "parameters": {"type": "object"}}}]');
+  await page.fill("#temperature", "2.5");
+  await page.click("#start-run");
+  await expect(page.locator(".error")).toContainText("temperature");
+  await page.fill("#temperature", "0.7");
+  await page.fill("#timeout", "0");
+  await page.click("#start-run");
+  await expect(page.locator(".error")).toContainText("timeout must be above 0");
+  await page.fill("#timeout", "30");
+  await page.fill("#retries", "9");
+  await page.click("#start-run");
+  await expect(page.locator(".error")).toContainText("retries");
+  await page.fill("#retries", "2");
+  await page.click("#start-run");
+
+  await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
+  await expect(page.locator("#run-title")).toHaveText("Settings check");
+  await expect(page.locator("#run-progress .status")).toHaveText("completed", { timeout: 30_000 });
+  await expect(page.locator("#run-settings")).toHaveText(
+    "temperature 0.7 · timeout 30 s per request · up to 2 retries after HTTP 429 · " +
+      "2 warm-up request(s), excluded from stats · 1 tool(s) sent",
+  );
+  // Warm-ups are run and listed, but the sample counts only the 2 prompts × 2 iterations.
+  await expect(page.locator("#results tbody tr")).toHaveCount(6);
+  await expect(page.locator("#results tbody tr.warmup")).toHaveCount(2);
+  await expect(page.locator("#stat-n .stat-value")).toHaveText("4 (4 ok)");
+});

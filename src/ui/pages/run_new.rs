@@ -9,10 +9,30 @@ use crate::error::AppError;
 use crate::model::{Agent, Checked, ConnectorId, LoadMode, RunPlanInput, ValidationError};
 use crate::ui::components::{ErrorBox, Layout};
 
+fn invalid(field: &str, reason: String) -> AppError {
+    AppError::Invalid(ValidationError::new(field, reason))
+}
+
 fn number<T: std::str::FromStr>(raw: &str, field: &str) -> Result<T, AppError> {
-    raw.trim()
-        .parse()
-        .map_err(|_| AppError::Invalid(ValidationError::new(field, format!("{:?} is not a valid number", raw.trim()))))
+    raw.trim().parse().map_err(|_| invalid(field, format!("{:?} is not a valid number", raw.trim())))
+}
+
+/// The per-request time limit, typed in seconds, as milliseconds.
+fn timeout_ms(raw: &str) -> Result<u64, AppError> {
+    let seconds: f64 = number(raw, "timeoutMs")?;
+    let max = crate::model::limits::MAX_TIMEOUT_MS as f64 / 1e3;
+    if !(seconds > 0.0 && seconds <= max) {
+        return Err(invalid("timeoutMs", format!("the timeout must be above 0 and at most {max} seconds")));
+    }
+    Ok(((seconds * 1e3).round() as u64).max(1))
+}
+
+/// The agent's OpenAI `tools` array; empty text means no tools.
+fn tools(raw: &str) -> Result<Vec<serde_json::Value>, AppError> {
+    if raw.trim().is_empty() {
+        return Ok(vec![]);
+    }
+    serde_json::from_str(raw).map_err(|e| invalid("agent.tools", format!("not a JSON array of tool objects: {e}")))
 }
 
 /// The new-run page.
@@ -31,6 +51,11 @@ pub fn NewRunPage() -> impl IntoView {
     let rate = RwSignal::new("2".to_string());
     let poisson = RwSignal::new(true);
     let stream = RwSignal::new(true);
+    let title = RwSignal::new(String::new());
+    let temperature = RwSignal::new("0".to_string());
+    let timeout_seconds = RwSignal::new("120".to_string());
+    let retries = RwSignal::new("0".to_string());
+    let tools_json = RwSignal::new(String::new());
 
     let plan = move || -> Result<RunPlanInput, AppError> {
         let connector_id: ConnectorId = connector
@@ -50,21 +75,21 @@ pub fn NewRunPage() -> impl IntoView {
         };
         Ok(RunPlanInput {
             connector_id,
-            title: None,
+            title: Some(title.get()).filter(|t| !t.trim().is_empty()),
             agent: Agent {
                 name: agent_name.get(),
                 system_prompt: Some(system_prompt.get()).filter(|s| !s.trim().is_empty()),
-                tools: vec![],
+                tools: tools(&tools_json.get())?,
                 token_budget: number(&token_budget.get(), "agent.tokenBudget")?,
             },
             prompts: prompts.get().lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string).collect(),
             iterations: number(&iterations.get(), "iterations")?,
             warmup: number(&warmup.get(), "warmup")?,
             mode,
-            timeout_ms: None,
+            timeout_ms: Some(timeout_ms(&timeout_seconds.get())?),
             stream: stream.get(),
-            temperature: 0.0,
-            retries: 0,
+            temperature: number(&temperature.get(), "temperature")?,
+            retries: number(&retries.get(), "retries")?,
         })
     };
     let start = Action::new(|plan: &Result<RunPlanInput, AppError>| {
@@ -127,6 +152,19 @@ pub fn NewRunPage() -> impl IntoView {
                         <input id="concurrency" inputmode="numeric" bind:value=concurrency/>
                     </label>
                 </fieldset>
+                <details class="advanced">
+                    <summary>"More settings: title, temperature, timeout, retries, tools"</summary>
+                    <label>"Report title (optional; default: agent on model)" <input id="title" bind:value=title/></label>
+                    <div class="prices">
+                        <label>"Temperature (0–2)" <input id="temperature" inputmode="decimal" bind:value=temperature/></label>
+                        <label>"Timeout per request (seconds)" <input id="timeout" inputmode="decimal" bind:value=timeout_seconds/></label>
+                        <label>"Retries after HTTP 429 (0–5; waits honour Retry-After and are not counted as latency)" <input id="retries" inputmode="numeric" bind:value=retries/></label>
+                    </div>
+                    <label>
+                        "Tools (OpenAI tools JSON array, sent with every request; empty for none)"
+                        <textarea id="tools" rows="3" class="mono" placeholder=r#"[{"type": "function", "function": {"name": "lookup", "parameters": {"type": "object"}}}]"# bind:value=tools_json></textarea>
+                    </label>
+                </details>
                 <div class="actions">
                     <button type="submit" id="start-run" class="primary" disabled=move || start.pending().get()>
                         {move || if start.pending().get() { "Starting…" } else { "Start run" }}

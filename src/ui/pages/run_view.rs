@@ -96,6 +96,21 @@ fn RunHeader(report: RunReport) -> impl IntoView {
             )
         }
     };
+    let plan = &run.plan;
+    let settings = format!(
+        "temperature {} · timeout {} s per request · {} · {} warm-up request(s), excluded from stats · {}",
+        plan.temperature,
+        plan.timeout_ms as f64 / 1e3,
+        match plan.retries {
+            0 => "no retries (a 429 is a failure)".to_string(),
+            n => format!("up to {n} retries after HTTP 429"),
+        },
+        plan.warmup,
+        match plan.agent.tools.len() {
+            0 => "no tools".to_string(),
+            n => format!("{n} tool(s) sent"),
+        },
+    );
     view! {
         <section class="run-header">
             <h2 id="run-title">{run.title.clone()}</h2>
@@ -105,6 +120,7 @@ fn RunHeader(report: RunReport) -> impl IntoView {
                 " · " {mode} " · max_tokens " {run.plan.agent.token_budget} " · " {if run.plan.stream { "streamed" } else { "not streamed" }}
                 " · started " {report.snapshot.report.created_at.clone()}
             </p>
+            <p class="muted" id="run-settings">{settings}</p>
         </section>
     }
 }
