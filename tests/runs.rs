@@ -6,8 +6,6 @@
 mod common;
 
 use common::{spawn_app, TestApp};
-use futures::StreamExt;
-use latency_guard::engine::sse::SseDecoder;
 use latency_guard::sim::{self, SimConfig, SimHandle};
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -50,30 +48,7 @@ async fn start(app: &TestApp, cookie: &str, body: Value) -> String {
 
 /// Reads `/api/runs/{id}/events` to its `end`, returning (event name, JSON data) pairs.
 async fn follow(app: &TestApp, cookie: &str, run: &str) -> Vec<(String, Value)> {
-    let response = common::client()
-        .get(format!("{}/api/runs/{run}/events", app.base))
-        .header("cookie", cookie)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 200);
-    assert_eq!(response.headers()["content-type"], "text/event-stream");
-    let mut stream = response.bytes_stream();
-    let mut decoder = SseDecoder::new();
-    let (mut events, mut out) = (Vec::new(), Vec::new());
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    while let Ok(Some(chunk)) = tokio::time::timeout_at(deadline, stream.next()).await {
-        decoder.push(&chunk.unwrap(), &mut events).unwrap();
-        for e in events.drain(..) {
-            let name = e.event.unwrap_or_default();
-            let done = name == "end";
-            out.push((name, serde_json::from_str(&e.data).unwrap()));
-            if done {
-                return out;
-            }
-        }
-    }
-    panic!("no end event within 30 s: {out:?}");
+    common::follow_events(app, cookie, run, usize::MAX).await
 }
 
 async fn report(app: &TestApp, cookie: &str, run: &str) -> Value {

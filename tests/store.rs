@@ -227,7 +227,7 @@ async fn runs_store_iterations_in_order_and_running_runs_become_interrupted(db: 
     .validate(&connector.model)
     .unwrap();
     let id = RunId::new_random();
-    let run = store.create_run(ws, id, &plan, &connector, 5_000).await.unwrap();
+    let run = store.create_run(ws, id, &plan, &connector, "replica-1", 5_000).await.unwrap();
     assert_eq!((run.status, run.total_requests, run.title.as_str()), (RunStatus::Running, 4, "bot on gpt-4o-mini"));
     let measurement = |error: Option<IterationError>| Measurement {
         streamed: true,
@@ -260,9 +260,20 @@ async fn runs_store_iterations_in_order_and_running_runs_become_interrupted(db: 
     assert!(matches!(store.run_iterations(other, id).await, Err(StoreError::NotFound)));
     assert!(store.list_runs(other).await.unwrap().is_empty());
 
-    assert_eq!(store.mark_running_runs_interrupted(9_000).await.unwrap(), 1);
+    // Its owner renews the heartbeat; a cancel asked elsewhere reaches it through the heartbeat's answer.
+    assert_eq!(store.heartbeat_runs("replica-1", 8_000).await.unwrap(), vec![]);
+    assert!(!store.request_cancel(other, id).await.unwrap(), "another workspace cannot cancel it");
+    assert!(store.request_cancel(ws, id).await.unwrap());
+    assert_eq!(store.heartbeat_runs("replica-2", 8_500).await.unwrap(), vec![], "only for its owner");
+    assert_eq!(store.heartbeat_runs("replica-1", 8_500).await.unwrap(), vec![id]);
+    // A run is orphaned only once its owner has been silent since the given time.
+    assert_eq!(store.interrupt_orphaned_runs(8_500, 9_000).await.unwrap(), 0, "heartbeat at 8,500 is recent");
+    assert_eq!(store.get_run(ws, id).await.unwrap().status, RunStatus::Running);
+    assert_eq!(store.interrupt_orphaned_runs(8_501, 9_000).await.unwrap(), 1);
     let run = store.get_run(ws, id).await.unwrap();
     assert_eq!((run.status, run.finished_at_ms), (RunStatus::Interrupted, Some(9_000)));
+    assert!(!store.request_cancel(ws, id).await.unwrap(), "an ended run cannot be cancelled");
+    assert_eq!(store.heartbeat_runs("replica-1", 9_500).await.unwrap(), vec![], "nor does it keep a heartbeat");
     store.finish_run(id, RunStatus::Completed, None, false, 10_000).await.unwrap();
     assert_eq!(store.get_run(ws, id).await.unwrap().status, RunStatus::Interrupted, "an ended run stays ended");
     // Deleting the connector later keeps the run and its report.

@@ -76,7 +76,7 @@ pub async fn cancel_run(id: RunId) -> Result<bool, AppError> {
         async move {
             let (state, session) = state_and_session()?;
             state.store.get_run(session.workspace_id, id).await.map_err(store_error)?;
-            Ok(state.runs.cancel(session.workspace_id, id))
+            state.runs.cancel(session.workspace_id, id).await.map_err(store_error)
         }
         .await,
     )

@@ -59,6 +59,9 @@ pub struct Settings {
     pub request_timeout: Duration,
     /// How long a browser session lasts.
     pub session_ttl: Duration,
+    /// How often this process renews the heartbeat of the runs it drives (and looks for orphaned ones); a run
+    /// whose owner misses six is marked interrupted.
+    pub run_heartbeat: Duration,
     /// Mark the session cookie `Secure` (set when serving over https behind a proxy).
     pub secure_cookies: bool,
     /// The address users reach the app at, used in printed login links.
@@ -76,6 +79,7 @@ struct FileSettings {
     connection_test_timeout_ms: Option<u64>,
     request_timeout_ms: Option<u64>,
     session_ttl_hours: Option<u64>,
+    run_heartbeat_ms: Option<u64>,
     secure_cookies: Option<bool>,
     public_url: Option<String>,
 }
@@ -98,6 +102,7 @@ impl Settings {
             connection_test_timeout: Duration::from_secs(15),
             request_timeout: Duration::from_secs(120),
             session_ttl: Duration::from_secs(14 * 24 * 3600),
+            run_heartbeat: Duration::from_secs(5),
             secure_cookies: false,
             public_url: None,
         }
@@ -134,6 +139,9 @@ impl Settings {
         if let Some(ms) = file.request_timeout_ms {
             s.request_timeout = Duration::from_millis(ms);
         }
+        if let Some(ms) = file.run_heartbeat_ms {
+            s.run_heartbeat = Duration::from_millis(ms);
+        }
         if let Some(h) = file.session_ttl_hours {
             s.session_ttl = Duration::from_secs(h * 3600);
         }
@@ -155,6 +163,9 @@ impl Settings {
         }
         if let Some(v) = env("LATENCY_GUARD_REQUEST_TIMEOUT_MS") {
             s.request_timeout = Duration::from_millis(parse_env("LATENCY_GUARD_REQUEST_TIMEOUT_MS", &v)?);
+        }
+        if let Some(v) = env("LATENCY_GUARD_RUN_HEARTBEAT_MS") {
+            s.run_heartbeat = Duration::from_millis(parse_env("LATENCY_GUARD_RUN_HEARTBEAT_MS", &v)?);
         }
         if let Some(v) = env("LATENCY_GUARD_SECURE_COOKIES") {
             s.secure_cookies = parse_bool("LATENCY_GUARD_SECURE_COOKIES", &v)?;
@@ -182,6 +193,7 @@ impl Settings {
         for (name, value) in [
             ("connection-test-timeout-ms / LATENCY_GUARD_CONNECTION_TEST_TIMEOUT_MS", s.connection_test_timeout),
             ("request-timeout-ms / LATENCY_GUARD_REQUEST_TIMEOUT_MS", s.request_timeout),
+            ("run-heartbeat-ms / LATENCY_GUARD_RUN_HEARTBEAT_MS", s.run_heartbeat),
         ] {
             if value.is_zero() {
                 return Err(ConfigError::Env { name, value: "0".into(), reason: "must be at least 1".into() });
@@ -239,13 +251,15 @@ mod tests {
     #[test]
     fn environment_overrides_file_which_overrides_defaults() {
         let file: ConfigFile = toml::from_str(
-            "[latency-guard]\nsite-addr = \"127.0.0.1:4000\"\ndemo-simulator = false\nconnection-test-timeout-ms = 900\n",
+            "[latency-guard]\nsite-addr = \"127.0.0.1:4000\"\ndemo-simulator = false\nconnection-test-timeout-ms = 900\n\
+             run-heartbeat-ms = 2000\n",
         )
         .unwrap();
         let s = Settings::merge(file.latency_guard, env_of(&[("LEPTOS_SITE_ADDR", "127.0.0.1:5000")])).unwrap();
         assert_eq!(s.site_addr.port(), 5000);
         assert!(!s.demo_simulator);
         assert_eq!(s.connection_test_timeout, Duration::from_millis(900));
+        assert_eq!(s.run_heartbeat, Duration::from_secs(2));
         assert!(s.database_url.starts_with("sqlite://data/latency-guard.db"));
     }
 
@@ -258,6 +272,9 @@ mod tests {
         let err =
             Settings::merge(FileSettings::default(), env_of(&[("LATENCY_GUARD_DEMO_SIMULATOR", "maybe")])).unwrap_err();
         assert!(err.to_string().contains("LATENCY_GUARD_DEMO_SIMULATOR"), "{err}");
+        let err =
+            Settings::merge(FileSettings::default(), env_of(&[("LATENCY_GUARD_RUN_HEARTBEAT_MS", "0")])).unwrap_err();
+        assert!(err.to_string().contains("run-heartbeat-ms"), "{err}");
     }
 
     #[test]

@@ -1,7 +1,8 @@
-//! `GET /api/runs/{id}/events`: a run's progress as Server-Sent Events, pushed as batches are stored (no
-//! polling). A running run first gets an `update` with the counters and every point recorded so far (from the
-//! database), then `update`s with the points finished since, and an `end` when it is over; a run already over
-//! gets a single `end` with everything.
+//! `GET /api/runs/{id}/events`: a run's progress as Server-Sent Events, pushed as batches are stored. A running
+//! run first gets an `update` with the counters and every point recorded so far (from the database), then
+//! `update`s with the points finished since, and an `end` when it is over; a run already over gets a single `end`
+//! with everything. A run driven by another server process on the same database (replicas) is followed by
+//! reading its new iterations once a second, server-side; the browser never polls.
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -15,7 +16,7 @@ use std::time::Duration;
 use tokio::sync::broadcast;
 
 use crate::auth::Session;
-use crate::model::{LivePoint, RunId, RunProgress, RunStatus, RunUpdate};
+use crate::model::{LivePoint, RunId, RunProgress, RunStatus, RunUpdate, RunView, WorkspaceId};
 use crate::server::AppState;
 use crate::store::StoreError;
 
@@ -58,31 +59,85 @@ pub async fn live_events(
         points: records.iter().map(LivePoint::from).collect(),
     };
     let seen: HashSet<u64> = records.iter().map(|r| r.seq).collect();
-    let live = subscription.filter(|_| run.status == RunStatus::Running);
-    Sse::new(updates(first, seen, live)).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))).into_response()
+    let source = match (run.status, subscription) {
+        (RunStatus::Running, Some(receiver)) => Source::Here(receiver),
+        (RunStatus::Running, None) => Source::Elsewhere(Box::new(StoredFollow { state, workspace, run, errors })),
+        _ => Source::Over,
+    };
+    Sse::new(updates(first, seen, source))
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response()
 }
 
-/// The snapshot, then live updates without the points already sent, then `end`.
-fn updates(
-    first: RunUpdate,
-    seen: HashSet<u64>,
-    live: Option<broadcast::Receiver<RunUpdate>>,
-) -> impl Stream<Item = Result<Event, Infallible>> {
+/// Where a run's later updates come from.
+enum Source {
+    /// This process drives the run: its broadcast.
+    Here(broadcast::Receiver<RunUpdate>),
+    /// Another process drives it: the database.
+    Elsewhere(Box<StoredFollow>),
+    /// The run is over: nothing more.
+    Over,
+}
+
+/// Following a run another process drives, from what it stores.
+struct StoredFollow {
+    state: AppState,
+    workspace: WorkspaceId,
+    run: RunView,
+    errors: u64,
+}
+
+/// How often a run driven elsewhere is read again.
+const STORED_FOLLOW_EVERY: Duration = Duration::from_secs(1);
+
+impl StoredFollow {
+    /// The next update: the run's status and the iterations stored since `seen`; `None` when it cannot be read.
+    async fn next(&mut self, seen: &mut HashSet<u64>) -> Option<RunUpdate> {
+        tokio::time::sleep(STORED_FOLLOW_EVERY).await;
+        let (store, workspace, id) = (&self.state.store, self.workspace, self.run.id);
+        let run =
+            store.get_run(workspace, id).await.map_err(|e| tracing::error!(error = %e, "following a run")).ok()?;
+        // Iterations are stored as they finish, slightly out of send order: read from the lowest unseen number.
+        let lowest_unseen = (0u64..).find(|seq| !seen.contains(seq)).unwrap_or(0);
+        let records = store
+            .run_iterations_from(workspace, id, lowest_unseen)
+            .await
+            .map_err(|e| tracing::error!(error = %e, "following a run"))
+            .ok()?;
+        let fresh: Vec<_> = records.iter().filter(|r| seen.insert(r.seq)).collect();
+        self.errors += fresh.iter().filter(|r| r.error.is_some()).count() as u64;
+        let end_ms = run.finished_at_ms.unwrap_or_else(|| self.state.clock.now_ms());
+        let elapsed = u64::try_from(end_ms - run.created_at_ms).unwrap_or(0);
+        let progress = RunProgress::new(run.status, run.total_requests, seen.len() as u64, self.errors, elapsed);
+        self.run = run;
+        Some(RunUpdate { progress, points: fresh.into_iter().map(LivePoint::from).collect() })
+    }
+}
+
+/// The snapshot, then later updates without the points already sent, then `end`.
+fn updates(first: RunUpdate, seen: HashSet<u64>, source: Source) -> impl Stream<Item = Result<Event, Infallible>> {
     // A run that is over gets one `end` event with everything; a running one an `update` first.
-    let finished = live.is_none();
+    let finished = matches!(source, Source::Over);
     let head = stream::iter([Ok(event(if finished { "end" } else { "update" }, &first))]);
-    let tail = stream::unfold((live, seen, finished), |(live, mut seen, finished)| async move {
-        if finished {
-            return None;
-        }
-        let mut receiver = live?;
+    let tail = stream::unfold((source, seen), |(source, mut seen)| async move {
+        let mut receiver = match source {
+            Source::Over => return None,
+            Source::Elsewhere(mut follow) => {
+                let update = follow.next(&mut seen).await?;
+                let over = update.progress.status != RunStatus::Running;
+                let next = if over { Source::Over } else { Source::Elsewhere(follow) };
+                return Some((Ok(event(if over { "end" } else { "update" }, &update)), (next, seen)));
+            }
+            Source::Here(receiver) => receiver,
+        };
         loop {
             match receiver.recv().await {
                 Ok(mut update) => {
                     update.points.retain(|p| seen.insert(p.seq));
                     let over = update.progress.status != RunStatus::Running;
                     let name = if over { "end" } else { "update" };
-                    return Some((Ok(event(name, &update)), (Some(receiver), seen, over)));
+                    let next = if over { Source::Over } else { Source::Here(receiver) };
+                    return Some((Ok(event(name, &update)), (next, seen)));
                 }
                 // A slow reader missed some updates: the counters in the next one are still right, and the
                 // report reads every point from the database.

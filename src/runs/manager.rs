@@ -1,8 +1,13 @@
 //! Runs end to end: validate a plan, start the driver, store each batch of finished iterations as it arrives,
 //! fan progress out to live subscribers, and close the run (completed, cancelled or failed).
+//!
+//! Several server processes may share one database. Each run records the process driving it (`owner`), which
+//! renews a heartbeat while it runs; a cancel asked of another process reaches the owner through the database, and
+//! a run whose owner went silent is marked interrupted by whichever process notices first.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
@@ -44,12 +49,23 @@ pub struct RunManager {
     http: HttpClient,
     clock: Arc<dyn Clock>,
     live: Arc<Mutex<HashMap<RunId, LiveRun>>>,
+    /// This process, as recorded in the runs it drives.
+    instance: Arc<str>,
 }
 
+/// Heartbeats a run's owner may miss before the run counts as orphaned.
+const MISSED_HEARTBEATS: u32 = 6;
+
 impl RunManager {
-    /// A manager over the shared store, secrets, client and clock.
+    /// A manager over the shared store, secrets, client and clock, with a new random instance name.
     pub fn new(store: Store, sealer: SecretBox, http: HttpClient, clock: Arc<dyn Clock>) -> Self {
-        Self { store, sealer, http, clock, live: Arc::default() }
+        let instance = uuid::Uuid::new_v4().to_string().into();
+        Self { store, sealer, http, clock, live: Arc::default(), instance }
+    }
+
+    /// The name of this process in the runs it drives.
+    pub fn instance(&self) -> &str {
+        &self.instance
     }
 
     fn live_runs(&self) -> std::sync::MutexGuard<'_, HashMap<RunId, LiveRun>> {
@@ -63,7 +79,7 @@ impl RunManager {
             stored_target(self.store.open_connector(workspace, input.connector_id, &self.sealer).await?);
         let plan = input.validate(&connector.model)?;
         let id = RunId::new_random();
-        let view = self.store.create_run(workspace, id, &plan, &connector, self.clock.now_ms()).await?;
+        let view = self.store.create_run(workspace, id, &plan, &connector, &self.instance, self.clock.now_ms()).await?;
         let live = LiveRun { workspace, cancel: CancellationToken::new(), updates: broadcast::channel(256).0 };
         self.live_runs().insert(id, live.clone());
         let manager = self.clone();
@@ -75,14 +91,52 @@ impl RunManager {
         Ok(view)
     }
 
-    /// Asks a running run of `workspace` to stop; `false` when it is not running here.
-    pub fn cancel(&self, workspace: WorkspaceId, id: RunId) -> bool {
-        match self.live_runs().get(&id) {
+    /// Asks a running run of `workspace` to stop: at once when this process drives it, otherwise through the
+    /// database, so its owner stops it at its next heartbeat. `false` when the run is not running.
+    pub async fn cancel(&self, workspace: WorkspaceId, id: RunId) -> Result<bool, StoreError> {
+        let here = match self.live_runs().get(&id) {
             Some(live) if live.workspace == workspace => {
                 live.cancel.cancel();
                 true
             }
             _ => false,
+        };
+        if here {
+            return Ok(true);
+        }
+        self.store.request_cancel(workspace, id).await
+    }
+
+    /// Every `heartbeat`: renews this process's runs, stops those cancelled through another process, and marks
+    /// interrupted the runs of processes silent for several heartbeats. Runs until the process ends.
+    pub async fn maintain(self, heartbeat: Duration) {
+        let mut ticks = tokio::time::interval(heartbeat);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            ticks.tick().await;
+            self.maintain_once(heartbeat).await;
+        }
+    }
+
+    /// One round of [`Self::maintain`].
+    pub async fn maintain_once(&self, heartbeat: Duration) {
+        let now = self.clock.now_ms();
+        match self.store.heartbeat_runs(&self.instance, now).await {
+            Ok(cancelled) => {
+                let live = self.live_runs();
+                for id in cancelled {
+                    if let Some(run) = live.get(&id) {
+                        run.cancel.cancel();
+                    }
+                }
+            }
+            Err(e) => tracing::error!(error = %e, "renewing the heartbeat of running runs failed"),
+        }
+        let silent_for = i64::try_from((heartbeat * MISSED_HEARTBEATS).as_millis()).unwrap_or(i64::MAX);
+        match self.store.interrupt_orphaned_runs(now.saturating_sub(silent_for), now).await {
+            Ok(0) => {}
+            Ok(n) => tracing::warn!(interrupted = n, "runs whose server process went silent were marked interrupted"),
+            Err(e) => tracing::error!(error = %e, "looking for orphaned runs failed"),
         }
     }
 

@@ -21,7 +21,7 @@ use crate::model::{BaseUrl, ConnectorInput};
 use crate::runs::RunManager;
 use crate::secrets::{SecretBox, TokenHasher};
 use crate::sim::{SimConfig, SimHandle};
-use crate::store::{Store, StoreError, LOCAL_OWNER};
+use crate::store::{Backend, Store, StoreError, LOCAL_OWNER};
 use crate::ui::{shell, App};
 
 /// Why the server could not start.
@@ -108,7 +108,9 @@ impl Application {
         let listener = self.listener.tap_io(|tcp| {
             let _ = tcp.set_nodelay(true);
         });
+        let maintenance = tokio::spawn(self.state.runs.clone().maintain(self.state.settings.run_heartbeat));
         let result = axum::serve(listener, app).with_graceful_shutdown(shutdown_signal()).await;
+        maintenance.abort();
         if let Some(sim) = self.simulator {
             sim.stop();
         }
@@ -145,9 +147,17 @@ pub async fn build_state(settings: Settings, clock: Arc<dyn Clock>) -> Result<Ap
 /// connector at this run's simulator.
 async fn seed(state: &AppState, simulator: Option<&SimHandle>) -> Result<Option<String>, StartupError> {
     let now = state.clock.now_ms();
-    let interrupted = state.store.mark_running_runs_interrupted(now).await?;
+    // The embedded SQLite file belongs to this one process, so any run still marked running was left by its
+    // previous life. On PostgreSQL other replicas may be driving runs: only the silent owners' runs are orphans.
+    let silent_since = match state.store.backend() {
+        Backend::Sqlite => i64::MAX,
+        Backend::Postgres => {
+            now.saturating_sub(i64::try_from((state.settings.run_heartbeat * 6).as_millis()).unwrap_or(i64::MAX))
+        }
+    };
+    let interrupted = state.store.interrupt_orphaned_runs(silent_since, now).await?;
     if interrupted > 0 {
-        tracing::warn!(interrupted, "runs were still running when the server last stopped; marked interrupted");
+        tracing::warn!(interrupted, "runs were still running when their server process stopped; marked interrupted");
     }
     let purged = state.store.purge_expired_auth(now).await?;
     if purged > 0 {

@@ -15,20 +15,21 @@ const RUN_COLUMNS: &str = "id, title, plan, base_url, model, input_price_per_mto
      total_requests, stream_options_rejected, failure, created_at, finished_at";
 
 impl Store {
-    /// Records a new run of `plan` against `connector`, status `running`.
+    /// Records a new run of `plan` against `connector`, status `running`, driven by the server process `owner`.
     pub async fn create_run(
         &self,
         workspace: WorkspaceId,
         id: RunId,
         plan: &RunPlan,
         connector: &Connector,
+        owner: &str,
         now_ms: i64,
     ) -> Result<RunView, StoreError> {
         let plan_json = serde_json::to_string(plan).map_err(|e| StoreError::Corrupt(e.to_string()))?;
         sqlx::query(
             "INSERT INTO runs (id, workspace_id, connector_id, title, plan, base_url, model, input_price_per_mtok, \
-             output_price_per_mtok, status, total_requests, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+             output_price_per_mtok, status, total_requests, created_at, owner, heartbeat_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $12)",
         )
         .bind(id.to_string())
         .bind(workspace.to_string())
@@ -42,6 +43,7 @@ impl Store {
         .bind(RunStatus::Running.as_str())
         .bind(i64::try_from(plan.total_requests()).unwrap_or(i64::MAX))
         .bind(now_ms)
+        .bind(owner)
         .execute(&self.pool)
         .await?;
         self.get_run(workspace, id).await
@@ -106,14 +108,48 @@ impl Store {
         Ok(())
     }
 
-    /// Marks every run still `running` as `interrupted`. Called at start-up, when nothing can be running yet in
-    /// this process; replicas sharing one database will need the run's owning instance recorded first.
-    pub async fn mark_running_runs_interrupted(&self, now_ms: i64) -> Result<u64, StoreError> {
-        Ok(sqlx::query("UPDATE runs SET status = 'interrupted', finished_at = $1 WHERE status = 'running'")
+    /// Renews the heartbeat of every running run that `owner` drives; returns those of them whose cancellation
+    /// was asked for through another server process.
+    pub async fn heartbeat_runs(&self, owner: &str, now_ms: i64) -> Result<Vec<RunId>, StoreError> {
+        sqlx::query("UPDATE runs SET heartbeat_at = $1 WHERE owner = $2 AND status = 'running'")
             .bind(now_ms)
+            .bind(owner)
             .execute(&self.pool)
-            .await?
-            .rows_affected())
+            .await?;
+        let rows = sqlx::query("SELECT id FROM runs WHERE owner = $1 AND status = 'running' AND cancel_requested = 1")
+            .bind(owner)
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter().map(|row| parse_id(&row.try_get::<String, _>("id")?)).collect()
+    }
+
+    /// Asks whichever server process drives a running run of `workspace` to cancel it; `false` when the run is
+    /// not running.
+    pub async fn request_cancel(&self, workspace: WorkspaceId, id: RunId) -> Result<bool, StoreError> {
+        let flagged = sqlx::query(
+            "UPDATE runs SET cancel_requested = 1 WHERE id = $1 AND workspace_id = $2 AND status = 'running'",
+        )
+        .bind(id.to_string())
+        .bind(workspace.to_string())
+        .execute(&self.pool)
+        .await?
+        .rows_affected();
+        Ok(flagged > 0)
+    }
+
+    /// Marks `interrupted` every running run whose owner has not renewed its heartbeat since `silent_since_ms`:
+    /// its process stopped (crash, restart, a replica scaled away). `i64::MAX` takes every running run, for a
+    /// start-up where no other process can be driving one (the embedded SQLite file).
+    pub async fn interrupt_orphaned_runs(&self, silent_since_ms: i64, now_ms: i64) -> Result<u64, StoreError> {
+        Ok(sqlx::query(
+            "UPDATE runs SET status = 'interrupted', finished_at = $1 \
+             WHERE status = 'running' AND (heartbeat_at IS NULL OR heartbeat_at < $2)",
+        )
+        .bind(now_ms)
+        .bind(silent_since_ms)
+        .execute(&self.pool)
+        .await?
+        .rows_affected())
     }
 
     /// One run of `workspace`.
@@ -140,12 +176,23 @@ impl Store {
 
     /// The iterations of a run of `workspace` in send order, with prompt texts from its plan.
     pub async fn run_iterations(&self, workspace: WorkspaceId, id: RunId) -> Result<Vec<IterationRecord>, StoreError> {
+        self.run_iterations_from(workspace, id, 0).await
+    }
+
+    /// The iterations of a run of `workspace` whose send sequence number is `from_seq` or later, in send order.
+    pub async fn run_iterations_from(
+        &self,
+        workspace: WorkspaceId,
+        id: RunId,
+        from_seq: u64,
+    ) -> Result<Vec<IterationRecord>, StoreError> {
         let run = self.get_run(workspace, id).await?;
         let mut rows = sqlx::query(
             "SELECT seq, prompt_index, iteration, warmup, ttft_ms, total_ms, tokens_in, tokens_out, cost_usd, error, \
-             token_source, schedule_lag_ms, retries FROM run_iterations WHERE run_id = $1 ORDER BY seq",
+             token_source, schedule_lag_ms, retries FROM run_iterations WHERE run_id = $1 AND seq >= $2 ORDER BY seq",
         )
         .bind(id.to_string())
+        .bind(i64::try_from(from_seq).unwrap_or(i64::MAX))
         .fetch(&self.pool);
         // Row by row: a 100,000-iteration run would otherwise hold every raw row and every record at once.
         let mut records = Vec::with_capacity(usize::try_from(run.total_requests).unwrap_or(0).min(1 << 20));

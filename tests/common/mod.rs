@@ -119,7 +119,24 @@ pub struct TestApp {
 pub async fn spawn_app(demo_simulator: bool) -> TestApp {
     let dir = tempfile::tempdir().unwrap();
     let url = latency_guard::config::sqlite_url(&dir.path().join("app.db"));
-    let app = Application::build(test_settings(dir.path(), &url, demo_simulator)).await.unwrap();
+    serve(dir, &url, demo_simulator, |_| {}).await
+}
+
+/// Builds and serves an app (no demo simulator) on the database at `database_url`, e.g. one of several
+/// replicas on one PostgreSQL database; `configure` adjusts its settings.
+pub async fn spawn_app_on(database_url: &str, configure: impl FnOnce(&mut Settings)) -> TestApp {
+    serve(tempfile::tempdir().unwrap(), database_url, false, configure).await
+}
+
+async fn serve(
+    dir: tempfile::TempDir,
+    url: &str,
+    demo_simulator: bool,
+    configure: impl FnOnce(&mut Settings),
+) -> TestApp {
+    let mut settings = test_settings(dir.path(), url, demo_simulator);
+    configure(&mut settings);
+    let app = Application::build(settings).await.unwrap();
     let base = format!("http://127.0.0.1:{}", app.port());
     let state = app.state().clone();
     let first_login_link = app.first_login_link().map(str::to_string);
@@ -166,4 +183,30 @@ impl TestApp {
 /// A client that does not follow redirects (tests look at them).
 pub fn client() -> reqwest::Client {
     reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap()
+}
+
+/// Reads `/api/runs/{id}/events` until its `end` or until `count` events came, returning (event name, JSON data)
+/// pairs; panics when neither happens within 30 s.
+pub async fn follow_events(app: &TestApp, cookie: &str, run: &str, count: usize) -> Vec<(String, serde_json::Value)> {
+    use futures::StreamExt;
+    let response =
+        client().get(format!("{}/api/runs/{run}/events", app.base)).header("cookie", cookie).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["content-type"], "text/event-stream");
+    let mut stream = response.bytes_stream();
+    let mut decoder = latency_guard::engine::sse::SseDecoder::new();
+    let (mut events, mut out) = (Vec::new(), Vec::new());
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+    while let Ok(Some(chunk)) = tokio::time::timeout_at(deadline, stream.next()).await {
+        decoder.push(&chunk.unwrap(), &mut events).unwrap();
+        for e in events.drain(..) {
+            let name = e.event.unwrap_or_default();
+            let done = name == "end";
+            out.push((name, serde_json::from_str(&e.data).unwrap()));
+            if done || out.len() == count {
+                return out;
+            }
+        }
+    }
+    panic!("neither `end` nor {count} events within 30 s: {out:?}");
 }
