@@ -13,6 +13,7 @@
 pub mod api;
 pub mod charts;
 pub mod error;
+pub mod export;
 pub mod model;
 pub mod report;
 pub mod stats;
@@ -28,6 +29,8 @@ pub mod clock;
 pub mod config;
 #[cfg(feature = "ssr")]
 pub mod engine;
+#[cfg(feature = "ssr")]
+pub mod export_command;
 #[cfg(feature = "ssr")]
 pub mod runs;
 #[cfg(feature = "ssr")]

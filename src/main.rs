@@ -26,6 +26,8 @@ enum Command {
     LoginLink,
     /// Benchmark an endpoint from the command line (progress on stderr, summary on stdout).
     Bench(latency_guard::bench::BenchArgs),
+    /// Export a report as JSON, CSV or HTML (to stdout, or --out FILE).
+    Export(latency_guard::export_command::ExportArgs),
     /// Serve a simulated OpenAI-compatible endpoint at http://127.0.0.1:PORT/v1.
     Sim(latency_guard::sim::SimArgs),
 }
@@ -60,6 +62,7 @@ async fn main() -> anyhow::Result<()> {
             }
             Ok(())
         }
+        Command::Export(args) => latency_guard::export_command::run(args, cli.config.as_deref()).await,
         Command::Sim(args) => {
             let config = args.config().map_err(anyhow::Error::msg)?;
             let (host, port) = (args.host, args.port);

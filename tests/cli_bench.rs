@@ -2,21 +2,14 @@
 #![cfg(feature = "ssr")]
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a failing test should panic loudly")]
 
+mod common;
+
 use latency_guard::sim::{self, SimConfig};
 use serde_json::Value;
 use std::time::Duration;
-use tokio::process::Command;
 
 async fn bench(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_latency-guard"))
-        .arg("bench")
-        .args(args)
-        .envs(env.iter().copied())
-        .output()
-        .await
-        .unwrap();
-    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    (output.status.code().unwrap_or(-1), text(&output.stdout), text(&output.stderr))
+    common::cli(&[&["bench"], args].concat(), env).await
 }
 
 #[tokio::test]
@@ -62,6 +55,7 @@ async fn prints_a_summary_writes_the_snapshot_and_passes() {
     let keys: Vec<&str> = snapshot.as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(keys, ["agent", "connector", "honesty", "report", "results", "stats"]);
     assert_eq!(snapshot["results"].as_array().unwrap().len(), 7);
+    common::assert_report_schema(&snapshot);
     assert!(!snapshot.to_string().contains("sk-cli"), "the snapshot never carries the key");
 }
 

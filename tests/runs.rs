@@ -76,6 +76,7 @@ async fn a_closed_loop_run_streams_progress_and_ends_in_a_report_with_honest_not
 
     let report = report(&app, &cookie, &run).await;
     let snapshot = &report["snapshot"];
+    common::assert_report_schema(snapshot);
     assert_eq!(snapshot["results"].as_array().unwrap().len(), 11);
     assert_eq!(snapshot["connector"], json!({"baseUrl": sim.base_url(), "model": "sim-model"}));
     assert_eq!(snapshot["agent"]["systemPrompt"], "Be brief.");

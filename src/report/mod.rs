@@ -2,9 +2,11 @@
 //! `stats`, `results`, `honesty`), and the honesty notes that say how each figure was made. Pure: the same code
 //! builds it on the server and could in the browser.
 
+mod format;
 mod honesty;
 mod time;
 
+pub use format::{ms, percentile_triple, total_cost};
 pub use honesty::honesty_notes;
 pub use time::iso8601_utc;
 

@@ -152,6 +152,16 @@ impl Store {
         .rows_affected())
     }
 
+    /// The workspace a run belongs to, for operator commands that name a run by id alone.
+    pub async fn run_workspace(&self, id: RunId) -> Result<WorkspaceId, StoreError> {
+        let row = sqlx::query("SELECT workspace_id FROM runs WHERE id = $1")
+            .bind(id.to_string())
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        parse_id(&row.try_get::<String, _>("workspace_id")?)
+    }
+
     /// One run of `workspace`.
     pub async fn get_run(&self, workspace: WorkspaceId, id: RunId) -> Result<RunView, StoreError> {
         let row = sqlx::query(&format!("SELECT {RUN_COLUMNS} FROM runs WHERE id = $1 AND workspace_id = $2"))

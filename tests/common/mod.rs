@@ -210,3 +210,29 @@ pub async fn follow_events(app: &TestApp, cookie: &str, run: &str, count: usize)
     }
     panic!("neither `end` nor {count} events within 30 s: {out:?}");
 }
+
+/// What the committed report schema (`docs/report-snapshot.schema.json`) says is wrong with `value`.
+pub fn report_schema_errors(value: &serde_json::Value) -> Vec<String> {
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../../docs/report-snapshot.schema.json")).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    validator.iter_errors(value).map(|e| format!("{} at {}", e, e.instance_path())).collect()
+}
+
+/// Fails with every schema error of `value`.
+pub fn assert_report_schema(value: &serde_json::Value) {
+    let errors = report_schema_errors(value);
+    assert!(errors.is_empty(), "not a valid report snapshot: {errors:#?}");
+}
+
+/// Runs the `latency-guard` binary with `args` and extra `env`; returns exit code, stdout and stderr.
+pub async fn cli(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_latency-guard"))
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .await
+        .unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (output.status.code().unwrap_or(-1), text(&output.stdout), text(&output.stderr))
+}

@@ -7,7 +7,7 @@ use leptos_router::hooks::use_params_map;
 use crate::api::runs::{cancel_run, get_run_report, RunReport};
 use crate::charts::{latency_scatter, ScatterPoint};
 use crate::model::{IterationRecord, LivePoint, RunId, RunProgress, RunStatus, TokenSource};
-use crate::stats::Percentiles;
+use crate::report::{ms, percentile_triple, total_cost};
 use crate::ui::components::{ErrorBox, Layout};
 use crate::ui::hooks::use_run_events;
 
@@ -23,14 +23,6 @@ pub fn RunPage() -> impl IntoView {
                 None => view! { <ErrorBox message="No such run.".to_string()/> }.into_any(),
             }}
         </Layout>
-    }
-}
-
-fn ms(v: f64) -> String {
-    if v >= 100.0 {
-        format!("{v:.0} ms")
-    } else {
-        format!("{v:.1} ms")
     }
 }
 
@@ -157,17 +149,18 @@ fn ProgressPanel(
     }
 }
 
-fn triple(p: Option<Percentiles>) -> String {
-    p.map_or_else(|| "not measurable".into(), |p| format!("{} / {} / {}", ms(p.p50), ms(p.p95), ms(p.p99)))
-}
-
 #[component]
 fn StatCards(report: RunReport) -> impl IntoView {
     let s = report.summary;
-    let cost = s.total_cost_usd.map_or_else(|| "no prices set".to_string(), |c| format!("${c:.6}"));
+    let cost = total_cost(s.total_cost_usd);
     let cards = [
-        ("ttft", "TTFT p50 / p95 / p99", triple(report.snapshot.stats.ttft), "send → first non-empty content chunk"),
-        ("total", "Total p50 / p95 / p99", triple(report.snapshot.stats.total), "send → end of response"),
+        (
+            "ttft",
+            "TTFT p50 / p95 / p99",
+            percentile_triple(report.snapshot.stats.ttft),
+            "send → first non-empty content chunk",
+        ),
+        ("total", "Total p50 / p95 / p99", percentile_triple(report.snapshot.stats.total), "send → end of response"),
         (
             "tps",
             "Output tok/s",

@@ -1,0 +1,65 @@
+//! The CSV export: a header line, then one row per measured iteration, lines joined with `\n`. Fields are quoted
+//! per RFC 4180 when they hold a comma, quote or line break; the prompt is always quoted. Empty cell = no value.
+
+use std::fmt::Write;
+
+use crate::report::ReportSnapshot;
+
+/// The columns, in order.
+pub const CSV_COLUMNS: [&str; 11] = [
+    "report_id",
+    "agent",
+    "connector_model",
+    "prompt",
+    "iteration",
+    "ttft_ms",
+    "total_ms",
+    "tokens_in",
+    "tokens_out",
+    "cost_usd",
+    "error",
+];
+
+/// One field: quoted (inner quotes doubled) when `always_quote` or when it holds `,`, `"`, CR or LF.
+pub fn csv_field(value: &str, always_quote: bool) -> String {
+    if always_quote || value.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", value.replace('"', "\"\""))
+    } else {
+        value.to_string()
+    }
+}
+
+fn number<T: std::fmt::Display>(value: Option<T>) -> String {
+    value.map(|v| v.to_string()).unwrap_or_default()
+}
+
+/// The CSV text. Warm-up requests are left out: they are not part of the measurement (the JSON export keeps
+/// them, flagged), and their iteration numbers would repeat the measured ones.
+pub fn to_csv(snapshot: &ReportSnapshot) -> String {
+    let fixed = [
+        csv_field(&snapshot.report.id, false),
+        csv_field(&snapshot.agent.name, false),
+        csv_field(&snapshot.connector.model, false),
+    ];
+    let mut out = String::with_capacity(128 + snapshot.results.len() * 160);
+    out.push_str(&CSV_COLUMNS.join(","));
+    for r in snapshot.results.iter().filter(|r| !r.warmup) {
+        // Numbers print in their shortest exact form (Rust's `Display` for f64), so they read back unchanged.
+        let _ = write!(
+            out,
+            "\n{},{},{},{},{},{},{},{},{},{},{}",
+            fixed[0],
+            fixed[1],
+            fixed[2],
+            csv_field(&r.prompt, true),
+            r.iteration,
+            number(r.ttft_ms),
+            r.total_ms,
+            number(r.tokens_in),
+            number(r.tokens_out),
+            number(r.cost_usd),
+            csv_field(r.error.as_deref().unwrap_or(""), false),
+        );
+    }
+    out
+}

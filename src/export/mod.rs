@@ -1,0 +1,80 @@
+//! Report exports — JSON, CSV and a self-contained HTML page — as pure functions of a report snapshot, so the
+//! browser (WASM, no server round-trip), the `export` command and the tests produce byte-identical files.
+
+mod csv;
+mod html;
+
+pub use self::csv::{csv_field, to_csv, CSV_COLUMNS};
+pub use self::html::{to_html, SPEC_LAB_SLOT_ID};
+
+use crate::report::ReportSnapshot;
+
+/// A file format a report exports to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportFormat {
+    /// The whole snapshot, pretty-printed.
+    Json,
+    /// One row per measured iteration.
+    Csv,
+    /// One printable page.
+    Html,
+}
+
+impl ExportFormat {
+    /// Every format, in the order buttons show them.
+    pub const ALL: [ExportFormat; 3] = [ExportFormat::Json, ExportFormat::Csv, ExportFormat::Html];
+
+    /// `json`, `csv` or `html` (also the file extension).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExportFormat::Json => "json",
+            ExportFormat::Csv => "csv",
+            ExportFormat::Html => "html",
+        }
+    }
+
+    /// The media type of the file.
+    pub fn media_type(self) -> &'static str {
+        match self {
+            ExportFormat::Json => "application/json",
+            ExportFormat::Csv => "text/csv",
+            ExportFormat::Html => "text/html",
+        }
+    }
+
+    /// Parses `json`, `csv` or `html`.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|f| f.as_str() == text)
+    }
+}
+
+/// The file's text.
+pub fn export(snapshot: &ReportSnapshot, format: ExportFormat) -> String {
+    match format {
+        ExportFormat::Json => to_json(snapshot),
+        ExportFormat::Csv => to_csv(snapshot),
+        ExportFormat::Html => to_html(snapshot),
+    }
+}
+
+/// The snapshot exactly as stored, pretty-printed: `report, agent, connector, stats, results, honesty`.
+pub fn to_json(snapshot: &ReportSnapshot) -> String {
+    // Serialising plain data with string keys cannot fail.
+    serde_json::to_string_pretty(snapshot).unwrap_or_default()
+}
+
+/// `latency-report-<title>-<date>.<ext>`, with the title reduced to letters, digits and dashes.
+pub fn file_name(snapshot: &ReportSnapshot, format: ExportFormat) -> String {
+    let mut slug = String::new();
+    for c in snapshot.report.title.chars().flat_map(char::to_lowercase) {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c);
+        } else if !slug.ends_with('-') {
+            slug.push('-');
+        }
+    }
+    let slug: String = slug.trim_matches('-').chars().take(60).collect();
+    let date = snapshot.report.created_at.get(..10).unwrap_or("undated");
+    let name = if slug.is_empty() { "report".to_string() } else { slug };
+    format!("latency-report-{name}-{date}.{}", format.as_str())
+}

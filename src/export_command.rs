@@ -1,0 +1,64 @@
+//! `latency-guard export`: a report as JSON, CSV or HTML from the command line, from the app's database or from
+//! a snapshot file (a JSON export or `bench --out`). The same pure functions as the browser's export buttons.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use crate::export::{export, ExportFormat};
+use crate::model::RunId;
+use crate::report::{snapshot, ReportSnapshot};
+use crate::store::Store;
+
+/// The command's options.
+#[derive(Debug, clap::Args)]
+pub struct ExportArgs {
+    /// The report's run id, read from the app's database (settings as for `serve`).
+    #[arg(required_unless_present = "from", conflicts_with = "from", value_name = "REPORT_ID")]
+    pub report: Option<String>,
+    /// A report snapshot file (a JSON export or `bench --out`) instead of the database.
+    #[arg(long, value_name = "SNAPSHOT.json")]
+    pub from: Option<PathBuf>,
+    /// `json`, `csv` or `html`.
+    #[arg(long, value_parser = parse_format)]
+    pub format: ExportFormat,
+    /// Write to this file instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+fn parse_format(text: &str) -> Result<ExportFormat, String> {
+    ExportFormat::parse(text).ok_or_else(|| format!("{text:?} is not a format: use json, csv or html"))
+}
+
+/// Writes the export.
+pub async fn run(args: ExportArgs, config: Option<&std::path::Path>) -> anyhow::Result<()> {
+    let report = match (&args.from, &args.report) {
+        (Some(path), _) => read_snapshot(path)?,
+        (None, Some(id)) => load_report(id, config).await?,
+        (None, None) => anyhow::bail!("name a REPORT_ID or --from SNAPSHOT.json"),
+    };
+    let text = export(&report, args.format);
+    match &args.out {
+        Some(path) => {
+            std::fs::write(path, text).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?
+        }
+        None => std::io::stdout().lock().write_all(text.as_bytes())?,
+    }
+    Ok(())
+}
+
+fn read_snapshot(path: &std::path::Path) -> anyhow::Result<ReportSnapshot> {
+    let text = std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{} is not a report snapshot: {e}", path.display()))
+}
+
+async fn load_report(id: &str, config: Option<&std::path::Path>) -> anyhow::Result<ReportSnapshot> {
+    let id: RunId = id.parse().map_err(|_| anyhow::anyhow!("{id:?} is not a report id (a UUID)"))?;
+    let settings = crate::config::Settings::load(config)?;
+    let store = Store::connect(&settings.database_url).await?;
+    let workspace = store.run_workspace(id).await.map_err(|e| anyhow::anyhow!("report {id}: {e}"))?;
+    let run = store.get_run(workspace, id).await?;
+    let records = store.run_iterations(workspace, id).await?;
+    store.close().await;
+    Ok(snapshot(&run, records).0)
+}

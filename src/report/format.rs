@@ -1,0 +1,37 @@
+//! How figures are written for people, the same on the page and in exports.
+
+use crate::stats::Percentiles;
+
+/// Milliseconds: one decimal below 100 ms, whole above.
+pub fn ms(v: f64) -> String {
+    if v >= 100.0 {
+        format!("{v:.0} ms")
+    } else {
+        format!("{v:.1} ms")
+    }
+}
+
+/// `p50 / p95 / p99`, or that it could not be measured.
+pub fn percentile_triple(p: Option<Percentiles>) -> String {
+    p.map_or_else(|| "not measurable".into(), |p| format!("{} / {} / {}", ms(p.p50), ms(p.p95), ms(p.p99)))
+}
+
+/// A total cost in USD, or that no prices were set.
+pub fn total_cost(usd: Option<f64>) -> String {
+    usd.map_or_else(|| "no prices set".to_string(), |c| format!("${c:.6}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn milliseconds_keep_a_decimal_only_where_it_matters() {
+        assert_eq!(ms(12.345), "12.3 ms");
+        assert_eq!(ms(1234.4), "1234 ms");
+        assert_eq!(percentile_triple(None), "not measurable");
+        assert_eq!(percentile_triple(Some(Percentiles { p50: 1.0, p95: 2.0, p99: 300.0 })), "1.0 ms / 2.0 ms / 300 ms");
+        assert_eq!(total_cost(None), "no prices set");
+        assert_eq!(total_cost(Some(0.0123)), "$0.012300");
+    }
+}
