@@ -2,8 +2,10 @@
 
 mod connection_test_panel;
 mod connector_form;
+mod export_buttons;
 mod layout;
 
 pub use connection_test_panel::ConnectionTestPanel;
 pub use connector_form::ConnectorForm;
+pub use export_buttons::ExportButtons;
 pub use layout::{ErrorBox, Layout};

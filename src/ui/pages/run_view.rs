@@ -8,7 +8,7 @@ use crate::api::runs::{cancel_run, get_run_report, RunReport};
 use crate::charts::{latency_scatter, ScatterPoint};
 use crate::model::{IterationRecord, LivePoint, RunId, RunProgress, RunStatus, TokenSource};
 use crate::report::{ms, percentile_triple, total_cost};
-use crate::ui::components::{ErrorBox, Layout};
+use crate::ui::components::{ErrorBox, ExportButtons, Layout};
 use crate::ui::hooks::use_run_events;
 
 /// The run page.
@@ -51,6 +51,7 @@ fn RunDetail(id: RunId) -> impl IntoView {
                         let running = report.run.status == RunStatus::Running;
                         view! {
                             <RunHeader report=report.clone()/>
+                            {(!running).then(|| view! { <ExportButtons snapshot=report.snapshot.clone()/> })}
                             <ProgressPanel live fallback=report.clone() cancel running/>
                             <div class="chart-box" inner_html=move || {
                                 let live_points = points.get();
