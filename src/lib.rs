@@ -38,6 +38,8 @@ pub mod secrets;
 #[cfg(feature = "ssr")]
 pub mod server;
 #[cfg(feature = "ssr")]
+pub mod shares;
+#[cfg(feature = "ssr")]
 pub mod sim;
 #[cfg(feature = "ssr")]
 pub mod store;

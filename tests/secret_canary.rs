@@ -136,6 +136,23 @@ async fn no_secret_reaches_pages_replies_hydration_data_logs_or_the_database_fil
     let (_, list) = call("runs/list", json!({})).await;
     seen.push(("runs/list reply".into(), list));
 
+    // A share link: the token is a secret too. Its reply is the one place it may appear; the public read with it
+    // and the share page must not put it anywhere else (the log above all).
+    let (status, shared) = call("reports/share", json!({"id": run})).await;
+    assert_eq!(status, 200, "{shared}");
+    let share_token = serde_json::from_str::<Value>(&shared).unwrap()["token"].as_str().unwrap().to_string();
+    let public = client
+        .get(format!("{base}/api/public/reports/{run}"))
+        .header("x-share-token", &share_token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(public.status(), 200);
+    seen.push(("shared report reply".into(), public.text().await.unwrap()));
+    let share_page = client.get(format!("{base}/share/{run}")).send().await.unwrap();
+    assert_eq!(share_page.status(), 200, "the share page is public");
+    let share_page = share_page.text().await.unwrap();
+
     for page in [
         "/",
         "/connectors",
@@ -161,6 +178,10 @@ async fn no_secret_reaches_pages_replies_hydration_data_logs_or_the_database_fil
         let bytes = std::fs::read(dir.path().join(file)).unwrap_or_default();
         seen.push((file.into(), String::from_utf8_lossy(&bytes).into_owned()));
     }
+    let log = read(&dir.path().join("server.log"));
+    assert!(log.contains(&format!("/api/public/reports/{run}")), "the public read was logged (path only)");
+    assert!(!log.contains(&share_token), "the share token leaked into the server log");
+    assert!(!share_page.contains(&share_token), "the share page never carries the token");
     for (what, text) in &seen {
         assert!(!text.contains(KEY_CANARY), "the API key leaked into {what}");
         assert!(!text.contains(HEADER_CANARY), "the credential header leaked into {what}");

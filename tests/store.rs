@@ -281,7 +281,46 @@ async fn runs_store_iterations_in_order_and_running_runs_become_interrupted(db: 
     assert_eq!(store.list_runs(ws).await.unwrap().len(), 1);
 }
 
+async fn share_links_belong_to_one_report_of_one_workspace(db: &TestDb) {
+    use latency_guard::model::{Agent, LoadMode, RunId, RunPlanInput};
+    let store = &db.store;
+    let ws = workspace(store, "owner-a").await;
+    let other = workspace(store, "owner-b").await;
+    let connector = store.create_connector(ws, &valid(&input("Gateway")), false, sealer(), 1).await.unwrap();
+    let plan = RunPlanInput {
+        connector_id: connector.id,
+        title: None,
+        agent: Agent { name: "bot".into(), system_prompt: None, tools: vec![], token_budget: 8 },
+        prompts: vec!["p".into()],
+        iterations: 1,
+        warmup: 0,
+        mode: LoadMode::Closed { concurrency: 1 },
+        timeout_ms: None,
+        stream: true,
+        temperature: 0.0,
+        retries: 0,
+    }
+    .validate(&connector.model)
+    .unwrap();
+    let run = RunId::new_random();
+    store.create_run(ws, run, &plan, &connector, "replica", 10).await.unwrap();
+
+    assert!(matches!(store.share_report(other, run, "h-other", 20).await, Err(StoreError::NotFound)));
+    assert_eq!(store.share_of(run).await.unwrap(), None, "a refused share leaves nothing behind");
+    store.share_report(ws, run, "h-1", 20).await.unwrap();
+    assert_eq!(store.shared_since(ws, run).await.unwrap(), Some(20));
+    assert_eq!(store.shared_since(other, run).await.unwrap(), None, "another workspace does not see it");
+    store.share_report(ws, run, "h-2", 30).await.unwrap();
+    let share = store.share_of(run).await.unwrap().unwrap();
+    assert_eq!((share.workspace_id, share.token_hash.as_str()), (ws, "h-2"), "a new link replaces the old");
+    assert!(!store.revoke_share(other, run).await.unwrap());
+    assert!(store.revoke_share(ws, run).await.unwrap());
+    assert!(!store.revoke_share(ws, run).await.unwrap());
+    assert_eq!(store.share_of(run).await.unwrap(), None);
+}
+
 both_backends!(
+    share_links_belong_to_one_report_of_one_workspace,
     connector_crud_round_trips,
     update_keeps_stored_secrets_when_omitted_and_clears_on_request,
     a_rejected_update_changes_nothing,

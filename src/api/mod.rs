@@ -7,6 +7,7 @@
 pub mod benchmark;
 pub mod connectors;
 pub mod runs;
+pub mod shares;
 
 #[cfg(feature = "ssr")]
 mod context;

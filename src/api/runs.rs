@@ -23,6 +23,8 @@ pub struct RunReport {
     pub summary: RunSummary,
     /// The report snapshot (`report, agent, connector, stats, results, honesty`).
     pub snapshot: ReportSnapshot,
+    /// Since when a share link opens it (unix ms), if one does.
+    pub shared_since_ms: Option<i64>,
 }
 
 /// `POST /api/runs/start`, `{"input": RunPlanInput}`: validates the plan and starts the run.
@@ -62,7 +64,8 @@ pub async fn get_run_report(id: RunId) -> Result<RunReport, AppError> {
             let run = state.store.get_run(session.workspace_id, id).await.map_err(store_error)?;
             let records = state.store.run_iterations(session.workspace_id, id).await.map_err(store_error)?;
             let (snapshot, summary) = crate::report::snapshot(&run, records);
-            Ok(RunReport { run, summary, snapshot })
+            let shared_since_ms = state.store.shared_since(session.workspace_id, id).await.map_err(store_error)?;
+            Ok(RunReport { run, summary, snapshot, shared_since_ms })
         }
         .await,
     )

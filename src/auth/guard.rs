@@ -23,6 +23,7 @@ pub struct Session {
 /// Paths anyone may request: the login page and its link handler, static assets, public hooks.
 fn is_public(path: &str) -> bool {
     path == "/login"
+        || path.starts_with("/share/")
         || path == "/favicon.ico"
         || path == "/healthz"
         || ["/auth/", "/pkg/", "/assets/", "/api/public/"].iter().any(|p| path.starts_with(p))

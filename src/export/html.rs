@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use crate::charts::{latency_scatter, ScatterPoint};
-use crate::report::{ms, percentile_triple, total_cost, ReportSnapshot};
+use crate::report::{ms, stat_cards, ReportSnapshot};
 use crate::stats::summarize;
 
 /// The `id` of the section the Spec Lab fills with its bottleneck panel (inline SVG).
@@ -56,7 +56,7 @@ pub fn to_html(snapshot: &ReportSnapshot) -> String {
          <style>{STYLE}</style></head><body>"
     );
     header(&mut page, snapshot);
-    stat_cards(&mut page, snapshot);
+    cards(&mut page, snapshot);
     page.push_str("<h2>How these numbers were made</h2><ul class=\"honesty\">");
     for note in &snapshot.honesty {
         let _ = write!(page, "<li>{}</li>", escape(note));
@@ -101,27 +101,16 @@ fn header(page: &mut String, s: &ReportSnapshot) {
     );
 }
 
-fn stat_cards(page: &mut String, s: &ReportSnapshot) {
-    let summary = summarize(&s.results);
-    let cards = [
-        ("TTFT p50 / p95 / p99", percentile_triple(s.stats.ttft), "send → first non-empty content chunk"),
-        ("Total p50 / p95 / p99", percentile_triple(s.stats.total), "send → end of response"),
-        ("Output tok/s", s.stats.tok_per_sec.map_or("—".into(), |t| format!("{t:.1}")), "Σ tokens out / Σ total time"),
-        ("Error rate", format!("{:.1}%", summary.error_rate * 100.0), "failed / measured"),
-        ("Total cost", total_cost(summary.total_cost_usd), "tokens × connector prices"),
-        (
-            "Sample size",
-            format!("{} ({} ok)", summary.measured, summary.succeeded),
-            "measured iterations, warm-ups excluded",
-        ),
-    ];
+fn cards(page: &mut String, s: &ReportSnapshot) {
     page.push_str("<h2>Summary</h2><div class=\"cards\">");
-    for (label, value, how) in cards {
+    for card in stat_cards(&s.stats, &summarize(&s.results)) {
         let _ = write!(
             page,
-            "<div class=\"card\"><div class=\"label\">{label}</div><div class=\"value\">{}</div>\
-             <div class=\"how\">{how}</div></div>",
-            escape(&value)
+            "<div class=\"card\"><div class=\"label\">{}</div><div class=\"value\">{}</div>\
+             <div class=\"how\">{}</div></div>",
+            card.label,
+            escape(&card.value),
+            card.how
         );
     }
     page.push_str("</div>");

@@ -39,3 +39,6 @@ impl ValidationError {
         Self { field: field.into(), reason: reason.into() }
     }
 }
+
+/// The header a share page presents its token in (`GET /api/public/reports/{id}`).
+pub const SHARE_TOKEN_HEADER: &str = "x-share-token";

@@ -2,10 +2,12 @@
 //! `stats`, `results`, `honesty`), and the honesty notes that say how each figure was made. Pure: the same code
 //! builds it on the server and could in the browser.
 
+mod cards;
 mod format;
 mod honesty;
 mod time;
 
+pub use cards::{stat_cards, StatCard};
 pub use format::{ms, percentile_triple, total_cost};
 pub use honesty::honesty_notes;
 pub use time::iso8601_utc;
@@ -79,6 +81,16 @@ pub struct ReportSnapshot {
     pub results: Vec<IterationRecord>,
     /// How the figures were made and what could not be measured.
     pub honesty: Vec<String>,
+}
+
+/// What a share link shows: the snapshot and the summary figures beside it, nothing of the workspace.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SharedReport {
+    /// The report snapshot.
+    pub snapshot: ReportSnapshot,
+    /// Error rate, cost, sample size beside the snapshot's `stats`.
+    pub summary: RunSummary,
 }
 
 /// Builds the snapshot of `run` from its iterations.

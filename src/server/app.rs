@@ -196,6 +196,7 @@ pub fn router(state: AppState) -> Router {
         .route("/healthz", get(|| async { "ok" }))
         .merge(login_routes())
         .route("/api/runs/{id}/events", get(crate::runs::live_events))
+        .route("/api/public/reports/{id}", get(crate::shares::shared_report))
         .leptos_routes_with_context(
             &state,
             routes,

@@ -5,10 +5,12 @@
 mod connectors;
 mod runs;
 mod sessions;
+mod shares;
 mod workspaces;
 
 pub use connectors::{ConnectorCredentials, StoredConnector};
 pub use sessions::SessionRecord;
+pub use shares::ShareRecord;
 pub use workspaces::{Workspace, LOCAL_OWNER};
 
 use sqlx::any::AnyPoolOptions;

@@ -12,6 +12,7 @@ use leptos_router::path;
 
 use pages::{
     ConnectorsPage, EditConnectorPage, LoginPage, NewConnectorPage, NewRunPage, NotFoundPage, RunPage, RunsPage,
+    SharePage,
 };
 
 /// The document around the app, rendered on the server only.
@@ -50,6 +51,7 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/runs") view=RunsPage/>
                 <Route path=path!("/runs/new") view=NewRunPage/>
                 <Route path=path!("/runs/:id") view=RunPage/>
+                <Route path=path!("/share/:id") view=SharePage/>
             </Routes>
         </Router>
     }

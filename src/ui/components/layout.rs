@@ -1,4 +1,5 @@
-//! The frame of every signed-in page: sidebar navigation, the page title, and the logout button.
+//! The frame of every page: sidebar navigation, the page title, and the logout button (signed-in pages), or the
+//! bare frame (public pages).
 
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -21,6 +22,23 @@ pub fn Layout(title: &'static str, children: Children) -> impl IntoView {
                     <button type="submit" class="link">"Log out"</button>
                 </form>
             </nav>
+            <main class="content">
+                <h1>{title}</h1>
+                {children()}
+            </main>
+        </div>
+    }
+}
+
+/// A page anyone may open (a share link): the same frame without navigation, which needs a session.
+#[component]
+pub fn PublicLayout(title: &'static str, children: Children) -> impl IntoView {
+    let hydrated = RwSignal::new(false);
+    Effect::new(move |_| hydrated.set(true));
+    view! {
+        <Title text=format!("{title} · latency-guard")/>
+        <div class="frame public" data-hydrated=move || hydrated.get().to_string()>
+            <nav class="sidebar"><div class="brand">"latency-guard"</div></nav>
             <main class="content">
                 <h1>{title}</h1>
                 {children()}

@@ -4,8 +4,12 @@ mod connection_test_panel;
 mod connector_form;
 mod export_buttons;
 mod layout;
+mod report_view;
+mod share_controls;
 
 pub use connection_test_panel::ConnectionTestPanel;
 pub use connector_form::ConnectorForm;
 pub use export_buttons::ExportButtons;
-pub use layout::{ErrorBox, Layout};
+pub use layout::{ErrorBox, Layout, PublicLayout};
+pub use report_view::{scatter_point, HonestyNotes, ResultsTable, StatCards};
+pub use share_controls::ShareControls;

@@ -7,6 +7,7 @@ mod not_found;
 mod run_new;
 mod run_view;
 mod runs;
+mod share;
 
 pub use connector_edit::{EditConnectorPage, NewConnectorPage};
 pub use connectors::ConnectorsPage;
@@ -15,3 +16,4 @@ pub use not_found::NotFoundPage;
 pub use run_new::NewRunPage;
 pub use run_view::RunPage;
 pub use runs::RunsPage;
+pub use share::SharePage;

@@ -6,9 +6,10 @@ use leptos_router::hooks::use_params_map;
 
 use crate::api::runs::{cancel_run, get_run_report, RunReport};
 use crate::charts::{latency_scatter, ScatterPoint};
-use crate::model::{IterationRecord, LivePoint, RunId, RunProgress, RunStatus, TokenSource};
-use crate::report::{ms, percentile_triple, total_cost};
-use crate::ui::components::{ErrorBox, ExportButtons, Layout};
+use crate::model::{LivePoint, RunId, RunProgress, RunStatus};
+use crate::ui::components::{
+    scatter_point, ErrorBox, ExportButtons, HonestyNotes, Layout, ResultsTable, ShareControls, StatCards,
+};
 use crate::ui::hooks::use_run_events;
 
 /// The run page.
@@ -51,13 +52,16 @@ fn RunDetail(id: RunId) -> impl IntoView {
                         let running = report.run.status == RunStatus::Running;
                         view! {
                             <RunHeader report=report.clone()/>
-                            {(!running).then(|| view! { <ExportButtons snapshot=report.snapshot.clone()/> })}
+                            {(!running).then(|| view! {
+                                <ExportButtons snapshot=report.snapshot.clone()/>
+                                <ShareControls id shared_since_ms=report.shared_since_ms/>
+                            })}
                             <ProgressPanel live fallback=report.clone() cancel running/>
                             <div class="chart-box" inner_html=move || {
                                 let live_points = points.get();
                                 if live_points.is_empty() { latency_scatter(&stored) } else { latency_scatter(&live_points.iter().map(live_point).collect::<Vec<_>>()) }
                             }></div>
-                            <StatCards report=report.clone()/>
+                            <StatCards stats=report.snapshot.stats.clone() summary=report.summary.clone()/>
                             <HonestyNotes notes=report.snapshot.honesty.clone()/>
                             <ResultsTable results=report.snapshot.results/>
                         }
@@ -67,10 +71,6 @@ fn RunDetail(id: RunId) -> impl IntoView {
             })}
         </Suspense>
     }
-}
-
-fn scatter_point(r: &IterationRecord) -> ScatterPoint {
-    ScatterPoint { seq: r.seq, ttft_ms: r.ttft_ms, total_ms: r.total_ms, error: r.error.is_some() }
 }
 
 fn live_point(p: &LivePoint) -> ScatterPoint {
@@ -146,86 +146,6 @@ fn ProgressPanel(
             <Show when=move || running && progress.get().status == RunStatus::Running>
                 <button type="button" id="cancel-run" class="danger" on:click=move |_| { cancel.dispatch(()); }>"Cancel run"</button>
             </Show>
-        </section>
-    }
-}
-
-#[component]
-fn StatCards(report: RunReport) -> impl IntoView {
-    let s = report.summary;
-    let cost = total_cost(s.total_cost_usd);
-    let cards = [
-        (
-            "ttft",
-            "TTFT p50 / p95 / p99",
-            percentile_triple(report.snapshot.stats.ttft),
-            "send → first non-empty content chunk",
-        ),
-        ("total", "Total p50 / p95 / p99", percentile_triple(report.snapshot.stats.total), "send → end of response"),
-        (
-            "tps",
-            "Output tok/s",
-            report.snapshot.stats.tok_per_sec.map_or("—".into(), |t| format!("{t:.1}")),
-            "Σ tokens out / Σ total time",
-        ),
-        ("errors", "Error rate", format!("{:.1}%", s.error_rate * 100.0), "failed / measured"),
-        ("cost", "Total cost", cost, "tokens × connector prices"),
-        ("n", "Sample size", format!("{} ({} ok)", s.measured, s.succeeded), "measured iterations, warm-ups excluded"),
-    ];
-    view! {
-        <section class="stat-cards" id="stats">
-            {cards.into_iter().map(|(id, label, value, how)| view! {
-                <div class="stat-card" id=format!("stat-{id}")>
-                    <div class="stat-label">{label}</div>
-                    <div class="stat-value">{value}</div>
-                    <div class="stat-how">{how}</div>
-                </div>
-            }).collect_view()}
-        </section>
-    }
-}
-
-#[component]
-fn HonestyNotes(notes: Vec<String>) -> impl IntoView {
-    view! {
-        <section class="honesty" id="honesty">
-            <h3>"How these numbers were made"</h3>
-            <ul>{notes.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}</ul>
-        </section>
-    }
-}
-
-/// Rows shown on the page; the export (and the report API) carries every one.
-const TABLE_ROWS: usize = 500;
-
-#[component]
-fn ResultsTable(results: Vec<IterationRecord>) -> impl IntoView {
-    let total = results.len();
-    let cell = |v: Option<f64>| v.map_or_else(|| "—".to_string(), ms);
-    view! {
-        <section>
-            <h3>"Iterations"</h3>
-            {(total > TABLE_ROWS).then(|| view! { <p class="muted">{format!("Showing the first {TABLE_ROWS} of {total}.")}</p> })}
-            <table class="table" id="results">
-                <thead><tr><th>"#"</th><th>"Prompt"</th><th>"Iter."</th><th>"TTFT"</th><th>"Total"</th><th>"Tokens in / out"</th><th>"Cost (USD)"</th><th>"Error"</th></tr></thead>
-                <tbody>
-                    {results.into_iter().take(TABLE_ROWS).map(|r| {
-                        let estimated = if r.token_source == TokenSource::Estimated { " (est.)" } else { "" };
-                        view! {
-                            <tr class:warmup=r.warmup class:failed=r.error.is_some()>
-                                <td>{r.seq}{r.warmup.then_some(" warm-up")}</td>
-                                <td class="prompt">{r.prompt.chars().take(60).collect::<String>()}</td>
-                                <td>{r.iteration}</td>
-                                <td>{cell(r.ttft_ms)}</td>
-                                <td>{ms(r.total_ms)}</td>
-                                <td>{format!("{} / {}{estimated}", r.tokens_in.map_or("—".into(), |t| t.to_string()), r.tokens_out.map_or("—".into(), |t| t.to_string()))}</td>
-                                <td>{r.cost_usd.map_or("—".into(), |c| format!("{c:.6}"))}</td>
-                                <td class="error-cell">{r.error.clone().unwrap_or_default()}</td>
-                            </tr>
-                        }
-                    }).collect_view()}
-                </tbody>
-            </table>
         </section>
     }
 }
