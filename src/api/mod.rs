@@ -5,6 +5,7 @@
 //! `POST /api/connectors/get` with `{"id": "<uuid>"}`. They need a session cookie; without one they answer 401.
 
 pub mod benchmark;
+pub mod compare;
 pub mod connectors;
 pub mod runs;
 pub mod shares;

@@ -1,7 +1,9 @@
 //! Charts as SVG text: pure functions from data to markup, so the live page, reports and exports draw the same
 //! picture. Large inputs are thinned for drawing only (statistics always use every point).
 
+mod cdf;
 mod scale;
 mod scatter;
 
+pub use cdf::{cdf_overlay, ecdf_points, CdfSeries};
 pub use scatter::{latency_scatter, ScatterPoint};

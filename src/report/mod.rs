@@ -3,11 +3,15 @@
 //! builds it on the server and could in the browser.
 
 mod cards;
+mod compare;
 mod format;
 mod honesty;
 mod time;
 
 pub use cards::{stat_cards, StatCard};
+#[cfg(feature = "ssr")]
+pub use compare::compare;
+pub use compare::{comparability_warnings, delta, ComparedRun, Comparison, LatencyTests};
 pub use format::{ms, percentile_triple, total_cost};
 pub use honesty::honesty_notes;
 pub use time::iso8601_utc;

@@ -1,6 +1,9 @@
 //! Statistics: pure, total functions over samples. No I/O, no clock; compiled into the browser build too, so
-//! figures shown in pages, exports and the CLI come from one implementation.
+//! figures shown in pages, exports and the CLI come from one implementation. The significance tests of run
+//! comparisons (`compare`) are the exception: server-side, so the browser bundle carries no statistics library.
 
+#[cfg(feature = "ssr")]
+pub mod compare;
 mod percentile;
 mod summary;
 

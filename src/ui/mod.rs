@@ -11,8 +11,8 @@ use leptos_router::components::{Route, Router, Routes};
 use leptos_router::path;
 
 use pages::{
-    ConnectorsPage, EditConnectorPage, LoginPage, NewConnectorPage, NewRunPage, NotFoundPage, RunPage, RunsPage,
-    SharePage,
+    ComparePage, ConnectorsPage, EditConnectorPage, LoginPage, NewConnectorPage, NewRunPage, NotFoundPage, RunPage,
+    RunsPage, SharePage,
 };
 
 /// The document around the app, rendered on the server only.
@@ -52,6 +52,7 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/runs/new") view=NewRunPage/>
                 <Route path=path!("/runs/:id") view=RunPage/>
                 <Route path=path!("/share/:id") view=SharePage/>
+                <Route path=path!("/compare") view=ComparePage/>
             </Routes>
         </Router>
     }

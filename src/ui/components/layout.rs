@@ -18,6 +18,7 @@ pub fn Layout(title: &'static str, children: Children) -> impl IntoView {
                 <div class="brand">"latency-guard"</div>
                 <A href="/connectors">"Connectors"</A>
                 <A href="/runs">"Runs"</A>
+                <A href="/compare">"Compare"</A>
                 <form method="post" action="/auth/logout" class="logout">
                     <button type="submit" class="link">"Log out"</button>
                 </form>

@@ -1,5 +1,6 @@
 //! One file per route.
 
+mod compare;
 mod connector_edit;
 mod connectors;
 mod login;
@@ -9,6 +10,7 @@ mod run_view;
 mod runs;
 mod share;
 
+pub use compare::ComparePage;
 pub use connector_edit::{EditConnectorPage, NewConnectorPage};
 pub use connectors::ConnectorsPage;
 pub use login::LoginPage;

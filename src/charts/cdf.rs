@@ -1,0 +1,140 @@
+//! Overlaid empirical CDFs of two or more samples (x = ms, y = share of requests at or below x), for comparing
+//! runs. Each series arrives already thinned to at most a few hundred quantile points.
+
+use std::fmt::Write;
+
+use super::scale::{tick_label, Scale};
+
+/// One sample's distribution.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CdfSeries {
+    /// Legend text.
+    pub label: String,
+    /// CSS class of its line (`baseline`, `candidate`).
+    pub class: &'static str,
+    /// (value, share ≤ value) in increasing order.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// At most `max_points` points of the empirical CDF of sorted `values`: evenly spaced ranks, always the first
+/// and the last, so the curve keeps its shape and its tails.
+pub fn ecdf_points(sorted: &[f64], max_points: usize) -> Vec<(f64, f64)> {
+    let n = sorted.len();
+    if n == 0 {
+        return vec![];
+    }
+    let m = max_points.clamp(2, n.max(2));
+    let mut points: Vec<(f64, f64)> = (0..m)
+        .map(|k| ((k * (n - 1)) as f64 / (m - 1) as f64).round() as usize)
+        .map(|i| (sorted[i], (i + 1) as f64 / n as f64))
+        .collect();
+    points.dedup();
+    points
+}
+
+const W: f64 = 720.0;
+const H: f64 = 280.0;
+const LEFT: f64 = 48.0;
+const RIGHT: f64 = 12.0;
+const TOP: f64 = 14.0;
+const BOTTOM: f64 = 40.0;
+
+/// The chart as a standalone `<svg>` element; `unit` labels the x axis.
+pub fn cdf_overlay(series: &[CdfSeries], unit: &str) -> String {
+    let mut svg = String::with_capacity(1_024 + series.iter().map(|s| s.points.len() * 16).sum::<usize>());
+    let _ = write!(
+        svg,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" class="chart cdf" role="img" aria-label="Cumulative distribution of {unit} per run">"#
+    );
+    let values = || series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
+    let Some(max) = values().reduce(f64::max) else {
+        let _ = write!(
+            svg,
+            r#"<text x="{}" y="{}" text-anchor="middle" class="empty">No data</text></svg>"#,
+            W / 2.0,
+            H / 2.0
+        );
+        return svg;
+    };
+    let min = values().fold(max, f64::min);
+    let x = Scale::new(min.min(0.0), max * 1.02, LEFT, W - RIGHT);
+    let y = Scale::new(0.0, 1.0, H - BOTTOM, TOP);
+    for tick in [0.0, 0.25, 0.5, 0.75, 1.0] {
+        let py = y.at(tick);
+        let _ = write!(
+            svg,
+            r#"<line x1="{LEFT}" x2="{}" y1="{py:.1}" y2="{py:.1}" class="grid"/><text x="{}" y="{:.1}" text-anchor="end" class="tick">{}%</text>"#,
+            W - RIGHT,
+            LEFT - 6.0,
+            py + 4.0,
+            tick * 100.0
+        );
+    }
+    for tick in x.ticks(8) {
+        let _ = write!(
+            svg,
+            r#"<text x="{:.1}" y="{}" text-anchor="middle" class="tick">{}</text>"#,
+            x.at(tick),
+            H - BOTTOM + 16.0,
+            tick_label(tick)
+        );
+    }
+    let _ = write!(
+        svg,
+        r#"<text x="{}" y="{}" text-anchor="middle" class="axis">{unit} (share of requests at or below)</text>"#,
+        (LEFT + W - RIGHT) / 2.0,
+        H - 4.0
+    );
+    for (i, s) in series.iter().enumerate() {
+        let path: Vec<String> =
+            s.points.iter().map(|(v, share)| format!("{:.1},{:.1}", x.at(*v), y.at(*share))).collect();
+        let ly = TOP + 6.0 + i as f64 * 16.0;
+        let _ = write!(
+            svg,
+            r#"<polyline points="{}" class="cdf-line {}"><title>{}</title></polyline><g class="legend"><line x1="{lx}" x2="{}" y1="{ly}" y2="{ly}" class="cdf-line {}"/><text x="{}" y="{}">{}</text></g>"#,
+            path.join(" "),
+            s.class,
+            escape(&s.label),
+            LEFT + 30.0,
+            s.class,
+            LEFT + 36.0,
+            ly + 4.0,
+            escape(&s.label),
+            lx = LEFT + 12.0,
+        );
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ecdf_points_keep_both_ends_and_thin_the_middle() {
+        let values: Vec<f64> = (1..=1000).map(f64::from).collect();
+        let points = ecdf_points(&values, 101);
+        assert_eq!(points.len(), 101);
+        assert_eq!(points[0], (1.0, 0.001));
+        assert_eq!(*points.last().unwrap(), (1000.0, 1.0));
+        assert_eq!(ecdf_points(&[7.0], 400), vec![(7.0, 1.0)], "one value is one point");
+        assert!(ecdf_points(&[], 400).is_empty());
+    }
+
+    #[test]
+    fn series_are_drawn_with_legends_and_escaped_labels() {
+        let series = [
+            CdfSeries { label: "before <a>".into(), class: "baseline", points: vec![(10.0, 0.5), (20.0, 1.0)] },
+            CdfSeries { label: "after".into(), class: "candidate", points: vec![(12.0, 1.0)] },
+        ];
+        let svg = cdf_overlay(&series, "total ms");
+        assert_eq!(svg.matches("<polyline").count(), 2);
+        assert!(svg.contains("before &lt;a&gt;"));
+        assert!(cdf_overlay(&[], "ms").contains("No data"));
+    }
+}

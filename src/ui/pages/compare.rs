@@ -1,0 +1,168 @@
+//! `/compare?baseline=ID&candidate=ID`: two runs side by side — figures with deltas, overlaid CDFs of total time
+//! and TTFT, Welch's and Mann-Whitney's p-values with the sample sizes, and warnings when the runs were not
+//! measured the same way.
+
+use leptos::prelude::*;
+use leptos_router::hooks::{use_navigate, use_query_map};
+
+use crate::api::compare::compare_runs;
+use crate::api::runs::list_runs;
+use crate::charts::{cdf_overlay, CdfSeries};
+use crate::model::{RunId, RunStatus};
+use crate::report::{delta, ms, Comparison, LatencyTests};
+use crate::ui::components::{ErrorBox, Layout};
+
+/// The comparison page.
+#[component]
+pub fn ComparePage() -> impl IntoView {
+    let query = use_query_map();
+    let picked = move |key: &str| query.with(|q| q.get(key).and_then(|v| v.parse::<RunId>().ok()));
+    let runs = Resource::new(|| (), |_| list_runs());
+    let comparison = Resource::new(
+        move || (picked("baseline"), picked("candidate")),
+        |pair| async move {
+            match pair {
+                (Some(baseline), Some(candidate)) => Some(compare_runs(baseline, candidate).await),
+                _ => None,
+            }
+        },
+    );
+    let navigate = use_navigate();
+    let choose = Callback::new(move |(key, value): (&'static str, String)| {
+        let other = if key == "baseline" { "candidate" } else { "baseline" };
+        let other_value = query.with_untracked(|q| q.get(other)).unwrap_or_default();
+        navigate(&format!("/compare?{key}={value}&{other}={other_value}"), Default::default());
+    });
+    view! {
+        <Layout title="Compare runs">
+            <Suspense fallback=|| view! { <p>"Loading runs…"</p> }>
+                {move || Suspend::new(async move {
+                    let finished: Vec<_> = runs.await.unwrap_or_default().into_iter().filter(|r| r.status != RunStatus::Running).collect();
+                    let options = move |key: &'static str| {
+                        let selected = picked(key).map(|id| id.to_string()).unwrap_or_default();
+                        view! {
+                            <select id=key on:change=move |ev| choose.run((key, event_target_value(&ev)))>
+                                <option value="" selected=selected.is_empty()>"Choose a run…"</option>
+                                {finished.iter().map(|r| {
+                                    let id = r.id.to_string();
+                                    view! { <option value=id.clone() selected=id == selected>{format!("{} · {} · {}", r.title, r.model, crate::report::iso8601_utc(r.created_at_ms))}</option> }
+                                }).collect_view()}
+                            </select>
+                        }
+                    };
+                    view! {
+                        <div class="prices compare-pick">
+                            <label>"Baseline (before)" {options("baseline")}</label>
+                            <label>"Candidate (after)" {options("candidate")}</label>
+                        </div>
+                    }
+                })}
+            </Suspense>
+            <Suspense fallback=|| view! { <p>"Comparing…"</p> }>
+                {move || Suspend::new(async move {
+                    match comparison.await {
+                        None => view! { <p class="muted">"Pick a baseline and a candidate run."</p> }.into_any(),
+                        Some(Err(e)) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
+                        Some(Ok(c)) => view! { <ComparisonView c/> }.into_any(),
+                    }
+                })}
+            </Suspense>
+        </Layout>
+    }
+}
+
+fn signed(v: f64, unit: &str) -> String {
+    format!("{}{v:.1}{unit}", if v > 0.0 { "+" } else { "" })
+}
+
+/// One row: the figure on each side, the difference and its percentage of the baseline.
+fn row(label: &str, a: Option<f64>, b: Option<f64>, unit: &str) -> impl IntoView {
+    let show = |v: Option<f64>| {
+        v.map_or_else(|| "—".to_string(), |v| if unit == " ms" { ms(v) } else { format!("{v:.2}{unit}") })
+    };
+    let (change, pct) = match (a, b) {
+        (Some(a), Some(b)) => {
+            let (d, p) = delta(a, b);
+            (signed(d, unit), p.map_or_else(|| "—".to_string(), |p| signed(p, "%")))
+        }
+        _ => ("—".to_string(), "—".to_string()),
+    };
+    view! { <tr><th>{label.to_string()}</th><td>{show(a)}</td><td>{show(b)}</td><td class="delta">{change}</td><td class="delta">{pct}</td></tr> }
+}
+
+fn p_value(p: Option<f64>) -> String {
+    match p {
+        None => "not computable".into(),
+        Some(p) if p < 1e-4 => format!("{p:.2e}"),
+        Some(p) => format!("{p:.4}"),
+    }
+}
+
+fn tests_row(label: &str, t: LatencyTests) -> impl IntoView {
+    view! {
+        <tr>
+            <th>{label.to_string()}</th>
+            <td>{format!("{} / {}", t.n_baseline, t.n_candidate)}</td>
+            <td class="p-welch">{p_value(t.welch_p)}</td>
+            <td class="p-mw">{p_value(t.mann_whitney_p)}</td>
+        </tr>
+    }
+}
+
+#[component]
+fn ComparisonView(c: Comparison) -> impl IntoView {
+    let (a, b) = (&c.baseline, &c.candidate);
+    let pick = |s: &crate::report::ReportStats, f: fn(&crate::stats::Percentiles) -> f64, ttft: bool| {
+        if ttft {
+            s.ttft.as_ref().map(f)
+        } else {
+            s.total.as_ref().map(f)
+        }
+    };
+    let cdf = |points: &[Vec<(f64, f64)>; 2], unit: &str| {
+        cdf_overlay(
+            &[
+                CdfSeries { label: format!("baseline: {}", a.title), class: "baseline", points: points[0].clone() },
+                CdfSeries { label: format!("candidate: {}", b.title), class: "candidate", points: points[1].clone() },
+            ],
+            unit,
+        )
+    };
+    view! {
+        {(!c.warnings.is_empty()).then(|| view! {
+            <section class="honesty warnings" id="compare-warnings">
+                <h3>"These runs were not measured the same way"</h3>
+                <ul>{c.warnings.iter().map(|w| view! { <li>{w.clone()}</li> }).collect_view()}</ul>
+            </section>
+        })}
+        <table class="table compare" id="compare-figures">
+            <thead><tr><th></th><th>{format!("Baseline: {}", a.title)}</th><th>{format!("Candidate: {}", b.title)}</th><th>"Change"</th><th>"Change %"</th></tr></thead>
+            <tbody>
+                {row("TTFT p50", pick(&a.stats, |p| p.p50, true), pick(&b.stats, |p| p.p50, true), " ms")}
+                {row("TTFT p95", pick(&a.stats, |p| p.p95, true), pick(&b.stats, |p| p.p95, true), " ms")}
+                {row("TTFT p99", pick(&a.stats, |p| p.p99, true), pick(&b.stats, |p| p.p99, true), " ms")}
+                {row("Total p50", pick(&a.stats, |p| p.p50, false), pick(&b.stats, |p| p.p50, false), " ms")}
+                {row("Total p95", pick(&a.stats, |p| p.p95, false), pick(&b.stats, |p| p.p95, false), " ms")}
+                {row("Total p99", pick(&a.stats, |p| p.p99, false), pick(&b.stats, |p| p.p99, false), " ms")}
+                {row("Output tok/s", a.stats.tok_per_sec, b.stats.tok_per_sec, "")}
+                {row("Error rate", Some(a.summary.error_rate * 100.0), Some(b.summary.error_rate * 100.0), " pp")}
+                {row("Total cost (USD)", a.summary.total_cost_usd, b.summary.total_cost_usd, "")}
+                {row("Sample size", Some(a.summary.measured as f64), Some(b.summary.measured as f64), "")}
+            </tbody>
+        </table>
+        <h3>"Is the difference more than noise?"</h3>
+        <table class="table" id="compare-tests">
+            <thead><tr><th>"Latency"</th><th>"n (baseline / candidate)"</th><th>"Welch's t-test p"</th><th>"Mann-Whitney U p"</th></tr></thead>
+            <tbody>{tests_row("Total time", c.total)}{tests_row("TTFT", c.ttft)}</tbody>
+        </table>
+        <p class="muted">"Two-sided tests over successful, measured iterations (warm-ups and failures left out). Welch's \
+            t-test compares means without assuming equal variances (t distribution with Welch–Satterthwaite degrees of \
+            freedom); Mann-Whitney U compares whole distributions by rank (normal approximation with continuity and \
+            tie corrections). A small p (say below 0.05) says the difference is unlikely to be noise alone; it does not \
+            say the difference matters."</p>
+        <h3>"Total time, cumulative"</h3>
+        <div class="chart-box" id="cdf-total" inner_html=cdf(&c.total_cdf, "total ms")></div>
+        <h3>"TTFT, cumulative"</h3>
+        <div class="chart-box" id="cdf-ttft" inner_html=cdf(&c.ttft_cdf, "TTFT ms")></div>
+    }
+}
