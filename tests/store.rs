@@ -317,6 +317,19 @@ async fn share_links_belong_to_one_report_of_one_workspace(db: &TestDb) {
     assert!(store.revoke_share(ws, run).await.unwrap());
     assert!(!store.revoke_share(ws, run).await.unwrap());
     assert_eq!(store.share_of(run).await.unwrap(), None);
+
+    // Rename and delete: only within the workspace, never a running run, and the share goes with the report.
+    assert!(matches!(store.rename_run(other, run, "x").await, Err(StoreError::NotFound)));
+    store.rename_run(ws, run, "Renamed").await.unwrap();
+    assert_eq!(store.get_run(ws, run).await.unwrap().title, "Renamed");
+    assert!(!store.delete_run(ws, run).await.unwrap(), "a running run is not deleted");
+    store.finish_run(run, latency_guard::model::RunStatus::Completed, None, false, 40).await.unwrap();
+    store.share_report(ws, run, "h-3", 50).await.unwrap();
+    assert!(matches!(store.delete_run(other, run).await, Err(StoreError::NotFound)));
+    assert!(store.delete_run(ws, run).await.unwrap());
+    assert!(matches!(store.get_run(ws, run).await, Err(StoreError::NotFound)));
+    assert_eq!(store.share_of(run).await.unwrap(), None, "its share link is gone too");
+    assert!(store.run_iterations_from(ws, run, 0).await.is_err());
 }
 
 both_backends!(

@@ -36,7 +36,11 @@ test("a run of 10 iterations at concurrency 2 against the demo connector ends in
   await expect(page.locator("#stat-n .stat-value")).toHaveText("10 (10 ok)");
   await expect(page.locator("#honesty")).toContainText("linear interpolation");
   await expect(page.locator("#results tbody tr")).toHaveCount(10);
-  await expect(page.locator(".chart-box svg circle.ttft")).toHaveCount(11); // 10 points + the legend
+  await expect(page.locator(".chart-box svg.scatter circle.ttft")).toHaveCount(11); // 10 points + the legend
+  // The distribution: histogram bars hold all 10 requests of each series, and a CDF line per series.
+  const barCounts = await page.locator("#histogram svg rect.bar.total title").allTextContents();
+  expect(barCounts.reduce((sum, t) => sum + Number(t.match(/: (\d+) request/)![1]), 0)).toBe(10);
+  await expect(page.locator("#cdf svg polyline")).toHaveCount(2);
   await page.screenshot({ path: "test-results/run-report.png", fullPage: true });
 
   await page.click("a[href='/runs']");
@@ -89,4 +93,67 @@ test("the run form's further settings are validated, sent, and shown with the re
   await expect(page.locator("#results tbody tr")).toHaveCount(6);
   await expect(page.locator("#results tbody tr.warmup")).toHaveCount(2);
   await expect(page.locator("#stat-n .stat-value")).toHaveText("4 (4 ok)");
+});
+
+test("the report list searches, renames and deletes; the table sorts, filters and pages", async ({ page }) => {
+  await page.goto(loginLink());
+  const connectors = await (await page.request.post("/api/connectors/list", { data: {} })).json();
+  const demo = connectors.find((c: any) => c.name === "Demo (simulated)");
+  const start = async (title: string, iterations: number) => {
+    const response = await page.request.post("/api/runs/start", {
+      data: { input: { connectorId: demo.id, title, agent: { name: "list-bot", tokenBudget: 4 }, prompts: ["hi"],
+                       iterations, mode: { kind: "closed", concurrency: 8 } } },
+    });
+    return (await response.json()).id as string;
+  };
+  const keep = await start("Nightly list check", 150);
+  const drop = await start("Scratch list check", 2);
+  await expect
+    .poll(async () => (await (await page.request.post("/api/runs/report", { data: { id: keep } })).json()).run.status, {
+      timeout: 30_000,
+    })
+    .toBe("completed");
+
+  await page.goto("/runs");
+  await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+  await page.fill("#run-search", "scratch LIST");
+  await expect(page.locator("tr.run-row")).toHaveCount(1);
+  await expect(page.locator("tr.run-row")).toContainText("Scratch list check");
+
+  // Rename, then delete after confirming; keeping it is one click away.
+  const row = page.locator("tr.run-row").first();
+  await row.locator(".rename-run").click();
+  await row.locator(".rename-input").fill("Scratch list check, renamed");
+  await row.locator(".rename-save").click();
+  await expect(row.locator("a")).toHaveText("Scratch list check, renamed");
+  await row.locator(".delete-run").click();
+  await expect(row.locator(".confirm")).toContainText("for good?");
+  await row.getByRole("button", { name: "Keep" }).click();
+  await expect(row.locator(".delete-run")).toBeVisible();
+  await row.locator(".delete-run").click();
+  await row.locator(".confirm-delete").click();
+  await expect(page.locator("tr.run-row")).toHaveCount(0);
+  expect((await page.request.post("/api/runs/report", { data: { id: drop } })).status()).toBe(404);
+  await page.fill("#run-search", "");
+  await expect(page.locator("tr.run-row", { hasText: "Nightly list check" })).toHaveCount(1);
+
+  // The 150-iteration report's table: pages of 100, sortable, filterable to failures.
+  await page.goto(`/runs/${keep}`);
+  await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+  await expect(page.locator("#table-count")).toHaveText("150 iteration(s) · page 1 of 2");
+  await expect(page.locator("#results tbody tr")).toHaveCount(100);
+  await page.click("#page-next");
+  await expect(page.locator("#results tbody tr")).toHaveCount(50);
+  await page.click("button[data-sort='Total']");
+  await expect(page.locator("#table-count")).toHaveText("150 iteration(s) · page 1 of 2");
+  const totals = async () =>
+    (await page.locator("#results tbody tr td:nth-child(5)").allTextContents()).map((t) => parseFloat(t));
+  const ascending = await totals();
+  expect(ascending).toEqual([...ascending].sort((a, b) => a - b));
+  await page.click("button[data-sort='Total']");
+  const descending = await totals();
+  expect(descending).toEqual([...descending].sort((a, b) => b - a));
+  await page.check("#errors-only");
+  await expect(page.locator("#table-count")).toHaveText("0 iteration(s) · page 1 of 1");
+  await expect(page.locator("#results tbody tr")).toHaveCount(0);
 });

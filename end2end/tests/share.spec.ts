@@ -45,7 +45,8 @@ test("a share link opens the report for someone without a session, until it is r
   await expect(reader.locator("#run-title")).toHaveText("Shared with the team");
   await expect(reader.locator("#stat-n .stat-value")).toHaveText("3 (3 ok)");
   await expect(reader.locator("#honesty")).toContainText("linear interpolation");
-  await expect(reader.locator(".chart-box svg")).toBeVisible();
+  await expect(reader.locator(".chart-box svg.scatter")).toBeVisible();
+  await expect(reader.locator("#histogram svg rect.bar").first()).toBeVisible();
   await expect(reader.locator("#export-csv")).toBeVisible();
   await expect(reader.locator("#share-create")).toHaveCount(0); // read-only: no owner controls
   await expect(reader.locator(".sidebar a")).toHaveCount(0); // and no way into the workspace

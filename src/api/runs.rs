@@ -84,3 +84,42 @@ pub async fn cancel_run(id: RunId) -> Result<bool, AppError> {
         .await,
     )
 }
+
+/// `POST /api/runs/rename`, `{"id", "title"}`: renames a report (1 to 200 characters).
+#[server(prefix = "/api", endpoint = "runs/rename", input = Json)]
+pub async fn rename_run(id: RunId, title: String) -> Result<(), AppError> {
+    reply(
+        async move {
+            let (state, session) = state_and_session()?;
+            let title = title.trim();
+            if title.is_empty() || title.chars().count() > 200 {
+                return Err(AppError::Invalid(crate::model::ValidationError::new(
+                    "title",
+                    "a title has 1 to 200 characters",
+                )));
+            }
+            state.store.rename_run(session.workspace_id, id, title).await.map_err(store_error)
+        }
+        .await,
+    )
+}
+
+/// `POST /api/runs/delete`, `{"id"}`: deletes a finished run, its iterations and its share link. A running run
+/// is refused (cancel it first).
+#[server(prefix = "/api", endpoint = "runs/delete", input = Json)]
+pub async fn delete_run(id: RunId) -> Result<(), AppError> {
+    reply(
+        async move {
+            let (state, session) = state_and_session()?;
+            if state.store.delete_run(session.workspace_id, id).await.map_err(store_error)? {
+                Ok(())
+            } else {
+                Err(AppError::Invalid(crate::model::ValidationError::new(
+                    "id",
+                    "the run is still running: cancel it first",
+                )))
+            }
+        }
+        .await,
+    )
+}

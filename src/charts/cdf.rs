@@ -3,7 +3,8 @@
 
 use std::fmt::Write;
 
-use super::scale::{tick_label, Scale};
+use super::frame::Frame;
+use super::scale::tick_label;
 
 /// One sample's distribution.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,75 +33,39 @@ pub fn ecdf_points(sorted: &[f64], max_points: usize) -> Vec<(f64, f64)> {
     points
 }
 
-const W: f64 = 720.0;
-const H: f64 = 280.0;
-const LEFT: f64 = 48.0;
-const RIGHT: f64 = 12.0;
-const TOP: f64 = 14.0;
-const BOTTOM: f64 = 40.0;
+const FRAME: Frame = Frame::new(280.0);
 
 /// The chart as a standalone `<svg>` element; `unit` labels the x axis.
 pub fn cdf_overlay(series: &[CdfSeries], unit: &str) -> String {
     let mut svg = String::with_capacity(1_024 + series.iter().map(|s| s.points.len() * 16).sum::<usize>());
-    let _ = write!(
-        svg,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" class="chart cdf" role="img" aria-label="Cumulative distribution of {unit} per run">"#
-    );
+    svg.push_str(&FRAME.open("cdf", &format!("Cumulative distribution of {unit} per run")));
     let values = || series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
     let Some(max) = values().reduce(f64::max) else {
-        let _ = write!(
-            svg,
-            r#"<text x="{}" y="{}" text-anchor="middle" class="empty">No data</text></svg>"#,
-            W / 2.0,
-            H / 2.0
-        );
+        FRAME.empty(&mut svg, "No data");
         return svg;
     };
     let min = values().fold(max, f64::min);
-    let x = Scale::new(min.min(0.0), max * 1.02, LEFT, W - RIGHT);
-    let y = Scale::new(0.0, 1.0, H - BOTTOM, TOP);
-    for tick in [0.0, 0.25, 0.5, 0.75, 1.0] {
-        let py = y.at(tick);
-        let _ = write!(
-            svg,
-            r#"<line x1="{LEFT}" x2="{}" y1="{py:.1}" y2="{py:.1}" class="grid"/><text x="{}" y="{:.1}" text-anchor="end" class="tick">{}%</text>"#,
-            W - RIGHT,
-            LEFT - 6.0,
-            py + 4.0,
-            tick * 100.0
-        );
-    }
-    for tick in x.ticks(8) {
-        let _ = write!(
-            svg,
-            r#"<text x="{:.1}" y="{}" text-anchor="middle" class="tick">{}</text>"#,
-            x.at(tick),
-            H - BOTTOM + 16.0,
-            tick_label(tick)
-        );
-    }
-    let _ = write!(
-        svg,
-        r#"<text x="{}" y="{}" text-anchor="middle" class="axis">{unit} (share of requests at or below)</text>"#,
-        (LEFT + W - RIGHT) / 2.0,
-        H - 4.0
-    );
+    let x = FRAME.x_scale(min.min(0.0), max * 1.02);
+    let y = FRAME.y_scale(0.0, 1.0);
+    FRAME.y_grid(&mut svg, &y, [0.0, 0.25, 0.5, 0.75, 1.0], |share| format!("{}%", share * 100.0));
+    FRAME.x_ticks(&mut svg, &x, x.ticks(8), tick_label);
+    FRAME.x_title(&mut svg, &format!("{unit} (share of requests at or below)"));
     for (i, s) in series.iter().enumerate() {
         let path: Vec<String> =
             s.points.iter().map(|(v, share)| format!("{:.1},{:.1}", x.at(*v), y.at(*share))).collect();
-        let ly = TOP + 6.0 + i as f64 * 16.0;
+        let (left, ly) = (FRAME.left, FRAME.top + 6.0 + i as f64 * 16.0);
         let _ = write!(
             svg,
             r#"<polyline points="{}" class="cdf-line {}"><title>{}</title></polyline><g class="legend"><line x1="{lx}" x2="{}" y1="{ly}" y2="{ly}" class="cdf-line {}"/><text x="{}" y="{}">{}</text></g>"#,
             path.join(" "),
             s.class,
             escape(&s.label),
-            LEFT + 30.0,
+            left + 30.0,
             s.class,
-            LEFT + 36.0,
+            left + 36.0,
             ly + 4.0,
             escape(&s.label),
-            lx = LEFT + 12.0,
+            lx = left + 12.0,
         );
     }
     svg.push_str("</svg>");

@@ -2,8 +2,11 @@
 //! picture. Large inputs are thinned for drawing only (statistics always use every point).
 
 mod cdf;
+mod frame;
+mod histogram;
 mod scale;
 mod scatter;
 
 pub use cdf::{cdf_overlay, ecdf_points, CdfSeries};
+pub use histogram::latency_histogram;
 pub use scatter::{latency_scatter, ScatterPoint};

@@ -3,7 +3,8 @@
 
 use std::fmt::Write;
 
-use super::scale::{tick_label, Scale};
+use super::frame::Frame;
+use super::scale::tick_label;
 
 /// One iteration to plot.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -21,27 +22,14 @@ pub struct ScatterPoint {
 /// Points drawn at most; beyond this an even subset is drawn (every point still counts in the statistics).
 const MAX_DRAWN: usize = 4_000;
 
-const W: f64 = 720.0;
-const H: f64 = 280.0;
-const LEFT: f64 = 56.0;
-const RIGHT: f64 = 12.0;
-const TOP: f64 = 14.0;
-const BOTTOM: f64 = 40.0;
+const FRAME: Frame = Frame::new(280.0);
 
 /// The scatter as a standalone `<svg>` element.
 pub fn latency_scatter(points: &[ScatterPoint]) -> String {
     let mut svg = String::with_capacity(256 + points.len().min(MAX_DRAWN) * 64);
-    let _ = write!(
-        svg,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" class="chart scatter" role="img" aria-label="Latency per iteration: TTFT and total time in ms by send order">"#
-    );
+    svg.push_str(&FRAME.open("scatter", "Latency per iteration: TTFT and total time in ms by send order"));
     if points.is_empty() {
-        let _ = write!(
-            svg,
-            r#"<text x="{}" y="{}" text-anchor="middle" class="empty">No iterations yet</text></svg>"#,
-            W / 2.0,
-            H / 2.0
-        );
+        FRAME.empty(&mut svg, "No iterations yet");
         return svg;
     }
     let stride = points.len().div_ceil(MAX_DRAWN);
@@ -49,37 +37,12 @@ pub fn latency_scatter(points: &[ScatterPoint]) -> String {
     let max_seq = points.iter().map(|p| p.seq).max().unwrap_or(0) as f64;
     // Headroom above the highest point keeps the legend clear of the data.
     let max_ms = points.iter().map(|p| p.total_ms).fold(0.0, f64::max) * 1.15;
-    let x = Scale::new(0.0, max_seq.max(1.0), LEFT, W - RIGHT);
-    let y = Scale::new(0.0, max_ms.max(1.0), H - BOTTOM, TOP);
-
-    for tick in y.ticks(5) {
-        let py = y.at(tick);
-        let _ = write!(
-            svg,
-            r#"<line x1="{LEFT}" x2="{}" y1="{py:.1}" y2="{py:.1}" class="grid"/><text x="{}" y="{:.1}" text-anchor="end" class="tick">{}</text>"#,
-            W - RIGHT,
-            LEFT - 6.0,
-            py + 4.0,
-            tick_label(tick)
-        );
-    }
-    for tick in x.ticks(8).into_iter().filter(|t| t.fract() == 0.0) {
-        let px = x.at(tick);
-        let _ = write!(
-            svg,
-            r#"<text x="{px:.1}" y="{}" text-anchor="middle" class="tick">{}</text>"#,
-            H - BOTTOM + 16.0,
-            tick_label(tick)
-        );
-    }
-    let _ = write!(
-        svg,
-        r#"<text x="{}" y="{}" text-anchor="middle" class="axis">iteration (send order)</text><text x="14" y="{}" text-anchor="middle" class="axis" transform="rotate(-90 14 {})">ms</text>"#,
-        (LEFT + W - RIGHT) / 2.0,
-        H - 4.0,
-        (TOP + H - BOTTOM) / 2.0,
-        (TOP + H - BOTTOM) / 2.0
-    );
+    let x = FRAME.x_scale(0.0, max_seq.max(1.0));
+    let y = FRAME.y_scale(0.0, max_ms.max(1.0));
+    FRAME.y_grid(&mut svg, &y, y.ticks(5), tick_label);
+    FRAME.x_ticks(&mut svg, &x, x.ticks(8).into_iter().filter(|t| t.fract() == 0.0), tick_label);
+    FRAME.x_title(&mut svg, "iteration (send order)");
+    FRAME.y_title(&mut svg, "ms");
     for p in &drawn {
         let px = x.at(p.seq as f64);
         let py = y.at(p.total_ms);
@@ -108,26 +71,26 @@ pub fn latency_scatter(points: &[ScatterPoint]) -> String {
             );
         }
     }
-    let lx = W - RIGHT - 190.0;
+    let (lx, top) = (FRAME.width - FRAME.right - 190.0, FRAME.top);
     let _ = write!(
         svg,
-        r#"<g class="legend"><circle cx="{lx}" cy="{TOP}" r="3" class="ttft"/><text x="{}" y="{}">TTFT</text><circle cx="{}" cy="{TOP}" r="3" class="total"/><text x="{}" y="{}">total</text><path d="M{} {}l6 6m0 -6l-6 6" class="error"/><text x="{}" y="{}">failed</text></g>"#,
+        r#"<g class="legend"><circle cx="{lx}" cy="{top}" r="3" class="ttft"/><text x="{}" y="{}">TTFT</text><circle cx="{}" cy="{top}" r="3" class="total"/><text x="{}" y="{}">total</text><path d="M{} {}l6 6m0 -6l-6 6" class="error"/><text x="{}" y="{}">failed</text></g>"#,
         lx + 8.0,
-        TOP + 4.0,
+        top + 4.0,
         lx + 60.0,
         lx + 68.0,
-        TOP + 4.0,
+        top + 4.0,
         lx + 118.0,
-        TOP - 3.0,
+        top - 3.0,
         lx + 130.0,
-        TOP + 4.0,
+        top + 4.0,
     );
     if stride > 1 {
         let _ = write!(
             svg,
             r#"<text x="{}" y="{}" text-anchor="end" class="note">showing every {stride}th of {} points</text>"#,
-            W - RIGHT,
-            H - 4.0,
+            FRAME.width - FRAME.right,
+            FRAME.height - 4.0,
             points.len()
         );
     }

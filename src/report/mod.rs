@@ -6,6 +6,7 @@ mod cards;
 mod compare;
 mod format;
 mod honesty;
+mod table;
 mod time;
 
 pub use cards::{stat_cards, StatCard};
@@ -14,6 +15,7 @@ pub use compare::compare;
 pub use compare::{comparability_warnings, delta, ComparedRun, Comparison, LatencyTests};
 pub use format::{ms, percentile_triple, total_cost};
 pub use honesty::honesty_notes;
+pub use table::{table_page, SortKey, TablePage, TableQuery};
 pub use time::iso8601_utc;
 
 use serde::{Deserialize, Serialize};

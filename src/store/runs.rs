@@ -152,6 +152,45 @@ impl Store {
         .rows_affected())
     }
 
+    /// Renames a run of `workspace` (its report's title).
+    pub async fn rename_run(&self, workspace: WorkspaceId, id: RunId, title: &str) -> Result<(), StoreError> {
+        let renamed = sqlx::query("UPDATE runs SET title = $1 WHERE id = $2 AND workspace_id = $3")
+            .bind(title)
+            .bind(id.to_string())
+            .bind(workspace.to_string())
+            .execute(&self.pool)
+            .await?
+            .rows_affected();
+        if renamed == 0 {
+            return Err(StoreError::NotFound);
+        }
+        Ok(())
+    }
+
+    /// Deletes a finished run of `workspace` with its iterations and share link; `Ok(false)` when it is still
+    /// running (cancel it first), `NotFound` when it is not in `workspace`.
+    pub async fn delete_run(&self, workspace: WorkspaceId, id: RunId) -> Result<bool, StoreError> {
+        let run = self.get_run(workspace, id).await?;
+        if run.status == RunStatus::Running {
+            return Ok(false);
+        }
+        let mut tx = self.pool.begin().await?;
+        // Children first: SQLite enforces the foreign keys' cascades only when asked to, PostgreSQL always.
+        for table in ["run_iterations", "report_shares"] {
+            sqlx::query(&format!("DELETE FROM {table} WHERE run_id = $1"))
+                .bind(id.to_string())
+                .execute(&mut *tx)
+                .await?;
+        }
+        sqlx::query("DELETE FROM runs WHERE id = $1 AND workspace_id = $2 AND status <> 'running'")
+            .bind(id.to_string())
+            .bind(workspace.to_string())
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
     /// The workspace a run belongs to, for operator commands that name a run by id alone.
     pub async fn run_workspace(&self, id: RunId) -> Result<WorkspaceId, StoreError> {
         let row = sqlx::query("SELECT workspace_id FROM runs WHERE id = $1")

@@ -5,11 +5,13 @@ mod connector_form;
 mod export_buttons;
 mod layout;
 mod report_view;
+mod results_table;
 mod share_controls;
 
 pub use connection_test_panel::ConnectionTestPanel;
 pub use connector_form::ConnectorForm;
 pub use export_buttons::ExportButtons;
 pub use layout::{ErrorBox, Layout, PublicLayout};
-pub use report_view::{scatter_point, HonestyNotes, ResultsTable, StatCards};
+pub use report_view::{scatter_point, DistributionCharts, HonestyNotes, StatCards};
+pub use results_table::ResultsTable;
 pub use share_controls::ShareControls;

@@ -1,16 +1,44 @@
 //! The parts of a report every view shows — the owner's run page and a share link alike: stat cards, honesty
-//! notes, the per-iteration table, and scatter points from stored iterations.
+//! notes, distribution charts, and scatter points from stored iterations (the table is `results_table`).
 
 use leptos::prelude::*;
 
-use crate::charts::ScatterPoint;
-use crate::model::{IterationRecord, TokenSource};
-use crate::report::{ms, stat_cards, ReportStats};
+use crate::charts::{cdf_overlay, ecdf_points, latency_histogram, CdfSeries, ScatterPoint};
+use crate::model::IterationRecord;
+use crate::report::{stat_cards, ReportStats};
 use crate::stats::RunSummary;
 
 /// A stored iteration as a scatter point.
 pub fn scatter_point(r: &IterationRecord) -> ScatterPoint {
     ScatterPoint { seq: r.seq, ttft_ms: r.ttft_ms, total_ms: r.total_ms, error: r.error.is_some() }
+}
+
+/// Successful, measured values of one latency, sorted.
+fn successful(results: &[IterationRecord], pick: fn(&IterationRecord) -> Option<f64>) -> Vec<f64> {
+    let mut values: Vec<f64> = results.iter().filter(|r| !r.warmup && r.error.is_none()).filter_map(pick).collect();
+    values.sort_by(f64::total_cmp);
+    values
+}
+
+/// The distribution of a finished report: a histogram and the cumulative distribution of total time and TTFT
+/// (successful measured iterations; the CDF is drawn through at most 400 quantiles of each).
+#[component]
+pub fn DistributionCharts(results: Vec<IterationRecord>) -> impl IntoView {
+    let total = successful(&results, |r| Some(r.total_ms));
+    let ttft = successful(&results, |r| r.ttft_ms);
+    let cdf = cdf_overlay(
+        &[
+            CdfSeries { label: "total time".into(), class: "total", points: ecdf_points(&total, 400) },
+            CdfSeries { label: "TTFT".into(), class: "ttft", points: ecdf_points(&ttft, 400) },
+        ],
+        "ms",
+    );
+    view! {
+        <div class="chart-pair">
+            <figure id="histogram"><figcaption>"How latencies spread"</figcaption><div class="chart-box" inner_html=latency_histogram(&total, &ttft)></div></figure>
+            <figure id="cdf"><figcaption>"Share of requests at or below each latency"</figcaption><div class="chart-box" inner_html=cdf></div></figure>
+        </div>
+    }
 }
 
 /// The headline figures, each saying how it was computed.
@@ -36,42 +64,6 @@ pub fn HonestyNotes(notes: Vec<String>) -> impl IntoView {
         <section class="honesty" id="honesty">
             <h3>"How these numbers were made"</h3>
             <ul>{notes.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}</ul>
-        </section>
-    }
-}
-
-/// Rows shown on the page; the export (and the report API) carries every one.
-const TABLE_ROWS: usize = 500;
-
-/// The per-iteration table.
-#[component]
-pub fn ResultsTable(results: Vec<IterationRecord>) -> impl IntoView {
-    let total = results.len();
-    let cell = |v: Option<f64>| v.map_or_else(|| "—".to_string(), ms);
-    view! {
-        <section>
-            <h3>"Iterations"</h3>
-            {(total > TABLE_ROWS).then(|| view! { <p class="muted">{format!("Showing the first {TABLE_ROWS} of {total}.")}</p> })}
-            <table class="table" id="results">
-                <thead><tr><th>"#"</th><th>"Prompt"</th><th>"Iter."</th><th>"TTFT"</th><th>"Total"</th><th>"Tokens in / out"</th><th>"Cost (USD)"</th><th>"Error"</th></tr></thead>
-                <tbody>
-                    {results.into_iter().take(TABLE_ROWS).map(|r| {
-                        let estimated = if r.token_source == TokenSource::Estimated { " (est.)" } else { "" };
-                        view! {
-                            <tr class:warmup=r.warmup class:failed=r.error.is_some()>
-                                <td>{r.seq}{r.warmup.then_some(" warm-up")}</td>
-                                <td class="prompt">{r.prompt.chars().take(60).collect::<String>()}</td>
-                                <td>{r.iteration}</td>
-                                <td>{cell(r.ttft_ms)}</td>
-                                <td>{ms(r.total_ms)}</td>
-                                <td>{format!("{} / {}{estimated}", r.tokens_in.map_or("—".into(), |t| t.to_string()), r.tokens_out.map_or("—".into(), |t| t.to_string()))}</td>
-                                <td>{r.cost_usd.map_or("—".into(), |c| format!("{c:.6}"))}</td>
-                                <td class="error-cell">{r.error.clone().unwrap_or_default()}</td>
-                            </tr>
-                        }
-                    }).collect_view()}
-                </tbody>
-            </table>
         </section>
     }
 }

@@ -8,7 +8,8 @@ use crate::api::runs::{cancel_run, get_run_report, RunReport};
 use crate::charts::{latency_scatter, ScatterPoint};
 use crate::model::{LivePoint, RunId, RunProgress, RunStatus};
 use crate::ui::components::{
-    scatter_point, ErrorBox, ExportButtons, HonestyNotes, Layout, ResultsTable, ShareControls, StatCards,
+    scatter_point, DistributionCharts, ErrorBox, ExportButtons, HonestyNotes, Layout, ResultsTable, ShareControls,
+    StatCards,
 };
 use crate::ui::hooks::use_run_events;
 
@@ -63,6 +64,7 @@ fn RunDetail(id: RunId) -> impl IntoView {
                             }></div>
                             <StatCards stats=report.snapshot.stats.clone() summary=report.summary.clone()/>
                             <HonestyNotes notes=report.snapshot.honesty.clone()/>
+                            {(!running).then(|| view! { <DistributionCharts results=report.snapshot.results.clone()/> })}
                             <ResultsTable results=report.snapshot.results/>
                         }
                         .into_any()

@@ -8,7 +8,7 @@ use leptos_router::hooks::use_params_map;
 use crate::charts::latency_scatter;
 use crate::report::SharedReport;
 use crate::ui::components::{
-    scatter_point, ErrorBox, ExportButtons, HonestyNotes, PublicLayout, ResultsTable, StatCards,
+    scatter_point, DistributionCharts, ErrorBox, ExportButtons, HonestyNotes, PublicLayout, ResultsTable, StatCards,
 };
 
 /// The share page.
@@ -51,6 +51,7 @@ fn SharedReportView(shared: SharedReport) -> impl IntoView {
         <div class="chart-box" inner_html=latency_scatter(&points)></div>
         <StatCards stats=snapshot.stats.clone() summary/>
         <HonestyNotes notes=snapshot.honesty.clone()/>
+        <DistributionCharts results=snapshot.results.clone()/>
         <ResultsTable results=snapshot.results/>
     }
 }
