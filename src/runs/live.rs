@@ -61,7 +61,10 @@ pub async fn live_events(
     let seen: HashSet<u64> = records.iter().map(|r| r.seq).collect();
     let source = match (run.status, subscription) {
         (RunStatus::Running, Some(receiver)) => Source::Here(receiver),
-        (RunStatus::Running, None) => Source::Elsewhere(Box::new(StoredFollow { state, workspace, run, errors })),
+        (RunStatus::Running, None) => {
+            let lowest_unseen = (0u64..).find(|seq| !seen.contains(seq)).unwrap_or(0);
+            Source::Elsewhere(Box::new(StoredFollow { state, workspace, run, errors, lowest_unseen }))
+        }
         _ => Source::Over,
     };
     Sse::new(updates(first, seen, source))
@@ -85,6 +88,9 @@ struct StoredFollow {
     workspace: WorkspaceId,
     run: RunView,
     errors: u64,
+    /// Iterations are stored as they finish, slightly out of send order: reads start at the lowest number not
+    /// yet sent.
+    lowest_unseen: u64,
 }
 
 /// How often a run driven elsewhere is read again.
@@ -97,15 +103,16 @@ impl StoredFollow {
         let (store, workspace, id) = (&self.state.store, self.workspace, self.run.id);
         let run =
             store.get_run(workspace, id).await.map_err(|e| tracing::error!(error = %e, "following a run")).ok()?;
-        // Iterations are stored as they finish, slightly out of send order: read from the lowest unseen number.
-        let lowest_unseen = (0u64..).find(|seq| !seen.contains(seq)).unwrap_or(0);
         let records = store
-            .run_iterations_from(workspace, id, lowest_unseen)
+            .run_iterations_from(workspace, id, self.lowest_unseen)
             .await
             .map_err(|e| tracing::error!(error = %e, "following a run"))
             .ok()?;
         let fresh: Vec<_> = records.iter().filter(|r| seen.insert(r.seq)).collect();
         self.errors += fresh.iter().filter(|r| r.error.is_some()).count() as u64;
+        while seen.contains(&self.lowest_unseen) {
+            self.lowest_unseen += 1;
+        }
         let end_ms = run.finished_at_ms.unwrap_or_else(|| self.state.clock.now_ms());
         let elapsed = u64::try_from(end_ms - run.created_at_ms).unwrap_or(0);
         let progress = RunProgress::new(run.status, run.total_requests, seen.len() as u64, self.errors, elapsed);

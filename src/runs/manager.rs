@@ -56,16 +56,16 @@ pub struct RunManager {
 /// Heartbeats a run's owner may miss before the run counts as orphaned.
 const MISSED_HEARTBEATS: u32 = 6;
 
+/// The time (unix ms) before which a running run's last heartbeat makes it an orphan, at `now_ms`.
+pub fn orphaned_before(now_ms: i64, heartbeat: Duration) -> i64 {
+    now_ms.saturating_sub(i64::try_from((heartbeat * MISSED_HEARTBEATS).as_millis()).unwrap_or(i64::MAX))
+}
+
 impl RunManager {
     /// A manager over the shared store, secrets, client and clock, with a new random instance name.
     pub fn new(store: Store, sealer: SecretBox, http: HttpClient, clock: Arc<dyn Clock>) -> Self {
         let instance = uuid::Uuid::new_v4().to_string().into();
         Self { store, sealer, http, clock, live: Arc::default(), instance }
-    }
-
-    /// The name of this process in the runs it drives.
-    pub fn instance(&self) -> &str {
-        &self.instance
     }
 
     fn live_runs(&self) -> std::sync::MutexGuard<'_, HashMap<RunId, LiveRun>> {
@@ -132,8 +132,7 @@ impl RunManager {
             }
             Err(e) => tracing::error!(error = %e, "renewing the heartbeat of running runs failed"),
         }
-        let silent_for = i64::try_from((heartbeat * MISSED_HEARTBEATS).as_millis()).unwrap_or(i64::MAX);
-        match self.store.interrupt_orphaned_runs(now.saturating_sub(silent_for), now).await {
+        match self.store.interrupt_orphaned_runs(orphaned_before(now, heartbeat), now).await {
             Ok(0) => {}
             Ok(n) => tracing::warn!(interrupted = n, "runs whose server process went silent were marked interrupted"),
             Err(e) => tracing::error!(error = %e, "looking for orphaned runs failed"),

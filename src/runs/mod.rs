@@ -10,5 +10,5 @@ mod once;
 pub use driver::{drive, Finished};
 pub use execute::{execute, seed_from, BatchSink, Execution, Outcome};
 pub use live::live_events;
-pub use manager::{RunManager, StartError};
+pub use manager::{orphaned_before, RunManager, StartError};
 pub use once::{run_once, OnceError, OnceInput};

@@ -151,9 +151,7 @@ async fn seed(state: &AppState, simulator: Option<&SimHandle>) -> Result<Option<
     // previous life. On PostgreSQL other replicas may be driving runs: only the silent owners' runs are orphans.
     let silent_since = match state.store.backend() {
         Backend::Sqlite => i64::MAX,
-        Backend::Postgres => {
-            now.saturating_sub(i64::try_from((state.settings.run_heartbeat * 6).as_millis()).unwrap_or(i64::MAX))
-        }
+        Backend::Postgres => crate::runs::orphaned_before(now, state.settings.run_heartbeat),
     };
     let interrupted = state.store.interrupt_orphaned_runs(silent_since, now).await?;
     if interrupted > 0 {
