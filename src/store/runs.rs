@@ -175,7 +175,7 @@ impl Store {
             return Ok(false);
         }
         let mut tx = self.pool.begin().await?;
-        // Children first: SQLite enforces the foreign keys' cascades only when asked to, PostgreSQL always.
+        // Children first and explicitly, so the delete does not depend on each backend's foreign-key settings.
         for table in ["run_iterations", "report_shares"] {
             sqlx::query(&format!("DELETE FROM {table} WHERE run_id = $1"))
                 .bind(id.to_string())
