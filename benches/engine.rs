@@ -12,53 +12,19 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a broken benchmark should stop loudly")]
 
+mod support;
+
 use latency_guard::engine::{measure, Call, ChatMessage, ChatRequest, HttpClient, RequestTarget, StreamOptions};
 use latency_guard::model::{BaseUrl, Job, LoadMode, Measurement};
 use latency_guard::runs::{drive, Finished};
 use latency_guard::stats::percentile;
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use support::{simulator, Simulator};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
-
-struct Simulator {
-    child: Child,
-    base_url: String,
-}
-
-impl Drop for Simulator {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn pinned(core: &str, program: &str) -> Command {
-    if Command::new("taskset").arg("--version").output().is_ok() {
-        let mut c = Command::new("taskset");
-        c.args(["-c", core, program]);
-        c
-    } else {
-        Command::new(program)
-    }
-}
-
-fn simulator(args: &[&str]) -> Simulator {
-    let mut child = pinned("1", env!("CARGO_BIN_EXE_latency-guard"))
-        .args(["sim", "--port", "0"])
-        .args(args)
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let base_url = line.trim().rsplit(' ').next().unwrap().to_string();
-    Simulator { child, base_url }
-}
 
 /// User + system CPU seconds of a process so far (`self` or a pid).
 fn cpu_seconds_of(pid: &str) -> f64 {
@@ -165,7 +131,7 @@ async fn main() {
     // `cargo bench --bench engine -- 64 256` runs only those concurrency levels.
     let only: Vec<u32> = std::env::args().filter_map(|a| a.parse().ok()).collect();
     let chosen = |c: &u32| only.is_empty() || only.contains(c);
-    let sim = simulator(&["--ttft-ms", "50", "--itl-ms", "2", "--tokens", "64"]);
+    let sim = simulator(Some("1"), &["--ttft-ms", "50", "--itl-ms", "2", "--tokens", "64"]);
     for (concurrency, streams) in [(1, 200), (64, 1_280), (256, 2_560), (1_000, 5_000)] {
         if !chosen(&concurrency) {
             continue;
@@ -177,7 +143,7 @@ async fn main() {
 
     println!("\n2. Throughput (simulator: no delays, 16 tokens)");
     print_header();
-    let sim = simulator(&["--ttft-ms", "0", "--itl-ms", "0", "--tokens", "16"]);
+    let sim = simulator(Some("1"), &["--ttft-ms", "0", "--itl-ms", "0", "--tokens", "16"]);
     for concurrency in [8, 32, 128] {
         if !chosen(&concurrency) {
             continue;

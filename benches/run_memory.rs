@@ -7,6 +7,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a broken benchmark should stop loudly")]
 
+mod support;
+
 use latency_guard::clock::SystemClock;
 use latency_guard::config::Secret;
 use latency_guard::engine::HttpClient;
@@ -15,22 +17,11 @@ use latency_guard::report::snapshot;
 use latency_guard::runs::RunManager;
 use latency_guard::secrets::SecretBox;
 use latency_guard::store::Store;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const ITERATIONS: u32 = 100_000;
 const CONCURRENCY: u32 = 64;
-
-struct Simulator(Child);
-
-impl Drop for Simulator {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 /// A field of `/proc/self/status` in MiB (`VmRSS` now, `VmHWM` the peak so far).
 fn status_mib(field: &str) -> f64 {
@@ -54,16 +45,8 @@ fn row(label: &str, done: u64, started: Instant) {
 #[tokio::main]
 async fn main() {
     let iterations: u32 = std::env::args().filter_map(|a| a.parse().ok()).next().unwrap_or(ITERATIONS);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_latency-guard"))
-        .args(["sim", "--port", "0", "--ttft-ms", "0", "--itl-ms", "0", "--tokens", "16"])
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let _sim = Simulator(child);
-    let base_url = line.trim().rsplit(' ').next().unwrap().to_string();
+    let sim = support::simulator(None, &["--ttft-ms", "0", "--itl-ms", "0", "--tokens", "16"]);
+    let base_url = sim.base_url.clone();
 
     let dir = tempfile::tempdir().unwrap();
     let store = Store::connect(&format!("sqlite://{}/bench.db?mode=rwc", dir.path().display())).await.unwrap();
