@@ -4,6 +4,7 @@
 use std::fmt::Write;
 
 use super::frame::Frame;
+use super::markup::escape_text;
 use super::scale::tick_label;
 
 /// One sample's distribution.
@@ -59,21 +60,17 @@ pub fn cdf_overlay(series: &[CdfSeries], unit: &str) -> String {
             r#"<polyline points="{}" class="cdf-line {}"><title>{}</title></polyline><g class="legend"><line x1="{lx}" x2="{}" y1="{ly}" y2="{ly}" class="cdf-line {}"/><text x="{}" y="{}">{}</text></g>"#,
             path.join(" "),
             s.class,
-            escape(&s.label),
+            escape_text(&s.label),
             left + 30.0,
             s.class,
             left + 36.0,
             ly + 4.0,
-            escape(&s.label),
+            escape_text(&s.label),
             lx = left + 12.0,
         );
     }
     svg.push_str("</svg>");
     svg
-}
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
 #[cfg(test)]

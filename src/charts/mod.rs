@@ -4,9 +4,11 @@
 mod cdf;
 mod frame;
 mod histogram;
+mod markup;
 mod scale;
 mod scatter;
 
 pub use cdf::{cdf_overlay, ecdf_points, CdfSeries};
 pub use histogram::latency_histogram;
+pub use markup::escape_text;
 pub use scatter::{latency_scatter, ScatterPoint};

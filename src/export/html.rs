@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use crate::charts::{latency_scatter, ScatterPoint};
+use crate::charts::{escape_text as escape, latency_scatter, ScatterPoint};
 use crate::report::{ms, stat_cards, ReportSnapshot};
 use crate::stats::summarize;
 
@@ -28,22 +28,6 @@ tr.warmup td{color:var(--muted)}.slot{border:1px dashed var(--line);border-radiu
 footer{margin-top:24px;color:var(--muted);font-size:11px}\
 @media print{body{padding:0;max-width:none}@page{margin:12mm}thead{display:table-header-group}\
 tr,figure,.card,.honesty{break-inside:avoid}h2{break-after:avoid}}";
-
-/// Text made safe inside HTML elements and quoted attributes.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 /// The page.
 pub fn to_html(snapshot: &ReportSnapshot) -> String {

@@ -21,6 +21,8 @@ pub use measurement::{
     ChunkMark, ErrorClass, IterationError, Measurement, RetriedAttempt, ServerTiming, Timeline, TokenSource,
 };
 pub use progress::{LivePoint, RunProgress, RunUpdate};
+#[cfg(test)]
+pub(crate) use run::fixtures;
 pub use run::{limits, Agent, Job, LoadMode, RunPlan, RunPlanInput, RunStatus, RunView};
 
 /// A field-level validation failure: which input field, and why, in words a user can act on.

@@ -115,18 +115,6 @@ pub fn delta(baseline: f64, candidate: f64) -> (f64, Option<f64>) {
     (change, (baseline != 0.0).then(|| change / baseline * 100.0))
 }
 
-/// Successful, measured values of one latency.
-#[cfg(feature = "ssr")]
-fn sample(
-    records: &[crate::model::IterationRecord],
-    pick: fn(&crate::model::IterationRecord) -> Option<f64>,
-) -> Vec<f64> {
-    let mut values: Vec<f64> =
-        records.iter().filter(|r| !r.warmup && r.error.is_none()).filter_map(pick).filter(|v| v.is_finite()).collect();
-    values.sort_by(f64::total_cmp);
-    values
-}
-
 /// Points drawn per CDF line at most.
 #[cfg(feature = "ssr")]
 const CDF_POINTS: usize = 400;
@@ -154,11 +142,12 @@ pub fn compare(
     candidate: (&RunView, Vec<crate::model::IterationRecord>),
 ) -> Comparison {
     use crate::charts::ecdf_points;
+    use crate::stats::successful_values;
     let warnings = comparability_warnings(baseline.0, candidate.0);
     let total = |r: &crate::model::IterationRecord| Some(r.total_ms);
     let ttft = |r: &crate::model::IterationRecord| r.ttft_ms;
-    let (total_a, total_b) = (sample(&baseline.1, total), sample(&candidate.1, total));
-    let (ttft_a, ttft_b) = (sample(&baseline.1, ttft), sample(&candidate.1, ttft));
+    let (total_a, total_b) = (successful_values(&baseline.1, total), successful_values(&candidate.1, total));
+    let (ttft_a, ttft_b) = (successful_values(&baseline.1, ttft), successful_values(&candidate.1, ttft));
     let side = |(run, records): (&RunView, Vec<crate::model::IterationRecord>)| {
         let (snapshot, summary) = super::snapshot(run, records);
         ComparedRun {
@@ -185,39 +174,11 @@ pub fn compare(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Agent, ConnectorId, RunPlanInput, RunStatus};
+    use crate::model::fixtures::{completed_run, plan_input};
+    use crate::model::RunPlanInput;
 
     fn run(model: &str, prompts: &[&str], token_budget: u32, concurrency: u32, stream: bool) -> RunView {
-        let plan = RunPlanInput {
-            connector_id: ConnectorId(uuid::Uuid::nil()),
-            title: None,
-            agent: Agent { name: "bot".into(), system_prompt: None, tools: vec![], token_budget },
-            prompts: prompts.iter().map(|p| p.to_string()).collect(),
-            iterations: 5,
-            warmup: 0,
-            mode: LoadMode::Closed { concurrency },
-            timeout_ms: None,
-            stream,
-            temperature: 0.0,
-            retries: 0,
-        }
-        .validate(model)
-        .unwrap_or_else(|e| panic!("{e}"));
-        RunView {
-            id: RunId(uuid::Uuid::new_v4()),
-            title: plan.title.clone(),
-            status: RunStatus::Completed,
-            plan,
-            base_url: "http://127.0.0.1:8100/v1".into(),
-            model: model.into(),
-            input_price_per_mtok: None,
-            output_price_per_mtok: None,
-            total_requests: 5,
-            stream_options_rejected: false,
-            failure: None,
-            created_at_ms: 0,
-            finished_at_ms: Some(1),
-        }
+        completed_run(RunPlanInput { stream, ..plan_input(prompts, token_budget, concurrency) }, model)
     }
 
     #[test]

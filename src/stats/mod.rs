@@ -8,4 +8,4 @@ mod percentile;
 mod summary;
 
 pub use percentile::{percentile, percentiles, Percentiles, PERCENTILE_METHOD};
-pub use summary::{summarize, RunSummary};
+pub use summary::{successful_values, summarize, RunSummary};

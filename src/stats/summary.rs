@@ -29,6 +29,14 @@ pub struct RunSummary {
     pub max_schedule_lag_ms: f64,
 }
 
+/// One latency of the successful, measured iterations (warm-ups and failures left out), sorted ascending.
+pub fn successful_values(records: &[IterationRecord], pick: fn(&IterationRecord) -> Option<f64>) -> Vec<f64> {
+    let mut values: Vec<f64> =
+        records.iter().filter(|r| !r.warmup && r.error.is_none()).filter_map(pick).filter(|v| v.is_finite()).collect();
+    values.sort_by(f64::total_cmp);
+    values
+}
+
 /// Summarises `records`; warm-ups are skipped, failures count only in the error rate and cost.
 pub fn summarize(records: &[IterationRecord]) -> RunSummary {
     let measured: Vec<&IterationRecord> = records.iter().filter(|r| !r.warmup).collect();

@@ -6,26 +6,19 @@ use leptos::prelude::*;
 use crate::charts::{cdf_overlay, ecdf_points, latency_histogram, CdfSeries, ScatterPoint};
 use crate::model::IterationRecord;
 use crate::report::{stat_cards, ReportStats};
-use crate::stats::RunSummary;
+use crate::stats::{successful_values, RunSummary};
 
 /// A stored iteration as a scatter point.
 pub fn scatter_point(r: &IterationRecord) -> ScatterPoint {
     ScatterPoint { seq: r.seq, ttft_ms: r.ttft_ms, total_ms: r.total_ms, error: r.error.is_some() }
 }
 
-/// Successful, measured values of one latency, sorted.
-fn successful(results: &[IterationRecord], pick: fn(&IterationRecord) -> Option<f64>) -> Vec<f64> {
-    let mut values: Vec<f64> = results.iter().filter(|r| !r.warmup && r.error.is_none()).filter_map(pick).collect();
-    values.sort_by(f64::total_cmp);
-    values
-}
-
 /// The distribution of a finished report: a histogram and the cumulative distribution of total time and TTFT
 /// (successful measured iterations; the CDF is drawn through at most 400 quantiles of each).
 #[component]
 pub fn DistributionCharts(results: Vec<IterationRecord>) -> impl IntoView {
-    let total = successful(&results, |r| Some(r.total_ms));
-    let ttft = successful(&results, |r| r.ttft_ms);
+    let total = successful_values(&results, |r| Some(r.total_ms));
+    let ttft = successful_values(&results, |r| r.ttft_ms);
     let cdf = cdf_overlay(
         &[
             CdfSeries { label: "total time".into(), class: "total", points: ecdf_points(&total, 400) },

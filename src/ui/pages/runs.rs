@@ -125,40 +125,13 @@ fn RunRow(run: RunView) -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Agent, ConnectorId, LoadMode, RunPlanInput};
+    use crate::model::fixtures::{completed_run, plan_input};
+    use crate::model::RunPlanInput;
 
     #[test]
     fn search_matches_every_word_in_title_or_model_ignoring_case() {
-        let plan = RunPlanInput {
-            connector_id: ConnectorId(uuid::Uuid::nil()),
-            title: Some("Support bot before deploy".into()),
-            agent: Agent { name: "bot".into(), system_prompt: None, tools: vec![], token_budget: 8 },
-            prompts: vec!["p".into()],
-            iterations: 1,
-            warmup: 0,
-            mode: LoadMode::Closed { concurrency: 1 },
-            timeout_ms: None,
-            stream: true,
-            temperature: 0.0,
-            retries: 0,
-        }
-        .validate("gpt-4o-mini")
-        .unwrap_or_else(|e| panic!("{e}"));
-        let run = RunView {
-            id: crate::model::RunId(uuid::Uuid::nil()),
-            title: plan.title.clone(),
-            status: RunStatus::Completed,
-            plan,
-            base_url: "http://x/v1".into(),
-            model: "gpt-4o-mini".into(),
-            input_price_per_mtok: None,
-            output_price_per_mtok: None,
-            total_requests: 1,
-            stream_options_rejected: false,
-            failure: None,
-            created_at_ms: 0,
-            finished_at_ms: None,
-        };
+        let input = RunPlanInput { title: Some("Support bot before deploy".into()), ..plan_input(&["p"], 8, 1) };
+        let run = completed_run(input, "gpt-4o-mini");
         assert!(matches_search(&run, ""));
         assert!(matches_search(&run, "SUPPORT deploy"));
         assert!(matches_search(&run, "4o-mini before"), "model and title words together");
