@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use crate::export::{export, ExportFormat};
 use crate::model::RunId;
-use crate::report::{snapshot, ReportSnapshot};
+use crate::report::ReportSnapshot;
 use crate::store::Store;
 
 /// The command's options.
@@ -57,8 +57,7 @@ async fn load_report(id: &str, config: Option<&std::path::Path>) -> anyhow::Resu
     let settings = crate::config::Settings::load(config)?;
     let store = Store::connect(&settings.database_url).await?;
     let workspace = store.run_workspace(id).await.map_err(|e| anyhow::anyhow!("report {id}: {e}"))?;
-    let run = store.get_run(workspace, id).await?;
-    let records = store.run_iterations(workspace, id).await?;
+    let report = store.run_report(workspace, id).await;
     store.close().await;
-    Ok(snapshot(&run, records).0)
+    Ok(report?.1)
 }

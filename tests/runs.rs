@@ -112,6 +112,33 @@ async fn a_closed_loop_run_streams_progress_and_ends_in_a_report_with_honest_not
     assert_eq!(report["summary"]["errorRate"], 0.0);
     assert_eq!(report["summary"]["measured"], 10);
 
+    // The page's view carries the same figures without the iterations; the table pages come one at a time.
+    let (status, text) = app.call("runs/view", json!({"id": run}), Some(&cookie)).await;
+    assert_eq!(status, 200, "{text}");
+    let view: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(view["view"]["stats"], snapshot["stats"]);
+    assert_eq!(view["view"]["summary"], report["summary"]);
+    assert_eq!(view["view"]["honesty"], snapshot["honesty"]);
+    assert_eq!((view["view"]["iterations"].as_u64(), view["view"]["failures"].as_u64()), (Some(11), Some(0)));
+    assert_eq!(view["view"]["firstPage"]["rows"], snapshot["results"], "11 rows fit the first page");
+    assert!(view["view"].get("results").is_none());
+    let query = json!({"id": run, "query": {"sort": "ttft", "descending": true, "pageSize": 4, "page": 2}});
+    let (status, text) = app.call("runs/iterations", query, Some(&cookie)).await;
+    assert_eq!(status, 200, "{text}");
+    let page: Value = serde_json::from_str(&text).unwrap();
+    let mut ttfts: Vec<f64> =
+        snapshot["results"].as_array().unwrap().iter().filter_map(|r| r["ttftMs"].as_f64()).collect();
+    ttfts.sort_by(|a, b| b.total_cmp(a));
+    let shown: Vec<f64> = page["rows"].as_array().unwrap().iter().map(|r| r["ttftMs"].as_f64().unwrap()).collect();
+    assert_eq!(
+        (shown, page["pages"].as_u64()),
+        (ttfts[8..].to_vec(), Some(3)),
+        "the third page of four, slowest first"
+    );
+    let (status, text) =
+        app.call("runs/iterations", json!({"id": run, "query": {"sort": "fastest"}}), Some(&cookie)).await;
+    assert_eq!(status, 400, "{text}");
+
     let (_, list) = app.call("runs/list", json!({}), Some(&cookie)).await;
     assert_eq!(serde_json::from_str::<Value>(&list).unwrap()[0]["status"], "completed");
 }
@@ -192,8 +219,10 @@ async fn invalid_plans_and_other_workspaces_are_refused() {
     assert_eq!(status, 404, "another workspace's connector");
 
     let run = start(&app, &cookie, plan(&connector, 1, json!({"kind": "closed", "concurrency": 1}))).await;
-    let (status, _) = app.call("runs/report", json!({"id": run}), Some(&other)).await;
-    assert_eq!(status, 404);
+    for path in ["runs/report", "runs/view", "runs/iterations"] {
+        let (status, _) = app.call(path, json!({"id": run, "query": {}}), Some(&other)).await;
+        assert_eq!(status, 404, "{path} of another workspace's run");
+    }
     let response = common::client()
         .get(format!("{}/api/runs/{run}/events", app.base))
         .header("cookie", &other)

@@ -133,6 +133,11 @@ async fn no_secret_reaches_pages_replies_hydration_data_logs_or_the_database_fil
     assert_eq!(status, 200);
     assert!(report.contains(r#""error":null"#), "the run used the stored key: {report}");
     seen.push(("runs/report reply".into(), report));
+    for path in ["runs/view", "runs/iterations"] {
+        let (status, reply) = call(path, json!({"id": run, "query": {"errorsOnly": false}})).await;
+        assert_eq!(status, 200, "{reply}");
+        seen.push((format!("{path} reply"), reply));
+    }
     let (_, list) = call("runs/list", json!({})).await;
     seen.push(("runs/list reply".into(), list));
 
@@ -149,6 +154,16 @@ async fn no_secret_reaches_pages_replies_hydration_data_logs_or_the_database_fil
         .unwrap();
     assert_eq!(public.status(), 200);
     seen.push(("shared report reply".into(), public.text().await.unwrap()));
+    for path in ["view", "iterations?sort=total"] {
+        let public = client
+            .get(format!("{base}/api/public/reports/{run}/{path}"))
+            .header("x-share-token", &share_token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(public.status(), 200);
+        seen.push((format!("shared {path} reply"), public.text().await.unwrap()));
+    }
     let share_page = client.get(format!("{base}/share/{run}")).send().await.unwrap();
     assert_eq!(share_page.status(), 200, "the share page is public");
     let share_page = share_page.text().await.unwrap();

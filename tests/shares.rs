@@ -27,7 +27,12 @@ async fn share(app: &TestApp, cookie: &str, run: &str) -> String {
 
 /// `GET /api/public/reports/{run}` with the token (if any) and no cookie: status and body.
 async fn public_read(app: &TestApp, run: &str, token: Option<&str>) -> (u16, String) {
-    let mut request = client().get(format!("{}/api/public/reports/{run}", app.base));
+    public_get(app, run, token).await
+}
+
+/// `GET /api/public/reports/{path}` with the token (if any) and no cookie: status and body.
+async fn public_get(app: &TestApp, path: &str, token: Option<&str>) -> (u16, String) {
+    let mut request = client().get(format!("{}/api/public/reports/{path}", app.base));
     if let Some(token) = token {
         request = request.header("x-share-token", token);
     }
@@ -61,6 +66,23 @@ async fn a_share_token_opens_its_one_report_and_nothing_else() {
     assert_eq!(shared["snapshot"]["results"].as_array().unwrap().len(), 2);
     common::assert_report_schema(&shared["snapshot"]);
     assert!(!body.contains(&demo), "not even the connector's id");
+    // The page's view and the table's pages answer to the same token.
+    let (status, body) = public_get(&app, &format!("{first}/view"), Some(&token)).await;
+    assert_eq!(status, 200, "{body}");
+    let view: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!((view["report"]["id"].as_str(), view["iterations"].as_u64()), (Some(first.as_str()), Some(2)));
+    assert_eq!(view["firstPage"]["rows"].as_array().unwrap().len(), 2);
+    let slowest_first = format!("{first}/iterations?sort=total&descending=true&pageSize=1&page=1");
+    let (status, body) = public_get(&app, &slowest_first, Some(&token)).await;
+    assert_eq!(status, 200, "{body}");
+    let page: Value = serde_json::from_str(&body).unwrap();
+    let totals: Vec<f64> =
+        shared["snapshot"]["results"].as_array().unwrap().iter().map(|r| r["totalMs"].as_f64().unwrap()).collect();
+    assert_eq!(page["rows"][0]["totalMs"].as_f64(), Some(totals.iter().copied().fold(f64::INFINITY, f64::min)));
+    assert_eq!((page["matching"].as_u64(), page["pages"].as_u64(), page["page"].as_u64()), (Some(2), Some(2), Some(1)));
+    let (status, body) = public_get(&app, &format!("{first}/iterations?sort=fastest"), Some(&token)).await;
+    assert_eq!(status, 400, "a malformed query, once the token is good, says why");
+    assert!(body.contains("sort"), "{body}");
 
     // Anything else: the same bare 404, or the usual 401 of routes that need a session.
     let second_token = share(&app, &cookie, &second).await;
@@ -75,6 +97,11 @@ async fn a_share_token_opens_its_one_report_and_nothing_else() {
     ];
     for (status, body) in refused {
         assert_eq!((status, body.as_str()), (404, ""), "a refusal says nothing");
+    }
+    for path in [format!("{first}/view"), format!("{first}/iterations"), format!("{first}/iterations?sort=fastest")] {
+        for wrong in [None, Some("not-the-token"), Some(second_token.as_str())] {
+            assert_eq!(public_get(&app, &path, wrong).await, (404, String::new()), "{path} with {wrong:?}");
+        }
     }
     for path in ["connectors/list", "runs/list", "runs/report"] {
         let response = client()

@@ -37,6 +37,32 @@ fn valid(input: &ConnectorInput) -> ValidConnector {
     input.validate().unwrap()
 }
 
+/// A validated closed-loop plan (concurrency 1, streamed) for agent `bot` against `connector`.
+fn run_plan(
+    connector: &latency_guard::model::Connector,
+    prompts: &[&str],
+    iterations: u32,
+    warmup: u32,
+    token_budget: u32,
+) -> latency_guard::model::RunPlan {
+    use latency_guard::model::{Agent, LoadMode, RunPlanInput};
+    RunPlanInput {
+        connector_id: connector.id,
+        title: None,
+        agent: Agent { name: "bot".into(), system_prompt: None, tools: vec![], token_budget },
+        prompts: prompts.iter().map(|p| p.to_string()).collect(),
+        iterations,
+        warmup,
+        mode: LoadMode::Closed { concurrency: 1 },
+        timeout_ms: None,
+        stream: true,
+        temperature: 0.0,
+        retries: 0,
+    }
+    .validate(&connector.model)
+    .unwrap()
+}
+
 async fn workspace(store: &Store, owner: &str) -> WorkspaceId {
     store.ensure_workspace(owner, owner, 1_000).await.unwrap().0.id
 }
@@ -204,28 +230,13 @@ async fn ensure_workspace_is_idempotent(db: &TestDb) {
 
 async fn runs_store_iterations_in_order_and_running_runs_become_interrupted(db: &TestDb) {
     use latency_guard::model::{
-        Agent, ErrorClass, IterationError, IterationRecord, LoadMode, Measurement, RunId, RunPlanInput, RunStatus,
-        Timeline, TokenSource,
+        ErrorClass, IterationError, IterationRecord, Measurement, RunId, RunStatus, Timeline, TokenSource,
     };
     let store = &db.store;
     let ws = workspace(store, "owner-a").await;
     let other = workspace(store, "owner-b").await;
     let connector = store.create_connector(ws, &valid(&input("Gateway")), false, sealer(), 1).await.unwrap();
-    let plan = RunPlanInput {
-        connector_id: connector.id,
-        title: None,
-        agent: Agent { name: "bot".into(), system_prompt: None, tools: vec![], token_budget: 64 },
-        prompts: vec!["first".into(), "second".into()],
-        iterations: 2,
-        warmup: 0,
-        mode: LoadMode::Closed { concurrency: 1 },
-        timeout_ms: None,
-        stream: true,
-        temperature: 0.0,
-        retries: 0,
-    }
-    .validate(&connector.model)
-    .unwrap();
+    let plan = run_plan(&connector, &["first", "second"], 2, 0, 64);
     let id = RunId::new_random();
     let run = store.create_run(ws, id, &plan, &connector, "replica-1", 5_000).await.unwrap();
     assert_eq!((run.status, run.total_requests, run.title.as_str()), (RunStatus::Running, 4, "bot on gpt-4o-mini"));
@@ -282,26 +293,12 @@ async fn runs_store_iterations_in_order_and_running_runs_become_interrupted(db: 
 }
 
 async fn share_links_belong_to_one_report_of_one_workspace(db: &TestDb) {
-    use latency_guard::model::{Agent, LoadMode, RunId, RunPlanInput};
+    use latency_guard::model::RunId;
     let store = &db.store;
     let ws = workspace(store, "owner-a").await;
     let other = workspace(store, "owner-b").await;
     let connector = store.create_connector(ws, &valid(&input("Gateway")), false, sealer(), 1).await.unwrap();
-    let plan = RunPlanInput {
-        connector_id: connector.id,
-        title: None,
-        agent: Agent { name: "bot".into(), system_prompt: None, tools: vec![], token_budget: 8 },
-        prompts: vec!["p".into()],
-        iterations: 1,
-        warmup: 0,
-        mode: LoadMode::Closed { concurrency: 1 },
-        timeout_ms: None,
-        stream: true,
-        temperature: 0.0,
-        retries: 0,
-    }
-    .validate(&connector.model)
-    .unwrap();
+    let plan = run_plan(&connector, &["p"], 1, 0, 8);
     let run = RunId::new_random();
     store.create_run(ws, run, &plan, &connector, "replica", 10).await.unwrap();
 
@@ -332,7 +329,65 @@ async fn share_links_belong_to_one_report_of_one_workspace(db: &TestDb) {
     assert!(store.run_iterations_from(ws, run, 0).await.is_err());
 }
 
+async fn iteration_pages_from_sql_match_the_table_definition(db: &TestDb) {
+    use latency_guard::model::{
+        ErrorClass, IterationError, IterationRecord, Measurement, RunId, Timeline, TokenSource,
+    };
+    use latency_guard::report::{table_page, SortKey, TableQuery};
+    let store = &db.store;
+    let ws = workspace(store, "owner-a").await;
+    let other = workspace(store, "owner-b").await;
+    let connector = store.create_connector(ws, &valid(&input("Gateway")), false, sealer(), 1).await.unwrap();
+    let plan = run_plan(&connector, &["a", "b, \"quoted\"", "c"], 41, 2, 64);
+    let id = RunId::new_random();
+    store.create_run(ws, id, &plan, &connector, "replica-1", 5_000).await.unwrap();
+    // Ties in every column, failures without TTFT or tokens, and successes without reported tokens.
+    let rows: Vec<(IterationRecord, Measurement)> = plan
+        .jobs()
+        .map(|job| {
+            let failed = job.seq % 9 == 4;
+            let m = Measurement {
+                streamed: true,
+                status: Some(if failed { 502 } else { 200 }),
+                timeline: Timeline {
+                    first_token_us: (!failed).then_some(1_000 * (job.seq % 7)),
+                    end_us: 10_000 * (job.seq % 11),
+                    ..Timeline::default()
+                },
+                tokens_in: Some(7),
+                tokens_out: (!failed && job.seq % 5 != 0).then_some(job.seq % 4),
+                token_source: TokenSource::Reported,
+                finish_reason: Some("stop".into()),
+                error: failed.then(|| IterationError::new(ErrorClass::Http, Some(502), "bad gateway")),
+                server_timing: None,
+                retry_after_ms: None,
+                retried: vec![],
+            };
+            let prompt = &plan.prompts[job.prompt_index as usize];
+            (IterationRecord::from_measurement(prompt, job, &m, None, None), m)
+        })
+        .collect();
+    store.insert_iterations(id, &rows).await.unwrap();
+    let all = store.run_iterations(ws, id).await.unwrap();
+    assert_eq!(all.len(), 125, "2 warm-ups and 41 × 3 measured");
+    for sort in [SortKey::Seq, SortKey::Ttft, SortKey::Total, SortKey::TokensOut] {
+        for descending in [false, true] {
+            for errors_only in [false, true] {
+                for (page_size, page) in [(100, 0), (100, 1), (7, 0), (7, 3), (7, 18), (7, 99), (1_000_000, 0)] {
+                    let query = TableQuery { sort, descending, errors_only, page, page_size };
+                    let from_sql = store.iteration_page(ws, id, &query).await.unwrap();
+                    assert_eq!(from_sql, table_page(&all, &query), "{query:?}");
+                }
+            }
+        }
+    }
+    let failures = store.iteration_page(ws, id, &TableQuery { errors_only: true, ..TableQuery::default() }).await;
+    assert_eq!(failures.unwrap().matching, all.iter().filter(|r| r.error.is_some()).count());
+    assert!(matches!(store.iteration_page(other, id, &TableQuery::default()).await, Err(StoreError::NotFound)));
+}
+
 both_backends!(
+    iteration_pages_from_sql_match_the_table_definition,
     share_links_belong_to_one_report_of_one_workspace,
     connector_crud_round_trips,
     update_keeps_stored_secrets_when_omitted_and_clears_on_request,

@@ -137,21 +137,27 @@ test("the report list searches, renames and deletes; the table sorts, filters an
   await page.fill("#run-search", "");
   await expect(page.locator("tr.run-row", { hasText: "Nightly list check" })).toHaveCount(1);
 
-  // The 150-iteration report's table: pages of 100, sortable, filterable to failures.
+  // The 150-iteration report's table: pages of 100 asked of the server, sortable, filterable to failures.
   await page.goto(`/runs/${keep}`);
   await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
   await expect(page.locator("#table-count")).toHaveText("150 iteration(s) · page 1 of 2");
   await expect(page.locator("#results tbody tr")).toHaveCount(100);
-  await page.click("#page-next");
+  const loading = async (click: Promise<void>) => {
+    await Promise.all([page.waitForResponse((r) => r.url().endsWith("/api/runs/iterations") && r.ok()), click]);
+    await expect(page.locator("#results")).toHaveAttribute("aria-busy", "false");
+  };
+  await loading(page.click("#page-next"));
   await expect(page.locator("#results tbody tr")).toHaveCount(50);
-  await page.click("button[data-sort='Total']");
+  await loading(page.click("button[data-sort='Total']"));
   await expect(page.locator("#table-count")).toHaveText("150 iteration(s) · page 1 of 2");
   const totals = async () =>
     (await page.locator("#results tbody tr td:nth-child(5)").allTextContents()).map((t) => parseFloat(t));
   const ascending = await totals();
+  expect(ascending).toHaveLength(100);
   expect(ascending).toEqual([...ascending].sort((a, b) => a - b));
-  await page.click("button[data-sort='Total']");
+  await loading(page.click("button[data-sort='Total']"));
   const descending = await totals();
+  expect(descending[0]).toBeGreaterThanOrEqual(ascending[99]);
   expect(descending).toEqual([...descending].sort((a, b) => b - a));
   await page.check("#errors-only");
   await expect(page.locator("#table-count")).toHaveText("0 iteration(s) · page 1 of 1");

@@ -50,6 +50,22 @@ test("a share link opens the report for someone without a session, until it is r
   await expect(reader.locator("#export-csv")).toBeVisible();
   await expect(reader.locator("#share-create")).toHaveCount(0); // read-only: no owner controls
   await expect(reader.locator(".sidebar a")).toHaveCount(0); // and no way into the workspace
+  // The table sorts on the server through the share route; an export fetches the snapshot with the token.
+  const totals = async () =>
+    (await reader.locator("#results tbody tr td:nth-child(5)").allTextContents()).map((t) => parseFloat(t));
+  await reader.click('button[data-sort="Total"]');
+  await Promise.all([
+    reader.waitForResponse((r) => r.url().includes(`/api/public/reports/${run.id}/iterations?sort=total&descending=true`) && r.ok()),
+    reader.click('button[data-sort="Total"]'),
+  ]);
+  await expect(reader.locator('button[data-sort="Total"]')).toHaveText("Total ▼");
+  await expect(reader.locator("#results")).toHaveAttribute("aria-busy", "false");
+  const shown = await totals();
+  expect(shown).toHaveLength(3);
+  expect(shown).toEqual([...shown].sort((a, b) => b - a));
+  const [csv] = await Promise.all([reader.waitForEvent("download"), reader.click("#export-csv")]);
+  expect(csv.suggestedFilename()).toMatch(/\.csv$/);
+  expect(require("node:fs").readFileSync((await csv.path())!, "utf8")).toMatch(/^report_id,agent,connector_model,prompt,/);
   const token = url.split("#")[1];
   expect(requested.filter((u) => u.includes(token))).toEqual([]);
   await reader.screenshot({ path: "test-results/shared-report.png", fullPage: true });

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::AppError;
 use crate::model::{Checked, RunId, RunPlanInput, RunView};
-use crate::report::ReportSnapshot;
+use crate::report::{IterationPage, ReportSnapshot, ReportView, TableQuery};
 use crate::stats::RunSummary;
 
 #[cfg(feature = "ssr")]
@@ -23,6 +23,18 @@ pub struct RunReport {
     pub summary: RunSummary,
     /// The report snapshot (`report, agent, connector, stats, results, honesty`).
     pub snapshot: ReportSnapshot,
+    /// Since when a share link opens it (unix ms), if one does.
+    pub shared_since_ms: Option<i64>,
+}
+
+/// A run with the page's view of its report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunReportView {
+    /// The run.
+    pub run: RunView,
+    /// The report as the page shows it.
+    pub view: ReportView,
     /// Since when a share link opens it (unix ms), if one does.
     pub shared_since_ms: Option<i64>,
 }
@@ -58,14 +70,37 @@ pub async fn list_runs() -> Result<Vec<RunView>, AppError> {
 /// `POST /api/runs/report`, `{"id"}`: the run, its summary and its report snapshot (so far, while it runs).
 #[server(prefix = "/api", endpoint = "runs/report", input = Json)]
 pub async fn get_run_report(id: RunId) -> Result<RunReport, AppError> {
+    reply(load_report(id).await)
+}
+
+/// The run `id` of the session's workspace with its report, built from every stored iteration.
+#[cfg(feature = "ssr")]
+async fn load_report(id: RunId) -> Result<RunReport, AppError> {
+    let (state, session) = state_and_session()?;
+    let (run, snapshot, summary) = state.store.run_report(session.workspace_id, id).await.map_err(store_error)?;
+    let shared_since_ms = state.store.shared_since(session.workspace_id, id).await.map_err(store_error)?;
+    Ok(RunReport { run, summary, snapshot, shared_since_ms })
+}
+
+/// `POST /api/runs/view`, `{"id"}`: what the report page shows — the run, the report without its iterations,
+/// the charts reduced and the table's first page; the same size whatever the run's length.
+#[server(prefix = "/api", endpoint = "runs/view", input = Json)]
+pub async fn get_run_view(id: RunId) -> Result<RunReportView, AppError> {
+    reply(load_report(id).await.map(|report| RunReportView {
+        view: crate::report::report_view(&report.snapshot, report.summary),
+        run: report.run,
+        shared_since_ms: report.shared_since_ms,
+    }))
+}
+
+/// `POST /api/runs/iterations`, `{"id", "query": {"sort", "descending", "errorsOnly", "page", "pageSize"}}`: one
+/// page of the report's iteration table, sorted and filtered by the database.
+#[server(prefix = "/api", endpoint = "runs/iterations", input = Json)]
+pub async fn get_iteration_page(id: RunId, query: TableQuery) -> Result<IterationPage, AppError> {
     reply(
         async move {
             let (state, session) = state_and_session()?;
-            let run = state.store.get_run(session.workspace_id, id).await.map_err(store_error)?;
-            let records = state.store.run_iterations(session.workspace_id, id).await.map_err(store_error)?;
-            let (snapshot, summary) = crate::report::snapshot(&run, records);
-            let shared_since_ms = state.store.shared_since(session.workspace_id, id).await.map_err(store_error)?;
-            Ok(RunReport { run, summary, snapshot, shared_since_ms })
+            state.store.iteration_page(session.workspace_id, id, &query).await.map_err(store_error)
         }
         .await,
     )

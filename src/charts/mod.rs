@@ -11,4 +11,4 @@ mod scatter;
 pub use cdf::{cdf_overlay, ecdf_points, CdfSeries};
 pub use histogram::latency_histogram;
 pub use markup::escape_text;
-pub use scatter::{latency_scatter, ScatterPoint};
+pub use scatter::{latency_scatter, sampled_scatter, ScatterPoint, ScatterSample};

@@ -3,11 +3,14 @@
 
 use std::fmt::Write;
 
+use serde::{Deserialize, Serialize};
+
 use super::frame::Frame;
 use super::scale::tick_label;
 
 /// One iteration to plot.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ScatterPoint {
     /// Send order (x).
     pub seq: u64,
@@ -19,31 +22,79 @@ pub struct ScatterPoint {
     pub error: bool,
 }
 
-/// Points drawn at most; beyond this an even subset is drawn (every point still counts in the statistics).
+/// Points drawn at most; beyond this a subset is drawn (every point still counts in the statistics).
 const MAX_DRAWN: usize = 4_000;
+
+/// Of the drawn points, how many may be failures kept whatever their place, and how many of the slowest.
+const KEPT_FAILURES: usize = 1_000;
+const KEPT_SLOWEST: usize = 50;
+
+/// What a scatter draws of a run: at most `MAX_DRAWN` points and how many there were. Small enough to send
+/// to the browser whatever the run's size.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScatterSample {
+    /// The points drawn, in send order.
+    pub points: Vec<ScatterPoint>,
+    /// How many points the run had.
+    pub of: usize,
+}
+
+impl ScatterSample {
+    /// The sample of `points`.
+    pub fn of(points: &[ScatterPoint]) -> Self {
+        Self { points: thin(points), of: points.len() }
+    }
+}
+
+/// The points a scatter of `points` draws, in send order: all of them up to `MAX_DRAWN`; beyond, the slowest
+/// ones, the failures (evenly thinned past a thousand), the first and last, and an even spread of the rest.
+/// Outliers and failures are what a reader looks for on a scatter, so thinning must not hide them.
+fn thin(points: &[ScatterPoint]) -> Vec<ScatterPoint> {
+    if points.len() <= MAX_DRAWN {
+        return points.to_vec();
+    }
+    let mut keep = vec![false; points.len()];
+    let mut by_total: Vec<usize> = (0..points.len()).collect();
+    by_total.sort_by(|&a, &b| points[b].total_ms.total_cmp(&points[a].total_ms));
+    by_total.iter().take(KEPT_SLOWEST).for_each(|&i| keep[i] = true);
+    let failures: Vec<usize> = (0..points.len()).filter(|&i| points[i].error).collect();
+    let failure_stride = failures.len().div_ceil(KEPT_FAILURES).max(1);
+    failures.iter().step_by(failure_stride).for_each(|&i| keep[i] = true);
+    keep[0] = true;
+    keep[points.len() - 1] = true;
+    let spread = MAX_DRAWN.saturating_sub(keep.iter().filter(|&&k| k).count()).max(1);
+    let stride = points.len().div_ceil(spread);
+    (0..points.len()).step_by(stride).for_each(|i| keep[i] = true);
+    points.iter().zip(keep).filter_map(|(p, k)| k.then_some(*p)).collect()
+}
 
 const FRAME: Frame = Frame::new(280.0);
 
-/// The scatter as a standalone `<svg>` element.
+/// The scatter of `points` as a standalone `<svg>` element.
 pub fn latency_scatter(points: &[ScatterPoint]) -> String {
-    let mut svg = String::with_capacity(256 + points.len().min(MAX_DRAWN) * 64);
+    sampled_scatter(&ScatterSample::of(points))
+}
+
+/// The scatter of a sample as a standalone `<svg>` element.
+pub fn sampled_scatter(sample: &ScatterSample) -> String {
+    let drawn = &sample.points;
+    let mut svg = String::with_capacity(256 + drawn.len() * 64);
     svg.push_str(&FRAME.open("scatter", "Latency per iteration: TTFT and total time in ms by send order"));
-    if points.is_empty() {
+    if drawn.is_empty() {
         FRAME.empty(&mut svg, "No iterations yet");
         return svg;
     }
-    let stride = points.len().div_ceil(MAX_DRAWN);
-    let drawn: Vec<&ScatterPoint> = points.iter().step_by(stride).collect();
-    let max_seq = points.iter().map(|p| p.seq).max().unwrap_or(0) as f64;
+    let max_seq = drawn.iter().map(|p| p.seq).max().unwrap_or(0) as f64;
     // Headroom above the highest point keeps the legend clear of the data.
-    let max_ms = points.iter().map(|p| p.total_ms).fold(0.0, f64::max) * 1.15;
+    let max_ms = drawn.iter().map(|p| p.total_ms).fold(0.0, f64::max) * 1.15;
     let x = FRAME.x_scale(0.0, max_seq.max(1.0));
     let y = FRAME.y_scale(0.0, max_ms.max(1.0));
     FRAME.y_grid(&mut svg, &y, y.ticks(5), tick_label);
     FRAME.x_ticks(&mut svg, &x, x.ticks(8).into_iter().filter(|t| t.fract() == 0.0), tick_label);
     FRAME.x_title(&mut svg, "iteration (send order)");
     FRAME.y_title(&mut svg, "ms");
-    for p in &drawn {
+    for p in drawn {
         let px = x.at(p.seq as f64);
         let py = y.at(p.total_ms);
         if p.error {
@@ -85,13 +136,14 @@ pub fn latency_scatter(points: &[ScatterPoint]) -> String {
         lx + 130.0,
         top + 4.0,
     );
-    if stride > 1 {
+    if drawn.len() < sample.of {
         let _ = write!(
             svg,
-            r#"<text x="{}" y="{}" text-anchor="end" class="note">showing every {stride}th of {} points</text>"#,
+            r#"<text x="{}" y="{}" text-anchor="end" class="note">{} of {} points drawn: the {KEPT_SLOWEST} slowest and failures (up to {KEPT_FAILURES}) always</text>"#,
             FRAME.width - FRAME.right,
             FRAME.height - 4.0,
-            points.len()
+            drawn.len(),
+            sample.of
         );
     }
     svg.push_str("</svg>");
@@ -122,6 +174,23 @@ mod tests {
         let many: Vec<ScatterPoint> = (0..100_000).map(|i| point(i, (i % 97) as f64, false)).collect();
         let svg = latency_scatter(&many);
         assert!(svg.matches("<circle").count() <= 2 * MAX_DRAWN + 2);
-        assert!(svg.contains("showing every 25th of 100000 points"));
+        assert!(svg.contains(" of 100000 points drawn"), "the note says how many were drawn");
+    }
+
+    #[test]
+    fn thinning_keeps_the_outliers_failures_and_ends() {
+        let mut many: Vec<ScatterPoint> = (0..100_000).map(|i| point(i, 100.0 + (i % 7) as f64, false)).collect();
+        many[31_337] = point(31_337, 9_000.0, false);
+        many[77_777] = point(77_777, 40.0, true);
+        let sample = ScatterSample::of(&many);
+        assert!(sample.points.len() <= MAX_DRAWN, "{} drawn", sample.points.len());
+        assert_eq!(sample.of, 100_000);
+        let seqs: Vec<u64> = sample.points.iter().map(|p| p.seq).collect();
+        assert!(seqs.windows(2).all(|w| w[0] < w[1]), "send order, no repeats");
+        for kept in [0, 31_337, 77_777, 99_999] {
+            assert!(seqs.contains(&kept), "#{kept} kept");
+        }
+        assert_eq!(ScatterSample::of(&sample.points).points, sample.points, "a sample thins no further");
+        assert!(sampled_scatter(&sample).contains("#31337: total 9000.0 ms"), "the spike is drawn");
     }
 }

@@ -249,6 +249,7 @@ impl RunPlan {
 #[cfg(test)]
 pub(crate) mod fixtures {
     use super::*;
+    use crate::model::IterationRecord;
 
     /// A valid plan input: agent `bot` with `token_budget`, the given prompts, 5 iterations, closed loop.
     pub fn plan_input(prompts: &[&str], token_budget: u32, concurrency: u32) -> RunPlanInput {
@@ -263,6 +264,26 @@ pub(crate) mod fixtures {
             timeout_ms: None,
             stream: true,
             temperature: 0.0,
+            retries: 0,
+        }
+    }
+
+    /// A measured iteration of prompt `p` with the given latencies; a failure has no output tokens.
+    pub fn iteration_record(seq: u64, ttft_ms: Option<f64>, total_ms: f64, failed: bool) -> IterationRecord {
+        IterationRecord {
+            prompt: "p".into(),
+            iteration: 0,
+            ttft_ms,
+            total_ms,
+            tokens_in: Some(1),
+            tokens_out: if failed { None } else { Some(seq) },
+            cost_usd: None,
+            error: failed.then(|| "timeout: no answer".to_string()),
+            seq,
+            prompt_index: 0,
+            warmup: false,
+            token_source: crate::model::TokenSource::Reported,
+            schedule_lag_ms: 0.0,
             retries: 0,
         }
     }

@@ -8,6 +8,7 @@ mod format;
 mod honesty;
 mod table;
 mod time;
+mod view;
 
 pub use cards::{stat_cards, StatCard};
 #[cfg(feature = "ssr")]
@@ -15,8 +16,9 @@ pub use compare::compare;
 pub use compare::{comparability_warnings, delta, ComparedRun, Comparison, LatencyTests};
 pub use format::{ms, percentile_triple, total_cost};
 pub use honesty::honesty_notes;
-pub use table::{table_page, SortKey, TablePage, TableQuery};
+pub use table::{page_count, table_page, IterationPage, SortKey, TableQuery, MAX_PAGE_SIZE};
 pub use time::iso8601_utc;
+pub use view::{report_view, scatter_point, ReportView};
 
 use serde::{Deserialize, Serialize};
 

@@ -1,12 +1,19 @@
 //! Which iterations a page of the report table shows: filtered to failures if asked, sorted by a column, one
-//! page at a time. Pure, so the browser does it without asking the server and tests check it directly.
+//! page at a time. This is the definition; the store answers the same query in SQL for pages after the first,
+//! and a store test holds the two to the same answer on both backends.
 
 use std::cmp::Ordering;
 
+use serde::{Deserialize, Serialize};
+
 use crate::model::IterationRecord;
 
+/// Rows a table page may hold at most.
+pub const MAX_PAGE_SIZE: usize = 500;
+
 /// A sortable column.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub enum SortKey {
     /// Send order.
     #[default]
@@ -20,7 +27,8 @@ pub enum SortKey {
 }
 
 /// What the table shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
 pub struct TableQuery {
     /// Sort column.
     pub sort: SortKey,
@@ -30,8 +38,15 @@ pub struct TableQuery {
     pub errors_only: bool,
     /// Zero-based page.
     pub page: usize,
-    /// Rows per page (at least 1).
+    /// Rows per page (1 to [`MAX_PAGE_SIZE`]; out-of-range sizes are clamped).
     pub page_size: usize,
+}
+
+impl TableQuery {
+    /// Rows per page, clamped into range.
+    pub fn size(&self) -> usize {
+        self.page_size.clamp(1, MAX_PAGE_SIZE)
+    }
 }
 
 impl Default for TableQuery {
@@ -41,10 +56,11 @@ impl Default for TableQuery {
 }
 
 /// One page of the table.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TablePage {
-    /// Indices into the results, in display order.
-    pub rows: Vec<usize>,
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IterationPage {
+    /// The iterations, in display order.
+    pub rows: Vec<IterationRecord>,
     /// Iterations matching the filter.
     pub matching: usize,
     /// Pages at that size (at least 1).
@@ -63,7 +79,7 @@ fn key(r: &IterationRecord, sort: SortKey) -> Option<f64> {
 }
 
 /// The page `query` asks for. Missing values sort last in either direction; ties keep send order.
-pub fn table_page(results: &[IterationRecord], query: &TableQuery) -> TablePage {
+pub fn table_page(results: &[IterationRecord], query: &TableQuery) -> IterationPage {
     let mut rows: Vec<usize> =
         (0..results.len()).filter(|&i| !query.errors_only || results[i].error.is_some()).collect();
     rows.sort_by(|&a, &b| {
@@ -77,36 +93,26 @@ pub fn table_page(results: &[IterationRecord], query: &TableQuery) -> TablePage 
         };
         by_key.then(results[a].seq.cmp(&results[b].seq))
     });
-    let size = query.page_size.max(1);
+    let size = query.size();
     let matching = rows.len();
-    let pages = matching.div_ceil(size).max(1);
+    let pages = page_count(matching, size);
     let page = query.page.min(pages - 1);
-    let rows = rows.into_iter().skip(page * size).take(size).collect();
-    TablePage { rows, matching, pages, page }
+    let rows = rows.into_iter().skip(page * size).take(size).map(|i| results[i].clone()).collect();
+    IterationPage { rows, matching, pages, page }
+}
+
+/// Pages needed for `matching` rows at `size` a page (at least one, empty).
+pub fn page_count(matching: usize, size: usize) -> usize {
+    matching.div_ceil(size.max(1)).max(1)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::TokenSource;
+    use crate::model::fixtures::iteration_record;
 
     fn record(seq: u64, ttft: Option<f64>, total: f64, error: bool) -> IterationRecord {
-        IterationRecord {
-            prompt: "p".into(),
-            iteration: 0,
-            ttft_ms: ttft,
-            total_ms: total,
-            tokens_in: Some(1),
-            tokens_out: if error { None } else { Some(seq) },
-            cost_usd: None,
-            error: error.then(|| "timeout: no answer".to_string()),
-            seq,
-            prompt_index: 0,
-            warmup: false,
-            token_source: TokenSource::Reported,
-            schedule_lag_ms: 0.0,
-            retries: 0,
-        }
+        iteration_record(seq, ttft, total, error)
     }
 
     fn results() -> Vec<IterationRecord> {
@@ -119,10 +125,14 @@ mod tests {
         ]
     }
 
+    fn seqs(page: &IterationPage) -> Vec<u64> {
+        page.rows.iter().map(|r| r.seq).collect()
+    }
+
     #[test]
     fn sorts_by_a_column_with_missing_values_last_and_ties_in_send_order() {
         let r = results();
-        let by = |sort, descending| table_page(&r, &TableQuery { sort, descending, ..TableQuery::default() }).rows;
+        let by = |sort, descending| seqs(&table_page(&r, &TableQuery { sort, descending, ..TableQuery::default() }));
         assert_eq!(by(SortKey::Seq, false), vec![0, 1, 2, 3, 4]);
         assert_eq!(by(SortKey::Ttft, false), vec![2, 3, 0, 1, 4], "no TTFT sorts last");
         assert_eq!(by(SortKey::Ttft, true), vec![0, 3, 2, 1, 4], "last in both directions");
@@ -134,11 +144,13 @@ mod tests {
     fn filters_to_failures_and_pages() {
         let r = results();
         let errors = table_page(&r, &TableQuery { errors_only: true, ..TableQuery::default() });
-        assert_eq!((errors.rows, errors.matching), (vec![1, 4], 2));
+        assert_eq!((seqs(&errors), errors.matching), (vec![1, 4], 2));
         let second = table_page(&r, &TableQuery { page: 1, page_size: 2, ..TableQuery::default() });
-        assert_eq!((second.rows, second.pages, second.page), (vec![2, 3], 3, 1));
+        assert_eq!((seqs(&second), second.pages, second.page), (vec![2, 3], 3, 1));
         let beyond = table_page(&r, &TableQuery { page: 9, page_size: 2, ..TableQuery::default() });
-        assert_eq!((beyond.rows, beyond.page), (vec![4], 2), "a page past the end shows the last one");
+        assert_eq!((seqs(&beyond), beyond.page), (vec![4], 2), "a page past the end shows the last one");
+        let huge = table_page(&r, &TableQuery { page_size: 1 << 40, ..TableQuery::default() });
+        assert_eq!(huge.rows.len(), 5, "sizes are clamped, not trusted");
         let empty = table_page(&[], &TableQuery::default());
         assert_eq!((empty.rows.len(), empty.pages, empty.page), (0, 1, 0));
     }

@@ -195,6 +195,8 @@ pub fn router(state: AppState) -> Router {
         .merge(login_routes())
         .route("/api/runs/{id}/events", get(crate::runs::live_events))
         .route("/api/public/reports/{id}", get(crate::shares::shared_report))
+        .route("/api/public/reports/{id}/view", get(crate::shares::shared_report_view))
+        .route("/api/public/reports/{id}/iterations", get(crate::shares::shared_iterations))
         .leptos_routes_with_context(
             &state,
             routes,

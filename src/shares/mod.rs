@@ -1,33 +1,71 @@
-//! `GET /api/public/reports/{id}` with the header `x-share-token`: the one report a share link opens, read
-//! without a session. Any failure — no header, malformed id, no share, wrong or revoked token — is the same
-//! bare 404, so a guess learns nothing. The token is compared as a keyed hash in constant time and never logged.
+//! The public routes a share link opens, read without a session and authorised by the header `x-share-token`:
+//! - `GET /api/public/reports/{id}`: the report snapshot and summary (what exports are made from);
+//! - `GET /api/public/reports/{id}/view`: the page's view of it (charts reduced, the table's first page);
+//! - `GET /api/public/reports/{id}/iterations?sort=&descending=&errorsOnly=&page=&pageSize=`: a table page.
+//!
+//! Any failure to authorise — no header, malformed id, no share, wrong or revoked token — is the same bare 404,
+//! so a guess learns nothing. The token is compared as a keyed hash in constant time and never logged.
 
-use axum::extract::{Path, State};
+use std::future::Future;
+
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use serde::Serialize;
 use subtle::ConstantTimeEq;
 
-use crate::model::RunId;
-use crate::report::{snapshot, SharedReport};
+use crate::model::{RunId, WorkspaceId, SHARE_TOKEN_HEADER};
+use crate::report::{report_view, SharedReport, TableQuery};
 use crate::server::AppState;
 use crate::store::StoreError;
 
-use crate::model::SHARE_TOKEN_HEADER;
-
-/// The handler.
+/// `GET /api/public/reports/{id}`.
 pub async fn shared_report(State(state): State<AppState>, Path(id): Path<String>, headers: HeaderMap) -> Response {
-    match read(&state, &id, &headers).await {
-        Ok(Some(report)) => Json(report).into_response(),
-        Ok(None) | Err(StoreError::NotFound) => StatusCode::NOT_FOUND.into_response(),
-        Err(e) => {
-            tracing::error!(error = %e, "reading a shared report failed");
-            StatusCode::INTERNAL_SERVER_ERROR.into_response()
-        }
-    }
+    respond(async {
+        let Some((workspace, id)) = authorise(&state, &id, &headers).await? else { return Ok(None) };
+        let (_, snapshot, summary) = state.store.run_report(workspace, id).await?;
+        Ok(Some(SharedReport { snapshot, summary }))
+    })
+    .await
 }
 
-async fn read(state: &AppState, id: &str, headers: &HeaderMap) -> Result<Option<SharedReport>, StoreError> {
+/// `GET /api/public/reports/{id}/view`.
+pub async fn shared_report_view(State(state): State<AppState>, Path(id): Path<String>, headers: HeaderMap) -> Response {
+    respond(async {
+        let Some((workspace, id)) = authorise(&state, &id, &headers).await? else { return Ok(None) };
+        let (_, snapshot, summary) = state.store.run_report(workspace, id).await?;
+        Ok(Some(report_view(&snapshot, summary)))
+    })
+    .await
+}
+
+/// `GET /api/public/reports/{id}/iterations`. A malformed query, once the token is good, is a 400 saying why.
+pub async fn shared_iterations(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    query: Result<Query<TableQuery>, QueryRejection>,
+) -> Response {
+    let authorised = match authorise(&state, &id, &headers).await {
+        Ok(Some(found)) => found,
+        other => return respond(async { other.map(|_| None::<()>) }).await,
+    };
+    let Query(query) = match query {
+        Ok(query) => query,
+        Err(rejection) => return (StatusCode::BAD_REQUEST, rejection.body_text()).into_response(),
+    };
+    let (workspace, id) = authorised;
+    respond(async { state.store.iteration_page(workspace, id, &query).await.map(Some) }).await
+}
+
+/// The workspace and run a share token opens, or `None` for anything wrong with the request.
+async fn authorise(
+    state: &AppState,
+    id: &str,
+    headers: &HeaderMap,
+) -> Result<Option<(WorkspaceId, RunId)>, StoreError> {
     let Some(token) = headers.get(SHARE_TOKEN_HEADER).and_then(|v| v.to_str().ok()).filter(|t| !t.is_empty()) else {
         return Ok(None);
     };
@@ -37,8 +75,17 @@ async fn read(state: &AppState, id: &str, headers: &HeaderMap) -> Result<Option<
     if !bool::from(presented.as_bytes().ct_eq(share.token_hash.as_bytes())) {
         return Ok(None);
     }
-    let run = state.store.get_run(share.workspace_id, id).await?;
-    let records = state.store.run_iterations(share.workspace_id, id).await?;
-    let (snapshot, summary) = snapshot(&run, records);
-    Ok(Some(SharedReport { snapshot, summary }))
+    Ok(Some((share.workspace_id, id)))
+}
+
+/// JSON for a value, a bare 404 for nothing or a vanished run, a logged 500 for a store failure.
+async fn respond<T: Serialize>(work: impl Future<Output = Result<Option<T>, StoreError>>) -> Response {
+    match work.await {
+        Ok(Some(value)) => Json(value).into_response(),
+        Ok(None) | Err(StoreError::NotFound) => StatusCode::NOT_FOUND.into_response(),
+        Err(e) => {
+            tracing::error!(error = %e, "reading a shared report failed");
+            StatusCode::INTERNAL_SERVER_ERROR.into_response()
+        }
+    }
 }

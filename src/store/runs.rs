@@ -10,6 +10,11 @@ use super::{bool_to_db, Store, StoreError};
 use crate::model::{
     Connector, IterationRecord, Measurement, RunId, RunPlan, RunStatus, RunView, TokenSource, WorkspaceId,
 };
+use crate::report::{page_count, IterationPage, ReportSnapshot, SortKey, TableQuery};
+use crate::stats::RunSummary;
+
+const ITERATION_COLUMNS: &str = "seq, prompt_index, iteration, warmup, ttft_ms, total_ms, tokens_in, tokens_out, \
+     cost_usd, error, token_source, schedule_lag_ms, retries";
 
 const RUN_COLUMNS: &str = "id, title, plan, base_url, model, input_price_per_mtok, output_price_per_mtok, status, \
      total_requests, stream_options_rejected, failure, created_at, finished_at";
@@ -236,19 +241,67 @@ impl Store {
         from_seq: u64,
     ) -> Result<Vec<IterationRecord>, StoreError> {
         let run = self.get_run(workspace, id).await?;
-        let mut rows = sqlx::query(
-            "SELECT seq, prompt_index, iteration, warmup, ttft_ms, total_ms, tokens_in, tokens_out, cost_usd, error, \
-             token_source, schedule_lag_ms, retries FROM run_iterations WHERE run_id = $1 AND seq >= $2 ORDER BY seq",
-        )
-        .bind(id.to_string())
-        .bind(i64::try_from(from_seq).unwrap_or(i64::MAX))
-        .fetch(&self.pool);
+        let sql =
+            format!("SELECT {ITERATION_COLUMNS} FROM run_iterations WHERE run_id = $1 AND seq >= $2 ORDER BY seq");
+        let mut rows =
+            sqlx::query(&sql).bind(id.to_string()).bind(i64::try_from(from_seq).unwrap_or(i64::MAX)).fetch(&self.pool);
         // Row by row: a 100,000-iteration run would otherwise hold every raw row and every record at once.
         let mut records = Vec::with_capacity(usize::try_from(run.total_requests).unwrap_or(0).min(1 << 20));
         while let Some(row) = rows.try_next().await? {
             records.push(record_from_row(&row, &run.plan)?);
         }
         Ok(records)
+    }
+
+    /// A run of `workspace`, its report snapshot and summary, built from every stored iteration.
+    pub async fn run_report(
+        &self,
+        workspace: WorkspaceId,
+        id: RunId,
+    ) -> Result<(RunView, ReportSnapshot, RunSummary), StoreError> {
+        let run = self.get_run(workspace, id).await?;
+        let records = self.run_iterations(workspace, id).await?;
+        let (snapshot, summary) = crate::report::snapshot(&run, records);
+        Ok((run, snapshot, summary))
+    }
+
+    /// One page of a run's iteration table, sorted and filtered in the database: the same answer as
+    /// [`table_page`](crate::report::table_page) over every iteration, without reading them all.
+    pub async fn iteration_page(
+        &self,
+        workspace: WorkspaceId,
+        id: RunId,
+        query: &TableQuery,
+    ) -> Result<IterationPage, StoreError> {
+        let run = self.get_run(workspace, id).await?;
+        let filter = if query.errors_only { " AND error IS NOT NULL" } else { "" };
+        let count = sqlx::query(&format!("SELECT COUNT(*) AS n FROM run_iterations WHERE run_id = $1{filter}"))
+            .bind(id.to_string())
+            .fetch_one(&self.pool)
+            .await?;
+        let matching = usize::try_from(count.try_get::<i64, _>("n")?).unwrap_or(0);
+        let size = query.size();
+        let pages = page_count(matching, size);
+        let page = query.page.min(pages - 1);
+        let column = match query.sort {
+            SortKey::Seq => "seq",
+            SortKey::Ttft => "ttft_ms",
+            SortKey::Total => "total_ms",
+            SortKey::TokensOut => "tokens_out",
+        };
+        let direction = if query.descending { "DESC" } else { "ASC" };
+        // Missing values last in either direction, ties in send order: `table_page`'s order.
+        let rows = sqlx::query(&format!(
+            "SELECT {ITERATION_COLUMNS} FROM run_iterations WHERE run_id = $1{filter} \
+             ORDER BY ({column} IS NULL), {column} {direction}, seq LIMIT $2 OFFSET $3"
+        ))
+        .bind(id.to_string())
+        .bind(i64::try_from(size).unwrap_or(i64::MAX))
+        .bind(i64::try_from(page * size).unwrap_or(i64::MAX))
+        .fetch_all(&self.pool)
+        .await?;
+        let rows = rows.iter().map(|row| record_from_row(row, &run.plan)).collect::<Result<_, _>>()?;
+        Ok(IterationPage { rows, matching, pages, page })
     }
 }
 

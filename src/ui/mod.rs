@@ -4,6 +4,7 @@
 mod components;
 mod hooks;
 mod pages;
+mod report_source;
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};

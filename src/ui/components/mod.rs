@@ -12,6 +12,6 @@ pub use connection_test_panel::ConnectionTestPanel;
 pub use connector_form::ConnectorForm;
 pub use export_buttons::ExportButtons;
 pub use layout::{ErrorBox, Layout, PublicLayout};
-pub use report_view::{scatter_point, DistributionCharts, HonestyNotes, StatCards};
+pub use report_view::{DistributionCharts, HonestyNotes, StatCards};
 pub use results_table::ResultsTable;
 pub use share_controls::ShareControls;

@@ -1,10 +1,12 @@
 //! The per-iteration table of a report: sortable by send order, TTFT, total time and output tokens, filterable
-//! to failures, 100 rows a page. Works in the browser on the report it already has.
+//! to failures, 100 rows a page. The page arrives with the first page; every other page is asked of the server,
+//! which sorts and filters in the database, so a 100,000-iteration report never travels whole to draw a table.
 
 use leptos::prelude::*;
 
 use crate::model::{IterationRecord, TokenSource};
-use crate::report::{ms, table_page, SortKey, TableQuery};
+use crate::report::{ms, IterationPage, SortKey, TableQuery};
+use crate::ui::report_source::ReportSource;
 
 fn header_button(label: &'static str, key: SortKey, query: RwSignal<TableQuery>) -> impl IntoView {
     let arrow = move || {
@@ -43,12 +45,57 @@ fn row(r: &IterationRecord) -> impl IntoView {
     }
 }
 
-/// The table.
+/// Fetches the page `query` asks for, showing only the answer to the latest request.
+#[derive(Clone, Copy)]
+struct PageLoader {
+    source: StoredValue<ReportSource>,
+    page: RwSignal<IterationPage>,
+    loading: RwSignal<bool>,
+    failure: RwSignal<Option<String>>,
+    latest: StoredValue<u64>,
+}
+
+impl PageLoader {
+    fn load(self, query: TableQuery) {
+        self.latest.update_value(|n| *n += 1);
+        let ticket = self.latest.get_value();
+        self.loading.set(true);
+        leptos::task::spawn_local(async move {
+            let answer = self.source.get_value().page(query).await;
+            if self.latest.get_value() != ticket {
+                return;
+            }
+            match answer {
+                Ok(page) => {
+                    self.page.set(page);
+                    self.failure.set(None);
+                }
+                Err(e) => self.failure.set(Some(e)),
+            }
+            self.loading.set(false);
+        });
+    }
+}
+
+/// The table of the report `source`, starting at `first` (the first page in send order).
 #[component]
-pub fn ResultsTable(results: Vec<IterationRecord>) -> impl IntoView {
-    let results = StoredValue::new(results);
+pub fn ResultsTable(source: ReportSource, first: IterationPage) -> impl IntoView {
     let query = RwSignal::new(TableQuery::default());
-    let page = Memo::new(move |_| results.with_value(|r| table_page(r, &query.get())));
+    let loader = PageLoader {
+        source: StoredValue::new(source),
+        page: RwSignal::new(first),
+        loading: RwSignal::new(false),
+        failure: RwSignal::new(None),
+        latest: StoredValue::new(0),
+    };
+    let page = loader.page;
+    // Every change of the query after the first render asks the server; the first page came with the view.
+    Effect::new(move |previous: Option<()>| {
+        let q = query.get();
+        if previous.is_some() {
+            loader.load(q);
+        }
+    });
     let go = move |to: usize| query.update(|q| q.page = to);
     let on_first = move || page.get().page == 0;
     let on_last = move || {
@@ -68,15 +115,17 @@ pub fn ResultsTable(results: Vec<IterationRecord>) -> impl IntoView {
                 }}</span>
                 <button type="button" id="page-prev" disabled=on_first on:click=move |_| go(page.get_untracked().page.saturating_sub(1))>"‹ Previous"</button>
                 <button type="button" id="page-next" disabled=on_last on:click=move |_| go(page.get_untracked().page + 1)>"Next ›"</button>
+                <Show when=move || loader.loading.get()><span class="muted" role="status" id="table-loading">"Loading…"</span></Show>
+                {move || loader.failure.get().map(|e| view! { <span class="error" role="alert">{format!("This page could not be loaded: {e}")}</span> })}
             </div>
-            <table class="table" id="results">
+            <table class="table" id="results" aria-busy=move || loader.loading.get().to_string()>
                 <thead><tr>
                     <th>{header_button("#", SortKey::Seq, query)}</th><th>"Prompt"</th><th>"Iter."</th>
                     <th>{header_button("TTFT", SortKey::Ttft, query)}</th><th>{header_button("Total", SortKey::Total, query)}</th>
                     <th>{header_button("Tokens in / out", SortKey::TokensOut, query)}</th><th>"Cost (USD)"</th><th>"Error"</th>
                 </tr></thead>
                 <tbody>
-                    {move || results.with_value(|r| page.get().rows.iter().map(|&i| row(&r[i])).collect_view())}
+                    {move || page.with(|p| p.rows.iter().map(row).collect_view())}
                 </tbody>
             </table>
         </section>

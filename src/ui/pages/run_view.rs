@@ -4,14 +4,14 @@
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
-use crate::api::runs::{cancel_run, get_run_report, RunReport};
-use crate::charts::{latency_scatter, ScatterPoint};
+use crate::api::runs::{cancel_run, get_run_view, RunReportView};
+use crate::charts::{latency_scatter, sampled_scatter, ScatterPoint};
 use crate::model::{LivePoint, RunId, RunProgress, RunStatus};
 use crate::ui::components::{
-    scatter_point, DistributionCharts, ErrorBox, ExportButtons, HonestyNotes, Layout, ResultsTable, ShareControls,
-    StatCards,
+    DistributionCharts, ErrorBox, ExportButtons, HonestyNotes, Layout, ResultsTable, ShareControls, StatCards,
 };
 use crate::ui::hooks::use_run_events;
+use crate::ui::report_source::ReportSource;
 
 /// The run page.
 #[component]
@@ -41,7 +41,7 @@ fn duration(ms: u64) -> String {
 fn RunDetail(id: RunId) -> impl IntoView {
     let (live, points) = use_run_events(id);
     let over = Memo::new(move |_| live.get().is_some_and(|p| p.status != RunStatus::Running));
-    let report = Resource::new(move || over.get(), move |_| get_run_report(id));
+    let report = Resource::new(move || over.get(), move |_| get_run_view(id));
     let cancel = Action::new(move |_: &()| cancel_run(id));
     view! {
         <Suspense fallback=|| view! { <p>"Loading run…"</p> }>
@@ -49,23 +49,25 @@ fn RunDetail(id: RunId) -> impl IntoView {
                 match report.await {
                     Err(e) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
                     Ok(report) => {
-                        let stored = report.snapshot.results.iter().map(scatter_point).collect::<Vec<_>>();
                         let running = report.run.status == RunStatus::Running;
+                        let view = report.view.clone();
+                        let stored = view.scatter.clone();
+                        let source = ReportSource::Owned(id);
                         view! {
                             <RunHeader report=report.clone()/>
                             {(!running).then(|| view! {
-                                <ExportButtons snapshot=report.snapshot.clone()/>
+                                <ExportButtons source=source.clone() iterations=view.iterations/>
                                 <ShareControls id shared_since_ms=report.shared_since_ms/>
                             })}
                             <ProgressPanel live fallback=report.clone() cancel running/>
                             <div class="chart-box" inner_html=move || {
                                 let live_points = points.get();
-                                if live_points.is_empty() { latency_scatter(&stored) } else { latency_scatter(&live_points.iter().map(live_point).collect::<Vec<_>>()) }
+                                if live_points.is_empty() { sampled_scatter(&stored) } else { latency_scatter(&live_points.iter().map(live_point).collect::<Vec<_>>()) }
                             }></div>
-                            <StatCards stats=report.snapshot.stats.clone() summary=report.summary.clone()/>
-                            <HonestyNotes notes=report.snapshot.honesty.clone()/>
-                            {(!running).then(|| view! { <DistributionCharts results=report.snapshot.results.clone()/> })}
-                            <ResultsTable results=report.snapshot.results/>
+                            <StatCards stats=view.stats summary=view.summary/>
+                            <HonestyNotes notes=view.honesty/>
+                            {(!running).then(|| view! { <DistributionCharts histogram_svg=view.histogram_svg cdf_svg=view.cdf_svg/> })}
+                            <ResultsTable source first=view.first_page/>
                         }
                         .into_any()
                     }
@@ -80,7 +82,7 @@ fn live_point(p: &LivePoint) -> ScatterPoint {
 }
 
 #[component]
-fn RunHeader(report: RunReport) -> impl IntoView {
+fn RunHeader(report: RunReportView) -> impl IntoView {
     let run = report.run;
     let mode = match run.plan.mode {
         crate::model::LoadMode::Closed { concurrency } => format!("closed loop × {concurrency}"),
@@ -113,7 +115,7 @@ fn RunHeader(report: RunReport) -> impl IntoView {
                 <span class="mono">{run.base_url.clone()}</span> " · " <span class="mono">{run.model.clone()}</span>
                 " · agent " {run.plan.agent.name.clone()} " · " {run.plan.prompts.len()} " prompt(s) × " {run.plan.iterations}
                 " · " {mode} " · max_tokens " {run.plan.agent.token_budget} " · " {if run.plan.stream { "streamed" } else { "not streamed" }}
-                " · started " {report.snapshot.report.created_at.clone()}
+                " · started " {report.view.report.created_at.clone()}
             </p>
             <p class="muted" id="run-settings">{settings}</p>
         </section>
@@ -123,15 +125,15 @@ fn RunHeader(report: RunReport) -> impl IntoView {
 #[component]
 fn ProgressPanel(
     live: ReadSignal<Option<RunProgress>>,
-    fallback: RunReport,
+    fallback: RunReportView,
     cancel: Action<(), Result<bool, crate::error::AppError>>,
     running: bool,
 ) -> impl IntoView {
     let stored = RunProgress::new(
         fallback.run.status,
         fallback.run.total_requests,
-        fallback.snapshot.results.len() as u64,
-        fallback.snapshot.results.iter().filter(|r| r.error.is_some()).count() as u64,
+        fallback.view.iterations as u64,
+        fallback.view.failures as u64,
         fallback.run.finished_at_ms.map_or(0, |end| u64::try_from(end - fallback.run.created_at_ms).unwrap_or(0)),
     );
     let progress = Memo::new(move |_| live.get().unwrap_or_else(|| stored.clone()));

@@ -5,21 +5,22 @@
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
-use crate::charts::latency_scatter;
-use crate::report::SharedReport;
+use crate::charts::sampled_scatter;
+use crate::report::ReportView;
 use crate::ui::components::{
-    scatter_point, DistributionCharts, ErrorBox, ExportButtons, HonestyNotes, PublicLayout, ResultsTable, StatCards,
+    DistributionCharts, ErrorBox, ExportButtons, HonestyNotes, PublicLayout, ResultsTable, StatCards,
 };
+use crate::ui::report_source::ReportSource;
 
 /// The share page.
 #[component]
 pub fn SharePage() -> impl IntoView {
     let id = use_params_map().with_untracked(|p| p.get("id").unwrap_or_default());
-    let report = RwSignal::new(None::<Result<SharedReport, String>>);
+    let report = RwSignal::new(None::<Result<(ReportView, ReportSource), String>>);
     #[cfg(feature = "hydrate")]
     Effect::new(move |_| {
         let id = id.clone();
-        leptos::task::spawn_local(async move { report.set(Some(fetch_shared(&id).await)) });
+        leptos::task::spawn_local(async move { report.set(Some(fetch_shared(id).await)) });
     });
     #[cfg(not(feature = "hydrate"))]
     let _ = id;
@@ -28,50 +29,40 @@ pub fn SharePage() -> impl IntoView {
             {move || match report.get() {
                 None => view! { <p id="share-loading">"Loading the shared report…"</p> }.into_any(),
                 Some(Err(message)) => view! { <ErrorBox message/> }.into_any(),
-                Some(Ok(shared)) => view! { <SharedReportView shared/> }.into_any(),
+                Some(Ok((view, source))) => view! { <SharedReportView view source/> }.into_any(),
             }}
         </PublicLayout>
     }
 }
 
 #[component]
-fn SharedReportView(shared: SharedReport) -> impl IntoView {
-    let SharedReport { snapshot, summary } = shared;
-    let points: Vec<_> = snapshot.results.iter().map(scatter_point).collect();
+fn SharedReportView(view: ReportView, source: ReportSource) -> impl IntoView {
     view! {
         <section class="run-header">
-            <h2 id="run-title">{snapshot.report.title.clone()}</h2>
+            <h2 id="run-title">{view.report.title.clone()}</h2>
             <p class="muted">
-                <span class="mono">{snapshot.connector.base_url.clone()}</span> " · "
-                <span class="mono">{snapshot.connector.model.clone()}</span> " · agent " {snapshot.agent.name.clone()}
-                " · max_tokens " {snapshot.agent.token_budget} " · started " {snapshot.report.created_at.clone()}
+                <span class="mono">{view.connector.base_url.clone()}</span> " · "
+                <span class="mono">{view.connector.model.clone()}</span> " · agent " {view.agent.name.clone()}
+                " · max_tokens " {view.agent.token_budget} " · started " {view.report.created_at.clone()}
             </p>
         </section>
-        <ExportButtons snapshot=snapshot.clone()/>
-        <div class="chart-box" inner_html=latency_scatter(&points)></div>
-        <StatCards stats=snapshot.stats.clone() summary/>
-        <HonestyNotes notes=snapshot.honesty.clone()/>
-        <DistributionCharts results=snapshot.results.clone()/>
-        <ResultsTable results=snapshot.results/>
+        <ExportButtons source=source.clone() iterations=view.iterations/>
+        <div class="chart-box" inner_html=sampled_scatter(&view.scatter)></div>
+        <StatCards stats=view.stats summary=view.summary/>
+        <HonestyNotes notes=view.honesty/>
+        <DistributionCharts histogram_svg=view.histogram_svg cdf_svg=view.cdf_svg/>
+        <ResultsTable source first=view.first_page/>
     }
 }
 
-/// Reads the token from the URL fragment and fetches the report with it.
+/// Reads the token from the URL fragment and fetches the report's view with it.
 #[cfg(feature = "hydrate")]
-async fn fetch_shared(id: &str) -> Result<SharedReport, String> {
+async fn fetch_shared(id: String) -> Result<(ReportView, ReportSource), String> {
     let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
-    let token = hash.trim_start_matches('#');
+    let token = hash.trim_start_matches('#').to_string();
     if token.is_empty() {
         return Err("This link has no share token: copy the whole link, including the part after #.".into());
     }
-    let response = gloo_net::http::Request::get(&format!("/api/public/reports/{id}"))
-        .header(crate::model::SHARE_TOKEN_HEADER, token)
-        .send()
-        .await
-        .map_err(|e| format!("The report could not be loaded: {e}"))?;
-    match response.status() {
-        200 => response.json::<SharedReport>().await.map_err(|e| format!("The report could not be read: {e}")),
-        404 => Err("This share link does not open a report: it was revoked, replaced, or mistyped.".into()),
-        status => Err(format!("The report could not be loaded (HTTP {status}).")),
-    }
+    let view = crate::ui::report_source::public_get(&format!("/api/public/reports/{id}/view"), &token).await?;
+    Ok((view, ReportSource::Shared { id, token }))
 }

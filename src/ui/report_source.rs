@@ -1,0 +1,78 @@
+//! Where a report page fetches what its view leaves out — later table pages and, for an export, the whole
+//! snapshot: from the owner's server functions, or from the public share routes with the link's token.
+
+use crate::api::runs::{get_iteration_page, get_run_report};
+use crate::model::RunId;
+use crate::report::{IterationPage, ReportSnapshot, TableQuery};
+
+/// The report a page shows and how it is reached.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReportSource {
+    /// A run of the signed-in workspace.
+    Owned(RunId),
+    /// A shared report, read with its share token.
+    #[cfg_attr(not(feature = "hydrate"), allow(dead_code, reason = "the token is read from the URL in the browser"))]
+    Shared {
+        /// The run id, as in the link.
+        id: String,
+        /// The token from the link's fragment.
+        token: String,
+    },
+}
+
+impl ReportSource {
+    /// One page of the iteration table.
+    pub async fn page(&self, query: TableQuery) -> Result<IterationPage, String> {
+        match self {
+            Self::Owned(id) => get_iteration_page(*id, query).await.map_err(|e| e.to_string()),
+            Self::Shared { id, token } => {
+                let sort = serde_json::to_value(query.sort).map_err(|e| e.to_string())?;
+                let path = format!(
+                    "/api/public/reports/{id}/iterations?sort={}&descending={}&errorsOnly={}&page={}&pageSize={}",
+                    sort.as_str().unwrap_or("seq"),
+                    query.descending,
+                    query.errors_only,
+                    query.page,
+                    query.page_size
+                );
+                public_get(&path, token).await
+            }
+        }
+    }
+
+    /// The whole report snapshot, every iteration included.
+    pub async fn snapshot(&self) -> Result<ReportSnapshot, String> {
+        match self {
+            Self::Owned(id) => get_run_report(*id).await.map(|r| r.snapshot).map_err(|e| e.to_string()),
+            Self::Shared { id, token } => {
+                public_get::<crate::report::SharedReport>(&format!("/api/public/reports/{id}"), token)
+                    .await
+                    .map(|shared| shared.snapshot)
+            }
+        }
+    }
+}
+
+/// `GET path` with the share token; a 404 means the link no longer opens the report.
+#[cfg(feature = "hydrate")]
+pub async fn public_get<T: serde::de::DeserializeOwned>(path: &str, token: &str) -> Result<T, String> {
+    let response = gloo_net::http::Request::get(path)
+        .header(crate::model::SHARE_TOKEN_HEADER, token)
+        .send()
+        .await
+        .map_err(|e| format!("The report could not be loaded: {e}"))?;
+    match response.status() {
+        200 => response.json::<T>().await.map_err(|e| format!("The report could not be read: {e}")),
+        404 => Err("This share link does not open a report: it was revoked, replaced, or mistyped.".into()),
+        status => Err(format!(
+            "The report could not be loaded (HTTP {status}): {}",
+            response.text().await.unwrap_or_default()
+        )),
+    }
+}
+
+/// Public reads happen in the browser only: the server renders a share page without its report.
+#[cfg(not(feature = "hydrate"))]
+pub async fn public_get<T: serde::de::DeserializeOwned>(path: &str, _token: &str) -> Result<T, String> {
+    Err(format!("{path} is read in the browser"))
+}
