@@ -24,10 +24,18 @@ if [ "$mode" != debug ]; then
 fi
 cp style/main.css "$pkg/$name.css"
 cp -r public/. "$site/"
+if [ "$mode" != debug ]; then
+  # Compressed once at the best level, served as-is to browsers that accept them (the server compresses the
+  # rest on the fly, at a faster level). zstd is optional: without it browsers get the gzip copy.
+  for file in "$pkg/$name.wasm" "$pkg/$name.js" "$pkg/$name.css"; do
+    gzip -9 -k -f "$file"
+    if command -v zstd >/dev/null; then zstd -19 -q -f "$file" -o "$file.zst"; fi
+  done
+fi
 
 case "$mode" in
   --release) cargo build --bin "$name" --no-default-features --features ssr --release ;;
   --front-only) ;;
   *) cargo build --bin "$name" --no-default-features --features ssr ;;
 esac
-echo "site built in $site ($(du -b "$pkg/$name.wasm" | cut -f1) bytes of WASM)"
+echo "site built in $site ($(du -b "$pkg/$name.wasm" | cut -f1) bytes of WASM$([ -f "$pkg/$name.wasm.gz" ] && echo ", $(du -b "$pkg/$name.wasm.gz" | cut -f1) gzipped")$([ -f "$pkg/$name.wasm.zst" ] && echo ", $(du -b "$pkg/$name.wasm.zst" | cut -f1) as zstd"))"

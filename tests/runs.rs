@@ -141,6 +141,16 @@ async fn a_closed_loop_run_streams_progress_and_ends_in_a_report_with_honest_not
 
     let (_, list) = app.call("runs/list", json!({}), Some(&cookie)).await;
     assert_eq!(serde_json::from_str::<Value>(&list).unwrap()[0]["status"], "completed");
+    // Replies travel compressed to clients that accept it.
+    let compressed = common::client()
+        .post(format!("{}/api/runs/view", app.base))
+        .header("cookie", &cookie)
+        .header("accept-encoding", "gzip")
+        .json(&json!({"id": run}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(compressed.headers().get("content-encoding").map(|v| v.as_bytes()), Some(&b"gzip"[..]));
 }
 
 #[tokio::test]

@@ -203,12 +203,23 @@ pub fn router(state: AppState) -> Router {
             move || provide_context(context_state.clone()),
             move || shell(shell_options.clone()),
         )
+        .nest_service("/pkg", bundle_files(&state.leptos_options))
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
         .layer(axum::middleware::from_fn_with_state(state.clone(), require_session))
         .layer(axum::middleware::from_fn(undecodable_arguments_are_bad_requests))
         .layer(axum::middleware::from_fn(same_origin_writes))
         .layer(axum::middleware::from_fn(log_request))
+        // Pages, JSON and assets without a precompressed copy go out compressed (zstd or gzip, as the browser
+        // accepts); live events (`text/event-stream`) never are, so each arrives when sent.
+        .layer(tower_http::compression::CompressionLayer::new())
         .with_state(state)
+}
+
+/// The browser bundle (`/pkg`): the release build leaves `.zst` and `.gz` copies beside each file, compressed
+/// once at their best level, which are sent to browsers that accept them.
+fn bundle_files(options: &leptos::config::LeptosOptions) -> tower_http::services::ServeDir {
+    let dir = std::path::Path::new(options.site_root.as_ref()).join(options.site_pkg_dir.as_ref());
+    tower_http::services::ServeDir::new(dir).precompressed_zstd().precompressed_gzip()
 }
 
 async fn shutdown_signal() {

@@ -189,10 +189,16 @@ pub fn client() -> reqwest::Client {
 /// pairs; panics when neither happens within 30 s.
 pub async fn follow_events(app: &TestApp, cookie: &str, run: &str, count: usize) -> Vec<(String, serde_json::Value)> {
     use futures::StreamExt;
-    let response =
-        client().get(format!("{}/api/runs/{run}/events", app.base)).header("cookie", cookie).send().await.unwrap();
+    let response = client()
+        .get(format!("{}/api/runs/{run}/events", app.base))
+        .header("cookie", cookie)
+        .header("accept-encoding", "zstd, gzip")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(response.status(), 200);
     assert_eq!(response.headers()["content-type"], "text/event-stream");
+    assert!(response.headers().get("content-encoding").is_none(), "live events are never compressed (buffered)");
     let mut stream = response.bytes_stream();
     let mut decoder = latency_guard::engine::sse::SseDecoder::new();
     let (mut events, mut out) = (Vec::new(), Vec::new());
