@@ -4,7 +4,8 @@
 //! - [`model`], [`error`], [`stats`], [`report`], [`charts`]: shared, pure types, statistics, report snapshots and
 //!   SVG charts, used by the server and the browser build.
 //! - `bench` (the CLI's benchmark command), `config`, `clock`, `secrets`, `store`, `auth`, `engine`, `sim`, `server` (ssr only): settings, time,
-//!   sealing and token hashing, SQL, sessions, outbound calls, call targets, benchmark runs, the simulated endpoint, and the axum application.
+//!   sealing and token hashing, SQL, sessions, outbound calls, call targets, benchmark runs, Guard's scheduled
+//!   checks (`guard`) and their notifications (`notify`), the simulated endpoint, and the axum application.
 //! - [`api`]: `#[server]` functions, thin shells over the ssr modules.
 //! - [`ui`]: Leptos pages and components; they render, never compute.
 
@@ -31,6 +32,10 @@ pub mod config;
 pub mod engine;
 #[cfg(feature = "ssr")]
 pub mod export_command;
+#[cfg(feature = "ssr")]
+pub mod guard;
+#[cfg(feature = "ssr")]
+pub mod notify;
 #[cfg(feature = "ssr")]
 pub mod runs;
 #[cfg(feature = "ssr")]

@@ -66,6 +66,48 @@ pub struct Settings {
     pub secure_cookies: bool,
     /// The address users reach the app at, used in printed login links.
     pub public_url: Option<String>,
+    /// How often the in-process Guard tick runs; `None` leaves ticking to the hook alone.
+    pub guard_tick_interval: Option<Duration>,
+    /// Due schedules one tick runs at most.
+    pub guard_tick_limit: u32,
+    /// Schedules of one tick run at once at most.
+    pub guard_tick_parallelism: usize,
+    /// The key `POST /api/public/hooks/guard-tick` asks for in its `apikey` header; no key, no hook (404).
+    pub guard_tick_api_key: Option<ApiKey>,
+}
+
+/// A shared key presented by a caller; `Debug` never prints it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ApiKey(String);
+
+impl std::fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ApiKey([redacted])")
+    }
+}
+
+impl ApiKey {
+    /// At least 16 characters, no surrounding whitespace.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let text = text.trim();
+        if text.chars().count() < 16 {
+            return Err("must be at least 16 characters (e.g. `openssl rand -hex 24`)".into());
+        }
+        Ok(Self(text.to_string()))
+    }
+
+    /// Whether `presented` is this key, compared in constant time (over keyed hashes, so lengths leak nothing).
+    pub fn matches(&self, presented: &str) -> bool {
+        use hmac::{Hmac, Mac};
+        use subtle::ConstantTimeEq;
+        let digest = |text: &str| {
+            // HMAC-SHA256 accepts keys of any length; the key here only makes both digests comparable.
+            let mut mac = <Hmac<sha2::Sha256> as Mac>::new_from_slice(b"latency-guard api key").ok();
+            mac.iter_mut().for_each(|m| m.update(text.as_bytes()));
+            mac.map(|m| m.finalize().into_bytes().to_vec()).unwrap_or_default()
+        };
+        bool::from(digest(&self.0).ct_eq(&digest(presented)))
+    }
 }
 
 /// The `[latency-guard]` table of the config file; every key optional.
@@ -82,6 +124,10 @@ struct FileSettings {
     run_heartbeat_ms: Option<u64>,
     secure_cookies: Option<bool>,
     public_url: Option<String>,
+    guard_tick_interval_s: Option<u64>,
+    guard_tick_limit: Option<u32>,
+    guard_tick_parallelism: Option<usize>,
+    guard_tick_api_key: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -105,6 +151,10 @@ impl Settings {
             run_heartbeat: Duration::from_secs(5),
             secure_cookies: false,
             public_url: None,
+            guard_tick_interval: Some(Duration::from_secs(300)),
+            guard_tick_limit: 25,
+            guard_tick_parallelism: 4,
+            guard_tick_api_key: None,
         }
     }
 
@@ -147,6 +197,18 @@ impl Settings {
         }
         s.secure_cookies = file.secure_cookies.unwrap_or(s.secure_cookies);
         s.public_url = file.public_url;
+        let interval = |seconds: u64| (seconds > 0).then(|| Duration::from_secs(seconds));
+        if let Some(seconds) = file.guard_tick_interval_s {
+            s.guard_tick_interval = interval(seconds);
+        }
+        s.guard_tick_limit = file.guard_tick_limit.unwrap_or(s.guard_tick_limit);
+        s.guard_tick_parallelism = file.guard_tick_parallelism.unwrap_or(s.guard_tick_parallelism);
+        let api_key = |name: &'static str, text: &str| {
+            ApiKey::parse(text).map_err(|reason| ConfigError::Env { name, value: "[redacted]".into(), reason })
+        };
+        if let Some(key) = &file.guard_tick_api_key {
+            s.guard_tick_api_key = Some(api_key("guard-tick-api-key", key)?);
+        }
 
         if let Some(url) = env("DATABASE_URL") {
             s.database_url = url;
@@ -173,6 +235,18 @@ impl Settings {
         if let Some(v) = env("LATENCY_GUARD_PUBLIC_URL") {
             s.public_url = Some(v);
         }
+        if let Some(v) = env("LATENCY_GUARD_GUARD_TICK_INTERVAL_S") {
+            s.guard_tick_interval = interval(parse_env("LATENCY_GUARD_GUARD_TICK_INTERVAL_S", &v)?);
+        }
+        if let Some(v) = env("LATENCY_GUARD_GUARD_TICK_LIMIT") {
+            s.guard_tick_limit = parse_env("LATENCY_GUARD_GUARD_TICK_LIMIT", &v)?;
+        }
+        if let Some(v) = env("LATENCY_GUARD_GUARD_TICK_PARALLELISM") {
+            s.guard_tick_parallelism = parse_env("LATENCY_GUARD_GUARD_TICK_PARALLELISM", &v)?;
+        }
+        if let Some(v) = env("GUARD_TICK_API_KEY") {
+            s.guard_tick_api_key = Some(api_key("GUARD_TICK_API_KEY", &v)?);
+        }
         if let Some(v) = env("LATENCY_GUARD_SECRET") {
             s.secret = Some(Secret::from_text(&v).map_err(|reason| ConfigError::Env {
                 name: "LATENCY_GUARD_SECRET",
@@ -188,6 +262,13 @@ impl Settings {
                 name: "DATABASE_URL",
                 value: s.database_url.clone(),
                 reason: "must start with sqlite:, postgres:// or postgresql://".into(),
+            });
+        }
+        if s.guard_tick_limit == 0 || s.guard_tick_parallelism == 0 {
+            return Err(ConfigError::Env {
+                name: "guard-tick-limit / guard-tick-parallelism",
+                value: "0".into(),
+                reason: "must be at least 1".into(),
             });
         }
         for (name, value) in [

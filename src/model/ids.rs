@@ -45,3 +45,23 @@ typed_id!(
     /// Identifies one benchmark run (and its report).
     RunId
 );
+typed_id!(
+    /// Identifies one benchmark set (the prompts a Guard schedule runs).
+    BenchmarkSetId
+);
+typed_id!(
+    /// Identifies one Guard schedule.
+    ScheduleId
+);
+typed_id!(
+    /// Identifies one pinned baseline.
+    BaselineId
+);
+typed_id!(
+    /// Identifies one evaluation of a schedule (a claimed slot, run and compared).
+    EvaluationId
+);
+typed_id!(
+    /// Identifies one Guard alert.
+    AlertId
+);

@@ -1,9 +1,12 @@
-//! Shared, pure domain types: typed ids, connectors and their validated inputs, connection-test results.
+//! Shared, pure domain types: typed ids, connectors and their validated inputs, connection-test results, runs,
+//! and Guard's sets, schedules, thresholds and summaries.
 //! No I/O and no clock here; the browser build compiles this module too.
 
+mod benchmark_set;
 mod checked;
 mod connection_test;
 mod connector;
+mod guard;
 mod headers;
 mod ids;
 mod iteration;
@@ -11,11 +14,16 @@ mod measurement;
 mod progress;
 mod run;
 
+pub use benchmark_set::{BenchmarkSet, BenchmarkSetInput, SetPrompt, ADVISED_MIN_PROMPTS, MAX_SET_PROMPTS};
 pub use checked::Checked;
 pub use connection_test::{ConnectionTestResult, TestTarget, BODY_PREVIEW_CHARS};
 pub use connector::{BaseUrl, Connector, ConnectorInput, HeaderView, KeyChange, ModelName, Price, ValidConnector};
+pub use guard::{
+    cost_estimate, AlertView, Baseline, Breach, Cadence, CostEstimate, Decision, EvaluationView, GuardSummary, Metric,
+    Op, Schedule, ScheduleInput, Severity, Threshold, ThresholdCheck, WebhookDelivery, MAX_THRESHOLDS,
+};
 pub use headers::{is_credential_header, HeaderName, HeaderSet, HeaderValueChange};
-pub use ids::{ConnectorId, RunId, WorkspaceId};
+pub use ids::{AlertId, BaselineId, BenchmarkSetId, ConnectorId, EvaluationId, RunId, ScheduleId, WorkspaceId};
 pub use iteration::{cost_usd, IterationRecord};
 pub use measurement::{
     ChunkMark, ErrorClass, IterationError, Measurement, RetriedAttempt, ServerTiming, Timeline, TokenSource,

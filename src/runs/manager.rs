@@ -75,6 +75,30 @@ impl RunManager {
 
     /// Validates `input`, records the run and starts it in the background.
     pub async fn start(&self, workspace: WorkspaceId, input: RunPlanInput) -> Result<RunView, StartError> {
+        let (view, target, live) = self.record(workspace, input).await?;
+        let manager = self.clone();
+        let run = view.clone();
+        tokio::spawn(async move {
+            manager.execute(run, target, live).await;
+            manager.live_runs().remove(&view.id);
+        });
+        Ok(view)
+    }
+
+    /// Validates `input`, records the run and drives it to its end (Guard's scheduled runs); the run is live on
+    /// its page meanwhile like any other. Returns the run as it ended.
+    pub async fn run_to_end(&self, workspace: WorkspaceId, input: RunPlanInput) -> Result<RunView, StartError> {
+        let (view, target, live) = self.record(workspace, input).await?;
+        self.execute(view.clone(), target, live).await;
+        self.live_runs().remove(&view.id);
+        Ok(self.store.get_run(workspace, view.id).await?)
+    }
+
+    async fn record(
+        &self,
+        workspace: WorkspaceId,
+        input: RunPlanInput,
+    ) -> Result<(RunView, RequestTarget, LiveRun), StartError> {
         let (connector, target) =
             stored_target(self.store.open_connector(workspace, input.connector_id, &self.sealer).await?);
         let plan = input.validate(&connector.model)?;
@@ -82,13 +106,7 @@ impl RunManager {
         let view = self.store.create_run(workspace, id, &plan, &connector, &self.instance, self.clock.now_ms()).await?;
         let live = LiveRun { workspace, cancel: CancellationToken::new(), updates: broadcast::channel(256).0 };
         self.live_runs().insert(id, live.clone());
-        let manager = self.clone();
-        let run = view.clone();
-        tokio::spawn(async move {
-            manager.execute(run, target, live).await;
-            manager.live_runs().remove(&id);
-        });
-        Ok(view)
+        Ok((view, target, live))
     }
 
     /// Asks a running run of `workspace` to stop: at once when this process drives it, otherwise through the

@@ -17,6 +17,7 @@ use crate::auth::{create_login_link, login_routes, require_session, same_origin_
 use crate::clock::{Clock, SystemClock};
 use crate::config::{Secret, Settings};
 use crate::engine::HttpClient;
+use crate::guard::{Guard, GuardOptions};
 use crate::model::{BaseUrl, ConnectorInput};
 use crate::runs::RunManager;
 use crate::secrets::{SecretBox, TokenHasher};
@@ -109,8 +110,16 @@ impl Application {
             let _ = tcp.set_nodelay(true);
         });
         let maintenance = tokio::spawn(self.state.runs.clone().maintain(self.state.settings.run_heartbeat));
+        let ticking = self
+            .state
+            .settings
+            .guard_tick_interval
+            .map(|every| tokio::spawn(crate::guard::tick_forever(self.state.guard.clone(), every)));
         let result = axum::serve(listener, app).with_graceful_shutdown(shutdown_signal()).await;
         maintenance.abort();
+        if let Some(ticking) = ticking {
+            ticking.abort();
+        }
         if let Some(sim) = self.simulator {
             sim.stop();
         }
@@ -131,8 +140,16 @@ pub async fn build_state(settings: Settings, clock: Arc<dyn Clock>) -> Result<Ap
     leptos_options.site_addr = settings.site_addr;
     let sealer = SecretBox::new(&secret);
     let http = HttpClient::new()?;
+    let runs = RunManager::new(store.clone(), sealer.clone(), http.clone(), Arc::clone(&clock));
+    let guard_options = GuardOptions {
+        limit: settings.guard_tick_limit,
+        parallelism: settings.guard_tick_parallelism,
+        public_base: settings.public_base(),
+        database_clock: true,
+    };
     Ok(AppState {
-        runs: RunManager::new(store.clone(), sealer.clone(), http.clone(), Arc::clone(&clock)),
+        guard: Guard::new(store.clone(), runs.clone(), Arc::clone(&clock), guard_options),
+        runs,
         store,
         clock,
         sealer,
@@ -197,6 +214,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/public/reports/{id}", get(crate::shares::shared_report))
         .route("/api/public/reports/{id}/view", get(crate::shares::shared_report_view))
         .route("/api/public/reports/{id}/iterations", get(crate::shares::shared_iterations))
+        .route("/api/public/hooks/guard-tick", axum::routing::post(crate::guard::guard_tick_hook))
         .leptos_routes_with_context(
             &state,
             routes,

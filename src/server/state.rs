@@ -7,6 +7,7 @@ use std::sync::Arc;
 use crate::clock::Clock;
 use crate::config::Settings;
 use crate::engine::HttpClient;
+use crate::guard::Guard;
 use crate::runs::RunManager;
 use crate::secrets::{SecretBox, TokenHasher};
 use crate::store::Store;
@@ -28,6 +29,8 @@ pub struct AppState {
     pub http: HttpClient,
     /// Benchmark runs in progress.
     pub runs: RunManager,
+    /// Scheduled regression checks.
+    pub guard: Guard,
     /// Leptos' own options (site root, output name).
     pub leptos_options: LeptosOptions,
 }

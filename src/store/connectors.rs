@@ -9,7 +9,7 @@ use sqlx::Row;
 use std::collections::BTreeMap;
 
 use super::workspaces::parse_id;
-use super::{bool_to_db, Store, StoreError};
+use super::{bool_to_db, from_json, to_json, Store, StoreError};
 use crate::model::{
     is_credential_header, BaseUrl, Connector, ConnectorId, HeaderValueChange, HeaderView, KeyChange, ValidConnector,
     ValidationError, WorkspaceId,
@@ -289,14 +289,6 @@ fn seal(
 ) -> Result<String, StoreError> {
     let plain = serde_json::to_vec(secrets).map_err(|e| StoreError::Corrupt(e.to_string()))?;
     Ok(sealer.seal(&plain, &seal_context(workspace, id)))
-}
-
-fn to_json<T: Serialize>(value: &T) -> Result<String, StoreError> {
-    serde_json::to_string(value).map_err(|e| StoreError::Corrupt(e.to_string()))
-}
-
-fn from_json<T: for<'de> Deserialize<'de>>(text: &str) -> Result<T, StoreError> {
-    serde_json::from_str(text).map_err(|e| StoreError::Corrupt(e.to_string()))
 }
 
 fn connector_from_row(row: &AnyRow) -> Result<Connector, StoreError> {

@@ -2,13 +2,20 @@
 //! replicas), through sqlx's `Any` driver and one set of migrations written in the dialect both accept.
 //! Every query on workspace data filters by the workspace id.
 
+mod alerts;
+mod baselines;
+mod benchmark_sets;
 mod connectors;
 mod runs;
+mod schedules;
 mod sessions;
 mod shares;
 mod workspaces;
 
+pub use alerts::{AlertChanges, EvaluationEnd, WebhookNotice};
+pub use baselines::NewBaseline;
 pub use connectors::{ConnectorCredentials, StoredConnector};
+pub use schedules::{Claim, Trigger};
 pub use sessions::SessionRecord;
 pub use shares::ShareRecord;
 pub use workspaces::{Workspace, LOCAL_OWNER};
@@ -96,6 +103,16 @@ impl Store {
         self.backend
     }
 
+    /// The database's own clock, unix ms: one time for every replica sharing it.
+    pub async fn database_now_ms(&self) -> Result<i64, StoreError> {
+        let sql = match self.backend {
+            Backend::Postgres => "SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT) AS now",
+            Backend::Sqlite => "SELECT CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER) AS now",
+        };
+        let row = sqlx::query(sql).fetch_one(&self.pool).await?;
+        Ok(sqlx::Row::try_get::<i64, _>(&row, "now")?)
+    }
+
     /// Closes the pool, waiting for connections to be returned.
     pub async fn close(&self) {
         self.pool.close().await;
@@ -112,4 +129,23 @@ fn create_sqlite_parent_dir(url: &str) -> Result<(), StoreError> {
 
 fn bool_to_db(b: bool) -> i64 {
     i64::from(b)
+}
+
+/// `NotFound` when a write touched no row: the id is not in the workspace.
+fn found(rows_affected: u64) -> Result<(), StoreError> {
+    if rows_affected == 0 {
+        Err(StoreError::NotFound)
+    } else {
+        Ok(())
+    }
+}
+
+/// A value as the JSON text stored in a column.
+fn to_json<T: serde::Serialize>(value: &T) -> Result<String, StoreError> {
+    serde_json::to_string(value).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+/// A JSON column read back.
+fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, StoreError> {
+    serde_json::from_str(text).map_err(|e| StoreError::Corrupt(e.to_string()))
 }

@@ -1,0 +1,24 @@
+//! Guard: scheduled regression checks. A tick claims the due schedules, runs each one's benchmark set as a
+//! regular run, compares it with the pinned baseline (Welch's t-test and thresholds), and opens or updates
+//! alerts; the in-process loop ticks every few minutes and `POST /api/public/hooks/guard-tick` lets an external
+//! scheduler tick instead.
+
+mod decide;
+mod hook;
+mod tick;
+
+pub use decide::{decide, observe};
+pub use hook::guard_tick_hook;
+pub use tick::{guard_plan, Guard, GuardOptions, ScheduleOutcome, TickReport, GUARD_TEMPERATURE};
+
+/// Ticks every `interval` until the process ends; a failed tick is logged and the next one comes on time.
+pub async fn tick_forever(guard: Guard, interval: std::time::Duration) {
+    let mut ticks = tokio::time::interval(interval);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        if let Err(e) = guard.tick().await {
+            tracing::error!(error = %e, "guard tick failed");
+        }
+    }
+}

@@ -1,0 +1,262 @@
+//! One Guard tick: claim the due schedules (at most `limit`, oldest due first), run each one's benchmark set once
+//! per prompt — non-streaming, temperature 0.2, one request at a time, as a regular run with its own report —
+//! compare it with the pinned baseline, apply the alert state machine, and record the outcome on the schedule.
+//! A schedule whose run cannot be made (bad endpoint, expired key, deleted connector) is recorded as failed and
+//! was advanced by its claim anyway; the tick goes on with the others. Run now is the same path for one schedule.
+
+use futures::StreamExt;
+use serde::Serialize;
+use std::sync::Arc;
+
+use super::decide::{decide, observe};
+use crate::clock::Clock;
+use crate::model::{
+    Agent, AlertId, BenchmarkSet, LoadMode, RunId, RunPlanInput, RunStatus, RunView, Schedule, ScheduleId, WorkspaceId,
+};
+use crate::notify::AlertMessage;
+use crate::runs::{RunManager, StartError};
+use crate::store::{Backend, Claim, EvaluationEnd, Store, StoreError, Trigger, WebhookNotice};
+
+/// The temperature of scheduled runs (seed).
+pub const GUARD_TEMPERATURE: f64 = 0.2;
+
+/// How one schedule's evaluation went, as the hook reports it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScheduleOutcome {
+    /// The schedule.
+    pub schedule_id: ScheduleId,
+    /// The evaluation row.
+    pub evaluation_id: String,
+    /// The slot claimed, unix ms.
+    pub slot_at_ms: i64,
+    /// `tick` or `run_now`.
+    pub trigger: &'static str,
+    /// `healthy`, `breached`, `no_baseline` or `failed`.
+    pub status: &'static str,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// The run it made.
+    pub run_id: Option<RunId>,
+    /// Welch's p-value, when compared.
+    pub p_value: Option<f64>,
+    /// Alerts opened.
+    pub alerts_opened: Vec<AlertId>,
+    /// Open alerts breached again (observed updated, nothing sent).
+    pub alerts_updated: Vec<AlertId>,
+}
+
+/// What one tick did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TickReport {
+    /// The tick's time, unix ms.
+    pub at_ms: i64,
+    /// Each schedule it ran, in claim order.
+    pub ran: Vec<ScheduleOutcome>,
+}
+
+/// How Guard ticks.
+#[derive(Debug, Clone)]
+pub struct GuardOptions {
+    /// Due schedules a tick claims at most.
+    pub limit: u32,
+    /// Schedules evaluated at once at most.
+    pub parallelism: usize,
+    /// The app's address, for links in alerts.
+    pub public_base: String,
+    /// Take "now" from the database (PostgreSQL), so replicas with drifting clocks agree on what is due; off,
+    /// the injected clock decides (SQLite, and tests with a fixed clock).
+    pub database_clock: bool,
+}
+
+/// Runs ticks. Cheap to clone.
+#[derive(Clone)]
+pub struct Guard {
+    store: Store,
+    runs: RunManager,
+    clock: Arc<dyn Clock>,
+    options: Arc<GuardOptions>,
+    instance: Arc<str>,
+}
+
+impl Guard {
+    /// A Guard over the shared store, run manager and clock.
+    pub fn new(store: Store, runs: RunManager, clock: Arc<dyn Clock>, options: GuardOptions) -> Self {
+        let instance = format!("guard-{}", uuid::Uuid::new_v4()).into();
+        Self { store, runs, clock, options: Arc::new(options), instance }
+    }
+
+    async fn now(&self) -> Result<i64, StoreError> {
+        if self.options.database_clock && self.store.backend() == Backend::Postgres {
+            self.store.database_now_ms().await
+        } else {
+            Ok(self.clock.now_ms())
+        }
+    }
+
+    /// One tick: claims the due schedules and evaluates them, `parallelism` at a time.
+    pub async fn tick(&self) -> Result<TickReport, StoreError> {
+        let at_ms = self.now().await?;
+        let claims = self.store.claim_due_schedules(at_ms, self.options.limit, &self.instance).await?;
+        if !claims.is_empty() {
+            tracing::info!(due = claims.len(), "guard tick claimed schedules");
+        }
+        let mut ran: Vec<(usize, ScheduleOutcome)> = futures::stream::iter(claims.into_iter().enumerate())
+            .map(|(i, claim)| async move { (i, self.evaluate(claim).await) })
+            .buffer_unordered(self.options.parallelism.max(1))
+            .collect()
+            .await;
+        ran.sort_by_key(|(i, _)| *i);
+        Ok(TickReport { at_ms, ran: ran.into_iter().map(|(_, o)| o).collect() })
+    }
+
+    /// Run now: the same evaluation for one schedule of `workspace`, whatever its due time or pause. `None` when
+    /// that very instant was claimed already (a double press).
+    pub async fn run_now(&self, workspace: WorkspaceId, id: ScheduleId) -> Result<Option<ScheduleOutcome>, StoreError> {
+        let now = self.now().await?;
+        match self.store.claim_schedule_now(workspace, id, now, &self.instance).await? {
+            Some(claim) => Ok(Some(self.evaluate(claim).await)),
+            None => Ok(None),
+        }
+    }
+
+    async fn evaluate(&self, claim: Claim) -> ScheduleOutcome {
+        let schedule = self.store.get_schedule(claim.workspace, claim.schedule).await;
+        let end = match &schedule {
+            Ok(schedule) => self.measure(&claim, schedule).await,
+            Err(e) => EvaluationEnd::Failed { error: format!("the schedule could not be read: {e}"), run: None },
+        };
+        let now = self.clock.now_ms();
+        let message_id = format!("msg_{}", uuid::Uuid::new_v4().simple());
+        let body = |breaches: &[crate::model::Breach]| match (&schedule, &end) {
+            (Ok(s), EvaluationEnd::Compared { run, observed, baseline, .. }) => AlertMessage {
+                schedule_id: s.id,
+                schedule_name: &s.input.name,
+                benchmark_set_id: s.input.set_id.to_string(),
+                baseline: baseline.summary,
+                observed: observed.1,
+                breaches,
+                run_url: format!("{}/runs/{run}", self.options.public_base),
+                at_ms: now,
+            }
+            .webhook_body(s.input.webhook_url.as_deref().unwrap_or_default()),
+            _ => String::new(),
+        };
+        let webhook = schedule.as_ref().ok().and_then(|s| s.input.webhook_url.as_deref()).map(|url| WebhookNotice {
+            url,
+            message_id: message_id.clone(),
+            body: &body,
+        });
+        let changes = match self.store.finish_evaluation(&claim, &end, webhook, now).await {
+            Ok(changes) => changes,
+            Err(e) => {
+                tracing::error!(schedule = %claim.schedule, error = %e, "recording a guard evaluation failed");
+                Default::default()
+            }
+        };
+        let error = match &end {
+            EvaluationEnd::Failed { error, .. } => Some(error.clone()),
+            _ => None,
+        };
+        if let Err(e) = self.store.record_schedule_outcome(claim.schedule, end.status(), error.as_deref(), now).await {
+            tracing::error!(schedule = %claim.schedule, error = %e, "recording a schedule's outcome failed");
+        }
+        if let Some(e) = &error {
+            tracing::warn!(schedule = %claim.schedule, error = %e, "guard evaluation failed");
+        }
+        ScheduleOutcome {
+            schedule_id: claim.schedule,
+            evaluation_id: claim.evaluation.to_string(),
+            slot_at_ms: claim.slot_at,
+            trigger: match claim.trigger {
+                Trigger::Tick => "tick",
+                Trigger::RunNow => "run_now",
+            },
+            status: end.status(),
+            error,
+            run_id: match &end {
+                EvaluationEnd::Failed { run, .. } => *run,
+                EvaluationEnd::NoBaseline { run, .. } | EvaluationEnd::Compared { run, .. } => Some(*run),
+            },
+            p_value: match &end {
+                EvaluationEnd::Compared { decision, .. } => decision.p_value,
+                _ => None,
+            },
+            alerts_opened: changes.opened.iter().map(|(id, _)| *id).collect(),
+            alerts_updated: changes.updated,
+        }
+    }
+
+    /// Runs the schedule's set and compares it with the baseline; every failure becomes `Failed` with a reason.
+    async fn measure(&self, claim: &Claim, schedule: &Schedule) -> EvaluationEnd {
+        let failed = |error: String, run: Option<RunId>| EvaluationEnd::Failed { error, run };
+        let set = match self.store.get_set(claim.workspace, schedule.input.set_id).await {
+            Ok(set) => set,
+            Err(e) => return failed(format!("the benchmark set could not be read: {e}"), None),
+        };
+        let run = match self.runs.run_to_end(claim.workspace, guard_plan(schedule, &set)).await {
+            Ok(run) => run,
+            Err(StartError::Store(StoreError::NotFound)) => {
+                return failed("the connector was deleted: edit the schedule to pick another".into(), None)
+            }
+            Err(e) => return failed(format!("the run could not start: {e}"), None),
+        };
+        if run.status != RunStatus::Completed {
+            let why = run.failure.clone().unwrap_or_else(|| format!("the run ended {}", run.status.as_str()));
+            return failed(why, Some(run.id));
+        }
+        let records = match self.store.run_iterations(claim.workspace, run.id).await {
+            Ok(records) => records,
+            Err(e) => return failed(format!("the run's results could not be read: {e}"), Some(run.id)),
+        };
+        let (totals, summary) = observe(&records);
+        if totals.is_empty() {
+            return failed(every_request_failed(&run, &records), Some(run.id));
+        }
+        let baseline = match self
+            .store
+            .current_baseline(claim.workspace, schedule.input.set_id, schedule.input.connector_id)
+            .await
+        {
+            Ok(Some(baseline)) => baseline,
+            Ok(None) => return EvaluationEnd::NoBaseline { run: run.id, observed: (totals, summary) },
+            Err(e) => return failed(format!("the baseline could not be read: {e}"), Some(run.id)),
+        };
+        let decision = decide(&schedule.input, &baseline, (&totals, &summary));
+        EvaluationEnd::Compared {
+            run: run.id,
+            observed: (totals, summary),
+            baseline: Box::new(baseline),
+            decision: Box::new(decision),
+        }
+    }
+}
+
+/// The run a schedule makes: each prompt of its set once, non-streaming, temperature 0.2, one at a time (so the
+/// requests do not slow each other down).
+pub fn guard_plan(schedule: &Schedule, set: &BenchmarkSet) -> RunPlanInput {
+    RunPlanInput {
+        connector_id: schedule.input.connector_id,
+        title: Some(format!("Guard · {}", schedule.input.name)),
+        agent: Agent {
+            name: set.name.clone(),
+            system_prompt: set.system_prompt.clone(),
+            tools: vec![],
+            token_budget: set.max_tokens,
+        },
+        prompts: set.prompts.iter().map(|p| p.text.clone()).collect(),
+        iterations: 1,
+        warmup: 0,
+        mode: LoadMode::Closed { concurrency: 1 },
+        timeout_ms: None,
+        stream: false,
+        temperature: GUARD_TEMPERATURE,
+        retries: 0,
+    }
+}
+
+fn every_request_failed(run: &RunView, records: &[crate::model::IterationRecord]) -> String {
+    let first = records.iter().find_map(|r| r.error.as_deref()).unwrap_or("no request was recorded");
+    format!("every request of run {} failed; the first: {first}", run.id)
+}

@@ -1,0 +1,587 @@
+//! Guard's shared types: schedules (what runs when, compared how, telling whom), the five-figure summary a run
+//! is judged by, thresholds and the breaches they find, and the alerts and evaluations a user reads. Pure: the
+//! decision itself is `guard::evaluate` on the server, because its p-value needs the statistics library.
+
+use serde::{Deserialize, Serialize};
+
+use super::ids::{BenchmarkSetId, ConnectorId};
+use super::ValidationError;
+
+/// Thresholds a schedule may hold at most.
+pub const MAX_THRESHOLDS: usize = 10;
+
+/// How often a schedule runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Cadence {
+    /// Every 15 minutes.
+    #[serde(rename = "15m")]
+    FifteenMinutes,
+    /// Every hour.
+    #[serde(rename = "hourly")]
+    Hourly,
+    /// Every 24 hours.
+    #[serde(rename = "daily")]
+    Daily,
+    /// Every 7 days.
+    #[serde(rename = "weekly")]
+    Weekly,
+}
+
+impl Cadence {
+    /// Every cadence, shortest first.
+    pub const ALL: [Cadence; 4] = [Cadence::FifteenMinutes, Cadence::Hourly, Cadence::Daily, Cadence::Weekly];
+
+    /// The time between two runs, ms.
+    pub fn period_ms(self) -> i64 {
+        const MINUTE: i64 = 60_000;
+        match self {
+            Cadence::FifteenMinutes => 15 * MINUTE,
+            Cadence::Hourly => 60 * MINUTE,
+            Cadence::Daily => 24 * 60 * MINUTE,
+            Cadence::Weekly => 7 * 24 * 60 * MINUTE,
+        }
+    }
+
+    /// Runs per day (a weekly schedule runs 1/7 times a day).
+    pub fn runs_per_day(self) -> f64 {
+        86_400_000.0 / self.period_ms() as f64
+    }
+
+    /// `15m`, `hourly`, `daily` or `weekly`, as stored and sent.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Cadence::FifteenMinutes => "15m",
+            Cadence::Hourly => "hourly",
+            Cadence::Daily => "daily",
+            Cadence::Weekly => "weekly",
+        }
+    }
+
+    /// The cadence spelled `text`.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|c| c.as_str() == text)
+    }
+}
+
+/// A figure of a run's summary that a threshold watches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Metric {
+    /// 95th percentile of total time, ms.
+    P95Ms,
+    /// Mean total time, ms.
+    MeanMs,
+    /// Output tokens per second.
+    TokS,
+    /// Total cost of the run, USD.
+    CostUsd,
+    /// Failed / measured, 0 to 1.
+    ErrorRate,
+}
+
+impl Metric {
+    /// `p95_ms`, …, as stored and sent.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Metric::P95Ms => "p95_ms",
+            Metric::MeanMs => "mean_ms",
+            Metric::TokS => "tok_s",
+            Metric::CostUsd => "cost_usd",
+            Metric::ErrorRate => "error_rate",
+        }
+    }
+
+    /// Whether the figure is made of the run's total times, so Welch's test on them speaks to it.
+    pub fn is_latency(self) -> bool {
+        matches!(self, Metric::P95Ms | Metric::MeanMs | Metric::TokS)
+    }
+
+    /// The figure in `summary`.
+    pub fn of(self, summary: &GuardSummary) -> Option<f64> {
+        match self {
+            Metric::P95Ms => summary.p95_ms,
+            Metric::MeanMs => summary.mean_ms,
+            Metric::TokS => summary.tok_s,
+            Metric::CostUsd => summary.cost_usd,
+            Metric::ErrorRate => Some(summary.error_rate),
+        }
+    }
+}
+
+/// How a threshold compares the observed figure with the baseline's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Op {
+    /// Observed is at least `value` % above the baseline.
+    PctIncrease,
+    /// Observed is at least `value` % below the baseline.
+    PctDecrease,
+    /// Observed exceeds the baseline by at least `value`, in the metric's unit.
+    AbsIncrease,
+}
+
+impl Op {
+    /// `pct_increase`, …, as stored and sent.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Op::PctIncrease => "pct_increase",
+            Op::PctDecrease => "pct_decrease",
+            Op::AbsIncrease => "abs_increase",
+        }
+    }
+}
+
+/// How loud an alert is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// The default.
+    #[default]
+    Warn,
+    /// Pages someone.
+    Critical,
+}
+
+impl Severity {
+    /// `warn` or `critical`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Warn => "warn",
+            Severity::Critical => "critical",
+        }
+    }
+}
+
+/// One rule of a schedule.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Threshold {
+    /// The figure watched.
+    pub metric: Metric,
+    /// The comparison.
+    pub op: Op,
+    /// Percent for the `pct_` ops, the metric's unit for `abs_increase`.
+    pub value: f64,
+    /// Severity of its alert.
+    #[serde(default)]
+    pub severity: Severity,
+}
+
+impl Threshold {
+    /// The threshold's identity on its schedule (`p95_ms:pct_increase`): at most one open alert each.
+    pub fn key(&self) -> String {
+        format!("{}:{}", self.metric.as_str(), self.op.as_str())
+    }
+}
+
+/// What a run is judged by (seed: `p95Ms, meanMs, tokS, costUsd, errorRate`). Latencies are total times of the
+/// successful measured requests; `null` where nothing was measurable.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GuardSummary {
+    /// 95th percentile of total time, ms (linear interpolation).
+    pub p95_ms: Option<f64>,
+    /// Mean total time, ms.
+    pub mean_ms: Option<f64>,
+    /// Output tokens per second, Σ tokens out / Σ total time.
+    pub tok_s: Option<f64>,
+    /// Σ cost, USD; `null` without prices.
+    pub cost_usd: Option<f64>,
+    /// Failed / measured.
+    pub error_rate: f64,
+}
+
+/// A schedule as the user enters it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScheduleInput {
+    /// Name, 1 to 100 characters.
+    pub name: String,
+    /// The set it runs.
+    pub set_id: BenchmarkSetId,
+    /// Against which connector.
+    pub connector_id: ConnectorId,
+    /// Paused when false.
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// How often.
+    pub cadence: Cadence,
+    /// Where alerts are posted, if anywhere.
+    #[serde(default)]
+    pub webhook_url: Option<String>,
+    /// Who is mailed, if anyone (besides nobody: e-mail goes only to this address).
+    #[serde(default)]
+    pub email: Option<String>,
+    /// The rules, 1 to [`MAX_THRESHOLDS`], one per metric and op.
+    pub thresholds: Vec<Threshold>,
+    /// Significance level of the Welch test.
+    #[serde(default = "default_alpha")]
+    pub alpha: f64,
+    /// A latency threshold breaches only when Welch's p-value is below `alpha` too.
+    #[serde(default = "yes")]
+    pub require_significance: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn default_alpha() -> f64 {
+    0.05
+}
+
+impl ScheduleInput {
+    /// Trims the texts and checks every field (the webhook URL's address is checked again at each delivery).
+    pub fn validate(&self) -> Result<Self, ValidationError> {
+        let name = self.name.trim().to_string();
+        if name.is_empty() || name.chars().count() > 100 {
+            return Err(ValidationError::new("name", "a name has 1 to 100 characters"));
+        }
+        let webhook_url = self.webhook_url.as_deref().map(str::trim).filter(|u| !u.is_empty()).map(String::from);
+        if let Some(url) = &webhook_url {
+            let parsed = url::Url::parse(url)
+                .map_err(|e| ValidationError::new("webhookUrl", format!("not a URL ({e}): {url}")))?;
+            if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+                return Err(ValidationError::new("webhookUrl", "must be an http:// or https:// URL with a host"));
+            }
+        }
+        let email = self.email.as_deref().map(str::trim).filter(|e| !e.is_empty()).map(String::from);
+        if let Some(address) = &email {
+            let plausible = address.len() <= 254
+                && !address.chars().any(|c| c.is_whitespace() || c == ',' || c == ';')
+                && address.split_once('@').is_some_and(|(local, domain)| !local.is_empty() && domain.contains('.'));
+            if !plausible {
+                return Err(ValidationError::new("email", format!("not one e-mail address: {address}")));
+            }
+        }
+        if self.thresholds.is_empty() || self.thresholds.len() > MAX_THRESHOLDS {
+            return Err(ValidationError::new("thresholds", format!("add 1 to {MAX_THRESHOLDS} thresholds")));
+        }
+        for (i, t) in self.thresholds.iter().enumerate() {
+            if !t.value.is_finite() || t.value <= 0.0 {
+                return Err(ValidationError::new(format!("thresholds.{i}.value"), "must be a number above 0"));
+            }
+            if t.metric == Metric::ErrorRate && t.op == Op::AbsIncrease && t.value > 1.0 {
+                return Err(ValidationError::new(
+                    format!("thresholds.{i}.value"),
+                    "an error rate is a fraction from 0 to 1 (0.05 is 5 points)",
+                ));
+            }
+            if self.thresholds[..i].iter().any(|other| other.key() == t.key()) {
+                return Err(ValidationError::new(
+                    format!("thresholds.{i}"),
+                    format!(
+                        "a second {} {} threshold: keep one per metric and comparison",
+                        t.metric.as_str(),
+                        t.op.as_str()
+                    ),
+                ));
+            }
+        }
+        if !(self.alpha > 0.0 && self.alpha <= 0.5) {
+            return Err(ValidationError::new("alpha", "must be above 0 and at most 0.5 (0.05 is usual)"));
+        }
+        Ok(Self { name, webhook_url, email, ..self.clone() })
+    }
+}
+
+/// A stored schedule, as the user sees it (the webhook secret is never in it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Schedule {
+    /// Id.
+    pub id: super::ids::ScheduleId,
+    /// What the user entered, validated.
+    #[serde(flatten)]
+    pub input: ScheduleInput,
+    /// When it is next due, unix ms.
+    pub next_run_at_ms: i64,
+    /// Its last evaluation: when, how it ended, and why it failed if it did.
+    pub last_run_at_ms: Option<i64>,
+    /// `healthy`, `breached`, `no_baseline` or `failed`.
+    pub last_status: Option<String>,
+    /// The failure of the last evaluation, in words.
+    pub last_error: Option<String>,
+    /// Created, unix ms.
+    pub created_at_ms: i64,
+}
+
+/// One threshold's verdict in an evaluation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ThresholdCheck {
+    /// The rule.
+    pub threshold: Threshold,
+    /// The baseline's figure.
+    pub baseline: Option<f64>,
+    /// The observed figure.
+    pub observed: Option<f64>,
+    /// Observed − baseline.
+    pub delta: Option<f64>,
+    /// Delta as a percentage of the baseline.
+    pub pct_change: Option<f64>,
+    /// The threshold was crossed.
+    pub crossed: bool,
+    /// It breached: crossed, and significant where significance is required.
+    pub breached: bool,
+    /// Why, in words.
+    pub reason: String,
+}
+
+/// A breach, as alerts and webhooks carry it (seed: `metric, op, threshold, delta, pctChange, pValue, severity`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Breach {
+    /// The metric.
+    pub metric: Metric,
+    /// The comparison.
+    pub op: Op,
+    /// The threshold's value.
+    pub threshold: f64,
+    /// Observed − baseline.
+    pub delta: f64,
+    /// Delta as a percentage of the baseline (`null` when the baseline is 0).
+    pub pct_change: Option<f64>,
+    /// Welch's two-sided p-value of observed vs baseline total times (`null` when it could not be computed).
+    pub p_value: Option<f64>,
+    /// The threshold's severity.
+    pub severity: Severity,
+    /// The baseline's figure.
+    pub baseline: f64,
+    /// The observed figure.
+    pub observed: f64,
+}
+
+impl Breach {
+    /// The threshold's identity (`metric:op`).
+    pub fn key(&self) -> String {
+        format!("{}:{}", self.metric.as_str(), self.op.as_str())
+    }
+}
+
+/// What an evaluation decided, stored with it so a user can see why something did or did not alert.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Decision {
+    /// Every threshold, breached or not.
+    pub checks: Vec<ThresholdCheck>,
+    /// The breached ones.
+    pub breaches: Vec<Breach>,
+    /// Welch's p-value of the total times.
+    pub p_value: Option<f64>,
+    /// Sample sizes: baseline, observed.
+    pub n: (usize, usize),
+}
+
+/// A pinned baseline: the total times and summary of a finished run, for one set on one connector.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Baseline {
+    /// Id.
+    pub id: super::ids::BaselineId,
+    /// The set.
+    pub set_id: BenchmarkSetId,
+    /// The connector.
+    pub connector_id: ConnectorId,
+    /// The pinned run (its figures are copied here and outlive it).
+    pub run_id: super::ids::RunId,
+    /// Total time of each successful measured iteration of the run, ms.
+    pub total_ms: Vec<f64>,
+    /// The run's summary.
+    pub summary: GuardSummary,
+    /// The baseline in force (earlier pins are kept as history).
+    pub current: bool,
+    /// Pinned, unix ms.
+    pub pinned_at_ms: i64,
+}
+
+/// One alert, as the feed shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AlertView {
+    /// Id.
+    pub id: super::ids::AlertId,
+    /// The schedule.
+    pub schedule_id: super::ids::ScheduleId,
+    /// Its name.
+    pub schedule_name: String,
+    /// The latest breach of the threshold (with its p-value).
+    pub breach: Breach,
+    /// The run that breached it last.
+    pub run_id: Option<super::ids::RunId>,
+    /// Observed summary of that run.
+    pub observed: GuardSummary,
+    /// The baseline's summary it was compared with.
+    pub baseline: GuardSummary,
+    /// Evaluations that breached it while it was open.
+    pub breach_count: u64,
+    /// Acknowledged by hand.
+    pub acknowledged: bool,
+    /// When, unix ms.
+    pub acknowledged_at_ms: Option<i64>,
+    /// Raised, unix ms.
+    pub created_at_ms: i64,
+    /// Last breached, unix ms.
+    pub updated_at_ms: i64,
+    /// The first healthy evaluation of the schedule since the last breach, if any.
+    pub healthy_since_ms: Option<i64>,
+}
+
+/// One evaluation of a schedule: what was compared and what was decided.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EvaluationView {
+    /// Id.
+    pub id: super::ids::EvaluationId,
+    /// The slot it ran for.
+    pub slot_at_ms: i64,
+    /// `tick` or `run_now`.
+    pub trigger: String,
+    /// Started, unix ms.
+    pub started_at_ms: i64,
+    /// Finished, unix ms.
+    pub finished_at_ms: Option<i64>,
+    /// `running`, `healthy`, `breached`, `no_baseline` or `failed`.
+    pub status: String,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// The run it made.
+    pub run_id: Option<super::ids::RunId>,
+    /// Baseline sample size and summary.
+    pub baseline_n: Option<u64>,
+    /// The baseline's summary.
+    pub baseline_summary: Option<GuardSummary>,
+    /// Observed sample size (successful requests).
+    pub observed_n: Option<u64>,
+    /// The observed summary.
+    pub observed_summary: Option<GuardSummary>,
+    /// Welch's p-value.
+    pub p_value: Option<f64>,
+    /// Every threshold's verdict.
+    pub decision: Option<Decision>,
+}
+
+/// One webhook message and how its delivery went.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WebhookDelivery {
+    /// The message id (`webhook-id`).
+    pub id: String,
+    /// The first alert it announced; `None` for a test message.
+    pub alert_id: Option<super::ids::AlertId>,
+    /// Where it goes.
+    pub url: String,
+    /// Attempts so far.
+    pub attempts: u32,
+    /// Delivered (a 2xx reply), unix ms.
+    pub delivered_at_ms: Option<i64>,
+    /// Given up after the last retry, unix ms.
+    pub gave_up_at_ms: Option<i64>,
+    /// The next attempt, unix ms, while neither.
+    pub next_attempt_at_ms: i64,
+    /// The last failure, in words.
+    pub last_error: Option<String>,
+    /// Written, unix ms.
+    pub created_at_ms: i64,
+}
+
+/// What a schedule will cost: its requests and, with the connector's prices, dollars a day.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CostEstimate {
+    /// Requests a day (prompts × runs a day).
+    pub requests_per_day: f64,
+    /// USD a day at most: input tokens estimated at 4 characters a token, output at `max_tokens` each;
+    /// `None` without prices.
+    pub usd_per_day: Option<f64>,
+}
+
+/// The cost of running `prompts` (their texts) with `system_prompt` and `max_tokens` at `cadence`, at the
+/// connector's USD prices per 1M input and output tokens.
+pub fn cost_estimate(
+    prompts: &[&str],
+    system_prompt: Option<&str>,
+    max_tokens: u32,
+    cadence: Cadence,
+    prices: (Option<f64>, Option<f64>),
+) -> CostEstimate {
+    let runs = cadence.runs_per_day();
+    let requests_per_day = prompts.len() as f64 * runs;
+    let tokens = |text: &str| (text.chars().count() as f64 / 4.0).ceil();
+    let system = system_prompt.map_or(0.0, tokens);
+    let usd_per_day = match prices {
+        (None, None) => None,
+        (input, output) => {
+            let input_tokens: f64 = prompts.iter().map(|p| tokens(p) + system).sum();
+            let output_tokens = prompts.len() as f64 * f64::from(max_tokens);
+            let per_run = (input_tokens * input.unwrap_or(0.0) + output_tokens * output.unwrap_or(0.0)) / 1_000_000.0;
+            Some(per_run * runs)
+        }
+    };
+    CostEstimate { requests_per_day, usd_per_day }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use uuid::Uuid;
+
+    fn input() -> ScheduleInput {
+        ScheduleInput {
+            name: " API p95 ".into(),
+            set_id: BenchmarkSetId(Uuid::nil()),
+            connector_id: ConnectorId(Uuid::nil()),
+            enabled: true,
+            cadence: Cadence::FifteenMinutes,
+            webhook_url: Some(" ".into()),
+            email: None,
+            thresholds: vec![Threshold {
+                metric: Metric::P95Ms,
+                op: Op::PctIncrease,
+                value: 20.0,
+                severity: Severity::Warn,
+            }],
+            alpha: 0.05,
+            require_significance: true,
+        }
+    }
+
+    #[test]
+    fn cadences_have_the_seed_periods() {
+        let minutes: Vec<i64> = Cadence::ALL.iter().map(|c| c.period_ms() / 60_000).collect();
+        assert_eq!(minutes, [15, 60, 24 * 60, 7 * 24 * 60]);
+        assert_eq!(serde_json::to_string(&Cadence::FifteenMinutes).unwrap(), "\"15m\"");
+        assert_eq!(Cadence::parse("weekly"), Some(Cadence::Weekly));
+    }
+
+    #[test]
+    fn a_five_prompt_set_at_15m_is_480_requests_a_day() {
+        let estimate = cost_estimate(&["a"; 5], None, 100, Cadence::FifteenMinutes, (Some(1.0), Some(2.0)));
+        assert_eq!(estimate.requests_per_day, 480.0);
+        // Per run: 5 × 1 input token × $1/M + 5 × 100 output tokens × $2/M = $0.001005; 96 runs a day.
+        assert!((estimate.usd_per_day.unwrap() - 0.001005 * 96.0).abs() < 1e-12);
+        assert_eq!(cost_estimate(&["a"], None, 1, Cadence::Weekly, (None, None)).usd_per_day, None);
+    }
+
+    #[test]
+    fn a_valid_schedule_is_trimmed_and_bad_fields_are_named() {
+        let ok = input().validate().unwrap();
+        assert_eq!((ok.name.as_str(), ok.webhook_url), ("API p95", None));
+        let field = |i: ScheduleInput| i.validate().unwrap_err().field;
+        assert_eq!(field(ScheduleInput { webhook_url: Some("ftp://x".into()), ..input() }), "webhookUrl");
+        assert_eq!(field(ScheduleInput { email: Some("a@b, c@d.e".into()), ..input() }), "email");
+        assert_eq!(field(ScheduleInput { thresholds: vec![], ..input() }), "thresholds");
+        assert_eq!(field(ScheduleInput { alpha: 0.0, ..input() }), "alpha");
+        let twice = vec![input().thresholds[0], Threshold { value: 50.0, ..input().thresholds[0] }];
+        assert_eq!(field(ScheduleInput { thresholds: twice, ..input() }), "thresholds.1");
+        let negative = vec![Threshold { value: -1.0, ..input().thresholds[0] }];
+        assert_eq!(field(ScheduleInput { thresholds: negative, ..input() }), "thresholds.0.value");
+        let rate = vec![Threshold {
+            metric: Metric::ErrorRate,
+            op: Op::AbsIncrease,
+            value: 5.0,
+            severity: Severity::Critical,
+        }];
+        assert_eq!(field(ScheduleInput { thresholds: rate, ..input() }), "thresholds.0.value");
+    }
+}

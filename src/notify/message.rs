@@ -1,0 +1,238 @@
+//! What an alert says, once, for every channel: the webhook body (seed body D) with its two-line `text`
+//! fallback, which Slack-style incoming webhooks show as-is (Discord reads `content` instead).
+
+use serde::Serialize;
+
+use crate::model::{Breach, GuardSummary, Metric, Op, ScheduleId, Severity};
+use crate::report::iso8601_utc;
+
+/// The alert event's `type`.
+pub const EVENT_TYPE: &str = "latency_guard.guard.alert";
+
+/// What an alert is about: a schedule's run that breached thresholds newly opened.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AlertMessage<'a> {
+    /// The schedule.
+    pub schedule_id: ScheduleId,
+    /// Its name.
+    pub schedule_name: &'a str,
+    /// Its benchmark set.
+    pub benchmark_set_id: String,
+    /// The baseline's summary.
+    pub baseline: GuardSummary,
+    /// The run's summary.
+    pub observed: GuardSummary,
+    /// The breaches that opened alerts.
+    pub breaches: &'a [Breach],
+    /// Where the run's report is.
+    pub run_url: String,
+    /// When, unix ms.
+    pub at_ms: i64,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct BreachBody {
+    metric: Metric,
+    op: Op,
+    threshold: f64,
+    delta: f64,
+    pct_change: Option<f64>,
+    p_value: Option<f64>,
+    severity: Severity,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Body<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    severity: Severity,
+    schedule_id: String,
+    schedule_name: &'a str,
+    benchmark_set_id: &'a str,
+    baseline: GuardSummary,
+    observed: GuardSummary,
+    breaches: Vec<BreachBody>,
+    run_url: &'a str,
+    at: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content: Option<String>,
+}
+
+impl AlertMessage<'_> {
+    /// The most severe breach's severity.
+    pub fn severity(&self) -> Severity {
+        if self.breaches.iter().any(|b| b.severity == Severity::Critical) {
+            Severity::Critical
+        } else {
+            Severity::Warn
+        }
+    }
+
+    /// Two lines a person reads: a marker, `[severity]` and the schedule; then the first breach's metric, signed
+    /// change, baseline → observed and p-value (and how many more breaches there are).
+    pub fn text(&self) -> String {
+        let mut text = format!("🚨 latency-guard alert [{}] {}", self.severity().as_str(), self.schedule_name);
+        if let Some(b) = self.breaches.first() {
+            let unit = unit(b.metric);
+            let change = match b.pct_change {
+                Some(p) => format!("{p:+.1}%"),
+                None => format!("{:+.3}{unit}", b.delta),
+            };
+            let p = b.p_value.map_or_else(|| "p = n/a".to_string(), |p| format!("p = {}", p_value(p)));
+            text.push_str(&format!(
+                "\n{} {change} (baseline {}{unit} → observed {}{unit}), {p}",
+                b.metric.as_str(),
+                figure(b.baseline),
+                figure(b.observed)
+            ));
+            if self.breaches.len() > 1 {
+                text.push_str(&format!(" (+{} more)", self.breaches.len() - 1));
+            }
+        }
+        text
+    }
+
+    /// The JSON body for `url`: `text` for Slack-style receivers, `content` for Discord's.
+    pub fn webhook_body(&self, url: &str) -> String {
+        let discord = is_discord(url);
+        let body = Body {
+            kind: EVENT_TYPE,
+            severity: self.severity(),
+            schedule_id: self.schedule_id.to_string(),
+            schedule_name: self.schedule_name,
+            benchmark_set_id: &self.benchmark_set_id,
+            baseline: self.baseline,
+            observed: self.observed,
+            breaches: self
+                .breaches
+                .iter()
+                .map(|b| BreachBody {
+                    metric: b.metric,
+                    op: b.op,
+                    threshold: b.threshold,
+                    delta: b.delta,
+                    pct_change: b.pct_change,
+                    p_value: b.p_value,
+                    severity: b.severity,
+                })
+                .collect(),
+            run_url: &self.run_url,
+            at: iso8601_utc(self.at_ms),
+            text: (!discord).then(|| self.text()),
+            content: discord.then(|| self.text()),
+        };
+        serde_json::to_string(&body).unwrap_or_default()
+    }
+}
+
+/// Discord's incoming webhooks (`discord.com/api/webhooks/…`) want `content`, not `text`.
+pub fn is_discord(url: &str) -> bool {
+    url::Url::parse(url).ok().and_then(|u| u.host_str().map(str::to_ascii_lowercase)).is_some_and(|host| {
+        matches!(host.as_str(), "discord.com" | "discordapp.com" | "ptb.discord.com" | "canary.discord.com")
+    })
+}
+
+fn unit(metric: Metric) -> &'static str {
+    match metric {
+        Metric::P95Ms | Metric::MeanMs => " ms",
+        Metric::TokS => " tok/s",
+        Metric::CostUsd => " USD",
+        Metric::ErrorRate => "",
+    }
+}
+
+fn figure(v: f64) -> String {
+    if v.abs() >= 100.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.3}").trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
+fn p_value(p: f64) -> String {
+    if p < 0.0001 {
+        format!("{p:.1e}")
+    } else {
+        format!("{p:.4}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use uuid::Uuid;
+
+    fn breach(metric: Metric, severity: Severity) -> Breach {
+        Breach {
+            metric,
+            op: Op::PctIncrease,
+            threshold: 20.0,
+            delta: 124.0,
+            pct_change: Some(119.23076923076923),
+            p_value: Some(6.0905791809414e-06),
+            severity,
+            baseline: 104.0,
+            observed: 228.0,
+        }
+    }
+
+    fn message(breaches: &[Breach]) -> AlertMessage<'_> {
+        let summary =
+            GuardSummary { p95_ms: Some(104.0), mean_ms: Some(100.5), tok_s: None, cost_usd: None, error_rate: 0.0 };
+        AlertMessage {
+            schedule_id: ScheduleId(Uuid::nil()),
+            schedule_name: "Checkout API",
+            benchmark_set_id: Uuid::nil().to_string(),
+            baseline: summary,
+            observed: GuardSummary { p95_ms: Some(228.0), ..summary },
+            breaches,
+            run_url: "http://lg.example/runs/1".into(),
+            at_ms: 1_795_000_000_000,
+        }
+    }
+
+    #[test]
+    fn the_text_has_a_marker_line_and_a_figures_line() {
+        let breaches = [breach(Metric::P95Ms, Severity::Warn), breach(Metric::MeanMs, Severity::Critical)];
+        let text = message(&breaches).text();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "🚨 latency-guard alert [critical] Checkout API");
+        assert_eq!(lines[1], "p95_ms +119.2% (baseline 104 ms → observed 228 ms), p = 6.1e-6 (+1 more)");
+    }
+
+    #[test]
+    fn the_body_has_the_seed_fields_and_discord_gets_content() {
+        let breaches = [breach(Metric::P95Ms, Severity::Warn)];
+        let body: serde_json::Value =
+            serde_json::from_str(&message(&breaches).webhook_body("https://hooks.slack.com/x")).unwrap();
+        let keys: Vec<&str> = body.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            [
+                "at",
+                "baseline",
+                "benchmarkSetId",
+                "breaches",
+                "observed",
+                "runUrl",
+                "scheduleId",
+                "scheduleName",
+                "severity",
+                "text",
+                "type"
+            ]
+        );
+        assert_eq!(body["type"], EVENT_TYPE);
+        assert_eq!(body["at"], "2026-11-18T11:06:40.000Z");
+        let breach_keys: Vec<&str> = body["breaches"][0].as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(breach_keys, ["delta", "metric", "op", "pValue", "pctChange", "severity", "threshold"]);
+        assert_eq!(body["baseline"]["p95Ms"], 104.0);
+        let discord: serde_json::Value =
+            serde_json::from_str(&message(&breaches).webhook_body("https://discord.com/api/webhooks/1/t")).unwrap();
+        assert!(discord.get("text").is_none() && discord["content"].as_str().unwrap().starts_with("🚨"));
+    }
+}

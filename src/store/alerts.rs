@@ -1,0 +1,385 @@
+//! Evaluations and alerts. Finishing an evaluation applies the alert state machine in one transaction: a breach
+//! of a threshold with no open alert opens one (and writes its webhook to the outbox in the same transaction); a
+//! breach of a threshold whose alert is still open only updates that alert's `observed`. Alerts close only by
+//! hand (acknowledge one, or all).
+
+use sqlx::any::AnyRow;
+use sqlx::Row;
+
+use super::schedules::Claim;
+use super::workspaces::parse_id;
+use super::{from_json, to_json, Store, StoreError};
+use crate::model::{
+    AlertId, AlertView, Baseline, Breach, Decision, EvaluationView, GuardSummary, RunId, ScheduleId, WebhookDelivery,
+    WorkspaceId,
+};
+
+/// How an evaluation ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EvaluationEnd {
+    /// The run could not be made or measured (bad endpoint, expired key, deleted connector…).
+    Failed {
+        /// Why, in words.
+        error: String,
+        /// The run, if one was recorded.
+        run: Option<RunId>,
+    },
+    /// Measured, but no baseline is pinned for the set and connector.
+    NoBaseline {
+        /// The run.
+        run: RunId,
+        /// Successful requests and their summary.
+        observed: (Vec<f64>, GuardSummary),
+    },
+    /// Measured and compared.
+    Compared {
+        /// The run.
+        run: RunId,
+        /// Successful total times and their summary.
+        observed: (Vec<f64>, GuardSummary),
+        /// The baseline compared with.
+        baseline: Box<Baseline>,
+        /// What was decided.
+        decision: Box<Decision>,
+    },
+}
+
+impl EvaluationEnd {
+    /// `failed`, `no_baseline`, `breached` or `healthy`.
+    pub fn status(&self) -> &'static str {
+        match self {
+            EvaluationEnd::Failed { .. } => "failed",
+            EvaluationEnd::NoBaseline { .. } => "no_baseline",
+            EvaluationEnd::Compared { decision, .. } if !decision.breaches.is_empty() => "breached",
+            EvaluationEnd::Compared { .. } => "healthy",
+        }
+    }
+}
+
+/// A webhook to write to the outbox when alerts open: where, and the body for the breaches that opened them.
+pub struct WebhookNotice<'a> {
+    /// The receiver.
+    pub url: &'a str,
+    /// The message id (`webhook-id`).
+    pub message_id: String,
+    /// The body for the newly opened breaches.
+    pub body: &'a (dyn Fn(&[Breach]) -> String + Sync),
+}
+
+/// What finishing an evaluation did to the alerts.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AlertChanges {
+    /// Alerts opened, with their breach.
+    pub opened: Vec<(AlertId, Breach)>,
+    /// Open alerts whose `observed` was updated.
+    pub updated: Vec<AlertId>,
+    /// The outbox message written, if any.
+    pub webhook: Option<String>,
+}
+
+const ALERT_COLUMNS: &str = "a.id, a.schedule_id, s.name AS schedule_name, a.breach, a.run_id, a.observed, \
+     a.baseline, a.breach_count, a.acknowledged, a.acknowledged_at, a.created_at, a.updated_at, \
+     (SELECT MIN(e.finished_at) FROM guard_evaluations e WHERE e.schedule_id = a.schedule_id \
+      AND e.status = 'healthy' AND e.finished_at > a.updated_at) AS healthy_since";
+
+fn alert_from_row(row: &AnyRow) -> Result<AlertView, StoreError> {
+    Ok(AlertView {
+        id: parse_id(&row.try_get::<String, _>("id")?)?,
+        schedule_id: parse_id(&row.try_get::<String, _>("schedule_id")?)?,
+        schedule_name: row.try_get("schedule_name")?,
+        breach: from_json(&row.try_get::<String, _>("breach")?)?,
+        run_id: row.try_get::<Option<String>, _>("run_id")?.map(|r| parse_id(&r)).transpose()?,
+        observed: from_json(&row.try_get::<String, _>("observed")?)?,
+        baseline: from_json(&row.try_get::<String, _>("baseline")?)?,
+        breach_count: u64::try_from(row.try_get::<i64, _>("breach_count")?).unwrap_or(0),
+        acknowledged: row.try_get::<i64, _>("acknowledged")? != 0,
+        acknowledged_at_ms: row.try_get("acknowledged_at")?,
+        created_at_ms: row.try_get("created_at")?,
+        updated_at_ms: row.try_get("updated_at")?,
+        healthy_since_ms: row.try_get("healthy_since")?,
+    })
+}
+
+fn evaluation_from_row(row: &AnyRow) -> Result<EvaluationView, StoreError> {
+    let json = |column: &str| -> Result<Option<String>, StoreError> { Ok(row.try_get::<Option<String>, _>(column)?) };
+    let count = |column: &str| -> Result<Option<u64>, StoreError> {
+        Ok(row.try_get::<Option<i64>, _>(column)?.and_then(|n| u64::try_from(n).ok()))
+    };
+    Ok(EvaluationView {
+        id: parse_id(&row.try_get::<String, _>("id")?)?,
+        slot_at_ms: row.try_get("slot_at")?,
+        trigger: row.try_get("trigger_kind")?,
+        started_at_ms: row.try_get("started_at")?,
+        finished_at_ms: row.try_get("finished_at")?,
+        status: row.try_get("status")?,
+        error: row.try_get("error")?,
+        run_id: row.try_get::<Option<String>, _>("run_id")?.map(|r| parse_id(&r)).transpose()?,
+        baseline_n: count("baseline_n")?,
+        baseline_summary: json("baseline_summary")?.map(|t| from_json(&t)).transpose()?,
+        observed_n: count("observed_n")?,
+        observed_summary: json("observed_summary")?.map(|t| from_json(&t)).transpose()?,
+        p_value: row.try_get("p_value")?,
+        decision: json("decision")?.map(|t| from_json(&t)).transpose()?,
+    })
+}
+
+impl Store {
+    /// Records how the claimed evaluation ended and applies the alert state machine to its breaches, in one
+    /// transaction; a webhook for the alerts it opened goes to the outbox in the same transaction.
+    pub async fn finish_evaluation(
+        &self,
+        claim: &Claim,
+        end: &EvaluationEnd,
+        webhook: Option<WebhookNotice<'_>>,
+        now_ms: i64,
+    ) -> Result<AlertChanges, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let (error, run) = match end {
+            EvaluationEnd::Failed { error, run } => (Some(error.as_str()), *run),
+            EvaluationEnd::NoBaseline { run, .. } | EvaluationEnd::Compared { run, .. } => (None, Some(*run)),
+        };
+        let observed = match end {
+            EvaluationEnd::Failed { .. } => None,
+            EvaluationEnd::NoBaseline { observed, .. } | EvaluationEnd::Compared { observed, .. } => Some(observed),
+        };
+        let (baseline, decision) = match end {
+            EvaluationEnd::Compared { baseline, decision, .. } => (Some(&**baseline), Some(&**decision)),
+            _ => (None, None),
+        };
+        sqlx::query(
+            "UPDATE guard_evaluations SET finished_at = $1, status = $2, error = $3, run_id = $4, baseline_id = $5, \
+             baseline_n = $6, baseline_summary = $7, observed_n = $8, observed_summary = $9, observed_total_ms = $10, \
+             test = $11, p_value = $12, decision = $13 WHERE id = $14",
+        )
+        .bind(now_ms)
+        .bind(end.status())
+        .bind(error.map(String::from))
+        .bind(run.map(|r| r.to_string()))
+        .bind(baseline.map(|b| b.id.to_string()))
+        .bind(baseline.map(|b| b.total_ms.len() as i64))
+        .bind(baseline.map(|b| to_json(&b.summary)).transpose()?)
+        .bind(observed.map(|(values, _)| values.len() as i64))
+        .bind(observed.map(|(_, summary)| to_json(summary)).transpose()?)
+        .bind(observed.map(|(values, _)| to_json(values)).transpose()?)
+        .bind(decision.map(|_| "welch_t_test"))
+        .bind(decision.and_then(|d| d.p_value))
+        .bind(decision.map(to_json).transpose()?)
+        .bind(claim.evaluation.to_string())
+        .execute(&mut *tx)
+        .await?;
+
+        let mut changes = AlertChanges::default();
+        if let (Some(baseline), Some(decision), Some((_, observed))) = (baseline, decision, observed) {
+            for breach in &decision.breaches {
+                let id = AlertId::new_random();
+                let inserted = sqlx::query(
+                    "INSERT INTO guard_alerts (id, workspace_id, schedule_id, threshold_key, severity, acknowledged, \
+                     breach, observed, baseline, evaluation_id, run_id, breach_count, created_at, updated_at) \
+                     VALUES ($1, $2, $3, $4, $5, 0, $6, $7, $8, $9, $10, 1, $11, $11) ON CONFLICT DO NOTHING",
+                )
+                .bind(id.to_string())
+                .bind(claim.workspace.to_string())
+                .bind(claim.schedule.to_string())
+                .bind(breach.key())
+                .bind(breach.severity.as_str())
+                .bind(to_json(breach)?)
+                .bind(to_json(observed)?)
+                .bind(to_json(&baseline.summary)?)
+                .bind(claim.evaluation.to_string())
+                .bind(run.map(|r| r.to_string()))
+                .bind(now_ms)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+                if inserted == 1 {
+                    changes.opened.push((id, breach.clone()));
+                    continue;
+                }
+                // Open already: the same threshold breached again. Its observed figures move on; nothing is sent.
+                let open = sqlx::query(
+                    "SELECT id FROM guard_alerts WHERE schedule_id = $1 AND threshold_key = $2 AND acknowledged = 0",
+                )
+                .bind(claim.schedule.to_string())
+                .bind(breach.key())
+                .fetch_one(&mut *tx)
+                .await?;
+                let open: AlertId = parse_id(&open.try_get::<String, _>("id")?)?;
+                sqlx::query(
+                    "UPDATE guard_alerts SET breach = $1, observed = $2, baseline = $3, evaluation_id = $4, run_id = $5, \
+                     severity = $6, breach_count = breach_count + 1, updated_at = $7 WHERE id = $8",
+                )
+                .bind(to_json(breach)?)
+                .bind(to_json(observed)?)
+                .bind(to_json(&baseline.summary)?)
+                .bind(claim.evaluation.to_string())
+                .bind(run.map(|r| r.to_string()))
+                .bind(breach.severity.as_str())
+                .bind(now_ms)
+                .bind(open.to_string())
+                .execute(&mut *tx)
+                .await?;
+                changes.updated.push(open);
+            }
+        }
+        if let (Some(notice), false) = (webhook, changes.opened.is_empty()) {
+            let opened: Vec<Breach> = changes.opened.iter().map(|(_, b)| b.clone()).collect();
+            let alert = changes.opened.first().map(|(id, _)| id.to_string());
+            insert_outbox(
+                &mut tx,
+                claim.workspace,
+                claim.schedule,
+                alert,
+                notice.url,
+                &notice.message_id,
+                &(notice.body)(&opened),
+                now_ms,
+            )
+            .await?;
+            changes.webhook = Some(notice.message_id);
+        }
+        tx.commit().await?;
+        Ok(changes)
+    }
+
+    /// The alerts of `workspace`: open ones first, then newest first.
+    pub async fn list_alerts(&self, workspace: WorkspaceId, limit: u32) -> Result<Vec<AlertView>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {ALERT_COLUMNS} FROM guard_alerts a JOIN guard_schedules s ON s.id = a.schedule_id \
+             WHERE a.workspace_id = $1 ORDER BY a.acknowledged, a.updated_at DESC, a.id LIMIT $2"
+        ))
+        .bind(workspace.to_string())
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(alert_from_row).collect()
+    }
+
+    /// Unacknowledged alerts of `workspace` (the sidebar badge).
+    pub async fn open_alert_count(&self, workspace: WorkspaceId) -> Result<u64, StoreError> {
+        let row = sqlx::query("SELECT COUNT(*) AS n FROM guard_alerts WHERE workspace_id = $1 AND acknowledged = 0")
+            .bind(workspace.to_string())
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(u64::try_from(row.try_get::<i64, _>("n")?).unwrap_or(0))
+    }
+
+    /// Acknowledges one open alert of `workspace`; `false` when it was acknowledged already.
+    pub async fn acknowledge_alert(
+        &self,
+        workspace: WorkspaceId,
+        id: AlertId,
+        now_ms: i64,
+    ) -> Result<bool, StoreError> {
+        let changed = sqlx::query(
+            "UPDATE guard_alerts SET acknowledged = 1, acknowledged_at = $1 WHERE id = $2 AND workspace_id = $3 \
+             AND acknowledged = 0",
+        )
+        .bind(now_ms)
+        .bind(id.to_string())
+        .bind(workspace.to_string())
+        .execute(&self.pool)
+        .await?
+        .rows_affected();
+        if changed == 0 {
+            let exists = sqlx::query("SELECT 1 FROM guard_alerts WHERE id = $1 AND workspace_id = $2")
+                .bind(id.to_string())
+                .bind(workspace.to_string())
+                .fetch_optional(&self.pool)
+                .await?;
+            return exists.map(|_| false).ok_or(StoreError::NotFound);
+        }
+        Ok(true)
+    }
+
+    /// Acknowledges every open alert of `workspace`; how many.
+    pub async fn acknowledge_all_alerts(&self, workspace: WorkspaceId, now_ms: i64) -> Result<u64, StoreError> {
+        Ok(sqlx::query(
+            "UPDATE guard_alerts SET acknowledged = 1, acknowledged_at = $1 WHERE workspace_id = $2 AND acknowledged = 0",
+        )
+        .bind(now_ms)
+        .bind(workspace.to_string())
+        .execute(&self.pool)
+        .await?
+        .rows_affected())
+    }
+
+    /// The webhook messages of a schedule of `workspace`, newest first: the delivery log.
+    pub async fn list_webhook_deliveries(
+        &self,
+        workspace: WorkspaceId,
+        schedule: ScheduleId,
+        limit: u32,
+    ) -> Result<Vec<WebhookDelivery>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT id, alert_id, url, attempts, delivered_at, gave_up_at, next_attempt_at, last_error, created_at              FROM webhook_outbox WHERE workspace_id = $1 AND schedule_id = $2 ORDER BY created_at DESC, id LIMIT $3",
+        )
+        .bind(workspace.to_string())
+        .bind(schedule.to_string())
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|row| {
+                Ok(WebhookDelivery {
+                    id: row.try_get("id")?,
+                    alert_id: row.try_get::<Option<String>, _>("alert_id")?.map(|a| parse_id(&a)).transpose()?,
+                    url: row.try_get("url")?,
+                    attempts: u32::try_from(row.try_get::<i64, _>("attempts")?).unwrap_or(u32::MAX),
+                    delivered_at_ms: row.try_get("delivered_at")?,
+                    gave_up_at_ms: row.try_get("gave_up_at")?,
+                    next_attempt_at_ms: row.try_get("next_attempt_at")?,
+                    last_error: row.try_get("last_error")?,
+                    created_at_ms: row.try_get("created_at")?,
+                })
+            })
+            .collect()
+    }
+
+    /// The latest evaluations of a schedule of `workspace`, newest first.
+    pub async fn list_evaluations(
+        &self,
+        workspace: WorkspaceId,
+        schedule: ScheduleId,
+        limit: u32,
+    ) -> Result<Vec<EvaluationView>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT id, slot_at, trigger_kind, started_at, finished_at, status, error, run_id, baseline_n, \
+             baseline_summary, observed_n, observed_summary, p_value, decision FROM guard_evaluations \
+             WHERE workspace_id = $1 AND schedule_id = $2 ORDER BY started_at DESC, id LIMIT $3",
+        )
+        .bind(workspace.to_string())
+        .bind(schedule.to_string())
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(evaluation_from_row).collect()
+    }
+}
+
+/// Writes one webhook message to the outbox, due at once.
+#[allow(clippy::too_many_arguments, reason = "one row's columns")]
+pub(super) async fn insert_outbox(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    workspace: WorkspaceId,
+    schedule: ScheduleId,
+    alert: Option<String>,
+    url: &str,
+    message_id: &str,
+    body: &str,
+    now_ms: i64,
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO webhook_outbox (id, workspace_id, schedule_id, alert_id, url, body, attempts, next_attempt_at, \
+         created_at) VALUES ($1, $2, $3, $4, $5, $6, 0, $7, $7)",
+    )
+    .bind(message_id)
+    .bind(workspace.to_string())
+    .bind(schedule.to_string())
+    .bind(alert)
+    .bind(url)
+    .bind(body)
+    .bind(now_ms)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}

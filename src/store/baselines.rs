@@ -1,0 +1,123 @@
+//! Pinned baselines: one current per set and connector, earlier pins kept as history.
+
+use sqlx::any::AnyRow;
+use sqlx::Row;
+
+use super::workspaces::parse_id;
+use super::{from_json, to_json, Store, StoreError};
+use crate::model::{Baseline, BaselineId, BenchmarkSetId, ConnectorId, GuardSummary, RunId, WorkspaceId};
+
+const COLUMNS: &str = "id, set_id, connector_id, run_id, total_ms, summary, current, pinned_at";
+
+fn baseline_from_row(row: &AnyRow) -> Result<Baseline, StoreError> {
+    Ok(Baseline {
+        id: parse_id(&row.try_get::<String, _>("id")?)?,
+        set_id: parse_id(&row.try_get::<String, _>("set_id")?)?,
+        connector_id: parse_id(&row.try_get::<String, _>("connector_id")?)?,
+        run_id: parse_id(&row.try_get::<String, _>("run_id")?)?,
+        total_ms: from_json(&row.try_get::<String, _>("total_ms")?)?,
+        summary: from_json(&row.try_get::<String, _>("summary")?)?,
+        current: row.try_get::<i64, _>("current")? != 0,
+        pinned_at_ms: row.try_get("pinned_at")?,
+    })
+}
+
+/// What a pin copies from the run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewBaseline {
+    /// The set.
+    pub set_id: BenchmarkSetId,
+    /// The connector.
+    pub connector_id: ConnectorId,
+    /// The run.
+    pub run_id: RunId,
+    /// Its successful measured total times, ms.
+    pub total_ms: Vec<f64>,
+    /// Its summary.
+    pub summary: GuardSummary,
+}
+
+impl Store {
+    /// Pins a baseline for its set and connector, replacing the current one (which stays in the history).
+    pub async fn pin_baseline(
+        &self,
+        workspace: WorkspaceId,
+        new: &NewBaseline,
+        now_ms: i64,
+    ) -> Result<Baseline, StoreError> {
+        self.get_set(workspace, new.set_id).await?;
+        let id = BaselineId::new_random();
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "UPDATE guard_baselines SET current = 0 WHERE workspace_id = $1 AND set_id = $2 AND connector_id = $3 \
+             AND current = 1",
+        )
+        .bind(workspace.to_string())
+        .bind(new.set_id.to_string())
+        .bind(new.connector_id.to_string())
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query(&format!(
+            "INSERT INTO guard_baselines (workspace_id, {COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, 1, $8)"
+        ))
+        .bind(workspace.to_string())
+        .bind(id.to_string())
+        .bind(new.set_id.to_string())
+        .bind(new.connector_id.to_string())
+        .bind(new.run_id.to_string())
+        .bind(to_json(&new.total_ms)?)
+        .bind(to_json(&new.summary)?)
+        .bind(now_ms)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(Baseline {
+            id,
+            set_id: new.set_id,
+            connector_id: new.connector_id,
+            run_id: new.run_id,
+            total_ms: new.total_ms.clone(),
+            summary: new.summary,
+            current: true,
+            pinned_at_ms: now_ms,
+        })
+    }
+
+    /// The baseline in force for a set on a connector, if one is pinned.
+    pub async fn current_baseline(
+        &self,
+        workspace: WorkspaceId,
+        set: BenchmarkSetId,
+        connector: ConnectorId,
+    ) -> Result<Option<Baseline>, StoreError> {
+        let row = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM guard_baselines WHERE workspace_id = $1 AND set_id = $2 AND connector_id = $3 \
+             AND current = 1"
+        ))
+        .bind(workspace.to_string())
+        .bind(set.to_string())
+        .bind(connector.to_string())
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(baseline_from_row).transpose()
+    }
+
+    /// Every baseline pinned for a set on a connector, newest first.
+    pub async fn baseline_history(
+        &self,
+        workspace: WorkspaceId,
+        set: BenchmarkSetId,
+        connector: ConnectorId,
+    ) -> Result<Vec<Baseline>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM guard_baselines WHERE workspace_id = $1 AND set_id = $2 AND connector_id = $3 \
+             ORDER BY pinned_at DESC, id"
+        ))
+        .bind(workspace.to_string())
+        .bind(set.to_string())
+        .bind(connector.to_string())
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(baseline_from_row).collect()
+    }
+}

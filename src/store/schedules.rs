@@ -1,0 +1,370 @@
+//! Guard schedules of a workspace, and the claim of due slots. Claiming inserts the slot's evaluation row, whose
+//! unique `(schedule_id, slot_at)` key makes a second run of the same slot impossible, and moves `next_run_at`
+//! on, in one short transaction; on PostgreSQL the due rows are locked `FOR UPDATE SKIP LOCKED`, so replicas
+//! ticking at once share the work instead of waiting on each other.
+
+use sqlx::any::AnyRow;
+use sqlx::Row;
+
+use super::workspaces::parse_id;
+use super::{bool_to_db, found, from_json, to_json, Backend, Store, StoreError};
+use crate::model::{Cadence, EvaluationId, Schedule, ScheduleId, ScheduleInput, WorkspaceId};
+use crate::secrets::SecretBox;
+
+const COLUMNS: &str = "id, name, set_id, connector_id, enabled, cadence, next_run_at, webhook_url, email, thresholds, \
+     alpha, require_significance, last_run_at, last_status, last_error, created_at";
+
+/// What started an evaluation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trigger {
+    /// A tick found the schedule due.
+    Tick,
+    /// A user pressed Run now.
+    RunNow,
+}
+
+impl Trigger {
+    fn as_str(self) -> &'static str {
+        match self {
+            Trigger::Tick => "tick",
+            Trigger::RunNow => "run_now",
+        }
+    }
+}
+
+/// A claimed slot: this process, and no other, runs `schedule` for `slot_at`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claim {
+    /// The evaluation row the claim inserted.
+    pub evaluation: EvaluationId,
+    /// The schedule.
+    pub schedule: ScheduleId,
+    /// Its workspace.
+    pub workspace: WorkspaceId,
+    /// The due time claimed (the instant pressed, for Run now).
+    pub slot_at: i64,
+    /// What started it.
+    pub trigger: Trigger,
+}
+
+fn seal_context(workspace: WorkspaceId, id: ScheduleId) -> String {
+    format!("schedule-webhook/{workspace}/{id}")
+}
+
+fn schedule_from_row(row: &AnyRow) -> Result<Schedule, StoreError> {
+    let cadence: String = row.try_get("cadence")?;
+    Ok(Schedule {
+        id: parse_id(&row.try_get::<String, _>("id")?)?,
+        input: ScheduleInput {
+            name: row.try_get("name")?,
+            set_id: parse_id(&row.try_get::<String, _>("set_id")?)?,
+            connector_id: parse_id(&row.try_get::<String, _>("connector_id")?)?,
+            enabled: row.try_get::<i64, _>("enabled")? != 0,
+            cadence: Cadence::parse(&cadence).ok_or_else(|| StoreError::Corrupt(format!("cadence {cadence:?}")))?,
+            webhook_url: row.try_get("webhook_url")?,
+            email: row.try_get("email")?,
+            thresholds: from_json(&row.try_get::<String, _>("thresholds")?)?,
+            alpha: row.try_get("alpha")?,
+            require_significance: row.try_get::<i64, _>("require_significance")? != 0,
+        },
+        next_run_at_ms: row.try_get("next_run_at")?,
+        last_run_at_ms: row.try_get("last_run_at")?,
+        last_status: row.try_get("last_status")?,
+        last_error: row.try_get("last_error")?,
+        created_at_ms: row.try_get("created_at")?,
+    })
+}
+
+impl Store {
+    /// Creates a schedule from validated input, first due at once (`next_run_at` = now), with a webhook signing
+    /// secret sealed at rest. `NotFound` when the set is not in `workspace`.
+    pub async fn create_schedule(
+        &self,
+        workspace: WorkspaceId,
+        input: &ScheduleInput,
+        webhook_secret: &str,
+        sealer: &SecretBox,
+        now_ms: i64,
+    ) -> Result<Schedule, StoreError> {
+        self.get_set(workspace, input.set_id).await?;
+        let id = ScheduleId::new_random();
+        sqlx::query(
+            "INSERT INTO guard_schedules (id, workspace_id, name, set_id, connector_id, enabled, cadence, next_run_at, \
+             webhook_url, webhook_secret, email, thresholds, alpha, require_significance, created_at, updated_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $8, $8)",
+        )
+        .bind(id.to_string())
+        .bind(workspace.to_string())
+        .bind(&input.name)
+        .bind(input.set_id.to_string())
+        .bind(input.connector_id.to_string())
+        .bind(bool_to_db(input.enabled))
+        .bind(input.cadence.as_str())
+        .bind(now_ms)
+        .bind(input.webhook_url.clone())
+        .bind(sealer.seal(webhook_secret.as_bytes(), &seal_context(workspace, id)))
+        .bind(input.email.clone())
+        .bind(to_json(&input.thresholds)?)
+        .bind(input.alpha)
+        .bind(bool_to_db(input.require_significance))
+        .execute(&self.pool)
+        .await?;
+        self.get_schedule(workspace, id).await
+    }
+
+    /// Replaces a schedule's settings. A changed cadence takes effect from the next due time already set.
+    pub async fn update_schedule(
+        &self,
+        workspace: WorkspaceId,
+        id: ScheduleId,
+        input: &ScheduleInput,
+        now_ms: i64,
+    ) -> Result<Schedule, StoreError> {
+        self.get_set(workspace, input.set_id).await?;
+        found(
+            sqlx::query(
+                "UPDATE guard_schedules SET name = $1, set_id = $2, connector_id = $3, enabled = $4, cadence = $5, \
+             webhook_url = $6, email = $7, thresholds = $8, alpha = $9, require_significance = $10, updated_at = $11 \
+             WHERE id = $12 AND workspace_id = $13",
+            )
+            .bind(&input.name)
+            .bind(input.set_id.to_string())
+            .bind(input.connector_id.to_string())
+            .bind(bool_to_db(input.enabled))
+            .bind(input.cadence.as_str())
+            .bind(input.webhook_url.clone())
+            .bind(input.email.clone())
+            .bind(to_json(&input.thresholds)?)
+            .bind(input.alpha)
+            .bind(bool_to_db(input.require_significance))
+            .bind(now_ms)
+            .bind(id.to_string())
+            .bind(workspace.to_string())
+            .execute(&self.pool)
+            .await?
+            .rows_affected(),
+        )?;
+        self.get_schedule(workspace, id).await
+    }
+
+    /// Pauses (`false`) or resumes a schedule. A resumed schedule that was due while paused runs at the next tick.
+    pub async fn set_schedule_enabled(
+        &self,
+        workspace: WorkspaceId,
+        id: ScheduleId,
+        enabled: bool,
+        now_ms: i64,
+    ) -> Result<Schedule, StoreError> {
+        let changed =
+            sqlx::query("UPDATE guard_schedules SET enabled = $1, updated_at = $2 WHERE id = $3 AND workspace_id = $4")
+                .bind(bool_to_db(enabled))
+                .bind(now_ms)
+                .bind(id.to_string())
+                .bind(workspace.to_string())
+                .execute(&self.pool)
+                .await?
+                .rows_affected();
+        if changed == 0 {
+            return Err(StoreError::NotFound);
+        }
+        self.get_schedule(workspace, id).await
+    }
+
+    /// Deletes a schedule with its evaluations, alerts and undelivered webhooks.
+    pub async fn delete_schedule(&self, workspace: WorkspaceId, id: ScheduleId) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        // Children explicitly: SQLite enforces ON DELETE CASCADE only on connections with foreign keys on.
+        for table in ["webhook_outbox", "guard_alerts", "guard_evaluations"] {
+            sqlx::query(&format!("DELETE FROM {table} WHERE schedule_id = $1 AND workspace_id = $2"))
+                .bind(id.to_string())
+                .bind(workspace.to_string())
+                .execute(&mut *tx)
+                .await?;
+        }
+        found(
+            sqlx::query("DELETE FROM guard_schedules WHERE id = $1 AND workspace_id = $2")
+                .bind(id.to_string())
+                .bind(workspace.to_string())
+                .execute(&mut *tx)
+                .await?
+                .rows_affected(),
+        )?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// One schedule of `workspace`.
+    pub async fn get_schedule(&self, workspace: WorkspaceId, id: ScheduleId) -> Result<Schedule, StoreError> {
+        let row = sqlx::query(&format!("SELECT {COLUMNS} FROM guard_schedules WHERE id = $1 AND workspace_id = $2"))
+            .bind(id.to_string())
+            .bind(workspace.to_string())
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        schedule_from_row(&row)
+    }
+
+    /// The schedules of `workspace`, by name.
+    pub async fn list_schedules(&self, workspace: WorkspaceId) -> Result<Vec<Schedule>, StoreError> {
+        let rows =
+            sqlx::query(&format!("SELECT {COLUMNS} FROM guard_schedules WHERE workspace_id = $1 ORDER BY name, id"))
+                .bind(workspace.to_string())
+                .fetch_all(&self.pool)
+                .await?;
+        rows.iter().map(schedule_from_row).collect()
+    }
+
+    /// The webhook signing secret of a schedule, opened.
+    pub async fn schedule_webhook_secret(
+        &self,
+        workspace: WorkspaceId,
+        id: ScheduleId,
+        sealer: &SecretBox,
+    ) -> Result<String, StoreError> {
+        let row = sqlx::query("SELECT webhook_secret FROM guard_schedules WHERE id = $1 AND workspace_id = $2")
+            .bind(id.to_string())
+            .bind(workspace.to_string())
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        let sealed: String = row.try_get("webhook_secret")?;
+        let plain = sealer.open(&sealed, &seal_context(workspace, id))?;
+        String::from_utf8(plain).map_err(|e| StoreError::Corrupt(e.to_string()))
+    }
+
+    /// Replaces a schedule's webhook signing secret (the old one stops verifying at once).
+    pub async fn rotate_webhook_secret(
+        &self,
+        workspace: WorkspaceId,
+        id: ScheduleId,
+        secret: &str,
+        sealer: &SecretBox,
+        now_ms: i64,
+    ) -> Result<(), StoreError> {
+        found(
+            sqlx::query(
+                "UPDATE guard_schedules SET webhook_secret = $1, updated_at = $2 WHERE id = $3 AND workspace_id = $4",
+            )
+            .bind(sealer.seal(secret.as_bytes(), &seal_context(workspace, id)))
+            .bind(now_ms)
+            .bind(id.to_string())
+            .bind(workspace.to_string())
+            .execute(&self.pool)
+            .await?
+            .rows_affected(),
+        )?;
+        Ok(())
+    }
+
+    /// Claims up to `limit` enabled schedules due at `now` (oldest due first) for `claimed_by`, moving each one's
+    /// `next_run_at` to `now` + its cadence. A slot another process claimed first is skipped.
+    pub async fn claim_due_schedules(&self, now: i64, limit: u32, claimed_by: &str) -> Result<Vec<Claim>, StoreError> {
+        let lock = match self.backend {
+            Backend::Postgres => " FOR UPDATE SKIP LOCKED",
+            Backend::Sqlite => "",
+        };
+        let mut tx = self.pool.begin().await?;
+        let due = sqlx::query(&format!(
+            "SELECT id, workspace_id, next_run_at, cadence FROM guard_schedules \
+             WHERE enabled = 1 AND next_run_at <= $1 ORDER BY next_run_at, id LIMIT $2{lock}"
+        ))
+        .bind(now)
+        .bind(i64::from(limit))
+        .fetch_all(&mut *tx)
+        .await?;
+        let mut claims = Vec::with_capacity(due.len());
+        for row in &due {
+            let schedule: ScheduleId = parse_id(&row.try_get::<String, _>("id")?)?;
+            let workspace: WorkspaceId = parse_id(&row.try_get::<String, _>("workspace_id")?)?;
+            let slot_at: i64 = row.try_get("next_run_at")?;
+            let cadence: String = row.try_get("cadence")?;
+            let cadence =
+                Cadence::parse(&cadence).ok_or_else(|| StoreError::Corrupt(format!("cadence {cadence:?}")))?;
+            let claim =
+                Claim { evaluation: EvaluationId::new_random(), schedule, workspace, slot_at, trigger: Trigger::Tick };
+            if insert_claim(&mut tx, &claim, claimed_by, now).await? {
+                advance(&mut tx, schedule, now + cadence.period_ms()).await?;
+                claims.push(claim);
+            }
+        }
+        tx.commit().await?;
+        Ok(claims)
+    }
+
+    /// Claims a schedule of `workspace` now, whatever its due time or pause (Run now), moving its `next_run_at`
+    /// to `now` + its cadence as a tick would. `None` when that instant was claimed already.
+    pub async fn claim_schedule_now(
+        &self,
+        workspace: WorkspaceId,
+        id: ScheduleId,
+        now: i64,
+        claimed_by: &str,
+    ) -> Result<Option<Claim>, StoreError> {
+        let schedule = self.get_schedule(workspace, id).await?;
+        let mut tx = self.pool.begin().await?;
+        let claim = Claim {
+            evaluation: EvaluationId::new_random(),
+            schedule: id,
+            workspace,
+            slot_at: now,
+            trigger: Trigger::RunNow,
+        };
+        if !insert_claim(&mut tx, &claim, claimed_by, now).await? {
+            return Ok(None);
+        }
+        advance(&mut tx, id, now + schedule.input.cadence.period_ms()).await?;
+        tx.commit().await?;
+        Ok(Some(claim))
+    }
+
+    /// Records how a schedule's latest evaluation ended, shown on the schedule.
+    pub async fn record_schedule_outcome(
+        &self,
+        id: ScheduleId,
+        status: &str,
+        error: Option<&str>,
+        at_ms: i64,
+    ) -> Result<(), StoreError> {
+        sqlx::query("UPDATE guard_schedules SET last_run_at = $1, last_status = $2, last_error = $3 WHERE id = $4")
+            .bind(at_ms)
+            .bind(status)
+            .bind(error.map(String::from))
+            .bind(id.to_string())
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+}
+
+/// Inserts the claim's evaluation row; `false` when the slot was claimed already.
+async fn insert_claim(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    claim: &Claim,
+    claimed_by: &str,
+    now: i64,
+) -> Result<bool, StoreError> {
+    let inserted = sqlx::query(
+        "INSERT INTO guard_evaluations (id, workspace_id, schedule_id, slot_at, trigger_kind, claimed_by, started_at, \
+         status) VALUES ($1, $2, $3, $4, $5, $6, $7, 'running') ON CONFLICT (schedule_id, slot_at) DO NOTHING",
+    )
+    .bind(claim.evaluation.to_string())
+    .bind(claim.workspace.to_string())
+    .bind(claim.schedule.to_string())
+    .bind(claim.slot_at)
+    .bind(claim.trigger.as_str())
+    .bind(claimed_by)
+    .bind(now)
+    .execute(&mut **tx)
+    .await?
+    .rows_affected();
+    Ok(inserted == 1)
+}
+
+async fn advance(tx: &mut sqlx::Transaction<'_, sqlx::Any>, id: ScheduleId, next: i64) -> Result<(), StoreError> {
+    sqlx::query("UPDATE guard_schedules SET next_run_at = $1 WHERE id = $2")
+        .bind(next)
+        .bind(id.to_string())
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}

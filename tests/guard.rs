@@ -1,0 +1,358 @@
+//! Guard's tick against the simulator, on SQLite and PostgreSQL, with a fixed clock: which schedules are due,
+//! the per-tick cap, `next_run_at` for each cadence, failures that advance and let the others run, Run now as
+//! the same path, and every row of the alert state table.
+#![cfg(feature = "ssr")]
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a failing test should panic loudly")]
+
+mod common;
+
+use common::TestDb;
+use latency_guard::clock::{Clock, FixedClock};
+use latency_guard::config::Secret;
+use latency_guard::engine::HttpClient;
+use latency_guard::guard::{observe, Guard, GuardOptions, ScheduleOutcome};
+use latency_guard::model::{
+    Agent, BenchmarkSetInput, Cadence, ConnectorId, ConnectorInput, LoadMode, Metric, Op, RunPlanInput, RunStatus,
+    Schedule, ScheduleInput, SetPrompt, Severity, Threshold, WorkspaceId,
+};
+use latency_guard::runs::RunManager;
+use latency_guard::secrets::SecretBox;
+use latency_guard::sim::{self, Delay, SimConfig, SimHandle};
+use latency_guard::store::{NewBaseline, Store};
+use std::sync::Arc;
+use std::time::Duration;
+
+const T0: i64 = 1_800_000_000_000;
+const MINUTE: i64 = 60_000;
+
+async fn simulator(total_ms: u64) -> SimHandle {
+    let config = SimConfig {
+        ttft: Delay::Normal { mean: Duration::from_millis(total_ms), sd: Duration::from_millis(total_ms / 20 + 1) },
+        itl: Delay::Fixed(Duration::from_millis(0)),
+        tokens: 4,
+        ..Default::default()
+    };
+    sim::spawn(config, "127.0.0.1:0".parse().unwrap()).await.unwrap()
+}
+
+/// A workspace, a sealer, a run manager and a Guard over `store`, all on one fixed clock at `T0`.
+struct Rig {
+    store: Store,
+    sealer: SecretBox,
+    clock: Arc<FixedClock>,
+    runs: RunManager,
+    guard: Guard,
+    ws: WorkspaceId,
+}
+
+impl Rig {
+    async fn new(store: &Store, limit: u32) -> Self {
+        let sealer = SecretBox::new(&Secret::generate());
+        let clock = Arc::new(FixedClock::at(T0));
+        let runs = RunManager::new(store.clone(), sealer.clone(), HttpClient::new().unwrap(), clock.clone());
+        let guard = guard(store, &runs, &clock, limit);
+        let (ws, _) = store.ensure_workspace("owner", "Owner", T0).await.unwrap();
+        Self { store: store.clone(), sealer, clock, runs, guard, ws: ws.id }
+    }
+
+    async fn connector(&self, base_url: &str) -> ConnectorId {
+        let input = ConnectorInput {
+            name: "sim".into(),
+            base_url: base_url.into(),
+            model: "sim-model".into(),
+            ..Default::default()
+        };
+        let valid = input.validate().unwrap();
+        self.store.create_connector(self.ws, &valid, false, &self.sealer, self.clock.now_ms()).await.unwrap().id
+    }
+
+    async fn repoint(&self, id: ConnectorId, base_url: &str) {
+        let input = ConnectorInput {
+            name: "sim".into(),
+            base_url: base_url.into(),
+            model: "sim-model".into(),
+            ..Default::default()
+        };
+        self.store
+            .update_connector(self.ws, id, &input.validate().unwrap(), &self.sealer, self.clock.now_ms())
+            .await
+            .unwrap();
+    }
+
+    async fn set(&self, prompts: usize) -> latency_guard::model::BenchmarkSet {
+        let input = BenchmarkSetInput {
+            name: "Checkout prompts".into(),
+            prompts: (0..prompts).map(|i| SetPrompt { text: format!("prompt {i}") }).collect(),
+            system_prompt: None,
+            max_tokens: 8,
+        };
+        self.store.create_set(self.ws, &input.validate().unwrap(), self.clock.now_ms()).await.unwrap()
+    }
+
+    async fn schedule(
+        &self,
+        name: &str,
+        set: &latency_guard::model::BenchmarkSet,
+        connector: ConnectorId,
+        cadence: Cadence,
+        enabled: bool,
+    ) -> Schedule {
+        let input = ScheduleInput {
+            name: name.into(),
+            set_id: set.id,
+            connector_id: connector,
+            enabled,
+            cadence,
+            webhook_url: Some("http://127.0.0.1:9/hook".into()),
+            email: None,
+            thresholds: vec![Threshold {
+                metric: Metric::P95Ms,
+                op: Op::PctIncrease,
+                value: 50.0,
+                severity: Severity::Warn,
+            }],
+            alpha: 0.05,
+            require_significance: true,
+        };
+        self.store
+            .create_schedule(self.ws, &input.validate().unwrap(), "whsec_test", &self.sealer, self.clock.now_ms())
+            .await
+            .unwrap()
+    }
+
+    async fn next_run_at(&self, s: &Schedule) -> i64 {
+        self.store.get_schedule(self.ws, s.id).await.unwrap().next_run_at_ms
+    }
+
+    /// Pins as baseline a 5-iteration run of `set` on `connector`.
+    async fn pin(&self, set: &latency_guard::model::BenchmarkSet, connector: ConnectorId) {
+        let input = RunPlanInput {
+            connector_id: connector,
+            title: None,
+            agent: Agent { name: "baseline".into(), system_prompt: None, tools: vec![], token_budget: set.max_tokens },
+            prompts: set.prompts.iter().map(|p| p.text.clone()).collect(),
+            iterations: 5,
+            warmup: 0,
+            mode: LoadMode::Closed { concurrency: 1 },
+            timeout_ms: None,
+            stream: false,
+            temperature: 0.2,
+            retries: 0,
+        };
+        let run = self.runs.run_to_end(self.ws, input).await.unwrap();
+        assert_eq!(run.status, RunStatus::Completed);
+        let (total_ms, summary) = observe(&self.store.run_iterations(self.ws, run.id).await.unwrap());
+        let new = NewBaseline { set_id: set.id, connector_id: connector, run_id: run.id, total_ms, summary };
+        self.store.pin_baseline(self.ws, &new, self.clock.now_ms()).await.unwrap();
+    }
+
+    /// Webhook messages written for every schedule of the workspace.
+    async fn outbox_rows(&self) -> usize {
+        let mut n = 0;
+        for s in self.store.list_schedules(self.ws).await.unwrap() {
+            n += self.store.list_webhook_deliveries(self.ws, s.id, 100).await.unwrap().len();
+        }
+        n
+    }
+}
+
+fn guard(store: &Store, runs: &RunManager, clock: &Arc<FixedClock>, limit: u32) -> Guard {
+    let options = GuardOptions { limit, parallelism: 4, public_base: "http://lg.test".into(), database_clock: false };
+    Guard::new(store.clone(), runs.clone(), clock.clone(), options)
+}
+
+fn ran(outcomes: &[ScheduleOutcome]) -> Vec<latency_guard::model::ScheduleId> {
+    outcomes.iter().map(|o| o.schedule_id).collect()
+}
+
+async fn due_paused_and_cadences(db: &TestDb) {
+    let rig = Rig::new(&db.store, 25).await;
+    let sim = simulator(2).await;
+    let connector = rig.connector(&sim.base_url()).await;
+    let set = rig.set(2).await;
+    let mut schedules = Vec::new();
+    for cadence in Cadence::ALL {
+        schedules.push(rig.schedule(cadence.as_str(), &set, connector, cadence, true).await);
+        rig.clock.advance(1);
+    }
+    let paused = rig.schedule("paused", &set, connector, Cadence::FifteenMinutes, false).await;
+
+    // Every enabled schedule is due at creation; the paused one never runs.
+    let tick = rig.guard.tick().await.unwrap();
+    assert_eq!(ran(&tick.ran), schedules.iter().map(|s| s.id).collect::<Vec<_>>(), "oldest due first, paused left out");
+    for (schedule, outcome) in schedules.iter().zip(&tick.ran) {
+        assert_eq!((outcome.status, outcome.trigger), ("no_baseline", "tick"), "{outcome:?}");
+        assert_eq!(rig.next_run_at(schedule).await, tick.at_ms + schedule.input.cadence.period_ms());
+    }
+    let runs = rig.store.list_runs(rig.ws).await.unwrap();
+    assert_eq!(runs.len(), 4);
+    assert!(runs.iter().all(|r| r.status == RunStatus::Completed && !r.plan.stream && r.plan.temperature == 0.2));
+    assert!(runs.iter().all(|r| r.total_requests == 2 && r.title.starts_with("Guard · ")), "once per prompt");
+    assert_eq!(rig.next_run_at(&paused).await, T0 + 4, "a paused schedule is not advanced either");
+
+    // Nothing is due a minute later; at +15 min the 15m schedule; at +60 min the 15m and hourly ones.
+    rig.clock.advance(MINUTE);
+    assert!(rig.guard.tick().await.unwrap().ran.is_empty());
+    rig.clock.advance(14 * MINUTE);
+    assert_eq!(ran(&rig.guard.tick().await.unwrap().ran), [schedules[0].id]);
+    rig.clock.advance(45 * MINUTE);
+    assert_eq!(ran(&rig.guard.tick().await.unwrap().ran), [schedules[0].id, schedules[1].id]);
+    let evaluations = rig.store.list_evaluations(rig.ws, schedules[0].id, 10).await.unwrap();
+    assert_eq!(evaluations.len(), 3);
+    assert!(evaluations.iter().all(|e| e.status == "no_baseline" && e.observed_n == Some(2)));
+
+    // Resumed, the paused schedule is due at once (it was due while paused).
+    rig.store.set_schedule_enabled(rig.ws, paused.id, true, rig.clock.now_ms()).await.unwrap();
+    assert_eq!(ran(&rig.guard.tick().await.unwrap().ran), [paused.id]);
+    sim.stop();
+}
+
+async fn at_most_the_cap_per_tick_oldest_first(db: &TestDb) {
+    let rig = Rig::new(&db.store, 25).await;
+    let sim = simulator(1).await;
+    let connector = rig.connector(&sim.base_url()).await;
+    let set = rig.set(1).await;
+    let mut schedules = Vec::new();
+    for i in 0..30 {
+        schedules.push(rig.schedule(&format!("s{i:02}"), &set, connector, Cadence::Hourly, true).await);
+        rig.clock.advance(1);
+    }
+    let first = rig.guard.tick().await.unwrap();
+    assert_eq!(ran(&first.ran), schedules[..25].iter().map(|s| s.id).collect::<Vec<_>>());
+    let second = rig.guard.tick().await.unwrap();
+    assert_eq!(ran(&second.ran), schedules[25..].iter().map(|s| s.id).collect::<Vec<_>>());
+    assert!(rig.guard.tick().await.unwrap().ran.is_empty());
+    sim.stop();
+}
+
+async fn a_failing_schedule_advances_and_the_others_still_run(db: &TestDb) {
+    let rig = Rig::new(&db.store, 25).await;
+    let sim = simulator(1).await;
+    let good = rig.connector(&sim.base_url()).await;
+    let gone = rig.connector(&sim.base_url()).await;
+    let refused = rig.connector("http://127.0.0.1:9/v1").await;
+    let set = rig.set(2).await;
+    let deleted = rig.schedule("deleted connector", &set, gone, Cadence::Hourly, true).await;
+    rig.clock.advance(1);
+    let down = rig.schedule("endpoint down", &set, refused, Cadence::Hourly, true).await;
+    rig.clock.advance(1);
+    let fine = rig.schedule("fine", &set, good, Cadence::Hourly, true).await;
+    rig.store.delete_connector(rig.ws, gone).await.unwrap();
+
+    let tick = rig.guard.tick().await.unwrap();
+    assert_eq!(ran(&tick.ran), [deleted.id, down.id, fine.id]);
+    assert_eq!(tick.ran[0].status, "failed");
+    assert!(tick.ran[0].error.as_deref().unwrap().contains("connector was deleted"), "{:?}", tick.ran[0].error);
+    assert_eq!(tick.ran[1].status, "failed");
+    assert!(tick.ran[1].error.as_deref().unwrap().contains("every request"), "{:?}", tick.ran[1].error);
+    assert!(tick.ran[1].run_id.is_some(), "the failed run is kept for its report");
+    assert_eq!(tick.ran[2].status, "no_baseline");
+    for s in [&deleted, &down] {
+        let after = rig.store.get_schedule(rig.ws, s.id).await.unwrap();
+        assert!(after.input.enabled, "a failure does not pause the schedule");
+        assert_eq!(after.next_run_at_ms, tick.at_ms + Cadence::Hourly.period_ms());
+        assert_eq!(after.last_status.as_deref(), Some("failed"));
+        assert!(after.last_error.is_some(), "the failure shows on the schedule");
+    }
+    sim.stop();
+}
+
+async fn run_now_is_the_same_path_for_one_schedule(db: &TestDb) {
+    let rig = Rig::new(&db.store, 25).await;
+    let sim = simulator(1).await;
+    let connector = rig.connector(&sim.base_url()).await;
+    let set = rig.set(2).await;
+    let paused = rig.schedule("paused", &set, connector, Cadence::Daily, false).await;
+    rig.clock.advance(5 * MINUTE);
+    let outcome = rig.guard.run_now(rig.ws, paused.id).await.unwrap().unwrap();
+    assert_eq!((outcome.trigger, outcome.status, outcome.slot_at_ms), ("run_now", "no_baseline", T0 + 5 * MINUTE));
+    assert_eq!(rig.next_run_at(&paused).await, T0 + 5 * MINUTE + Cadence::Daily.period_ms());
+    let evaluation = &rig.store.list_evaluations(rig.ws, paused.id, 1).await.unwrap()[0];
+    assert_eq!((evaluation.trigger.as_str(), evaluation.run_id), ("run_now", outcome.run_id));
+    assert!(rig.guard.run_now(rig.ws, paused.id).await.unwrap().is_none(), "the same instant runs once");
+    let (other, _) = rig.store.ensure_workspace("someone-else", "Else", T0).await.unwrap();
+    assert!(rig.guard.run_now(other.id, paused.id).await.is_err(), "another workspace cannot run it");
+    sim.stop();
+}
+
+async fn every_row_of_the_alert_state_table(db: &TestDb) {
+    let rig = Rig::new(&db.store, 25).await;
+    let (fast, slow) = (simulator(20).await, simulator(120).await);
+    let connector = rig.connector(&fast.base_url()).await;
+    let set = rig.set(4).await;
+    let schedule = rig.schedule("checkout", &set, connector, Cadence::FifteenMinutes, true).await;
+    rig.pin(&set, connector).await;
+    assert_eq!(rig.next_run_at(&schedule).await, T0, "due at once");
+    let count = || async { rig.store.open_alert_count(rig.ws).await.unwrap() };
+
+    // Healthy against its own baseline: no alert.
+    let healthy = rig.guard.tick().await.unwrap();
+    assert_eq!(
+        (healthy.ran[0].status, count().await, rig.outbox_rows().await),
+        ("healthy", 0, 0),
+        "{:?}",
+        healthy.ran[0]
+    );
+
+    // none → open: the endpoint got slower; one alert, one webhook in the outbox.
+    rig.repoint(connector, &slow.base_url()).await;
+    rig.clock.advance(15 * MINUTE);
+    let breached = rig.guard.tick().await.unwrap().ran.remove(0);
+    assert_eq!(breached.status, "breached", "{breached:?}");
+    assert_eq!((breached.alerts_opened.len(), breached.alerts_updated.len()), (1, 0));
+    assert!(breached.p_value.unwrap() < 0.05);
+    assert_eq!((count().await, rig.outbox_rows().await), (1, 1));
+    let alert = rig.store.list_alerts(rig.ws, 10).await.unwrap().remove(0);
+    assert_eq!((alert.acknowledged, alert.breach_count, alert.breach.metric), (false, 1, Metric::P95Ms));
+    assert!(alert.breach.pct_change.unwrap() > 50.0 && alert.breach.p_value == breached.p_value);
+
+    // open → the same threshold breaches again: no new row, observed updated, no new webhook.
+    rig.clock.advance(15 * MINUTE);
+    let again = rig.guard.tick().await.unwrap().ran.remove(0);
+    assert_eq!(
+        (again.status, again.alerts_opened.len(), again.alerts_updated.clone()),
+        ("breached", 0, vec![alert.id])
+    );
+    let updated = rig.store.list_alerts(rig.ws, 10).await.unwrap();
+    assert_eq!(updated.len(), 1);
+    assert_eq!((updated[0].breach_count, updated[0].updated_at_ms), (2, T0 + 30 * MINUTE));
+    assert_eq!((count().await, rig.outbox_rows().await), (1, 1));
+
+    // open → a healthy tick: still open, no automatic acknowledgement; the feed knows since when it is healthy.
+    rig.repoint(connector, &fast.base_url()).await;
+    rig.clock.advance(15 * MINUTE);
+    assert_eq!(rig.guard.tick().await.unwrap().ran[0].status, "healthy");
+    let still = rig.store.list_alerts(rig.ws, 10).await.unwrap().remove(0);
+    assert_eq!((still.acknowledged, still.healthy_since_ms), (false, Some(T0 + 45 * MINUTE)));
+    assert_eq!(count().await, 1);
+
+    // open → acknowledge one: acknowledged, the badge drops; a later breach opens a new alert (and webhook).
+    assert!(rig.store.acknowledge_alert(rig.ws, alert.id, rig.clock.now_ms()).await.unwrap());
+    assert!(!rig.store.acknowledge_alert(rig.ws, alert.id, rig.clock.now_ms()).await.unwrap(), "once");
+    assert_eq!(count().await, 0);
+    rig.repoint(connector, &slow.base_url()).await;
+    rig.clock.advance(15 * MINUTE);
+    let reopened = rig.guard.tick().await.unwrap().ran.remove(0);
+    assert_eq!(reopened.alerts_opened.len(), 1);
+    assert_eq!((count().await, rig.outbox_rows().await), (1, 2));
+
+    // open → Ack all.
+    let second = rig.schedule("second", &set, connector, Cadence::FifteenMinutes, true).await;
+    assert_eq!(rig.guard.run_now(rig.ws, second.id).await.unwrap().unwrap().alerts_opened.len(), 1);
+    assert_eq!(count().await, 2);
+    assert_eq!(rig.store.acknowledge_all_alerts(rig.ws, rig.clock.now_ms()).await.unwrap(), 2);
+    assert_eq!(count().await, 0);
+    let feed = rig.store.list_alerts(rig.ws, 10).await.unwrap();
+    assert_eq!(feed.len(), 3);
+    assert!(feed.iter().all(|a| a.acknowledged && a.acknowledged_at_ms.is_some()));
+    fast.stop();
+    slow.stop();
+}
+
+both_backends!(
+    due_paused_and_cadences,
+    at_most_the_cap_per_tick_oldest_first,
+    a_failing_schedule_advances_and_the_others_still_run,
+    run_now_is_the_same_path_for_one_schedule,
+    every_row_of_the_alert_state_table,
+);
