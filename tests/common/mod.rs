@@ -104,6 +104,8 @@ pub fn test_settings(dir: &std::path::Path, database_url: &str, demo_simulator: 
     settings.secret = Some(Secret::generate());
     settings.demo_simulator = demo_simulator;
     settings.connection_test_timeout = std::time::Duration::from_secs(5);
+    // Tests tick Guard themselves (the hook, Run now, or `Guard::tick`), never on a timer.
+    settings.guard_tick_interval = None;
     settings
 }
 

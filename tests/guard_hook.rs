@@ -1,0 +1,87 @@
+//! `POST /api/public/hooks/guard-tick` over real HTTP: no key configured, no hook; a missing or wrong `apikey`
+//! is a 401 and runs nothing; the right one ticks and says what ran.
+#![cfg(feature = "ssr")]
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a failing test should panic loudly")]
+
+mod common;
+
+use common::{client, spawn_app, spawn_app_on};
+use latency_guard::config::ApiKey;
+use latency_guard::model::{BenchmarkSetInput, Cadence, Metric, Op, ScheduleInput, SetPrompt, Severity, Threshold};
+use serde_json::Value;
+
+const KEY: &str = "tick-key-0123456789abcdef";
+
+async fn hook(base: &str, key: Option<&str>) -> (u16, String) {
+    let mut request = client().post(format!("{base}/api/public/hooks/guard-tick"));
+    if let Some(key) = key {
+        request = request.header("apikey", key);
+    }
+    let response = request.send().await.unwrap();
+    (response.status().as_u16(), response.text().await.unwrap())
+}
+
+#[tokio::test]
+async fn without_a_configured_key_the_hook_does_not_exist() {
+    let app = spawn_app(false).await;
+    assert_eq!(hook(&app.base, Some(KEY)).await.0, 404);
+    assert_eq!(hook(&app.base, None).await.0, 404);
+}
+
+#[tokio::test]
+async fn a_missing_or_wrong_key_runs_nothing_and_the_right_one_ticks() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = latency_guard::config::sqlite_url(&dir.path().join("app.db"));
+    let app = spawn_app_on(&url, |s| {
+        s.demo_simulator = true;
+        s.guard_tick_api_key = Some(ApiKey::parse(KEY).unwrap());
+    })
+    .await;
+    let store = &app.state.store;
+    let now = app.state.clock.now_ms();
+    let (ws, _) = store.ensure_workspace(latency_guard::store::LOCAL_OWNER, "", now).await.unwrap();
+    let demo = store.list_connectors(ws.id).await.unwrap().remove(0);
+    let set = BenchmarkSetInput {
+        name: "set".into(),
+        prompts: vec![SetPrompt { text: "hi".into() }, SetPrompt { text: "bye".into() }],
+        system_prompt: None,
+        max_tokens: 4,
+    };
+    let set = store.create_set(ws.id, &set.validate().unwrap(), now).await.unwrap();
+    let input = ScheduleInput {
+        name: "due".into(),
+        set_id: set.id,
+        connector_id: demo.id,
+        enabled: true,
+        cadence: Cadence::FifteenMinutes,
+        webhook_url: None,
+        email: None,
+        thresholds: vec![Threshold {
+            metric: Metric::MeanMs,
+            op: Op::PctIncrease,
+            value: 10.0,
+            severity: Severity::Warn,
+        }],
+        alpha: 0.05,
+        require_significance: true,
+    };
+    let schedule = store.create_schedule(ws.id, &input, "whsec_x", &app.state.sealer, now).await.unwrap();
+
+    for key in [None, Some(""), Some("tick-key-0123456789abcdeX"), Some("tick-key")] {
+        let (status, body) = hook(&app.base, key).await;
+        assert_eq!((status, body.as_str()), (401, "missing or wrong apikey header"), "{key:?}");
+    }
+    assert!(store.list_evaluations(ws.id, schedule.id, 10).await.unwrap().is_empty(), "nothing ran");
+    assert!(store.list_runs(ws.id).await.unwrap().is_empty());
+
+    let (status, body) = hook(&app.base, Some(KEY)).await;
+    assert_eq!(status, 200, "{body}");
+    let report: Value = serde_json::from_str(&body).unwrap();
+    let ran = report["ran"].as_array().unwrap();
+    assert_eq!(ran.len(), 1, "{body}");
+    assert_eq!(ran[0]["scheduleId"], schedule.id.to_string());
+    assert_eq!((ran[0]["status"].as_str(), ran[0]["trigger"].as_str()), (Some("no_baseline"), Some("tick")));
+    assert!(ran[0]["runId"].is_string());
+    let (_, again) = hook(&app.base, Some(KEY)).await;
+    assert_eq!(serde_json::from_str::<Value>(&again).unwrap()["ran"], Value::Array(vec![]), "not due again yet");
+}
