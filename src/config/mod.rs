@@ -74,6 +74,9 @@ pub struct Settings {
     pub guard_tick_parallelism: usize,
     /// The key `POST /api/public/hooks/guard-tick` asks for in its `apikey` header; no key, no hook (404).
     pub guard_tick_api_key: Option<ApiKey>,
+    /// Webhook receivers allowed at private, loopback or link-local addresses: host names or IP addresses,
+    /// comma-separated (self-hosted receivers); every other private receiver is refused.
+    pub webhook_allow: String,
 }
 
 /// A shared key presented by a caller; `Debug` never prints it.
@@ -128,6 +131,7 @@ struct FileSettings {
     guard_tick_limit: Option<u32>,
     guard_tick_parallelism: Option<usize>,
     guard_tick_api_key: Option<String>,
+    webhook_allow: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -155,6 +159,7 @@ impl Settings {
             guard_tick_limit: 25,
             guard_tick_parallelism: 4,
             guard_tick_api_key: None,
+            webhook_allow: String::new(),
         }
     }
 
@@ -206,6 +211,9 @@ impl Settings {
         let api_key = |name: &'static str, text: &str| {
             ApiKey::parse(text).map_err(|reason| ConfigError::Env { name, value: "[redacted]".into(), reason })
         };
+        if let Some(allow) = file.webhook_allow {
+            s.webhook_allow = allow;
+        }
         if let Some(key) = &file.guard_tick_api_key {
             s.guard_tick_api_key = Some(api_key("guard-tick-api-key", key)?);
         }
@@ -243,6 +251,9 @@ impl Settings {
         }
         if let Some(v) = env("LATENCY_GUARD_GUARD_TICK_PARALLELISM") {
             s.guard_tick_parallelism = parse_env("LATENCY_GUARD_GUARD_TICK_PARALLELISM", &v)?;
+        }
+        if let Some(v) = env("LATENCY_GUARD_WEBHOOK_ALLOW") {
+            s.webhook_allow = v;
         }
         if let Some(v) = env("GUARD_TICK_API_KEY") {
             s.guard_tick_api_key = Some(api_key("GUARD_TICK_API_KEY", &v)?);

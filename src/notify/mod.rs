@@ -2,5 +2,7 @@
 //! outbox, and batched e-mail.
 
 mod message;
+mod webhook;
 
 pub use message::{is_discord, AlertMessage, EVENT_TYPE};
+pub use webhook::{checked_address, is_internal, new_webhook_secret, sign, AllowList, WebhookSender, RETRY_DELAYS_S};

@@ -19,11 +19,15 @@ use crate::config::{Secret, Settings};
 use crate::engine::HttpClient;
 use crate::guard::{Guard, GuardOptions};
 use crate::model::{BaseUrl, ConnectorInput};
+use crate::notify::{AllowList, WebhookSender};
 use crate::runs::RunManager;
 use crate::secrets::{SecretBox, TokenHasher};
 use crate::sim::{SimConfig, SimHandle};
 use crate::store::{Backend, Store, StoreError, LOCAL_OWNER};
 use crate::ui::{shell, App};
+
+/// How often the webhook outbox is looked at for due messages.
+const WEBHOOK_PASS: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Why the server could not start.
 #[derive(Debug, thiserror::Error)]
@@ -115,8 +119,10 @@ impl Application {
             .settings
             .guard_tick_interval
             .map(|every| tokio::spawn(crate::guard::tick_forever(self.state.guard.clone(), every)));
+        let webhooks = tokio::spawn(self.state.webhooks.clone().deliver_forever(WEBHOOK_PASS));
         let result = axum::serve(listener, app).with_graceful_shutdown(shutdown_signal()).await;
         maintenance.abort();
+        webhooks.abort();
         if let Some(ticking) = ticking {
             ticking.abort();
         }
@@ -147,8 +153,10 @@ pub async fn build_state(settings: Settings, clock: Arc<dyn Clock>) -> Result<Ap
         public_base: settings.public_base(),
         database_clock: true,
     };
+    let allow = AllowList::parse(&settings.webhook_allow);
     Ok(AppState {
         guard: Guard::new(store.clone(), runs.clone(), Arc::clone(&clock), guard_options),
+        webhooks: WebhookSender::new(store.clone(), sealer.clone(), Arc::clone(&clock), allow),
         runs,
         store,
         clock,

@@ -8,6 +8,7 @@ use crate::clock::Clock;
 use crate::config::Settings;
 use crate::engine::HttpClient;
 use crate::guard::Guard;
+use crate::notify::WebhookSender;
 use crate::runs::RunManager;
 use crate::secrets::{SecretBox, TokenHasher};
 use crate::store::Store;
@@ -31,6 +32,8 @@ pub struct AppState {
     pub runs: RunManager,
     /// Scheduled regression checks.
     pub guard: Guard,
+    /// Sends the webhook outbox.
+    pub webhooks: WebhookSender,
     /// Leptos' own options (site root, output name).
     pub leptos_options: LeptosOptions,
 }

@@ -2,6 +2,8 @@
 
 #![allow(dead_code, reason = "each test binary uses a different subset of these helpers")]
 
+pub mod guard_rig;
+
 use latency_guard::config::{Secret, Settings};
 use latency_guard::model::WorkspaceId;
 use latency_guard::secrets::RandomToken;

@@ -1,0 +1,169 @@
+//! The webhook outbox: messages due for (re)delivery are leased to one deliverer at a time (rows locked
+//! `FOR UPDATE SKIP LOCKED` on PostgreSQL while leasing), and every attempt is logged.
+
+use sqlx::Row;
+
+use super::alerts::insert_outbox;
+use super::workspaces::parse_id;
+use super::{Backend, Store, StoreError};
+use crate::model::{ScheduleId, WorkspaceId};
+
+/// A message to send.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutboxMessage {
+    /// The message id (`webhook-id`).
+    pub id: String,
+    /// Its workspace.
+    pub workspace: WorkspaceId,
+    /// Its schedule (whose secret signs it).
+    pub schedule: ScheduleId,
+    /// Where.
+    pub url: String,
+    /// The JSON body, exactly as signed and sent.
+    pub body: String,
+    /// Attempts before this one.
+    pub attempts: u32,
+}
+
+/// What an attempt leads to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AttemptOutcome {
+    /// A 2xx reply: done.
+    Delivered,
+    /// Failed; try again at this time (unix ms).
+    RetryAt(i64),
+    /// Failed for the last time.
+    GaveUp,
+}
+
+/// One attempt, for the log.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Attempt<'a> {
+    /// When, unix ms.
+    pub at_ms: i64,
+    /// The HTTP status, if a reply came.
+    pub status: Option<u16>,
+    /// What went wrong, if anything.
+    pub error: Option<&'a str>,
+    /// How long it took, ms.
+    pub duration_ms: f64,
+}
+
+impl Store {
+    /// Leases up to `limit` messages due at `now` for `lease_ms`, so no other deliverer sends them meanwhile.
+    pub async fn lease_due_webhooks(
+        &self,
+        now: i64,
+        lease_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<OutboxMessage>, StoreError> {
+        let lock = match self.backend {
+            Backend::Postgres => " FOR UPDATE SKIP LOCKED",
+            Backend::Sqlite => "",
+        };
+        let mut tx = self.pool.begin().await?;
+        let rows = sqlx::query(&format!(
+            "SELECT id, workspace_id, schedule_id, url, body, attempts FROM webhook_outbox \
+             WHERE delivered_at IS NULL AND gave_up_at IS NULL AND next_attempt_at <= $1 \
+             AND (leased_until IS NULL OR leased_until <= $1) ORDER BY next_attempt_at, id LIMIT $2{lock}"
+        ))
+        .bind(now)
+        .bind(i64::from(limit))
+        .fetch_all(&mut *tx)
+        .await?;
+        let mut leased = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let id: String = row.try_get("id")?;
+            let taken = sqlx::query(
+                "UPDATE webhook_outbox SET leased_until = $1 WHERE id = $2 AND (leased_until IS NULL OR leased_until <= $3)",
+            )
+            .bind(now + lease_ms)
+            .bind(&id)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            if taken == 1 {
+                leased.push(OutboxMessage {
+                    id,
+                    workspace: parse_id(&row.try_get::<String, _>("workspace_id")?)?,
+                    schedule: parse_id(&row.try_get::<String, _>("schedule_id")?)?,
+                    url: row.try_get("url")?,
+                    body: row.try_get("body")?,
+                    attempts: u32::try_from(row.try_get::<i64, _>("attempts")?).unwrap_or(u32::MAX),
+                });
+            }
+        }
+        tx.commit().await?;
+        Ok(leased)
+    }
+
+    /// Logs an attempt at `message` and moves it on: delivered, due again later, or given up.
+    pub async fn record_webhook_attempt(
+        &self,
+        message: &OutboxMessage,
+        attempt: &Attempt<'_>,
+        outcome: AttemptOutcome,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let number = i64::from(message.attempts) + 1;
+        sqlx::query(
+            "INSERT INTO webhook_attempts (outbox_id, attempt, at, status, error, duration_ms) VALUES ($1, $2, $3, $4, $5, $6)",
+        )
+        .bind(&message.id)
+        .bind(number)
+        .bind(attempt.at_ms)
+        .bind(attempt.status.map(i64::from))
+        .bind(attempt.error.map(String::from))
+        .bind(attempt.duration_ms)
+        .execute(&mut *tx)
+        .await?;
+        let (delivered, gave_up, next) = match outcome {
+            AttemptOutcome::Delivered => (Some(attempt.at_ms), None, attempt.at_ms),
+            AttemptOutcome::RetryAt(at) => (None, None, at),
+            AttemptOutcome::GaveUp => (None, Some(attempt.at_ms), attempt.at_ms),
+        };
+        sqlx::query(
+            "UPDATE webhook_outbox SET attempts = $1, delivered_at = $2, gave_up_at = $3, next_attempt_at = $4, \
+             last_error = $5, leased_until = NULL WHERE id = $6",
+        )
+        .bind(number)
+        .bind(delivered)
+        .bind(gave_up)
+        .bind(next)
+        .bind(attempt.error.map(String::from))
+        .bind(&message.id)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Writes a "Send test" message for a schedule of `workspace`, due at once.
+    pub async fn queue_test_webhook(
+        &self,
+        workspace: WorkspaceId,
+        schedule: ScheduleId,
+        url: &str,
+        message_id: &str,
+        body: &str,
+        now_ms: i64,
+    ) -> Result<(), StoreError> {
+        self.get_schedule(workspace, schedule).await?;
+        let mut tx = self.pool.begin().await?;
+        insert_outbox(&mut tx, workspace, schedule, None, url, message_id, body, now_ms).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// A message's body as stored (what was signed and sent).
+    pub async fn webhook_body(&self, workspace: WorkspaceId, message_id: &str) -> Result<String, StoreError> {
+        let row = sqlx::query("SELECT body FROM webhook_outbox WHERE id = $1 AND workspace_id = $2")
+            .bind(message_id)
+            .bind(workspace.to_string())
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        Ok(row.try_get("body")?)
+    }
+}

@@ -1,0 +1,178 @@
+//! A Guard test rig: a workspace, sealer, run manager and Guard over one store, on one fixed clock, with
+//! helpers to make connectors, sets, schedules and baselines against the simulator.
+
+use latency_guard::clock::{Clock, FixedClock};
+use latency_guard::config::Secret;
+use latency_guard::engine::HttpClient;
+use latency_guard::guard::{observe, Guard, GuardOptions};
+use latency_guard::model::{
+    Agent, BenchmarkSet, BenchmarkSetInput, Cadence, ConnectorId, ConnectorInput, LoadMode, Metric, Op, RunPlanInput,
+    RunStatus, Schedule, ScheduleInput, SetPrompt, Severity, Threshold, WorkspaceId,
+};
+use latency_guard::runs::RunManager;
+use latency_guard::secrets::SecretBox;
+use latency_guard::sim::{self, Delay, SimConfig, SimHandle};
+use latency_guard::store::{NewBaseline, Store};
+use std::sync::Arc;
+use std::time::Duration;
+
+pub const T0: i64 = 1_800_000_000_000;
+pub const MINUTE: i64 = 60_000;
+
+pub async fn simulator(total_ms: u64) -> SimHandle {
+    let config = SimConfig {
+        ttft: Delay::Normal { mean: Duration::from_millis(total_ms), sd: Duration::from_millis(total_ms / 20 + 1) },
+        itl: Delay::Fixed(Duration::from_millis(0)),
+        tokens: 4,
+        ..Default::default()
+    };
+    sim::spawn(config, "127.0.0.1:0".parse().unwrap()).await.unwrap()
+}
+
+/// A workspace, a sealer, a run manager and a Guard over `store`, all on one fixed clock at `T0`.
+pub struct Rig {
+    pub store: Store,
+    pub sealer: SecretBox,
+    pub clock: Arc<FixedClock>,
+    pub runs: RunManager,
+    pub guard: Guard,
+    pub ws: WorkspaceId,
+}
+
+impl Rig {
+    pub async fn new(store: &Store, limit: u32) -> Self {
+        let sealer = SecretBox::new(&Secret::generate());
+        let clock = Arc::new(FixedClock::at(T0));
+        let runs = RunManager::new(store.clone(), sealer.clone(), HttpClient::new().unwrap(), clock.clone());
+        let guard = guard(store, &runs, &clock, limit);
+        let (ws, _) = store.ensure_workspace("owner", "Owner", T0).await.unwrap();
+        Self { store: store.clone(), sealer, clock, runs, guard, ws: ws.id }
+    }
+
+    pub async fn connector(&self, base_url: &str) -> ConnectorId {
+        let input = ConnectorInput {
+            name: "sim".into(),
+            base_url: base_url.into(),
+            model: "sim-model".into(),
+            ..Default::default()
+        };
+        let valid = input.validate().unwrap();
+        self.store.create_connector(self.ws, &valid, false, &self.sealer, self.clock.now_ms()).await.unwrap().id
+    }
+
+    pub async fn repoint(&self, id: ConnectorId, base_url: &str) {
+        let input = ConnectorInput {
+            name: "sim".into(),
+            base_url: base_url.into(),
+            model: "sim-model".into(),
+            ..Default::default()
+        };
+        self.store
+            .update_connector(self.ws, id, &input.validate().unwrap(), &self.sealer, self.clock.now_ms())
+            .await
+            .unwrap();
+    }
+
+    pub async fn set(&self, prompts: usize) -> BenchmarkSet {
+        let input = BenchmarkSetInput {
+            name: "Checkout prompts".into(),
+            prompts: (0..prompts).map(|i| SetPrompt { text: format!("prompt {i}") }).collect(),
+            system_prompt: None,
+            max_tokens: 8,
+        };
+        self.store.create_set(self.ws, &input.validate().unwrap(), self.clock.now_ms()).await.unwrap()
+    }
+
+    /// A schedule alerting when p95 rises 50 % (significantly), with a webhook to a closed port.
+    pub async fn schedule(
+        &self,
+        name: &str,
+        set: &BenchmarkSet,
+        connector: ConnectorId,
+        cadence: Cadence,
+        enabled: bool,
+    ) -> Schedule {
+        self.schedule_notifying(name, set, connector, cadence, enabled, Some("http://127.0.0.1:9/hook"), None).await
+    }
+
+    /// The same, telling `webhook_url` and `email`, signing with a fresh secret.
+    #[allow(clippy::too_many_arguments, reason = "a test helper's knobs")]
+    pub async fn schedule_notifying(
+        &self,
+        name: &str,
+        set: &BenchmarkSet,
+        connector: ConnectorId,
+        cadence: Cadence,
+        enabled: bool,
+        webhook_url: Option<&str>,
+        email: Option<&str>,
+    ) -> Schedule {
+        let input = ScheduleInput {
+            name: name.into(),
+            set_id: set.id,
+            connector_id: connector,
+            enabled,
+            cadence,
+            webhook_url: webhook_url.map(String::from),
+            email: email.map(String::from),
+            thresholds: vec![Threshold {
+                metric: Metric::P95Ms,
+                op: Op::PctIncrease,
+                value: 50.0,
+                severity: Severity::Warn,
+            }],
+            alpha: 0.05,
+            require_significance: true,
+        };
+        self.store
+            .create_schedule(
+                self.ws,
+                &input.validate().unwrap(),
+                &latency_guard::notify::new_webhook_secret(),
+                &self.sealer,
+                self.clock.now_ms(),
+            )
+            .await
+            .unwrap()
+    }
+
+    pub async fn next_run_at(&self, s: &Schedule) -> i64 {
+        self.store.get_schedule(self.ws, s.id).await.unwrap().next_run_at_ms
+    }
+
+    /// Pins as baseline a 5-iteration run of `set` on `connector`.
+    pub async fn pin(&self, set: &BenchmarkSet, connector: ConnectorId) {
+        let input = RunPlanInput {
+            connector_id: connector,
+            title: None,
+            agent: Agent { name: "baseline".into(), system_prompt: None, tools: vec![], token_budget: set.max_tokens },
+            prompts: set.prompts.iter().map(|p| p.text.clone()).collect(),
+            iterations: 5,
+            warmup: 0,
+            mode: LoadMode::Closed { concurrency: 1 },
+            timeout_ms: None,
+            stream: false,
+            temperature: 0.2,
+            retries: 0,
+        };
+        let run = self.runs.run_to_end(self.ws, input).await.unwrap();
+        assert_eq!(run.status, RunStatus::Completed);
+        let (total_ms, summary) = observe(&self.store.run_iterations(self.ws, run.id).await.unwrap());
+        let new = NewBaseline { set_id: set.id, connector_id: connector, run_id: run.id, total_ms, summary };
+        self.store.pin_baseline(self.ws, &new, self.clock.now_ms()).await.unwrap();
+    }
+
+    /// Webhook messages written for every schedule of the workspace.
+    pub async fn outbox_rows(&self) -> usize {
+        let mut n = 0;
+        for s in self.store.list_schedules(self.ws).await.unwrap() {
+            n += self.store.list_webhook_deliveries(self.ws, s.id, 100).await.unwrap().len();
+        }
+        n
+    }
+}
+
+pub fn guard(store: &Store, runs: &RunManager, clock: &Arc<FixedClock>, limit: u32) -> Guard {
+    let options = GuardOptions { limit, parallelism: 4, public_base: "http://lg.test".into(), database_clock: false };
+    Guard::new(store.clone(), runs.clone(), clock.clone(), options)
+}
