@@ -9,8 +9,7 @@ mod common;
 use common::guard_rig::{simulator, Rig, MINUTE, T0};
 use common::TestDb;
 use latency_guard::clock::Clock;
-use latency_guard::guard::ScheduleOutcome;
-use latency_guard::model::{Cadence, Metric, RunStatus};
+use latency_guard::model::{Cadence, Metric, RunStatus, ScheduleOutcome};
 
 fn ran(outcomes: &[ScheduleOutcome]) -> Vec<latency_guard::model::ScheduleId> {
     outcomes.iter().map(|o| o.schedule_id).collect()
@@ -32,7 +31,7 @@ async fn due_paused_and_cadences(db: &TestDb) {
     let tick = rig.guard.tick().await.unwrap();
     assert_eq!(ran(&tick.ran), schedules.iter().map(|s| s.id).collect::<Vec<_>>(), "oldest due first, paused left out");
     for (schedule, outcome) in schedules.iter().zip(&tick.ran) {
-        assert_eq!((outcome.status, outcome.trigger), ("no_baseline", "tick"), "{outcome:?}");
+        assert_eq!((outcome.status.as_str(), outcome.trigger.as_str()), ("no_baseline", "tick"), "{outcome:?}");
         assert_eq!(rig.next_run_at(schedule).await, tick.at_ms + schedule.input.cadence.period_ms());
     }
     let runs = rig.store.list_runs(rig.ws).await.unwrap();
@@ -116,7 +115,10 @@ async fn run_now_is_the_same_path_for_one_schedule(db: &TestDb) {
     let paused = rig.schedule("paused", &set, connector, Cadence::Daily, false).await;
     rig.clock.advance(5 * MINUTE);
     let outcome = rig.guard.run_now(rig.ws, paused.id).await.unwrap().unwrap();
-    assert_eq!((outcome.trigger, outcome.status, outcome.slot_at_ms), ("run_now", "no_baseline", T0 + 5 * MINUTE));
+    assert_eq!(
+        (outcome.trigger.as_str(), outcome.status.as_str(), outcome.slot_at_ms),
+        ("run_now", "no_baseline", T0 + 5 * MINUTE)
+    );
     assert_eq!(rig.next_run_at(&paused).await, T0 + 5 * MINUTE + Cadence::Daily.period_ms());
     let evaluation = &rig.store.list_evaluations(rig.ws, paused.id, 1).await.unwrap()[0];
     assert_eq!((evaluation.trigger.as_str(), evaluation.run_id), ("run_now", outcome.run_id));
@@ -139,7 +141,7 @@ async fn every_row_of_the_alert_state_table(db: &TestDb) {
     // Healthy against its own baseline: no alert.
     let healthy = rig.guard.tick().await.unwrap();
     assert_eq!(
-        (healthy.ran[0].status, count().await, rig.outbox_rows().await),
+        (healthy.ran[0].status.as_str(), count().await, rig.outbox_rows().await),
         ("healthy", 0, 0),
         "{:?}",
         healthy.ran[0]
@@ -161,7 +163,7 @@ async fn every_row_of_the_alert_state_table(db: &TestDb) {
     rig.clock.advance(15 * MINUTE);
     let again = rig.guard.tick().await.unwrap().ran.remove(0);
     assert_eq!(
-        (again.status, again.alerts_opened.len(), again.alerts_updated.clone()),
+        (again.status.as_str(), again.alerts_opened.len(), again.alerts_updated.clone()),
         ("breached", 0, vec![alert.id])
     );
     let updated = rig.store.list_alerts(rig.ws, 10).await.unwrap();

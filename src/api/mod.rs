@@ -7,6 +7,7 @@
 pub mod benchmark;
 pub mod compare;
 pub mod connectors;
+pub mod guard;
 pub mod runs;
 pub mod shares;
 

@@ -4,11 +4,13 @@
 mod cdf;
 mod frame;
 mod histogram;
+mod history;
 mod markup;
 mod scale;
 mod scatter;
 
 pub use cdf::{cdf_overlay, ecdf_points, CdfSeries};
 pub use histogram::latency_histogram;
+pub use history::{schedule_history, HistoryPoint};
 pub use markup::escape_text;
 pub use scatter::{latency_scatter, sampled_scatter, ScatterPoint, ScatterSample};

@@ -5,11 +5,13 @@
 
 mod decide;
 mod hook;
+mod pin;
 mod tick;
 
 pub use decide::{decide, observe};
 pub use hook::guard_tick_hook;
-pub use tick::{guard_plan, Guard, GuardOptions, ScheduleOutcome, TickReport, GUARD_TEMPERATURE};
+pub use pin::pin_run;
+pub use tick::{guard_plan, Guard, GuardOptions, TickReport, GUARD_TEMPERATURE};
 
 /// Ticks every `interval` until the process ends; a failed tick is logged and the next one comes on time.
 pub async fn tick_forever(guard: Guard, interval: std::time::Duration) {

@@ -11,7 +11,8 @@ use std::sync::Arc;
 use super::decide::{decide, observe};
 use crate::clock::Clock;
 use crate::model::{
-    Agent, AlertId, BenchmarkSet, LoadMode, RunId, RunPlanInput, RunStatus, RunView, Schedule, ScheduleId, WorkspaceId,
+    Agent, BenchmarkSet, LoadMode, RunId, RunPlanInput, RunStatus, RunView, Schedule, ScheduleId, ScheduleOutcome,
+    WorkspaceId,
 };
 use crate::notify::AlertMessage;
 use crate::runs::{RunManager, StartError};
@@ -19,32 +20,6 @@ use crate::store::{Backend, Claim, EvaluationEnd, Store, StoreError, Trigger, We
 
 /// The temperature of scheduled runs (seed).
 pub const GUARD_TEMPERATURE: f64 = 0.2;
-
-/// How one schedule's evaluation went, as the hook reports it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ScheduleOutcome {
-    /// The schedule.
-    pub schedule_id: ScheduleId,
-    /// The evaluation row.
-    pub evaluation_id: String,
-    /// The slot claimed, unix ms.
-    pub slot_at_ms: i64,
-    /// `tick` or `run_now`.
-    pub trigger: &'static str,
-    /// `healthy`, `breached`, `no_baseline` or `failed`.
-    pub status: &'static str,
-    /// Why it failed.
-    pub error: Option<String>,
-    /// The run it made.
-    pub run_id: Option<RunId>,
-    /// Welch's p-value, when compared.
-    pub p_value: Option<f64>,
-    /// Alerts opened.
-    pub alerts_opened: Vec<AlertId>,
-    /// Open alerts breached again (observed updated, nothing sent).
-    pub alerts_updated: Vec<AlertId>,
-}
 
 /// What one tick did.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -172,8 +147,9 @@ impl Guard {
             trigger: match claim.trigger {
                 Trigger::Tick => "tick",
                 Trigger::RunNow => "run_now",
-            },
-            status: end.status(),
+            }
+            .to_string(),
+            status: end.status().to_string(),
             error,
             run_id: match &end {
                 EvaluationEnd::Failed { run, .. } => *run,

@@ -485,6 +485,32 @@ pub struct WebhookDelivery {
     pub created_at_ms: i64,
 }
 
+/// How one schedule's evaluation went, as the hook and Run now report it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScheduleOutcome {
+    /// The schedule.
+    pub schedule_id: super::ids::ScheduleId,
+    /// The evaluation row.
+    pub evaluation_id: String,
+    /// The slot claimed, unix ms.
+    pub slot_at_ms: i64,
+    /// `tick` or `run_now`.
+    pub trigger: String,
+    /// `healthy`, `breached`, `no_baseline` or `failed`.
+    pub status: String,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// The run it made.
+    pub run_id: Option<super::ids::RunId>,
+    /// Welch's p-value, when compared.
+    pub p_value: Option<f64>,
+    /// Alerts opened.
+    pub alerts_opened: Vec<super::ids::AlertId>,
+    /// Open alerts breached again (observed updated, nothing sent).
+    pub alerts_updated: Vec<super::ids::AlertId>,
+}
+
 /// What a schedule will cost: its requests and, with the connector's prices, dollars a day.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -20,7 +20,7 @@ pub use connection_test::{ConnectionTestResult, TestTarget, BODY_PREVIEW_CHARS};
 pub use connector::{BaseUrl, Connector, ConnectorInput, HeaderView, KeyChange, ModelName, Price, ValidConnector};
 pub use guard::{
     cost_estimate, AlertView, Baseline, Breach, Cadence, CostEstimate, Decision, EvaluationView, GuardSummary, Metric,
-    Op, Schedule, ScheduleInput, Severity, Threshold, ThresholdCheck, WebhookDelivery, MAX_THRESHOLDS,
+    Op, Schedule, ScheduleInput, ScheduleOutcome, Severity, Threshold, ThresholdCheck, WebhookDelivery, MAX_THRESHOLDS,
 };
 pub use headers::{is_credential_header, HeaderName, HeaderSet, HeaderValueChange};
 pub use ids::{AlertId, BaselineId, BenchmarkSetId, ConnectorId, EvaluationId, RunId, ScheduleId, WorkspaceId};

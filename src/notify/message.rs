@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::model::{Breach, GuardSummary, Metric, Op, ScheduleId, Severity};
+use crate::model::{Breach, GuardSummary, Metric, Op, Schedule, ScheduleId, Severity};
 use crate::report::iso8601_utc;
 
 /// The alert event's `type`.
@@ -127,6 +127,25 @@ impl AlertMessage<'_> {
         };
         serde_json::to_string(&body).unwrap_or_default()
     }
+}
+
+/// The body of a "Send test" message: the alert's envelope without breaches, `type`
+/// `latency_guard.guard.test`, and a text saying so.
+pub fn test_message_body(schedule: &Schedule, url: &str, at_ms: i64) -> String {
+    let text = format!(
+        "✅ latency-guard test message [{}]\nAlerts of this schedule will arrive here, signed like this message.",
+        schedule.input.name
+    );
+    let mut body = serde_json::json!({
+        "type": "latency_guard.guard.test",
+        "scheduleId": schedule.id.to_string(),
+        "scheduleName": schedule.input.name,
+        "benchmarkSetId": schedule.input.set_id.to_string(),
+        "breaches": [],
+        "at": iso8601_utc(at_ms),
+    });
+    body[if is_discord(url) { "content" } else { "text" }] = serde_json::Value::String(text);
+    body.to_string()
 }
 
 /// Discord's incoming webhooks (`discord.com/api/webhooks/…`) want `content`, not `text`.

@@ -4,5 +4,5 @@
 mod message;
 mod webhook;
 
-pub use message::{is_discord, AlertMessage, EVENT_TYPE};
+pub use message::{is_discord, test_message_body, AlertMessage, EVENT_TYPE};
 pub use webhook::{checked_address, is_internal, new_webhook_secret, sign, AllowList, WebhookSender, RETRY_DELAYS_S};

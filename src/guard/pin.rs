@@ -1,0 +1,71 @@
+//! Pinning a finished run as a schedule's baseline: the run must have completed on the schedule's connector
+//! with at least two successful requests; what makes it a weaker baseline (other prompts, streaming, another
+//! `max_tokens`) is said, not silently accepted.
+
+use super::decide::observe;
+use super::tick::GUARD_TEMPERATURE;
+use crate::model::{Baseline, RunId, RunStatus, ScheduleId, ValidationError, WorkspaceId};
+use crate::store::{NewBaseline, Store, StoreError};
+
+/// Pins run `run` of `workspace` as the baseline of schedule `schedule` (for its set and connector); returns the
+/// baseline and what differs between the run and the schedule's runs.
+pub async fn pin_run(
+    store: &Store,
+    workspace: WorkspaceId,
+    schedule: ScheduleId,
+    run: RunId,
+    now_ms: i64,
+) -> Result<(Baseline, Vec<String>), StoreError> {
+    let schedule = store.get_schedule(workspace, schedule).await?;
+    let set = store.get_set(workspace, schedule.input.set_id).await?;
+    let run = store.get_run(workspace, run).await?;
+    let refuse = |reason: String| Err(StoreError::Invalid(ValidationError::new("runId", reason)));
+    if run.status != RunStatus::Completed {
+        return refuse(format!("the run is {}: pin a completed run", run.status.as_str()));
+    }
+    if run.plan.connector_id != schedule.input.connector_id {
+        return refuse("the run measured another connector than the schedule's".into());
+    }
+    let (total_ms, summary) = observe(&store.run_iterations(workspace, run.id).await?);
+    if total_ms.len() < 2 {
+        return refuse(format!(
+            "the run has {} successful request(s); Welch's test needs at least 2 (30 or more make a steady baseline)",
+            total_ms.len()
+        ));
+    }
+    let mut warnings = Vec::new();
+    let set_prompts: Vec<&str> = set.prompts.iter().map(|p| p.text.as_str()).collect();
+    let run_prompts: Vec<&str> = run.plan.prompts.iter().map(String::as_str).collect();
+    if set_prompts != run_prompts {
+        warnings.push(format!(
+            "The run sent other prompts than the set \"{}\" ({} vs {}): longer or shorter answers move latency by themselves.",
+            set.name,
+            run_prompts.len(),
+            set_prompts.len()
+        ));
+    }
+    if run.plan.stream {
+        warnings.push("The run was streamed; scheduled runs are not. Total times are compared (TTFT is not).".into());
+    }
+    if run.plan.agent.token_budget != set.max_tokens {
+        warnings.push(format!(
+            "The run's max_tokens was {}, the set's is {}.",
+            run.plan.agent.token_budget, set.max_tokens
+        ));
+    }
+    if (run.plan.temperature - GUARD_TEMPERATURE).abs() > 1e-9 {
+        warnings.push(format!(
+            "The run's temperature was {}; scheduled runs use {GUARD_TEMPERATURE}.",
+            run.plan.temperature
+        ));
+    }
+    if total_ms.len() < 30 {
+        warnings.push(format!(
+            "{} successful requests: a baseline of 30 or more gives Welch's test a steadier footing.",
+            total_ms.len()
+        ));
+    }
+    let new =
+        NewBaseline { set_id: set.id, connector_id: schedule.input.connector_id, run_id: run.id, total_ms, summary };
+    Ok((store.pin_baseline(workspace, &new, now_ms).await?, warnings))
+}
