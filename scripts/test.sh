@@ -22,7 +22,7 @@ step "server binary" cargo build --bin latency-guard --no-default-features --fea
 e2e_dir=$(mktemp -d)
 port=${LG_E2E_PORT:-3700}
 export DATABASE_URL="sqlite://$e2e_dir/e2e.db?mode=rwc" LATENCY_GUARD_DATA_DIR="$e2e_dir" \
-       LEPTOS_SITE_ADDR="127.0.0.1:$port" LATENCY_GUARD_DEMO_SIMULATOR=true \
+       LEPTOS_SITE_ADDR="127.0.0.1:$port" LATENCY_GUARD_DEMO_SIMULATOR=true LATENCY_GUARD_GUARD_TICK_INTERVAL_S=0 \
        LG_BASE_URL="http://127.0.0.1:$port" LG_BIN=target/debug/latency-guard
 target/debug/latency-guard serve > "$e2e_dir/server.log" 2>&1 &
 server=$!

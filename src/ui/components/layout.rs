@@ -5,6 +5,45 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::components::A;
 
+use crate::api::guard::open_alert_count;
+
+/// Bumped by anything that changes how many alerts are open, so every sidebar badge reads the count again.
+#[derive(Debug, Clone, Copy)]
+pub struct AlertBadge(pub RwSignal<u64>);
+
+impl AlertBadge {
+    /// Asks the badge to read the count again.
+    pub fn refresh(self) {
+        self.0.update(|n| *n += 1);
+    }
+}
+
+/// The badge's refresher, created once per page tree.
+pub fn alert_badge() -> AlertBadge {
+    use_context::<AlertBadge>().unwrap_or_else(|| {
+        let badge = AlertBadge(RwSignal::new(0));
+        provide_context(badge);
+        badge
+    })
+}
+
+/// The sidebar's Guard link with the number of unacknowledged alerts.
+#[component]
+fn GuardLink() -> impl IntoView {
+    let badge = alert_badge();
+    let count = Resource::new(move || badge.0.get(), |_| open_alert_count());
+    view! {
+        <A href="/guard">"Guard"
+            <Transition fallback=|| ()>
+                {move || Suspend::new(async move {
+                    let n = count.await.unwrap_or(0);
+                    view! { <span id="alert-badge" class="badge" class:zero=n == 0 title="unacknowledged alerts">{n}</span> }
+                })}
+            </Transition>
+        </A>
+    }
+}
+
 /// A signed-in page with navigation.
 #[component]
 pub fn Layout(title: &'static str, children: Children) -> impl IntoView {
@@ -19,6 +58,7 @@ pub fn Layout(title: &'static str, children: Children) -> impl IntoView {
                 <A href="/connectors">"Connectors"</A>
                 <A href="/runs">"Runs"</A>
                 <A href="/compare">"Compare"</A>
+                <GuardLink/>
                 <form method="post" action="/auth/logout" class="logout">
                     <button type="submit" class="link">"Log out"</button>
                 </form>

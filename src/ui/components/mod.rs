@@ -6,12 +6,14 @@ mod export_buttons;
 mod layout;
 mod report_view;
 mod results_table;
+mod schedule_form;
 mod share_controls;
 
 pub use connection_test_panel::ConnectionTestPanel;
 pub use connector_form::ConnectorForm;
 pub use export_buttons::ExportButtons;
-pub use layout::{ErrorBox, Layout, PublicLayout};
+pub use layout::{alert_badge, ErrorBox, Layout, PublicLayout};
 pub use report_view::{DistributionCharts, HonestyNotes, StatCards};
 pub use results_table::ResultsTable;
+pub use schedule_form::ScheduleForm;
 pub use share_controls::ShareControls;

@@ -1,0 +1,116 @@
+import { test, expect } from "@playwright/test";
+import { execFileSync, spawn, ChildProcess } from "node:child_process";
+import * as path from "node:path";
+import * as readline from "node:readline";
+
+const projectRoot = path.resolve(__dirname, "../..");
+const bin = path.resolve(projectRoot, process.env.LG_BIN ?? "target/debug/latency-guard");
+
+function loginLink(): string {
+  return execFileSync(bin, ["login-link"], { cwd: projectRoot, encoding: "utf8" }).trim().split("\n").pop()!;
+}
+
+/// A simulator whose time to first token is normal(mean, sd) ms; resolves to its base URL.
+async function simulator(ttft: string, started: ChildProcess[]): Promise<string> {
+  const sim = spawn(bin, ["sim", "--port", "0", "--ttft-ms", ttft, "--itl-ms", "0", "--tokens", "4"], {
+    cwd: projectRoot,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  started.push(sim);
+  const line: string = await new Promise((resolve) => readline.createInterface({ input: sim.stdout! }).once("line", resolve));
+  return line.trim().split(" ").pop()!;
+}
+
+test("a slower endpoint raises one alert on Run now, shown in the badge and the feed until acknowledged", async ({ page }) => {
+  test.setTimeout(120_000);
+  const sims: ChildProcess[] = [];
+  try {
+    const fast = await simulator("normal:20,2", sims);
+    const slow = await simulator("normal:160,8", sims);
+    await page.goto(loginLink());
+    const prompts = ["What is latency?", "Say hi", "Name a colour"];
+
+    // The endpoint as it was: a connector on the fast simulator and a 5-iteration run of the set's prompts.
+    const connectorInput = (baseUrl: string) => ({ name: "Checkout gateway", baseUrl, model: "sim-model" });
+    const created = await page.request.post("/api/connectors/create", { data: { input: connectorInput(fast) } });
+    expect(created.status()).toBe(200);
+    const connector = await created.json();
+    const run = await (
+      await page.request.post("/api/runs/start", {
+        data: {
+          input: {
+            connectorId: connector.id,
+            title: "Before the deploy",
+            agent: { name: "checkout", tokenBudget: 8 },
+            prompts,
+            iterations: 5,
+            mode: { kind: "closed", concurrency: 1 },
+          },
+        },
+      })
+    ).json();
+    await expect
+      .poll(async () => (await (await page.request.post("/api/runs/report", { data: { id: run.id } })).json()).run.status, { timeout: 30_000 })
+      .toBe("completed");
+
+    // A benchmark set, made in the page.
+    await page.goto("/guard/sets");
+    await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+    await page.fill("#set-name", "Checkout prompts");
+    await page.fill("#set-prompts", prompts.slice(0, 2).join("\n"));
+    await expect(page.locator("#few-prompts")).toContainText("at least 3 are advised");
+    await page.fill("#set-prompts", prompts.join("\n"));
+    await expect(page.locator("#few-prompts")).toHaveCount(0);
+    await page.fill("#set-max-tokens", "8");
+    await page.click("#save-set");
+    await expect(page.locator("#sets tbody tr")).toHaveCount(1);
+    await expect(page.locator("#sets tbody tr td").nth(1)).toHaveText("3");
+
+    // A schedule: every 15 minutes is 288 requests a day for three prompts.
+    await page.goto("/guard/schedules/new");
+    await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+    await page.fill("#schedule-name", "Checkout p95");
+    await page.selectOption("#schedule-connector", connector.id);
+    await page.selectOption("#schedule-cadence", "15m");
+    await expect(page.locator("#schedule-cost")).toContainText("288 requests a day");
+    await page.click("#save-schedule");
+    await expect(page.locator("#webhook-secret")).toHaveValue(/^whsec_/);
+    await page.click("#open-schedule");
+    await expect(page.locator("#schedule-title")).toHaveText("Checkout p95");
+    await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+
+    // Pin the fast run as the baseline; the page says what makes it a weaker one.
+    await page.selectOption("#pin-run", run.id);
+    await page.click("#pin-baseline");
+    await expect(page.locator("#pin-result")).toContainText("Pinned as baseline.");
+    await expect(page.locator("#pin-result")).toContainText("streamed");
+    await expect(page.locator("#baseline-info")).toContainText("15 successful requests");
+    await expect(page.locator("#alert-badge")).toHaveText("0");
+
+    // The deploy: the same connector now answers slowly. Run now finds it, significantly.
+    const updated = await page.request.post("/api/connectors/update", { data: { id: connector.id, input: connectorInput(slow) } });
+    expect(updated.status()).toBe(200);
+    await page.click("#run-now");
+    await expect(page.locator("#run-now-result")).toContainText("Run now: breached", { timeout: 30_000 });
+    await expect(page.locator("#run-now-result")).toContainText("1 alert(s) opened");
+    await expect(page.locator("#alert-badge")).toHaveText("1");
+    await expect(page.locator("#evaluations tbody tr").first()).toContainText("crossed and significant");
+    await expect(page.locator("#history svg circle.breach")).toHaveCount(1);
+    await page.screenshot({ path: "test-results/guard-schedule.png", fullPage: true });
+
+    // The feed: the alert with its figures; acknowledged by hand, the badge drops to 0.
+    await page.click('.sidebar a[href="/guard"]');
+    await expect(page.locator("#alerts li.alert.open")).toHaveCount(1);
+    const alert = page.locator("#alerts li.alert").first();
+    await expect(alert).toContainText("Checkout p95");
+    await expect(alert).toContainText("p95_ms pct_increase +");
+    await expect(alert).toContainText("Welch p = ");
+    await page.screenshot({ path: "test-results/guard-feed.png", fullPage: true });
+    await alert.locator("button.ack").click();
+    await expect(page.locator("#alert-badge")).toHaveText("0");
+    await expect(page.locator("#alerts li.alert.open")).toHaveCount(0);
+    await expect(alert).toContainText("acknowledged");
+  } finally {
+    for (const sim of sims) sim.kill();
+  }
+});

@@ -1,0 +1,137 @@
+//! `/guard`: the alert feed (open alerts first: schedule, breach, observed vs baseline, p-value, sample sizes,
+//! time; acknowledge one or all) and the schedules with how their last evaluation went.
+
+use leptos::prelude::*;
+use leptos_router::components::A;
+
+use crate::api::guard::{acknowledge_alert, acknowledge_all_alerts, list_alerts, list_schedules};
+use crate::model::{AlertView, Metric, Schedule};
+use crate::report::iso8601_utc;
+use crate::ui::components::{alert_badge, ErrorBox, Layout};
+
+fn when(ms: i64) -> String {
+    iso8601_utc(ms)[..16].replace('T', " ")
+}
+
+/// A figure with its unit.
+pub fn figure(metric: Metric, value: Option<f64>) -> String {
+    match (metric, value) {
+        (_, None) => "—".into(),
+        (Metric::P95Ms | Metric::MeanMs, Some(v)) => format!("{v:.1} ms"),
+        (Metric::TokS, Some(v)) => format!("{v:.1} tok/s"),
+        (Metric::CostUsd, Some(v)) => format!("${v:.6}"),
+        (Metric::ErrorRate, Some(v)) => format!("{:.1}%", v * 100.0),
+    }
+}
+
+/// The Guard page.
+#[component]
+pub fn GuardPage() -> impl IntoView {
+    let badge = alert_badge();
+    let alerts = Resource::new(move || badge.0.get(), |_| list_alerts());
+    let schedules = Resource::new(|| (), |_| list_schedules());
+    let ack_all = Action::new(move |_: &()| async move {
+        let result = acknowledge_all_alerts().await;
+        badge.refresh();
+        result
+    });
+    view! {
+        <Layout title="Guard">
+            <p class="lead">"Scheduled checks of your endpoints against a pinned baseline. An alert opens once when a \
+                threshold is crossed — for latency, only when Welch's t-test also finds the slowdown significant — and \
+                stays open until someone acknowledges it."</p>
+            <div class="actions">
+                <A href="/guard/schedules/new" attr:id="new-schedule" attr:class="button primary">"New schedule"</A>
+                <A href="/guard/sets" attr:id="benchmark-sets" attr:class="button">"Benchmark sets"</A>
+                <button type="button" id="ack-all" on:click=move |_| { ack_all.dispatch(()); }>"Acknowledge all"</button>
+            </div>
+            <h2>"Alerts"</h2>
+            <Transition fallback=|| view! { <p>"Loading alerts…"</p> }>
+                {move || Suspend::new(async move {
+                    match alerts.await {
+                        Err(e) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
+                        Ok(list) if list.is_empty() => view! { <p id="no-alerts" class="muted">"No alerts."</p> }.into_any(),
+                        Ok(list) => view! {
+                            <ul class="alert-feed" id="alerts">
+                                {list.into_iter().map(|alert| view! { <AlertItem alert/> }).collect_view()}
+                            </ul>
+                        }.into_any(),
+                    }
+                })}
+            </Transition>
+            <h2>"Schedules"</h2>
+            <Suspense fallback=|| view! { <p>"Loading schedules…"</p> }>
+                {move || Suspend::new(async move {
+                    match schedules.await {
+                        Err(e) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
+                        Ok(list) if list.is_empty() => view! { <p id="no-schedules" class="muted">"No schedules yet."</p> }.into_any(),
+                        Ok(list) => view! { <ScheduleTable list/> }.into_any(),
+                    }
+                })}
+            </Suspense>
+        </Layout>
+    }
+}
+
+#[component]
+fn AlertItem(alert: AlertView) -> impl IntoView {
+    let badge = alert_badge();
+    let id = alert.id;
+    let ack = Action::new(move |_: &()| async move {
+        let result = acknowledge_alert(id).await;
+        badge.refresh();
+        result
+    });
+    let b = &alert.breach;
+    let change = b.pct_change.map_or_else(|| format!("{:+.3}", b.delta), |p| format!("{p:+.1}%"));
+    let p_value = b.p_value.map_or("p n/a".to_string(), |p| format!("p = {p:.4}"));
+    let status = if alert.acknowledged {
+        format!("acknowledged {}", alert.acknowledged_at_ms.map(when).unwrap_or_default())
+    } else {
+        alert.healthy_since_ms.map_or("open".to_string(), |t| format!("open · healthy since {}", when(t)))
+    };
+    view! {
+        <li class="alert" class:open=!alert.acknowledged class:critical=b.severity == crate::model::Severity::Critical>
+            <div class="alert-head">
+                <span class="severity">{b.severity.as_str()}</span>
+                <A href=format!("/guard/schedules/{}", alert.schedule_id)>{alert.schedule_name.clone()}</A>
+                <span class="muted">{format!(" · raised {} · last breached {} · {} time(s)", when(alert.created_at_ms), when(alert.updated_at_ms), alert.breach_count)}</span>
+            </div>
+            <div class="alert-body">
+                <strong>{format!("{} {} {change}", b.metric.as_str(), b.op.as_str())}</strong>
+                {format!(" (threshold {}): baseline {} → observed {}, Welch {p_value}", b.threshold, figure(b.metric, Some(b.baseline)), figure(b.metric, Some(b.observed)))}
+                {alert.run_id.map(|run| view! { " · " <A href=format!("/runs/{run}")>"the run"</A> })}
+            </div>
+            <div class="alert-foot">
+                <span class="status">{status}</span>
+                {(!alert.acknowledged).then(|| view! {
+                    <button type="button" class="ack" on:click=move |_| { ack.dispatch(()); }>"Acknowledge"</button>
+                })}
+            </div>
+        </li>
+    }
+}
+
+#[component]
+fn ScheduleTable(list: Vec<Schedule>) -> impl IntoView {
+    view! {
+        <table class="table" id="schedules">
+            <thead><tr><th>"Name"</th><th>"Every"</th><th>"State"</th><th>"Next run (UTC)"</th><th>"Last run"</th></tr></thead>
+            <tbody>{list.into_iter().map(|s| {
+                let last = match (&s.last_status, s.last_run_at_ms) {
+                    (Some(status), Some(at)) => format!("{status} · {}", when(at)),
+                    _ => "never".into(),
+                };
+                view! {
+                    <tr>
+                        <td><A href=format!("/guard/schedules/{}", s.id)>{s.input.name.clone()}</A></td>
+                        <td>{s.input.cadence.as_str()}</td>
+                        <td>{if s.input.enabled { "active" } else { "paused" }}</td>
+                        <td>{when(s.next_run_at_ms)}</td>
+                        <td class:error-cell=s.last_status.as_deref() == Some("failed") title=s.last_error.clone().unwrap_or_default()>{last}</td>
+                    </tr>
+                }
+            }).collect_view()}</tbody>
+        </table>
+    }
+}
