@@ -42,7 +42,8 @@ pub fn schedule_history(points: &[HistoryPoint], baseline: Option<(f64, f64)>) -
     let at = |ms: i64| x.at((ms - first) as f64);
     FRAME.y_grid(&mut svg, &y, y.ticks(5), tick_label);
     FRAME.y_title(&mut svg, "ms");
-    for (edge, ms) in [("start", first), ("end", last)] {
+    let edges: &[(&str, i64)] = if first == last { &[("middle", first)] } else { &[("start", first), ("end", last)] };
+    for &(edge, ms) in edges {
         let _ = write!(
             svg,
             r#"<text x="{:.1}" y="{}" text-anchor="{edge}" class="tick">{}</text>"#,

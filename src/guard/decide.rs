@@ -91,14 +91,17 @@ fn check(
         return verdict(true, true, format!("crossed: {change}"));
     }
     match p_value {
-        Some(p) if p < schedule.alpha => {
-            verdict(true, true, format!("crossed and significant: {change}, Welch p = {p:.4} < α = {}", schedule.alpha))
-        }
+        Some(p) if p < schedule.alpha => verdict(
+            true,
+            true,
+            format!("crossed and significant: {change}, Welch p = {} < α = {}", crate::report::p_value(p), schedule.alpha),
+        ),
         Some(p) => verdict(
             true,
             false,
             format!(
-                "crossed but not significant: {change}, Welch p = {p:.4} ≥ α = {} (could be noise)",
+                "crossed but not significant: {change}, Welch p = {} ≥ α = {} (could be noise)",
+                crate::report::p_value(p),
                 schedule.alpha
             ),
         ),

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::model::{Breach, GuardSummary, Metric, Op, Schedule, ScheduleId, Severity};
-use crate::report::iso8601_utc;
+use crate::report::{iso8601_utc, p_value};
 
 /// The alert event's `type`.
 pub const EVENT_TYPE: &str = "latency_guard.guard.alert";
@@ -169,14 +169,6 @@ fn figure(v: f64) -> String {
         format!("{v:.0}")
     } else {
         format!("{v:.3}").trim_end_matches('0').trim_end_matches('.').to_string()
-    }
-}
-
-fn p_value(p: f64) -> String {
-    if p < 0.0001 {
-        format!("{p:.1e}")
-    } else {
-        format!("{p:.4}")
     }
 }
 

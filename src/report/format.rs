@@ -21,9 +21,26 @@ pub fn total_cost(usd: Option<f64>) -> String {
     usd.map_or_else(|| "no prices set".to_string(), |c| format!("${c:.6}"))
 }
 
+/// A p-value: four decimals, or two significant digits in scientific notation below 0.0001 (never "0.0000").
+pub fn p_value(p: f64) -> String {
+    if p > 0.0 && p < 0.0001 {
+        format!("{p:.1e}")
+    } else {
+        format!("{p:.4}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn small_p_values_keep_their_digits() {
+        assert_eq!(
+            (p_value(0.04321), p_value(6.0905791809414e-06), p_value(0.0), p_value(1.0)),
+            ("0.0432".into(), "6.1e-6".into(), "0.0000".into(), "1.0000".into())
+        );
+    }
 
     #[test]
     fn milliseconds_keep_a_decimal_only_where_it_matters() {

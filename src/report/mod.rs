@@ -14,7 +14,7 @@ pub use cards::{stat_cards, StatCard};
 #[cfg(feature = "ssr")]
 pub use compare::compare;
 pub use compare::{comparability_warnings, delta, ComparedRun, Comparison, LatencyTests};
-pub use format::{ms, percentile_triple, total_cost};
+pub use format::{ms, p_value, percentile_triple, total_cost};
 pub use honesty::honesty_notes;
 pub use table::{page_count, table_page, IterationPage, SortKey, TableQuery, MAX_PAGE_SIZE};
 pub use time::iso8601_utc;

@@ -94,7 +94,7 @@ fn p_value(p: Option<f64>) -> String {
     match p {
         None => "not computable".into(),
         Some(p) if p < 1e-4 => format!("{p:.2e}"),
-        Some(p) => format!("{p:.4}"),
+        Some(p) => crate::report::p_value(p),
     }
 }
 

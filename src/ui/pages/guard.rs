@@ -84,7 +84,7 @@ fn AlertItem(alert: AlertView) -> impl IntoView {
     });
     let b = &alert.breach;
     let change = b.pct_change.map_or_else(|| format!("{:+.3}", b.delta), |p| format!("{p:+.1}%"));
-    let p_value = b.p_value.map_or("p n/a".to_string(), |p| format!("p = {p:.4}"));
+    let p_value = b.p_value.map_or("p n/a".to_string(), |p| format!("p = {}", crate::report::p_value(p)));
     let status = if alert.acknowledged {
         format!("acknowledged {}", alert.acknowledged_at_ms.map(when).unwrap_or_default())
     } else {

@@ -135,7 +135,7 @@ fn ScheduleView(detail: ScheduleDetail, refresh: RwSignal<u32>, notice: RwSignal
                     format!(": {opened} alert(s) opened, {updated} open alert(s) breached again")
                 }
             };
-            let p = o.p_value.map(|p| format!(", Welch p = {p:.4}")).unwrap_or_default();
+            let p = o.p_value.map(|p| format!(", Welch p = {}", crate::report::p_value(p))).unwrap_or_default();
             (format!("Run now: {}{p}{what}", o.status), o.status == "failed", vec![])
         }));
     });
@@ -285,7 +285,7 @@ fn evaluation_row(e: EvaluationView) -> impl IntoView {
             <td class="status">{outcome}</td>
             <td>{n}</td>
             <td>{figures}</td>
-            <td>{e.p_value.map_or("—".into(), |p| format!("{p:.4}"))}</td>
+            <td>{e.p_value.map_or("—".into(), crate::report::p_value)}</td>
             <td class="why">{why}</td>
         </tr>
     }
