@@ -39,6 +39,11 @@ if [ $want_test = 1 ]; then
     as_root apt-get update -q
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium
   fi
+  # The e-mail tests' SMTP server on loopback (aiosmtpd), for the python3 on PATH.
+  if ! python3 -c "import aiosmtpd" 2>/dev/null; then
+    say "installing aiosmtpd (PyPI) for the e-mail tests"
+    python3 -m pip install --quiet aiosmtpd==1.4.6 || python3 -m pip install --quiet --break-system-packages aiosmtpd==1.4.6
+  fi
   if ! cargo nextest --version >/dev/null 2>&1; then
     say "installing cargo-nextest"
     cargo install cargo-nextest --locked

@@ -73,8 +73,13 @@ async fn three_replicas_racing_over_200_due_schedules_run_each_exactly_once() {
     for _ in 0..3 {
         let store = Store::connect(&db.url).await.unwrap();
         let runs = RunManager::new(store.clone(), sealer.clone(), HttpClient::new().unwrap(), clock.clone());
-        let options =
-            GuardOptions { limit: 25, parallelism: 4, public_base: "http://lg.test".into(), database_clock: false };
+        let options = GuardOptions {
+            limit: 25,
+            parallelism: 4,
+            public_base: "http://lg.test".into(),
+            database_clock: false,
+            mailer: None,
+        };
         let guard = Guard::new(store, runs, clock.clone(), options);
         replicas.push(tokio::spawn(async move {
             let mut ran: Vec<ScheduleId> = Vec::new();

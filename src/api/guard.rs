@@ -353,6 +353,18 @@ pub async fn pin_baseline(schedule: ScheduleId, run: RunId) -> Result<PinnedBase
     )
 }
 
+/// `POST /api/guard/email-enabled`, `{}`: whether alert e-mail can go out (an SMTP server is configured).
+#[server(prefix = "/api", endpoint = "guard/email-enabled", input = Json)]
+pub async fn email_enabled() -> Result<bool, AppError> {
+    reply(
+        async move {
+            let (state, _) = state_and_session()?;
+            Ok(state.settings.smtp.is_some())
+        }
+        .await,
+    )
+}
+
 /// `POST /api/guard/alerts/list`, `{}`: the alert feed, open alerts first.
 #[server(prefix = "/api", endpoint = "guard/alerts/list", input = Json)]
 pub async fn list_alerts() -> Result<Vec<AlertView>, AppError> {

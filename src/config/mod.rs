@@ -77,6 +77,23 @@ pub struct Settings {
     /// Webhook receivers allowed at private, loopback or link-local addresses: host names or IP addresses,
     /// comma-separated (self-hosted receivers); every other private receiver is refused.
     pub webhook_allow: String,
+    /// Where alert e-mail goes out; `None`: e-mail is off.
+    pub smtp: Option<SmtpSettings>,
+}
+
+/// The SMTP server alert e-mail is sent through. `Debug` hides the URL, which may hold a password.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SmtpSettings {
+    /// `smtp://host:port`, `smtp://user:pass@host:587?tls=required` or `smtps://user:pass@host:465`.
+    pub url: String,
+    /// The sender, `Name <address>` or `address`.
+    pub from: String,
+}
+
+impl std::fmt::Debug for SmtpSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SmtpSettings").field("url", &"[redacted]").field("from", &self.from).finish()
+    }
 }
 
 /// A shared key presented by a caller; `Debug` never prints it.
@@ -132,6 +149,8 @@ struct FileSettings {
     guard_tick_parallelism: Option<usize>,
     guard_tick_api_key: Option<String>,
     webhook_allow: Option<String>,
+    smtp_url: Option<String>,
+    smtp_from: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -160,6 +179,7 @@ impl Settings {
             guard_tick_parallelism: 4,
             guard_tick_api_key: None,
             webhook_allow: String::new(),
+            smtp: None,
         }
     }
 
@@ -252,6 +272,22 @@ impl Settings {
         if let Some(v) = env("LATENCY_GUARD_GUARD_TICK_PARALLELISM") {
             s.guard_tick_parallelism = parse_env("LATENCY_GUARD_GUARD_TICK_PARALLELISM", &v)?;
         }
+        let smtp_url = env("LATENCY_GUARD_SMTP_URL").or(file.smtp_url);
+        let smtp_from = env("LATENCY_GUARD_SMTP_FROM").or(file.smtp_from);
+        s.smtp = match (smtp_url, smtp_from) {
+            (Some(url), from) => Some(SmtpSettings {
+                url,
+                from: from.unwrap_or_else(|| "latency-guard <latency-guard@localhost>".into()),
+            }),
+            (None, Some(_)) => {
+                return Err(ConfigError::Env {
+                    name: "smtp-from / LATENCY_GUARD_SMTP_FROM",
+                    value: "set".into(),
+                    reason: "needs smtp-url / LATENCY_GUARD_SMTP_URL too".into(),
+                })
+            }
+            (None, None) => None,
+        };
         if let Some(v) = env("LATENCY_GUARD_WEBHOOK_ALLOW") {
             s.webhook_allow = v;
         }

@@ -94,7 +94,11 @@ fn check(
         Some(p) if p < schedule.alpha => verdict(
             true,
             true,
-            format!("crossed and significant: {change}, Welch p = {} < α = {}", crate::report::p_value(p), schedule.alpha),
+            format!(
+                "crossed and significant: {change}, Welch p = {} < α = {}",
+                crate::report::p_value(p),
+                schedule.alpha
+            ),
         ),
         Some(p) => verdict(
             true,

@@ -14,7 +14,7 @@ use crate::model::{
     Agent, BenchmarkSet, LoadMode, RunId, RunPlanInput, RunStatus, RunView, Schedule, ScheduleId, ScheduleOutcome,
     WorkspaceId,
 };
-use crate::notify::AlertMessage;
+use crate::notify::{AlertMessage, MailedAlert, Mailer};
 use crate::runs::{RunManager, StartError};
 use crate::store::{Backend, Claim, EvaluationEnd, Store, StoreError, Trigger, WebhookNotice};
 
@@ -43,7 +43,12 @@ pub struct GuardOptions {
     /// Take "now" from the database (PostgreSQL), so replicas with drifting clocks agree on what is due; off,
     /// the injected clock decides (SQLite, and tests with a fixed clock).
     pub database_clock: bool,
+    /// Sends alert e-mail; `None`: e-mail is off.
+    pub mailer: Option<Mailer>,
 }
+
+/// The e-mail one evaluation asks for: its recipient and the alerts it opened.
+type Mail = Option<(String, Vec<MailedAlert>)>;
 
 /// Runs ticks. Cheap to clone.
 #[derive(Clone)]
@@ -77,13 +82,34 @@ impl Guard {
         if !claims.is_empty() {
             tracing::info!(due = claims.len(), "guard tick claimed schedules");
         }
-        let mut ran: Vec<(usize, ScheduleOutcome)> = futures::stream::iter(claims.into_iter().enumerate())
+        let mut ran: Vec<(usize, (ScheduleOutcome, Mail))> = futures::stream::iter(claims.into_iter().enumerate())
             .map(|(i, claim)| async move { (i, self.evaluate(claim).await) })
             .buffer_unordered(self.options.parallelism.max(1))
             .collect()
             .await;
         ran.sort_by_key(|(i, _)| *i);
-        Ok(TickReport { at_ms, ran: ran.into_iter().map(|(_, o)| o).collect() })
+        let (outcomes, mail): (Vec<ScheduleOutcome>, Vec<Mail>) = ran.into_iter().map(|(_, pair)| pair).unzip();
+        self.send_mail(mail).await;
+        Ok(TickReport { at_ms, ran: outcomes })
+    }
+
+    /// One message per recipient listing every alert this tick opened for them. A failure is logged: the alerts
+    /// are in the feed whatever happens to the mail.
+    async fn send_mail(&self, mail: Vec<Mail>) {
+        let Some(mailer) = &self.options.mailer else { return };
+        let mut by_recipient: Vec<(String, Vec<MailedAlert>)> = Vec::new();
+        for (to, alerts) in mail.into_iter().flatten() {
+            match by_recipient.iter_mut().find(|(r, _)| *r == to) {
+                Some((_, all)) => all.extend(alerts),
+                None => by_recipient.push((to, alerts)),
+            }
+        }
+        for (to, alerts) in by_recipient {
+            match mailer.send(&to, &alerts).await {
+                Ok(()) => tracing::info!(alerts = alerts.len(), "alert e-mail sent"),
+                Err(e) => tracing::error!(error = %e, alerts = alerts.len(), "alert e-mail failed"),
+            }
+        }
     }
 
     /// Run now: the same evaluation for one schedule of `workspace`, whatever its due time or pause. `None` when
@@ -91,12 +117,16 @@ impl Guard {
     pub async fn run_now(&self, workspace: WorkspaceId, id: ScheduleId) -> Result<Option<ScheduleOutcome>, StoreError> {
         let now = self.now().await?;
         match self.store.claim_schedule_now(workspace, id, now, &self.instance).await? {
-            Some(claim) => Ok(Some(self.evaluate(claim).await)),
+            Some(claim) => {
+                let (outcome, mail) = self.evaluate(claim).await;
+                self.send_mail(vec![mail]).await;
+                Ok(Some(outcome))
+            }
             None => Ok(None),
         }
     }
 
-    async fn evaluate(&self, claim: Claim) -> ScheduleOutcome {
+    async fn evaluate(&self, claim: Claim) -> (ScheduleOutcome, Mail) {
         let schedule = self.store.get_schedule(claim.workspace, claim.schedule).await;
         let end = match &schedule {
             Ok(schedule) => self.measure(&claim, schedule).await,
@@ -140,7 +170,34 @@ impl Guard {
         if let Some(e) = &error {
             tracing::warn!(schedule = %claim.schedule, error = %e, "guard evaluation failed");
         }
-        ScheduleOutcome {
+        let mail = match (&schedule, &end) {
+            (Ok(s), EvaluationEnd::Compared { run, observed, baseline, .. }) if !changes.opened.is_empty() => {
+                s.input.email.clone().map(|to| {
+                    let alerts = changes
+                        .opened
+                        .iter()
+                        .map(|(_, breach)| MailedAlert {
+                            schedule_name: s.input.name.clone(),
+                            text: AlertMessage {
+                                schedule_id: s.id,
+                                schedule_name: &s.input.name,
+                                benchmark_set_id: s.input.set_id.to_string(),
+                                baseline: baseline.summary,
+                                observed: observed.1,
+                                breaches: std::slice::from_ref(breach),
+                                run_url: String::new(),
+                                at_ms: now,
+                            }
+                            .text(),
+                            run_url: format!("{}/runs/{run}", self.options.public_base),
+                        })
+                        .collect();
+                    (to, alerts)
+                })
+            }
+            _ => None,
+        };
+        let outcome = ScheduleOutcome {
             schedule_id: claim.schedule,
             evaluation_id: claim.evaluation.to_string(),
             slot_at_ms: claim.slot_at,
@@ -161,7 +218,8 @@ impl Guard {
             },
             alerts_opened: changes.opened.iter().map(|(id, _)| *id).collect(),
             alerts_updated: changes.updated,
-        }
+        };
+        (outcome, mail)
     }
 
     /// Runs the schedule's set and compares it with the baseline; every failure becomes `Failed` with a reason.

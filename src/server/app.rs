@@ -19,7 +19,7 @@ use crate::config::{Secret, Settings};
 use crate::engine::HttpClient;
 use crate::guard::{Guard, GuardOptions};
 use crate::model::{BaseUrl, ConnectorInput};
-use crate::notify::{AllowList, WebhookSender};
+use crate::notify::{AllowList, Mailer, WebhookSender};
 use crate::runs::RunManager;
 use crate::secrets::{SecretBox, TokenHasher};
 use crate::sim::{SimConfig, SimHandle};
@@ -52,6 +52,9 @@ pub enum StartupError {
     /// The HTTP client could not be built.
     #[error("http client: {0}")]
     Http(#[from] reqwest::Error),
+    /// The alert e-mail settings are not usable.
+    #[error("alert e-mail: {0}")]
+    Email(String),
     /// Leptos' configuration is unusable.
     #[error("leptos configuration: {0}")]
     Leptos(String),
@@ -152,6 +155,12 @@ pub async fn build_state(settings: Settings, clock: Arc<dyn Clock>) -> Result<Ap
         parallelism: settings.guard_tick_parallelism,
         public_base: settings.public_base(),
         database_clock: true,
+        mailer: settings
+            .smtp
+            .as_ref()
+            .map(|smtp| Mailer::new(&smtp.url, &smtp.from))
+            .transpose()
+            .map_err(StartupError::Email)?,
     };
     let allow = AllowList::parse(&settings.webhook_allow);
     Ok(AppState {

@@ -41,10 +41,15 @@ pub struct Rig {
 
 impl Rig {
     pub async fn new(store: &Store, limit: u32) -> Self {
+        Self::with_mailer(store, limit, None).await
+    }
+
+    /// The same, sending alert e-mail through `mailer`.
+    pub async fn with_mailer(store: &Store, limit: u32, mailer: Option<latency_guard::notify::Mailer>) -> Self {
         let sealer = SecretBox::new(&Secret::generate());
         let clock = Arc::new(FixedClock::at(T0));
         let runs = RunManager::new(store.clone(), sealer.clone(), HttpClient::new().unwrap(), clock.clone());
-        let guard = guard(store, &runs, &clock, limit);
+        let guard = guard(store, &runs, &clock, limit, mailer);
         let (ws, _) = store.ensure_workspace("owner", "Owner", T0).await.unwrap();
         Self { store: store.clone(), sealer, clock, runs, guard, ws: ws.id }
     }
@@ -172,7 +177,14 @@ impl Rig {
     }
 }
 
-pub fn guard(store: &Store, runs: &RunManager, clock: &Arc<FixedClock>, limit: u32) -> Guard {
-    let options = GuardOptions { limit, parallelism: 4, public_base: "http://lg.test".into(), database_clock: false };
+pub fn guard(
+    store: &Store,
+    runs: &RunManager,
+    clock: &Arc<FixedClock>,
+    limit: u32,
+    mailer: Option<latency_guard::notify::Mailer>,
+) -> Guard {
+    let options =
+        GuardOptions { limit, parallelism: 4, public_base: "http://lg.test".into(), database_clock: false, mailer };
     Guard::new(store.clone(), runs.clone(), clock.clone(), options)
 }

@@ -19,7 +19,13 @@ fn select_value<T: Copy>(options: &[T], name: impl Fn(T) -> &'static str, value:
 
 /// The form; `existing` is `None` for a new schedule.
 #[component]
-pub fn ScheduleForm(existing: Option<Schedule>, sets: Vec<BenchmarkSet>, connectors: Vec<Connector>) -> impl IntoView {
+pub fn ScheduleForm(
+    existing: Option<Schedule>,
+    sets: Vec<BenchmarkSet>,
+    connectors: Vec<Connector>,
+    /// Whether an SMTP server is configured.
+    email_enabled: bool,
+) -> impl IntoView {
     let id = existing.as_ref().map(|s| s.id);
     let first = existing.as_ref().map(|s| s.input.clone());
     let name = RwSignal::new(first.as_ref().map(|i| i.name.clone()).unwrap_or_default());
@@ -144,6 +150,10 @@ pub fn ScheduleForm(existing: Option<Schedule>, sets: Vec<BenchmarkSet>, connect
                 <label>"Webhook URL (optional; Slack-style, Discord or your own)"<input id="schedule-webhook" bind:value=webhook/></label>
                 <label>"E-mail (optional)"<input id="schedule-email" type="email" bind:value=email/></label>
             </div>
+            {(!email_enabled).then(|| view! {
+                <p class="muted" id="email-off">"E-mail is off: no SMTP server is configured (the smtp-url setting or \
+                    LATENCY_GUARD_SMTP_URL). Alerts still reach the feed and the webhook."</p>
+            })}
             <label class="inline"><input type="checkbox" id="schedule-enabled" bind:checked=enabled/>" Active (unticked: paused)"</label>
             <div class="actions">
                 <button type="submit" id="save-schedule" class="primary" disabled=move || save.pending().get()>

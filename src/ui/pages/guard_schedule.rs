@@ -8,8 +8,8 @@ use leptos_router::hooks::{use_navigate, use_params_map};
 
 use crate::api::connectors::list_connectors;
 use crate::api::guard::{
-    delete_schedule, enable_schedule, get_schedule, list_sets, pin_baseline, run_schedule_now, send_test_webhook,
-    ScheduleDetail,
+    delete_schedule, email_enabled, enable_schedule, get_schedule, list_sets, pin_baseline, run_schedule_now,
+    send_test_webhook, ScheduleDetail,
 };
 use crate::model::{EvaluationView, RunId, ScheduleId, ADVISED_MIN_PROMPTS};
 use crate::report::iso8601_utc;
@@ -26,17 +26,20 @@ fn ms(v: Option<f64>) -> String {
 /// A new schedule.
 #[component]
 pub fn NewSchedulePage() -> impl IntoView {
-    let choices = Resource::new(|| (), |_| async { (list_sets().await, list_connectors().await) });
+    let choices = Resource::new(
+        || (),
+        |_| async { (list_sets().await, list_connectors().await, email_enabled().await.unwrap_or(false)) },
+    );
     view! {
         <Layout title="New schedule">
             <Suspense fallback=|| view! { <p>"Loading…"</p> }>
                 {move || Suspend::new(async move {
                     match choices.await {
-                        (Ok(sets), _) if sets.is_empty() => view! {
+                        (Ok(sets), _, _) if sets.is_empty() => view! {
                             <p id="need-set">"A schedule runs a benchmark set: " <A href="/guard/sets">"create one first"</A> "."</p>
                         }.into_any(),
-                        (Ok(sets), Ok(connectors)) => view! { <ScheduleForm existing=None sets connectors/> }.into_any(),
-                        (Err(e), _) | (_, Err(e)) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
+                        (Ok(sets), Ok(connectors), email_enabled) => view! { <ScheduleForm existing=None sets connectors email_enabled/> }.into_any(),
+                        (Err(e), _, _) | (_, Err(e), _) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
                     }
                 })}
             </Suspense>
@@ -56,7 +59,12 @@ pub fn SchedulePage() -> impl IntoView {
         move || (id(), refresh.get()),
         |(id, _)| async move {
             match id {
-                Some(id) => Some((get_schedule(id).await, list_sets().await, list_connectors().await)),
+                Some(id) => Some((
+                    get_schedule(id).await,
+                    list_sets().await,
+                    list_connectors().await,
+                    email_enabled().await.unwrap_or(false),
+                )),
                 None => None,
             }
         },
@@ -67,12 +75,12 @@ pub fn SchedulePage() -> impl IntoView {
                 {move || Suspend::new(async move {
                     match detail.await {
                         None => view! { <ErrorBox message="No such schedule.".to_string()/> }.into_any(),
-                        Some((Ok(detail), Ok(sets), Ok(connectors))) => view! {
+                        Some((Ok(detail), Ok(sets), Ok(connectors), email_enabled)) => view! {
                             <ScheduleView detail=detail.clone() refresh notice/>
                             <h2>"Settings"</h2>
-                            <ScheduleForm existing=Some(detail.schedule) sets connectors/>
+                            <ScheduleForm existing=Some(detail.schedule) sets connectors email_enabled/>
                         }.into_any(),
-                        Some((Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e))) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
+                        Some((Err(e), _, _, _) | (_, Err(e), _, _) | (_, _, Err(e), _)) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
                     }
                 })}
             </Transition>
