@@ -13,6 +13,8 @@ use std::time::{Duration, Instant};
 
 const KEY_CANARY: &str = "sk-CANARY-7f3a9c1e5b";
 const HEADER_CANARY: &str = "hdr-CANARY-2d8e4b6f0a";
+const TICK_KEY_CANARY: &str = "tick-CANARY-5e1b7d3f9c2a";
+const SMTP_PASSWORD_CANARY: &str = "smtp-CANARY-8a4c2e6b1d";
 
 struct Server {
     child: Child,
@@ -45,6 +47,10 @@ fn start_server(dir: &std::path::Path) -> (Server, String, String) {
         .env("LEPTOS_SITE_ADDR", "127.0.0.1:0")
         .env("LATENCY_GUARD_DEMO_SIMULATOR", "true")
         .env("RUST_LOG", "debug")
+        .env("GUARD_TICK_API_KEY", TICK_KEY_CANARY)
+        .env("LATENCY_GUARD_GUARD_TICK_INTERVAL_S", "0")
+        .env("LATENCY_GUARD_SMTP_URL", format!("smtp://guard:{SMTP_PASSWORD_CANARY}@127.0.0.1:9"))
+        .env("LATENCY_GUARD_SMTP_FROM", "guard@lg.test")
         .env_remove("LATENCY_GUARD_SECRET")
         .stdout(Stdio::from(log.try_clone().unwrap()))
         .stderr(Stdio::from(log))
@@ -168,7 +174,45 @@ async fn no_secret_reaches_pages_replies_hydration_data_logs_or_the_database_fil
     assert_eq!(share_page.status(), 200, "the share page is public");
     let share_page = share_page.text().await.unwrap();
 
+    // A Guard schedule against the canary connector: its webhook signing secret is a secret too; the save reply
+    // is the one place it may appear. The tick hook's key and the SMTP password never appear anywhere.
+    let set = json!({"id": null, "input": {"name": "canary set", "prompts": [{"text": "hi"}, {"text": "yo"}, {"text": "ok"}], "maxTokens": 4}});
+    let (status, set) = call("guard/sets/save", set).await;
+    assert_eq!(status, 200, "{set}");
+    let set_id = serde_json::from_str::<Value>(&set).unwrap()["id"].as_str().unwrap().to_string();
+    let schedule = json!({"id": null, "input": {"name": "canary schedule", "setId": set_id, "connectorId": id, "cadence": "hourly",
+        "webhookUrl": "http://127.0.0.1:9/hook", "email": "ops@example.com",
+        "thresholds": [{"metric": "p95_ms", "op": "pct_increase", "value": 20}]}});
+    let (status, saved) = call("guard/schedules/save", schedule).await;
+    assert_eq!(status, 200, "{saved}");
+    let saved: Value = serde_json::from_str(&saved).unwrap();
+    let webhook_secret = saved["webhookSecret"].as_str().unwrap().to_string();
+    let schedule_id = saved["schedule"]["id"].as_str().unwrap().to_string();
+    for (path, body) in [
+        ("guard/schedules/get", json!({"id": schedule_id})),
+        ("guard/schedules/list", json!({})),
+        ("guard/schedules/run", json!({"id": schedule_id})),
+        ("guard/schedules/test-webhook", json!({"id": schedule_id})),
+        ("guard/alerts/list", json!({})),
+    ] {
+        let (status, reply) = call(path, body).await;
+        assert_eq!(status, 200, "{path}: {reply}");
+        seen.push((format!("{path} reply"), reply));
+    }
+    let hook = client
+        .post(format!("{base}/api/public/hooks/guard-tick"))
+        .header("apikey", TICK_KEY_CANARY)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(hook.status(), 200);
+    seen.push(("tick hook reply".into(), hook.text().await.unwrap()));
+
     for page in [
+        "/guard",
+        "/guard/sets",
+        "/guard/schedules/new",
+        &format!("/guard/schedules/{schedule_id}"),
         "/",
         "/connectors",
         "/connectors/new",
@@ -200,6 +244,9 @@ async fn no_secret_reaches_pages_replies_hydration_data_logs_or_the_database_fil
     for (what, text) in &seen {
         assert!(!text.contains(KEY_CANARY), "the API key leaked into {what}");
         assert!(!text.contains(HEADER_CANARY), "the credential header leaked into {what}");
+        assert!(!text.contains(&webhook_secret), "the webhook signing secret leaked into {what}");
+        assert!(!text.contains(TICK_KEY_CANARY), "the tick hook's key leaked into {what}");
+        assert!(!text.contains(SMTP_PASSWORD_CANARY), "the SMTP password leaked into {what}");
     }
     let log = &seen.iter().find(|(w, _)| w == "server log").unwrap().1;
     assert!(log.contains("/api/connectors/create"), "the log was captured (one line per request)");
