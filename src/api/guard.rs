@@ -278,7 +278,7 @@ pub async fn run_schedule_now(id: ScheduleId) -> Result<ScheduleOutcome, AppErro
 }
 
 /// `POST /api/guard/schedules/test-webhook`, `{"id"}`: sends a signed test message to the schedule's webhook now
-/// and answers how the attempt went (it is retried like any other if it failed).
+/// (that message alone) and answers how the attempt went (it is retried like any other if it failed).
 #[server(prefix = "/api", endpoint = "guard/schedules/test-webhook", input = Json)]
 pub async fn send_test_webhook(id: ScheduleId) -> Result<WebhookDelivery, AppError> {
     reply(
@@ -293,7 +293,7 @@ pub async fn send_test_webhook(id: ScheduleId) -> Result<WebhookDelivery, AppErr
             let message_id = format!("msg_{}", uuid::Uuid::new_v4().simple());
             let body = crate::notify::test_message_body(&schedule, &url, now);
             state.store.queue_test_webhook(ws, id, &url, &message_id, &body, now).await.map_err(store_error)?;
-            state.webhooks.deliver_due().await.map_err(store_error)?;
+            state.webhooks.deliver_now(ws, &message_id).await.map_err(store_error)?;
             let log = state.store.list_webhook_deliveries(ws, id, HISTORY).await.map_err(store_error)?;
             log.into_iter().find(|d| d.id == message_id).ok_or(AppError::Internal)
         }

@@ -11,8 +11,8 @@ use std::sync::Arc;
 use super::decide::{decide, observe};
 use crate::clock::Clock;
 use crate::model::{
-    Agent, BenchmarkSet, LoadMode, RunId, RunPlanInput, RunStatus, RunView, Schedule, ScheduleId, ScheduleOutcome,
-    WorkspaceId,
+    Agent, BenchmarkSet, Breach, LoadMode, RunId, RunPlanInput, RunStatus, RunView, Schedule, ScheduleId,
+    ScheduleOutcome, WorkspaceId,
 };
 use crate::notify::{AlertMessage, MailedAlert, Mailer};
 use crate::runs::{RunManager, StartError};
@@ -134,21 +134,13 @@ impl Guard {
         };
         let now = self.clock.now_ms();
         let message_id = format!("msg_{}", uuid::Uuid::new_v4().simple());
-        let body = |breaches: &[crate::model::Breach]| match (&schedule, &end) {
-            (Ok(s), EvaluationEnd::Compared { run, observed, baseline, .. }) => AlertMessage {
-                schedule_id: s.id,
-                schedule_name: &s.input.name,
-                benchmark_set_id: s.input.set_id.to_string(),
-                baseline: baseline.summary,
-                observed: observed.1,
-                breaches,
-                run_url: format!("{}/runs/{run}", self.options.public_base),
-                at_ms: now,
-            }
-            .webhook_body(s.input.webhook_url.as_deref().unwrap_or_default()),
-            _ => String::new(),
+        let schedule = schedule.ok();
+        let body = |breaches: &[Breach]| {
+            let message = schedule.as_ref().and_then(|s| self.message(s, &end, breaches, now));
+            let url = schedule.as_ref().and_then(|s| s.input.webhook_url.as_deref()).unwrap_or_default();
+            message.map(|m| m.webhook_body(url)).unwrap_or_default()
         };
-        let webhook = schedule.as_ref().ok().and_then(|s| s.input.webhook_url.as_deref()).map(|url| WebhookNotice {
+        let webhook = schedule.as_ref().and_then(|s| s.input.webhook_url.as_deref()).map(|url| WebhookNotice {
             url,
             message_id: message_id.clone(),
             body: &body,
@@ -170,33 +162,16 @@ impl Guard {
         if let Some(e) = &error {
             tracing::warn!(schedule = %claim.schedule, error = %e, "guard evaluation failed");
         }
-        let mail = match (&schedule, &end) {
-            (Ok(s), EvaluationEnd::Compared { run, observed, baseline, .. }) if !changes.opened.is_empty() => {
-                s.input.email.clone().map(|to| {
-                    let alerts = changes
-                        .opened
-                        .iter()
-                        .map(|(_, breach)| MailedAlert {
-                            schedule_name: s.input.name.clone(),
-                            text: AlertMessage {
-                                schedule_id: s.id,
-                                schedule_name: &s.input.name,
-                                benchmark_set_id: s.input.set_id.to_string(),
-                                baseline: baseline.summary,
-                                observed: observed.1,
-                                breaches: std::slice::from_ref(breach),
-                                run_url: String::new(),
-                                at_ms: now,
-                            }
-                            .text(),
-                            run_url: format!("{}/runs/{run}", self.options.public_base),
-                        })
-                        .collect();
-                    (to, alerts)
-                })
-            }
-            _ => None,
-        };
+        // One e-mail item per alert opened, each with its own two lines.
+        let mail = schedule.as_ref().and_then(|s| {
+            let alerts: Vec<MailedAlert> = changes
+                .opened
+                .iter()
+                .filter_map(|(_, breach)| self.message(s, &end, std::slice::from_ref(breach), now))
+                .map(|m| MailedAlert { schedule_name: s.input.name.clone(), text: m.text(), run_url: m.run_url })
+                .collect();
+            s.input.email.clone().filter(|_| !alerts.is_empty()).map(|to| (to, alerts))
+        });
         let outcome = ScheduleOutcome {
             schedule_id: claim.schedule,
             evaluation_id: claim.evaluation.to_string(),
@@ -220,6 +195,27 @@ impl Guard {
             alerts_updated: changes.updated,
         };
         (outcome, mail)
+    }
+
+    /// What an alert of `breaches` says, for a compared run of `schedule`.
+    fn message<'a>(
+        &self,
+        schedule: &'a Schedule,
+        end: &EvaluationEnd,
+        breaches: &'a [Breach],
+        at_ms: i64,
+    ) -> Option<AlertMessage<'a>> {
+        let EvaluationEnd::Compared { run, observed, baseline, .. } = end else { return None };
+        Some(AlertMessage {
+            schedule_id: schedule.id,
+            schedule_name: &schedule.input.name,
+            benchmark_set_id: schedule.input.set_id.to_string(),
+            baseline: baseline.summary,
+            observed: observed.1,
+            breaches,
+            run_url: format!("{}/runs/{run}", self.options.public_base),
+            at_ms,
+        })
     }
 
     /// Runs the schedule's set and compares it with the baseline; every failure becomes `Failed` with a reason.

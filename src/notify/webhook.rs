@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::clock::Clock;
+use crate::model::WorkspaceId;
 use crate::secrets::SecretBox;
 use crate::store::{Attempt, AttemptOutcome, OutboxMessage, Store, StoreError};
 
@@ -120,33 +121,45 @@ impl WebhookSender {
 
     /// One pass: leases the due messages and attempts each once. Returns how many were delivered.
     pub async fn deliver_due(&self) -> Result<usize, StoreError> {
-        let now = self.clock.now_ms();
-        let due = self.store.lease_due_webhooks(now, LEASE_MS, BATCH).await?;
+        let due = self.store.lease_due_webhooks(self.clock.now_ms(), LEASE_MS, BATCH).await?;
         let mut delivered = 0;
         for message in due {
-            let started = Instant::now();
-            let result = self.attempt(&message).await;
-            let attempt = Attempt {
-                at_ms: self.clock.now_ms(),
-                status: result.as_ref().map_or_else(|(status, _)| *status, |status| Some(*status)),
-                error: result.as_ref().err().map(|(_, e)| e.as_str()),
-                duration_ms: started.elapsed().as_secs_f64() * 1e3,
-            };
-            let outcome = match &result {
-                Ok(_) => AttemptOutcome::Delivered,
-                Err(_) => match RETRY_DELAYS_S.get(message.attempts as usize) {
-                    Some(delay) => AttemptOutcome::RetryAt(attempt.at_ms + delay * 1_000),
-                    None => AttemptOutcome::GaveUp,
-                },
-            };
-            if result.is_ok() {
-                delivered += 1;
-            } else {
-                tracing::warn!(message = %message.id, error = ?attempt.error, ?outcome, "webhook delivery failed");
-            }
-            self.store.record_webhook_attempt(&message, &attempt, outcome).await?;
+            delivered += usize::from(self.deliver(&message).await?);
         }
         Ok(delivered)
+    }
+
+    /// Attempts one message of `workspace` now ("Send test"); `false` when it was not delivered (or not there to
+    /// send: delivered already, given up, or being sent by another deliverer).
+    pub async fn deliver_now(&self, workspace: WorkspaceId, message_id: &str) -> Result<bool, StoreError> {
+        match self.store.lease_webhook(workspace, message_id, self.clock.now_ms(), LEASE_MS).await? {
+            Some(message) => self.deliver(&message).await,
+            None => Ok(false),
+        }
+    }
+
+    /// One attempt at a leased message, logged, with its next step (delivered, retry later, given up).
+    async fn deliver(&self, message: &OutboxMessage) -> Result<bool, StoreError> {
+        let started = Instant::now();
+        let result = self.attempt(message).await;
+        let attempt = Attempt {
+            at_ms: self.clock.now_ms(),
+            status: result.as_ref().map_or_else(|(status, _)| *status, |status| Some(*status)),
+            error: result.as_ref().err().map(|(_, e)| e.as_str()),
+            duration_ms: started.elapsed().as_secs_f64() * 1e3,
+        };
+        let outcome = match &result {
+            Ok(_) => AttemptOutcome::Delivered,
+            Err(_) => match RETRY_DELAYS_S.get(message.attempts as usize) {
+                Some(delay) => AttemptOutcome::RetryAt(attempt.at_ms + delay * 1_000),
+                None => AttemptOutcome::GaveUp,
+            },
+        };
+        if result.is_err() {
+            tracing::warn!(message = %message.id, error = ?attempt.error, ?outcome, "webhook delivery failed");
+        }
+        self.store.record_webhook_attempt(message, &attempt, outcome).await?;
+        Ok(result.is_ok())
     }
 
     /// Delivers every `interval` until the process ends.

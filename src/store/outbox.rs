@@ -49,6 +49,17 @@ pub struct Attempt<'a> {
     pub duration_ms: f64,
 }
 
+fn message_from_row(row: &sqlx::any::AnyRow) -> Result<OutboxMessage, StoreError> {
+    Ok(OutboxMessage {
+        id: row.try_get("id")?,
+        workspace: parse_id(&row.try_get::<String, _>("workspace_id")?)?,
+        schedule: parse_id(&row.try_get::<String, _>("schedule_id")?)?,
+        url: row.try_get("url")?,
+        body: row.try_get("body")?,
+        attempts: u32::try_from(row.try_get::<i64, _>("attempts")?).unwrap_or(u32::MAX),
+    })
+}
+
 impl Store {
     /// Leases up to `limit` messages due at `now` for `lease_ms`, so no other deliverer sends them meanwhile.
     pub async fn lease_due_webhooks(
@@ -74,6 +85,7 @@ impl Store {
         let mut leased = Vec::with_capacity(rows.len());
         for row in &rows {
             let id: String = row.try_get("id")?;
+            // Taken only if no other deliverer leased it since the SELECT (SQLite has no row locks).
             let taken = sqlx::query(
                 "UPDATE webhook_outbox SET leased_until = $1 WHERE id = $2 AND (leased_until IS NULL OR leased_until <= $3)",
             )
@@ -84,18 +96,42 @@ impl Store {
             .await?
             .rows_affected();
             if taken == 1 {
-                leased.push(OutboxMessage {
-                    id,
-                    workspace: parse_id(&row.try_get::<String, _>("workspace_id")?)?,
-                    schedule: parse_id(&row.try_get::<String, _>("schedule_id")?)?,
-                    url: row.try_get("url")?,
-                    body: row.try_get("body")?,
-                    attempts: u32::try_from(row.try_get::<i64, _>("attempts")?).unwrap_or(u32::MAX),
-                });
+                leased.push(message_from_row(row)?);
             }
         }
         tx.commit().await?;
         Ok(leased)
+    }
+
+    /// Leases one undelivered message of `workspace` (a "Send test") for `lease_ms`, whatever its due time;
+    /// `None` when it is delivered, given up, or leased by another deliverer.
+    pub async fn lease_webhook(
+        &self,
+        workspace: WorkspaceId,
+        id: &str,
+        now: i64,
+        lease_ms: i64,
+    ) -> Result<Option<OutboxMessage>, StoreError> {
+        let taken = sqlx::query(
+            "UPDATE webhook_outbox SET leased_until = $1 WHERE id = $2 AND workspace_id = $3 AND delivered_at IS NULL \
+             AND gave_up_at IS NULL AND (leased_until IS NULL OR leased_until <= $4)",
+        )
+        .bind(now + lease_ms)
+        .bind(id)
+        .bind(workspace.to_string())
+        .bind(now)
+        .execute(&self.pool)
+        .await?
+        .rows_affected();
+        if taken == 0 {
+            return Ok(None);
+        }
+        let row =
+            sqlx::query("SELECT id, workspace_id, schedule_id, url, body, attempts FROM webhook_outbox WHERE id = $1")
+                .bind(id)
+                .fetch_one(&self.pool)
+                .await?;
+        message_from_row(&row).map(Some)
     }
 
     /// Logs an attempt at `message` and moves it on: delivered, due again later, or given up.
