@@ -84,6 +84,11 @@ fn AlertItem(alert: AlertView) -> impl IntoView {
     });
     let b = &alert.breach;
     let change = b.pct_change.map_or_else(|| format!("{:+.3}", b.delta), |p| format!("{p:+.1}%"));
+    let limit = match b.op {
+        crate::model::Op::PctIncrease => format!("+{}%", b.threshold),
+        crate::model::Op::PctDecrease => format!("−{}%", b.threshold),
+        crate::model::Op::AbsIncrease => format!("+{}", figure(b.metric, Some(b.threshold))),
+    };
     let p_value = b.p_value.map_or("p n/a".to_string(), |p| format!("p = {}", crate::report::p_value(p)));
     let status = if alert.acknowledged {
         format!("acknowledged {}", alert.acknowledged_at_ms.map(when).unwrap_or_default())
@@ -99,7 +104,7 @@ fn AlertItem(alert: AlertView) -> impl IntoView {
             </div>
             <div class="alert-body">
                 <strong>{format!("{} {} {change}", b.metric.as_str(), b.op.as_str())}</strong>
-                {format!(" (threshold {}): baseline {} → observed {}, Welch {p_value}", b.threshold, figure(b.metric, Some(b.baseline)), figure(b.metric, Some(b.observed)))}
+                {format!(" (threshold {limit}): baseline {} → observed {}, Welch {p_value}", figure(b.metric, Some(b.baseline)), figure(b.metric, Some(b.observed)))}
                 {alert.run_id.map(|run| view! { " · " <A href=format!("/runs/{run}")>"the run"</A> })}
             </div>
             <div class="alert-foot">
