@@ -109,6 +109,11 @@ async fn a_schedule_from_set_to_acknowledged_alert_through_the_api() {
     let detail = ok(&app, &cookie, "guard/schedules/get", json!({"id": schedule_id})).await;
     assert_eq!(detail["baseline"]["runId"], run.as_str());
     assert_eq!(detail["pinnableRuns"][0]["id"], run.as_str());
+    // Re-pinning replaces the baseline in force and keeps the earlier one in the history.
+    ok(&app, &cookie, "guard/baselines/pin", json!({"schedule": schedule_id, "run": run})).await;
+    let detail = ok(&app, &cookie, "guard/schedules/get", json!({"id": schedule_id})).await;
+    assert_eq!(detail["earlierBaselines"].as_array().unwrap().len(), 1);
+    assert_eq!(detail["earlierBaselines"][0]["runId"], run.as_str());
 
     // Run now against the same endpoint: compared, and the feed and badge say what it decided.
     let outcome = ok(&app, &cookie, "guard/schedules/run", json!({"id": schedule_id})).await;

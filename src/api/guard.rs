@@ -31,6 +31,18 @@ pub struct BaselineInfo {
     pub pinned_at_ms: i64,
 }
 
+impl BaselineInfo {
+    /// The figures of `baseline`.
+    pub fn of(baseline: &crate::model::Baseline) -> Self {
+        Self {
+            run_id: baseline.run_id,
+            n: baseline.total_ms.len(),
+            summary: baseline.summary,
+            pinned_at_ms: baseline.pinned_at_ms,
+        }
+    }
+}
+
 /// A run that could be pinned.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -55,6 +67,8 @@ pub struct ScheduleDetail {
     pub connector_name: Option<String>,
     /// The baseline in force.
     pub baseline: Option<BaselineInfo>,
+    /// Earlier baselines of the set on this connector, newest first.
+    pub earlier_baselines: Vec<BaselineInfo>,
     /// What it costs.
     pub cost: CostEstimate,
     /// The latest evaluations, newest first.
@@ -181,8 +195,14 @@ pub async fn get_schedule(id: ScheduleId) -> Result<ScheduleDetail, AppError> {
             let schedule = store.get_schedule(ws, id).await.map_err(store_error)?;
             let set = store.get_set(ws, schedule.input.set_id).await.map_err(store_error)?;
             let connector = store.get_connector(ws, schedule.input.connector_id).await.ok();
-            let baseline =
-                store.current_baseline(ws, set.id, schedule.input.connector_id).await.map_err(store_error)?;
+            let mut baselines = store
+                .baseline_history(ws, set.id, schedule.input.connector_id)
+                .await
+                .map_err(store_error)?
+                .into_iter()
+                .map(|b| (b.current, BaselineInfo::of(&b)))
+                .collect::<Vec<_>>();
+            let current = baselines.iter().position(|(current, _)| *current).map(|i| baselines.remove(i).1);
             let evaluations = store.list_evaluations(ws, id, HISTORY).await.map_err(store_error)?;
             let deliveries = store.list_webhook_deliveries(ws, id, HISTORY).await.map_err(store_error)?;
             let pinnable_runs = store
@@ -215,15 +235,11 @@ pub async fn get_schedule(id: ScheduleId) -> Result<ScheduleDetail, AppError> {
                     breached: e.status == "breached",
                 })
                 .collect();
-            let band = baseline.as_ref().and_then(|b| b.summary.mean_ms.zip(b.summary.p95_ms));
+            let band = current.as_ref().and_then(|b| b.summary.mean_ms.zip(b.summary.p95_ms));
             Ok(ScheduleDetail {
                 history_svg: crate::charts::schedule_history(&points, band),
-                baseline: baseline.map(|b| BaselineInfo {
-                    run_id: b.run_id,
-                    n: b.total_ms.len(),
-                    summary: b.summary,
-                    pinned_at_ms: b.pinned_at_ms,
-                }),
+                baseline: current,
+                earlier_baselines: baselines.into_iter().map(|(_, b)| b).collect(),
                 connector_name: connector.map(|c| c.name),
                 schedule,
                 set,

@@ -232,30 +232,6 @@ impl Store {
         String::from_utf8(plain).map_err(|e| StoreError::Corrupt(e.to_string()))
     }
 
-    /// Replaces a schedule's webhook signing secret (the old one stops verifying at once).
-    pub async fn rotate_webhook_secret(
-        &self,
-        workspace: WorkspaceId,
-        id: ScheduleId,
-        secret: &str,
-        sealer: &SecretBox,
-        now_ms: i64,
-    ) -> Result<(), StoreError> {
-        found(
-            sqlx::query(
-                "UPDATE guard_schedules SET webhook_secret = $1, updated_at = $2 WHERE id = $3 AND workspace_id = $4",
-            )
-            .bind(sealer.seal(secret.as_bytes(), &seal_context(workspace, id)))
-            .bind(now_ms)
-            .bind(id.to_string())
-            .bind(workspace.to_string())
-            .execute(&self.pool)
-            .await?
-            .rows_affected(),
-        )?;
-        Ok(())
-    }
-
     /// Claims up to `limit` enabled schedules due at `now` (oldest due first) for `claimed_by`, moving each one's
     /// `next_run_at` to `now` + its cadence. A slot another process claimed first is skipped.
     pub async fn claim_due_schedules(&self, now: i64, limit: u32, claimed_by: &str) -> Result<Vec<Claim>, StoreError> {

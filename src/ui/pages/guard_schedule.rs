@@ -120,6 +120,7 @@ fn ScheduleView(detail: ScheduleDetail, refresh: RwSignal<u32>, notice: RwSignal
         set,
         connector_name,
         baseline,
+        earlier_baselines,
         cost,
         evaluations,
         deliveries,
@@ -224,6 +225,14 @@ fn ScheduleView(detail: ScheduleDetail, refresh: RwSignal<u32>, notice: RwSignal
             </p> }.into_any(),
             None => view! { <p id="baseline-info" class="warning">"No baseline yet: runs are recorded but not compared. Pin a completed run of this connector (30 or more requests of the set's prompts make a steady one)."</p> }.into_any(),
         }}
+        {(!earlier_baselines.is_empty()).then(|| view! {
+            <details id="earlier-baselines"><summary>{format!("{} earlier baseline(s)", earlier_baselines.len())}</summary>
+                <ul>{earlier_baselines.into_iter().map(|b| view! { <li>
+                    {format!("Pinned {} UTC from ", when(b.pinned_at_ms))}<A href=format!("/runs/{}", b.run_id)>"this run"</A>
+                    {format!(": {} requests, p95 {}, mean {}", b.n, ms(b.summary.p95_ms), ms(b.summary.mean_ms))}
+                </li> }).collect_view()}</ul>
+            </details>
+        })}
         {(!pinnable_runs.is_empty()).then(|| view! {
             <div class="actions">
                 <select id="pin-run" on:change=move |ev| chosen.set(event_target_value(&ev))>
