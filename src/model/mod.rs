@@ -7,6 +7,7 @@ mod checked;
 mod connection_test;
 mod connector;
 mod guard;
+mod guard_records;
 mod headers;
 mod ids;
 mod iteration;
@@ -19,8 +20,11 @@ pub use checked::Checked;
 pub use connection_test::{ConnectionTestResult, TestTarget, BODY_PREVIEW_CHARS};
 pub use connector::{BaseUrl, Connector, ConnectorInput, HeaderView, KeyChange, ModelName, Price, ValidConnector};
 pub use guard::{
-    cost_estimate, AlertView, Baseline, Breach, Cadence, CostEstimate, Decision, EvaluationView, GuardSummary, Metric,
-    Op, Schedule, ScheduleInput, ScheduleOutcome, Severity, Threshold, ThresholdCheck, WebhookDelivery, MAX_THRESHOLDS,
+    cost_estimate, Cadence, CostEstimate, GuardSummary, Metric, Op, Schedule, ScheduleInput, Severity, Threshold,
+    MAX_THRESHOLDS,
+};
+pub use guard_records::{
+    AlertView, Baseline, Breach, Decision, EvaluationView, ScheduleOutcome, ThresholdCheck, WebhookDelivery,
 };
 pub use headers::{is_credential_header, HeaderName, HeaderSet, HeaderValueChange};
 pub use ids::{AlertId, BaselineId, BenchmarkSetId, ConnectorId, EvaluationId, RunId, ScheduleId, WorkspaceId};
