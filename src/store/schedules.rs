@@ -155,7 +155,7 @@ impl Store {
         enabled: bool,
         now_ms: i64,
     ) -> Result<Schedule, StoreError> {
-        let changed =
+        found(
             sqlx::query("UPDATE guard_schedules SET enabled = $1, updated_at = $2 WHERE id = $3 AND workspace_id = $4")
                 .bind(bool_to_db(enabled))
                 .bind(now_ms)
@@ -163,10 +163,8 @@ impl Store {
                 .bind(workspace.to_string())
                 .execute(&self.pool)
                 .await?
-                .rows_affected();
-        if changed == 0 {
-            return Err(StoreError::NotFound);
-        }
+                .rows_affected(),
+        )?;
         self.get_schedule(workspace, id).await
     }
 
