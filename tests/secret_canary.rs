@@ -251,3 +251,154 @@ async fn no_secret_reaches_pages_replies_hydration_data_logs_or_the_database_fil
     let log = &seen.iter().find(|(w, _)| w == "server log").unwrap().1;
     assert!(log.contains("/api/connectors/create"), "the log was captured (one line per request)");
 }
+
+/// The same promise when the endpoint itself echoes the credentials back, in an error body, an SSE error event, a
+/// non-JSON stream line and padded to straddle the preview's and an error's cut: the echo must not survive into a
+/// run's records, its report, views and table, the `benchmark/once` reply, the public share API, Guard's replies
+/// and pages (a failing schedule's last error), the server log, the database file or `bench --out`.
+#[tokio::test]
+async fn secrets_echoed_by_the_endpoint_reach_no_report_reply_page_log_file_or_database() {
+    let echo = common::hostile::echoing().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (server, base, link) = start_server(dir.path());
+    let client = common::client();
+    let login = client.get(&link).send().await.unwrap();
+    let cookie = login.headers()["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_string();
+    let call = |path: &str, body: Value| {
+        let request = client.post(format!("{base}/api/{path}")).header("cookie", &cookie).json(&body);
+        async move {
+            let response = request.send().await.unwrap();
+            (response.status().as_u16(), response.text().await.unwrap())
+        }
+    };
+    let mut seen = Vec::<(String, String)>::new();
+
+    // A key in the base URL's query would be shown wherever the URL is: refused, with the way out named.
+    for path in ["connectors/create", "connectors/test"] {
+        let url = format!("{}?api_key={KEY_CANARY}", echo.base_url());
+        let body = if path == "connectors/create" {
+            json!({"input": {"name": "q", "baseUrl": url, "model": "m"}})
+        } else {
+            json!({"target": {"baseUrl": url, "model": "m"}})
+        };
+        let (status, reply) = call(path, body).await;
+        assert_eq!(status, 400, "{path}: {reply}");
+        assert!(reply.contains("looks like a credential"), "{reply}");
+        seen.push((format!("{path} reply with a query key"), reply));
+    }
+
+    let input = json!({"name": "Echo", "baseUrl": echo.base_url(), "model": "m", "apiKey": KEY_CANARY,
+                       "headers": {"x-api-key": HEADER_CANARY}});
+    let (status, created) = call("connectors/create", json!({"input": input})).await;
+    assert_eq!(status, 200, "{created}");
+    let id = serde_json::from_str::<Value>(&created).unwrap()["id"].as_str().unwrap().to_string();
+    for _ in 0..4 {
+        let (status, tested) = call(
+            "connectors/test",
+            json!({"target": {"baseUrl": echo.base_url(), "model": "m",
+            "connectorId": id, "headers": {"x-api-key": null}}}),
+        )
+        .await;
+        assert_eq!(status, 200, "{tested}");
+        seen.push(("connection test of the echo".into(), tested));
+    }
+    for stream in [true, false] {
+        let (status, once) =
+            call("benchmark/once", json!({"input": {"connectorId": id, "prompt": "hi", "stream": stream}})).await;
+        assert_eq!(status, 200, "{once}");
+        seen.push(("benchmark/once reply".into(), once));
+    }
+
+    let plan = json!({"input": {"connectorId": id, "agent": {"name": "echo", "tokenBudget": 8}, "prompts": ["hi"],
+                                "iterations": 8, "mode": {"kind": "closed", "concurrency": 1}}});
+    let (status, started) = call("runs/start", plan).await;
+    assert_eq!(status, 200, "{started}");
+    let run = serde_json::from_str::<Value>(&started).unwrap()["id"].as_str().unwrap().to_string();
+    let events = client.get(format!("{base}/api/runs/{run}/events")).header("cookie", &cookie).send().await.unwrap();
+    let events = tokio::time::timeout(Duration::from_secs(30), events.text()).await.unwrap().unwrap();
+    seen.push(("run events".into(), events));
+    let (_, report) = call("runs/report", json!({"id": run})).await;
+    assert!(report.contains("[redacted]"), "the echoes were recorded, scrubbed: {report}");
+    seen.push(("runs/report reply".into(), report));
+    for path in ["runs/view", "runs/iterations"] {
+        let (status, reply) = call(path, json!({"id": run, "query": {"errorsOnly": true}})).await;
+        assert_eq!(status, 200, "{reply}");
+        seen.push((format!("{path} reply"), reply));
+    }
+    let (_, shared) = call("reports/share", json!({"id": run})).await;
+    let token = serde_json::from_str::<Value>(&shared).unwrap()["token"].as_str().unwrap().to_string();
+    for path in ["", "/view", "/iterations?sort=total"] {
+        let public = client
+            .get(format!("{base}/api/public/reports/{run}{path}"))
+            .header("x-share-token", &token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(public.status(), 200);
+        seen.push((format!("shared report{path}"), public.text().await.unwrap()));
+    }
+
+    // Guard: every request of the set fails with an echo, so the schedule's last error quotes one.
+    let set = json!({"id": null, "input": {"name": "echo set", "prompts": [{"text": "a"}, {"text": "b"}, {"text": "c"}], "maxTokens": 4}});
+    let (_, set) = call("guard/sets/save", set).await;
+    let set_id = serde_json::from_str::<Value>(&set).unwrap()["id"].as_str().unwrap().to_string();
+    let schedule = json!({"id": null, "input": {"name": "echo schedule", "setId": set_id, "connectorId": id,
+        "cadence": "hourly", "thresholds": [{"metric": "error_rate", "op": "abs_increase", "value": 0.1}]}});
+    let (status, saved) = call("guard/schedules/save", schedule).await;
+    assert_eq!(status, 200, "{saved}");
+    let schedule_id = serde_json::from_str::<Value>(&saved).unwrap()["schedule"]["id"].as_str().unwrap().to_string();
+    let (status, ran) = call("guard/schedules/run", json!({"id": schedule_id})).await;
+    assert_eq!(status, 200, "{ran}");
+    assert!(ran.contains("every request of run"), "the evaluation failed on the echoes: {ran}");
+    seen.push(("guard run now reply".into(), ran));
+    let (_, got) = call("guard/schedules/get", json!({"id": schedule_id})).await;
+    seen.push(("guard schedule reply".into(), got));
+    for page in [format!("/guard/schedules/{schedule_id}"), format!("/runs/{run}"), "/guard".into()] {
+        let html = client.get(format!("{base}{page}")).header("cookie", &cookie).send().await.unwrap();
+        seen.push((format!("page {page}"), html.text().await.unwrap()));
+    }
+    drop(server);
+
+    // The CLI's report file.
+    let out = dir.path().join("bench.json");
+    let (_, _, stderr) = common::cli(
+        &[
+            "bench",
+            "--base-url",
+            &echo.base_url(),
+            "--model",
+            "m",
+            "--api-key-env",
+            "ECHO_KEY",
+            "--header",
+            &format!("x-api-key:{HEADER_CANARY}"),
+            "--prompt",
+            "hi",
+            "-n",
+            "4",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[("ECHO_KEY", KEY_CANARY)],
+    )
+    .await;
+    seen.push(("bench stderr".into(), stderr));
+    seen.push(("bench --out".into(), read(&out)));
+    assert!(read(&out).contains("[redacted]"), "bench recorded the scrubbed echoes");
+
+    seen.push(("server log".into(), read(&dir.path().join("server.log"))));
+    for file in ["canary.db", "canary.db-wal"] {
+        let bytes = std::fs::read(dir.path().join(file)).unwrap_or_default();
+        seen.push((file.into(), String::from_utf8_lossy(&bytes).into_owned()));
+    }
+    let mut found = 0;
+    for (what, text) in &seen {
+        for secret in [KEY_CANARY, HEADER_CANARY, &KEY_CANARY[..10], &HEADER_CANARY[..10]] {
+            if text.contains(secret) {
+                found += 1;
+                eprintln!("{secret:?} leaked into {what}");
+            }
+        }
+    }
+    assert_eq!(found, 0, "secrets found (see above)");
+}

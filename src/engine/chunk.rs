@@ -90,22 +90,15 @@ impl RawDelta {
     }
 }
 
-/// The most of a server's error text kept in a result.
-const ERROR_DETAIL_CHARS: usize = 300;
-
-pub(super) fn clip(text: &str) -> String {
-    text.chars().take(ERROR_DETAIL_CHARS).collect()
-}
-
-/// The message of an `error` value: `{"message": …}` or a bare string, else the JSON itself.
+/// The message of an `error` value: `{"message": …}` or a bare string, else the JSON itself. Whole: the engine
+/// scrubs secrets from it before cutting it to length.
 fn error_message(error: &serde_json::Value) -> String {
-    let message = error
+    error
         .get("message")
         .and_then(serde_json::Value::as_str)
         .map(str::to_string)
         .or_else(|| error.as_str().map(str::to_string))
-        .unwrap_or_else(|| error.to_string());
-    clip(&message)
+        .unwrap_or_else(|| error.to_string())
 }
 
 /// Interprets one event. Only choice 0 counts (the benchmark asks for one completion).
@@ -115,7 +108,7 @@ pub fn interpret(event: &SseEvent) -> StreamItem {
         let detail = serde_json::from_str::<serde_json::Value>(data)
             .ok()
             .map(|v| v.get("error").map_or_else(|| error_message(&v), error_message))
-            .unwrap_or_else(|| clip(data));
+            .unwrap_or_else(|| data.to_string());
         return StreamItem::Error(detail);
     }
     if data == "[DONE]" {
@@ -123,7 +116,7 @@ pub fn interpret(event: &SseEvent) -> StreamItem {
     }
     let raw: RawChunk = match serde_json::from_str(data) {
         Ok(raw) => raw,
-        Err(e) => return StreamItem::Malformed(clip(&format!("{e}: {data}"))),
+        Err(e) => return StreamItem::Malformed(format!("{e}: {data}")),
     };
     if let Some(error) = raw.error.filter(|e| !e.is_null()) {
         return StreamItem::Error(error_message(&error));

@@ -70,28 +70,15 @@ pub async fn test_connection(
             ok: (200..300).contains(&status),
             status,
             ms: elapsed_ms(),
-            body: preview(&String::from_utf8_lossy(&body)),
+            body: String::from_utf8_lossy(&body).into_owned(),
         },
     };
-    scrub(result, &target.secret_values())
+    // Scrubbed whole, then cut: a key straddling the cut cannot survive as a prefix.
+    ConnectionTestResult { body: target.redactor().scrub_and_clip(&result.body, BODY_PREVIEW_CHARS), ..result }
 }
 
-/// The first [`BODY_PREVIEW_CHARS`] characters (not bytes: never splits a character).
-fn preview(text: &str) -> String {
-    text.chars().take(BODY_PREVIEW_CHARS).collect()
-}
-
-/// Replaces any echo of a secret (some gateways reflect headers in errors) with `[redacted]`.
-fn scrub(mut result: ConnectionTestResult, secrets: &[&str]) -> ConnectionTestResult {
-    for secret in secrets {
-        if result.body.contains(secret) {
-            result.body = result.body.replace(secret, "[redacted]");
-        }
-    }
-    result
-}
-
-/// reqwest's top-level message ("error sending request") hides the cause; the source chain names it.
+/// reqwest's top-level message ("error sending request") hides the cause; the source chain names it. Whole
+/// (it may name the URL): callers scrub secrets before cutting it.
 pub(super) fn describe_error(error: &reqwest::Error) -> String {
     let mut parts = vec![];
     let mut source: Option<&dyn std::error::Error> = Some(error);
@@ -103,10 +90,9 @@ pub(super) fn describe_error(error: &reqwest::Error) -> String {
         source = e.source();
     }
     let joined = parts.join(": ");
-    let joined = if error.is_connect() && !joined.to_ascii_lowercase().contains("connect") {
+    if error.is_connect() && !joined.to_ascii_lowercase().contains("connect") {
         format!("could not connect: {joined}")
     } else {
         joined
-    };
-    preview(&joined)
+    }
 }

@@ -4,7 +4,7 @@
 use std::time::Duration;
 use tokio::time::Instant;
 
-use super::chunk::{clip, interpret, RawDelta, StreamItem, Usage};
+use super::chunk::{interpret, RawDelta, StreamItem, Usage};
 use super::connection_test::HttpClient;
 use super::request::{ChatRequest, RequestTarget};
 use super::sse::SseDecoder;
@@ -12,6 +12,21 @@ use crate::model::{ChunkMark, ErrorClass, IterationError, Measurement, ServerTim
 
 /// Characters per token for estimates when the server reports no usage.
 const CHARS_PER_TOKEN: usize = 4;
+
+/// The most of an error's text kept (after secrets were scrubbed from the whole of it).
+pub const ERROR_DETAIL_CHARS: usize = 300;
+
+/// The most of an error reply's body read: its first [`ERROR_DETAIL_CHARS`] characters are all that is kept, and
+/// an endless error body must not exhaust memory.
+pub const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
+
+/// The largest non-streamed completion accepted; a chat completion of 8,192 tokens is well under 1 MiB.
+pub const MAX_COMPLETION_BODY_BYTES: usize = 16 * 1024 * 1024;
+
+/// Chunk arrivals kept per request. Beyond it, neighbouring marks are merged in pairs (each keeps the later
+/// instant and the sum of what it covers), so a flood of tiny chunks costs bounded memory and storage while the
+/// totals stay exact.
+pub const MAX_CHUNK_MARKS: usize = 4096;
 
 /// A request to measure.
 #[derive(Debug, Clone)]
@@ -42,7 +57,12 @@ pub async fn measure(client: &HttpClient, call: Call<'_>) -> Measurement {
             recorder.fail(ErrorClass::Timeout, format!("no complete response within {} ms", call.timeout.as_millis()))
         }
     }
-    recorder.finish(prompt_chars(call.request))
+    let mut measurement = recorder.finish(prompt_chars(call.request));
+    // The one place error texts leave the engine: secrets go before the cut, so none survives as a prefix.
+    if let Some(error) = &mut measurement.error {
+        error.detail = call.target.redactor().scrub_and_clip(&error.detail, ERROR_DETAIL_CHARS);
+    }
+    measurement
 }
 
 /// Measures `request`; when the endpoint rejects `stream_options`, drops the field from `request` (so the caller
@@ -124,7 +144,7 @@ impl Recorder {
         // Running usage (some servers report it on every chunk) gives this chunk's token count exactly.
         let previous = self.usage.and_then(|u| u.completion_tokens);
         let tokens = usage.and_then(|u| u.completion_tokens).map(|now| now.saturating_sub(previous.unwrap_or(0)));
-        self.timeline.chunks.push(ChunkMark { at_us: at, tokens });
+        self.timeline.push_chunk(ChunkMark { at_us: at, tokens, count: 1 }, MAX_CHUNK_MARKS);
     }
 
     fn finish(mut self, prompt_chars: usize) -> Measurement {
@@ -194,16 +214,20 @@ async fn exchange(client: &HttpClient, call: &Call<'_>, recorder: &mut Recorder)
     recorder.status = Some(status);
     recorder.retry_after_ms = retry_after_ms(response.headers());
     if !response.status().is_success() {
-        let body = read_all(&mut response, recorder).await;
-        let text = clip(&String::from_utf8_lossy(&body));
-        return recorder.fail(ErrorClass::Http, text);
+        let body = read_body(&mut response, recorder, MAX_ERROR_BODY_BYTES).await;
+        return recorder.fail(ErrorClass::Http, String::from_utf8_lossy(&body.bytes));
     }
     if call.request.stream {
         read_stream(&mut response, recorder).await;
     } else {
-        let body = read_all(&mut response, recorder).await;
-        if recorder.error.is_none() {
-            read_completion(&body, recorder);
+        let body = read_body(&mut response, recorder, MAX_COMPLETION_BODY_BYTES).await;
+        if body.cut {
+            recorder.fail(
+                ErrorClass::TooLarge,
+                format!("the response body exceeded {} MiB; reading stopped there", MAX_COMPLETION_BODY_BYTES >> 20),
+            );
+        } else if recorder.error.is_none() {
+            read_completion(&body.bytes, recorder);
         }
     }
 }
@@ -216,21 +240,33 @@ fn retry_after_ms(headers: &reqwest::header::HeaderMap) -> Option<u64> {
     number("retry-after-ms").or_else(|| number("retry-after").map(|s| s * 1e3)).map(|ms| ms.round() as u64)
 }
 
-/// Reads the whole body, recording the first byte; a broken connection is recorded as `reset`.
-async fn read_all(response: &mut reqwest::Response, recorder: &mut Recorder) -> Vec<u8> {
-    let mut body = Vec::new();
+/// A body read up to a limit.
+struct Body {
+    bytes: Vec<u8>,
+    /// More was coming when the limit was reached; the rest was not read.
+    cut: bool,
+}
+
+/// Reads the body up to `limit` bytes, recording the first byte; a broken connection is recorded as `reset`.
+async fn read_body(response: &mut reqwest::Response, recorder: &mut Recorder, limit: usize) -> Body {
+    let mut bytes = Vec::new();
     loop {
         match response.chunk().await {
-            Ok(Some(bytes)) => {
+            Ok(Some(chunk)) => {
                 if recorder.timeline.first_byte_us.is_none() {
                     recorder.timeline.first_byte_us = Some(recorder.offset(Instant::now()));
                 }
-                body.extend_from_slice(&bytes);
+                if bytes.len() + chunk.len() > limit {
+                    let room = limit - bytes.len();
+                    bytes.extend_from_slice(&chunk[..room]);
+                    return Body { bytes, cut: true };
+                }
+                bytes.extend_from_slice(&chunk);
             }
-            Ok(None) => return body,
+            Ok(None) => return Body { bytes, cut: false },
             Err(e) => {
                 recorder.fail(ErrorClass::Reset, super::connection_test::describe_error(&e));
-                return body;
+                return Body { bytes, cut: false };
             }
         }
     }
@@ -259,7 +295,7 @@ fn read_completion(body: &[u8], recorder: &mut Recorder) {
         Err(e) => return recorder.fail(ErrorClass::Malformed, format!("response is not a chat completion: {e}")),
     };
     if let Some(error) = completion.error.filter(|e| !e.is_null()) {
-        return recorder.fail(ErrorClass::StreamError, clip(&error.to_string()));
+        return recorder.fail(ErrorClass::StreamError, error.to_string());
     }
     recorder.usage = completion.usage;
     if let Some(choice) = completion.choices.into_iter().next() {

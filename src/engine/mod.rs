@@ -4,9 +4,14 @@
 pub mod chunk;
 mod connection_test;
 mod measure;
+mod redact;
 mod request;
 pub mod sse;
 
 pub use connection_test::{test_connection, HttpClient};
-pub use measure::{measure, measure_dropping_rejected_stream_options, rejects_stream_options, Call};
+pub use measure::{
+    measure, measure_dropping_rejected_stream_options, rejects_stream_options, Call, ERROR_DETAIL_CHARS,
+    MAX_CHUNK_MARKS, MAX_COMPLETION_BODY_BYTES, MAX_ERROR_BODY_BYTES,
+};
+pub use redact::{Redactor, REDACTED};
 pub use request::{ChatMessage, ChatRequest, RequestTarget, StreamOptions};

@@ -4,6 +4,7 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue, AUTHORIZATION, CONTENT
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+use super::redact::Redactor;
 use crate::model::BaseUrl;
 
 /// Where and as whom to call: URL, key and extra headers. `Debug` redacts the secrets.
@@ -48,19 +49,25 @@ impl RequestTarget {
         Ok(map)
     }
 
-    /// Every secret value this target holds, to scrub them from anything echoed back.
-    pub fn secret_values(&self) -> Vec<&str> {
-        self.api_key
+    /// Scrubs every secret this target holds (the key, credential headers, credential-like query values of the
+    /// base URL) from texts an endpoint echoes back. Built only when there is something to scrub: failures.
+    pub fn redactor(&self) -> Redactor {
+        let query_secrets: Vec<String> = url::Url::parse(self.base_url.as_str())
+            .map(|url| {
+                url.query_pairs()
+                    .filter(|(name, _)| crate::model::is_credential_query_name(name))
+                    .map(|(_, value)| value.into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let headers = self
+            .headers
             .iter()
-            .map(String::as_str)
-            .chain(
-                self.headers
-                    .iter()
-                    .filter(|(name, _)| crate::model::is_credential_header(name))
-                    .map(|(_, v)| v.as_str()),
-            )
-            .filter(|v| v.len() >= 4)
-            .collect()
+            .filter(|(name, _)| crate::model::is_credential_header(name))
+            .map(|(_, value)| value.as_str());
+        Redactor::new(
+            self.api_key.iter().map(String::as_str).chain(headers).chain(query_secrets.iter().map(String::as_str)),
+        )
     }
 }
 

@@ -10,7 +10,7 @@ use super::{ConnectorId, ValidationError};
 /// The base URL of an OpenAI-compatible API, e.g. `https://api.openai.com/v1`.
 ///
 /// Parsed once: http(s) only, a host required, trailing slashes stripped, the query kept (Azure-style
-/// `?api-version=…`), no credentials and no fragment.
+/// `?api-version=…`), no credentials (in the user-info or in a query parameter named like one) and no fragment.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct BaseUrl(String);
@@ -34,6 +34,16 @@ impl BaseUrl {
         }
         if !url.username().is_empty() || url.password().is_some() {
             return Err(fail("base URL must not contain credentials; put the key in the API key field"));
+        }
+        if let Some((name, _)) = url.query_pairs().find(|(name, _)| super::is_credential_query_name(name)) {
+            return Err(ValidationError::new(
+                "baseUrl",
+                format!(
+                    "the query parameter {name:?} looks like a credential, and a base URL is shown in reports, exports \
+                     and share links; send it as a header instead (the API key field, or a credential header such as \
+                     `api-key`)"
+                ),
+            ));
         }
         if url.fragment().is_some() {
             return Err(fail("base URL must not contain a #fragment"));
@@ -294,6 +304,21 @@ mod tests {
             assert_eq!(err.field, "baseUrl");
             assert!(err.reason.contains(needle), "{raw}: {}", err.reason);
         }
+    }
+
+    #[test]
+    fn refuses_a_key_in_the_query_and_keeps_other_parameters() {
+        for raw in [
+            "https://gw.example/v1?api_key=sk-123",
+            "https://gw.example/v1?api-version=1&key=abc",
+            "https://gw.example/v1?Token=t",
+            "https://fn.example/api?code=xyz",
+            "https://blob.example/v1?sig=abc",
+        ] {
+            let err = BaseUrl::parse(raw).unwrap_err();
+            assert!(err.reason.contains("looks like a credential") && err.reason.contains("header"), "{raw}: {err:?}");
+        }
+        assert!(BaseUrl::parse("https://x.example/openai?api-version=2024-10-21").is_ok());
     }
 
     #[test]

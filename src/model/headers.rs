@@ -17,6 +17,16 @@ pub fn is_credential_header(name: &str) -> bool {
     CREDENTIAL_NAMES.contains(&lower.as_str()) || CREDENTIAL_FRAGMENTS.iter().any(|f| lower.contains(f))
 }
 
+/// Query parameters that carry credentials under names the header fragments miss (Azure Functions `code`,
+/// shared-access `sig`).
+const CREDENTIAL_QUERY_NAMES: &[&str] = &["code", "sig", "signature", "access_token", "auth"];
+
+/// Whether a URL query parameter's value is a credential (`?api_key=…`, `?key=…`, `?token=…`, `?sig=…`).
+pub fn is_credential_query_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    CREDENTIAL_QUERY_NAMES.contains(&lower.as_str()) || is_credential_header(&lower)
+}
+
 /// A header name that is a valid HTTP token (RFC 9110 `tchar`), stored lower-case.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(transparent)]

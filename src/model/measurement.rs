@@ -11,6 +11,30 @@ pub struct ChunkMark {
     pub at_us: u64,
     /// Output tokens this chunk added, when the server reports running usage; otherwise unknown.
     pub tokens: Option<u64>,
+    /// Chunks this mark stands for: 1, or more once a flood of chunks made the engine merge neighbouring marks
+    /// (the mark keeps the last one's instant and the sum of their tokens).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub count: u32,
+}
+
+impl ChunkMark {
+    /// This mark and the `later` one as one mark: the later instant, the chunks and tokens of both.
+    fn merged_with(self, later: Self) -> Self {
+        Self {
+            at_us: later.at_us,
+            tokens: self.tokens.zip(later.tokens).map(|(a, b)| a + b),
+            count: self.count + later.count,
+        }
+    }
+}
+
+fn one() -> u32 {
+    1
+}
+
+#[expect(clippy::trivially_copy_pass_by_ref, reason = "serde's skip_serializing_if passes a reference")]
+fn is_one(n: &u32) -> bool {
+    *n == 1
 }
 
 /// The instants of one request, in microseconds after it was handed to the HTTP client.
@@ -31,8 +55,33 @@ pub struct Timeline {
     pub last_token_us: Option<u64>,
     /// The response ended (or failed).
     pub end_us: u64,
-    /// Every content- or reasoning-bearing chunk, in order.
+    /// Every content- or reasoning-bearing chunk, in order (merged in pairs past a cap; see [`ChunkMark::count`]).
     pub chunks: Vec<ChunkMark>,
+}
+
+impl Timeline {
+    /// Records a chunk's arrival, keeping at most `cap` marks (`cap` ≥ 2): when full, neighbouring marks are
+    /// merged in pairs, and from then on each new arrival joins the last mark until it covers as many chunks as
+    /// the others. Memory stays bounded whatever the endpoint sends; the number of chunks and their tokens stay
+    /// exact, only the spacing inside a merged mark is lost.
+    pub fn push_chunk(&mut self, mark: ChunkMark, cap: usize) {
+        let stride = self.chunks.first().map_or(1, |m| m.count);
+        if let Some(last) = self.chunks.last_mut().filter(|last| last.count < stride) {
+            *last = last.merged_with(mark);
+            return;
+        }
+        if self.chunks.len() >= cap {
+            self.chunks =
+                self.chunks.chunks(2).filter_map(|pair| pair.iter().copied().reduce(ChunkMark::merged_with)).collect();
+            return self.push_chunk(mark, cap);
+        }
+        self.chunks.push(mark);
+    }
+
+    /// How many content- or reasoning-bearing chunks arrived (exact, merged marks included).
+    pub fn chunk_count(&self) -> u64 {
+        self.chunks.iter().map(|m| u64::from(m.count)).sum()
+    }
 }
 
 /// Timestamps the endpoint itself reported (latency-guard's simulator does; real endpoints do not).
@@ -82,6 +131,8 @@ pub enum ErrorClass {
     Truncated,
     /// The response completed with zero output tokens.
     NoTokens,
+    /// The response was larger than latency-guard reads (a non-streamed body over 16 MiB); the rest was not read.
+    TooLarge,
     /// The request could not be built or sent for another reason.
     Request,
 }
@@ -185,20 +236,28 @@ impl Measurement {
         self.streamed.then(|| ms(last.saturating_sub(first)) / (tokens - 1) as f64)
     }
 
-    /// Gaps between consecutive output chunks, ms (the first gap follows the first output chunk).
+    /// Gaps between consecutive output chunks, ms (the first gap follows the first output chunk). Across a merged
+    /// mark (a flood of chunks) its span is spread evenly over the chunks it stands for.
     pub fn inter_chunk_gaps_ms(&self) -> Vec<f64> {
-        self.timeline.chunks.windows(2).map(|w| ms(w[1].at_us.saturating_sub(w[0].at_us))).collect()
+        self.timeline
+            .chunks
+            .windows(2)
+            .flat_map(|w| {
+                let each = ms(w[1].at_us.saturating_sub(w[0].at_us)) / f64::from(w[1].count);
+                std::iter::repeat_n(each, w[1].count as usize)
+            })
+            .collect()
     }
 
     /// Per-token inter-token latency, ms: each gap divided by the tokens its closing chunk carried, one value per
     /// token. Chunks whose token count the server did not report count as one token, which overstates ITL
-    /// for servers that batch tokens; [`Measurement::tpot_ms`] uses the reported total instead.
+    /// for servers that batch tokens (a merged mark counts its chunks); [`Measurement::tpot_ms`] uses the reported total instead.
     pub fn per_token_itl_ms(&self) -> Vec<f64> {
         self.timeline
             .chunks
             .windows(2)
             .flat_map(|w| {
-                let tokens = w[1].tokens.filter(|&t| t > 0).unwrap_or(1);
+                let tokens = w[1].tokens.filter(|&t| t > 0).unwrap_or(u64::from(w[1].count));
                 let each = ms(w[1].at_us.saturating_sub(w[0].at_us)) / tokens as f64;
                 std::iter::repeat_n(each, tokens as usize)
             })
@@ -263,12 +322,44 @@ mod tests {
     fn splits_gaps_by_the_tokens_each_chunk_carried() {
         let mut m = streamed(Some(10_000), Some(16_000), 20_000, Some(5));
         m.timeline.chunks = vec![
-            ChunkMark { at_us: 10_000, tokens: Some(1) },
-            ChunkMark { at_us: 12_000, tokens: Some(2) },
-            ChunkMark { at_us: 16_000, tokens: None },
+            ChunkMark { at_us: 10_000, tokens: Some(1), count: 1 },
+            ChunkMark { at_us: 12_000, tokens: Some(2), count: 1 },
+            ChunkMark { at_us: 16_000, tokens: None, count: 1 },
         ];
         assert_eq!(m.inter_chunk_gaps_ms(), vec![2.0, 4.0]);
         assert_eq!(m.per_token_itl_ms(), vec![1.0, 1.0, 4.0]);
+    }
+
+    #[test]
+    fn a_flood_of_chunks_keeps_bounded_marks_and_exact_totals() {
+        let mut timeline = Timeline::default();
+        for i in 0..10_000u64 {
+            timeline.push_chunk(ChunkMark { at_us: 100 + i * 10, tokens: Some(1), count: 1 }, 64);
+        }
+        assert!(timeline.chunks.len() <= 64, "{} marks", timeline.chunks.len());
+        assert_eq!(timeline.chunk_count(), 10_000);
+        assert_eq!(timeline.chunks.iter().filter_map(|m| m.tokens).sum::<u64>(), 10_000, "tokens stay exact");
+        assert_eq!(timeline.chunks.last().unwrap().at_us, 100 + 9_999 * 10, "the last arrival is kept");
+        assert_eq!(timeline.chunks.first().unwrap().count, 256, "marks merged in pairs, three times over 64");
+        let m = Measurement { timeline, ..streamed(Some(100), Some(100_090), 100_100, Some(10_000)) };
+        let gaps = m.inter_chunk_gaps_ms();
+        assert_eq!(
+            gaps.len() as u64,
+            10_000 - m.timeline.chunks[0].count as u64,
+            "one gap per chunk after the first mark"
+        );
+        assert!(gaps.iter().all(|g| (g - 0.01).abs() < 1e-9), "evenly spaced chunks stay evenly spaced");
+    }
+
+    #[test]
+    fn marks_below_the_cap_are_kept_exactly_and_old_records_read_back() {
+        let mut timeline = Timeline::default();
+        timeline.push_chunk(ChunkMark { at_us: 5, tokens: None, count: 1 }, 64);
+        timeline.push_chunk(ChunkMark { at_us: 9, tokens: None, count: 1 }, 64);
+        assert_eq!(timeline.chunks.iter().map(|m| m.at_us).collect::<Vec<_>>(), vec![5, 9]);
+        let stored: ChunkMark = serde_json::from_str(r#"{"atUs":7,"tokens":null}"#).unwrap();
+        assert_eq!(stored.count, 1, "marks stored before merging existed stand for one chunk");
+        assert_eq!(serde_json::to_string(&stored).unwrap(), r#"{"atUs":7,"tokens":null}"#);
     }
 
     #[test]

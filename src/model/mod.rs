@@ -26,7 +26,7 @@ pub use guard::{
 pub use guard_records::{
     AlertView, Baseline, Breach, Decision, EvaluationView, ScheduleOutcome, ThresholdCheck, WebhookDelivery,
 };
-pub use headers::{is_credential_header, HeaderName, HeaderSet, HeaderValueChange};
+pub use headers::{is_credential_header, is_credential_query_name, HeaderName, HeaderSet, HeaderValueChange};
 pub use ids::{AlertId, BaselineId, BenchmarkSetId, ConnectorId, EvaluationId, RunId, ScheduleId, WorkspaceId};
 pub use iteration::{cost_usd, IterationRecord};
 pub use measurement::{
