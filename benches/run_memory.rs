@@ -78,6 +78,7 @@ async fn main() {
         stream: true,
         temperature: 0.0,
         retries: 0,
+        connections: Default::default(),
     };
 
     println!("{iterations} iterations, concurrency {CONCURRENCY}, simulator: no delays, 16 tokens; SQLite store");

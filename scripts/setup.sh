@@ -33,6 +33,7 @@ if [ ! -x end2end/node_modules/.bin/wasm-opt ] || [ end2end/package-lock.json -n
 fi
 
 if [ $want_test = 1 ]; then
+  llama_packages=(xllamacpp==2026.10.11549 gguf==0.19.0 "numpy>=1.26,<3")
   as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
   if ! command -v chromium >/dev/null; then
     say "installing Debian's chromium"
@@ -43,6 +44,12 @@ if [ $want_test = 1 ]; then
   if ! python3 -c "import aiosmtpd" 2>/dev/null; then
     say "installing aiosmtpd (PyPI) for the e-mail tests"
     python3 -m pip install --quiet aiosmtpd==1.4.6 || python3 -m pip install --quiet --break-system-packages aiosmtpd==1.4.6
+  fi
+  # A real llama.cpp server for the measurement tests: the HTTP server embedded in the xllamacpp wheel, and the
+  # packages that write its tiny test model locally (no model is downloaded).
+  if ! python3 -c "import xllamacpp, gguf, numpy" 2>/dev/null; then
+    say "installing xllamacpp, gguf and numpy (PyPI) for the real llama.cpp server tests"
+    python3 -m pip install --quiet "${llama_packages[@]}" || python3 -m pip install --quiet --break-system-packages "${llama_packages[@]}"
   fi
   if ! cargo nextest --version >/dev/null 2>&1; then
     say "installing cargo-nextest"

@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 export CARGO_BUILD_JOBS=${CARGO_BUILD_JOBS:-2} CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
 # PostgreSQL is part of the suite: unreachable is a failure, never a skip.
 export LG_REQUIRE_POSTGRES=1
+# So is the real llama.cpp server (installed by the set-up from PyPI).
+export LG_REQUIRE_LLAMA=1
 started=$(date +%s)
 step() { printf '\n\033[1m== %s\033[0m (%ss)\n' "$1" "$(( $(date +%s) - started ))"; shift; "$@"; }
 

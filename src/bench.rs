@@ -11,8 +11,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::engine::{HttpClient, RequestTarget};
 use crate::model::{
-    Agent, BaseUrl, ConnectorId, HeaderName, IterationRecord, LoadMode, Measurement, RunId, RunPlanInput, RunStatus,
-    RunView,
+    Agent, BaseUrl, ConnectionPolicy, ConnectorId, HeaderName, IterationRecord, LoadMode, Measurement, RunId,
+    RunPlanInput, RunStatus, RunView,
 };
 use crate::report::snapshot;
 use crate::runs::{execute, seed_from, BatchSink, Execution};
@@ -81,6 +81,9 @@ pub struct BenchArgs {
     /// Fail (exit 1) when the error rate is above this fraction.
     #[arg(long, default_value_t = 0.0)]
     pub max_error_rate: f64,
+    /// Open a fresh connection for every request (connection set-up is then part of every latency).
+    #[arg(long)]
+    pub fresh_connections: bool,
 }
 
 /// Why the command could not run.
@@ -94,12 +97,33 @@ pub enum BenchError {
     Io(String),
 }
 
-/// What the run gave: the summary and whether it passes `--max-error-rate`.
+/// What the run gave: the summary and, when it must fail the pipeline, why.
 pub struct BenchResult {
     /// Figures.
     pub summary: RunSummary,
-    /// Error rate within the limit.
-    pub passed: bool,
+    /// `None`: the run passes. Otherwise why it fails: it stopped early, measured nothing, was interrupted, or its
+    /// error rate is above `--max-error-rate`.
+    pub failure: Option<String>,
+}
+
+/// Why a finished bench run fails a pipeline, if it does: a gate that measured nothing must not pass.
+fn verdict(run: &RunView, summary: &RunSummary, max_error_rate: f64) -> Option<String> {
+    if let Some(failure) = &run.failure {
+        return Some(format!("the run failed: {failure}"));
+    }
+    if run.status == RunStatus::Cancelled {
+        return Some("the run was interrupted before every request was sent".into());
+    }
+    if summary.measured == 0 {
+        return Some("no request was measured".into());
+    }
+    (summary.error_rate > max_error_rate).then(|| {
+        format!(
+            "error rate {:.2}% is above --max-error-rate ({:.2}%)",
+            summary.error_rate * 100.0,
+            max_error_rate * 100.0
+        )
+    })
 }
 
 fn invalid(e: impl std::fmt::Display) -> BenchError {
@@ -189,6 +213,7 @@ fn plan_input(args: &BenchArgs) -> Result<RunPlanInput, BenchError> {
         stream: !args.no_stream,
         temperature: 0.0,
         retries: args.retries,
+        connections: if args.fresh_connections { ConnectionPolicy::Fresh } else { ConnectionPolicy::Reuse },
     })
 }
 
@@ -266,7 +291,11 @@ pub async fn run(args: BenchArgs, config: Option<&std::path::Path>) -> Result<Be
     let run = RunView {
         id,
         title: plan.title.clone(),
-        status: if cancel.is_cancelled() { RunStatus::Cancelled } else { RunStatus::Completed },
+        status: match (&outcome.failure, cancel.is_cancelled()) {
+            (Some(_), _) => RunStatus::Failed,
+            (None, true) => RunStatus::Cancelled,
+            (None, false) => RunStatus::Completed,
+        },
         total_requests: plan.total_requests(),
         plan,
         base_url: target.base_url.as_str().to_string(),
@@ -284,7 +313,7 @@ pub async fn run(args: BenchArgs, config: Option<&std::path::Path>) -> Result<Be
         std::fs::write(path, json).map_err(|e| BenchError::Io(format!("--out {}: {e}", path.display())))?;
     }
     print_summary(&run, &summary);
-    Ok(BenchResult { passed: summary.error_rate <= args.max_error_rate, summary })
+    Ok(BenchResult { failure: verdict(&run, &summary, args.max_error_rate), summary })
 }
 
 fn print_summary(run: &RunView, s: &RunSummary) {

@@ -56,8 +56,8 @@ async fn main() -> anyhow::Result<()> {
         }
         Command::Bench(args) => {
             let result = latency_guard::bench::run(args, cli.config.as_deref()).await?;
-            if !result.passed {
-                eprintln!("error rate {:.2}% is above --max-error-rate; failing", result.summary.error_rate * 100.0);
+            if let Some(why) = result.failure {
+                eprintln!("{why}; failing");
                 std::process::exit(1);
             }
             Ok(())

@@ -133,3 +133,17 @@ async fn scrubs_a_key_that_the_endpoint_echoes_back() {
     assert!(!result.body.contains("sk-echo-canary"), "{}", result.body);
     assert!(result.body.contains("Bearer [redacted]"), "{}", result.body);
 }
+
+#[tokio::test]
+async fn a_server_that_closes_kept_alive_connections_still_tests_ok_every_time() {
+    let config = SimConfig {
+        close_after_response: true,
+        ..SimConfig::fixed(Duration::from_millis(1), Duration::from_millis(1), 4)
+    };
+    let sim = sim::spawn(config, SocketAddr::from(LOOPBACK_ANY_PORT)).await.unwrap();
+    let client = HttpClient::new().unwrap();
+    for attempt in 0..4 {
+        let result = test_connection(&client, &target(&sim.base_url(), None), "m", Duration::from_secs(5)).await;
+        assert!(result.ok, "attempt {attempt}: {result:?}");
+    }
+}

@@ -306,3 +306,43 @@ async fn rate_limited_requests_are_retried_when_asked_and_the_retries_are_report
     assert_eq!(status, 400);
     assert_eq!(serde_json::from_str::<Value>(&text).unwrap()["detail"]["field"], "retries");
 }
+
+/// A server that closes each connection after one response while advertising keep-alive (as llama.cpp's does):
+/// a request sent on the pooled connection is lost before any response byte. The engine re-sends it once on a
+/// fresh connection, so a healthy endpoint shows no errors; the report counts the re-sent requests and says how
+/// they were timed. With a fresh connection per request nothing is lost and the notes say set-up is measured.
+#[tokio::test]
+async fn a_server_closing_kept_alive_connections_shows_no_false_errors() {
+    let app = spawn_app(false).await;
+    let config = SimConfig {
+        close_after_response: true,
+        ..SimConfig::fixed(Duration::from_millis(2), Duration::from_millis(1), 4)
+    };
+    let sim = sim::spawn(config, "127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let (_, cookie) = app.session_for("owner").await;
+    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+
+    let body = plan(&connector, 15, json!({"kind": "closed", "concurrency": 1}));
+    let run = start(&app, &cookie, body.clone()).await;
+    follow(&app, &cookie, &run).await;
+    let reply = report(&app, &cookie, &run).await;
+    let results = reply["snapshot"]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 31);
+    assert!(results.iter().all(|r| r["error"].is_null()), "no false errors: {results:?}");
+    let reconnects: u64 = results.iter().map(|r| r["reconnects"].as_u64().unwrap()).sum();
+    assert!(reconnects >= 10, "every reuse of a closed connection was re-sent: {reconnects}");
+    assert!(results.iter().all(|r| r["retries"] == 0), "not counted as rate-limit retries");
+    let notes = reply["snapshot"]["honesty"].to_string();
+    assert!(notes.contains(&format!("before answering {reconnects} request(s)")), "{notes}");
+    common::assert_report_schema(&reply["snapshot"]);
+
+    let mut fresh = body;
+    fresh["input"]["connections"] = json!("fresh");
+    let run = start(&app, &cookie, fresh).await;
+    follow(&app, &cookie, &run).await;
+    let reply = report(&app, &cookie, &run).await;
+    let results = reply["snapshot"]["results"].as_array().unwrap();
+    assert!(results.iter().all(|r| r["error"].is_null() && r["reconnects"] == 0), "{results:?}");
+    assert!(reply["snapshot"]["honesty"].to_string().contains("a fresh connection per request"));
+    assert_eq!(reply["run"]["plan"]["connections"], "fresh");
+}

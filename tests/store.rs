@@ -58,6 +58,7 @@ fn run_plan(
         stream: true,
         temperature: 0.0,
         retries: 0,
+        connections: Default::default(),
     }
     .validate(&connector.model)
     .unwrap()

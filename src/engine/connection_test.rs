@@ -4,28 +4,58 @@ use futures::StreamExt;
 use std::time::{Duration, Instant};
 
 use super::request::{ChatRequest, RequestTarget};
-use crate::model::{ConnectionTestResult, BODY_PREVIEW_CHARS};
+use crate::model::{ConnectionPolicy, ConnectionTestResult, BODY_PREVIEW_CHARS};
 
 /// The most of a response body a test reads before cutting it off; the preview is far shorter.
 const MAX_BODY_BYTES: usize = 64 * 1024;
 
-/// The shared outbound HTTP client (one connection pool for the process).
+/// The shared outbound HTTP client: one connection pool for the process, and a second client that never keeps a
+/// connection (for runs that ask for a fresh connection per request, and for re-sending a request that a server
+/// lost by closing a pooled connection). Cheap to clone.
 #[derive(Debug, Clone)]
-pub struct HttpClient(reqwest::Client);
+pub struct HttpClient {
+    pooled: reqwest::Client,
+    fresh: reqwest::Client,
+    policy: ConnectionPolicy,
+}
 
 impl HttpClient {
-    /// A client that never follows redirects (a redirect is reported, not silently re-sent as GET).
+    /// Clients that never follow redirects (a redirect is reported, not silently re-sent as GET); connections are
+    /// reused.
     pub fn new() -> Result<Self, reqwest::Error> {
-        reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .user_agent(concat!("latency-guard/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map(Self)
+        let builder = || {
+            reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .user_agent(concat!("latency-guard/", env!("CARGO_PKG_VERSION")))
+        };
+        Ok(Self {
+            pooled: builder().build()?,
+            fresh: builder().pool_max_idle_per_host(0).build()?,
+            policy: ConnectionPolicy::Reuse,
+        })
     }
 
-    /// The reqwest client (one connection pool, kept alive across requests).
+    /// The same clients, sending each request as `policy` says.
+    pub fn with_policy(&self, policy: ConnectionPolicy) -> Self {
+        Self { policy, ..self.clone() }
+    }
+
+    /// How requests are sent.
+    pub fn policy(&self) -> ConnectionPolicy {
+        self.policy
+    }
+
+    /// The client for a request under this policy.
     pub fn inner(&self) -> &reqwest::Client {
-        &self.0
+        match self.policy {
+            ConnectionPolicy::Reuse => &self.pooled,
+            ConnectionPolicy::Fresh => &self.fresh,
+        }
+    }
+
+    /// The client that opens a new connection for every request.
+    pub(super) fn fresh(&self) -> &reqwest::Client {
+        &self.fresh
     }
 }
 
@@ -43,14 +73,19 @@ pub async fn test_connection(
         Ok(h) => h,
         Err(e) => return no_response(e),
     };
-    let attempt = async {
-        let response = client
-            .0
+    let send = |client: &reqwest::Client| {
+        client
             .post(target.base_url.chat_completions_url())
-            .headers(headers)
+            .headers(headers.clone())
             .json(&ChatRequest::ping(model))
             .send()
-            .await?;
+    };
+    let attempt = async {
+        let response = match send(client.inner()).await {
+            // A pooled connection the server had closed: the ping never reached it, so it goes once more, fresh.
+            Err(e) if closed_before_response(&e) => send(client.fresh()).await?,
+            other => other?,
+        };
         let status = response.status().as_u16();
         let mut body = Vec::new();
         let mut stream = response.bytes_stream();
@@ -75,6 +110,19 @@ pub async fn test_connection(
     };
     // Scrubbed whole, then cut: a key straddling the cut cannot survive as a prefix.
     ConnectionTestResult { body: target.redactor().scrub_and_clip(&result.body, BODY_PREVIEW_CHARS), ..result }
+}
+
+/// Whether a send failed because the server closed the connection before any byte of a response (it accepted
+/// the request on a connection it was about to close: a pooled keep-alive connection lost to a race).
+pub(super) fn closed_before_response(error: &reqwest::Error) -> bool {
+    let mut source: Option<&dyn std::error::Error> = Some(error);
+    while let Some(e) = source {
+        if let Some(hyper) = e.downcast_ref::<hyper::Error>() {
+            return hyper.is_incomplete_message() || hyper.is_canceled();
+        }
+        source = e.source();
+    }
+    false
 }
 
 /// reqwest's top-level message ("error sending request") hides the cause; the source chain names it. Whole

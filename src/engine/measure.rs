@@ -8,7 +8,10 @@ use super::chunk::{interpret, RawDelta, StreamItem, Usage};
 use super::connection_test::HttpClient;
 use super::request::{ChatRequest, RequestTarget};
 use super::sse::SseDecoder;
-use crate::model::{ChunkMark, ErrorClass, IterationError, Measurement, ServerTiming, Timeline, TokenSource};
+use crate::model::{
+    ChunkMark, ConnectionPolicy, ErrorClass, IterationError, Measurement, RetriedAttempt, RetryCause, ServerTiming,
+    Timeline, TokenSource,
+};
 
 /// Characters per token for estimates when the server reports no usage.
 const CHARS_PER_TOKEN: usize = 4;
@@ -47,20 +50,40 @@ pub fn rejects_stream_options(measurement: &Measurement) -> bool {
         && measurement.error.as_ref().is_some_and(|e| e.detail.contains("stream_options"))
 }
 
-/// Sends `call` and measures it.
+/// Sends `call` and measures it. A request lost because the server closed a reused connection before answering
+/// is sent once more at once on a fresh connection, timed from that send; the lost attempt is kept in `retried`.
 pub async fn measure(client: &HttpClient, call: Call<'_>) -> Measurement {
+    let first = attempt(client.inner(), &call).await;
+    let measurement = if first.closed_before_response && client.policy() == ConnectionPolicy::Reuse {
+        let lost = RetriedAttempt {
+            cause: RetryCause::ClosedConnection,
+            status: None,
+            total_ms: first.offset(Instant::now()) as f64 / 1e3,
+            waited_ms: 0.0,
+        };
+        let mut again = attempt(client.fresh(), &call).await.finish(prompt_chars(call.request));
+        again.retried.insert(0, lost);
+        again
+    } else {
+        first.finish(prompt_chars(call.request))
+    };
+    scrubbed(measurement, call.target)
+}
+
+/// One attempt: sent on `client`, read until the end, the failure or the timeout.
+async fn attempt(client: &reqwest::Client, call: &Call<'_>) -> Recorder {
     let sent = Instant::now();
     let mut recorder = Recorder::new(sent, call.intended, call.request.stream);
-    match tokio::time::timeout(call.timeout, exchange(client, &call, &mut recorder)).await {
-        Ok(()) => {}
-        Err(_) => {
-            recorder.fail(ErrorClass::Timeout, format!("no complete response within {} ms", call.timeout.as_millis()))
-        }
+    if tokio::time::timeout(call.timeout, exchange(client, call, &mut recorder)).await.is_err() {
+        recorder.fail(ErrorClass::Timeout, format!("no complete response within {} ms", call.timeout.as_millis()));
     }
-    let mut measurement = recorder.finish(prompt_chars(call.request));
-    // The one place error texts leave the engine: secrets go before the cut, so none survives as a prefix.
+    recorder
+}
+
+/// The one place error texts leave the engine: secrets go before the cut, so none survives as a prefix.
+fn scrubbed(mut measurement: Measurement, target: &RequestTarget) -> Measurement {
     if let Some(error) = &mut measurement.error {
-        error.detail = call.target.redactor().scrub_and_clip(&error.detail, ERROR_DETAIL_CHARS);
+        error.detail = target.redactor().scrub_and_clip(&error.detail, ERROR_DETAIL_CHARS);
     }
     measurement
 }
@@ -99,6 +122,8 @@ struct Recorder {
     error: Option<IterationError>,
     server_timing: Option<ServerTiming>,
     retry_after_ms: Option<u64>,
+    /// The send failed because the server closed the connection before any response byte.
+    closed_before_response: bool,
 }
 
 impl Recorder {
@@ -116,6 +141,7 @@ impl Recorder {
             error: None,
             server_timing: None,
             retry_after_ms: None,
+            closed_before_response: false,
         }
     }
 
@@ -191,16 +217,17 @@ fn estimate(chars: usize) -> u64 {
 }
 
 /// Sends the request and reads the response into `recorder`.
-async fn exchange(client: &HttpClient, call: &Call<'_>, recorder: &mut Recorder) {
+async fn exchange(client: &reqwest::Client, call: &Call<'_>, recorder: &mut Recorder) {
     let headers = match call.target.header_map() {
         Ok(h) => h,
         Err(e) => return recorder.fail(ErrorClass::Request, e),
     };
-    let sending = client.inner().post(call.target.base_url.chat_completions_url()).headers(headers).json(call.request);
+    let sending = client.post(call.target.base_url.chat_completions_url()).headers(headers).json(call.request);
     let mut response = match sending.send().await {
         Ok(r) => r,
         Err(e) => {
             let class = if e.is_connect() { ErrorClass::Connect } else { ErrorClass::Request };
+            recorder.closed_before_response = !e.is_connect() && super::connection_test::closed_before_response(&e);
             return recorder.fail(class, super::connection_test::describe_error(&e));
         }
     };

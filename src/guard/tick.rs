@@ -11,8 +11,8 @@ use std::sync::Arc;
 use super::decide::{decide, observe};
 use crate::clock::Clock;
 use crate::model::{
-    Agent, BenchmarkSet, Breach, LoadMode, RunId, RunPlanInput, RunStatus, RunView, Schedule, ScheduleId,
-    ScheduleOutcome, WorkspaceId,
+    Agent, BenchmarkSet, Breach, ConnectionPolicy, LoadMode, RunId, RunPlanInput, RunStatus, RunView, Schedule,
+    ScheduleId, ScheduleOutcome, WorkspaceId,
 };
 use crate::notify::{AlertMessage, MailedAlert, Mailer};
 use crate::runs::{RunManager, StartError};
@@ -283,6 +283,7 @@ pub fn guard_plan(schedule: &Schedule, set: &BenchmarkSet) -> RunPlanInput {
         stream: false,
         temperature: GUARD_TEMPERATURE,
         retries: 0,
+        connections: ConnectionPolicy::Reuse,
     }
 }
 

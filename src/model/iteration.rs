@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Measurement, TokenSource};
+use super::{Measurement, RetryCause, TokenSource};
 
 /// One measured (or warm-up) request of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -39,6 +39,10 @@ pub struct IterationRecord {
     /// Earlier attempts rate-limited (HTTP 429) and retried before this result.
     #[serde(default)]
     pub retries: u32,
+    /// Earlier attempts lost because the server closed a reused connection before answering, each re-sent once on
+    /// a fresh connection; the latency is the re-sent request's.
+    #[serde(default)]
+    pub reconnects: u32,
 }
 
 /// Cost of one request in USD from prices per 1M tokens; `None` when neither price is set (a missing one of the
@@ -79,7 +83,8 @@ impl IterationRecord {
             warmup: job.warmup,
             token_source: m.token_source,
             schedule_lag_ms: m.timeline.schedule_lag_us as f64 / 1_000.0,
-            retries: m.retried.len() as u32,
+            retries: m.retried.iter().filter(|a| a.cause == RetryCause::RateLimited).count() as u32,
+            reconnects: m.retried.iter().filter(|a| a.cause == RetryCause::ClosedConnection).count() as u32,
         }
     }
 }

@@ -186,15 +186,30 @@ pub struct Measurement {
     /// How long a 429 reply asked to wait (`retry-after-ms`, else `retry-after` seconds), ms.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_after_ms: Option<u64>,
-    /// Earlier attempts of this iteration that were rate-limited and retried (kept, not hidden).
+    /// Earlier attempts of this iteration that were sent again: rate-limited, or lost to a closed connection.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub retried: Vec<RetriedAttempt>,
 }
 
-/// A rate-limited attempt that was retried.
+/// Why an attempt was sent again.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RetryCause {
+    /// HTTP 429, retried as the run asked (after the wait the reply asked for).
+    #[default]
+    RateLimited,
+    /// The server closed a reused keep-alive connection before answering a byte (it never saw the request, or
+    /// dropped it unanswered); re-sent once, at once, on a fresh connection.
+    ClosedConnection,
+}
+
+/// An attempt of an iteration that was sent again (kept, not hidden).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RetriedAttempt {
+    /// Why it was sent again (records written before this field existed were rate limits).
+    #[serde(default)]
+    pub cause: RetryCause,
     /// Its HTTP status.
     pub status: Option<u16>,
     /// Its duration, ms.

@@ -30,12 +30,12 @@ pub use headers::{is_credential_header, is_credential_query_name, HeaderName, He
 pub use ids::{AlertId, BaselineId, BenchmarkSetId, ConnectorId, EvaluationId, RunId, ScheduleId, WorkspaceId};
 pub use iteration::{cost_usd, IterationRecord};
 pub use measurement::{
-    ChunkMark, ErrorClass, IterationError, Measurement, RetriedAttempt, ServerTiming, Timeline, TokenSource,
+    ChunkMark, ErrorClass, IterationError, Measurement, RetriedAttempt, RetryCause, ServerTiming, Timeline, TokenSource,
 };
 pub use progress::{LivePoint, RunProgress, RunUpdate};
 #[cfg(test)]
 pub(crate) use run::fixtures;
-pub use run::{limits, Agent, Job, LoadMode, RunPlan, RunPlanInput, RunStatus, RunView};
+pub use run::{limits, Agent, ConnectionPolicy, Job, LoadMode, RunPlan, RunPlanInput, RunStatus, RunView};
 
 /// A field-level validation failure: which input field, and why, in words a user can act on.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]

@@ -45,6 +45,18 @@ pub enum LoadMode {
     },
 }
 
+/// Whether requests share connections.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ConnectionPolicy {
+    /// Keep-alive connections are reused (as production clients do): connection set-up is not in the latency of
+    /// most requests.
+    #[default]
+    Reuse,
+    /// Every request opens its own connection (TCP, and TLS for https): its set-up is part of every latency.
+    Fresh,
+}
+
 /// A run as a user submits it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -77,6 +89,9 @@ pub struct RunPlanInput {
     /// Retries of a rate-limited (HTTP 429) request, honouring `Retry-After` (default 0: a 429 is a failure).
     #[serde(default)]
     pub retries: u32,
+    /// Reuse connections (default) or open a fresh one per request.
+    #[serde(default)]
+    pub connections: ConnectionPolicy,
 }
 
 fn yes() -> bool {
@@ -130,6 +145,9 @@ pub struct RunPlan {
     /// Retries after HTTP 429.
     #[serde(default)]
     pub retries: u32,
+    /// Reuse connections or open a fresh one per request.
+    #[serde(default)]
+    pub connections: ConnectionPolicy,
 }
 
 /// One request of a run.
@@ -219,6 +237,7 @@ impl RunPlanInput {
             stream: self.stream,
             temperature: self.temperature,
             retries: self.retries,
+            connections: self.connections,
         })
     }
 }
@@ -265,6 +284,7 @@ pub(crate) mod fixtures {
             stream: true,
             temperature: 0.0,
             retries: 0,
+            connections: ConnectionPolicy::Reuse,
         }
     }
 
@@ -285,6 +305,7 @@ pub(crate) mod fixtures {
             token_source: crate::model::TokenSource::Reported,
             schedule_lag_ms: 0.0,
             retries: 0,
+            reconnects: 0,
         }
     }
 
@@ -326,6 +347,7 @@ mod tests {
             stream: true,
             temperature: 0.0,
             retries: 0,
+            connections: ConnectionPolicy::Reuse,
         }
     }
 

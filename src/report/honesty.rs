@@ -1,6 +1,6 @@
 //! The report's notes: sample size, how every figure was computed, and what was not measurable.
 
-use crate::model::{IterationRecord, LoadMode, RunStatus, RunView, TokenSource};
+use crate::model::{ConnectionPolicy, IterationRecord, LoadMode, RunStatus, RunView, TokenSource};
 use crate::stats::{RunSummary, PERCENTILE_METHOD};
 
 fn ms(v: f64) -> String {
@@ -56,6 +56,16 @@ pub fn honesty_notes(run: &RunView, results: &[IterationRecord], summary: &RunSu
             run.plan.retries,
             retried.len()
         ));
+    }
+    let reconnected: Vec<&IterationRecord> = results.iter().filter(|r| r.reconnects > 0).collect();
+    if !reconnected.is_empty() {
+        notes.push(format!(
+            "Connections: the endpoint closed a reused keep-alive connection before answering {} request(s) (it advertises keep-alive but closes after responding, as some servers do); each was re-sent once, at once, on a fresh connection and timed from that send, so its latency includes connection set-up. The lost attempts are kept in the raw measurement.",
+            reconnected.iter().map(|r| r.reconnects).sum::<u32>()
+        ));
+    }
+    if run.plan.connections == ConnectionPolicy::Fresh {
+        notes.push("Connections: a fresh connection per request, as the run asked: every latency includes connection set-up (TCP, and TLS for https), which reused connections would not pay.".into());
     }
     notes.push("tokPerSec = Σ output tokens / Σ total time over successful iterations (per-request output throughput, weighted by tokens; it includes time to first token).".into());
     notes.push(match (run.input_price_per_mtok, run.output_price_per_mtok) {

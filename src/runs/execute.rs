@@ -11,7 +11,7 @@ use super::driver::{drive, Finished};
 use crate::engine::{
     measure_dropping_rejected_stream_options, ChatMessage, ChatRequest, HttpClient, RequestTarget, StreamOptions,
 };
-use crate::model::{IterationRecord, Job, Measurement, RetriedAttempt, RunPlan};
+use crate::model::{IterationRecord, Job, Measurement, RetriedAttempt, RetryCause, RunPlan};
 
 /// Finished iterations handed over per batch at most.
 const BATCH: usize = 256;
@@ -57,6 +57,7 @@ pub trait BatchSink {
 /// Sends every request of the plan and hands the results to `sink`.
 pub async fn execute(run: Execution, sink: &mut impl BatchSink) -> Outcome {
     let Execution { plan, target, model, client, seed, cancel, prices } = run;
+    let client = client.with_policy(plan.connections);
     let rejected = Arc::new(AtomicBool::new(false));
     let (tx, mut rx) = mpsc::channel::<Finished>(PENDING);
     let executor = {
@@ -69,7 +70,7 @@ pub async fn execute(run: Execution, sink: &mut impl BatchSink) -> Outcome {
                 let mut request =
                     chat_request(&plan, &model, job.prompt_index as usize, !rejected.load(Ordering::Relaxed));
                 let timeout = Duration::from_millis(plan.timeout_ms);
-                let mut retried = Vec::new();
+                let mut earlier: Vec<RetriedAttempt> = Vec::new();
                 let mut intended = intended;
                 loop {
                     let asked_for_usage = request.stream_options.is_some();
@@ -80,9 +81,13 @@ pub async fn execute(run: Execution, sink: &mut impl BatchSink) -> Outcome {
                         // Remembered for the rest of the run: later requests go without the field at once.
                         rejected.store(true, Ordering::Relaxed);
                     }
-                    if m.status == Some(429) && retried.len() < plan.retries as usize {
-                        let wait = retry_wait(m.retry_after_ms, retried.len());
-                        retried.push(RetriedAttempt {
+                    let rate_limited = earlier.iter().filter(|a| a.cause == RetryCause::RateLimited).count();
+                    if m.status == Some(429) && rate_limited < plan.retries as usize {
+                        let wait = retry_wait(m.retry_after_ms, rate_limited);
+                        // An attempt lost to a closed connection before this 429 stays on record too.
+                        earlier.append(&mut m.retried);
+                        earlier.push(RetriedAttempt {
+                            cause: RetryCause::RateLimited,
                             status: m.status,
                             total_ms: m.total_ms(),
                             waited_ms: wait.as_secs_f64() * 1e3,
@@ -92,7 +97,8 @@ pub async fn execute(run: Execution, sink: &mut impl BatchSink) -> Outcome {
                         intended = tokio::time::Instant::now();
                         continue;
                     }
-                    m.retried = retried;
+                    earlier.append(&mut m.retried);
+                    m.retried = earlier;
                     return m;
                 }
             }

@@ -38,6 +38,9 @@ pub struct SimArgs {
     /// Comma-separated faults: 429, 500, midstream, truncate, reset, stall.
     #[arg(long, value_delimiter = ',', value_parser = Fault::parse)]
     pub faults: Vec<Fault>,
+    /// Close each connection after one response while advertising keep-alive (as llama.cpp's server does).
+    #[arg(long)]
+    pub close_connections: bool,
 }
 
 impl SimArgs {
@@ -59,6 +62,7 @@ impl SimArgs {
             api_key: self.api_key.clone(),
             fault_rate: self.fault_rate,
             faults: self.faults.clone(),
+            close_after_response: self.close_connections,
         })
     }
 }

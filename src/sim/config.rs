@@ -149,6 +149,9 @@ pub struct SimConfig {
     pub fault_rate: f64,
     /// The faults to inject.
     pub faults: Vec<Fault>,
+    /// Close each connection after one response although it was kept alive (as llama.cpp's server does): a
+    /// client that sends a second request on it loses that request before any response byte.
+    pub close_after_response: bool,
 }
 
 impl Default for SimConfig {
@@ -163,6 +166,7 @@ impl Default for SimConfig {
             api_key: None,
             fault_rate: 0.0,
             faults: Vec::new(),
+            close_after_response: false,
         }
     }
 }

@@ -3,6 +3,7 @@
 //! streams) so they stay accurate well below a millisecond and never drift across a stream.
 
 mod args;
+mod closing;
 mod completion;
 mod config;
 mod stream;
@@ -54,8 +55,12 @@ pub fn router(config: SimConfig) -> Router {
 pub async fn spawn(config: SimConfig, addr: SocketAddr) -> std::io::Result<SimHandle> {
     let listener = TcpListener::bind(addr).await?;
     let addr = listener.local_addr()?;
+    let closing = config.close_after_response;
     let app = router(config);
     let task = tokio::spawn(async move {
+        if closing {
+            return closing::serve(listener, app).await;
+        }
         // Without TCP_NODELAY, Nagle's algorithm holds each small SSE write until the client's (delayed) ACK:
         // up to 40 ms per chunk, which would make the simulator's timings a lie.
         let listener = listener.tap_io(|tcp| {

@@ -84,6 +84,7 @@ mod tests {
             token_source: TokenSource::Reported,
             schedule_lag_ms: 0.0,
             retries: 0,
+            reconnects: 0,
         }
     }
 

@@ -14,7 +14,7 @@ use crate::report::{page_count, IterationPage, ReportSnapshot, SortKey, TableQue
 use crate::stats::RunSummary;
 
 const ITERATION_COLUMNS: &str = "seq, prompt_index, iteration, warmup, ttft_ms, total_ms, tokens_in, tokens_out, \
-     cost_usd, error, token_source, schedule_lag_ms, retries";
+     cost_usd, error, token_source, schedule_lag_ms, retries, reconnects";
 
 const RUN_COLUMNS: &str = "id, title, plan, base_url, model, input_price_per_mtok, output_price_per_mtok, status, \
      total_requests, stream_options_rejected, failure, created_at, finished_at";
@@ -65,8 +65,8 @@ impl Store {
             let raw = serde_json::to_string(measurement).map_err(|e| StoreError::Corrupt(e.to_string()))?;
             sqlx::query(
                 "INSERT INTO run_iterations (run_id, seq, prompt_index, iteration, warmup, ttft_ms, total_ms, tokens_in, \
-                 tokens_out, cost_usd, error, token_source, schedule_lag_ms, measurement, retries) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+                 tokens_out, cost_usd, error, token_source, schedule_lag_ms, measurement, retries, reconnects) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
             )
             .bind(run.to_string())
             .bind(i64::try_from(record.seq).unwrap_or(i64::MAX))
@@ -83,6 +83,7 @@ impl Store {
             .bind(record.schedule_lag_ms)
             .bind(raw)
             .bind(i64::from(record.retries))
+            .bind(i64::from(record.reconnects))
             .execute(&mut *tx)
             .await?;
         }
@@ -343,6 +344,7 @@ fn record_from_row(row: &AnyRow, plan: &RunPlan) -> Result<IterationRecord, Stor
         token_source,
         schedule_lag_ms: row.try_get("schedule_lag_ms")?,
         retries: u32::try_from(row.try_get::<i64, _>("retries")?).unwrap_or(u32::MAX),
+        reconnects: u32::try_from(row.try_get::<i64, _>("reconnects")?).unwrap_or(u32::MAX),
     })
 }
 

@@ -159,6 +159,7 @@ impl Rig {
             stream: false,
             temperature: 0.2,
             retries: 0,
+            connections: Default::default(),
         };
         let run = self.runs.run_to_end(self.ws, input).await.unwrap();
         assert_eq!(run.status, RunStatus::Completed);

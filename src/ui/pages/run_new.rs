@@ -6,7 +6,7 @@ use leptos_router::hooks::use_navigate;
 use crate::api::connectors::list_connectors;
 use crate::api::runs::start_run;
 use crate::error::AppError;
-use crate::model::{Agent, Checked, ConnectorId, LoadMode, RunPlanInput, ValidationError};
+use crate::model::{Agent, Checked, ConnectionPolicy, ConnectorId, LoadMode, RunPlanInput, ValidationError};
 use crate::ui::components::{ErrorBox, Layout};
 
 fn invalid(field: &str, reason: String) -> AppError {
@@ -55,6 +55,7 @@ pub fn NewRunPage() -> impl IntoView {
     let temperature = RwSignal::new("0".to_string());
     let timeout_seconds = RwSignal::new("120".to_string());
     let retries = RwSignal::new("0".to_string());
+    let fresh_connections = RwSignal::new(false);
     let tools_json = RwSignal::new(String::new());
 
     let plan = move || -> Result<RunPlanInput, AppError> {
@@ -90,6 +91,7 @@ pub fn NewRunPage() -> impl IntoView {
             stream: stream.get(),
             temperature: number(&temperature.get(), "temperature")?,
             retries: number(&retries.get(), "retries")?,
+            connections: if fresh_connections.get() { ConnectionPolicy::Fresh } else { ConnectionPolicy::Reuse },
         })
     };
     let start = Action::new(|plan: &Result<RunPlanInput, AppError>| {
@@ -153,13 +155,17 @@ pub fn NewRunPage() -> impl IntoView {
                     </label>
                 </fieldset>
                 <details class="advanced">
-                    <summary>"More settings: title, temperature, timeout, retries, tools"</summary>
+                    <summary>"More settings: title, temperature, timeout, retries, connections, tools"</summary>
                     <label>"Report title (optional; default: agent on model)" <input id="title" bind:value=title/></label>
                     <div class="prices">
                         <label>"Temperature (0–2)" <input id="temperature" inputmode="decimal" bind:value=temperature/></label>
                         <label>"Timeout per request (seconds)" <input id="timeout" inputmode="decimal" bind:value=timeout_seconds/></label>
                         <label>"Retries after HTTP 429 (0–5; waits honour Retry-After and are not counted as latency)" <input id="retries" inputmode="numeric" bind:value=retries/></label>
                     </div>
+                    <label class="inline">
+                        <input type="checkbox" id="fresh-connections" bind:checked=fresh_connections/>
+                        " A fresh connection per request (connection and TLS set-up are then part of every latency; by default keep-alive connections are reused, as production clients do)"
+                    </label>
                     <label>
                         "Tools (OpenAI tools JSON array, sent with every request; empty for none)"
                         <textarea id="tools" rows="3" class="mono" placeholder=r#"[{"type": "function", "function": {"name": "lookup", "parameters": {"type": "object"}}}]"# bind:value=tools_json></textarea>

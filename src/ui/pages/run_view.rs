@@ -95,12 +95,16 @@ fn RunHeader(report: RunReportView) -> impl IntoView {
     };
     let plan = &run.plan;
     let settings = format!(
-        "temperature {} · timeout {} s per request · {} · {} warm-up request(s), excluded from stats · {}",
+        "temperature {} · timeout {} s per request · {} · {} · {} warm-up request(s), excluded from stats · {}",
         plan.temperature,
         plan.timeout_ms as f64 / 1e3,
         match plan.retries {
             0 => "no retries (a 429 is a failure)".to_string(),
             n => format!("up to {n} retries after HTTP 429"),
+        },
+        match plan.connections {
+            crate::model::ConnectionPolicy::Reuse => "connections reused",
+            crate::model::ConnectionPolicy::Fresh => "a fresh connection per request",
         },
         plan.warmup,
         match plan.agent.tools.len() {

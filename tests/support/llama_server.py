@@ -1,0 +1,28 @@
+"""A real llama.cpp HTTP server on loopback (the one embedded in the PyPI wheel xllamacpp), serving the tiny model
+that tiny_gguf.py writes (nothing is downloaded). Prints `READY <base url>` once it listens, then serves until
+its standard input closes (the test that started it ended).
+
+Usage: python3 llama_server.py PORT MODEL_DIR
+"""
+import os
+import sys
+
+import xllamacpp
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tiny_gguf  # noqa: E402
+
+port, model_dir = int(sys.argv[1]), sys.argv[2]
+model = os.path.join(model_dir, "tiny.gguf")
+if not os.path.exists(model):
+    tiny_gguf.main(model)
+params = xllamacpp.CommonParams()
+params.model.path = model
+params.n_ctx = 4096
+params.n_parallel = 4
+params.port = port
+params.endpoint_metrics = True
+params.cpuparams.n_threads = 1
+server = xllamacpp.Server(params)
+print(f"READY {server.listening_address}/v1", flush=True)
+sys.stdin.read()
