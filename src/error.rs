@@ -40,9 +40,25 @@ impl FromServerFnError for AppError {
     type Encoder = JsonEncoding;
 
     fn from_server_fn_error(value: ServerFnErrorErr) -> Self {
-        // Decoding failures of the input name what was wrong (wrong type, missing field), which a caller needs.
-        Self::Request(value.to_string())
+        // Decoding failures of the input name what was wrong (wrong type, missing field), which a caller needs;
+        // they also quote the offending value, which can be megabytes: the reply keeps an excerpt.
+        Self::Request(excerpt(&value.to_string()))
     }
+}
+
+/// Characters kept from the start and from the end of a long message.
+const EXCERPT_HEAD: usize = 200;
+const EXCERPT_TAIL: usize = 100;
+
+/// `text` whole when short; else its start and its end (where serde says what was expected) around an ellipsis.
+fn excerpt(text: &str) -> String {
+    let chars = text.chars().count();
+    if chars <= EXCERPT_HEAD + EXCERPT_TAIL + 20 {
+        return text.to_string();
+    }
+    let head: String = text.chars().take(EXCERPT_HEAD).collect();
+    let tail: String = text.chars().skip(chars - EXCERPT_TAIL).collect();
+    format!("{head} … [{} characters left out] … {tail}", chars - EXCERPT_HEAD - EXCERPT_TAIL)
 }
 
 impl AppError {
@@ -56,5 +72,23 @@ impl AppError {
             Self::Upstream(_) => StatusCode::BAD_GATEWAY,
             Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_decoding_error_quoting_a_huge_value_keeps_an_excerpt_with_what_was_expected() {
+        let message = format!("id: invalid type: string \"{}\", expected a UUID", "x".repeat(100_000));
+        let AppError::Request(reply) = AppError::from_server_fn_error(ServerFnErrorErr::Args(message)) else {
+            panic!("a request error")
+        };
+        assert!(reply.len() < 400, "{} bytes", reply.len());
+        assert!(reply.contains("id: invalid type: string") && reply.ends_with("expected a UUID"), "{reply}");
+        assert!(reply.contains("characters left out"));
+        let short = "id: invalid type: integer `5`, expected a string";
+        assert_eq!(excerpt(short), short);
     }
 }

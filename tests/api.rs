@@ -110,6 +110,9 @@ async fn invalid_input_is_refused_with_the_field_named_and_stored_data_kept() {
         (json!({"name": "x", "baseUrl": "ftp://h/v1", "model": "m"}), "baseUrl"),
         (json!({"name": "x", "baseUrl": "http://h/v1", "model": " "}), "model"),
         (json!({"name": "", "baseUrl": "http://h/v1", "model": "m"}), "name"),
+        (json!({"name": "\u{200B}\u{2060}", "baseUrl": "http://h/v1", "model": "m"}), "name"),
+        (json!({"name": "a\u{0}b", "baseUrl": "http://h/v1", "model": "m"}), "name"),
+        (json!({"name": "x", "baseUrl": "http://h/v1?api_key=sk-1", "model": "m"}), "baseUrl"),
         (
             json!({"name": "x", "baseUrl": "http://h/v1", "model": "m", "headers": {"bad name": "v"}}),
             "headers.bad name",
@@ -133,6 +136,14 @@ async fn invalid_input_is_refused_with_the_field_named_and_stored_data_kept() {
         .await;
     assert_eq!(status, 400, "{text}");
     assert!(text.contains("name: invalid type"), "the reply names the field: {text}");
+    // A huge wrong-type value: still the JSON 400, quoting an excerpt only.
+    for huge in [1_000, 70_000, 2_000_000] {
+        let (status, text) = app.call("connectors/get", json!({"id": "x".repeat(huge)}), Some(&cookie)).await;
+        assert_eq!(status, 400, "{huge}: {}", &text[..text.len().min(300)]);
+        let error: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(error["kind"], "request", "{text}");
+        assert!(text.len() < 600, "{huge}-character value: a {}-byte reply", text.len());
+    }
 
     let (_, after) = app.call("connectors/get", json!({"id": id}), Some(&cookie)).await;
     let after: Value = serde_json::from_str(&after).unwrap();

@@ -75,8 +75,17 @@ async fn fails_the_pipeline_when_requests_fail_and_explains_bad_options() {
     assert!(stdout.contains("error rate     100.00%"), "{stdout}");
     assert!(stderr.contains("above --max-error-rate"), "{stderr}");
 
-    let cases: [(&[&str], &str); 3] = [
+    let cases: [(&[&str], &str); 5] = [
         (&["--base-url", "ftp://x", "--model", "m", "--prompt", "x"], "--base-url"),
+        // A rate so low that no request would ever be sent: a CI gate must not pass on it.
+        (
+            &["--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--prompt", "x", "--rate", "1e-300"],
+            "mode.ratePerSecond",
+        ),
+        (
+            &["--base-url", "http://127.0.0.1:9/v1?api_key=sk-1", "--model", "m", "--prompt", "x"],
+            "looks like a credential",
+        ),
         (&["--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--prompt", "x", "-c", "0"], "mode.concurrency"),
         (
             &[

@@ -84,4 +84,21 @@ async fn a_missing_or_wrong_key_runs_nothing_and_the_right_one_ticks() {
     assert!(ran[0]["runId"].is_string());
     let (_, again) = hook(&app.base, Some(KEY)).await;
     assert_eq!(serde_json::from_str::<Value>(&again).unwrap()["ran"], Value::Array(vec![]), "not due again yet");
+
+    // A scheduler in a loop (or a leaked key) gets 429 with Retry-After once the hook's burst is spent.
+    let mut statuses = Vec::new();
+    for _ in 0..6 {
+        let response = client()
+            .post(format!("{}/api/public/hooks/guard-tick", app.base))
+            .header("apikey", KEY)
+            .send()
+            .await
+            .unwrap();
+        if response.status() == 429 {
+            let wait: u64 = response.headers()["retry-after"].to_str().unwrap().parse().unwrap();
+            assert!((1..=6).contains(&wait), "{wait}");
+        }
+        statuses.push(response.status().as_u16());
+    }
+    assert_eq!(statuses, [200, 200, 200, 429, 429, 429], "a burst of 5 hook ticks, then one every 6 s");
 }

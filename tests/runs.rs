@@ -346,3 +346,47 @@ async fn a_server_closing_kept_alive_connections_shows_no_false_errors() {
     assert!(reply["snapshot"]["honesty"].to_string().contains("a fresh connection per request"));
     assert_eq!(reply["run"]["plan"]["connections"], "fresh");
 }
+
+/// A long prompt is sent whole but carried once: rows shorten it, so the report reply, the run page and the shared
+/// report stay small however many iterations there are; a prompt over the limit is refused with the field named.
+#[tokio::test]
+async fn a_long_prompt_keeps_reports_pages_and_shared_reports_small() {
+    let app = spawn_app(false).await;
+    let sim = simulator(0, 2, None).await;
+    let (_, cookie) = app.session_for("owner").await;
+    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let long = "lorem ipsum ".repeat(8_000); // 96,000 characters
+    let mut body = plan(&connector, 100, json!({"kind": "closed", "concurrency": 4}));
+    body["input"]["prompts"] = json!([long]);
+    let run = start(&app, &cookie, body.clone()).await;
+    follow(&app, &cookie, &run).await;
+
+    let (status, reply) = app.call("runs/report", json!({"id": run}), Some(&cookie)).await;
+    assert_eq!(status, 200);
+    assert!(reply.len() < 1_000_000, "report reply {} bytes for 101 rows of a 96,000-character prompt", reply.len());
+    let report: Value = serde_json::from_str(&reply).unwrap();
+    let row_prompt = report["snapshot"]["results"][0]["prompt"].as_str().unwrap();
+    assert!(row_prompt.ends_with("… [+95000 characters]"), "{}", &row_prompt[row_prompt.len() - 40..]);
+    assert_eq!(report["run"]["plan"]["prompts"][0].as_str().unwrap().len(), long.len(), "the settings keep it whole");
+    assert!(report["snapshot"]["honesty"].to_string().contains("longer than 1000 characters"));
+    let (status, _, page) = app.get(&format!("/runs/{run}"), Some(&cookie)).await;
+    assert_eq!(status, 200);
+    assert!(page.len() < 1_500_000, "run page {} bytes", page.len());
+    let (_, shared) = app.call("reports/share", json!({"id": run}), Some(&cookie)).await;
+    let token = serde_json::from_str::<Value>(&shared).unwrap()["token"].as_str().unwrap().to_string();
+    let public = common::client()
+        .get(format!("{}/api/public/reports/{run}", app.base))
+        .header("x-share-token", token)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(public.len() < 1_000_000, "shared report {} bytes", public.len());
+
+    body["input"]["prompts"] = json!(["x".repeat(100_001)]);
+    let (status, reply) = app.call("runs/start", body, Some(&cookie)).await;
+    assert_eq!(status, 400, "{reply}");
+    assert!(reply.contains("prompts[0]") && reply.contains("at most 100000"), "{reply}");
+}

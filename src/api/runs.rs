@@ -126,14 +126,9 @@ pub async fn rename_run(id: RunId, title: String) -> Result<(), AppError> {
     reply(
         async move {
             let (state, session) = state_and_session()?;
-            let title = title.trim();
-            if title.is_empty() || title.chars().count() > 200 {
-                return Err(AppError::Invalid(crate::model::ValidationError::new(
-                    "title",
-                    "a title has 1 to 200 characters",
-                )));
-            }
-            state.store.rename_run(session.workspace_id, id, title).await.map_err(store_error)
+            let title = crate::model::display_name(&title, "title", crate::model::limits::MAX_TITLE_CHARS)
+                .map_err(AppError::Invalid)?;
+            state.store.rename_run(session.workspace_id, id, &title).await.map_err(store_error)
         }
         .await,
     )

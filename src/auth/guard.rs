@@ -74,17 +74,22 @@ pub async fn require_session(State(state): State<AppState>, mut request: Request
 }
 
 /// Refuses state-changing requests that a browser sent from another origin (CSRF defence on top of
-/// `SameSite=Lax`). Requests without `Origin` (curl, the CLI) pass: they carry no ambient cookie.
-pub async fn same_origin_writes(request: Request, next: Next) -> Response {
+/// `SameSite=Lax`). Requests without `Origin` (curl, the CLI) pass: they carry no ambient cookie. An app served
+/// over https (its `public-url` is https, or cookies are `Secure`) refuses writes from a plain-http page of the
+/// same host.
+pub async fn same_origin_writes(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let safe = matches!(*request.method(), Method::GET | Method::HEAD | Method::OPTIONS);
-    if !safe && is_cross_origin(request.headers()) {
+    let https_only = state.settings.secure_cookies || state.settings.public_base().starts_with("https://");
+    if !safe && is_cross_origin(request.headers(), https_only) {
         tracing::warn!(path = request.uri().path(), "refused a cross-origin write");
         return (StatusCode::FORBIDDEN, "cross-origin request refused").into_response();
     }
     next.run(request).await
 }
 
-fn is_cross_origin(headers: &HeaderMap) -> bool {
+/// Whether the `Origin` is another origin than this app: another host or port, an opaque `null` origin, a scheme
+/// other than http(s) (a `file:` page, an extension), or plain http when the app is served over https only.
+fn is_cross_origin(headers: &HeaderMap, https_only: bool) -> bool {
     if headers.get("sec-fetch-site").and_then(|v| v.to_str().ok()) == Some("cross-site") {
         return true;
     }
@@ -92,8 +97,15 @@ fn is_cross_origin(headers: &HeaderMap) -> bool {
         return false;
     };
     let host = headers.get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or_default();
-    let origin_authority = origin.split_once("://").map_or(origin, |(_, rest)| rest);
-    origin == "null" || !origin_authority.eq_ignore_ascii_case(host)
+    let Some((scheme, authority)) = origin.split_once("://") else {
+        return true; // "null" and anything else that is not scheme://authority
+    };
+    let scheme_ok = match scheme.to_ascii_lowercase().as_str() {
+        "https" => true,
+        "http" => !https_only,
+        _ => false,
+    };
+    !scheme_ok || !authority.eq_ignore_ascii_case(host)
 }
 
 #[cfg(test)]
@@ -118,10 +130,25 @@ mod tests {
 
     #[test]
     fn cross_origin_is_judged_against_the_host_header() {
-        assert!(!is_cross_origin(&headers(&[("host", "127.0.0.1:3000"), ("origin", "http://127.0.0.1:3000")])));
-        assert!(is_cross_origin(&headers(&[("host", "127.0.0.1:3000"), ("origin", "http://evil.example")])));
-        assert!(is_cross_origin(&headers(&[("host", "h"), ("sec-fetch-site", "cross-site")])));
-        assert!(!is_cross_origin(&headers(&[("host", "h")])));
+        let same = headers(&[("host", "127.0.0.1:3000"), ("origin", "http://127.0.0.1:3000")]);
+        assert!(!is_cross_origin(&same, false));
+        assert!(is_cross_origin(&headers(&[("host", "127.0.0.1:3000"), ("origin", "http://evil.example")]), false));
+        assert!(is_cross_origin(&headers(&[("host", "h"), ("sec-fetch-site", "cross-site")]), false));
+        assert!(!is_cross_origin(&headers(&[("host", "h")]), false));
+    }
+
+    #[test]
+    fn the_origins_scheme_counts_too() {
+        for origin in ["ftp://h:3000", "chrome-extension://h:3000", "file://h:3000", "null", "h:3000"] {
+            let h = HeaderMap::from_iter([
+                (header::HOST, HeaderValue::from_static("h:3000")),
+                (header::ORIGIN, HeaderValue::from_str(origin).unwrap()),
+            ]);
+            assert!(is_cross_origin(&h, false), "{origin}");
+        }
+        let plain = headers(&[("host", "h:3000"), ("origin", "http://h:3000")]);
+        assert!(is_cross_origin(&plain, true), "a plain-http page writing to an https-only app");
+        assert!(!is_cross_origin(&headers(&[("host", "h:3000"), ("origin", "https://h:3000")]), true));
     }
 
     #[test]

@@ -1,12 +1,17 @@
 //! `POST /api/public/hooks/guard-tick`: one tick for an external scheduler (pg_cron, a Kubernetes CronJob),
 //! authenticated by the header `apikey` against the `GUARD_TICK_API_KEY` setting, compared in constant time.
-//! No key configured: the hook does not exist (404). Missing or wrong key: 401 and nothing runs. Otherwise the
-//! reply says what ran.
+//! No key configured: the hook does not exist (404). Missing or wrong key: 401 and nothing runs. A hook tick
+//! while another is still running, or beyond the hook's budget (a burst of 5, then one every 6 s), gets 429 with
+//! `Retry-After`: a scheduler in a loop or a leaked key cannot hammer the database. Otherwise the reply says
+//! what ran.
 
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use crate::server::AppState;
 
@@ -19,11 +24,104 @@ pub async fn guard_tick_hook(State(state): State<AppState>, headers: HeaderMap) 
     if !key.matches(presented) {
         return (StatusCode::UNAUTHORIZED, "missing or wrong apikey header").into_response();
     }
+    let _turn = match state.guard.hook_limit().admit() {
+        Ok(turn) => turn,
+        Err(refusal) => {
+            let retry_after = refusal.retry_after.as_secs().max(1).to_string();
+            return (StatusCode::TOO_MANY_REQUESTS, [("retry-after", retry_after)], refusal.reason).into_response();
+        }
+    };
     match state.guard.tick().await {
         Ok(report) => Json(report).into_response(),
         Err(e) => {
             tracing::error!(error = %e, "guard tick from the hook failed");
             (StatusCode::INTERNAL_SERVER_ERROR, "the tick failed; see the server log").into_response()
         }
+    }
+}
+
+/// Hook ticks allowed at once after a quiet spell.
+const BURST: f64 = 5.0;
+/// One more hook tick is allowed after this long.
+const REFILL: Duration = Duration::from_secs(6);
+
+/// The hook's budget: one tick at a time, and a token bucket over time.
+#[derive(Debug, Clone)]
+pub struct HookLimit {
+    running: Arc<AtomicBool>,
+    bucket: Arc<Mutex<(f64, Instant)>>,
+}
+
+impl Default for HookLimit {
+    fn default() -> Self {
+        Self { running: Arc::new(AtomicBool::new(false)), bucket: Arc::new(Mutex::new((BURST, Instant::now()))) }
+    }
+}
+
+/// Why a hook tick was refused, and when to come back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    /// In words.
+    pub reason: &'static str,
+    /// When a call may succeed.
+    pub retry_after: Duration,
+}
+
+/// A hook tick under way; dropping it lets the next one in.
+#[derive(Debug)]
+pub struct Turn(Arc<AtomicBool>);
+
+impl Drop for Turn {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
+    }
+}
+
+impl HookLimit {
+    /// Admits a tick now, or says why not.
+    pub fn admit(&self) -> Result<Turn, Refusal> {
+        self.admit_at(Instant::now())
+    }
+
+    fn admit_at(&self, now: Instant) -> Result<Turn, Refusal> {
+        let mut bucket = self.bucket.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (tokens, since) = *bucket;
+        let tokens = (tokens + now.saturating_duration_since(since).as_secs_f64() / REFILL.as_secs_f64()).min(BURST);
+        if tokens < 1.0 {
+            *bucket = (tokens, now);
+            return Err(Refusal {
+                reason: "too many guard ticks from the hook; try again later",
+                retry_after: REFILL.mul_f64(1.0 - tokens),
+            });
+        }
+        if self.running.swap(true, Ordering::AcqRel) {
+            *bucket = (tokens, now);
+            return Err(Refusal { reason: "a guard tick from the hook is still running", retry_after: REFILL });
+        }
+        *bucket = (tokens - 1.0, now);
+        Ok(Turn(Arc::clone(&self.running)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_tick_at_a_time_and_a_burst_then_one_every_six_seconds() {
+        let limit = HookLimit::default();
+        let start = Instant::now();
+        let turn = limit.admit_at(start).unwrap();
+        assert_eq!(limit.admit_at(start).unwrap_err().reason, "a guard tick from the hook is still running");
+        drop(turn);
+        for _ in 1..5 {
+            drop(limit.admit_at(start).unwrap());
+        }
+        let refused = limit.admit_at(start).unwrap_err();
+        assert!(refused.reason.starts_with("too many"));
+        assert!(refused.retry_after <= REFILL && refused.retry_after > Duration::ZERO);
+        assert!(limit.admit_at(start + REFILL).is_ok(), "one more after six seconds");
+        assert!(limit.admit_at(start + REFILL).is_err());
+        assert!(limit.admit_at(start + REFILL * 100).is_ok(), "a quiet spell refills the burst");
     }
 }

@@ -58,13 +58,19 @@ pub struct Guard {
     clock: Arc<dyn Clock>,
     options: Arc<GuardOptions>,
     instance: Arc<str>,
+    hook_limit: super::hook::HookLimit,
 }
 
 impl Guard {
     /// A Guard over the shared store, run manager and clock.
     pub fn new(store: Store, runs: RunManager, clock: Arc<dyn Clock>, options: GuardOptions) -> Self {
         let instance = format!("guard-{}", uuid::Uuid::new_v4()).into();
-        Self { store, runs, clock, options: Arc::new(options), instance }
+        Self { store, runs, clock, options: Arc::new(options), instance, hook_limit: Default::default() }
+    }
+
+    /// The budget of ticks asked for through the hook.
+    pub fn hook_limit(&self) -> &super::hook::HookLimit {
+        &self.hook_limit
     }
 
     async fn now(&self) -> Result<i64, StoreError> {

@@ -59,10 +59,7 @@ pub struct BenchmarkSet {
 impl BenchmarkSetInput {
     /// Trims the name, prompts and system prompt, and checks every field.
     pub fn validate(&self) -> Result<Self, ValidationError> {
-        let name = self.name.trim().to_string();
-        if name.is_empty() || name.chars().count() > 100 {
-            return Err(ValidationError::new("name", "a name has 1 to 100 characters"));
-        }
+        let name = super::text::display_name(&self.name, "name", 100)?;
         if self.prompts.is_empty() {
             return Err(ValidationError::new("prompts", "add at least one prompt"));
         }
@@ -72,15 +69,7 @@ impl BenchmarkSetInput {
         let mut prompts = Vec::with_capacity(self.prompts.len());
         for (i, p) in self.prompts.iter().enumerate() {
             let text = p.text.trim();
-            if text.is_empty() {
-                return Err(ValidationError::new(format!("prompts.{i}"), "the prompt is empty"));
-            }
-            if text.chars().count() > MAX_PROMPT_CHARS {
-                return Err(ValidationError::new(
-                    format!("prompts.{i}"),
-                    format!("at most {MAX_PROMPT_CHARS} characters"),
-                ));
-            }
+            super::text::prompt_text(text, &format!("prompts.{i}"), MAX_PROMPT_CHARS)?;
             prompts.push(SetPrompt { text: text.to_string() });
         }
         if !(1..=MAX_TOKEN_BUDGET).contains(&self.max_tokens) {

@@ -43,12 +43,24 @@ pub struct ConnectionTestResult {
     pub body: String,
 }
 
+/// Whether a 2xx body (its preview) reads as an OpenAI chat completion: JSON naming `choices` or the
+/// `chat.completion` object, which every compatible server puts in its first few dozen characters.
+fn looks_like_chat_completion(body: &str) -> bool {
+    body.trim_start().starts_with('{') && (body.contains("\"choices\"") || body.contains("chat.completion"))
+}
+
 impl ConnectionTestResult {
     /// A sentence saying what most likely went wrong and what to change, for the known failure shapes.
     pub fn hint(&self) -> Option<&'static str> {
         let body = self.body.to_ascii_lowercase();
         match self.status {
-            200..=299 => None,
+            200..=299 if looks_like_chat_completion(&self.body) => None,
+            200..=299 if body.trim_start().starts_with('<') => Some(
+                "The endpoint answered 2xx with a web page, not a chat completion: the base URL points at a site or a login page, not the API (most APIs end in /v1).",
+            ),
+            200..=299 => Some(
+                "The endpoint answered 2xx, but not with a chat completion (no `choices`): the base URL probably points at another API; check the path.",
+            ),
             300..=399 => Some("The endpoint answered with a redirect: use the final URL as the base URL (often https:// instead of http://)."),
             0 if body.contains("timed out") => Some(
                 "No answer before the timeout: the endpoint may be overloaded, or the URL points at something that never replies.",
@@ -92,7 +104,10 @@ mod tests {
 
     #[test]
     fn hints_cover_the_known_failure_shapes() {
-        assert!(result(200, "{}").hint().is_none());
+        assert!(result(200, r#"{"id":"chatcmpl-1","object":"chat.completion","created":1}"#).hint().is_none());
+        assert!(result(200, r#"{"choices":[{"index":0}]}"#).hint().is_none());
+        assert!(result(200, "<!doctype html><html>").hint().unwrap().contains("web page"));
+        assert!(result(200, r#"{"status":"ok"}"#).hint().unwrap().contains("not with a chat completion"));
         assert!(result(401, "").hint().unwrap().contains("API key"));
         assert!(result(404, "Not Found").hint().unwrap().contains("/v1"));
         assert!(result(0, "connection refused").hint().unwrap().contains("refused"));

@@ -196,13 +196,7 @@ pub struct ValidConnector {
 impl ConnectorInput {
     /// Validates every field, failing on the first bad one with its name.
     pub fn validate(&self) -> Result<ValidConnector, ValidationError> {
-        let name = self.name.trim();
-        if name.is_empty() {
-            return Err(ValidationError::new("name", "name is empty"));
-        }
-        if name.chars().count() > 100 {
-            return Err(ValidationError::new("name", "name is longer than 100 characters"));
-        }
+        let name = super::text::display_name(&self.name, "name", 100)?;
         let api_key = match (&self.api_key, self.clear_api_key) {
             (Some(key), _) if !key.trim().is_empty() => {
                 let key = key.trim();
@@ -215,7 +209,7 @@ impl ConnectorInput {
             _ => KeyChange::Keep,
         };
         Ok(ValidConnector {
-            name: name.to_string(),
+            name,
             base_url: BaseUrl::parse(&self.base_url)?,
             api_key,
             model: ModelName::parse(&self.model)?,

@@ -233,10 +233,7 @@ fn default_alpha() -> f64 {
 impl ScheduleInput {
     /// Trims the texts and checks every field (the webhook URL's address is checked again at each delivery).
     pub fn validate(&self) -> Result<Self, ValidationError> {
-        let name = self.name.trim().to_string();
-        if name.is_empty() || name.chars().count() > 100 {
-            return Err(ValidationError::new("name", "a name has 1 to 100 characters"));
-        }
+        let name = super::text::display_name(&self.name, "name", 100)?;
         let webhook_url = self.webhook_url.as_deref().map(str::trim).filter(|u| !u.is_empty()).map(String::from);
         if let Some(url) = &webhook_url {
             let parsed = url::Url::parse(url)

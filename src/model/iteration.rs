@@ -10,7 +10,7 @@ use super::{Measurement, RetryCause, TokenSource};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct IterationRecord {
-    /// The prompt text.
+    /// The prompt text; a prompt over [`ROW_PROMPT_CHARS`] characters is shortened (see [`row_prompt`]).
     pub prompt: String,
     /// Zero-based iteration of this prompt.
     pub iteration: u32,
@@ -45,6 +45,22 @@ pub struct IterationRecord {
     pub reconnects: u32,
 }
 
+/// Characters of a prompt an iteration's row carries: rows are repeated per iteration (reports, tables, exports),
+/// so a long prompt is shortened there; the run's settings hold it whole.
+pub const ROW_PROMPT_CHARS: usize = 1_000;
+
+/// The prompt as a row shows it: whole up to [`ROW_PROMPT_CHARS`] characters, else their first part and a
+/// marker saying how much was left out.
+pub fn row_prompt(prompt: &str) -> String {
+    match prompt.char_indices().nth(ROW_PROMPT_CHARS) {
+        None => prompt.to_string(),
+        Some((cut, _)) => {
+            let rest = prompt[cut..].chars().count();
+            format!("{}… [+{rest} characters]", &prompt[..cut])
+        }
+    }
+}
+
 /// Cost of one request in USD from prices per 1M tokens; `None` when neither price is set (a missing one of the
 /// two counts as free, and the report says so).
 pub fn cost_usd(
@@ -70,7 +86,7 @@ impl IterationRecord {
         output_price: Option<f64>,
     ) -> Self {
         Self {
-            prompt: prompt.to_string(),
+            prompt: row_prompt(prompt),
             iteration: job.iteration,
             ttft_ms: m.ttft_ms(),
             total_ms: m.total_ms(),
@@ -92,6 +108,15 @@ impl IterationRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_prompts_are_shortened_in_rows_with_what_was_left_out() {
+        assert_eq!(row_prompt("short"), "short");
+        let exact = "é".repeat(ROW_PROMPT_CHARS);
+        assert_eq!(row_prompt(&exact), exact);
+        let long = format!("{}{}", "a".repeat(ROW_PROMPT_CHARS), "b".repeat(1_500));
+        assert_eq!(row_prompt(&long), format!("{}… [+1500 characters]", "a".repeat(ROW_PROMPT_CHARS)));
+    }
 
     #[test]
     fn cost_uses_prices_per_million_tokens_and_is_null_without_prices() {

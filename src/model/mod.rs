@@ -14,6 +14,7 @@ mod iteration;
 mod measurement;
 mod progress;
 mod run;
+mod text;
 
 pub use benchmark_set::{BenchmarkSet, BenchmarkSetInput, SetPrompt, ADVISED_MIN_PROMPTS, MAX_SET_PROMPTS};
 pub use checked::Checked;
@@ -28,7 +29,7 @@ pub use guard_records::{
 };
 pub use headers::{is_credential_header, is_credential_query_name, HeaderName, HeaderSet, HeaderValueChange};
 pub use ids::{AlertId, BaselineId, BenchmarkSetId, ConnectorId, EvaluationId, RunId, ScheduleId, WorkspaceId};
-pub use iteration::{cost_usd, IterationRecord};
+pub use iteration::{cost_usd, row_prompt, IterationRecord, ROW_PROMPT_CHARS};
 pub use measurement::{
     ChunkMark, ErrorClass, IterationError, Measurement, RetriedAttempt, RetryCause, ServerTiming, Timeline, TokenSource,
 };
@@ -36,6 +37,7 @@ pub use progress::{LivePoint, RunProgress, RunUpdate};
 #[cfg(test)]
 pub(crate) use run::fixtures;
 pub use run::{limits, Agent, ConnectionPolicy, Job, LoadMode, RunPlan, RunPlanInput, RunStatus, RunView};
+pub use text::{display_name, prompt_text};
 
 /// A field-level validation failure: which input field, and why, in words a user can act on.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]

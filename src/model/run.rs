@@ -116,6 +116,16 @@ pub mod limits {
     pub const MAX_TIMEOUT_MS: u64 = 600_000;
     /// Retries after HTTP 429.
     pub const MAX_RETRIES: u32 = 5;
+    /// Open-loop rate at least, requests per second (one request every 100 s).
+    pub const MIN_RATE: f64 = 0.01;
+    /// Characters of one prompt (about 25,000 tokens at 4 characters a token), and of the system prompt.
+    pub const MAX_PROMPT_CHARS: usize = 100_000;
+    /// Characters of all prompts of a run together: the run's settings carry them whole to its page.
+    pub const MAX_TOTAL_PROMPT_CHARS: usize = 1_000_000;
+    /// Characters of a report title.
+    pub const MAX_TITLE_CHARS: usize = 200;
+    /// Characters of an agent name.
+    pub const MAX_AGENT_NAME_CHARS: usize = 100;
 }
 
 /// A plan that passed validation.
@@ -169,8 +179,9 @@ impl RunPlanInput {
     pub fn validate(&self, model: &str) -> Result<RunPlan, ValidationError> {
         use limits::*;
         let fail = |field: &str, reason: String| Err(ValidationError::new(field, reason));
-        if self.agent.name.trim().is_empty() {
-            return fail("agent.name", "agent name is empty".into());
+        let agent_name = super::display_name(&self.agent.name, "agent.name", MAX_AGENT_NAME_CHARS)?;
+        if let Some(system) = self.agent.system_prompt.as_deref().filter(|s| !s.trim().is_empty()) {
+            super::prompt_text(system, "agent.systemPrompt", MAX_PROMPT_CHARS)?;
         }
         if !(1..=MAX_TOKEN_BUDGET).contains(&self.agent.token_budget) {
             return fail("agent.tokenBudget", format!("must be between 1 and {MAX_TOKEN_BUDGET}"));
@@ -184,8 +195,12 @@ impl RunPlanInput {
         if self.prompts.len() > MAX_PROMPTS {
             return fail("prompts", format!("at most {MAX_PROMPTS} prompts"));
         }
-        if let Some(i) = self.prompts.iter().position(|p| p.trim().is_empty()) {
-            return fail(&format!("prompts[{i}]"), "prompt is empty".into());
+        for (i, prompt) in self.prompts.iter().enumerate() {
+            super::prompt_text(prompt, &format!("prompts[{i}]"), MAX_PROMPT_CHARS)?;
+        }
+        let total_chars: usize = self.prompts.iter().map(|p| p.chars().count()).sum();
+        if total_chars > MAX_TOTAL_PROMPT_CHARS {
+            return fail("prompts", format!("{total_chars} characters in all; at most {MAX_TOTAL_PROMPT_CHARS}"));
         }
         if self.iterations == 0 {
             return fail("iterations", "must be at least 1".into());
@@ -201,8 +216,11 @@ impl RunPlanInput {
             LoadMode::Closed { concurrency } if !(1..=MAX_CONCURRENCY).contains(&concurrency) => {
                 return fail("mode.concurrency", format!("must be between 1 and {MAX_CONCURRENCY}"));
             }
-            LoadMode::Open { rate_per_second, .. } if !(rate_per_second > 0.0 && rate_per_second <= MAX_RATE) => {
-                return fail("mode.ratePerSecond", format!("must be above 0 and at most {MAX_RATE}"));
+            LoadMode::Open { rate_per_second, .. } if !(MIN_RATE..=MAX_RATE).contains(&rate_per_second) => {
+                return fail(
+                    "mode.ratePerSecond",
+                    format!("must be between {MIN_RATE} and {MAX_RATE} requests per second"),
+                );
             }
             LoadMode::Open { max_concurrency, .. } if !(1..=MAX_CONCURRENCY).contains(&max_concurrency) => {
                 return fail("mode.maxConcurrency", format!("must be between 1 and {MAX_CONCURRENCY}"));
@@ -219,12 +237,10 @@ impl RunPlanInput {
         if !(0.0..=2.0).contains(&self.temperature) {
             return fail("temperature", "must be between 0 and 2".into());
         }
-        let title = self
-            .title
-            .as_deref()
-            .map(str::trim)
-            .filter(|t| !t.is_empty())
-            .map_or_else(|| format!("{} on {model}", self.agent.name.trim()), str::to_string);
+        let title = match self.title.as_deref().filter(|t| !t.trim().is_empty()) {
+            Some(title) => super::display_name(title, "title", MAX_TITLE_CHARS)?,
+            None => format!("{agent_name} on {model}").chars().take(MAX_TITLE_CHARS).collect(),
+        };
         Ok(RunPlan {
             connector_id: self.connector_id,
             title,
@@ -393,6 +409,22 @@ mod tests {
                 },
                 "mode.ratePerSecond",
             ),
+            (
+                RunPlanInput {
+                    mode: LoadMode::Open { rate_per_second: 1e-300, poisson: false, max_concurrency: 4 },
+                    ..input()
+                },
+                "mode.ratePerSecond",
+            ),
+            (RunPlanInput { prompts: vec!["a\0b".into()], ..input() }, "prompts[0]"),
+            (RunPlanInput { prompts: vec!["x".repeat(limits::MAX_PROMPT_CHARS + 1)], ..input() }, "prompts[0]"),
+            (RunPlanInput { prompts: vec!["x".repeat(90_000); 12], ..input() }, "prompts"),
+            (
+                RunPlanInput { agent: Agent { name: "\u{200B}\u{FEFF}".into(), ..input().agent }, ..input() },
+                "agent.name",
+            ),
+            (RunPlanInput { title: Some("t".repeat(201)), ..input() }, "title"),
+            (RunPlanInput { title: Some("a\0".into()), ..input() }, "title"),
             (RunPlanInput { timeout_ms: Some(0), ..input() }, "timeoutMs"),
             (RunPlanInput { temperature: 3.0, ..input() }, "temperature"),
             (RunPlanInput { iterations: 600_000, ..input() }, "iterations"),

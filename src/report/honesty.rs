@@ -1,6 +1,6 @@
 //! The report's notes: sample size, how every figure was computed, and what was not measurable.
 
-use crate::model::{ConnectionPolicy, IterationRecord, LoadMode, RunStatus, RunView, TokenSource};
+use crate::model::{ConnectionPolicy, IterationRecord, LoadMode, RunStatus, RunView, TokenSource, ROW_PROMPT_CHARS};
 use crate::stats::{RunSummary, PERCENTILE_METHOD};
 
 fn ms(v: f64) -> String {
@@ -66,6 +66,12 @@ pub fn honesty_notes(run: &RunView, results: &[IterationRecord], summary: &RunSu
     }
     if run.plan.connections == ConnectionPolicy::Fresh {
         notes.push("Connections: a fresh connection per request, as the run asked: every latency includes connection set-up (TCP, and TLS for https), which reused connections would not pay.".into());
+    }
+    let long_prompts = run.plan.prompts.iter().filter(|p| p.chars().count() > ROW_PROMPT_CHARS).count();
+    if long_prompts > 0 {
+        notes.push(format!(
+            "Prompts: {long_prompts} prompt(s) are longer than {ROW_PROMPT_CHARS} characters; each iteration's row shows their first {ROW_PROMPT_CHARS} and how many characters were left out (the run's settings hold them whole, and every request sent them whole)."
+        ));
     }
     notes.push("tokPerSec = Σ output tokens / Σ total time over successful iterations (per-request output throughput, weighted by tokens; it includes time to first token).".into());
     notes.push(match (run.input_price_per_mtok, run.output_price_per_mtok) {

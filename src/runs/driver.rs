@@ -23,6 +23,9 @@ pub struct Finished {
     pub measurement: Measurement,
 }
 
+/// The longest gap between two sends of a schedule.
+const MAX_GAP: Duration = Duration::from_secs(86_400);
+
 /// When job `k` should be sent, as an offset from the run's start; `None` means "as soon as a slot is free".
 struct Schedule {
     gap: Option<(f64, bool)>,
@@ -49,7 +52,8 @@ impl Schedule {
         } else {
             1.0 / rate
         };
-        self.next += Duration::from_secs_f64(seconds);
+        // Total for any rate: validation keeps rates at 0.01/s or more, but a gap never panics or overflows.
+        self.next = self.next.saturating_add(Duration::try_from_secs_f64(seconds).unwrap_or(MAX_GAP).min(MAX_GAP));
         Some(at)
     }
 }

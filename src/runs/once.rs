@@ -44,9 +44,7 @@ pub async fn run_once(
     input: OnceInput,
     timeout: Duration,
 ) -> Result<Measurement, OnceError> {
-    if input.prompt.trim().is_empty() {
-        return Err(ValidationError::new("prompt", "prompt is empty").into());
-    }
+    crate::model::prompt_text(&input.prompt, "prompt", crate::model::limits::MAX_PROMPT_CHARS)?;
     if !MAX_TOKENS_RANGE.contains(&input.max_tokens) {
         return Err(
             ValidationError::new("maxTokens", format!("must be between 1 and 8192, got {}", input.max_tokens)).into()

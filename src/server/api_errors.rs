@@ -21,7 +21,14 @@ pub async fn undecodable_arguments_are_bad_requests(request: Request, next: Next
     }
     let (mut parts, body) = response.into_parts();
     let Ok(bytes) = to_bytes(body, MAX_ERROR_BODY).await else {
-        return Response::from_parts(parts, Body::from("internal error"));
+        // Never a plain-text reply on the API: the documented JSON error, details in the log only.
+        tracing::error!("an API error reply over 64 KiB was replaced by the internal error");
+        parts
+            .headers
+            .insert(axum::http::header::CONTENT_TYPE, axum::http::HeaderValue::from_static("application/json"));
+        parts.headers.remove(axum::http::header::CONTENT_LENGTH);
+        let internal = serde_json::to_vec(&AppError::Internal).unwrap_or_default();
+        return Response::from_parts(parts, Body::from(internal));
     };
     if matches!(serde_json::from_slice::<AppError>(&bytes), Ok(AppError::Request(_))) {
         parts.status = StatusCode::BAD_REQUEST;

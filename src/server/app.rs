@@ -242,7 +242,7 @@ pub fn router(state: AppState) -> Router {
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
         .layer(axum::middleware::from_fn_with_state(state.clone(), require_session))
         .layer(axum::middleware::from_fn(undecodable_arguments_are_bad_requests))
-        .layer(axum::middleware::from_fn(same_origin_writes))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), same_origin_writes))
         .layer(axum::middleware::from_fn(log_request))
         // Pages, JSON and assets without a precompressed copy go out compressed (zstd or gzip, as the browser
         // accepts); live events (`text/event-stream`) never are, so each arrives when sent.

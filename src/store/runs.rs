@@ -323,7 +323,7 @@ fn record_from_row(row: &AnyRow, plan: &RunPlan) -> Result<IterationRecord, Stor
     let prompt = plan
         .prompts
         .get(prompt_index as usize)
-        .cloned()
+        .map(|p| crate::model::row_prompt(p))
         .ok_or_else(|| StoreError::Corrupt(format!("prompt index {prompt_index} outside the plan")))?;
     let token_source = match row.try_get::<String, _>("token_source")?.as_str() {
         "reported" => TokenSource::Reported,
