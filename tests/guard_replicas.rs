@@ -1,4 +1,6 @@
-//! Several replicas on one PostgreSQL database tick at once: every due schedule slot runs exactly once.
+//! Several replicas on one PostgreSQL database tick at once: every due schedule slot runs exactly once. On one
+//! SQLite file, two tickers at the same instant (the in-process loop and the tick hook) never fail with
+//! "database is locked".
 #![cfg(feature = "ssr")]
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a failing test should panic loudly")]
 
@@ -26,6 +28,19 @@ const SCHEDULES: usize = 200;
 #[tokio::test]
 async fn three_replicas_racing_over_200_due_schedules_run_each_exactly_once() {
     let Some(db) = TestDb::postgres().await else { return };
+    race(db, 3).await;
+}
+
+/// Before write transactions took SQLite's lock at their start, a ticker whose claim had read first failed at once
+/// with "database is locked" when the other had written in between.
+#[tokio::test]
+async fn two_tickers_on_one_sqlite_file_run_each_due_schedule_once_and_never_fail() {
+    race(TestDb::sqlite().await, 2).await;
+}
+
+/// `replicas` Guards, each with its own connection pool, tick in a loop over 200 due schedules until a tick finds
+/// nothing due; every tick must succeed and every schedule run exactly once.
+async fn race(db: TestDb, replicas: usize) {
     let sim_config = SimConfig { ttft: Delay::Fixed(Duration::from_millis(1)), tokens: 2, ..Default::default() };
     let sim = sim::spawn(sim_config, "127.0.0.1:0".parse().unwrap()).await.unwrap();
     let sealer = SecretBox::new(&Secret::generate());
@@ -67,10 +82,8 @@ async fn three_replicas_racing_over_200_due_schedules_run_each_exactly_once() {
         ids.push(db.store.create_schedule(ws.id, &input, "whsec_x", &sealer, T0 - 1_000 + i as i64).await.unwrap().id);
     }
 
-    // Three replicas: each its own connection pool, run manager and Guard instance, ticking in a loop until a tick
-    // finds nothing due.
-    let mut replicas = Vec::new();
-    for _ in 0..3 {
+    let mut tickers = Vec::new();
+    for _ in 0..replicas {
         let store = Store::connect(&db.url).await.unwrap();
         let runs = RunManager::new(store.clone(), sealer.clone(), HttpClient::new().unwrap(), clock.clone());
         let options = GuardOptions {
@@ -81,7 +94,7 @@ async fn three_replicas_racing_over_200_due_schedules_run_each_exactly_once() {
             mailer: None,
         };
         let guard = Guard::new(store, runs, clock.clone(), options);
-        replicas.push(tokio::spawn(async move {
+        tickers.push(tokio::spawn(async move {
             let mut ran: Vec<ScheduleId> = Vec::new();
             loop {
                 let tick = guard.tick().await.unwrap();
@@ -95,14 +108,14 @@ async fn three_replicas_racing_over_200_due_schedules_run_each_exactly_once() {
     }
     let mut per_replica = Vec::new();
     let mut times_run: HashMap<ScheduleId, usize> = HashMap::new();
-    for replica in replicas {
-        let ran = replica.await.unwrap();
+    for ticker in tickers {
+        let ran = ticker.await.unwrap();
         per_replica.push(ran.len());
         for id in ran {
             *times_run.entry(id).or_default() += 1;
         }
     }
-    println!("three replicas ran {per_replica:?} of {SCHEDULES} due schedules");
+    println!("{replicas} tickers ran {per_replica:?} of {SCHEDULES} due schedules");
     assert_eq!(times_run.len(), SCHEDULES, "every due schedule ran");
     assert!(times_run.values().all(|&n| n == 1), "none ran twice");
     for id in &ids {

@@ -400,3 +400,15 @@ both_backends!(
     ensure_workspace_is_idempotent,
     runs_store_iterations_in_order_and_running_runs_become_interrupted,
 );
+
+#[tokio::test]
+async fn a_sqlite_url_naming_a_new_file_creates_it_with_its_folders() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("new/folder/app.db");
+    let store = Store::connect(&format!("sqlite://{}", path.display())).await.unwrap();
+    workspace(&store, "owner").await;
+    store.close().await;
+    assert!(path.exists(), "sqlite:///path/new.db is created, not refused with \"unable to open database file\"");
+    let read_only = Store::connect(&format!("sqlite://{}?mode=ro", dir.path().join("absent.db").display())).await;
+    assert!(read_only.is_err(), "an explicit mode is kept as given");
+}

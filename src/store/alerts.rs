@@ -133,7 +133,7 @@ impl Store {
         webhook: Option<WebhookNotice<'_>>,
         now_ms: i64,
     ) -> Result<AlertChanges, StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin_write().await?;
         let (error, run) = match end {
             EvaluationEnd::Failed { error, run } => (Some(error.as_str()), *run),
             EvaluationEnd::NoBaseline { run, .. } | EvaluationEnd::Compared { run, .. } => (None, Some(*run)),

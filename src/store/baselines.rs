@@ -47,7 +47,7 @@ impl Store {
     ) -> Result<Baseline, StoreError> {
         self.get_set(workspace, new.set_id).await?;
         let id = BaselineId::new_random();
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin_write().await?;
         sqlx::query(
             "UPDATE guard_baselines SET current = 0 WHERE workspace_id = $1 AND set_id = $2 AND connector_id = $3 \
              AND current = 1",

@@ -95,7 +95,7 @@ impl Store {
 
     /// Deletes a set and its baselines; refused while a schedule runs it.
     pub async fn delete_set(&self, workspace: WorkspaceId, id: BenchmarkSetId) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin_write().await?;
         let users =
             sqlx::query("SELECT name FROM guard_schedules WHERE set_id = $1 AND workspace_id = $2 ORDER BY name")
                 .bind(id.to_string())

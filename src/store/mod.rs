@@ -83,9 +83,13 @@ impl Store {
         } else {
             return Err(StoreError::Url("expected sqlite:… or postgres://…".into()));
         };
-        if backend == Backend::Sqlite {
+        let url = if backend == Backend::Sqlite {
             create_sqlite_parent_dir(url)?;
-        }
+            creating_sqlite_url(url)
+        } else {
+            url.to_string()
+        };
+        let url = url.as_str();
         let in_memory = url.contains(":memory:") || url.contains("mode=memory");
         let pool = AnyPoolOptions::new()
             // One connection per in-memory SQLite database: each new connection would see an empty database.
@@ -98,6 +102,17 @@ impl Store {
         }
         sqlx::migrate!("./migrations").run(&pool).await?;
         Ok(Self { pool, backend })
+    }
+
+    /// A transaction for a change. On SQLite it takes the write lock at its start (`BEGIN IMMEDIATE`), waiting
+    /// for it under the busy timeout: a deferred transaction that read first would fail at once with "database is
+    /// locked" when another writer (the in-process tick and the tick hook at the same instant, a run's batch)
+    /// committed in between, and no wait can save it then.
+    async fn begin_write(&self) -> Result<sqlx::Transaction<'static, sqlx::Any>, StoreError> {
+        Ok(match self.backend {
+            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await?,
+            Backend::Postgres => self.pool.begin().await?,
+        })
     }
 
     /// Which database this is.
@@ -119,6 +134,16 @@ impl Store {
     pub async fn close(&self) {
         self.pool.close().await;
     }
+}
+
+/// A user's `sqlite:///path/new.db` names a file to use, made if missing: SQLite opens read-write without creating
+/// unless told (`mode=rwc`). An explicit `mode=` is kept as given.
+fn creating_sqlite_url(url: &str) -> String {
+    if url.contains("mode=") || url.contains(":memory:") {
+        return url.to_string();
+    }
+    let separator = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{separator}mode=rwc")
 }
 
 fn create_sqlite_parent_dir(url: &str) -> Result<(), StoreError> {

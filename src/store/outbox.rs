@@ -72,7 +72,7 @@ impl Store {
             Backend::Postgres => " FOR UPDATE SKIP LOCKED",
             Backend::Sqlite => "",
         };
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin_write().await?;
         let rows = sqlx::query(&format!(
             "SELECT id, workspace_id, schedule_id, url, body, attempts FROM webhook_outbox \
              WHERE delivered_at IS NULL AND gave_up_at IS NULL AND next_attempt_at <= $1 \
@@ -141,7 +141,7 @@ impl Store {
         attempt: &Attempt<'_>,
         outcome: AttemptOutcome,
     ) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin_write().await?;
         let number = i64::from(message.attempts) + 1;
         sqlx::query(
             "INSERT INTO webhook_attempts (outbox_id, attempt, at, status, error, duration_ms) VALUES ($1, $2, $3, $4, $5, $6)",
@@ -186,7 +186,7 @@ impl Store {
         now_ms: i64,
     ) -> Result<(), StoreError> {
         self.get_schedule(workspace, schedule).await?;
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin_write().await?;
         insert_outbox(&mut tx, workspace, schedule, None, url, message_id, body, now_ms).await?;
         tx.commit().await?;
         Ok(())

@@ -60,7 +60,7 @@ impl Store {
         run: RunId,
         batch: &[(IterationRecord, Measurement)],
     ) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin_write().await?;
         for (record, measurement) in batch {
             let raw = serde_json::to_string(measurement).map_err(|e| StoreError::Corrupt(e.to_string()))?;
             sqlx::query(
@@ -180,7 +180,7 @@ impl Store {
         if run.status == RunStatus::Running {
             return Ok(false);
         }
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin_write().await?;
         // Children first and explicitly, so the delete does not depend on each backend's foreign-key settings.
         for table in ["run_iterations", "report_shares"] {
             sqlx::query(&format!("DELETE FROM {table} WHERE run_id = $1"))

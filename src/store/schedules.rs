@@ -170,7 +170,7 @@ impl Store {
 
     /// Deletes a schedule with its evaluations, alerts and undelivered webhooks.
     pub async fn delete_schedule(&self, workspace: WorkspaceId, id: ScheduleId) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin_write().await?;
         // Children explicitly: SQLite enforces ON DELETE CASCADE only on connections with foreign keys on.
         for table in ["webhook_outbox", "guard_alerts", "guard_evaluations"] {
             sqlx::query(&format!("DELETE FROM {table} WHERE schedule_id = $1 AND workspace_id = $2"))
@@ -237,7 +237,7 @@ impl Store {
             Backend::Postgres => " FOR UPDATE SKIP LOCKED",
             Backend::Sqlite => "",
         };
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin_write().await?;
         let due = sqlx::query(&format!(
             "SELECT id, workspace_id, next_run_at, cadence FROM guard_schedules \
              WHERE enabled = 1 AND next_run_at <= $1 ORDER BY next_run_at, id LIMIT $2{lock}"
@@ -275,7 +275,7 @@ impl Store {
         claimed_by: &str,
     ) -> Result<Option<Claim>, StoreError> {
         let schedule = self.get_schedule(workspace, id).await?;
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin_write().await?;
         let claim = Claim {
             evaluation: EvaluationId::new_random(),
             schedule: id,

@@ -25,7 +25,7 @@ impl Store {
         token_hash: &str,
         now_ms: i64,
     ) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin_write().await?;
         let owned = sqlx::query("SELECT 1 FROM runs WHERE id = $1 AND workspace_id = $2")
             .bind(run.to_string())
             .bind(workspace.to_string())
