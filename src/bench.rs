@@ -143,6 +143,7 @@ async fn endpoint(args: &BenchArgs, config: Option<&std::path::Path>) -> Result<
         return Ok(Endpoint { target: target(args)?, model, prices: (None, None) });
     };
     let settings = crate::config::Settings::load(config).map_err(invalid)?;
+    settings.require_existing_data().map_err(invalid)?;
     let state = crate::server::build_state(settings, Arc::new(crate::clock::SystemClock)).await.map_err(invalid)?;
     let workspace = state.store.connector_workspace(id).await.map_err(|e| invalid(format!("--connector {id}: {e}")))?;
     let stored = state.store.open_connector(workspace, id, &state.sealer).await.map_err(invalid)?;

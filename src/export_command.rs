@@ -55,6 +55,7 @@ fn read_snapshot(path: &std::path::Path) -> anyhow::Result<ReportSnapshot> {
 async fn load_report(id: &str, config: Option<&std::path::Path>) -> anyhow::Result<ReportSnapshot> {
     let id: RunId = id.parse().map_err(|_| anyhow::anyhow!("{id:?} is not a report id (a UUID)"))?;
     let settings = crate::config::Settings::load(config)?;
+    settings.require_existing_data()?;
     let store = Store::connect(&settings.database_url).await?;
     let workspace = store.run_workspace(id).await.map_err(|e| anyhow::anyhow!("report {id}: {e}"))?;
     let report = store.run_report(workspace, id).await;

@@ -48,6 +48,8 @@ async fn main() -> anyhow::Result<()> {
         Command::Serve => serve(cli.config).await,
         Command::LoginLink => {
             let settings = Settings::load(cli.config.as_deref())?;
+            settings.require_existing_data()?;
+            eprintln!("a login link for the server whose data is the {}", settings.database_description());
             let clock = std::sync::Arc::new(latency_guard::clock::SystemClock);
             let state = latency_guard::server::build_state(settings, clock).await?;
             let link = latency_guard::auth::create_login_link(&state).await?;

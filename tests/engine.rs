@@ -215,11 +215,12 @@ async fn every_injected_simulator_fault_becomes_its_error_class() {
             assert_eq!(m.retry_after_ms, Some(20), "retry-after-ms is read before retry-after");
         }
         if matches!(fault, Fault::MidStreamError | Fault::Truncated | Fault::Reset | Fault::Stall) {
-            // A reset can swallow the last bytes written before it; every other fault keeps all four.
+            // A reset (TCP RST) discards whatever the receiver had not read yet, so it can swallow any of the bytes
+            // written before it, all of them on a loaded machine; every other fault keeps all four chunks.
             let kept = m.timeline.chunks.len();
-            let expected = if fault == Fault::Reset { 1..=4 } else { 4..=4 };
+            let expected = if fault == Fault::Reset { 0..=4 } else { 4..=4 };
             assert!(expected.contains(&kept), "{fault:?}: {kept} chunks recorded before the fault");
-            assert!(m.ttft_ms().is_some(), "{fault:?}: TTFT was measured before the failure");
+            assert_eq!(m.ttft_ms().is_some(), kept > 0, "{fault:?}: TTFT is measured when a chunk arrived");
         }
     }
 }

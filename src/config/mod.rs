@@ -28,6 +28,16 @@ pub enum ConfigError {
         /// Why.
         source: Box<toml::de::Error>,
     },
+    /// A command that reads stored data found none where the settings point.
+    #[error(
+        "no latency-guard database at {path}: this command reads an existing one and creates none. Run it from the \
+         folder the server runs in (its data is ./data there by default), or point LATENCY_GUARD_DATA_DIR or \
+         DATABASE_URL at the server's data"
+    )]
+    NoData {
+        /// The SQLite file that is missing.
+        path: PathBuf,
+    },
     /// An environment variable has a value of the wrong shape.
     #[error("environment variable {name}={value:?} is invalid: {reason}")]
     Env {
@@ -330,6 +340,35 @@ impl Settings {
         Ok(s)
     }
 
+    /// For commands that read stored data (`login-link`, `export`, `bench --connector`): the database must exist
+    /// already, or they would quietly make a new, empty one (run from the wrong folder). PostgreSQL is checked
+    /// by connecting.
+    pub fn require_existing_data(&self) -> Result<(), ConfigError> {
+        match sqlite_file(&self.database_url) {
+            Some(path) if !path.exists() => {
+                Err(ConfigError::NoData { path: std::path::absolute(&path).unwrap_or(path) })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Where the data lives, for a command's first line: the SQLite file's absolute path, or the PostgreSQL
+    /// server and database (never a password).
+    pub fn database_description(&self) -> String {
+        if let Some(path) = sqlite_file(&self.database_url) {
+            return format!("SQLite file {}", std::path::absolute(&path).unwrap_or(path).display());
+        }
+        match url::Url::parse(&self.database_url) {
+            Ok(url) => format!(
+                "PostgreSQL database {} on {}:{}",
+                url.path().trim_start_matches('/'),
+                url.host_str().unwrap_or("localhost"),
+                url.port().unwrap_or(5432)
+            ),
+            Err(_) => "the configured database".into(),
+        }
+    }
+
     /// The base URL printed in login links.
     pub fn public_base(&self) -> String {
         match &self.public_url {
@@ -337,6 +376,13 @@ impl Settings {
             None => format!("http://{}", self.site_addr),
         }
     }
+}
+
+/// The file of a `sqlite:` URL (`None` for PostgreSQL and in-memory databases).
+fn sqlite_file(url: &str) -> Option<PathBuf> {
+    let rest = url.strip_prefix("sqlite://").or_else(|| url.strip_prefix("sqlite:"))?;
+    let path = rest.split('?').next().unwrap_or_default();
+    (!path.is_empty() && !path.contains(":memory:")).then(|| PathBuf::from(path))
 }
 
 /// A `sqlite://` URL for a file, created when missing.
