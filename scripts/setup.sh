@@ -33,33 +33,82 @@ if [ ! -x end2end/node_modules/.bin/wasm-opt ] || [ end2end/package-lock.json -n
 fi
 
 if [ $want_test = 1 ]; then
-  llama_packages=(xllamacpp==2026.10.11549 gguf==0.19.0 "numpy>=1.26,<3")
   as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+  apt_updated=0
+  apt_install() {
+    if [ $apt_updated = 0 ]; then as_root apt-get update -q; apt_updated=1; fi
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@"
+  }
   if ! command -v chromium >/dev/null; then
     say "installing Debian's chromium"
-    as_root apt-get update -q
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium
+    apt_install chromium
   fi
-  # The e-mail tests' SMTP server on loopback (aiosmtpd), for the python3 on PATH.
-  if ! python3 -c "import aiosmtpd" 2>/dev/null; then
-    say "installing aiosmtpd (PyPI) for the e-mail tests"
-    python3 -m pip install --quiet aiosmtpd==1.4.6 || python3 -m pip install --quiet --break-system-packages aiosmtpd==1.4.6
+
+  # Python for the tests' loopback servers, in a virtual environment of the project's own (target/test-python),
+  # so the machine's Python is left as it is: aiosmtpd (an SMTP server for the e-mail tests) and xllamacpp (a real
+  # llama.cpp server, `llama-server` embedded in the wheel) with gguf + numpy to write its tiny model locally
+  # (nothing is downloaded from a model hub). The tests find it through LG_PYTHON, which scripts/test.sh sets.
+  venv=target/test-python
+  python_packages=(aiosmtpd==1.4.6 xllamacpp==2026.10.11549 gguf==0.19.0 "numpy>=1.26,<3")
+  if ! "$venv/bin/python" -c "import aiosmtpd, xllamacpp, gguf, numpy" 2>/dev/null; then
+    command -v python3 >/dev/null || { say "installing Debian's python3"; apt_install python3 python3-venv; }
+    if ! python3 -m venv --clear "$venv" 2>/dev/null; then
+      say "installing Debian's python3-venv"
+      apt_install python3-venv
+      python3 -m venv --clear "$venv"
+    fi
+    say "installing ${python_packages[*]} (PyPI) into $venv"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${python_packages[@]}"
   fi
-  # A real llama.cpp server for the measurement tests: the HTTP server embedded in the xllamacpp wheel, and the
-  # packages that write its tiny test model locally (no model is downloaded).
-  if ! python3 -c "import xllamacpp, gguf, numpy" 2>/dev/null; then
-    say "installing xllamacpp, gguf and numpy (PyPI) for the real llama.cpp server tests"
-    python3 -m pip install --quiet "${llama_packages[@]}" || python3 -m pip install --quiet --break-system-packages "${llama_packages[@]}"
-  fi
+
   if ! cargo nextest --version >/dev/null 2>&1; then
     say "installing cargo-nextest"
     cargo install cargo-nextest --locked
   fi
-  if command -v pg_isready >/dev/null && ! pg_isready -q -h 127.0.0.1 -p 5432; then
-    if command -v pg_ctlcluster >/dev/null; then
-      say "starting the local PostgreSQL cluster"
-      as_root pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -1)" main start || true
+
+  # PostgreSQL for the store tests: TEST_POSTGRES_URL when given; else postgres@127.0.0.1:5432/test when that
+  # answers; else a local server from Debian's packages (installed, its cluster created and started when
+  # missing) with a role of the tests' own. The URL the tests use is left in target/test-postgres-url.
+  pg_url=${TEST_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/test}
+  pg_own_url=postgres://latency_guard_test:latency_guard_test@127.0.0.1:5432/test
+  pg_answers() { command -v psql >/dev/null && psql "$1" -tAc 'SELECT 1' >/dev/null 2>&1; }
+  if [ -z "${TEST_POSTGRES_URL:-}" ] && ! pg_answers "$pg_url" && pg_answers "$pg_own_url"; then
+    pg_url=$pg_own_url
+  fi
+  if ! pg_answers "$pg_url"; then
+    if [ -n "${TEST_POSTGRES_URL:-}" ]; then
+      echo "TEST_POSTGRES_URL does not answer (psql \"\$TEST_POSTGRES_URL\" -c 'SELECT 1' failed)" >&2
+      exit 1
+    fi
+    if ! command -v pg_ctlcluster >/dev/null; then
+      say "installing Debian's PostgreSQL for the store tests"
+      apt_install postgresql
+    fi
+    pg_version=$(ls /usr/lib/postgresql | sort -V | tail -1)
+    if ! pg_lsclusters -h | awk -v v="$pg_version" '$1 == v && $2 == "main" { found = 1 } END { exit !found }'; then
+      say "creating the PostgreSQL $pg_version cluster"
+      as_root pg_createcluster "$pg_version" main
+    fi
+    if ! pg_isready -q -h 127.0.0.1 -p 5432; then
+      say "starting PostgreSQL $pg_version"
+      as_root pg_ctlcluster --skip-systemctl-redirect "$pg_version" main start
+      for _ in $(seq 1 100); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 0.1; done
+    fi
+    if ! pg_answers "$pg_url"; then
+      # The tests' own role (a throw-away local password): it creates and drops one database per test.
+      say "creating the PostgreSQL role latency_guard_test and the database test"
+      as_postgres() { (cd / && as_root runuser -u postgres -- "$@"); }
+      as_postgres psql -q -v ON_ERROR_STOP=1 -p 5432 -c "DO \$\$ BEGIN
+        IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'latency_guard_test') THEN
+          CREATE ROLE latency_guard_test LOGIN CREATEDB PASSWORD 'latency_guard_test';
+        END IF; END \$\$;"
+      as_postgres psql -p 5432 -tAc "SELECT 1 FROM pg_database WHERE datname = 'test'" | grep -q 1 ||
+        as_postgres createdb -p 5432 -O latency_guard_test test
+      pg_url=$pg_own_url
+      pg_answers "$pg_url" || { echo "PostgreSQL at $pg_url does not answer" >&2; exit 1; }
     fi
   fi
+  mkdir -p target
+  printf '%s\n' "$pg_url" > target/test-postgres-url
 fi
 say "ready"

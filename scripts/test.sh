@@ -12,6 +12,9 @@ started=$(date +%s)
 step() { printf '\n\033[1m== %s\033[0m (%ss)\n' "$1" "$(( $(date +%s) - started ))"; shift; "$@"; }
 
 step "setup" scripts/setup.sh --test
+# What the set-up found or made: the tests' PostgreSQL and their Python (loopback SMTP and llama.cpp servers).
+export TEST_POSTGRES_URL=${TEST_POSTGRES_URL:-$(cat target/test-postgres-url)}
+export LG_PYTHON="$PWD/target/test-python/bin/python"
 step "format" cargo fmt --check
 step "clippy: server" cargo clippy --no-default-features --features ssr --all-targets -- -D warnings
 step "clippy: browser" cargo clippy --lib --no-default-features --features hydrate \

@@ -18,12 +18,12 @@ use tokio::process::{Child, ChildStdout};
 async fn smtp_sink() -> (Child, u16, Lines<BufReader<ChildStdout>>) {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/smtp_sink.py");
-    let mut child = tokio::process::Command::new("python3")
+    let mut child = tokio::process::Command::new(common::python())
         .args([script, &port.to_string()])
         .stdout(Stdio::piped())
         .kill_on_drop(true)
         .spawn()
-        .expect("python3 with aiosmtpd (scripts/setup.sh --test installs it)");
+        .expect("a Python with aiosmtpd (LG_PYTHON; scripts/setup.sh --test makes one)");
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     assert_eq!(lines.next_line().await.unwrap().as_deref(), Some("READY"), "aiosmtpd did not start");
     (child, port, lines)

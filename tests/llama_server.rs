@@ -23,20 +23,23 @@ struct LlamaServer {
 async fn llama_server() -> Option<LlamaServer> {
     let required =
         std::env::var("CI").is_ok_and(|v| v == "true") || std::env::var("LG_REQUIRE_LLAMA").is_ok_and(|v| v == "1");
-    let installed = std::process::Command::new("python3")
+    let installed = std::process::Command::new(common::python())
         .args(["-c", "import xllamacpp, gguf, numpy"])
         .stderr(Stdio::null())
         .status()
         .is_ok_and(|s| s.success());
     if !installed {
         assert!(!required, "xllamacpp, gguf and numpy are required (scripts/setup.sh --test installs them)");
-        eprintln!("SKIPPED: python3 cannot import xllamacpp, gguf and numpy; set LG_REQUIRE_LLAMA=1 to fail instead");
+        eprintln!(
+            "SKIPPED: {} cannot import xllamacpp, gguf and numpy; set LG_REQUIRE_LLAMA=1 to fail instead",
+            common::python()
+        );
         return None;
     }
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let model_dir = tempfile::tempdir().unwrap();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/llama_server.py");
-    let mut child = tokio::process::Command::new("python3")
+    let mut child = tokio::process::Command::new(common::python())
         .args([script, &port.to_string(), model_dir.path().to_str().unwrap()])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

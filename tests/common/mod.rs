@@ -185,6 +185,12 @@ impl TestApp {
     }
 }
 
+/// The Python that runs the tests' loopback servers (aiosmtpd, llama.cpp): `LG_PYTHON` (the set-up's virtual
+/// environment, which `scripts/test.sh` names), else `python3` on PATH.
+pub fn python() -> String {
+    std::env::var("LG_PYTHON").ok().filter(|p| !p.is_empty()).unwrap_or_else(|| "python3".to_string())
+}
+
 /// A client that does not follow redirects (tests look at them).
 pub fn client() -> reqwest::Client {
     reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap()
