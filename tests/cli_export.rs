@@ -58,6 +58,7 @@ async fn bad_input_gets_a_clear_error() {
     let not_a_report = dir.path().join("other.json");
     std::fs::write(&not_a_report, r#"{"report": {"id": "x"}}"#).unwrap();
     let db = latency_guard::config::sqlite_url(&dir.path().join("app.db"));
+    latency_guard::store::Store::connect(&db).await.unwrap().close().await;
     let env = [("DATABASE_URL", db.as_str())];
     let missing = dir.path().join("missing.json");
     let unknown = uuid::Uuid::new_v4().to_string();
@@ -77,4 +78,11 @@ async fn bad_input_gets_a_clear_error() {
         assert_ne!(code, 0, "{args:?}");
         assert!(stderr.contains(&needle), "{args:?}: {stderr}");
     }
+    // Pointed at a database that does not exist, it says so and makes none.
+    let absent = dir.path().join("absent.db");
+    let absent_url = latency_guard::config::sqlite_url(&absent);
+    let (code, _, stderr) = cli(&["export", &unknown, "--format", "csv"], &[("DATABASE_URL", &absent_url)]).await;
+    assert_ne!(code, 0);
+    assert!(stderr.contains("no latency-guard database at"), "{stderr}");
+    assert!(!absent.exists());
 }
