@@ -68,9 +68,11 @@ async fn main() -> anyhow::Result<()> {
         Command::Sim(args) => {
             let config = args.config().map_err(anyhow::Error::msg)?;
             let (host, port) = (args.host, args.port);
-            let sim = latency_guard::sim::spawn(config, SocketAddr::new(host, port))
-                .await
-                .with_context(|| format!("cannot listen on {host}:{port}"))?;
+            let sim = match args.hostile {
+                Some(kind) => latency_guard::sim::spawn_hostile(kind, SocketAddr::new(host, port)).await,
+                None => latency_guard::sim::spawn(config, SocketAddr::new(host, port)).await,
+            }
+            .with_context(|| format!("cannot listen on {host}:{port}"))?;
             println!("simulator listening at {}", sim.base_url());
             tokio::signal::ctrl_c().await?;
             Ok(())

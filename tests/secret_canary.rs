@@ -258,7 +258,10 @@ async fn no_secret_reaches_pages_replies_hydration_data_logs_or_the_database_fil
 /// and pages (a failing schedule's last error), the server log, the database file or `bench --out`.
 #[tokio::test]
 async fn secrets_echoed_by_the_endpoint_reach_no_report_reply_page_log_file_or_database() {
-    let echo = common::hostile::echoing().await;
+    let echo =
+        latency_guard::sim::spawn_hostile(latency_guard::sim::Hostile::EchoSecrets, "127.0.0.1:0".parse().unwrap())
+            .await
+            .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let (server, base, link) = start_server(dir.path());
     let client = common::client();

@@ -80,6 +80,7 @@ test("the run form's further settings are validated, sent, and shown with the re
   await page.click("#start-run");
   await expect(page.locator(".error")).toContainText("retries");
   await page.fill("#retries", "2");
+  await page.check("#fresh-connections");
   await page.click("#start-run");
 
   await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
@@ -87,7 +88,7 @@ test("the run form's further settings are validated, sent, and shown with the re
   await expect(page.locator("#run-progress .status")).toHaveText("completed", { timeout: 30_000 });
   await expect(page.locator("#run-settings")).toHaveText(
     "temperature 0.7 · timeout 30 s per request · up to 2 retries after HTTP 429 · " +
-      "2 warm-up request(s), excluded from stats · 1 tool(s) sent",
+      "a fresh connection per request · 2 warm-up request(s), excluded from stats · 1 tool(s) sent",
   );
   // Warm-ups are run and listed, but the sample counts only the 2 prompts × 2 iterations.
   await expect(page.locator("#results tbody tr")).toHaveCount(6);

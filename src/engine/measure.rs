@@ -23,8 +23,10 @@ pub const ERROR_DETAIL_CHARS: usize = 300;
 /// an endless error body must not exhaust memory.
 pub const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
 
-/// The largest non-streamed completion accepted; a chat completion of 8,192 tokens is well under 1 MiB.
-pub const MAX_COMPLETION_BODY_BYTES: usize = 16 * 1024 * 1024;
+/// The largest non-streamed completion accepted: a chat completion of 8,192 tokens (the largest `max_tokens` a
+/// run may ask for) is about 100 KiB, so this leaves ten times that, and 2,048 requests in flight hold at most
+/// 2 GiB however large the bodies an endpoint sends.
+pub const MAX_COMPLETION_BODY_BYTES: usize = 1024 * 1024;
 
 /// Chunk arrivals kept per request. Beyond it, neighbouring marks are merged in pairs (each keeps the later
 /// instant and the sum of what it covers), so a flood of tiny chunks costs bounded memory and storage while the

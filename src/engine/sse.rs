@@ -22,8 +22,9 @@ pub enum SseError {
     LineTooLong(usize),
 }
 
-/// The longest line accepted; OpenAI-style chunks are a few hundred bytes.
-const MAX_LINE_BYTES: usize = 1 << 20;
+/// The longest line accepted; OpenAI-style chunks are a few hundred bytes (a few KiB with usage, timings or
+/// logprobs). Bounds a stream's memory: 2,048 streams in flight hold at most 512 MiB of unfinished lines.
+pub const MAX_LINE_BYTES: usize = 256 * 1024;
 
 /// The decoder's state between reads.
 #[derive(Debug, Default)]

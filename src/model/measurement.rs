@@ -131,7 +131,7 @@ pub enum ErrorClass {
     Truncated,
     /// The response completed with zero output tokens.
     NoTokens,
-    /// The response was larger than latency-guard reads (a non-streamed body over 16 MiB); the rest was not read.
+    /// The response was larger than latency-guard reads (a non-streamed body over 1 MiB); the rest was not read.
     TooLarge,
     /// The request could not be built or sent for another reason.
     Request,

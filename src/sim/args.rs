@@ -1,6 +1,7 @@
 //! The `latency-guard sim` command line.
 
 use super::config::{Delay, Fault, SimConfig, UsageMode};
+use super::hostile::Hostile;
 
 /// Options of `latency-guard sim`.
 #[derive(Debug, clap::Args)]
@@ -41,6 +42,11 @@ pub struct SimArgs {
     /// Close each connection after one response while advertising keep-alive (as llama.cpp's server does).
     #[arg(long)]
     pub close_connections: bool,
+    /// Serve a hostile endpoint instead (docs/RELIABILITY.md): hang-before-headers, hang-mid-stream, drip,
+    /// flood, endless-stream, giant-line, giant-body, endless-error-body, invalid-utf8, wrong-shape,
+    /// non-json-line, html-error, absurd-retry-after, redirect, echo-secrets.
+    #[arg(long, value_parser = Hostile::parse)]
+    pub hostile: Option<Hostile>,
 }
 
 impl SimArgs {

@@ -6,11 +6,13 @@ mod args;
 mod closing;
 mod completion;
 mod config;
+mod hostile;
 mod stream;
 mod timing;
 
 pub use args::SimArgs;
 pub use config::{Delay, Fault, SimConfig, UsageMode};
+pub use hostile::Hostile;
 
 use axum::routing::{get, post};
 use axum::serve::ListenerExt;
@@ -68,6 +70,22 @@ pub async fn spawn(config: SimConfig, addr: SocketAddr) -> std::io::Result<SimHa
         });
         if let Err(e) = axum::serve(listener, app).await {
             tracing::error!(error = %e, "simulator stopped");
+        }
+    });
+    Ok(SimHandle { addr, task })
+}
+
+/// Binds `addr` and serves the hostile endpoint `kind` in the background (see [`Hostile`]).
+pub async fn spawn_hostile(kind: Hostile, addr: SocketAddr) -> std::io::Result<SimHandle> {
+    let listener = TcpListener::bind(addr).await?;
+    let addr = listener.local_addr()?;
+    let app = hostile::router(kind);
+    let task = tokio::spawn(async move {
+        let listener = listener.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
+        if let Err(e) = axum::serve(listener, app).await {
+            tracing::error!(error = %e, "hostile endpoint stopped");
         }
     });
     Ok(SimHandle { addr, task })

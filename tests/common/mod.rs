@@ -3,7 +3,6 @@
 #![allow(dead_code, reason = "each test binary uses a different subset of these helpers")]
 
 pub mod guard_rig;
-pub mod hostile;
 
 use latency_guard::config::{Secret, Settings};
 use latency_guard::model::WorkspaceId;
