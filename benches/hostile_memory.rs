@@ -19,7 +19,8 @@ const REQUESTS: &str = "8";
 /// The peak resident memory of process `pid` so far, MiB; `None` once it is gone.
 fn peak_mib(pid: u32) -> Option<f64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let kib: f64 = status.lines().find_map(|l| l.strip_prefix("VmHWM:")?.trim().strip_suffix(" kB")?.trim().parse().ok())?;
+    let kib: f64 =
+        status.lines().find_map(|l| l.strip_prefix("VmHWM:")?.trim().strip_suffix(" kB")?.trim().parse().ok())?;
     Some(kib / 1024.0)
 }
 
@@ -27,8 +28,22 @@ fn peak_mib(pid: u32) -> Option<f64> {
 fn measure(base_url: &str, stream: bool, timeout_s: &str) -> (f64, f64, String) {
     let out = tempfile::NamedTempFile::new().unwrap();
     let mut args = vec![
-        "bench", "--base-url", base_url, "--model", "m", "--prompt", "hi", "-n", REQUESTS, "-c", REQUESTS,
-        "--timeout", timeout_s, "--max-tokens", "64", "--out",
+        "bench",
+        "--base-url",
+        base_url,
+        "--model",
+        "m",
+        "--prompt",
+        "hi",
+        "-n",
+        REQUESTS,
+        "-c",
+        REQUESTS,
+        "--timeout",
+        timeout_s,
+        "--max-tokens",
+        "64",
+        "--out",
     ];
     let path = out.path().to_str().unwrap().to_string();
     args.push(&path);

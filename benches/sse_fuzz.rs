@@ -161,7 +161,7 @@ fn main() {
                     fail(format!("decoded {events:?}, generated {wanted:?}"));
                 }
                 for (event, meaning) in expected {
-                    check_meaning(event, meaning).unwrap_or_else(|e| fail(e));
+                    check_meaning(event, meaning).unwrap_or_else(&fail);
                 }
                 events_total += events.len() as u64;
             }

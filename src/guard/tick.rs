@@ -14,7 +14,7 @@ use crate::model::{
     Agent, BenchmarkSet, Breach, ConnectionPolicy, LoadMode, RunId, RunPlanInput, RunStatus, RunView, Schedule,
     ScheduleId, ScheduleOutcome, WorkspaceId,
 };
-use crate::notify::{AlertMessage, MailedAlert, Mailer};
+use crate::notify::{AlertMessage, MailSender, MailedAlert, Mailer};
 use crate::runs::{RunManager, StartError};
 use crate::store::{Backend, Claim, EvaluationEnd, Store, StoreError, Trigger, WebhookNotice};
 
@@ -59,13 +59,20 @@ pub struct Guard {
     options: Arc<GuardOptions>,
     instance: Arc<str>,
     hook_limit: super::hook::HookLimit,
+    mail: Option<MailSender>,
 }
 
 impl Guard {
     /// A Guard over the shared store, run manager and clock.
     pub fn new(store: Store, runs: RunManager, clock: Arc<dyn Clock>, options: GuardOptions) -> Self {
         let instance = format!("guard-{}", uuid::Uuid::new_v4()).into();
-        Self { store, runs, clock, options: Arc::new(options), instance, hook_limit: Default::default() }
+        let mail = options.mailer.clone().map(|mailer| MailSender::new(store.clone(), mailer, Arc::clone(&clock)));
+        Self { store, runs, clock, options: Arc::new(options), instance, hook_limit: Default::default(), mail }
+    }
+
+    /// Alert e-mail's sender, when e-mail is on (its outbox is retried by a loop of its own).
+    pub fn mail(&self) -> Option<&MailSender> {
+        self.mail.as_ref()
     }
 
     /// The budget of ticks asked for through the hook.
@@ -99,10 +106,11 @@ impl Guard {
         Ok(TickReport { at_ms, ran: outcomes })
     }
 
-    /// One message per recipient listing every alert this tick opened for them. A failure is logged: the alerts
-    /// are in the feed whatever happens to the mail.
+    /// One message per recipient listing every alert this tick opened for them, written to the mail outbox and
+    /// sent at once; a message the SMTP server refuses is retried from the outbox later. The alerts are in the
+    /// feed whatever happens to the mail.
     async fn send_mail(&self, mail: Vec<Mail>) {
-        let Some(mailer) = &self.options.mailer else { return };
+        let Some(sender) = &self.mail else { return };
         let mut by_recipient: Vec<(String, Vec<MailedAlert>)> = Vec::new();
         for (to, alerts) in mail.into_iter().flatten() {
             match by_recipient.iter_mut().find(|(r, _)| *r == to) {
@@ -110,11 +118,16 @@ impl Guard {
                 None => by_recipient.push((to, alerts)),
             }
         }
+        if by_recipient.is_empty() {
+            return;
+        }
         for (to, alerts) in by_recipient {
-            match mailer.send(&to, &alerts).await {
-                Ok(()) => tracing::info!(alerts = alerts.len(), "alert e-mail sent"),
-                Err(e) => tracing::error!(error = %e, alerts = alerts.len(), "alert e-mail failed"),
+            if let Err(e) = sender.queue(&to, &alerts).await {
+                tracing::error!(error = %e, alerts = alerts.len(), "writing alert e-mail to the outbox failed");
             }
+        }
+        if let Err(e) = sender.deliver_due().await {
+            tracing::error!(error = %e, "sending alert e-mail failed");
         }
     }
 

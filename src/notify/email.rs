@@ -1,9 +1,17 @@
 //! Alert e-mail over SMTP (lettre): one message per recipient per tick, listing every alert the tick opened for
-//! them. Configured by the `smtp-url` setting (`smtp://host:25`, `smtp://user:pass@host:587?tls=required`,
-//! `smtps://user:pass@host:465`) and `smtp-from`; without them e-mail is off and nothing fails.
+//! them, written to the mail outbox and sent from there — at once, and again on the webhooks' schedule while
+//! the SMTP server fails. Configured by the `smtp-url` setting (`smtp://host:25`,
+//! `smtp://user:pass@host:587?tls=required`, `smtps://user:pass@host:465`) and `smtp-from`; without them e-mail is
+//! off and nothing fails.
 
 use lettre::message::Mailbox;
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::retry::{next_step, BATCH, LEASE_MS};
+use crate::clock::Clock;
+use crate::store::{QueuedMail, Store, StoreError};
 
 /// One alert in a message.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,16 +47,74 @@ impl Mailer {
         Ok(Self { transport, from })
     }
 
-    /// Sends one message to `to` listing `alerts`.
-    pub async fn send(&self, to: &str, alerts: &[MailedAlert]) -> Result<(), String> {
-        let to = to.parse::<Mailbox>().map_err(|e| format!("{to:?} is not an address: {e}"))?;
+    /// Sends one message.
+    async fn send(&self, mail: &QueuedMail) -> Result<(), String> {
+        let to =
+            mail.recipient.parse::<Mailbox>().map_err(|e| format!("{:?} is not an address: {e}", mail.recipient))?;
         let message = Message::builder()
             .from(self.from.clone())
             .to(to)
-            .subject(subject(alerts))
-            .body(body(alerts))
+            .subject(mail.subject.clone())
+            .body(mail.body.clone())
             .map_err(|e| e.to_string())?;
         self.transport.send(message).await.map(|_| ()).map_err(|e| format!("SMTP: {e}"))
+    }
+}
+
+/// Writes alert e-mail to the outbox and sends what is due. Cheap to clone.
+#[derive(Clone)]
+pub struct MailSender {
+    store: Store,
+    mailer: Mailer,
+    clock: Arc<dyn Clock>,
+}
+
+impl MailSender {
+    /// A sender through `mailer` over the shared store and clock.
+    pub fn new(store: Store, mailer: Mailer, clock: Arc<dyn Clock>) -> Self {
+        Self { store, mailer, clock }
+    }
+
+    /// Writes one message to `to` listing `alerts`, due at once; its id.
+    pub async fn queue(&self, to: &str, alerts: &[MailedAlert]) -> Result<String, StoreError> {
+        let mail = QueuedMail {
+            id: format!("mail_{}", uuid::Uuid::new_v4().simple()),
+            recipient: to.to_string(),
+            subject: subject(alerts),
+            body: body(alerts),
+            attempts: 0,
+        };
+        self.store.queue_mail(&mail, self.clock.now_ms()).await?;
+        Ok(mail.id)
+    }
+
+    /// One pass: leases the due messages and attempts each once. Returns how many were sent.
+    pub async fn deliver_due(&self) -> Result<usize, StoreError> {
+        let mut sent = 0;
+        for mail in self.store.lease_due_mail(self.clock.now_ms(), LEASE_MS, BATCH).await? {
+            let result = self.mailer.send(&mail).await;
+            let at_ms = self.clock.now_ms();
+            let outcome = next_step(result.is_ok(), mail.attempts, at_ms);
+            match &result {
+                Ok(()) => tracing::info!(mail = %mail.id, "alert e-mail sent"),
+                Err(e) => tracing::warn!(mail = %mail.id, error = %e, ?outcome, "alert e-mail failed"),
+            }
+            self.store.record_mail_attempt(&mail, at_ms, result.as_ref().err().map(String::as_str), outcome).await?;
+            sent += usize::from(result.is_ok());
+        }
+        Ok(sent)
+    }
+
+    /// Sends what is due every `interval` until the process ends.
+    pub async fn deliver_forever(self, interval: Duration) {
+        let mut ticks = tokio::time::interval(interval);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            ticks.tick().await;
+            if let Err(e) = self.deliver_due().await {
+                tracing::error!(error = %e, "mail delivery pass failed");
+            }
+        }
     }
 }
 

@@ -1,10 +1,12 @@
-//! Telling people: the alert message every channel shares (webhook body and text), webhook delivery from the
-//! outbox, and batched e-mail.
+//! Telling people: the alert message every channel shares (webhook body and text), and delivery from the
+//! outboxes (signed webhooks, batched e-mail), each retried on one schedule.
 
 mod email;
 mod message;
+mod retry;
 mod webhook;
 
-pub use email::{MailedAlert, Mailer};
+pub use email::{MailSender, MailedAlert, Mailer};
 pub use message::{is_discord, test_message_body, AlertMessage, EVENT_TYPE};
-pub use webhook::{checked_address, is_internal, new_webhook_secret, sign, AllowList, WebhookSender, RETRY_DELAYS_S};
+pub use retry::{next_step, RETRY_DELAYS_S};
+pub use webhook::{checked_address, is_internal, new_webhook_secret, sign, AllowList, WebhookSender};

@@ -14,14 +14,9 @@ use std::time::{Duration, Instant};
 use crate::clock::Clock;
 use crate::model::WorkspaceId;
 use crate::secrets::SecretBox;
-use crate::store::{Attempt, AttemptOutcome, OutboxMessage, Store, StoreError};
+use crate::store::{Attempt, OutboxMessage, Store, StoreError};
 
-/// Waits after the 1st, 2nd, … failed attempt; after the last one the message is given up (about 15 h in all).
-pub const RETRY_DELAYS_S: [i64; 7] = [30, 120, 600, 1_800, 3_600, 3 * 3_600, 9 * 3_600];
-/// How long a deliverer holds a leased message before another may take it.
-const LEASE_MS: i64 = 60_000;
-/// Messages one pass sends at most.
-const BATCH: u32 = 50;
+use super::retry::{next_step, BATCH, LEASE_MS};
 
 /// A fresh signing secret: `whsec_` and 32 random bytes in base64.
 pub fn new_webhook_secret() -> String {
@@ -148,13 +143,7 @@ impl WebhookSender {
             error: result.as_ref().err().map(|(_, e)| e.as_str()),
             duration_ms: started.elapsed().as_secs_f64() * 1e3,
         };
-        let outcome = match &result {
-            Ok(_) => AttemptOutcome::Delivered,
-            Err(_) => match RETRY_DELAYS_S.get(message.attempts as usize) {
-                Some(delay) => AttemptOutcome::RetryAt(attempt.at_ms + delay * 1_000),
-                None => AttemptOutcome::GaveUp,
-            },
-        };
+        let outcome = next_step(result.is_ok(), message.attempts, attempt.at_ms);
         if result.is_err() {
             tracing::warn!(message = %message.id, error = ?attempt.error, ?outcome, "webhook delivery failed");
         }

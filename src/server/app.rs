@@ -123,9 +123,13 @@ impl Application {
             .guard_tick_interval
             .map(|every| tokio::spawn(crate::guard::tick_forever(self.state.guard.clone(), every)));
         let webhooks = tokio::spawn(self.state.webhooks.clone().deliver_forever(WEBHOOK_PASS));
+        let mail = self.state.guard.mail().cloned().map(|mail| tokio::spawn(mail.deliver_forever(WEBHOOK_PASS)));
         let result = axum::serve(listener, app).with_graceful_shutdown(shutdown_signal()).await;
         maintenance.abort();
         webhooks.abort();
+        if let Some(mail) = mail {
+            mail.abort();
+        }
         if let Some(ticking) = ticking {
             ticking.abort();
         }

@@ -68,13 +68,31 @@ impl Store {
         lease_ms: i64,
         limit: u32,
     ) -> Result<Vec<OutboxMessage>, StoreError> {
+        let rows = self
+            .lease_due(Outbox::Webhooks, "id, workspace_id, schedule_id, url, body, attempts", now, lease_ms, limit)
+            .await?;
+        rows.iter().map(message_from_row).collect()
+    }
+
+    /// Leases the due rows of an outbox (`delivered_at`, `gave_up_at`, `next_attempt_at`, `leased_until`
+    /// columns): the rows are locked while leasing on PostgreSQL; on SQLite each is taken only if no other
+    /// deliverer leased it since the SELECT.
+    pub(super) async fn lease_due(
+        &self,
+        outbox: Outbox,
+        columns: &str,
+        now: i64,
+        lease_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<sqlx::any::AnyRow>, StoreError> {
+        let table = outbox.table();
         let lock = match self.backend {
             Backend::Postgres => " FOR UPDATE SKIP LOCKED",
             Backend::Sqlite => "",
         };
         let mut tx = self.begin_write().await?;
         let rows = sqlx::query(&format!(
-            "SELECT id, workspace_id, schedule_id, url, body, attempts FROM webhook_outbox \
+            "SELECT {columns} FROM {table} \
              WHERE delivered_at IS NULL AND gave_up_at IS NULL AND next_attempt_at <= $1 \
              AND (leased_until IS NULL OR leased_until <= $1) ORDER BY next_attempt_at, id LIMIT $2{lock}"
         ))
@@ -83,12 +101,11 @@ impl Store {
         .fetch_all(&mut *tx)
         .await?;
         let mut leased = Vec::with_capacity(rows.len());
-        for row in &rows {
+        for row in rows {
             let id: String = row.try_get("id")?;
-            // Taken only if no other deliverer leased it since the SELECT (SQLite has no row locks).
-            let taken = sqlx::query(
-                "UPDATE webhook_outbox SET leased_until = $1 WHERE id = $2 AND (leased_until IS NULL OR leased_until <= $3)",
-            )
+            let taken = sqlx::query(&format!(
+                "UPDATE {table} SET leased_until = $1 WHERE id = $2 AND (leased_until IS NULL OR leased_until <= $3)"
+            ))
             .bind(now + lease_ms)
             .bind(&id)
             .bind(now)
@@ -96,7 +113,7 @@ impl Store {
             .await?
             .rows_affected();
             if taken == 1 {
-                leased.push(message_from_row(row)?);
+                leased.push(row);
             }
         }
         tx.commit().await?;
@@ -154,23 +171,7 @@ impl Store {
         .bind(attempt.duration_ms)
         .execute(&mut *tx)
         .await?;
-        let (delivered, gave_up, next) = match outcome {
-            AttemptOutcome::Delivered => (Some(attempt.at_ms), None, attempt.at_ms),
-            AttemptOutcome::RetryAt(at) => (None, None, at),
-            AttemptOutcome::GaveUp => (None, Some(attempt.at_ms), attempt.at_ms),
-        };
-        sqlx::query(
-            "UPDATE webhook_outbox SET attempts = $1, delivered_at = $2, gave_up_at = $3, next_attempt_at = $4, \
-             last_error = $5, leased_until = NULL WHERE id = $6",
-        )
-        .bind(number)
-        .bind(delivered)
-        .bind(gave_up)
-        .bind(next)
-        .bind(attempt.error.map(String::from))
-        .bind(&message.id)
-        .execute(&mut *tx)
-        .await?;
+        move_on(&mut tx, Outbox::Webhooks, &message.id, number, attempt.at_ms, attempt.error, outcome).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -202,4 +203,53 @@ impl Store {
             .ok_or(StoreError::NotFound)?;
         Ok(row.try_get("body")?)
     }
+}
+
+/// The outboxes: one table each, the same delivery columns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Outbox {
+    /// `webhook_outbox`.
+    Webhooks,
+    /// `mail_outbox`.
+    Mail,
+}
+
+impl Outbox {
+    fn table(self) -> &'static str {
+        match self {
+            Self::Webhooks => "webhook_outbox",
+            Self::Mail => "mail_outbox",
+        }
+    }
+}
+
+/// Moves a message on after attempt `number`: delivered, due again later, or given up; its lease ends.
+pub(super) async fn move_on(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    outbox: Outbox,
+    id: &str,
+    number: i64,
+    at_ms: i64,
+    error: Option<&str>,
+    outcome: AttemptOutcome,
+) -> Result<(), StoreError> {
+    let (delivered, gave_up, next) = match outcome {
+        AttemptOutcome::Delivered => (Some(at_ms), None, at_ms),
+        AttemptOutcome::RetryAt(at) => (None, None, at),
+        AttemptOutcome::GaveUp => (None, Some(at_ms), at_ms),
+    };
+    sqlx::query(&format!(
+        "UPDATE {} SET attempts = $1, delivered_at = $2, gave_up_at = $3, next_attempt_at = $4, \
+         last_error = $5, leased_until = NULL WHERE id = $6",
+        outbox.table()
+    ))
+    .bind(number)
+    .bind(delivered)
+    .bind(gave_up)
+    .bind(next)
+    .bind(error.map(String::from))
+    .bind(id)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
 }
