@@ -202,7 +202,35 @@ async fn every_row_of_the_alert_state_table(db: &TestDb) {
     slow.stop();
 }
 
+/// A process that stops (kill -9) between claiming a slot and recording its end leaves the evaluation running:
+/// once it is older than the longest an evaluation can take, the next tick marks it failed and says why; the
+/// schedule itself was advanced by the claim and runs at its next slot.
+async fn an_evaluation_abandoned_by_a_stopped_process_is_marked_failed(db: &TestDb) {
+    let rig = Rig::new(&db.store, 25).await;
+    let sim = simulator(2).await;
+    let connector = rig.connector(&sim.base_url()).await;
+    let set = rig.set(1).await;
+    let schedule = rig.schedule("daily", &set, connector, Cadence::Daily, true).await;
+    let claims = rig.store.claim_due_schedules(rig.clock.now_ms(), 25, "a-process-that-died").await.unwrap();
+    assert_eq!(claims.len(), 1);
+    let status = |e: &[latency_guard::model::EvaluationView]| (e[0].status.clone(), e[0].error.clone());
+
+    rig.clock.advance(60 * MINUTE);
+    assert!(rig.guard.tick().await.unwrap().ran.is_empty(), "the claim advanced the schedule");
+    let left = rig.store.list_evaluations(rig.ws, schedule.id, 10).await.unwrap();
+    assert_eq!(status(&left), ("running".to_string(), None), "an hour is not proof that it died");
+
+    rig.clock.advance(latency_guard::guard::MAX_EVALUATION_MS);
+    rig.guard.tick().await.unwrap();
+    let closed = rig.store.list_evaluations(rig.ws, schedule.id, 10).await.unwrap();
+    assert_eq!(closed.len(), 1);
+    assert_eq!(closed[0].status, "failed");
+    assert!(closed[0].error.as_deref().unwrap().contains("the server stopped during this evaluation"));
+    sim.stop();
+}
+
 both_backends!(
+    an_evaluation_abandoned_by_a_stopped_process_is_marked_failed,
     due_paused_and_cadences,
     at_most_the_cap_per_tick_oldest_first,
     a_failing_schedule_advances_and_the_others_still_run,

@@ -11,7 +11,7 @@ mod tick;
 pub use decide::{decide, observe};
 pub use hook::guard_tick_hook;
 pub use pin::pin_run;
-pub use tick::{guard_plan, Guard, GuardOptions, TickReport, GUARD_TEMPERATURE};
+pub use tick::{guard_plan, Guard, GuardOptions, TickReport, GUARD_TEMPERATURE, MAX_EVALUATION_MS};
 
 /// Ticks every `interval` until the process ends; a failed tick is logged and the next one comes on time.
 pub async fn tick_forever(guard: Guard, interval: std::time::Duration) {

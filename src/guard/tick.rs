@@ -18,6 +18,10 @@ use crate::notify::{AlertMessage, MailSender, MailedAlert, Mailer};
 use crate::runs::{RunManager, StartError};
 use crate::store::{Backend, Claim, EvaluationEnd, Store, StoreError, Trigger, WebhookNotice};
 
+/// The longest an evaluation can take: a set's 100 prompts one at a time, each up to the 120 s request limit,
+/// with room to spare. An evaluation running longer was abandoned by a stopped process.
+pub const MAX_EVALUATION_MS: i64 = 4 * 3_600_000;
+
 /// The temperature of scheduled runs (seed).
 pub const GUARD_TEMPERATURE: f64 = 0.2;
 
@@ -80,6 +84,16 @@ impl Guard {
         &self.hook_limit
     }
 
+    /// Marks failed the evaluations left running that started before `started_before_ms` (`i64::MAX`: all, at
+    /// the start of the one process of an SQLite file).
+    pub async fn fail_abandoned(&self, started_before_ms: i64) -> Result<(), StoreError> {
+        let failed = self.store.fail_abandoned_evaluations(started_before_ms, self.clock.now_ms()).await?;
+        if failed > 0 {
+            tracing::warn!(failed, "guard evaluations left running by a stopped server were marked failed");
+        }
+        Ok(())
+    }
+
     async fn now(&self) -> Result<i64, StoreError> {
         if self.options.database_clock && self.store.backend() == Backend::Postgres {
             self.store.database_now_ms().await
@@ -88,9 +102,11 @@ impl Guard {
         }
     }
 
-    /// One tick: claims the due schedules and evaluates them, `parallelism` at a time.
+    /// One tick: claims the due schedules and evaluates them, `parallelism` at a time. First it closes the
+    /// evaluations a stopped process left running (older than the longest an evaluation can take).
     pub async fn tick(&self) -> Result<TickReport, StoreError> {
         let at_ms = self.now().await?;
+        self.fail_abandoned(at_ms - MAX_EVALUATION_MS).await?;
         let claims = self.store.claim_due_schedules(at_ms, self.options.limit, &self.instance).await?;
         if !claims.is_empty() {
             tracing::info!(due = claims.len(), "guard tick claimed schedules");

@@ -192,6 +192,9 @@ async fn seed(state: &AppState, simulator: Option<&SimHandle>) -> Result<Option<
         Backend::Postgres => crate::runs::orphaned_before(now, state.settings.run_heartbeat),
     };
     let interrupted = state.store.interrupt_orphaned_runs(silent_since, now).await?;
+    if state.store.backend() == Backend::Sqlite {
+        state.guard.fail_abandoned(i64::MAX).await?;
+    }
     if interrupted > 0 {
         tracing::warn!(interrupted, "runs were still running when their server process stopped; marked interrupted");
     }

@@ -265,6 +265,22 @@ impl Store {
         Ok(claims)
     }
 
+    /// Marks failed every evaluation still `running` that started before `started_before_ms`: the process that
+    /// claimed it stopped (a crash, a restart) before recording its end. `i64::MAX` takes every one, for a
+    /// start-up where no other process can be evaluating (the embedded SQLite file).
+    pub async fn fail_abandoned_evaluations(&self, started_before_ms: i64, now_ms: i64) -> Result<u64, StoreError> {
+        Ok(sqlx::query(
+            "UPDATE guard_evaluations SET status = 'failed', finished_at = $1, \
+             error = 'the server stopped during this evaluation; the slot was not measured' \
+             WHERE status = 'running' AND started_at < $2",
+        )
+        .bind(now_ms)
+        .bind(started_before_ms)
+        .execute(&self.pool)
+        .await?
+        .rows_affected())
+    }
+
     /// Claims a schedule of `workspace` now, whatever its due time or pause (Run now), moving its `next_run_at`
     /// to `now` + its cadence as a tick would. `None` when that instant was claimed already.
     pub async fn claim_schedule_now(
