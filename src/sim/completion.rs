@@ -85,6 +85,8 @@ pub(super) async fn models() -> Json<Value> {
 pub(super) struct SimState {
     pub config: Arc<SimConfig>,
     pub timer: DeadlineTimer,
+    /// Responses sent to their end (`GET /sim/stats`): the ground truth of what a client could have recorded.
+    pub completed: Arc<std::sync::atomic::AtomicU64>,
 }
 
 /// One response's plan: what to send and when.
@@ -102,6 +104,15 @@ pub(super) struct Plan {
     pub config: Arc<SimConfig>,
     /// The simulator's shared timer, which every delay waits on.
     pub timer: DeadlineTimer,
+    /// Counts responses sent to their end.
+    pub completed: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl Plan {
+    /// The response was sent to its end.
+    pub fn count_completed(&self) {
+        self.completed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 impl Plan {
@@ -123,7 +134,7 @@ impl Plan {
 }
 
 pub(super) async fn chat_completions(
-    State(SimState { config, timer }): State<SimState>,
+    State(SimState { config, timer, completed }): State<SimState>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
@@ -176,6 +187,7 @@ pub(super) async fn chat_completions(
         fault,
         config: Arc::clone(&config),
         timer,
+        completed,
     };
     let mut response = if request.stream {
         stream_response(plan, request.stream_options.is_some_and(|o| o.include_usage))
@@ -199,6 +211,7 @@ async fn complete(plan: Plan) -> Response {
         }
     }
     plan.timer.sleep_until(done).await;
+    plan.count_completed();
     let content: String = (0..plan.output_tokens).map(token_text).collect();
     let reasoning: String = (0..plan.reasoning_tokens).map(token_text).collect();
     let mut message = json!({"role": "assistant", "content": content});
@@ -215,4 +228,9 @@ async fn complete(plan: Plan) -> Response {
         "usage": plan.usage(plan.reasoning_tokens + plan.output_tokens),
     }))
     .into_response()
+}
+
+/// `GET /sim/stats`: how many responses were sent to their end (for benchmarks that count what a crash lost).
+pub(super) async fn stats(State(state): State<SimState>) -> Json<Value> {
+    Json(json!({"completed": state.completed.load(std::sync::atomic::Ordering::Relaxed)}))
 }

@@ -50,7 +50,12 @@ pub fn router(config: SimConfig) -> Router {
     Router::new()
         .route("/v1/chat/completions", post(completion::chat_completions))
         .route("/v1/models", get(completion::models))
-        .with_state(completion::SimState { config: Arc::new(config), timer: timing::DeadlineTimer::default() })
+        .route("/sim/stats", get(completion::stats))
+        .with_state(completion::SimState {
+            config: Arc::new(config),
+            timer: timing::DeadlineTimer::default(),
+            completed: Arc::default(),
+        })
 }
 
 /// Binds `addr` (port 0 picks a free one) and serves in the background.

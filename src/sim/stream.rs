@@ -94,6 +94,7 @@ impl State {
             }
             Step::Done => {
                 self.step = Step::End;
+                self.plan.count_completed();
                 Some(Ok(Bytes::from_static(b"data: [DONE]\n\n")))
             }
             Step::End => None,

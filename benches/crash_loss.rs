@@ -1,0 +1,126 @@
+//! What a crash loses: `latency-guard serve` (SQLite) drives an open-loop run against the simulator (its own
+//! process, which counts every response it sent to the end: `GET /sim/stats`), and is killed with SIGKILL after
+//! two seconds. The finished iterations lost are the responses the simulator completed minus the iterations the
+//! database holds afterwards (an upper bound: a response completed in the last instant before the kill was still
+//! in flight at the client). After a restart the run must read `interrupted` with every stored iteration intact.
+//!
+//! Run: `cargo bench --bench crash_loss --no-default-features --features ssr [-- TRIALS]`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a broken benchmark should stop loudly")]
+
+mod support;
+
+use latency_guard::model::{RunId, RunStatus};
+use latency_guard::store::Store;
+use serde_json::{json, Value};
+use std::io::Read;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+struct Server {
+    child: Child,
+    base: String,
+    cookie: String,
+}
+
+#[expect(clippy::zombie_processes, reason = "the caller kills the returned server and waits for it")]
+fn start_server(dir: &std::path::Path) -> (Child, String, String) {
+    let log = std::fs::File::create(dir.join("server.log")).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_latency-guard"))
+        .arg("serve")
+        .env("DATABASE_URL", latency_guard::config::sqlite_url(&dir.join("app.db")))
+        .env("LATENCY_GUARD_DATA_DIR", dir)
+        .env("LEPTOS_SITE_ADDR", "127.0.0.1:0")
+        .env("LATENCY_GUARD_DEMO_SIMULATOR", "false")
+        .env("LATENCY_GUARD_GUARD_TICK_INTERVAL_S", "0")
+        .env("RUST_LOG", "warn,latency_guard=info")
+        .stdout(Stdio::from(log.try_clone().unwrap()))
+        .stderr(Stdio::from(log))
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    loop {
+        let mut out = String::new();
+        let _ = std::fs::File::open(dir.join("server.log")).unwrap().read_to_string(&mut out);
+        let base = out
+            .lines()
+            .find_map(|l| l.split("listening on ").nth(1))
+            .map(|r| r.split_whitespace().next().unwrap_or_default().to_string());
+        let link = out.lines().map(str::trim).find(|l| l.contains("/auth/link?token=")).map(str::to_string);
+        if let Some(base) = base {
+            return (child, base, link.unwrap_or_default());
+        }
+        if started.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the server did not start:\n{out}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+async fn completed(client: &reqwest::Client, sim: &str) -> u64 {
+    let stats = sim.trim_end_matches("/v1").to_string() + "/sim/stats";
+    client.get(stats).send().await.unwrap().json::<Value>().await.unwrap()["completed"].as_u64().unwrap()
+}
+
+/// One trial at `rate` requests per second: (completed by the simulator, stored, the restarted run's status).
+async fn trial(client: &reqwest::Client, sim: &str, rate: f64) -> (u64, u64, RunStatus) {
+    let dir = tempfile::tempdir().unwrap();
+    let (child, base, link) = start_server(dir.path());
+    let login = client.get(&link).send().await.unwrap();
+    let cookie = login.headers()["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_string();
+    let mut server = Server { child, base, cookie };
+    let call = |path: &str, body: Value| {
+        client.post(format!("{}/api/{path}", server.base)).header("cookie", &server.cookie).json(&body).send()
+    };
+    let connector: Value =
+        call("connectors/create", json!({"input": {"name": "sim", "baseUrl": sim, "model": "sim-model"}}))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+    let plan = json!({"input": {"connectorId": connector["id"], "agent": {"name": "crash", "tokenBudget": 4},
+        "prompts": ["hi"], "iterations": 100_000,
+        "mode": {"kind": "open", "ratePerSecond": rate, "maxConcurrency": 256}}});
+    let before = completed(client, sim).await;
+    let run: Value = call("runs/start", plan).await.unwrap().json().await.unwrap();
+    let run: RunId = run["id"].as_str().unwrap().parse().unwrap();
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    server.child.kill().unwrap(); // SIGKILL
+    server.child.wait().unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let done = completed(client, sim).await - before;
+
+    // The restarted server marks the run interrupted; every stored iteration is intact.
+    let (mut restarted, _, _) = start_server(dir.path());
+    let store = Store::connect(&latency_guard::config::sqlite_url(&dir.path().join("app.db"))).await.unwrap();
+    let workspace = store.run_workspace(run).await.unwrap();
+    let status = store.get_run(workspace, run).await.unwrap().status;
+    let stored = store.run_iterations(workspace, run).await.unwrap().len() as u64;
+    store.close().await;
+    let _ = restarted.kill();
+    let _ = restarted.wait();
+    (done, stored, status)
+}
+
+#[tokio::main]
+async fn main() {
+    let trials: usize = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(8);
+    let sim = support::simulator(None, &["--ttft-ms", "0", "--itl-ms", "0", "--tokens", "4"]);
+    let client = reqwest::Client::new();
+    println!("| rate | trial | completed by the endpoint | stored | lost (upper bound) | run after restart |");
+    println!("|---|---|---|---|---|---|");
+    for rate in [2_300.0, 150.0] {
+        let mut lost = Vec::new();
+        for n in 1..=trials {
+            let (done, stored, status) = trial(&client, &sim.base_url, rate).await;
+            let gone = done.saturating_sub(stored);
+            lost.push(gone);
+            println!("| {rate}/s | {n} | {done} | {stored} | {gone} | {} |", status.as_str());
+        }
+        lost.sort_unstable();
+        println!("| {rate}/s | all | | | median {} / max {} | |", lost[lost.len() / 2], lost[lost.len() - 1]);
+    }
+}
