@@ -180,16 +180,17 @@ impl RunManager {
             (None, true) => RunStatus::Cancelled,
             (None, false) => RunStatus::Completed,
         };
-        let closed = self
-            .store
-            .finish_run(
+        let finished_at = self.clock.now_ms();
+        let closed = while_reachable(|| {
+            self.store.finish_run(
                 run.id,
                 status,
                 outcome.failure.as_deref(),
                 outcome.stream_options_rejected,
-                self.clock.now_ms(),
+                finished_at,
             )
-            .await;
+        })
+        .await;
         if let Err(e) = closed {
             tracing::error!(run = %run.id, error = %e, "closing the run failed");
         }
@@ -212,9 +213,35 @@ struct StoreAndBroadcast<'a> {
     errors: u64,
 }
 
+/// How long a run waits for its database to come back (a restart, a failover) before it stops: meanwhile
+/// finished iterations wait in memory (bounded: the load slows down when the buffer is full).
+const STORE_OUTAGE_TOLERANCE: Duration = Duration::from_secs(60);
+
+/// Runs a store operation, trying again while the database is unreachable (a restart, a failover) for up to
+/// [`STORE_OUTAGE_TOLERANCE`], waiting 100 ms doubling to 5 s between tries. The operation must be idempotent.
+async fn while_reachable<T, F, Fut>(mut operation: F) -> Result<T, StoreError>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, StoreError>>,
+{
+    let started = tokio::time::Instant::now();
+    let mut wait = Duration::from_millis(100);
+    loop {
+        match operation().await {
+            Err(e) if e.is_transient() && started.elapsed() < STORE_OUTAGE_TOLERANCE => {
+                tracing::warn!(error = %e, "the database is unreachable; trying again");
+                tokio::time::sleep(wait).await;
+                wait = (wait * 2).min(Duration::from_secs(5));
+            }
+            other => return other,
+        }
+    }
+}
+
 impl BatchSink for StoreAndBroadcast<'_> {
     async fn accept(&mut self, batch: Vec<(IterationRecord, Measurement)>) -> Result<(), String> {
-        if let Err(e) = self.manager.store.insert_iterations(self.run.id, &batch).await {
+        // Idempotent: a batch whose commit went through unacknowledged is not stored twice.
+        if let Err(e) = while_reachable(|| self.manager.store.insert_iterations(self.run.id, &batch)).await {
             tracing::error!(run = %self.run.id, error = %e, "storing iterations failed; stopping the run");
             return Err("results could not be stored; see the server log".into());
         }

@@ -67,6 +67,23 @@ pub enum StoreError {
     Url(String),
 }
 
+impl StoreError {
+    /// Whether trying again shortly may succeed: the connection broke or could not be made (the database is
+    /// restarting, a failover), the pool had no connection in time, or SQLite was busy.
+    pub fn is_transient(&self) -> bool {
+        let Self::Database(error) = self else { return false };
+        match error {
+            sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::Tls(_) | sqlx::Error::Protocol(_) => true,
+            sqlx::Error::Database(db) => db.code().is_some_and(|code| {
+                // PostgreSQL: class 08 (connection exception), 57P01–57P03 (shutdown, crash, cannot connect
+                // now); SQLite: 5 (busy) and 6 (locked).
+                code.starts_with("08") || matches!(code.as_ref(), "57P01" | "57P02" | "57P03" | "5" | "6")
+            }),
+            _ => false,
+        }
+    }
+}
+
 /// A handle on the database; cheap to clone.
 #[derive(Debug, Clone)]
 pub struct Store {

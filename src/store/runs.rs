@@ -54,7 +54,8 @@ impl Store {
         self.get_run(workspace, id).await
     }
 
-    /// Appends finished iterations in one transaction.
+    /// Appends finished iterations in one transaction. Idempotent: a batch written again after its commit's
+    /// acknowledgement was lost (the database restarted) keeps the rows already stored.
     pub async fn insert_iterations(
         &self,
         run: RunId,
@@ -66,7 +67,8 @@ impl Store {
             sqlx::query(
                 "INSERT INTO run_iterations (run_id, seq, prompt_index, iteration, warmup, ttft_ms, total_ms, tokens_in, \
                  tokens_out, cost_usd, error, token_source, schedule_lag_ms, measurement, retries, reconnects) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) \
+                 ON CONFLICT (run_id, seq) DO NOTHING",
             )
             .bind(run.to_string())
             .bind(i64::try_from(record.seq).unwrap_or(i64::MAX))
