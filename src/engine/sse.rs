@@ -45,6 +45,10 @@ impl SseDecoder {
 
     /// Feeds the next bytes; complete events are appended to `out`.
     pub fn push(&mut self, mut bytes: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+        // An empty read says nothing about a pending CR: the LF that may complete it is still to come.
+        if bytes.is_empty() {
+            return Ok(());
+        }
         if self.after_cr {
             self.after_cr = false;
             if let Some(rest) = bytes.strip_prefix(b"\n") {
@@ -104,7 +108,8 @@ impl SseDecoder {
                     self.data.push_str(value);
                     self.has_data = true;
                 }
-                "event" => self.event = Some(value.to_string()),
+                // An empty event type means the default type, as the specification says (a bare `event` line).
+                "event" => self.event = (!value.is_empty()).then(|| value.to_string()),
                 _ => {} // id, retry and unknown fields do not affect measurement
             }
         }
@@ -158,6 +163,20 @@ mod tests {
         assert_eq!(data[3], "{\"error\":\n\"x\"}");
         assert_eq!(data[4], "[DONE]");
         assert_eq!(events[4].event, None, "the event name applies to one event only");
+    }
+
+    #[test]
+    fn an_empty_read_between_cr_and_lf_keeps_them_one_line_ending() {
+        let bytes = b"data: first\r\ndata: second\r\n\r\n";
+        let whole = decode_in_pieces(bytes, &[]);
+        assert_eq!(whole.len(), 1, "{whole:?}");
+        assert_eq!(decode_in_pieces(bytes, &[12, 12]), whole, "found by sse_fuzz: an empty read after the CR");
+    }
+
+    #[test]
+    fn an_empty_event_type_is_the_default_type() {
+        let events = decode_in_pieces(b"event\ndata: a\n\nevent:\ndata: b\n\n", &[]);
+        assert_eq!(events.iter().map(|e| e.event.clone()).collect::<Vec<_>>(), [None, None], "found by sse_fuzz");
     }
 
     #[test]
