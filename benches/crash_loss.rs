@@ -24,7 +24,7 @@ struct Server {
 }
 
 #[expect(clippy::zombie_processes, reason = "the caller kills the returned server and waits for it")]
-fn start_server(dir: &std::path::Path) -> (Child, String, String) {
+fn start_server(dir: &std::path::Path, first_start: bool) -> (Child, String, String) {
     let log = std::fs::File::create(dir.join("server.log")).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_latency-guard"))
         .arg("serve")
@@ -47,8 +47,10 @@ fn start_server(dir: &std::path::Path) -> (Child, String, String) {
             .find_map(|l| l.split("listening on ").nth(1))
             .map(|r| r.split_whitespace().next().unwrap_or_default().to_string());
         let link = out.lines().map(str::trim).find(|l| l.contains("/auth/link?token=")).map(str::to_string);
-        if let Some(base) = base {
-            return (child, base, link.unwrap_or_default());
+        match (base, link) {
+            (Some(base), Some(link)) => return (child, base, link),
+            (Some(base), None) if !first_start => return (child, base, String::new()),
+            _ => {}
         }
         if started.elapsed() > Duration::from_secs(30) {
             let _ = child.kill();
@@ -67,7 +69,7 @@ async fn completed(client: &reqwest::Client, sim: &str) -> u64 {
 /// One trial at `rate` requests per second: (completed by the simulator, stored, the restarted run's status).
 async fn trial(client: &reqwest::Client, sim: &str, rate: f64) -> (u64, u64, RunStatus) {
     let dir = tempfile::tempdir().unwrap();
-    let (child, base, link) = start_server(dir.path());
+    let (child, base, link) = start_server(dir.path(), true);
     let login = client.get(&link).send().await.unwrap();
     let cookie = login.headers()["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_string();
     let mut server = Server { child, base, cookie };
@@ -94,7 +96,7 @@ async fn trial(client: &reqwest::Client, sim: &str, rate: f64) -> (u64, u64, Run
     let done = completed(client, sim).await - before;
 
     // The restarted server marks the run interrupted; every stored iteration is intact.
-    let (mut restarted, _, _) = start_server(dir.path());
+    let (mut restarted, _, _) = start_server(dir.path(), false);
     let store = Store::connect(&latency_guard::config::sqlite_url(&dir.path().join("app.db"))).await.unwrap();
     let workspace = store.run_workspace(run).await.unwrap();
     let status = store.get_run(workspace, run).await.unwrap().status;
@@ -109,7 +111,8 @@ async fn trial(client: &reqwest::Client, sim: &str, rate: f64) -> (u64, u64, Run
 async fn main() {
     let trials: usize = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(8);
     let sim = support::simulator(None, &["--ttft-ms", "0", "--itl-ms", "0", "--tokens", "4"]);
-    let client = reqwest::Client::new();
+    // Redirects are not followed: the login link's reply carries the session cookie.
+    let client = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
     println!("| rate | trial | completed by the endpoint | stored | lost (upper bound) | run after restart |");
     println!("|---|---|---|---|---|---|");
     for rate in [2_300.0, 150.0] {
