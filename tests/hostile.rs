@@ -142,3 +142,20 @@ async fn a_flood_of_tiny_chunks_keeps_bounded_marks_and_exact_counts() {
     let stored = serde_json::to_vec(&m).unwrap();
     assert!(stored.len() < 400_000, "the stored measurement is {} bytes", stored.len());
 }
+
+#[tokio::test]
+async fn tls_and_dns_failures_are_connect_errors_in_words() {
+    // https to a plain-HTTP port: the TLS handshake fails.
+    let plain = spawn_hostile(Hostile::HtmlError, "127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let tls = format!("https://{}/v1", plain.addr());
+    // `.invalid` never resolves (RFC 2606).
+    for (base, class) in
+        [(tls.as_str(), ErrorClass::Connect), ("http://latency-guard-test.invalid/v1", ErrorClass::Connect)]
+    {
+        let m = measure_once(&HttpClient::new().unwrap(), base, true, Duration::from_secs(10)).await;
+        let error = m.error.unwrap();
+        assert_eq!(error.class, class, "{base}: {error:?}");
+        assert!(error.detail.len() > 20, "the cause in words: {}", error.detail);
+        assert_clean(&error.detail);
+    }
+}

@@ -362,6 +362,19 @@ async fn secrets_echoed_by_the_endpoint_reach_no_report_reply_page_log_file_or_d
     }
     drop(server);
 
+    // The CLI's exports of the stored report.
+    let db_url = latency_guard::config::sqlite_url(&dir.path().join("canary.db"));
+    for format in ["json", "csv", "html"] {
+        let (code, exported, stderr) = common::cli(
+            &["export", &run, "--format", format],
+            &[("DATABASE_URL", db_url.as_str()), ("LATENCY_GUARD_DATA_DIR", dir.path().to_str().unwrap())],
+        )
+        .await;
+        assert_eq!(code, 0, "{stderr}");
+        assert!(exported.contains("[redacted]"), "the {format} export carries the scrubbed echoes");
+        seen.push((format!("export {format}"), exported));
+    }
+
     // The CLI's report file.
     let out = dir.path().join("bench.json");
     let (_, _, stderr) = common::cli(

@@ -138,4 +138,38 @@ async fn discord_urls_get_content_instead_of_text(db: &TestDb) {
     slow.stop();
 }
 
-both_backends!(a_slow_endpoint_alerts_a_receiver_that_was_down_until_a_retry, discord_urls_get_content_instead_of_text);
+/// A deliverer killed while sending (kill -9 holding the lease): nobody sends the message during the lease, and
+/// once it ends any deliverer sends it. Delivery is at least once; nothing is lost.
+async fn a_message_leased_by_a_deliverer_that_died_is_sent_after_the_lease(db: &TestDb) {
+    let rig = Rig::new(&db.store, 25).await;
+    let (fast, slow) = (simulator(20).await, simulator(120).await);
+    let connector = rig.connector(&fast.base_url()).await;
+    let set = rig.set(4).await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://127.0.0.1:{}/hook", listener.local_addr().unwrap().port());
+    let received = receiver(listener).await;
+    let schedule = rig.schedule_notifying("checkout", &set, connector, Cadence::Hourly, true, Some(&url), None).await;
+    rig.pin(&set, connector).await;
+    rig.repoint(connector, &slow.base_url()).await;
+    assert_eq!(rig.guard.tick().await.unwrap().ran[0].status, "breached");
+
+    // The dead deliverer: it leased the message, then never recorded an attempt.
+    let leased = rig.store.lease_due_webhooks(rig.clock.now_ms(), 60_000, 50).await.unwrap();
+    assert_eq!(leased.len(), 1);
+    let sender =
+        WebhookSender::new(rig.store.clone(), rig.sealer.clone(), rig.clock.clone(), AllowList::parse("127.0.0.1"));
+    assert_eq!(sender.deliver_due().await.unwrap(), 0, "held by the lease");
+    rig.clock.advance(60_000);
+    assert_eq!(sender.deliver_due().await.unwrap(), 1, "sent once the lease ended");
+    assert_eq!(received.lock().unwrap().len(), 1);
+    let log = rig.store.list_webhook_deliveries(rig.ws, schedule.id, 10).await.unwrap();
+    assert_eq!((log[0].attempts, log[0].delivered_at_ms), (1, Some(rig.clock.now_ms())));
+    fast.stop();
+    slow.stop();
+}
+
+both_backends!(
+    a_slow_endpoint_alerts_a_receiver_that_was_down_until_a_retry,
+    discord_urls_get_content_instead_of_text,
+    a_message_leased_by_a_deliverer_that_died_is_sent_after_the_lease,
+);
