@@ -23,7 +23,6 @@ struct Server {
     cookie: String,
 }
 
-#[expect(clippy::zombie_processes, reason = "the caller kills the returned server and waits for it")]
 fn start_server(dir: &std::path::Path, first_start: bool) -> (Child, String, String) {
     let log = std::fs::File::create(dir.join("server.log")).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_latency-guard"))

@@ -9,7 +9,7 @@ use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::retry::{next_step, BATCH, LEASE_MS};
+use super::retry::{every, next_step, BATCH, LEASE_MS};
 use crate::clock::Clock;
 use crate::store::{QueuedMail, Store, StoreError};
 
@@ -107,14 +107,7 @@ impl MailSender {
 
     /// Sends what is due every `interval` until the process ends.
     pub async fn deliver_forever(self, interval: Duration) {
-        let mut ticks = tokio::time::interval(interval);
-        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            ticks.tick().await;
-            if let Err(e) = self.deliver_due().await {
-                tracing::error!(error = %e, "mail delivery pass failed");
-            }
-        }
+        every(interval, "mail delivery pass", || self.deliver_due()).await;
     }
 }
 

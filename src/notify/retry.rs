@@ -10,6 +10,22 @@ pub(super) const LEASE_MS: i64 = 60_000;
 /// Messages one pass sends at most.
 pub(super) const BATCH: u32 = 50;
 
+/// Runs `pass` every `interval` until the process ends (a deliverer's loop); a failed pass is logged as `what`.
+pub(super) async fn every<F, Fut>(interval: std::time::Duration, what: &'static str, mut pass: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<usize, crate::store::StoreError>>,
+{
+    let mut ticks = tokio::time::interval(interval);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        if let Err(e) = pass().await {
+            tracing::error!(error = %e, "{what} failed");
+        }
+    }
+}
+
 /// What follows an attempt made at `at_ms` after `attempts_before` earlier ones.
 pub fn next_step(succeeded: bool, attempts_before: u32, at_ms: i64) -> AttemptOutcome {
     if succeeded {

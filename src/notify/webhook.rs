@@ -16,7 +16,7 @@ use crate::model::WorkspaceId;
 use crate::secrets::SecretBox;
 use crate::store::{Attempt, OutboxMessage, Store, StoreError};
 
-use super::retry::{next_step, BATCH, LEASE_MS};
+use super::retry::{every, next_step, BATCH, LEASE_MS};
 
 /// A fresh signing secret: `whsec_` and 32 random bytes in base64.
 pub fn new_webhook_secret() -> String {
@@ -153,14 +153,7 @@ impl WebhookSender {
 
     /// Delivers every `interval` until the process ends.
     pub async fn deliver_forever(self, interval: Duration) {
-        let mut ticks = tokio::time::interval(interval);
-        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            ticks.tick().await;
-            if let Err(e) = self.deliver_due().await {
-                tracing::error!(error = %e, "webhook delivery pass failed");
-            }
-        }
+        every(interval, "webhook delivery pass", || self.deliver_due()).await;
     }
 
     /// Sends one message: the HTTP status on a 2xx, else the status (if any) and what went wrong.
