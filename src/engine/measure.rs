@@ -52,11 +52,17 @@ pub fn rejects_stream_options(measurement: &Measurement) -> bool {
         && measurement.error.as_ref().is_some_and(|e| e.detail.contains("stream_options"))
 }
 
+/// A request lost on a closed connection within this long of its send is re-sent: the keep-alive race (the
+/// server's close crossing the request on the wire) shows within milliseconds. A server that held the request
+/// longer and then dropped it failed it, and that is what is recorded.
+const CLOSED_CONNECTION_WINDOW: Duration = Duration::from_secs(1);
+
 /// Sends `call` and measures it. A request lost because the server closed a reused connection before answering
 /// is sent once more at once on a fresh connection, timed from that send; the lost attempt is kept in `retried`.
 pub async fn measure(client: &HttpClient, call: Call<'_>) -> Measurement {
     let first = attempt(client.inner(), &call).await;
-    let measurement = if first.closed_before_response && client.policy() == ConnectionPolicy::Reuse {
+    let lost_in_the_race = first.closed_before_response && first.sent.elapsed() < CLOSED_CONNECTION_WINDOW;
+    let measurement = if lost_in_the_race && client.policy() == ConnectionPolicy::Reuse {
         let lost = RetriedAttempt {
             cause: RetryCause::ClosedConnection,
             status: None,
