@@ -73,6 +73,19 @@ fn start_server(dir: &std::path::Path) -> (Server, String, String) {
     }
 }
 
+/// What the public share API answers with `token`: the snapshot, the view and a table page (each a 200).
+async fn shared_reads(client: &reqwest::Client, base: &str, run: &str, token: &str) -> Vec<(String, String)> {
+    let mut replies = Vec::new();
+    for path in ["", "/view", "/iterations?sort=total"] {
+        let public =
+            client.get(format!("{base}/api/public/reports/{run}{path}")).header("x-share-token", token).send().await;
+        let public = public.unwrap();
+        assert_eq!(public.status(), 200, "shared report{path}");
+        replies.push((format!("shared report{path} reply"), public.text().await.unwrap()));
+    }
+    replies
+}
+
 #[tokio::test]
 async fn no_secret_reaches_pages_replies_hydration_data_logs_or_the_database_file() {
     let sim = latency_guard::sim::spawn(
@@ -152,24 +165,7 @@ async fn no_secret_reaches_pages_replies_hydration_data_logs_or_the_database_fil
     let (status, shared) = call("reports/share", json!({"id": run})).await;
     assert_eq!(status, 200, "{shared}");
     let share_token = serde_json::from_str::<Value>(&shared).unwrap()["token"].as_str().unwrap().to_string();
-    let public = client
-        .get(format!("{base}/api/public/reports/{run}"))
-        .header("x-share-token", &share_token)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(public.status(), 200);
-    seen.push(("shared report reply".into(), public.text().await.unwrap()));
-    for path in ["view", "iterations?sort=total"] {
-        let public = client
-            .get(format!("{base}/api/public/reports/{run}/{path}"))
-            .header("x-share-token", &share_token)
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(public.status(), 200);
-        seen.push((format!("shared {path} reply"), public.text().await.unwrap()));
-    }
+    seen.extend(shared_reads(&client, &base, &run, &share_token).await);
     let share_page = client.get(format!("{base}/share/{run}")).send().await.unwrap();
     assert_eq!(share_page.status(), 200, "the share page is public");
     let share_page = share_page.text().await.unwrap();
@@ -330,16 +326,7 @@ async fn secrets_echoed_by_the_endpoint_reach_no_report_reply_page_log_file_or_d
     }
     let (_, shared) = call("reports/share", json!({"id": run})).await;
     let token = serde_json::from_str::<Value>(&shared).unwrap()["token"].as_str().unwrap().to_string();
-    for path in ["", "/view", "/iterations?sort=total"] {
-        let public = client
-            .get(format!("{base}/api/public/reports/{run}{path}"))
-            .header("x-share-token", &token)
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(public.status(), 200);
-        seen.push((format!("shared report{path}"), public.text().await.unwrap()));
-    }
+    seen.extend(shared_reads(&client, &base, &run, &token).await);
 
     // Guard: every request of the set fails with an echo, so the schedule's last error quotes one.
     let set = json!({"id": null, "input": {"name": "echo set", "prompts": [{"text": "a"}, {"text": "b"}, {"text": "c"}], "maxTokens": 4}});

@@ -83,7 +83,7 @@ pub async fn test_connection(
     let attempt = async {
         let response = match send(client.inner()).await {
             // A pooled connection the server had closed: the ping never reached it, so it goes once more, fresh.
-            Err(e) if closed_before_response(&e) => send(client.fresh()).await?,
+            Err(e) if lost_to_keep_alive_race(&e, started.elapsed()) => send(client.fresh()).await?,
             other => other?,
         };
         let status = response.status().as_u16();
@@ -112,9 +112,18 @@ pub async fn test_connection(
     ConnectionTestResult { body: target.redactor().scrub_and_clip(&result.body, BODY_PREVIEW_CHARS), ..result }
 }
 
-/// Whether a send failed because the server closed the connection before any byte of a response (it accepted
-/// the request on a connection it was about to close: a pooled keep-alive connection lost to a race).
-pub(super) fn closed_before_response(error: &reqwest::Error) -> bool {
+/// A request lost on a closed connection within this long of its send was lost to the keep-alive race (the
+/// server's close crossing the request on the wire), which shows within milliseconds. A server that held the
+/// request longer and then dropped it failed it, and that is what is recorded.
+const KEEP_ALIVE_RACE_WINDOW: Duration = Duration::from_secs(1);
+
+/// Whether a send that failed `since_send` after it began was lost to the keep-alive race: the server closed the
+/// connection before any byte of a response, at once (it accepted the request on a pooled connection it was about
+/// to close). Such a request never reached the server's handler and may be sent again.
+pub(super) fn lost_to_keep_alive_race(error: &reqwest::Error, since_send: Duration) -> bool {
+    if error.is_connect() || since_send >= KEEP_ALIVE_RACE_WINDOW {
+        return false;
+    }
     let mut source: Option<&dyn std::error::Error> = Some(error);
     while let Some(e) = source {
         if let Some(hyper) = e.downcast_ref::<hyper::Error>() {

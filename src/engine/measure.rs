@@ -52,17 +52,11 @@ pub fn rejects_stream_options(measurement: &Measurement) -> bool {
         && measurement.error.as_ref().is_some_and(|e| e.detail.contains("stream_options"))
 }
 
-/// A request lost on a closed connection within this long of its send is re-sent: the keep-alive race (the
-/// server's close crossing the request on the wire) shows within milliseconds. A server that held the request
-/// longer and then dropped it failed it, and that is what is recorded.
-const CLOSED_CONNECTION_WINDOW: Duration = Duration::from_secs(1);
-
 /// Sends `call` and measures it. A request lost because the server closed a reused connection before answering
 /// is sent once more at once on a fresh connection, timed from that send; the lost attempt is kept in `retried`.
 pub async fn measure(client: &HttpClient, call: Call<'_>) -> Measurement {
     let first = attempt(client.inner(), &call).await;
-    let lost_in_the_race = first.closed_before_response && first.sent.elapsed() < CLOSED_CONNECTION_WINDOW;
-    let measurement = if lost_in_the_race && client.policy() == ConnectionPolicy::Reuse {
+    let measurement = if first.lost_to_keep_alive_race && client.policy() == ConnectionPolicy::Reuse {
         let lost = RetriedAttempt {
             cause: RetryCause::ClosedConnection,
             status: None,
@@ -130,8 +124,8 @@ struct Recorder {
     error: Option<IterationError>,
     server_timing: Option<ServerTiming>,
     retry_after_ms: Option<u64>,
-    /// The send failed because the server closed the connection before any response byte.
-    closed_before_response: bool,
+    /// The send was lost to the keep-alive race (see `connection_test::lost_to_keep_alive_race`).
+    lost_to_keep_alive_race: bool,
 }
 
 impl Recorder {
@@ -149,7 +143,7 @@ impl Recorder {
             error: None,
             server_timing: None,
             retry_after_ms: None,
-            closed_before_response: false,
+            lost_to_keep_alive_race: false,
         }
     }
 
@@ -235,7 +229,8 @@ async fn exchange(client: &reqwest::Client, call: &Call<'_>, recorder: &mut Reco
         Ok(r) => r,
         Err(e) => {
             let class = if e.is_connect() { ErrorClass::Connect } else { ErrorClass::Request };
-            recorder.closed_before_response = !e.is_connect() && super::connection_test::closed_before_response(&e);
+            recorder.lost_to_keep_alive_race =
+                super::connection_test::lost_to_keep_alive_race(&e, recorder.sent.elapsed());
             return recorder.fail(class, super::connection_test::describe_error(&e));
         }
     };
