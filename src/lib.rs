@@ -43,9 +43,9 @@ pub mod secrets;
 #[cfg(feature = "ssr")]
 pub mod server;
 #[cfg(feature = "ssr")]
-pub mod shares;
-#[cfg(feature = "ssr")]
 pub mod sim;
+#[cfg(feature = "ssr")]
+pub mod state;
 #[cfg(feature = "ssr")]
 pub mod store;
 #[cfg(feature = "ssr")]

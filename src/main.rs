@@ -52,7 +52,7 @@ async fn main() -> anyhow::Result<()> {
             eprintln!("a login link for the server whose data is the {}", settings.database_description());
             let clock = std::sync::Arc::new(latency_guard::clock::SystemClock);
             let state = latency_guard::server::build_state(settings, clock).await?;
-            let link = latency_guard::auth::create_login_link(&state).await?;
+            let link = state.create_login_link().await?;
             println!("{link}");
             Ok(())
         }

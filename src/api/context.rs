@@ -4,7 +4,7 @@ use leptos::prelude::use_context;
 
 use crate::auth::Session;
 use crate::error::AppError;
-use crate::server::AppState;
+use crate::state::AppState;
 use crate::store::StoreError;
 
 /// The state and session of the current request; `Unauthorized` without a session.

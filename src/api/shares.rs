@@ -1,5 +1,5 @@
 //! Share links of reports: create (or replace), revoke. The public read is the route
-//! `GET /api/public/reports/{id}` with the header `x-share-token` (`crate::shares`).
+//! `GET /api/public/reports/{id}` with the header `x-share-token` (`server::routes::shared_reports`).
 
 use leptos::prelude::*;
 use leptos::server_fn::codec::Json;

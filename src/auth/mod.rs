@@ -1,8 +1,9 @@
-//! Authentication: one-time login links, server-side sessions and the request guards. Knows the store; knows
-//! nothing of pages.
+//! Authentication: one-time login links, server-side sessions and share-token checks, over the store and the
+//! keyed token hash. Knows nothing of HTTP: cookies, redirects and headers belong to the edge
+//! (`server::routes::login`, `server::middleware::session`, `server::routes::shared_reports`).
 
-mod guard;
-mod login;
+mod links;
+mod shares;
 
-pub use guard::{require_session, same_origin_writes, Session, SESSION_COOKIE};
-pub use login::{create_login_link, login_routes};
+pub use links::{create_login_link, end_session, find_session, redeem_login_link, NewSession, Session};
+pub use shares::open_shared_report;

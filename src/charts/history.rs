@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use super::frame::Frame;
 use super::scale::tick_label;
-use crate::report::iso8601_utc;
+use crate::model::{iso8601_utc, utc_minute};
 
 /// One evaluation to plot.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -49,7 +49,7 @@ pub fn schedule_history(points: &[HistoryPoint], baseline: Option<(f64, f64)>) -
             r#"<text x="{:.1}" y="{}" text-anchor="{edge}" class="tick">{}</text>"#,
             at(ms),
             FRAME.height - FRAME.bottom + 16.0,
-            &iso8601_utc(ms)[..16].replace('T', " ")
+            utc_minute(ms)
         );
     }
     if let Some((mean, p95)) = baseline {

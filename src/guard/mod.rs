@@ -4,12 +4,12 @@
 //! scheduler tick instead.
 
 mod decide;
-mod hook;
+mod hook_limit;
 mod pin;
 mod tick;
 
 pub use decide::{decide, observe};
-pub use hook::guard_tick_hook;
+pub use hook_limit::{HookLimit, Refusal, Turn};
 pub use pin::pin_run;
 pub use tick::{guard_plan, Guard, GuardOptions, TickReport, GUARD_TEMPERATURE, MAX_EVALUATION_MS};
 

@@ -62,7 +62,7 @@ pub struct Guard {
     clock: Arc<dyn Clock>,
     options: Arc<GuardOptions>,
     instance: Arc<str>,
-    hook_limit: super::hook::HookLimit,
+    hook_limit: super::hook_limit::HookLimit,
     mail: Option<MailSender>,
 }
 
@@ -80,7 +80,7 @@ impl Guard {
     }
 
     /// The budget of ticks asked for through the hook.
-    pub fn hook_limit(&self) -> &super::hook::HookLimit {
+    pub fn hook_limit(&self) -> &super::hook_limit::HookLimit {
         &self.hook_limit
     }
 

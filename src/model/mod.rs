@@ -15,6 +15,7 @@ mod measurement;
 mod progress;
 mod run;
 mod text;
+mod time;
 
 pub use benchmark_set::{BenchmarkSet, BenchmarkSetInput, SetPrompt, ADVISED_MIN_PROMPTS, MAX_SET_PROMPTS};
 pub use checked::Checked;
@@ -38,6 +39,7 @@ pub use progress::{LivePoint, RunProgress, RunUpdate};
 pub(crate) use run::fixtures;
 pub use run::{limits, Agent, ConnectionPolicy, Job, LoadMode, RunPlan, RunPlanInput, RunStatus, RunView};
 pub use text::{display_name, prompt_text};
+pub use time::{iso8601_utc, utc_minute, utc_second};
 
 /// A field-level validation failure: which input field, and why, in words a user can act on.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]

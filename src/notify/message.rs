@@ -3,8 +3,8 @@
 
 use serde::Serialize;
 
-use crate::model::{Breach, GuardSummary, Metric, Op, Schedule, ScheduleId, Severity};
-use crate::report::{iso8601_utc, p_value};
+use crate::model::{iso8601_utc, Breach, GuardSummary, Metric, Op, Schedule, ScheduleId, Severity};
+use crate::report::p_value;
 
 /// The alert event's `type`.
 pub const EVENT_TYPE: &str = "latency_guard.guard.alert";

@@ -7,7 +7,6 @@ mod compare;
 mod format;
 mod honesty;
 mod table;
-mod time;
 mod view;
 
 pub use cards::{stat_cards, StatCard};
@@ -17,12 +16,11 @@ pub use compare::{comparability_warnings, delta, ComparedRun, Comparison, Latenc
 pub use format::{ms, p_value, percentile_triple, total_cost};
 pub use honesty::honesty_notes;
 pub use table::{page_count, table_page, IterationPage, SortKey, TableQuery, MAX_PAGE_SIZE};
-pub use time::iso8601_utc;
 pub use view::{report_view, scatter_point, ReportView};
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{IterationRecord, RunView};
+use crate::model::{iso8601_utc, IterationRecord, RunView};
 use crate::stats::{summarize, Percentiles, RunSummary};
 
 /// `report`: which run this is.

@@ -3,12 +3,10 @@
 
 mod driver;
 mod execute;
-mod live;
 mod manager;
 mod once;
 
 pub use driver::{drive, Finished};
 pub use execute::{execute, seed_from, BatchSink, Execution, Outcome};
-pub use live::live_events;
 pub use manager::{orphaned_before, RunManager, StartError};
 pub use once::{run_once, OnceError, OnceInput};

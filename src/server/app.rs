@@ -1,19 +1,12 @@
 //! Startup as a value: `Application::build(settings)` connects, migrates, binds and seeds; `run_until_stopped`
-//! serves. `router(state)` is the whole HTTP surface, usable without a socket.
+//! serves and runs the background loops.
 
-use axum::routing::get;
 use axum::serve::ListenerExt;
-use axum::Router;
-use leptos::prelude::*;
-use leptos_axum::{generate_route_list, LeptosRoutes};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use tokio::net::TcpListener;
 
-use super::api_errors::undecodable_arguments_are_bad_requests;
-use super::request_log::log_request;
-use super::state::AppState;
-use crate::auth::{create_login_link, login_routes, require_session, same_origin_writes};
+use super::router::router;
 use crate::clock::{Clock, SystemClock};
 use crate::config::{Secret, Settings};
 use crate::engine::HttpClient;
@@ -23,8 +16,8 @@ use crate::notify::{AllowList, Mailer, WebhookSender};
 use crate::runs::RunManager;
 use crate::secrets::{SecretBox, TokenHasher};
 use crate::sim::{SimConfig, SimHandle};
+use crate::state::AppState;
 use crate::store::{Backend, Store, StoreError, LOCAL_OWNER};
-use crate::ui::{shell, App};
 
 /// How often the webhook outbox is looked at for due messages.
 const WEBHOOK_PASS: std::time::Duration = std::time::Duration::from_secs(5);
@@ -220,48 +213,10 @@ async fn seed(state: &AppState, simulator: Option<&SimHandle>) -> Result<Option<
         }
     }
     if created {
-        Ok(Some(create_login_link(state).await?))
+        Ok(Some(state.create_login_link().await?))
     } else {
         Ok(None)
     }
-}
-
-/// The whole HTTP surface: login routes, server functions and pages behind the session guard, assets.
-pub fn router(state: AppState) -> Router {
-    let routes = generate_route_list(App);
-    let context_state = state.clone();
-    let shell_options = state.leptos_options.clone();
-    Router::new()
-        .route("/healthz", get(|| async { "ok" }))
-        .merge(login_routes())
-        .route("/api/runs/{id}/events", get(crate::runs::live_events))
-        .route("/api/public/reports/{id}", get(crate::shares::shared_report))
-        .route("/api/public/reports/{id}/view", get(crate::shares::shared_report_view))
-        .route("/api/public/reports/{id}/iterations", get(crate::shares::shared_iterations))
-        .route("/api/public/hooks/guard-tick", axum::routing::post(crate::guard::guard_tick_hook))
-        .leptos_routes_with_context(
-            &state,
-            routes,
-            move || provide_context(context_state.clone()),
-            move || shell(shell_options.clone()),
-        )
-        .nest_service("/pkg", bundle_files(&state.leptos_options))
-        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
-        .layer(axum::middleware::from_fn_with_state(state.clone(), require_session))
-        .layer(axum::middleware::from_fn(undecodable_arguments_are_bad_requests))
-        .layer(axum::middleware::from_fn_with_state(state.clone(), same_origin_writes))
-        .layer(axum::middleware::from_fn(log_request))
-        // Pages, JSON and assets without a precompressed copy go out compressed (zstd or gzip, as the browser
-        // accepts); live events (`text/event-stream`) never are, so each arrives when sent.
-        .layer(tower_http::compression::CompressionLayer::new())
-        .with_state(state)
-}
-
-/// The browser bundle (`/pkg`): the release build leaves `.zst` and `.gz` copies beside each file, compressed
-/// once at their best level, which are sent to browsers that accept them.
-fn bundle_files(options: &leptos::config::LeptosOptions) -> tower_http::services::ServeDir {
-    let dir = std::path::Path::new(options.site_root.as_ref()).join(options.site_pkg_dir.as_ref());
-    tower_http::services::ServeDir::new(dir).precompressed_zstd().precompressed_gzip()
 }
 
 async fn shutdown_signal() {

@@ -1,10 +1,10 @@
-//! The axum application: shared state, the router (pages, server functions, login, assets), request logging
-//! and startup as a value that tests can build on port 0.
+//! The HTTP edge: startup as a value that tests can build on port 0, the router, the middleware layers and the
+//! axum routes. The only module that knows axum; everything below it is called with plain values.
 
-mod api_errors;
 mod app;
-mod request_log;
-mod state;
+mod middleware;
+mod router;
+mod routes;
 
-pub use app::{build_state, router, Application, StartupError};
-pub use state::AppState;
+pub use app::{build_state, Application, StartupError};
+pub use router::router;

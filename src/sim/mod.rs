@@ -7,6 +7,7 @@ mod closing;
 mod completion;
 mod config;
 mod hostile;
+mod plan;
 mod stream;
 mod timing;
 

@@ -7,8 +7,8 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
 use tokio::time::Instant;
 
-use super::completion::{token_text, unix_micros, Plan};
 use super::config::{Fault, UsageMode};
+use super::plan::{token_text, unix_micros, Plan};
 
 /// Where a stream is.
 enum Step {

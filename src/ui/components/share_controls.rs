@@ -4,8 +4,8 @@
 use leptos::prelude::*;
 
 use crate::api::shares::{revoke_share, share_report};
+use crate::model::iso8601_utc;
 use crate::model::RunId;
-use crate::report::iso8601_utc;
 use crate::ui::components::ErrorBox;
 
 /// The controls.

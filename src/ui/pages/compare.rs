@@ -45,7 +45,7 @@ pub fn ComparePage() -> impl IntoView {
                                 <option value="" selected=selected.is_empty()>"Choose a run…"</option>
                                 {finished.iter().map(|r| {
                                     let id = r.id.to_string();
-                                    view! { <option value=id.clone() selected=id == selected>{format!("{} · {} · {}", r.title, r.model, crate::report::iso8601_utc(r.created_at_ms))}</option> }
+                                    view! { <option value=id.clone() selected=id == selected>{format!("{} · {} · {}", r.title, r.model, crate::model::iso8601_utc(r.created_at_ms))}</option> }
                                 }).collect_view()}
                             </select>
                         }

@@ -5,13 +5,8 @@ use leptos::prelude::*;
 use leptos_router::components::A;
 
 use crate::api::guard::{acknowledge_alert, acknowledge_all_alerts, list_alerts, list_schedules};
-use crate::model::{AlertView, Metric, Schedule};
-use crate::report::iso8601_utc;
+use crate::model::{utc_minute as when, AlertView, Metric, Schedule};
 use crate::ui::components::{alert_badge, ErrorBox, Layout};
-
-fn when(ms: i64) -> String {
-    iso8601_utc(ms)[..16].replace('T', " ")
-}
 
 /// A figure with its unit.
 pub fn figure(metric: Metric, value: Option<f64>) -> String {

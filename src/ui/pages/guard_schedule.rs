@@ -11,13 +11,8 @@ use crate::api::guard::{
     delete_schedule, email_enabled, enable_schedule, get_schedule, list_sets, pin_baseline, run_schedule_now,
     send_test_webhook, ScheduleDetail,
 };
-use crate::model::{EvaluationView, RunId, ScheduleId, ADVISED_MIN_PROMPTS};
-use crate::report::iso8601_utc;
+use crate::model::{utc_second as when, EvaluationView, RunId, ScheduleId, ADVISED_MIN_PROMPTS};
 use crate::ui::components::{alert_badge, ErrorBox, Layout, ScheduleForm};
-
-fn when(ms: i64) -> String {
-    iso8601_utc(ms)[..19].replace('T', " ")
-}
 
 fn ms(v: Option<f64>) -> String {
     v.map_or("—".into(), |v| format!("{v:.1} ms"))

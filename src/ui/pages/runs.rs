@@ -5,8 +5,8 @@ use leptos::prelude::*;
 use leptos_router::components::A;
 
 use crate::api::runs::{delete_run, list_runs, rename_run};
+use crate::model::iso8601_utc;
 use crate::model::{RunStatus, RunView};
-use crate::report::iso8601_utc;
 use crate::ui::components::{ErrorBox, Layout};
 
 /// Whether `run` matches a search: every word of `search` in its title or model, ignoring case.

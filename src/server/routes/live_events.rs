@@ -17,7 +17,7 @@ use tokio::sync::broadcast;
 
 use crate::auth::Session;
 use crate::model::{LivePoint, RunId, RunProgress, RunStatus, RunUpdate, RunView, WorkspaceId};
-use crate::server::AppState;
+use crate::state::AppState;
 use crate::store::StoreError;
 
 fn event(name: &str, update: &RunUpdate) -> Event {

@@ -4,7 +4,7 @@
 //! - `GET /api/public/reports/{id}/iterations?sort=&descending=&errorsOnly=&page=&pageSize=`: a table page.
 //!
 //! Any failure to authorise — no header, malformed id, no share, wrong or revoked token — is the same bare 404,
-//! so a guess learns nothing. The token is compared as a keyed hash in constant time and never logged.
+//! so a guess learns nothing (`auth::open_shared_report` checks the token).
 
 use std::future::Future;
 
@@ -14,11 +14,11 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Serialize;
-use subtle::ConstantTimeEq;
 
+use crate::auth::open_shared_report;
 use crate::model::{RunId, WorkspaceId, SHARE_TOKEN_HEADER};
 use crate::report::{report_view, SharedReport, TableQuery};
-use crate::server::AppState;
+use crate::state::AppState;
 use crate::store::StoreError;
 
 /// `GET /api/public/reports/{id}`.
@@ -60,22 +60,14 @@ pub async fn shared_iterations(
     respond(async { state.store.iteration_page(workspace, id, &query).await.map(Some) }).await
 }
 
-/// The workspace and run a share token opens, or `None` for anything wrong with the request.
+/// The workspace and run the request's share token opens, or `None` for anything wrong with the request.
 async fn authorise(
     state: &AppState,
     id: &str,
     headers: &HeaderMap,
 ) -> Result<Option<(WorkspaceId, RunId)>, StoreError> {
-    let Some(token) = headers.get(SHARE_TOKEN_HEADER).and_then(|v| v.to_str().ok()).filter(|t| !t.is_empty()) else {
-        return Ok(None);
-    };
-    let Ok(id) = id.parse::<RunId>() else { return Ok(None) };
-    let Some(share) = state.store.share_of(id).await? else { return Ok(None) };
-    let presented = state.tokens.hash(token);
-    if !bool::from(presented.as_bytes().ct_eq(share.token_hash.as_bytes())) {
-        return Ok(None);
-    }
-    Ok(Some((share.workspace_id, id)))
+    let token = headers.get(SHARE_TOKEN_HEADER).and_then(|v| v.to_str().ok());
+    open_shared_report(&state.store, &state.tokens, id, token).await
 }
 
 /// JSON for a value, a bare 404 for nothing or a vanished run, a logged 500 for a store failure.

@@ -1,24 +1,18 @@
-//! Request guards: the session check in front of every non-public route, and the same-origin check on writes.
+//! Request checks in front of the routes: the session check on every non-public route, and the same-origin
+//! check on writes.
 
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
+use std::sync::Arc;
 
-use crate::model::WorkspaceId;
-use crate::server::AppState;
+use crate::auth::find_session;
+use crate::config::Settings;
+use crate::state::AppState;
 
 /// The session cookie's name.
 pub const SESSION_COOKIE: &str = "lg_session";
-
-/// The authenticated caller of a request, put into the request's extensions by [`require_session`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Session {
-    /// The workspace whose data this request may touch.
-    pub workspace_id: WorkspaceId,
-    /// The keyed hash of the session token (for logout).
-    pub token_hash: String,
-}
 
 /// Paths anyone may request: the login page and its link handler, static assets, public hooks.
 fn is_public(path: &str) -> bool {
@@ -30,7 +24,7 @@ fn is_public(path: &str) -> bool {
 }
 
 /// The value of the session cookie, if the request has one.
-pub(super) fn session_token(headers: &HeaderMap) -> Option<&str> {
+pub(in crate::server) fn session_token(headers: &HeaderMap) -> Option<&str> {
     headers
         .get_all(header::COOKIE)
         .iter()
@@ -41,23 +35,21 @@ pub(super) fn session_token(headers: &HeaderMap) -> Option<&str> {
         .map(|(_, value)| value)
 }
 
-/// Resolves the session cookie; pages without one redirect to `/login`, API calls get 401.
+/// Resolves the session cookie into a [`crate::auth::Session`] in the request's extensions; pages without one
+/// redirect to `/login`, API calls get 401.
 pub async fn require_session(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
     let path = request.uri().path().to_string();
     if is_public(&path) {
         return next.run(request).await;
     }
     let session = match session_token(request.headers()) {
-        Some(token) => {
-            let hash = state.tokens.hash(token);
-            match state.store.find_session(&hash, state.clock.now_ms()).await {
-                Ok(found) => found.map(|s| Session { workspace_id: s.workspace_id, token_hash: hash }),
-                Err(e) => {
-                    tracing::error!(error = %e, "session lookup failed");
-                    return StatusCode::INTERNAL_SERVER_ERROR.into_response();
-                }
+        Some(token) => match find_session(&state.store, &state.tokens, token, state.clock.now_ms()).await {
+            Ok(found) => found,
+            Err(e) => {
+                tracing::error!(error = %e, "session lookup failed");
+                return StatusCode::INTERNAL_SERVER_ERROR.into_response();
             }
-        }
+        },
         None => None,
     };
     match session {
@@ -77,9 +69,9 @@ pub async fn require_session(State(state): State<AppState>, mut request: Request
 /// `SameSite=Lax`). Requests without `Origin` (curl, the CLI) pass: they carry no ambient cookie. An app served
 /// over https (its `public-url` is https, or cookies are `Secure`) refuses writes from a plain-http page of the
 /// same host.
-pub async fn same_origin_writes(State(state): State<AppState>, request: Request, next: Next) -> Response {
+pub async fn same_origin_writes(State(settings): State<Arc<Settings>>, request: Request, next: Next) -> Response {
     let safe = matches!(*request.method(), Method::GET | Method::HEAD | Method::OPTIONS);
-    let https_only = state.settings.secure_cookies || state.settings.public_base().starts_with("https://");
+    let https_only = settings.secure_cookies || settings.public_base().starts_with("https://");
     if !safe && is_cross_origin(request.headers(), https_only) {
         tracing::warn!(path = request.uri().path(), "refused a cross-origin write");
         return (StatusCode::FORBIDDEN, "cross-origin request refused").into_response();

@@ -1,0 +1,170 @@
+//! The layering `docs/ARCHITECTURE.md` describes, checked on the source text: modules below the HTTP edge know
+//! neither axum nor the app state, and no module imports, directly or around a loop, one that imports it back.
+//! A violation names the file (or the loop) so the fix is obvious.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Modules below the HTTP edge: the domain and the shared pure layer. (`sim` is its own small HTTP server and
+/// `api`/`ui`/`server` are the layers that serve requests.)
+const BELOW_THE_EDGE: &[&str] = &[
+    "auth", "charts", "clock", "config", "engine", "error", "export", "guard", "model", "notify", "report", "runs",
+    "secrets", "stats", "store", "targets",
+];
+
+/// What a module below the edge must not name.
+const EDGE_ONLY: &[&str] = &["axum", "crate::state", "crate::server", "crate::api", "crate::ui"];
+
+/// A source file: its module path (`["guard", "tick"]`) and its text without the unit-test module.
+struct Source {
+    module: Vec<String>,
+    path: PathBuf,
+    code: String,
+}
+
+fn sources() -> Vec<Source> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut found = Vec::new();
+    let mut pending = vec![root.clone()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let relative = path.strip_prefix(&root).unwrap().with_extension("");
+                let mut module: Vec<String> = relative.iter().map(|part| part.to_string_lossy().into_owned()).collect();
+                if module.last().is_some_and(|m| m == "mod" || m == "lib" || m == "main") {
+                    module.pop();
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                // Unit tests may reach across layers to build fixtures; the layering is about the shipped code.
+                let code = match text.find("#[cfg(test)]\nmod tests") {
+                    Some(at) => text[..at].to_string(),
+                    None => text,
+                };
+                found.push(Source { module, path, code });
+            }
+        }
+    }
+    found
+}
+
+/// The module paths `code` names: `crate::a::b` as `[a, b]`, `super::x` resolved against `module`.
+fn references(module: &[String], code: &str) -> Vec<Vec<String>> {
+    let mut refs = Vec::new();
+    for (prefix, base) in [("crate::", Vec::new()), ("super::", module[..module.len().saturating_sub(1)].to_vec())] {
+        for (at, _) in code.match_indices(prefix) {
+            if at > 0 && code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+                continue;
+            }
+            let mut path = Vec::new();
+            for segment in code[at + prefix.len()..].split("::").take(3) {
+                let name: String =
+                    segment.chars().take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_').collect();
+                if name.is_empty() {
+                    break;
+                }
+                let whole = name.len() == segment.len();
+                path.push(name);
+                if !whole {
+                    break;
+                }
+            }
+            if !path.is_empty() {
+                refs.push(base.iter().cloned().chain(path).collect());
+            }
+        }
+    }
+    refs
+}
+
+/// Edges between modules at `depth` (1: top-level modules; 2: the submodules inside each top-level module).
+fn graph(sources: &[Source], depth: usize) -> BTreeMap<String, BTreeSet<String>> {
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for source in sources.iter().filter(|s| s.module.len() >= depth) {
+        let from = &source.module[..depth];
+        for target in references(&source.module, &source.code) {
+            if target.len() < depth || target[..depth - 1] != from[..depth - 1] || target[..depth] == *from {
+                continue;
+            }
+            edges.entry(from.join("::")).or_default().insert(target[..depth].join("::"));
+        }
+    }
+    edges
+}
+
+/// One import loop, as `a -> b -> a`, if the graph has any.
+fn find_loop(edges: &BTreeMap<String, BTreeSet<String>>) -> Option<String> {
+    fn visit(
+        node: &str,
+        edges: &BTreeMap<String, BTreeSet<String>>,
+        trail: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<String> {
+        if let Some(start) = trail.iter().position(|n| n == node) {
+            let mut cycle = trail[start..].to_vec();
+            cycle.push(node.to_string());
+            return Some(cycle.join(" -> "));
+        }
+        if done.contains(node) {
+            return None;
+        }
+        trail.push(node.to_string());
+        for next in edges.get(node).into_iter().flatten() {
+            if let Some(found) = visit(next, edges, trail, done) {
+                return Some(found);
+            }
+        }
+        trail.pop();
+        done.insert(node.to_string());
+        None
+    }
+    let mut done = BTreeSet::new();
+    edges.keys().find_map(|node| visit(node, edges, &mut Vec::new(), &mut done))
+}
+
+#[test]
+fn modules_below_the_http_edge_know_neither_axum_nor_the_app_state() {
+    let offenders: Vec<String> = sources()
+        .iter()
+        .filter(|s| s.module.first().is_some_and(|top| BELOW_THE_EDGE.contains(&top.as_str())))
+        .flat_map(|s| {
+            EDGE_ONLY
+                .iter()
+                .filter(|name| s.code.contains(*name))
+                .map(|name| format!("{} names {name}", s.path.display()))
+        })
+        .collect();
+    assert!(offenders.is_empty(), "below the HTTP edge:\n{}", offenders.join("\n"));
+}
+
+#[test]
+fn no_module_imports_one_that_imports_it_back() {
+    let sources = sources();
+    for depth in [1, 2, 3] {
+        let edges = graph(&sources, depth);
+        assert!(edges.len() > 3 || depth > 1, "the scan found the modules at all: {edges:?}");
+        if let Some(cycle) = find_loop(&edges) {
+            panic!("an import loop between modules: {cycle}");
+        }
+    }
+}
+
+#[test]
+fn the_loop_finder_finds_a_loop() {
+    let code = |module: &[&str], text: &str| Source {
+        module: module.iter().map(|m| (*m).to_string()).collect(),
+        path: PathBuf::from(module.join("/")),
+        code: text.to_string(),
+    };
+    let looped = [
+        code(&["runs", "manager"], "use crate::server::AppState;"),
+        code(&["server", "app"], "use crate::runs::RunManager;"),
+        code(&["sim", "stream"], "use super::completion::Plan;"),
+        code(&["sim", "completion"], "use super::stream::stream_response;"),
+    ];
+    assert_eq!(find_loop(&graph(&looped, 1)).as_deref(), Some("runs -> server -> runs"));
+    assert_eq!(find_loop(&graph(&looped, 2)).as_deref(), Some("sim::completion -> sim::stream -> sim::completion"));
+    assert_eq!(find_loop(&graph(&looped[..1], 1)), None);
+}
