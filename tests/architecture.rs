@@ -1,6 +1,7 @@
 //! The layering `docs/ARCHITECTURE.md` describes, checked on the source text: modules below the HTTP edge know
 //! neither axum nor the app state, and no module imports, directly or around a loop, one that imports it back.
 //! A violation names the file (or the loop) so the fix is obvious.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a failing test should panic loudly")]
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
