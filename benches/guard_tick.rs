@@ -14,8 +14,8 @@ use latency_guard::config::Secret;
 use latency_guard::engine::HttpClient;
 use latency_guard::guard::{observe, Guard, GuardOptions};
 use latency_guard::model::{
-    Agent, BenchmarkSetInput, Cadence, ConnectorInput, LoadMode, Metric, Op, RunPlanInput, ScheduleInput, SetPrompt,
-    Severity, Threshold,
+    Agent, BenchmarkSetInput, Cadence, ConnectorInput, EvaluationStatus, LoadMode, Metric, Op, RunPlanInput,
+    ScheduleInput, SetPrompt, Severity, Threshold,
 };
 use latency_guard::runs::RunManager;
 use latency_guard::secrets::SecretBox;
@@ -113,7 +113,8 @@ async fn main() {
     let tick = guard.tick().await.unwrap();
     let took = started.elapsed();
     assert_eq!(tick.ran.len(), SCHEDULES);
-    assert!(tick.ran.iter().all(|o| o.status == "healthy" || o.status == "breached"), "{:?}", tick.ran);
+    let compared = [EvaluationStatus::Healthy, EvaluationStatus::Breached];
+    assert!(tick.ran.iter().all(|o| compared.contains(&o.status)), "{:?}", tick.ran);
     let backend = if url.starts_with("postgres") { "PostgreSQL" } else { "SQLite" };
     println!("| backend | simulator TTFT | parallelism | schedules × prompts | tick wall time | per schedule |");
     println!("|---|---|---|---|---|---|");

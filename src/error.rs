@@ -19,9 +19,6 @@ pub enum AppError {
     /// No valid session.
     #[error("not logged in")]
     Unauthorized,
-    /// An upstream endpoint failed in a way the user should see.
-    #[error("upstream error: {0}")]
-    Upstream(String),
     /// Something failed on the server; details are in the server log only.
     #[error("internal error (see the server log)")]
     Internal,
@@ -69,7 +66,6 @@ impl AppError {
             Self::NotFound => StatusCode::NOT_FOUND,
             Self::Invalid(_) | Self::Request(_) => StatusCode::BAD_REQUEST,
             Self::Unauthorized => StatusCode::UNAUTHORIZED,
-            Self::Upstream(_) => StatusCode::BAD_GATEWAY,
             Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }

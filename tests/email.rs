@@ -9,7 +9,7 @@ mod common;
 use common::guard_rig::{simulator, Rig, MINUTE};
 use common::TestDb;
 use latency_guard::clock::Clock;
-use latency_guard::model::Cadence;
+use latency_guard::model::{Cadence, EvaluationStatus};
 use latency_guard::notify::Mailer;
 use serde_json::Value;
 use std::process::Stdio;
@@ -60,7 +60,7 @@ async fn one_message_per_recipient_per_tick(db: &TestDb) {
     rig.repoint(connector, &slow.base_url()).await;
 
     let tick = rig.guard.tick().await.unwrap();
-    assert!(tick.ran.iter().all(|o| o.status == "breached"), "{:?}", tick.ran);
+    assert!(tick.ran.iter().all(|o| o.status == EvaluationStatus::Breached), "{:?}", tick.ran);
     let mut messages = [next_message(&mut received).await, next_message(&mut received).await];
     messages.sort_by_key(|m| m["to"][0].as_str().unwrap().to_string());
     assert_eq!(messages[0]["to"], serde_json::json!(["billing@example.com"]));
@@ -80,7 +80,7 @@ async fn one_message_per_recipient_per_tick(db: &TestDb) {
     // Still slow a tick later: the alerts are open, so no new mail.
     rig.clock.advance(15 * MINUTE);
     let again = rig.guard.tick().await.unwrap();
-    assert!(again.ran.iter().all(|o| o.alerts_opened.is_empty() && o.status == "breached"));
+    assert!(again.ran.iter().all(|o| o.alerts_opened.is_empty() && o.status == EvaluationStatus::Breached));
     let nothing = tokio::time::timeout(std::time::Duration::from_millis(500), received.next_line()).await;
     assert!(nothing.is_err(), "no e-mail for alerts that stayed open");
     fast.stop();

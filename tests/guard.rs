@@ -9,7 +9,7 @@ mod common;
 use common::guard_rig::{simulator, Rig, MINUTE, T0};
 use common::TestDb;
 use latency_guard::clock::Clock;
-use latency_guard::model::{Cadence, Metric, RunStatus, ScheduleOutcome};
+use latency_guard::model::{Cadence, EvaluationStatus, Metric, RunStatus, ScheduleOutcome};
 
 fn ran(outcomes: &[ScheduleOutcome]) -> Vec<latency_guard::model::ScheduleId> {
     outcomes.iter().map(|o| o.schedule_id).collect()
@@ -49,7 +49,7 @@ async fn due_paused_and_cadences(db: &TestDb) {
     assert_eq!(ran(&rig.guard.tick().await.unwrap().ran), [schedules[0].id, schedules[1].id]);
     let evaluations = rig.store.list_evaluations(rig.ws, schedules[0].id, 10).await.unwrap();
     assert_eq!(evaluations.len(), 3);
-    assert!(evaluations.iter().all(|e| e.status == "no_baseline" && e.observed_n == Some(2)));
+    assert!(evaluations.iter().all(|e| e.status == EvaluationStatus::NoBaseline && e.observed_n == Some(2)));
 
     // Resumed, the paused schedule is due at once (it was due while paused).
     rig.store.set_schedule_enabled(rig.ws, paused.id, true, rig.clock.now_ms()).await.unwrap();
@@ -91,17 +91,17 @@ async fn a_failing_schedule_advances_and_the_others_still_run(db: &TestDb) {
 
     let tick = rig.guard.tick().await.unwrap();
     assert_eq!(ran(&tick.ran), [deleted.id, down.id, fine.id]);
-    assert_eq!(tick.ran[0].status, "failed");
+    assert_eq!(tick.ran[0].status, EvaluationStatus::Failed);
     assert!(tick.ran[0].error.as_deref().unwrap().contains("connector was deleted"), "{:?}", tick.ran[0].error);
-    assert_eq!(tick.ran[1].status, "failed");
+    assert_eq!(tick.ran[1].status, EvaluationStatus::Failed);
     assert!(tick.ran[1].error.as_deref().unwrap().contains("every request"), "{:?}", tick.ran[1].error);
     assert!(tick.ran[1].run_id.is_some(), "the failed run is kept for its report");
-    assert_eq!(tick.ran[2].status, "no_baseline");
+    assert_eq!(tick.ran[2].status, EvaluationStatus::NoBaseline);
     for s in [&deleted, &down] {
         let after = rig.store.get_schedule(rig.ws, s.id).await.unwrap();
         assert!(after.input.enabled, "a failure does not pause the schedule");
         assert_eq!(after.next_run_at_ms, tick.at_ms + Cadence::Hourly.period_ms());
-        assert_eq!(after.last_status.as_deref(), Some("failed"));
+        assert_eq!(after.last_status, Some(EvaluationStatus::Failed));
         assert!(after.last_error.is_some(), "the failure shows on the schedule");
     }
     sim.stop();
@@ -151,7 +151,7 @@ async fn every_row_of_the_alert_state_table(db: &TestDb) {
     rig.repoint(connector, &slow.base_url()).await;
     rig.clock.advance(15 * MINUTE);
     let breached = rig.guard.tick().await.unwrap().ran.remove(0);
-    assert_eq!(breached.status, "breached", "{breached:?}");
+    assert_eq!(breached.status, EvaluationStatus::Breached, "{breached:?}");
     assert_eq!((breached.alerts_opened.len(), breached.alerts_updated.len()), (1, 0));
     assert!(breached.p_value.unwrap() < 0.05);
     assert_eq!((count().await, rig.outbox_rows().await), (1, 1));
@@ -174,7 +174,7 @@ async fn every_row_of_the_alert_state_table(db: &TestDb) {
     // open → a healthy tick: still open, no automatic acknowledgement; the feed knows since when it is healthy.
     rig.repoint(connector, &fast.base_url()).await;
     rig.clock.advance(15 * MINUTE);
-    assert_eq!(rig.guard.tick().await.unwrap().ran[0].status, "healthy");
+    assert_eq!(rig.guard.tick().await.unwrap().ran[0].status, EvaluationStatus::Healthy);
     let still = rig.store.list_alerts(rig.ws, 10).await.unwrap().remove(0);
     assert_eq!((still.acknowledged, still.healthy_since_ms), (false, Some(T0 + 45 * MINUTE)));
     assert_eq!(count().await, 1);
@@ -213,18 +213,18 @@ async fn an_evaluation_abandoned_by_a_stopped_process_is_marked_failed(db: &Test
     let schedule = rig.schedule("daily", &set, connector, Cadence::Daily, true).await;
     let claims = rig.store.claim_due_schedules(rig.clock.now_ms(), 25, "a-process-that-died").await.unwrap();
     assert_eq!(claims.len(), 1);
-    let status = |e: &[latency_guard::model::EvaluationView]| (e[0].status.clone(), e[0].error.clone());
+    let status = |e: &[latency_guard::model::EvaluationView]| (e[0].status, e[0].error.clone());
 
     rig.clock.advance(60 * MINUTE);
     assert!(rig.guard.tick().await.unwrap().ran.is_empty(), "the claim advanced the schedule");
     let left = rig.store.list_evaluations(rig.ws, schedule.id, 10).await.unwrap();
-    assert_eq!(status(&left), ("running".to_string(), None), "an hour is not proof that it died");
+    assert_eq!(status(&left), (EvaluationStatus::Running, None), "an hour is not proof that it died");
 
     rig.clock.advance(latency_guard::guard::MAX_EVALUATION_MS);
     rig.guard.tick().await.unwrap();
     let closed = rig.store.list_evaluations(rig.ws, schedule.id, 10).await.unwrap();
     assert_eq!(closed.len(), 1);
-    assert_eq!(closed[0].status, "failed");
+    assert_eq!(closed[0].status, EvaluationStatus::Failed);
     assert!(closed[0].error.as_deref().unwrap().contains("the server stopped during this evaluation"));
     sim.stop();
 }

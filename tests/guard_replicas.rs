@@ -12,7 +12,8 @@ use latency_guard::config::Secret;
 use latency_guard::engine::HttpClient;
 use latency_guard::guard::{Guard, GuardOptions};
 use latency_guard::model::{
-    BenchmarkSetInput, Cadence, ConnectorInput, Metric, Op, ScheduleId, ScheduleInput, SetPrompt, Severity, Threshold,
+    BenchmarkSetInput, Cadence, ConnectorInput, EvaluationStatus, Metric, Op, ScheduleId, ScheduleInput, SetPrompt,
+    Severity, Threshold,
 };
 use latency_guard::runs::RunManager;
 use latency_guard::secrets::SecretBox;
@@ -101,7 +102,7 @@ async fn race(db: TestDb, replicas: usize) {
                 if tick.ran.is_empty() {
                     return ran;
                 }
-                assert!(tick.ran.iter().all(|o| o.status == "no_baseline"), "{:?}", tick.ran);
+                assert!(tick.ran.iter().all(|o| o.status == EvaluationStatus::NoBaseline), "{:?}", tick.ran);
                 ran.extend(tick.ran.iter().map(|o| o.schedule_id));
             }
         }));

@@ -12,7 +12,7 @@ use common::guard_rig::{simulator, Rig, MINUTE};
 use common::TestDb;
 use hmac::Mac;
 use latency_guard::clock::Clock;
-use latency_guard::model::Cadence;
+use latency_guard::model::{Cadence, EvaluationStatus};
 use latency_guard::notify::{AllowList, WebhookSender};
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
@@ -57,7 +57,7 @@ async fn a_slow_endpoint_alerts_a_receiver_that_was_down_until_a_retry(db: &Test
     rig.pin(&set, connector).await;
     rig.repoint(connector, &slow.base_url()).await;
     let outcome = rig.guard.tick().await.unwrap().ran.remove(0);
-    assert_eq!(outcome.status, "breached", "{outcome:?}");
+    assert_eq!(outcome.status, EvaluationStatus::Breached, "{outcome:?}");
     let sender =
         WebhookSender::new(rig.store.clone(), rig.sealer.clone(), rig.clock.clone(), AllowList::parse("127.0.0.1"));
 
@@ -129,7 +129,7 @@ async fn discord_urls_get_content_instead_of_text(db: &TestDb) {
     rig.pin(&set, connector).await;
     rig.repoint(connector, &slow.base_url()).await;
     rig.clock.advance(MINUTE);
-    assert_eq!(rig.guard.tick().await.unwrap().ran[0].status, "breached");
+    assert_eq!(rig.guard.tick().await.unwrap().ran[0].status, EvaluationStatus::Breached);
     let message = rig.store.list_webhook_deliveries(rig.ws, schedule.id, 10).await.unwrap().remove(0);
     let body: Value = serde_json::from_str(&rig.store.webhook_body(rig.ws, &message.id).await.unwrap()).unwrap();
     assert!(body.get("text").is_none());
@@ -151,7 +151,7 @@ async fn a_message_leased_by_a_deliverer_that_died_is_sent_after_the_lease(db: &
     let schedule = rig.schedule_notifying("checkout", &set, connector, Cadence::Hourly, true, Some(&url), None).await;
     rig.pin(&set, connector).await;
     rig.repoint(connector, &slow.base_url()).await;
-    assert_eq!(rig.guard.tick().await.unwrap().ran[0].status, "breached");
+    assert_eq!(rig.guard.tick().await.unwrap().ran[0].status, EvaluationStatus::Breached);
 
     // The dead deliverer: it leased the message, then never recorded an attempt.
     let leased = rig.store.lease_due_webhooks(rig.clock.now_ms(), 60_000, 50).await.unwrap();

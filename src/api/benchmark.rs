@@ -8,7 +8,7 @@ use crate::error::AppError;
 use crate::model::{Checked, ConnectorId, TokenSource};
 
 #[cfg(feature = "ssr")]
-use super::context::{reply, state_and_session, store_error};
+use super::context::with_session;
 
 /// The input of `runBenchmarkOnce`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -49,34 +49,26 @@ pub struct BenchmarkOnceResult {
 /// `POST /api/benchmark/once`, `{"input": {connectorId, prompt, maxTokens?, stream?}}`.
 #[server(prefix = "/api", endpoint = "benchmark/once", input = Json)]
 pub async fn run_benchmark_once(input: Checked<BenchmarkOnceInput>) -> Result<BenchmarkOnceResult, AppError> {
-    use crate::runs::{run_once, OnceError, OnceInput};
-    reply(
-        async move {
-            let (state, session) = state_and_session()?;
-            let input = input.0;
-            let once = OnceInput {
-                connector_id: input.connector_id,
-                prompt: input.prompt,
-                max_tokens: input.max_tokens.unwrap_or(512),
-                stream: input.stream.unwrap_or(true),
-            };
-            let timeout = state.settings.request_timeout;
-            let m = run_once(&state.store, &state.sealer, &state.http, session.workspace_id, once, timeout)
-                .await
-                .map_err(|e| match e {
-                    OnceError::Invalid(v) => AppError::Invalid(v),
-                    OnceError::Store(s) => store_error(s),
-                })?;
-            Ok(BenchmarkOnceResult {
-                ttft_ms: m.ttft_ms(),
-                total_ms: m.total_ms(),
-                tokens_in: m.tokens_in,
-                tokens_out: m.tokens_out,
-                token_source: m.token_source,
-                status: m.status,
-                error: m.error.map(|e| format!("{}: {}", e.code, e.detail)),
-            })
-        }
-        .await,
-    )
+    use crate::runs::{run_once, OnceInput};
+    with_session(|state, session| async move {
+        let input = input.0;
+        let once = OnceInput {
+            connector_id: input.connector_id,
+            prompt: input.prompt,
+            max_tokens: input.max_tokens.unwrap_or(512),
+            stream: input.stream.unwrap_or(true),
+        };
+        let timeout = state.settings.request_timeout;
+        let m = run_once(&state.store, &state.sealer, &state.http, session.workspace_id, once, timeout).await?;
+        Ok(BenchmarkOnceResult {
+            ttft_ms: m.ttft_ms(),
+            total_ms: m.total_ms(),
+            tokens_in: m.tokens_in,
+            tokens_out: m.tokens_out,
+            token_source: m.token_source,
+            status: m.status,
+            error: m.error.map(|e| format!("{}: {}", e.code, e.detail)),
+        })
+    })
+    .await
 }

@@ -11,7 +11,7 @@ use crate::report::{IterationPage, ReportSnapshot, ReportView, TableQuery};
 use crate::stats::RunSummary;
 
 #[cfg(feature = "ssr")]
-use super::context::{reply, state_and_session, store_error};
+use super::context::with_session;
 
 /// A run with its report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -42,43 +42,30 @@ pub struct RunReportView {
 /// `POST /api/runs/start`, `{"input": RunPlanInput}`: validates the plan and starts the run.
 #[server(prefix = "/api", endpoint = "runs/start", input = Json)]
 pub async fn start_run(input: Checked<RunPlanInput>) -> Result<RunView, AppError> {
-    use crate::runs::StartError;
-    reply(
-        async move {
-            let (state, session) = state_and_session()?;
-            state.runs.start(session.workspace_id, input.0).await.map_err(|e| match e {
-                StartError::Invalid(v) => AppError::Invalid(v),
-                StartError::Store(s) => store_error(s),
-            })
-        }
-        .await,
-    )
+    with_session(|state, session| async move { Ok(state.runs.start(session.workspace_id, input.0).await?) }).await
 }
 
 /// `POST /api/runs/list`, `{}`: the workspace's runs, newest first.
 #[server(prefix = "/api", endpoint = "runs/list", input = Json)]
 pub async fn list_runs() -> Result<Vec<RunView>, AppError> {
-    reply(
-        async move {
-            let (state, session) = state_and_session()?;
-            state.store.list_runs(session.workspace_id).await.map_err(store_error)
-        }
-        .await,
-    )
+    with_session(|state, session| async move { Ok(state.store.list_runs(session.workspace_id).await?) }).await
 }
 
 /// `POST /api/runs/report`, `{"id"}`: the run, its summary and its report snapshot (so far, while it runs).
 #[server(prefix = "/api", endpoint = "runs/report", input = Json)]
 pub async fn get_run_report(id: RunId) -> Result<RunReport, AppError> {
-    reply(load_report(id).await)
+    with_session(|state, session| async move { load_report(&state.store, session.workspace_id, id).await }).await
 }
 
-/// The run `id` of the session's workspace with its report, built from every stored iteration.
+/// The run `id` of `workspace` with its report, built from every stored iteration.
 #[cfg(feature = "ssr")]
-async fn load_report(id: RunId) -> Result<RunReport, AppError> {
-    let (state, session) = state_and_session()?;
-    let (run, snapshot, summary) = state.store.run_report(session.workspace_id, id).await.map_err(store_error)?;
-    let shared_since_ms = state.store.shared_since(session.workspace_id, id).await.map_err(store_error)?;
+async fn load_report(
+    store: &crate::store::Store,
+    workspace: crate::model::WorkspaceId,
+    id: RunId,
+) -> Result<RunReport, AppError> {
+    let (run, snapshot, summary) = store.run_report(workspace, id).await?;
+    let shared_since_ms = store.shared_since(workspace, id).await?;
     Ok(RunReport { run, summary, snapshot, shared_since_ms })
 }
 
@@ -86,70 +73,59 @@ async fn load_report(id: RunId) -> Result<RunReport, AppError> {
 /// the charts reduced and the table's first page; the same size whatever the run's length.
 #[server(prefix = "/api", endpoint = "runs/view", input = Json)]
 pub async fn get_run_view(id: RunId) -> Result<RunReportView, AppError> {
-    reply(load_report(id).await.map(|report| RunReportView {
-        view: crate::report::report_view(&report.snapshot, report.summary),
-        run: report.run,
-        shared_since_ms: report.shared_since_ms,
-    }))
+    with_session(|state, session| async move {
+        let report = load_report(&state.store, session.workspace_id, id).await?;
+        let view = crate::report::report_view(&report.snapshot, report.summary);
+        Ok(RunReportView { view, run: report.run, shared_since_ms: report.shared_since_ms })
+    })
+    .await
 }
 
 /// `POST /api/runs/iterations`, `{"id", "query": {"sort", "descending", "errorsOnly", "page", "pageSize"}}`: one
 /// page of the report's iteration table, sorted and filtered by the database.
 #[server(prefix = "/api", endpoint = "runs/iterations", input = Json)]
 pub async fn get_iteration_page(id: RunId, query: TableQuery) -> Result<IterationPage, AppError> {
-    reply(
-        async move {
-            let (state, session) = state_and_session()?;
-            state.store.iteration_page(session.workspace_id, id, &query).await.map_err(store_error)
-        }
-        .await,
+    with_session(
+        |state, session| async move { Ok(state.store.iteration_page(session.workspace_id, id, &query).await?) },
     )
+    .await
 }
 
 /// `POST /api/runs/cancel`, `{"id"}`: stops a running run; finished iterations are kept. `false` when it was
 /// not running.
 #[server(prefix = "/api", endpoint = "runs/cancel", input = Json)]
 pub async fn cancel_run(id: RunId) -> Result<bool, AppError> {
-    reply(
-        async move {
-            let (state, session) = state_and_session()?;
-            state.store.get_run(session.workspace_id, id).await.map_err(store_error)?;
-            state.runs.cancel(session.workspace_id, id).await.map_err(store_error)
-        }
-        .await,
-    )
+    with_session(|state, session| async move {
+        state.store.get_run(session.workspace_id, id).await?;
+        Ok(state.runs.cancel(session.workspace_id, id).await?)
+    })
+    .await
 }
 
 /// `POST /api/runs/rename`, `{"id", "title"}`: renames a report (1 to 200 characters).
 #[server(prefix = "/api", endpoint = "runs/rename", input = Json)]
 pub async fn rename_run(id: RunId, title: String) -> Result<(), AppError> {
-    reply(
-        async move {
-            let (state, session) = state_and_session()?;
-            let title = crate::model::display_name(&title, "title", crate::model::limits::MAX_TITLE_CHARS)
-                .map_err(AppError::Invalid)?;
-            state.store.rename_run(session.workspace_id, id, &title).await.map_err(store_error)
-        }
-        .await,
-    )
+    with_session(|state, session| async move {
+        let title = crate::model::display_name(&title, "title", crate::model::limits::MAX_TITLE_CHARS)
+            .map_err(AppError::Invalid)?;
+        Ok(state.store.rename_run(session.workspace_id, id, &title).await?)
+    })
+    .await
 }
 
 /// `POST /api/runs/delete`, `{"id"}`: deletes a finished run, its iterations and its share link. A running run
 /// is refused (cancel it first).
 #[server(prefix = "/api", endpoint = "runs/delete", input = Json)]
 pub async fn delete_run(id: RunId) -> Result<(), AppError> {
-    reply(
-        async move {
-            let (state, session) = state_and_session()?;
-            if state.store.delete_run(session.workspace_id, id).await.map_err(store_error)? {
-                Ok(())
-            } else {
-                Err(AppError::Invalid(crate::model::ValidationError::new(
-                    "id",
-                    "the run is still running: cancel it first",
-                )))
-            }
+    with_session(|state, session| async move {
+        if state.store.delete_run(session.workspace_id, id).await? {
+            Ok(())
+        } else {
+            Err(AppError::Invalid(crate::model::ValidationError::new(
+                "id",
+                "the run is still running: cancel it first",
+            )))
         }
-        .await,
-    )
+    })
+    .await
 }

@@ -9,7 +9,7 @@ use crate::error::AppError;
 use crate::model::RunId;
 
 #[cfg(feature = "ssr")]
-use super::context::{reply, state_and_session, store_error};
+use super::context::with_session;
 
 /// A new share link's token: shown to the owner once (only its hash is kept). The link is
 /// `/share/{id}#{token}`: after `#`, so the token never travels in a request line or a server log.
@@ -25,28 +25,22 @@ pub struct ShareLink {
 /// `POST /api/reports/share`, `{"id"}`: a new share link for the report; an earlier link stops working.
 #[server(prefix = "/api", endpoint = "reports/share", input = Json)]
 pub async fn share_report(id: RunId) -> Result<ShareLink, AppError> {
-    reply(
-        async move {
-            let (state, session) = state_and_session()?;
-            let token = crate::secrets::RandomToken::generate();
-            let now = state.clock.now_ms();
-            let hash = state.tokens.hash(token.as_str());
-            state.store.share_report(session.workspace_id, id, &hash, now).await.map_err(store_error)?;
-            Ok(ShareLink { token: token.as_str().to_string(), created_at_ms: now })
-        }
-        .await,
-    )
+    with_session(|state, session| async move {
+        let token = crate::secrets::RandomToken::generate();
+        let now = state.clock.now_ms();
+        let hash = state.tokens.hash(token.as_str());
+        state.store.share_report(session.workspace_id, id, &hash, now).await?;
+        Ok(ShareLink { token: token.as_str().to_string(), created_at_ms: now })
+    })
+    .await
 }
 
 /// `POST /api/reports/unshare`, `{"id"}`: revokes the report's share link; `false` when it had none.
 #[server(prefix = "/api", endpoint = "reports/unshare", input = Json)]
 pub async fn revoke_share(id: RunId) -> Result<bool, AppError> {
-    reply(
-        async move {
-            let (state, session) = state_and_session()?;
-            state.store.get_run(session.workspace_id, id).await.map_err(store_error)?;
-            state.store.revoke_share(session.workspace_id, id).await.map_err(store_error)
-        }
-        .await,
-    )
+    with_session(|state, session| async move {
+        state.store.get_run(session.workspace_id, id).await?;
+        Ok(state.store.revoke_share(session.workspace_id, id).await?)
+    })
+    .await
 }

@@ -3,14 +3,18 @@
 //! alerts; the in-process loop ticks every few minutes and `POST /api/public/hooks/guard-tick` lets an external
 //! scheduler tick instead.
 
+mod alerts;
 mod decide;
 mod hook_limit;
 mod pin;
+mod schedule_page;
 mod tick;
 
+pub use alerts::{plan_alerts, Channels};
 pub use decide::{decide, observe};
 pub use hook_limit::{HookLimit, Refusal, Turn};
 pub use pin::pin_run;
+pub use schedule_page::{schedule_detail, HISTORY};
 pub use tick::{guard_plan, Guard, GuardOptions, TickReport, GUARD_TEMPERATURE, MAX_EVALUATION_MS};
 
 /// Ticks every `interval` until the process ends; a failed tick is logged and the next one comes on time.

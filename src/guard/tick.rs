@@ -8,21 +8,22 @@ use futures::StreamExt;
 use serde::Serialize;
 use std::sync::Arc;
 
+use super::alerts::{plan_alerts, Channels};
 use super::decide::{decide, observe};
 use crate::clock::Clock;
 use crate::model::{
-    Agent, BenchmarkSet, Breach, ConnectionPolicy, LoadMode, RunId, RunPlanInput, RunStatus, RunView, Schedule,
-    ScheduleId, ScheduleOutcome, WorkspaceId,
+    Agent, BenchmarkSet, Breach, ConnectionPolicy, EvaluationEnd, LoadMode, RunId, RunPlanInput, RunStatus, RunView,
+    Schedule, ScheduleId, ScheduleOutcome, WorkspaceId,
 };
-use crate::notify::{AlertMessage, MailSender, MailedAlert, Mailer};
+use crate::notify::{new_message_id, AlertMessage, MailSender, MailedAlert, Mailer};
 use crate::runs::{RunManager, StartError};
-use crate::store::{Backend, Claim, EvaluationEnd, Store, StoreError, Trigger, WebhookNotice};
+use crate::store::{Backend, Claim, Store, StoreError, WebhookNotice};
 
 /// The longest an evaluation can take: a set's 100 prompts one at a time, each up to the 120 s request limit,
 /// with room to spare. An evaluation running longer was abandoned by a stopped process.
 pub const MAX_EVALUATION_MS: i64 = 4 * 3_600_000;
 
-/// The temperature of scheduled runs (seed).
+/// The temperature of scheduled runs (the README's Guard section documents it).
 pub const GUARD_TEMPERATURE: f64 = 0.2;
 
 /// What one tick did.
@@ -168,7 +169,7 @@ impl Guard {
             Err(e) => EvaluationEnd::Failed { error: format!("the schedule could not be read: {e}"), run: None },
         };
         let now = self.clock.now_ms();
-        let message_id = format!("msg_{}", uuid::Uuid::new_v4().simple());
+        let message_id = new_message_id();
         let schedule = schedule.ok();
         let body = |breaches: &[Breach]| {
             let message = schedule.as_ref().and_then(|s| self.message(s, &end, breaches, now));
@@ -180,17 +181,19 @@ impl Guard {
             message_id: message_id.clone(),
             body: &body,
         });
-        let changes = match self.store.finish_evaluation(&claim, &end, webhook, now).await {
+        let channels = Channels {
+            webhook: webhook.is_some(),
+            email: self.mail.is_some() && schedule.as_ref().is_some_and(|s| s.input.email.is_some()),
+        };
+        let plan = |open: &[_]| plan_alerts(end.breaches(), open, channels);
+        let changes = match self.store.finish_evaluation(&claim, &end, plan, webhook, now).await {
             Ok(changes) => changes,
             Err(e) => {
                 tracing::error!(schedule = %claim.schedule, error = %e, "recording a guard evaluation failed");
                 Default::default()
             }
         };
-        let error = match &end {
-            EvaluationEnd::Failed { error, .. } => Some(error.clone()),
-            _ => None,
-        };
+        let error = end.error().map(String::from);
         if let Err(e) = self.store.record_schedule_outcome(claim.schedule, end.status(), error.as_deref(), now).await {
             tracing::error!(schedule = %claim.schedule, error = %e, "recording a schedule's outcome failed");
         }
@@ -198,7 +201,7 @@ impl Guard {
             tracing::warn!(schedule = %claim.schedule, error = %e, "guard evaluation failed");
         }
         // One e-mail item per alert opened, each with its own two lines.
-        let mail = schedule.as_ref().and_then(|s| {
+        let mail = schedule.as_ref().filter(|_| changes.email).and_then(|s| {
             let alerts: Vec<MailedAlert> = changes
                 .opened
                 .iter()
@@ -209,23 +212,13 @@ impl Guard {
         });
         let outcome = ScheduleOutcome {
             schedule_id: claim.schedule,
-            evaluation_id: claim.evaluation.to_string(),
+            evaluation_id: claim.evaluation,
             slot_at_ms: claim.slot_at,
-            trigger: match claim.trigger {
-                Trigger::Tick => "tick",
-                Trigger::RunNow => "run_now",
-            }
-            .to_string(),
-            status: end.status().to_string(),
+            trigger: claim.trigger,
+            status: end.status(),
             error,
-            run_id: match &end {
-                EvaluationEnd::Failed { run, .. } => *run,
-                EvaluationEnd::NoBaseline { run, .. } | EvaluationEnd::Compared { run, .. } => Some(*run),
-            },
-            p_value: match &end {
-                EvaluationEnd::Compared { decision, .. } => decision.p_value,
-                _ => None,
-            },
+            run_id: end.run(),
+            p_value: end.comparison().and_then(|(_, decision)| decision.p_value),
             alerts_opened: changes.opened.iter().map(|(id, _)| *id).collect(),
             alerts_updated: changes.updated,
         };

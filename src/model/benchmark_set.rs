@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::guard::{cost_estimate, Cadence, CostEstimate};
 use super::ids::BenchmarkSetId;
 use super::run::limits::MAX_TOKEN_BUDGET;
 use super::ValidationError;
@@ -54,6 +55,14 @@ pub struct BenchmarkSet {
     pub created_at_ms: i64,
     /// Last changed, unix ms.
     pub updated_at_ms: i64,
+}
+
+impl BenchmarkSet {
+    /// Requests and USD a day of running this set on `cadence` at `prices` (input, output USD per million tokens).
+    pub fn cost_estimate(&self, cadence: Cadence, prices: (Option<f64>, Option<f64>)) -> CostEstimate {
+        let prompts: Vec<&str> = self.prompts.iter().map(|p| p.text.as_str()).collect();
+        cost_estimate(&prompts, self.system_prompt.as_deref(), self.max_tokens, cadence, prices)
+    }
 }
 
 impl BenchmarkSetInput {

@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::guard_states::EvaluationStatus;
 use super::ids::{BenchmarkSetId, ConnectorId};
 use super::ValidationError;
 
@@ -174,7 +175,7 @@ impl Threshold {
     }
 }
 
-/// What a run is judged by (seed: `p95Ms, meanMs, tokS, costUsd, errorRate`). Latencies are total times of the
+/// What a run is judged by (`p95Ms, meanMs, tokS, costUsd, errorRate`, as the README's Guard section lists). Latencies are total times of the
 /// successful measured requests; `null` where nothing was measurable.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -295,8 +296,8 @@ pub struct Schedule {
     pub next_run_at_ms: i64,
     /// Its last evaluation: when, how it ended, and why it failed if it did.
     pub last_run_at_ms: Option<i64>,
-    /// `healthy`, `breached`, `no_baseline` or `failed`.
-    pub last_status: Option<String>,
+    /// How the last evaluation ended.
+    pub last_status: Option<EvaluationStatus>,
     /// The failure of the last evaluation, in words.
     pub last_error: Option<String>,
     /// Created, unix ms.
@@ -365,7 +366,7 @@ mod tests {
     }
 
     #[test]
-    fn cadences_have_the_seed_periods() {
+    fn cadences_have_the_documented_periods() {
         let minutes: Vec<i64> = Cadence::ALL.iter().map(|c| c.period_ms() / 60_000).collect();
         assert_eq!(minutes, [15, 60, 24 * 60, 7 * 24 * 60]);
         assert_eq!(serde_json::to_string(&Cadence::FifteenMinutes).unwrap(), "\"15m\"");

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::guard::{GuardSummary, Metric, Op, Severity, Threshold};
+use super::guard_states::{EvaluationStatus, Trigger};
 use super::ids::{AlertId, BaselineId, BenchmarkSetId, ConnectorId, EvaluationId, RunId, ScheduleId};
 
 /// One threshold's verdict in an evaluation.
@@ -29,7 +30,8 @@ pub struct ThresholdCheck {
     pub reason: String,
 }
 
-/// A breach, as alerts and webhooks carry it (seed: `metric, op, threshold, delta, pctChange, pValue, severity`).
+/// A breach, as alerts and webhooks carry it (`metric, op, threshold, delta, pctChange, pValue, severity`, as
+/// `docs/` and the README's webhook section describe).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Breach {
@@ -136,14 +138,14 @@ pub struct EvaluationView {
     pub id: EvaluationId,
     /// The slot it ran for.
     pub slot_at_ms: i64,
-    /// `tick` or `run_now`.
-    pub trigger: String,
+    /// What started it.
+    pub trigger: Trigger,
     /// Started, unix ms.
     pub started_at_ms: i64,
     /// Finished, unix ms.
     pub finished_at_ms: Option<i64>,
-    /// `running`, `healthy`, `breached`, `no_baseline` or `failed`.
-    pub status: String,
+    /// Where it stands.
+    pub status: EvaluationStatus,
     /// Why it failed.
     pub error: Option<String>,
     /// The run it made.
@@ -193,13 +195,13 @@ pub struct ScheduleOutcome {
     /// The schedule.
     pub schedule_id: ScheduleId,
     /// The evaluation row.
-    pub evaluation_id: String,
+    pub evaluation_id: EvaluationId,
     /// The slot claimed, unix ms.
     pub slot_at_ms: i64,
-    /// `tick` or `run_now`.
-    pub trigger: String,
-    /// `healthy`, `breached`, `no_baseline` or `failed`.
-    pub status: String,
+    /// What started it.
+    pub trigger: Trigger,
+    /// How it ended (never `running`).
+    pub status: EvaluationStatus,
     /// Why it failed.
     pub error: Option<String>,
     /// The run it made.

@@ -1,5 +1,6 @@
-//! One iteration of a run as reports, exports and the live view show it: the seed's fields (`prompt`,
-//! zero-based `iteration`, `ttftMs`, `totalMs`, `tokensIn`, `tokensOut`, `costUsd`, `error`) and, beside them,
+//! One iteration of a run as reports, exports and the live view show it: the fields the report schema
+//! (`docs/report-snapshot.schema.json`) names (`prompt`, zero-based `iteration`, `ttftMs`, `totalMs`,
+//! `tokensIn`, `tokensOut`, `costUsd`, `error`) and, beside them,
 //! what a reader needs to judge them.
 
 use serde::{Deserialize, Serialize};

@@ -6,14 +6,17 @@ mod benchmark_set;
 mod checked;
 mod connection_test;
 mod connector;
+mod evaluation;
 mod guard;
 mod guard_records;
+mod guard_states;
 mod headers;
 mod ids;
 mod iteration;
 mod measurement;
 mod progress;
 mod run;
+mod schedule_detail;
 mod text;
 mod time;
 
@@ -21,6 +24,7 @@ pub use benchmark_set::{BenchmarkSet, BenchmarkSetInput, SetPrompt, ADVISED_MIN_
 pub use checked::Checked;
 pub use connection_test::{ConnectionTestResult, TestTarget, BODY_PREVIEW_CHARS};
 pub use connector::{BaseUrl, Connector, ConnectorInput, HeaderView, KeyChange, ModelName, Price, ValidConnector};
+pub use evaluation::{AlertPlan, EvaluationEnd, OpenAlert};
 pub use guard::{
     cost_estimate, Cadence, CostEstimate, GuardSummary, Metric, Op, Schedule, ScheduleInput, Severity, Threshold,
     MAX_THRESHOLDS,
@@ -28,6 +32,7 @@ pub use guard::{
 pub use guard_records::{
     AlertView, Baseline, Breach, Decision, EvaluationView, ScheduleOutcome, ThresholdCheck, WebhookDelivery,
 };
+pub use guard_states::{EvaluationStatus, Trigger};
 pub use headers::{is_credential_header, is_credential_query_name, HeaderName, HeaderSet, HeaderValueChange};
 pub use ids::{AlertId, BaselineId, BenchmarkSetId, ConnectorId, EvaluationId, RunId, ScheduleId, WorkspaceId};
 pub use iteration::{cost_usd, row_prompt, IterationRecord, ROW_PROMPT_CHARS};
@@ -38,6 +43,7 @@ pub use progress::{LivePoint, RunProgress, RunUpdate};
 #[cfg(test)]
 pub(crate) use run::fixtures;
 pub use run::{limits, Agent, ConnectionPolicy, Job, LoadMode, RunPlan, RunPlanInput, RunStatus, RunView};
+pub use schedule_detail::{BaselineInfo, PinnableRun, ScheduleDetail};
 pub use text::{display_name, prompt_text};
 pub use time::{iso8601_utc, utc_minute, utc_second};
 

@@ -1,4 +1,5 @@
-//! What an alert says, once, for every channel: the webhook body (seed body D) with its two-line `text`
+//! What an alert says, once, for every channel: the webhook body (its fields are listed in the
+//! README's Guard section) with its two-line `text`
 //! fallback, which Slack-style incoming webhooks show as-is (Discord reads `content` instead).
 
 use serde::Serialize;
@@ -129,6 +130,11 @@ impl AlertMessage<'_> {
     }
 }
 
+/// A fresh message id (`webhook-id`): `msg_` and a random UUID's 32 hex digits.
+pub fn new_message_id() -> String {
+    format!("msg_{}", uuid::Uuid::new_v4().simple())
+}
+
 /// The body of a "Send test" message: the alert's envelope without breaches, `type`
 /// `latency_guard.guard.test`, and a text saying so.
 pub fn test_message_body(schedule: &Schedule, url: &str, at_ms: i64) -> String {
@@ -216,7 +222,7 @@ mod tests {
     }
 
     #[test]
-    fn the_body_has_the_seed_fields_and_discord_gets_content() {
+    fn the_body_has_the_documented_fields_and_discord_gets_content() {
         let breaches = [breach(Metric::P95Ms, Severity::Warn)];
         let body: serde_json::Value =
             serde_json::from_str(&message(&breaches).webhook_body("https://hooks.slack.com/x")).unwrap();

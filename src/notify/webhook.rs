@@ -12,10 +12,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::clock::Clock;
-use crate::model::WorkspaceId;
+use crate::model::{Schedule, WebhookDelivery, WorkspaceId};
 use crate::secrets::SecretBox;
 use crate::store::{Attempt, OutboxMessage, Store, StoreError};
 
+use super::message::{new_message_id, test_message_body};
 use super::retry::{every, next_step, BATCH, LEASE_MS};
 
 /// A fresh signing secret: `whsec_` and 32 random bytes in base64.
@@ -98,6 +99,17 @@ pub async fn checked_address(url: &url::Url, allow: &AllowList) -> Result<Socket
     Ok(first)
 }
 
+/// Why a test message was not sent.
+#[derive(Debug, thiserror::Error)]
+pub enum TestError {
+    /// The schedule has no webhook.
+    #[error("the schedule has no webhook URL")]
+    NoUrl,
+    /// The outbox could not be written or read.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
 /// Sends the outbox's due messages.
 #[derive(Clone)]
 pub struct WebhookSender {
@@ -131,6 +143,18 @@ impl WebhookSender {
             Some(message) => self.deliver(&message).await,
             None => Ok(false),
         }
+    }
+
+    /// Writes a signed test message for `schedule` to the outbox and attempts it at once (it is retried like any
+    /// other if this attempt fails); answers how the attempt went.
+    pub async fn send_test(&self, workspace: WorkspaceId, schedule: &Schedule) -> Result<WebhookDelivery, TestError> {
+        let url = schedule.input.webhook_url.as_deref().ok_or(TestError::NoUrl)?;
+        let now = self.clock.now_ms();
+        let message_id = new_message_id();
+        let body = test_message_body(schedule, url, now);
+        self.store.queue_test_webhook(workspace, schedule.id, url, &message_id, &body, now).await?;
+        self.deliver_now(workspace, &message_id).await?;
+        Ok(self.store.webhook_delivery(workspace, &message_id).await?)
     }
 
     /// One attempt at a leased message, logged, with its next step (delivered, retry later, given up).

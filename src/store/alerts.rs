@@ -1,60 +1,18 @@
-//! Evaluations and alerts. Finishing an evaluation applies the alert state machine in one transaction: a breach
-//! of a threshold with no open alert opens one (and writes its webhook to the outbox in the same transaction); a
-//! breach of a threshold whose alert is still open only updates that alert's `observed`. Alerts close only by
-//! hand (acknowledge one, or all).
+//! Evaluations and alerts. Finishing an evaluation records it and applies the alert plan Guard's state machine
+//! (`guard::plan_alerts`) makes from the alerts open at that moment, in one transaction: opened alerts, updated
+//! ones and the webhook announcing them commit together or not at all. Alerts close only by hand (acknowledge
+//! one, or all).
 
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
 use super::schedules::Claim;
 use super::workspaces::parse_id;
-use super::{from_json, to_json, Store, StoreError};
+use super::{from_json, spelled, to_json, Store, StoreError};
 use crate::model::{
-    AlertId, AlertView, Baseline, Breach, Decision, EvaluationView, GuardSummary, RunId, ScheduleId, WebhookDelivery,
-    WorkspaceId,
+    AlertId, AlertPlan, AlertView, Breach, EvaluationEnd, EvaluationStatus, EvaluationView, GuardSummary, OpenAlert,
+    RunId, ScheduleId, Trigger, WebhookDelivery, WorkspaceId,
 };
-
-/// How an evaluation ended.
-#[derive(Debug, Clone, PartialEq)]
-pub enum EvaluationEnd {
-    /// The run could not be made or measured (bad endpoint, expired key, deleted connector…).
-    Failed {
-        /// Why, in words.
-        error: String,
-        /// The run, if one was recorded.
-        run: Option<RunId>,
-    },
-    /// Measured, but no baseline is pinned for the set and connector.
-    NoBaseline {
-        /// The run.
-        run: RunId,
-        /// Successful requests and their summary.
-        observed: (Vec<f64>, GuardSummary),
-    },
-    /// Measured and compared.
-    Compared {
-        /// The run.
-        run: RunId,
-        /// Successful total times and their summary.
-        observed: (Vec<f64>, GuardSummary),
-        /// The baseline compared with.
-        baseline: Box<Baseline>,
-        /// What was decided.
-        decision: Box<Decision>,
-    },
-}
-
-impl EvaluationEnd {
-    /// `failed`, `no_baseline`, `breached` or `healthy`.
-    pub fn status(&self) -> &'static str {
-        match self {
-            EvaluationEnd::Failed { .. } => "failed",
-            EvaluationEnd::NoBaseline { .. } => "no_baseline",
-            EvaluationEnd::Compared { decision, .. } if !decision.breaches.is_empty() => "breached",
-            EvaluationEnd::Compared { .. } => "healthy",
-        }
-    }
-}
 
 /// A webhook to write to the outbox when alerts open: where, and the body for the breaches that opened them.
 pub struct WebhookNotice<'a> {
@@ -75,12 +33,31 @@ pub struct AlertChanges {
     pub updated: Vec<AlertId>,
     /// The outbox message written, if any.
     pub webhook: Option<String>,
+    /// The plan asked for e-mail about the opened alerts.
+    pub email: bool,
 }
 
 const ALERT_COLUMNS: &str = "a.id, a.schedule_id, s.name AS schedule_name, a.breach, a.run_id, a.observed, \
      a.baseline, a.breach_count, a.acknowledged, a.acknowledged_at, a.created_at, a.updated_at, \
      (SELECT MIN(e.finished_at) FROM guard_evaluations e WHERE e.schedule_id = a.schedule_id \
       AND e.status = 'healthy' AND e.finished_at > a.updated_at) AS healthy_since";
+
+const DELIVERY_COLUMNS: &str =
+    "id, alert_id, url, attempts, delivered_at, gave_up_at, next_attempt_at, last_error, created_at";
+
+fn delivery_from_row(row: &AnyRow) -> Result<WebhookDelivery, StoreError> {
+    Ok(WebhookDelivery {
+        id: row.try_get("id")?,
+        alert_id: row.try_get::<Option<String>, _>("alert_id")?.map(|a| parse_id(&a)).transpose()?,
+        url: row.try_get("url")?,
+        attempts: u32::try_from(row.try_get::<i64, _>("attempts")?).unwrap_or(u32::MAX),
+        delivered_at_ms: row.try_get("delivered_at")?,
+        gave_up_at_ms: row.try_get("gave_up_at")?,
+        next_attempt_at_ms: row.try_get("next_attempt_at")?,
+        last_error: row.try_get("last_error")?,
+        created_at_ms: row.try_get("created_at")?,
+    })
+}
 
 fn alert_from_row(row: &AnyRow) -> Result<AlertView, StoreError> {
     Ok(AlertView {
@@ -108,10 +85,10 @@ fn evaluation_from_row(row: &AnyRow) -> Result<EvaluationView, StoreError> {
     Ok(EvaluationView {
         id: parse_id(&row.try_get::<String, _>("id")?)?,
         slot_at_ms: row.try_get("slot_at")?,
-        trigger: row.try_get("trigger_kind")?,
+        trigger: spelled(row, "trigger_kind", Trigger::parse)?,
         started_at_ms: row.try_get("started_at")?,
         finished_at_ms: row.try_get("finished_at")?,
-        status: row.try_get("status")?,
+        status: spelled(row, "status", EvaluationStatus::parse)?,
         error: row.try_get("error")?,
         run_id: row.try_get::<Option<String>, _>("run_id")?.map(|r| parse_id(&r)).transpose()?,
         baseline_n: count("baseline_n")?,
@@ -124,37 +101,30 @@ fn evaluation_from_row(row: &AnyRow) -> Result<EvaluationView, StoreError> {
 }
 
 impl Store {
-    /// Records how the claimed evaluation ended and applies the alert state machine to its breaches, in one
-    /// transaction; a webhook for the alerts it opened goes to the outbox in the same transaction.
+    /// Records how the claimed evaluation ended and applies the alert plan `plan` makes from the schedule's open
+    /// alerts, in one transaction; a webhook for the alerts it opened goes to the outbox in the same transaction
+    /// when the plan asks for one. An alert the plan opens that another evaluation of the schedule opened a moment
+    /// earlier (replicas) is updated instead, so a threshold never has two open alerts.
     pub async fn finish_evaluation(
         &self,
         claim: &Claim,
         end: &EvaluationEnd,
+        plan: impl FnOnce(&[OpenAlert]) -> AlertPlan,
         webhook: Option<WebhookNotice<'_>>,
         now_ms: i64,
     ) -> Result<AlertChanges, StoreError> {
         let mut tx = self.begin_write().await?;
-        let (error, run) = match end {
-            EvaluationEnd::Failed { error, run } => (Some(error.as_str()), *run),
-            EvaluationEnd::NoBaseline { run, .. } | EvaluationEnd::Compared { run, .. } => (None, Some(*run)),
-        };
-        let observed = match end {
-            EvaluationEnd::Failed { .. } => None,
-            EvaluationEnd::NoBaseline { observed, .. } | EvaluationEnd::Compared { observed, .. } => Some(observed),
-        };
-        let (baseline, decision) = match end {
-            EvaluationEnd::Compared { baseline, decision, .. } => (Some(&**baseline), Some(&**decision)),
-            _ => (None, None),
-        };
+        let observed = end.observed();
+        let (baseline, decision) = end.comparison().unzip();
         sqlx::query(
             "UPDATE guard_evaluations SET finished_at = $1, status = $2, error = $3, run_id = $4, baseline_id = $5, \
              baseline_n = $6, baseline_summary = $7, observed_n = $8, observed_summary = $9, observed_total_ms = $10, \
              test = $11, p_value = $12, decision = $13 WHERE id = $14",
         )
         .bind(now_ms)
-        .bind(end.status())
-        .bind(error.map(String::from))
-        .bind(run.map(|r| r.to_string()))
+        .bind(end.status().as_str())
+        .bind(end.error().map(String::from))
+        .bind(end.run().map(|r| r.to_string()))
         .bind(baseline.map(|b| b.id.to_string()))
         .bind(baseline.map(|b| b.total_ms.len() as i64))
         .bind(baseline.map(|b| to_json(&b.summary)).transpose()?)
@@ -168,60 +138,29 @@ impl Store {
         .execute(&mut *tx)
         .await?;
 
-        let mut changes = AlertChanges::default();
-        if let (Some(baseline), Some(decision), Some((_, observed))) = (baseline, decision, observed) {
-            for breach in &decision.breaches {
+        let open = open_alerts(&mut tx, claim.schedule).await?;
+        let plan = plan(&open);
+        let mut changes = AlertChanges { email: plan.email, ..AlertChanges::default() };
+        if let (Some(baseline), Some((_, observed))) = (baseline, observed) {
+            let figures = AlertFigures { claim, run: end.run(), observed, baseline: &baseline.summary, now_ms };
+            for breach in &plan.open {
                 let id = AlertId::new_random();
-                let inserted = sqlx::query(
-                    "INSERT INTO guard_alerts (id, workspace_id, schedule_id, threshold_key, severity, acknowledged, \
-                     breach, observed, baseline, evaluation_id, run_id, breach_count, created_at, updated_at) \
-                     VALUES ($1, $2, $3, $4, $5, 0, $6, $7, $8, $9, $10, 1, $11, $11) ON CONFLICT DO NOTHING",
-                )
-                .bind(id.to_string())
-                .bind(claim.workspace.to_string())
-                .bind(claim.schedule.to_string())
-                .bind(breach.key())
-                .bind(breach.severity.as_str())
-                .bind(to_json(breach)?)
-                .bind(to_json(observed)?)
-                .bind(to_json(&baseline.summary)?)
-                .bind(claim.evaluation.to_string())
-                .bind(run.map(|r| r.to_string()))
-                .bind(now_ms)
-                .execute(&mut *tx)
-                .await?
-                .rows_affected();
-                if inserted == 1 {
+                if insert_alert(&mut tx, id, breach, &figures).await? {
                     changes.opened.push((id, breach.clone()));
                     continue;
                 }
-                // Open already: the same threshold breached again. Its observed figures move on; nothing is sent.
-                let open = sqlx::query(
-                    "SELECT id FROM guard_alerts WHERE schedule_id = $1 AND threshold_key = $2 AND acknowledged = 0",
-                )
-                .bind(claim.schedule.to_string())
-                .bind(breach.key())
-                .fetch_one(&mut *tx)
-                .await?;
-                let open: AlertId = parse_id(&open.try_get::<String, _>("id")?)?;
-                sqlx::query(
-                    "UPDATE guard_alerts SET breach = $1, observed = $2, baseline = $3, evaluation_id = $4, run_id = $5, \
-                     severity = $6, breach_count = breach_count + 1, updated_at = $7 WHERE id = $8",
-                )
-                .bind(to_json(breach)?)
-                .bind(to_json(observed)?)
-                .bind(to_json(&baseline.summary)?)
-                .bind(claim.evaluation.to_string())
-                .bind(run.map(|r| r.to_string()))
-                .bind(breach.severity.as_str())
-                .bind(now_ms)
-                .bind(open.to_string())
-                .execute(&mut *tx)
-                .await?;
-                changes.updated.push(open);
+                // Opened a moment ago by another evaluation of this schedule: breached again, then.
+                let reopened = open_alerts(&mut tx, claim.schedule).await?;
+                let Some(open) = reopened.iter().find(|a| a.threshold_key == breach.key()) else { continue };
+                update_alert(&mut tx, open.id, breach, &figures).await?;
+                changes.updated.push(open.id);
+            }
+            for (id, breach) in &plan.update {
+                update_alert(&mut tx, *id, breach, &figures).await?;
+                changes.updated.push(*id);
             }
         }
-        if let (Some(notice), false) = (webhook, changes.opened.is_empty()) {
+        if let (Some(notice), true, false) = (webhook, plan.webhook, changes.opened.is_empty()) {
             let opened: Vec<Breach> = changes.opened.iter().map(|(_, b)| b.clone()).collect();
             let alert = changes.opened.first().map(|(id, _)| id.to_string());
             insert_outbox(
@@ -310,29 +249,27 @@ impl Store {
         schedule: ScheduleId,
         limit: u32,
     ) -> Result<Vec<WebhookDelivery>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT id, alert_id, url, attempts, delivered_at, gave_up_at, next_attempt_at, last_error, created_at              FROM webhook_outbox WHERE workspace_id = $1 AND schedule_id = $2 ORDER BY created_at DESC, id LIMIT $3",
-        )
+        let rows = sqlx::query(&format!(
+            "SELECT {DELIVERY_COLUMNS} FROM webhook_outbox WHERE workspace_id = $1 AND schedule_id = $2 \
+             ORDER BY created_at DESC, id LIMIT $3"
+        ))
         .bind(workspace.to_string())
         .bind(schedule.to_string())
         .bind(i64::from(limit))
         .fetch_all(&self.pool)
         .await?;
-        rows.iter()
-            .map(|row| {
-                Ok(WebhookDelivery {
-                    id: row.try_get("id")?,
-                    alert_id: row.try_get::<Option<String>, _>("alert_id")?.map(|a| parse_id(&a)).transpose()?,
-                    url: row.try_get("url")?,
-                    attempts: u32::try_from(row.try_get::<i64, _>("attempts")?).unwrap_or(u32::MAX),
-                    delivered_at_ms: row.try_get("delivered_at")?,
-                    gave_up_at_ms: row.try_get("gave_up_at")?,
-                    next_attempt_at_ms: row.try_get("next_attempt_at")?,
-                    last_error: row.try_get("last_error")?,
-                    created_at_ms: row.try_get("created_at")?,
-                })
-            })
-            .collect()
+        rows.iter().map(delivery_from_row).collect()
+    }
+
+    /// One webhook message of `workspace` and how its delivery went.
+    pub async fn webhook_delivery(&self, workspace: WorkspaceId, id: &str) -> Result<WebhookDelivery, StoreError> {
+        let row =
+            sqlx::query(&format!("SELECT {DELIVERY_COLUMNS} FROM webhook_outbox WHERE workspace_id = $1 AND id = $2"))
+                .bind(workspace.to_string())
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?;
+        delivery_from_row(&row.ok_or(StoreError::NotFound)?)
     }
 
     /// The latest evaluations of a schedule of `workspace`, newest first.
@@ -379,6 +316,88 @@ pub(super) async fn insert_outbox(
     .bind(url)
     .bind(body)
     .bind(now_ms)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+/// What every alert row of one evaluation carries besides its breach.
+struct AlertFigures<'a> {
+    claim: &'a Claim,
+    run: Option<RunId>,
+    observed: &'a GuardSummary,
+    baseline: &'a GuardSummary,
+    now_ms: i64,
+}
+
+/// The schedule's unacknowledged alerts.
+async fn open_alerts(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    schedule: ScheduleId,
+) -> Result<Vec<OpenAlert>, StoreError> {
+    let rows = sqlx::query("SELECT id, threshold_key FROM guard_alerts WHERE schedule_id = $1 AND acknowledged = 0")
+        .bind(schedule.to_string())
+        .fetch_all(&mut **tx)
+        .await?;
+    rows.iter()
+        .map(|row| {
+            Ok(OpenAlert {
+                id: parse_id(&row.try_get::<String, _>("id")?)?,
+                threshold_key: row.try_get("threshold_key")?,
+            })
+        })
+        .collect()
+}
+
+/// Opens an alert for `breach`; `false` when its threshold has an open alert already (the unique index on open
+/// alerts per threshold).
+async fn insert_alert(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    id: AlertId,
+    breach: &Breach,
+    figures: &AlertFigures<'_>,
+) -> Result<bool, StoreError> {
+    let inserted = sqlx::query(
+        "INSERT INTO guard_alerts (id, workspace_id, schedule_id, threshold_key, severity, acknowledged, \
+         breach, observed, baseline, evaluation_id, run_id, breach_count, created_at, updated_at) \
+         VALUES ($1, $2, $3, $4, $5, 0, $6, $7, $8, $9, $10, 1, $11, $11) ON CONFLICT DO NOTHING",
+    )
+    .bind(id.to_string())
+    .bind(figures.claim.workspace.to_string())
+    .bind(figures.claim.schedule.to_string())
+    .bind(breach.key())
+    .bind(breach.severity.as_str())
+    .bind(to_json(breach)?)
+    .bind(to_json(figures.observed)?)
+    .bind(to_json(figures.baseline)?)
+    .bind(figures.claim.evaluation.to_string())
+    .bind(figures.run.map(|r| r.to_string()))
+    .bind(figures.now_ms)
+    .execute(&mut **tx)
+    .await?
+    .rows_affected();
+    Ok(inserted == 1)
+}
+
+/// An open alert breached again: its breach and observed figures move on and its count grows.
+async fn update_alert(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    id: AlertId,
+    breach: &Breach,
+    figures: &AlertFigures<'_>,
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "UPDATE guard_alerts SET breach = $1, observed = $2, baseline = $3, evaluation_id = $4, run_id = $5, \
+         severity = $6, breach_count = breach_count + 1, updated_at = $7 WHERE id = $8",
+    )
+    .bind(to_json(breach)?)
+    .bind(to_json(figures.observed)?)
+    .bind(to_json(figures.baseline)?)
+    .bind(figures.claim.evaluation.to_string())
+    .bind(figures.run.map(|r| r.to_string()))
+    .bind(breach.severity.as_str())
+    .bind(figures.now_ms)
+    .bind(id.to_string())
     .execute(&mut **tx)
     .await?;
     Ok(())

@@ -14,18 +14,18 @@ mod sessions;
 mod shares;
 mod workspaces;
 
-pub use alerts::{AlertChanges, EvaluationEnd, WebhookNotice};
+pub use alerts::{AlertChanges, WebhookNotice};
 pub use baselines::NewBaseline;
 pub use connectors::{ConnectorCredentials, StoredConnector};
 pub use mail::{MailState, QueuedMail};
 pub use outbox::{Attempt, AttemptOutcome, OutboxMessage};
-pub use schedules::{Claim, Trigger};
+pub use schedules::Claim;
 pub use sessions::SessionRecord;
 pub use shares::ShareRecord;
 pub use workspaces::{Workspace, LOCAL_OWNER};
 
-use sqlx::any::AnyPoolOptions;
-use sqlx::AnyPool;
+use sqlx::any::{AnyPoolOptions, AnyRow};
+use sqlx::{AnyPool, Row};
 use std::str::FromStr;
 use std::time::Duration;
 
@@ -194,4 +194,10 @@ fn to_json<T: serde::Serialize>(value: &T) -> Result<String, StoreError> {
 /// A JSON column read back.
 fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, StoreError> {
     serde_json::from_str(text).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+/// A column holding an enum's spelling; an unknown spelling is corruption, not a default.
+pub(super) fn spelled<T>(row: &AnyRow, column: &str, parse: fn(&str) -> Option<T>) -> Result<T, StoreError> {
+    let text: String = row.try_get(column)?;
+    parse(&text).ok_or_else(|| StoreError::Corrupt(format!("{column} {text:?}")))
 }

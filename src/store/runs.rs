@@ -8,7 +8,7 @@ use sqlx::Row;
 use super::workspaces::parse_id;
 use super::{bool_to_db, Store, StoreError};
 use crate::model::{
-    Connector, IterationRecord, Measurement, RunId, RunPlan, RunStatus, RunView, TokenSource, WorkspaceId,
+    Connector, ConnectorId, IterationRecord, Measurement, RunId, RunPlan, RunStatus, RunView, TokenSource, WorkspaceId,
 };
 use crate::report::{page_count, IterationPage, ReportSnapshot, SortKey, TableQuery};
 use crate::stats::RunSummary;
@@ -226,6 +226,27 @@ impl Store {
             "SELECT {RUN_COLUMNS} FROM runs WHERE workspace_id = $1 ORDER BY created_at DESC, id"
         ))
         .bind(workspace.to_string())
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(run_from_row).collect()
+    }
+
+    /// The newest `limit` completed runs of `workspace` on `connector`, newest first (the runs a baseline can be
+    /// pinned from).
+    pub async fn completed_runs_on(
+        &self,
+        workspace: WorkspaceId,
+        connector: ConnectorId,
+        limit: u32,
+    ) -> Result<Vec<RunView>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {RUN_COLUMNS} FROM runs WHERE workspace_id = $1 AND connector_id = $2 AND status = $3 \
+             ORDER BY created_at DESC, id LIMIT $4"
+        ))
+        .bind(workspace.to_string())
+        .bind(connector.to_string())
+        .bind(RunStatus::Completed.as_str())
+        .bind(i64::from(limit))
         .fetch_all(&self.pool)
         .await?;
         rows.iter().map(run_from_row).collect()

@@ -8,29 +8,13 @@ use sqlx::Row;
 
 use super::workspaces::parse_id;
 use super::{bool_to_db, found, from_json, to_json, Backend, Store, StoreError};
-use crate::model::{Cadence, EvaluationId, Schedule, ScheduleId, ScheduleInput, WorkspaceId};
+use crate::model::{
+    Cadence, EvaluationId, EvaluationStatus, Schedule, ScheduleId, ScheduleInput, Trigger, WorkspaceId,
+};
 use crate::secrets::SecretBox;
 
 const COLUMNS: &str = "id, name, set_id, connector_id, enabled, cadence, next_run_at, webhook_url, email, thresholds, \
      alpha, require_significance, last_run_at, last_status, last_error, created_at";
-
-/// What started an evaluation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Trigger {
-    /// A tick found the schedule due.
-    Tick,
-    /// A user pressed Run now.
-    RunNow,
-}
-
-impl Trigger {
-    fn as_str(self) -> &'static str {
-        match self {
-            Trigger::Tick => "tick",
-            Trigger::RunNow => "run_now",
-        }
-    }
-}
 
 /// A claimed slot: this process, and no other, runs `schedule` for `slot_at`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,7 +53,12 @@ fn schedule_from_row(row: &AnyRow) -> Result<Schedule, StoreError> {
         },
         next_run_at_ms: row.try_get("next_run_at")?,
         last_run_at_ms: row.try_get("last_run_at")?,
-        last_status: row.try_get("last_status")?,
+        last_status: row
+            .try_get::<Option<String>, _>("last_status")?
+            .map(|text| {
+                EvaluationStatus::parse(&text).ok_or_else(|| StoreError::Corrupt(format!("last_status {text:?}")))
+            })
+            .transpose()?,
         last_error: row.try_get("last_error")?,
         created_at_ms: row.try_get("created_at")?,
     })
@@ -311,13 +300,13 @@ impl Store {
     pub async fn record_schedule_outcome(
         &self,
         id: ScheduleId,
-        status: &str,
+        status: EvaluationStatus,
         error: Option<&str>,
         at_ms: i64,
     ) -> Result<(), StoreError> {
         sqlx::query("UPDATE guard_schedules SET last_run_at = $1, last_status = $2, last_error = $3 WHERE id = $4")
             .bind(at_ms)
-            .bind(status)
+            .bind(status.as_str())
             .bind(error.map(String::from))
             .bind(id.to_string())
             .execute(&self.pool)

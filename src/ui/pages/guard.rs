@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use leptos_router::components::A;
 
 use crate::api::guard::{acknowledge_alert, acknowledge_all_alerts, list_alerts, list_schedules};
-use crate::model::{utc_minute as when, AlertView, Metric, Schedule};
+use crate::model::{utc_minute as when, AlertView, EvaluationStatus, Metric, Schedule};
 use crate::ui::components::{alert_badge, ErrorBox, Layout};
 
 /// A figure with its unit.
@@ -119,7 +119,7 @@ fn ScheduleTable(list: Vec<Schedule>) -> impl IntoView {
             <thead><tr><th>"Name"</th><th>"Every"</th><th>"State"</th><th>"Next run (UTC)"</th><th>"Last run"</th></tr></thead>
             <tbody>{list.into_iter().map(|s| {
                 let last = match (&s.last_status, s.last_run_at_ms) {
-                    (Some(status), Some(at)) => format!("{status} · {}", when(at)),
+                    (Some(status), Some(at)) => format!("{} · {}", status.label(), when(at)),
                     _ => "never".into(),
                 };
                 view! {
@@ -128,7 +128,7 @@ fn ScheduleTable(list: Vec<Schedule>) -> impl IntoView {
                         <td>{s.input.cadence.as_str()}</td>
                         <td>{if s.input.enabled { "active" } else { "paused" }}</td>
                         <td>{when(s.next_run_at_ms)}</td>
-                        <td class:error-cell=s.last_status.as_deref() == Some("failed") title=s.last_error.clone().unwrap_or_default()>{last}</td>
+                        <td class:error-cell=s.last_status == Some(EvaluationStatus::Failed) title=s.last_error.clone().unwrap_or_default()>{last}</td>
                     </tr>
                 }
             }).collect_view()}</tbody>

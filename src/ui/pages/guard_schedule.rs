@@ -11,7 +11,7 @@ use crate::api::guard::{
     delete_schedule, email_enabled, enable_schedule, get_schedule, list_sets, pin_baseline, run_schedule_now,
     send_test_webhook, ScheduleDetail,
 };
-use crate::model::{utc_second as when, EvaluationView, RunId, ScheduleId, ADVISED_MIN_PROMPTS};
+use crate::model::{utc_second as when, EvaluationStatus, EvaluationView, RunId, ScheduleId, ADVISED_MIN_PROMPTS};
 use crate::ui::components::{alert_badge, ErrorBox, Layout, ScheduleForm};
 
 fn ms(v: Option<f64>) -> String {
@@ -140,7 +140,7 @@ fn ScheduleView(detail: ScheduleDetail, refresh: RwSignal<u32>, notice: RwSignal
                 }
             };
             let p = o.p_value.map(|p| format!(", Welch p = {}", crate::report::p_value(p))).unwrap_or_default();
-            (format!("Run now: {}{p}{what}", o.status), o.status == "failed", vec![])
+            (format!("Run now: {}{p}{what}", o.status.label()), o.status == EvaluationStatus::Failed, vec![])
         }));
     });
     let enabled = schedule.input.enabled;
@@ -187,7 +187,7 @@ fn ScheduleView(detail: ScheduleDetail, refresh: RwSignal<u32>, notice: RwSignal
                 {format!(" every {} · {} · next run {} UTC · {} requests a day", schedule.input.cadence.as_str(), if enabled { "active" } else { "paused" }, when(schedule.next_run_at_ms), cost.requests_per_day)}
                 {cost.usd_per_day.map(|usd| format!(", about ${usd:.4} a day at most"))}
             </p>
-            {schedule.last_error.clone().filter(|_| schedule.last_status.as_deref() == Some("failed")).map(|e| view! {
+            {schedule.last_error.clone().filter(|_| schedule.last_status == Some(EvaluationStatus::Failed)).map(|e| view! {
                 <p class="error" id="last-error">{format!("Last run failed: {e}")}</p>
             })}
             {(set.prompts.len() < ADVISED_MIN_PROMPTS).then(|| view! { <p class="warning">{format!("The set has {} prompt(s); at least {ADVISED_MIN_PROMPTS} are advised for Welch's test.", set.prompts.len())}</p> })}
@@ -281,11 +281,14 @@ fn evaluation_row(e: EvaluationView) -> impl IntoView {
             .map(|c| format!("{} {}: {}", c.threshold.metric.as_str(), c.threshold.op.as_str(), c.reason))
             .collect::<Vec<_>>()
             .join("; "),
-        (None, None) if e.status == "no_baseline" => "no baseline pinned: recorded, not compared".into(),
-        _ => String::new(),
+        (None, None) => match e.status {
+            EvaluationStatus::NoBaseline => "no baseline pinned: recorded, not compared".into(),
+            EvaluationStatus::Running => "the run is under way".into(),
+            EvaluationStatus::Healthy | EvaluationStatus::Breached | EvaluationStatus::Failed => String::new(),
+        },
     };
-    let failed = e.status == "failed";
-    let status = e.status.clone();
+    let failed = e.status == EvaluationStatus::Failed;
+    let status = e.status.label();
     let outcome = match e.run_id {
         Some(run) => view! { <A href=format!("/runs/{run}")>{status}</A> }.into_any(),
         None => view! { <span>{status}</span> }.into_any(),
@@ -293,7 +296,7 @@ fn evaluation_row(e: EvaluationView) -> impl IntoView {
     view! {
         <tr class:failed=failed>
             <td>{when(e.started_at_ms)}</td>
-            <td>{e.trigger.replace('_', " ")}</td>
+            <td>{e.trigger.label()}</td>
             <td class="status">{outcome}</td>
             <td>{n}</td>
             <td>{figures}</td>
