@@ -1,10 +1,12 @@
 //! Settings: defaults < config file (`Leptos.toml`'s `[latency-guard]` table, or `LATENCY_GUARD_CONFIG`) < environment.
 
 mod secret;
+mod table;
 
 pub use secret::Secret;
+pub use table::{Setting, SETTINGS};
 
-use serde::Deserialize;
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -20,14 +22,39 @@ pub enum ConfigError {
         /// Why.
         source: std::io::Error,
     },
-    /// The config file is not valid TOML or has wrong types.
-    #[error("config file {path} is invalid: {source}")]
+    /// The config file is not valid TOML, or its `[latency-guard]` table is not a table.
+    #[error("config file {path} is invalid: {reason}")]
     Parse {
         /// The file.
         path: PathBuf,
         /// Why.
-        source: Box<toml::de::Error>,
+        reason: String,
     },
+    /// The config file names a setting that does not exist.
+    #[error("config file {path}: unknown key {key:?} in [latency-guard]; the keys are {known}")]
+    UnknownKey {
+        /// The file.
+        path: PathBuf,
+        /// The key.
+        key: String,
+        /// Every key there is.
+        known: String,
+    },
+    /// A value in the config file has the wrong shape.
+    #[error("config file {path}: {key} = {value} is invalid: {reason}")]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// The key.
+        key: &'static str,
+        /// Its value (never a secret's).
+        value: String,
+        /// Why.
+        reason: String,
+    },
+    /// Two settings do not fit together.
+    #[error("{0}")]
+    Conflict(&'static str),
     /// A command that reads stored data found none where the settings point.
     #[error(
         "no latency-guard database at {path}: this command reads an existing one and creates none. Run it from the \
@@ -39,10 +66,12 @@ pub enum ConfigError {
         path: PathBuf,
     },
     /// An environment variable has a value of the wrong shape.
-    #[error("environment variable {name}={value:?} is invalid: {reason}")]
+    #[error("environment variable {name}={value:?}{} is invalid: {reason}", key.map(|k| format!(" ({k})")).unwrap_or_default())]
     Env {
         /// The variable.
         name: &'static str,
+        /// The setting's file key, when it has one.
+        key: Option<&'static str>,
         /// Its value (never a secret's: secrets are not echoed).
         value: String,
         /// Why.
@@ -140,33 +169,50 @@ impl ApiKey {
     }
 }
 
-/// The `[latency-guard]` table of the config file; every key optional.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct FileSettings {
-    database_url: Option<String>,
-    site_addr: Option<SocketAddr>,
-    data_dir: Option<PathBuf>,
-    demo_simulator: Option<bool>,
-    connection_test_timeout_ms: Option<u64>,
-    request_timeout_ms: Option<u64>,
-    session_ttl_hours: Option<u64>,
-    run_heartbeat_ms: Option<u64>,
-    secure_cookies: Option<bool>,
-    public_url: Option<String>,
-    guard_tick_interval_s: Option<u64>,
-    guard_tick_limit: Option<u32>,
-    guard_tick_parallelism: Option<usize>,
-    guard_tick_api_key: Option<String>,
-    webhook_allow: Option<String>,
-    smtp_url: Option<String>,
-    smtp_from: Option<String>,
+/// The `[latency-guard]` table of a config file, each value as text for its setting's parser.
+#[derive(Debug, Default)]
+struct FileValues {
+    path: PathBuf,
+    values: BTreeMap<String, String>,
 }
 
-#[derive(Debug, Default, Deserialize)]
-struct ConfigFile {
-    #[serde(rename = "latency-guard", default)]
-    latency_guard: FileSettings,
+impl FileValues {
+    /// The table of `text` (the file `path`); unknown keys and values that are not a string, number or boolean
+    /// are refused by name.
+    fn parse(path: &Path, text: &str) -> Result<Self, ConfigError> {
+        let parse_error = |reason: String| ConfigError::Parse { path: path.into(), reason };
+        let document: toml::Table = toml::from_str(text).map_err(|e| parse_error(e.to_string()))?;
+        let mut values = BTreeMap::new();
+        let Some(table) = document.get("latency-guard") else { return Ok(Self { path: path.into(), values }) };
+        let table = table.as_table().ok_or_else(|| parse_error("[latency-guard] must be a table".into()))?;
+        for (key, value) in table {
+            let Some(setting) = table::by_key(key) else {
+                let known: Vec<&str> = SETTINGS.iter().filter_map(|s| s.key).collect();
+                return Err(ConfigError::UnknownKey { path: path.into(), key: key.clone(), known: known.join(", ") });
+            };
+            let text = match value {
+                toml::Value::String(text) => text.clone(),
+                toml::Value::Integer(_) | toml::Value::Float(_) | toml::Value::Boolean(_) => value.to_string(),
+                _ => {
+                    return Err(ConfigError::File {
+                        path: path.into(),
+                        key: setting.key.unwrap_or(setting.env),
+                        value: if setting.secret { "[redacted]".into() } else { value.to_string() },
+                        reason: "expected a string, a number or true/false".into(),
+                    })
+                }
+            };
+            values.insert(key.clone(), text);
+        }
+        Ok(Self { path: path.into(), values })
+    }
+}
+
+impl SmtpSettings {
+    /// Before `smtp-url` and `smtp-from` are read: no URL, the default sender.
+    fn unset() -> Self {
+        Self { url: String::new(), from: "latency-guard <latency-guard@localhost>".into() }
+    }
 }
 
 impl Settings {
@@ -202,142 +248,41 @@ impl Settings {
             .or_else(|| Some(PathBuf::from("Leptos.toml")).filter(|p| p.exists()));
         let from_file = match &file {
             Some(path) => read_file(path)?,
-            None => FileSettings::default(),
+            None => FileValues::default(),
         };
         Self::merge(from_file, env)
     }
 
-    fn merge(file: FileSettings, env: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
-        let data_dir =
-            env("LATENCY_GUARD_DATA_DIR").map(PathBuf::from).or(file.data_dir).unwrap_or_else(|| PathBuf::from("data"));
-        let mut s = Self::defaults(data_dir);
-        if let Some(url) = file.database_url {
-            s.database_url = url;
-        }
-        if let Some(addr) = file.site_addr {
-            s.site_addr = addr;
-        }
-        s.demo_simulator = file.demo_simulator.unwrap_or(s.demo_simulator);
-        if let Some(ms) = file.connection_test_timeout_ms {
-            s.connection_test_timeout = Duration::from_millis(ms);
-        }
-        if let Some(ms) = file.request_timeout_ms {
-            s.request_timeout = Duration::from_millis(ms);
-        }
-        if let Some(ms) = file.run_heartbeat_ms {
-            s.run_heartbeat = Duration::from_millis(ms);
-        }
-        if let Some(h) = file.session_ttl_hours {
-            s.session_ttl = Duration::from_secs(h * 3600);
-        }
-        s.secure_cookies = file.secure_cookies.unwrap_or(s.secure_cookies);
-        s.public_url = file.public_url;
-        let interval = |seconds: u64| (seconds > 0).then(|| Duration::from_secs(seconds));
-        if let Some(seconds) = file.guard_tick_interval_s {
-            s.guard_tick_interval = interval(seconds);
-        }
-        s.guard_tick_limit = file.guard_tick_limit.unwrap_or(s.guard_tick_limit);
-        s.guard_tick_parallelism = file.guard_tick_parallelism.unwrap_or(s.guard_tick_parallelism);
-        let api_key = |name: &'static str, text: &str| {
-            ApiKey::parse(text).map_err(|reason| ConfigError::Env { name, value: "[redacted]".into(), reason })
-        };
-        if let Some(allow) = file.webhook_allow {
-            s.webhook_allow = allow;
-        }
-        if let Some(key) = &file.guard_tick_api_key {
-            s.guard_tick_api_key = Some(api_key("guard-tick-api-key", key)?);
-        }
-
-        if let Some(url) = env("DATABASE_URL") {
-            s.database_url = url;
-        }
-        if let Some(addr) = env("LEPTOS_SITE_ADDR") {
-            s.site_addr = parse_env("LEPTOS_SITE_ADDR", &addr)?;
-        }
-        if let Some(v) = env("LATENCY_GUARD_DEMO_SIMULATOR") {
-            s.demo_simulator = parse_bool("LATENCY_GUARD_DEMO_SIMULATOR", &v)?;
-        }
-        if let Some(v) = env("LATENCY_GUARD_CONNECTION_TEST_TIMEOUT_MS") {
-            s.connection_test_timeout =
-                Duration::from_millis(parse_env("LATENCY_GUARD_CONNECTION_TEST_TIMEOUT_MS", &v)?);
-        }
-        if let Some(v) = env("LATENCY_GUARD_REQUEST_TIMEOUT_MS") {
-            s.request_timeout = Duration::from_millis(parse_env("LATENCY_GUARD_REQUEST_TIMEOUT_MS", &v)?);
-        }
-        if let Some(v) = env("LATENCY_GUARD_RUN_HEARTBEAT_MS") {
-            s.run_heartbeat = Duration::from_millis(parse_env("LATENCY_GUARD_RUN_HEARTBEAT_MS", &v)?);
-        }
-        if let Some(v) = env("LATENCY_GUARD_SECURE_COOKIES") {
-            s.secure_cookies = parse_bool("LATENCY_GUARD_SECURE_COOKIES", &v)?;
-        }
-        if let Some(v) = env("LATENCY_GUARD_PUBLIC_URL") {
-            s.public_url = Some(v);
-        }
-        if let Some(v) = env("LATENCY_GUARD_GUARD_TICK_INTERVAL_S") {
-            s.guard_tick_interval = interval(parse_env("LATENCY_GUARD_GUARD_TICK_INTERVAL_S", &v)?);
-        }
-        if let Some(v) = env("LATENCY_GUARD_GUARD_TICK_LIMIT") {
-            s.guard_tick_limit = parse_env("LATENCY_GUARD_GUARD_TICK_LIMIT", &v)?;
-        }
-        if let Some(v) = env("LATENCY_GUARD_GUARD_TICK_PARALLELISM") {
-            s.guard_tick_parallelism = parse_env("LATENCY_GUARD_GUARD_TICK_PARALLELISM", &v)?;
-        }
-        let smtp_url = env("LATENCY_GUARD_SMTP_URL").or(file.smtp_url);
-        let smtp_from = env("LATENCY_GUARD_SMTP_FROM").or(file.smtp_from);
-        s.smtp = match (smtp_url, smtp_from) {
-            (Some(url), from) => Some(SmtpSettings {
-                url,
-                from: from.unwrap_or_else(|| "latency-guard <latency-guard@localhost>".into()),
-            }),
-            (None, Some(_)) => {
-                return Err(ConfigError::Env {
-                    name: "smtp-from / LATENCY_GUARD_SMTP_FROM",
-                    value: "set".into(),
-                    reason: "needs smtp-url / LATENCY_GUARD_SMTP_URL too".into(),
-                })
-            }
-            (None, None) => None,
-        };
-        if let Some(v) = env("LATENCY_GUARD_WEBHOOK_ALLOW") {
-            s.webhook_allow = v;
-        }
-        if let Some(v) = env("GUARD_TICK_API_KEY") {
-            s.guard_tick_api_key = Some(api_key("GUARD_TICK_API_KEY", &v)?);
-        }
-        if let Some(v) = env("LATENCY_GUARD_SECRET") {
-            s.secret = Some(Secret::from_text(&v).map_err(|reason| ConfigError::Env {
-                name: "LATENCY_GUARD_SECRET",
-                value: "[redacted]".into(),
+    /// Defaults, then the file's values, then the environment's, each through its setting's parser.
+    fn merge(file: FileValues, env: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
+        let data_dir = env(table::DATA_DIR).or_else(|| file.values.get("data-dir").cloned());
+        let mut settings = Self::defaults(PathBuf::from(data_dir.unwrap_or_else(|| "data".into())));
+        let later = || SETTINGS.iter().filter(|s| s.env != table::DATA_DIR);
+        let shown = |setting: &Setting, value: &str| if setting.secret { "[redacted]".into() } else { value.into() };
+        for setting in later() {
+            let Some(value) = setting.key.and_then(|key| file.values.get(key)) else { continue };
+            (setting.apply)(&mut settings, value).map_err(|reason| ConfigError::File {
+                path: file.path.clone(),
+                key: setting.key.unwrap_or(setting.env),
+                value: shown(setting, value),
                 reason,
-            })?);
+            })?;
         }
-        if !(s.database_url.starts_with("sqlite:")
-            || s.database_url.starts_with("postgres://")
-            || s.database_url.starts_with("postgresql://"))
-        {
-            return Err(ConfigError::Env {
-                name: "DATABASE_URL",
-                value: s.database_url.clone(),
-                reason: "must start with sqlite:, postgres:// or postgresql://".into(),
-            });
+        for setting in later() {
+            let Some(value) = env(setting.env) else { continue };
+            (setting.apply)(&mut settings, &value).map_err(|reason| ConfigError::Env {
+                name: setting.env,
+                key: setting.key,
+                value: shown(setting, &value),
+                reason,
+            })?;
         }
-        if s.guard_tick_limit == 0 || s.guard_tick_parallelism == 0 {
-            return Err(ConfigError::Env {
-                name: "guard-tick-limit / guard-tick-parallelism",
-                value: "0".into(),
-                reason: "must be at least 1".into(),
-            });
+        if settings.smtp.as_ref().is_some_and(|smtp| smtp.url.is_empty()) {
+            return Err(ConfigError::Conflict(
+                "smtp-from / LATENCY_GUARD_SMTP_FROM needs smtp-url / LATENCY_GUARD_SMTP_URL too",
+            ));
         }
-        for (name, value) in [
-            ("connection-test-timeout-ms / LATENCY_GUARD_CONNECTION_TEST_TIMEOUT_MS", s.connection_test_timeout),
-            ("request-timeout-ms / LATENCY_GUARD_REQUEST_TIMEOUT_MS", s.request_timeout),
-            ("run-heartbeat-ms / LATENCY_GUARD_RUN_HEARTBEAT_MS", s.run_heartbeat),
-        ] {
-            if value.is_zero() {
-                return Err(ConfigError::Env { name, value: "0".into(), reason: "must be at least 1".into() });
-            }
-        }
-        Ok(s)
+        Ok(settings)
     }
 
     /// For commands that read stored data (`login-link`, `export`, `bench --connector`): the database must exist
@@ -390,26 +335,9 @@ pub fn sqlite_url(path: &Path) -> String {
     format!("sqlite://{}?mode=rwc", path.display())
 }
 
-fn read_file(path: &Path) -> Result<FileSettings, ConfigError> {
+fn read_file(path: &Path) -> Result<FileValues, ConfigError> {
     let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.into(), source })?;
-    let parsed: ConfigFile =
-        toml::from_str(&text).map_err(|source| ConfigError::Parse { path: path.into(), source: Box::new(source) })?;
-    Ok(parsed.latency_guard)
-}
-
-fn parse_env<T: std::str::FromStr>(name: &'static str, value: &str) -> Result<T, ConfigError>
-where
-    T::Err: std::fmt::Display,
-{
-    value.parse().map_err(|e: T::Err| ConfigError::Env { name, value: value.into(), reason: e.to_string() })
-}
-
-fn parse_bool(name: &'static str, value: &str) -> Result<bool, ConfigError> {
-    match value.to_ascii_lowercase().as_str() {
-        "1" | "true" | "yes" | "on" => Ok(true),
-        "0" | "false" | "no" | "off" => Ok(false),
-        _ => Err(ConfigError::Env { name, value: value.into(), reason: "expected true or false".into() }),
-    }
+    FileValues::parse(path, &text)
 }
 
 #[cfg(test)]
@@ -424,12 +352,13 @@ mod tests {
 
     #[test]
     fn environment_overrides_file_which_overrides_defaults() {
-        let file: ConfigFile = toml::from_str(
+        let file = FileValues::parse(
+            Path::new("lg.toml"),
             "[latency-guard]\nsite-addr = \"127.0.0.1:4000\"\ndemo-simulator = false\nconnection-test-timeout-ms = 900\n\
              run-heartbeat-ms = 2000\n",
         )
         .unwrap();
-        let s = Settings::merge(file.latency_guard, env_of(&[("LEPTOS_SITE_ADDR", "127.0.0.1:5000")])).unwrap();
+        let s = Settings::merge(file, env_of(&[("LEPTOS_SITE_ADDR", "127.0.0.1:5000")])).unwrap();
         assert_eq!(s.site_addr.port(), 5000);
         assert!(!s.demo_simulator);
         assert_eq!(s.connection_test_timeout, Duration::from_millis(900));
@@ -439,22 +368,49 @@ mod tests {
 
     #[test]
     fn rejects_unknown_file_keys_and_bad_env_values_by_name() {
-        let err = toml::from_str::<ConfigFile>("[latency-guard]\nsite_adr = 1\n").unwrap_err();
-        assert!(err.to_string().contains("site_adr"), "{err}");
-        let err = Settings::merge(FileSettings::default(), env_of(&[("DATABASE_URL", "mysql://x")])).unwrap_err();
+        let err = FileValues::parse(Path::new("lg.toml"), "[latency-guard]\nsite_adr = 1\n").unwrap_err();
+        assert!(err.to_string().contains("site_adr") && err.to_string().contains("site-addr"), "{err}");
+        let err = Settings::merge(FileValues::default(), env_of(&[("DATABASE_URL", "mysql://x")])).unwrap_err();
         assert!(err.to_string().contains("DATABASE_URL"), "{err}");
         let err =
-            Settings::merge(FileSettings::default(), env_of(&[("LATENCY_GUARD_DEMO_SIMULATOR", "maybe")])).unwrap_err();
+            Settings::merge(FileValues::default(), env_of(&[("LATENCY_GUARD_DEMO_SIMULATOR", "maybe")])).unwrap_err();
         assert!(err.to_string().contains("LATENCY_GUARD_DEMO_SIMULATOR"), "{err}");
         let err =
-            Settings::merge(FileSettings::default(), env_of(&[("LATENCY_GUARD_RUN_HEARTBEAT_MS", "0")])).unwrap_err();
+            Settings::merge(FileValues::default(), env_of(&[("LATENCY_GUARD_RUN_HEARTBEAT_MS", "0")])).unwrap_err();
         assert!(err.to_string().contains("run-heartbeat-ms"), "{err}");
+    }
+
+    #[test]
+    fn a_bad_file_value_is_a_file_error_naming_the_file_and_key() {
+        let file = FileValues::parse(Path::new("lg.toml"), "[latency-guard]\nguard-tick-limit = 0\n").unwrap();
+        let err = Settings::merge(file, env_of(&[])).unwrap_err();
+        assert!(matches!(err, ConfigError::File { key: "guard-tick-limit", .. }), "{err:?}");
+        assert_eq!(err.to_string(), "config file lg.toml: guard-tick-limit = 0 is invalid: must be at least 1");
+        let file = FileValues::parse(Path::new("lg.toml"), "[latency-guard]\nguard-tick-api-key = \"short-canary\"\n");
+        let err = Settings::merge(file.unwrap(), env_of(&[])).unwrap_err();
+        assert!(!err.to_string().contains("short-canary") && err.to_string().contains("16 characters"), "{err}");
+        let err = FileValues::parse(Path::new("lg.toml"), "[latency-guard]\nsite-addr = [1]\n").unwrap_err();
+        assert!(err.to_string().contains("site-addr"), "{err}");
+    }
+
+    #[test]
+    fn every_setting_is_read_from_the_environment_over_the_file() {
+        let file = FileValues::parse(
+            Path::new("lg.toml"),
+            "[latency-guard]\nsession-ttl-hours = 2\nsmtp-url = \"smtp://f:25\"\n",
+        );
+        let env = env_of(&[("LATENCY_GUARD_SESSION_TTL_HOURS", "3"), ("LATENCY_GUARD_SMTP_FROM", "lg@example.com")]);
+        let s = Settings::merge(file.unwrap(), env).unwrap();
+        assert_eq!(s.session_ttl, Duration::from_secs(3 * 3600));
+        assert_eq!(s.smtp, Some(SmtpSettings { url: "smtp://f:25".into(), from: "lg@example.com".into() }));
+        let err = Settings::merge(FileValues::default(), env_of(&[("LATENCY_GUARD_SMTP_FROM", "a@b")])).unwrap_err();
+        assert!(err.to_string().contains("needs smtp-url"), "{err}");
     }
 
     #[test]
     fn a_bad_secret_is_reported_without_echoing_it() {
         let err =
-            Settings::merge(FileSettings::default(), env_of(&[("LATENCY_GUARD_SECRET", "short-canary")])).unwrap_err();
+            Settings::merge(FileValues::default(), env_of(&[("LATENCY_GUARD_SECRET", "short-canary")])).unwrap_err();
         assert!(!err.to_string().contains("short-canary"), "{err}");
     }
 }

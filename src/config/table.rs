@@ -1,0 +1,281 @@
+//! Every setting once: its file key, its environment variable, how its text becomes part of [`Settings`], and
+//! how the README documents it (`tests/readme_settings.rs` checks the README's table against this one).
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use super::{ApiKey, Secret, Settings, SmtpSettings};
+
+/// One setting.
+pub struct Setting {
+    /// Its key in the config file's `[latency-guard]` table; `None`: read from the environment only.
+    pub key: Option<&'static str>,
+    /// Its environment variable.
+    pub env: &'static str,
+    /// Its default, as the README writes it.
+    pub default: &'static str,
+    /// What it does, as the README writes it.
+    pub meaning: &'static str,
+    /// Its value is a secret: never echoed in an error.
+    pub secret: bool,
+    /// Parses `text` into `settings`, or says why it cannot.
+    pub(super) apply: fn(&mut Settings, &str) -> Result<(), String>,
+}
+
+impl Setting {
+    /// `key / ENV` (or `ENV` alone), as errors name it.
+    pub fn name(&self) -> String {
+        match self.key {
+            Some(key) => format!("{key} / {}", self.env),
+            None => self.env.to_string(),
+        }
+    }
+
+    /// The README's row for it.
+    pub fn readme_row(&self) -> String {
+        let key = self.key.map_or("—".to_string(), |k| format!("`{k}`"));
+        format!("| {key} / `{}` | {} | {} |", self.env, self.default, self.meaning)
+    }
+}
+
+/// The data folder's setting: read before the others, whose defaults depend on it.
+pub(super) const DATA_DIR: &str = "LATENCY_GUARD_DATA_DIR";
+
+/// Every setting, in the README's order.
+pub const SETTINGS: &[Setting] = &[
+    Setting {
+        key: Some("database-url"),
+        env: "DATABASE_URL",
+        default: "the SQLite file `latency-guard.db` in `data-dir`",
+        meaning: "`sqlite://…` (embedded) or `postgres://user@host/db` (several replicas can share it)",
+        secret: false,
+        apply: |s, v| {
+            if !["sqlite:", "postgres://", "postgresql://"].iter().any(|p| v.starts_with(p)) {
+                return Err("must start with sqlite:, postgres:// or postgresql://".into());
+            }
+            s.database_url = v.into();
+            Ok(())
+        },
+    },
+    Setting {
+        key: Some("site-addr"),
+        env: "LEPTOS_SITE_ADDR",
+        default: "`127.0.0.1:3000`",
+        meaning: "listen address",
+        secret: false,
+        apply: |s, v| {
+            s.site_addr =
+                v.parse::<SocketAddr>().map_err(|e| format!("{e} (expected host:port, e.g. 0.0.0.0:3000)"))?;
+            Ok(())
+        },
+    },
+    Setting {
+        key: Some("data-dir"),
+        env: DATA_DIR,
+        default: "`data`",
+        meaning: "SQLite file and generated secret",
+        secret: false,
+        // Applied first, by `Settings::merge`, since other defaults depend on it.
+        apply: |s, v| {
+            s.data_dir = v.into();
+            Ok(())
+        },
+    },
+    Setting {
+        key: None,
+        env: "LATENCY_GUARD_SECRET",
+        default: "generated into `data/secret.key` (mode 0600)",
+        meaning: "64 hex digits (or any 32+ characters); keys session hashing and the encryption of connector \
+                  credentials",
+        secret: true,
+        apply: |s, v| {
+            s.secret = Some(Secret::from_text(v)?);
+            Ok(())
+        },
+    },
+    Setting {
+        key: Some("demo-simulator"),
+        env: "LATENCY_GUARD_DEMO_SIMULATOR",
+        default: "`true`",
+        meaning: "run the bundled simulator and keep the demo connector pointing at it; turn off in production",
+        secret: false,
+        apply: |s, v| {
+            s.demo_simulator = boolean(v)?;
+            Ok(())
+        },
+    },
+    Setting {
+        key: Some("connection-test-timeout-ms"),
+        env: "LATENCY_GUARD_CONNECTION_TEST_TIMEOUT_MS",
+        default: "`15000`",
+        meaning: "time limit of \"Test connection\"",
+        secret: false,
+        apply: |s, v| {
+            s.connection_test_timeout = Duration::from_millis(at_least_one(v)?);
+            Ok(())
+        },
+    },
+    Setting {
+        key: Some("request-timeout-ms"),
+        env: "LATENCY_GUARD_REQUEST_TIMEOUT_MS",
+        default: "`120000`",
+        meaning: "time limit of one measured benchmark request",
+        secret: false,
+        apply: |s, v| {
+            s.request_timeout = Duration::from_millis(at_least_one(v)?);
+            Ok(())
+        },
+    },
+    Setting {
+        key: Some("session-ttl-hours"),
+        env: "LATENCY_GUARD_SESSION_TTL_HOURS",
+        default: "`336`",
+        meaning: "how long a browser session lasts",
+        secret: false,
+        apply: |s, v| {
+            s.session_ttl = Duration::from_secs(at_least_one(v)?.saturating_mul(3600));
+            Ok(())
+        },
+    },
+    Setting {
+        key: Some("run-heartbeat-ms"),
+        env: "LATENCY_GUARD_RUN_HEARTBEAT_MS",
+        default: "`5000`",
+        meaning: "how often a server renews the heartbeat of the runs it drives; a run whose server misses six is \
+                  marked interrupted",
+        secret: false,
+        apply: |s, v| {
+            s.run_heartbeat = Duration::from_millis(at_least_one(v)?);
+            Ok(())
+        },
+    },
+    Setting {
+        key: Some("secure-cookies"),
+        env: "LATENCY_GUARD_SECURE_COOKIES",
+        default: "`false`",
+        meaning: "mark the session cookie `Secure` (serving over https)",
+        secret: false,
+        apply: |s, v| {
+            s.secure_cookies = boolean(v)?;
+            Ok(())
+        },
+    },
+    Setting {
+        key: Some("public-url"),
+        env: "LATENCY_GUARD_PUBLIC_URL",
+        default: "`http://{site-addr}`",
+        meaning: "the address printed in login links and alert links",
+        secret: false,
+        apply: |s, v| {
+            s.public_url = Some(v.into());
+            Ok(())
+        },
+    },
+    Setting {
+        key: Some("guard-tick-interval-s"),
+        env: "LATENCY_GUARD_GUARD_TICK_INTERVAL_S",
+        default: "`300`",
+        meaning: "how often each server runs a Guard tick; `0` leaves ticking to the hook",
+        secret: false,
+        apply: |s, v| {
+            let seconds: u64 = number(v)?;
+            s.guard_tick_interval = (seconds > 0).then(|| Duration::from_secs(seconds));
+            Ok(())
+        },
+    },
+    Setting {
+        key: Some("guard-tick-limit"),
+        env: "LATENCY_GUARD_GUARD_TICK_LIMIT",
+        default: "`25`",
+        meaning: "due schedules one tick runs at most (oldest due first)",
+        secret: false,
+        apply: |s, v| {
+            s.guard_tick_limit = u32::try_from(at_least_one(v)?).map_err(|_| "too large".to_string())?;
+            Ok(())
+        },
+    },
+    Setting {
+        key: Some("guard-tick-parallelism"),
+        env: "LATENCY_GUARD_GUARD_TICK_PARALLELISM",
+        default: "`4`",
+        meaning: "schedules of one tick evaluated at once",
+        secret: false,
+        apply: |s, v| {
+            s.guard_tick_parallelism = usize::try_from(at_least_one(v)?).map_err(|_| "too large".to_string())?;
+            Ok(())
+        },
+    },
+    Setting {
+        key: Some("guard-tick-api-key"),
+        env: "GUARD_TICK_API_KEY",
+        default: "none (the hook answers 404)",
+        meaning: "the `apikey` header of `POST /api/public/hooks/guard-tick`, 16+ characters",
+        secret: true,
+        apply: |s, v| {
+            s.guard_tick_api_key = Some(ApiKey::parse(v)?);
+            Ok(())
+        },
+    },
+    Setting {
+        key: Some("webhook-allow"),
+        env: "LATENCY_GUARD_WEBHOOK_ALLOW",
+        default: "none",
+        meaning: "comma-separated host names or IP addresses of webhook receivers allowed at private, loopback or \
+                  link-local addresses (self-hosted receivers)",
+        secret: false,
+        apply: |s, v| {
+            s.webhook_allow = v.into();
+            Ok(())
+        },
+    },
+    Setting {
+        key: Some("smtp-url"),
+        env: "LATENCY_GUARD_SMTP_URL",
+        default: "none (e-mail off)",
+        meaning: "`smtp://host:25`, `smtp://user:pass@host:587?tls=required` or `smtps://user:pass@host:465`",
+        // It may hold a password.
+        secret: true,
+        apply: |s, v| {
+            s.smtp.get_or_insert_with(SmtpSettings::unset).url = v.into();
+            Ok(())
+        },
+    },
+    Setting {
+        key: Some("smtp-from"),
+        env: "LATENCY_GUARD_SMTP_FROM",
+        default: "`latency-guard <latency-guard@localhost>`",
+        meaning: "the sender of alert e-mail",
+        secret: false,
+        apply: |s, v| {
+            s.smtp.get_or_insert_with(SmtpSettings::unset).from = v.into();
+            Ok(())
+        },
+    },
+];
+
+/// The setting whose file key is `key`.
+pub(super) fn by_key(key: &str) -> Option<&'static Setting> {
+    SETTINGS.iter().find(|s| s.key == Some(key))
+}
+
+fn number<T: std::str::FromStr>(text: &str) -> Result<T, String>
+where
+    T::Err: std::fmt::Display,
+{
+    text.trim().parse().map_err(|e: T::Err| e.to_string())
+}
+
+fn at_least_one(text: &str) -> Result<u64, String> {
+    match number::<u64>(text)? {
+        0 => Err("must be at least 1".into()),
+        n => Ok(n),
+    }
+}
+
+fn boolean(text: &str) -> Result<bool, String> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Ok(true),
+        "0" | "false" | "no" | "off" => Ok(false),
+        _ => Err("expected true or false".into()),
+    }
+}
