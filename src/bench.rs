@@ -15,7 +15,7 @@ use crate::model::{
     RunPlanInput, RunStatus, RunView,
 };
 use crate::report::snapshot;
-use crate::runs::{execute, seed_from, BatchSink, Execution};
+use crate::runs::{execute, seed_from, BatchSink, Execution, SinkError};
 use crate::stats::RunSummary;
 
 /// The command's options.
@@ -230,7 +230,7 @@ struct Progress {
 }
 
 impl BatchSink for Progress {
-    async fn accept(&mut self, batch: Vec<(IterationRecord, Measurement)>) -> Result<(), String> {
+    async fn accept(&mut self, batch: Vec<(IterationRecord, Measurement)>) -> Result<(), SinkError> {
         self.done += batch.len() as u64;
         self.errors += batch.iter().filter(|(r, _)| r.error.is_some()).count() as u64;
         self.records.extend(batch.into_iter().map(|(r, _)| r));

@@ -9,6 +9,7 @@ use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::error::MailError;
 use super::retry::{every, next_step, BATCH, LEASE_MS};
 use crate::clock::Clock;
 use crate::store::{QueuedMail, Store, StoreError};
@@ -39,25 +40,21 @@ impl std::fmt::Debug for Mailer {
 
 impl Mailer {
     /// A mailer for `smtp_url` sending as `from`; the URL's password never appears in an error.
-    pub fn new(smtp_url: &str, from: &str) -> Result<Self, String> {
-        let transport = AsyncSmtpTransport::<Tokio1Executor>::from_url(smtp_url)
-            .map_err(|e| format!("smtp-url is not usable ({e}); expected smtp://host:port or smtps://user:pass@host"))?
-            .build();
-        let from = from.parse::<Mailbox>().map_err(|e| format!("smtp-from {from:?} is not an address: {e}"))?;
+    pub fn new(smtp_url: &str, from: &str) -> Result<Self, MailError> {
+        let transport = AsyncSmtpTransport::<Tokio1Executor>::from_url(smtp_url).map_err(MailError::SmtpUrl)?.build();
+        let from = from.parse::<Mailbox>().map_err(|source| MailError::From { address: from.into(), source })?;
         Ok(Self { transport, from })
     }
 
     /// Sends one message.
-    async fn send(&self, mail: &QueuedMail) -> Result<(), String> {
-        let to =
-            mail.recipient.parse::<Mailbox>().map_err(|e| format!("{:?} is not an address: {e}", mail.recipient))?;
-        let message = Message::builder()
-            .from(self.from.clone())
-            .to(to)
-            .subject(mail.subject.clone())
-            .body(mail.body.clone())
-            .map_err(|e| e.to_string())?;
-        self.transport.send(message).await.map(|_| ()).map_err(|e| format!("SMTP: {e}"))
+    async fn send(&self, mail: &QueuedMail) -> Result<(), MailError> {
+        let to = mail
+            .recipient
+            .parse::<Mailbox>()
+            .map_err(|source| MailError::Address { address: mail.recipient.clone(), source })?;
+        let message =
+            Message::builder().from(self.from.clone()).to(to).subject(mail.subject.clone()).body(mail.body.clone())?;
+        self.transport.send(message).await.map(|_| ()).map_err(MailError::Smtp)
     }
 }
 
@@ -99,7 +96,8 @@ impl MailSender {
                 Ok(()) => tracing::info!(mail = %mail.id, "alert e-mail sent"),
                 Err(e) => tracing::warn!(mail = %mail.id, error = %e, ?outcome, "alert e-mail failed"),
             }
-            self.store.record_mail_attempt(&mail, at_ms, result.as_ref().err().map(String::as_str), outcome).await?;
+            let error = result.as_ref().err().map(ToString::to_string);
+            self.store.record_mail_attempt(&mail, at_ms, error.as_deref(), outcome).await?;
             sent += usize::from(result.is_ok());
         }
         Ok(sent)
@@ -157,8 +155,8 @@ mod tests {
 
     #[test]
     fn bad_settings_are_named() {
-        assert!(Mailer::new("ftp://x", "a@b.c").unwrap_err().contains("smtp-url"));
-        assert!(Mailer::new("smtp://127.0.0.1:2525", "not an address").unwrap_err().contains("smtp-from"));
+        assert!(Mailer::new("ftp://x", "a@b.c").unwrap_err().to_string().contains("smtp-url"));
+        assert!(Mailer::new("smtp://127.0.0.1:2525", "not an address").unwrap_err().to_string().contains("smtp-from"));
         assert!(Mailer::new("smtp://127.0.0.1:2525", "Guard <guard@example.com>").is_ok());
     }
 }

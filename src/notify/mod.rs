@@ -2,11 +2,13 @@
 //! outboxes (signed webhooks, batched e-mail), each retried on one schedule.
 
 mod email;
+mod error;
 mod message;
 mod retry;
 mod webhook;
 
 pub use email::{MailSender, MailedAlert, Mailer};
+pub use error::{AddressError, DeliveryError, MailError, SignError, TestError};
 pub use message::{is_discord, new_message_id, test_message_body, AlertMessage, EVENT_TYPE};
 pub use retry::{next_step, RETRY_DELAYS_S};
-pub use webhook::{checked_address, is_internal, new_webhook_secret, sign, AllowList, TestError, WebhookSender};
+pub use webhook::{checked_address, is_internal, new_webhook_secret, sign, AllowList, WebhookSender};

@@ -16,6 +16,7 @@ use crate::model::{Schedule, WebhookDelivery, WorkspaceId};
 use crate::secrets::SecretBox;
 use crate::store::{Attempt, OutboxMessage, Store, StoreError};
 
+use super::error::{AddressError, DeliveryError, SignError, TestError};
 use super::message::{new_message_id, test_message_body};
 use super::retry::{every, next_step, BATCH, LEASE_MS};
 
@@ -28,11 +29,10 @@ pub fn new_webhook_secret() -> String {
 }
 
 /// The `webhook-signature` value for a message.
-pub fn sign(secret: &str, message_id: &str, timestamp_s: i64, body: &str) -> Result<String, String> {
-    let key = STANDARD
-        .decode(secret.strip_prefix("whsec_").unwrap_or(secret))
-        .map_err(|e| format!("the signing secret is not base64: {e}"))?;
-    let mut mac = <Hmac<sha2::Sha256> as Mac>::new_from_slice(&key).map_err(|e| e.to_string())?;
+pub fn sign(secret: &str, message_id: &str, timestamp_s: i64, body: &str) -> Result<String, SignError> {
+    let key = STANDARD.decode(secret.strip_prefix("whsec_").unwrap_or(secret))?;
+    #[expect(clippy::expect_used, reason = "HMAC-SHA256 accepts keys of any length")]
+    let mut mac = <Hmac<sha2::Sha256> as Mac>::new_from_slice(&key).expect("any key length");
     mac.update(format!("{message_id}.{timestamp_s}.{body}").as_bytes());
     Ok(format!("v1,{}", STANDARD.encode(mac.finalize().into_bytes())))
 }
@@ -80,34 +80,19 @@ pub fn is_internal(ip: IpAddr) -> bool {
 }
 
 /// Resolves `url`'s host and checks every address; the first allowed one is where the request goes.
-pub async fn checked_address(url: &url::Url, allow: &AllowList) -> Result<SocketAddr, String> {
-    let host = url.host_str().ok_or("the URL has no host")?;
-    let port = url.port_or_known_default().ok_or("the URL has no port")?;
+pub async fn checked_address(url: &url::Url, allow: &AllowList) -> Result<SocketAddr, AddressError> {
+    let host = url.host_str().ok_or(AddressError::NoHost)?;
+    let port = url.port_or_known_default().ok_or(AddressError::NoPort)?;
     let addresses: Vec<SocketAddr> =
         tokio::net::lookup_host((host.trim_start_matches('[').trim_end_matches(']'), port))
             .await
-            .map_err(|e| format!("{host} does not resolve: {e}"))?
+            .map_err(|source| AddressError::Unresolvable { host: host.into(), source })?
             .collect();
-    let first = *addresses.first().ok_or_else(|| format!("{host} resolves to no address"))?;
+    let first = *addresses.first().ok_or_else(|| AddressError::NoAddress { host: host.into() })?;
     if let Some(internal) = addresses.iter().find(|a| is_internal(a.ip()) && !allow.allows(host, a.ip())) {
-        return Err(format!(
-            "refused: {host} resolves to {}, a private, loopback or link-local address; add it to the webhook-allow \
-             setting (LATENCY_GUARD_WEBHOOK_ALLOW) for a self-hosted receiver",
-            internal.ip()
-        ));
+        return Err(AddressError::Internal { host: host.into(), ip: internal.ip() });
     }
     Ok(first)
-}
-
-/// Why a test message was not sent.
-#[derive(Debug, thiserror::Error)]
-pub enum TestError {
-    /// The schedule has no webhook.
-    #[error("the schedule has no webhook URL")]
-    NoUrl,
-    /// The outbox could not be written or read.
-    #[error(transparent)]
-    Store(#[from] StoreError),
 }
 
 /// Sends the outbox's due messages.
@@ -161,10 +146,11 @@ impl WebhookSender {
     async fn deliver(&self, message: &OutboxMessage) -> Result<bool, StoreError> {
         let started = Instant::now();
         let result = self.attempt(message).await;
+        let error = result.as_ref().err().map(ToString::to_string);
         let attempt = Attempt {
             at_ms: self.clock.now_ms(),
-            status: result.as_ref().map_or_else(|(status, _)| *status, |status| Some(*status)),
-            error: result.as_ref().err().map(|(_, e)| e.as_str()),
+            status: result.as_ref().map_or_else(DeliveryError::status, |status| Some(*status)),
+            error: error.as_deref(),
             duration_ms: started.elapsed().as_secs_f64() * 1e3,
         };
         let outcome = next_step(result.is_ok(), message.attempts, attempt.at_ms);
@@ -181,17 +167,16 @@ impl WebhookSender {
     }
 
     /// Sends one message: the HTTP status on a 2xx, else the status (if any) and what went wrong.
-    async fn attempt(&self, message: &OutboxMessage) -> Result<u16, (Option<u16>, String)> {
-        let fail = |e: String| (None, e);
-        let url = url::Url::parse(&message.url).map_err(|e| fail(format!("not a URL: {e}")))?;
-        let address = checked_address(&url, &self.allow).await.map_err(fail)?;
+    async fn attempt(&self, message: &OutboxMessage) -> Result<u16, DeliveryError> {
+        let url = url::Url::parse(&message.url)?;
+        let address = checked_address(&url, &self.allow).await?;
         let secret = self
             .store
             .schedule_webhook_secret(message.workspace, message.schedule, &self.sealer)
             .await
-            .map_err(|e| fail(format!("the schedule's signing secret could not be read: {e}")))?;
+            .map_err(DeliveryError::Secret)?;
         let timestamp = self.clock.now_ms().div_euclid(1_000);
-        let signature = sign(&secret, &message.id, timestamp, &message.body).map_err(fail)?;
+        let signature = sign(&secret, &message.id, timestamp, &message.body)?;
         let host = url.host_str().unwrap_or_default().trim_start_matches('[').trim_end_matches(']').to_string();
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
@@ -199,7 +184,7 @@ impl WebhookSender {
             .resolve(&host, address)
             .user_agent(concat!("latency-guard/", env!("CARGO_PKG_VERSION")))
             .build()
-            .map_err(|e| fail(e.to_string()))?;
+            .map_err(DeliveryError::Client)?;
         let response = client
             .post(url)
             .header("content-type", "application/json")
@@ -209,13 +194,13 @@ impl WebhookSender {
             .body(message.body.clone())
             .send()
             .await
-            .map_err(|e| fail(format!("no response: {e}")))?;
+            .map_err(DeliveryError::NoResponse)?;
         let status = response.status();
         if status.is_success() {
             Ok(status.as_u16())
         } else {
-            let text: String = response.text().await.unwrap_or_default().chars().take(200).collect();
-            Err((Some(status.as_u16()), format!("HTTP {status}: {text}")))
+            let excerpt: String = response.text().await.unwrap_or_default().chars().take(200).collect();
+            Err(DeliveryError::Refused { status, excerpt })
         }
     }
 }

@@ -47,11 +47,19 @@ pub struct Outcome {
 
 /// Receives finished iterations in batches, in the order they finished.
 pub trait BatchSink {
-    /// Takes one batch; an error stops the run and becomes its failure.
+    /// Takes one batch; an error stops the run and its text becomes the run's failure.
     fn accept(
         &mut self,
         batch: Vec<(IterationRecord, Measurement)>,
-    ) -> impl std::future::Future<Output = Result<(), String>> + Send;
+    ) -> impl std::future::Future<Output = Result<(), SinkError>> + Send;
+}
+
+/// Why a sink refused a batch.
+#[derive(Debug, thiserror::Error)]
+pub enum SinkError {
+    /// The results could not be stored (the cause is in the server log; the run's failure says where to look).
+    #[error("results could not be stored; see the server log")]
+    Store(#[source] crate::store::StoreError),
 }
 
 /// Sends every request of the plan and hands the results to `sink`.
@@ -116,7 +124,7 @@ pub async fn execute(run: Execution, sink: &mut impl BatchSink) -> Outcome {
             })
             .collect();
         if let Err(reason) = sink.accept(rows).await {
-            failure = Some(reason);
+            failure = Some(reason.to_string());
             cancel.cancel();
             break;
         }

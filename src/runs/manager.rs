@@ -11,7 +11,7 @@ use std::time::Duration;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
-use super::execute::{execute, seed_from, BatchSink, Execution};
+use super::execute::{execute, seed_from, BatchSink, Execution, SinkError};
 use crate::clock::Clock;
 use crate::engine::{HttpClient, RequestTarget};
 use crate::model::{
@@ -239,11 +239,11 @@ where
 }
 
 impl BatchSink for StoreAndBroadcast<'_> {
-    async fn accept(&mut self, batch: Vec<(IterationRecord, Measurement)>) -> Result<(), String> {
+    async fn accept(&mut self, batch: Vec<(IterationRecord, Measurement)>) -> Result<(), SinkError> {
         // Idempotent: a batch whose commit went through unacknowledged is not stored twice.
         if let Err(e) = while_reachable(|| self.manager.store.insert_iterations(self.run.id, &batch)).await {
             tracing::error!(run = %self.run.id, error = %e, "storing iterations failed; stopping the run");
-            return Err("results could not be stored; see the server log".into());
+            return Err(SinkError::Store(e));
         }
         self.done += batch.len() as u64;
         self.errors += batch.iter().filter(|(r, _)| r.error.is_some()).count() as u64;

@@ -7,6 +7,6 @@ mod manager;
 mod once;
 
 pub use driver::{drive, Finished};
-pub use execute::{execute, seed_from, BatchSink, Execution, Outcome};
+pub use execute::{execute, seed_from, BatchSink, Execution, Outcome, SinkError};
 pub use manager::{orphaned_before, RunManager, StartError};
 pub use once::{run_once, OnceError, OnceInput};

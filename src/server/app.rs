@@ -11,8 +11,8 @@ use crate::clock::{Clock, SystemClock};
 use crate::config::{Secret, Settings};
 use crate::engine::HttpClient;
 use crate::guard::{Guard, GuardOptions};
-use crate::model::{BaseUrl, ConnectorInput};
-use crate::notify::{AllowList, Mailer, WebhookSender};
+use crate::model::{BaseUrl, ConnectorInput, ValidationError};
+use crate::notify::{AllowList, MailError, Mailer, WebhookSender};
 use crate::runs::RunManager;
 use crate::secrets::{SecretBox, TokenHasher};
 use crate::sim::{SimConfig, SimHandle};
@@ -47,10 +47,13 @@ pub enum StartupError {
     Http(#[from] reqwest::Error),
     /// The alert e-mail settings are not usable.
     #[error("alert e-mail: {0}")]
-    Email(String),
+    Email(#[from] MailError),
     /// Leptos' configuration is unusable.
     #[error("leptos configuration: {0}")]
     Leptos(String),
+    /// The demo connector could not be made from the simulator's address.
+    #[error("demo connector: {0}")]
+    DemoConnector(#[from] ValidationError),
 }
 
 /// A built, bound, not yet serving application.
@@ -152,12 +155,7 @@ pub async fn build_state(settings: Settings, clock: Arc<dyn Clock>) -> Result<Ap
         parallelism: settings.guard_tick_parallelism,
         public_base: settings.public_base(),
         database_clock: true,
-        mailer: settings
-            .smtp
-            .as_ref()
-            .map(|smtp| Mailer::new(&smtp.url, &smtp.from))
-            .transpose()
-            .map_err(StartupError::Email)?,
+        mailer: settings.smtp.as_ref().map(|smtp| Mailer::new(&smtp.url, &smtp.from)).transpose()?,
     };
     let allow = AllowList::parse(&settings.webhook_allow);
     Ok(AppState {
@@ -197,7 +195,7 @@ async fn seed(state: &AppState, simulator: Option<&SimHandle>) -> Result<Option<
     }
     let (workspace, created) = state.store.ensure_workspace(LOCAL_OWNER, "My workspace", now).await?;
     if let Some(sim) = simulator {
-        let base = BaseUrl::parse(&sim.base_url()).map_err(|e| StartupError::Leptos(e.to_string()))?;
+        let base = BaseUrl::parse(&sim.base_url())?;
         if created {
             let demo = ConnectorInput {
                 name: "Demo (simulated)".into(),
@@ -205,8 +203,7 @@ async fn seed(state: &AppState, simulator: Option<&SimHandle>) -> Result<Option<
                 model: "sim-model".into(),
                 ..Default::default()
             }
-            .validate()
-            .map_err(|e| StartupError::Leptos(e.to_string()))?;
+            .validate()?;
             state.store.create_connector(workspace.id, &demo, true, &state.sealer, now).await?;
         } else {
             state.store.repoint_demo_connectors(&base, now).await?;

@@ -1,0 +1,131 @@
+//! How sending a notification fails, typed: the text of each is what the delivery log and the server log show.
+
+use std::net::IpAddr;
+
+use crate::store::StoreError;
+
+/// Why a webhook receiver's address was refused or not found.
+#[derive(Debug, thiserror::Error)]
+pub enum AddressError {
+    /// The URL names no host.
+    #[error("the URL has no host")]
+    NoHost,
+    /// The URL has no port and its scheme has no default.
+    #[error("the URL has no port")]
+    NoPort,
+    /// The host did not resolve.
+    #[error("{host} does not resolve: {source}")]
+    Unresolvable {
+        /// The host.
+        host: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The host resolved to nothing.
+    #[error("{host} resolves to no address")]
+    NoAddress {
+        /// The host.
+        host: String,
+    },
+    /// The host resolves to an internal address the allow-list does not name.
+    #[error(
+        "refused: {host} resolves to {ip}, a private, loopback or link-local address; add it to the webhook-allow \
+         setting (LATENCY_GUARD_WEBHOOK_ALLOW) for a self-hosted receiver"
+    )]
+    Internal {
+        /// The host.
+        host: String,
+        /// The internal address.
+        ip: IpAddr,
+    },
+}
+
+/// Why a message could not be signed.
+#[derive(Debug, thiserror::Error)]
+pub enum SignError {
+    /// The `whsec_` secret is not base64.
+    #[error("the signing secret is not base64: {0}")]
+    NotBase64(#[from] base64::DecodeError),
+}
+
+/// Why one webhook attempt failed.
+#[derive(Debug, thiserror::Error)]
+pub enum DeliveryError {
+    /// The stored URL does not parse.
+    #[error("not a URL: {0}")]
+    NotAUrl(#[from] url::ParseError),
+    /// The receiver's address was refused or not found.
+    #[error(transparent)]
+    Address(#[from] AddressError),
+    /// The schedule's signing secret could not be read.
+    #[error("the schedule's signing secret could not be read: {0}")]
+    Secret(StoreError),
+    /// The message could not be signed.
+    #[error(transparent)]
+    Sign(#[from] SignError),
+    /// The HTTP client could not be built.
+    #[error("{0}")]
+    Client(reqwest::Error),
+    /// No response came.
+    #[error("no response: {0}")]
+    NoResponse(reqwest::Error),
+    /// The receiver answered with a status other than 2xx.
+    #[error("HTTP {status}: {excerpt}")]
+    Refused {
+        /// The reply's status.
+        status: reqwest::StatusCode,
+        /// The start of the reply's body.
+        excerpt: String,
+    },
+}
+
+impl DeliveryError {
+    /// The HTTP status of the reply, when one came.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            DeliveryError::Refused { status, .. } => Some(status.as_u16()),
+            _ => None,
+        }
+    }
+}
+
+/// Why alert e-mail could not be set up or sent.
+#[derive(Debug, thiserror::Error)]
+pub enum MailError {
+    /// The `smtp-url` setting is not usable (the error never quotes the URL, which may hold a password).
+    #[error("smtp-url is not usable ({0}); expected smtp://host:port or smtps://user:pass@host")]
+    SmtpUrl(lettre::transport::smtp::Error),
+    /// The `smtp-from` setting is not an address.
+    #[error("smtp-from {address:?} is not an address: {source}")]
+    From {
+        /// The text given.
+        address: String,
+        /// Why.
+        source: lettre::address::AddressError,
+    },
+    /// A recipient is not an address.
+    #[error("{address:?} is not an address: {source}")]
+    Address {
+        /// The text given.
+        address: String,
+        /// Why.
+        source: lettre::address::AddressError,
+    },
+    /// The message could not be built.
+    #[error("{0}")]
+    Message(#[from] lettre::error::Error),
+    /// The SMTP server did not take it.
+    #[error("SMTP: {0}")]
+    Smtp(lettre::transport::smtp::Error),
+}
+
+/// Why a test message was not sent.
+#[derive(Debug, thiserror::Error)]
+pub enum TestError {
+    /// The schedule has no webhook.
+    #[error("the schedule has no webhook URL")]
+    NoUrl,
+    /// The outbox could not be written or read.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
