@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::spawn_app;
+use common::{spawn_app, spawn_app_with_demo};
 use serde_json::{json, Value};
 
 /// Every server function, with a body of the right shape.
@@ -29,7 +29,7 @@ fn connector_body(name: &str, base_url: &str) -> Value {
 
 #[tokio::test]
 async fn without_a_session_server_functions_answer_401_and_pages_redirect_to_login() {
-    let app = spawn_app(false).await;
+    let app = spawn_app().await;
     let id = uuid::Uuid::new_v4().to_string();
     for (path, body) in every_server_function(&id) {
         let (status, text) = app.call(path, body, None).await;
@@ -49,7 +49,7 @@ async fn without_a_session_server_functions_answer_401_and_pages_redirect_to_log
 
 #[tokio::test]
 async fn a_login_link_opens_a_session_once() {
-    let app = spawn_app(true).await;
+    let app = spawn_app_with_demo().await;
     let link = app.first_login_link.clone().expect("a first start prints a login link");
     assert!(link.starts_with(&app.base), "{link} should point at {}", app.base);
     let response = common::client().get(&link).send().await.unwrap();
@@ -75,7 +75,7 @@ async fn a_login_link_opens_a_session_once() {
 
 #[tokio::test]
 async fn a_workspace_cannot_read_update_test_or_delete_another_workspaces_connector() {
-    let app = spawn_app(false).await;
+    let app = spawn_app().await;
     let (_, alice) = app.session_for("owner-alice").await;
     let (_, bob) = app.session_for("owner-bob").await;
     let (status, created) =
@@ -100,7 +100,7 @@ async fn a_workspace_cannot_read_update_test_or_delete_another_workspaces_connec
 
 #[tokio::test]
 async fn invalid_input_is_refused_with_the_field_named_and_stored_data_kept() {
-    let app = spawn_app(false).await;
+    let app = spawn_app().await;
     let (_, cookie) = app.session_for("owner").await;
     let (_, created) =
         app.call("connectors/create", connector_body("Good", "http://127.0.0.1:9/v1"), Some(&cookie)).await;
@@ -153,7 +153,7 @@ async fn invalid_input_is_refused_with_the_field_named_and_stored_data_kept() {
 
 #[tokio::test]
 async fn cross_origin_writes_are_refused() {
-    let app = spawn_app(false).await;
+    let app = spawn_app().await;
     let (_, cookie) = app.session_for("owner").await;
     let response = common::client()
         .post(format!("{}/api/connectors/create", app.base))
@@ -170,7 +170,7 @@ async fn cross_origin_writes_are_refused() {
 
 #[tokio::test]
 async fn testing_a_stored_connector_uses_its_key_server_side() {
-    let app = spawn_app(false).await;
+    let app = spawn_app().await;
     let sim = latency_guard::sim::spawn(
         latency_guard::sim::SimConfig { api_key: Some("sk-api-test-0001".into()), ..Default::default() },
         "127.0.0.1:0".parse().unwrap(),
@@ -196,7 +196,7 @@ async fn testing_a_stored_connector_uses_its_key_server_side() {
 
 #[tokio::test]
 async fn run_benchmark_once_measures_a_stored_connector_and_validates_its_input() {
-    let app = spawn_app(false).await;
+    let app = spawn_app().await;
     let sim = latency_guard::sim::spawn(
         latency_guard::sim::SimConfig {
             api_key: Some("sk-api-test-0001".into()),

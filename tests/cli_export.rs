@@ -4,12 +4,12 @@
 
 mod common;
 
-use common::{cli, spawn_app};
+use common::{cli, spawn_app_with_demo};
 use serde_json::{json, Value};
 
 #[tokio::test]
 async fn exports_a_stored_report_and_a_snapshot_file_in_every_format() {
-    let app = spawn_app(true).await;
+    let app = spawn_app_with_demo().await;
     let (workspace, cookie) = app.session_for(latency_guard::store::LOCAL_OWNER).await;
     // The demo connector, pointing at the app's bundled simulator.
     let connector = app.state.store.list_connectors(workspace).await.unwrap().remove(0).id.to_string();

@@ -6,19 +6,8 @@
 mod common;
 
 use common::{follow_events, spawn_app, TestApp};
-use latency_guard::sim::{self, Delay, SimConfig, SimHandle};
+use latency_guard::sim::{self, SimConfig};
 use serde_json::{json, Value};
-use std::time::Duration;
-
-async fn simulator(ttft_ms: u64) -> SimHandle {
-    let config = SimConfig {
-        ttft: Delay::Fixed(Duration::from_millis(ttft_ms)),
-        itl: Delay::Fixed(Duration::from_millis(1)),
-        tokens: 8,
-        ..Default::default()
-    };
-    sim::spawn(config, "127.0.0.1:0".parse().unwrap()).await.unwrap()
-}
 
 async fn run_against(app: &TestApp, cookie: &str, base_url: &str, prompts: &[&str], max_tokens: u32) -> String {
     let input = json!({"input": {"name": "sim", "baseUrl": base_url, "model": "sim-model"}});
@@ -41,8 +30,11 @@ async fn compare(app: &TestApp, cookie: &str, baseline: &str, candidate: &str) -
 
 #[tokio::test]
 async fn a_real_slowdown_is_significant_and_differences_in_method_are_named() {
-    let (fast, slow) = (simulator(5).await, simulator(40).await);
-    let app = spawn_app(false).await;
+    let (fast, slow) = (
+        sim::spawn_local(SimConfig::fixed_ms(5, 1, 8)).await.unwrap(),
+        sim::spawn_local(SimConfig::fixed_ms(40, 1, 8)).await.unwrap(),
+    );
+    let app = spawn_app().await;
     let (_, cookie) = app.session_for("owner").await;
     let before = run_against(&app, &cookie, &fast.base_url(), &["hi"], 16).await;
     let after = run_against(&app, &cookie, &slow.base_url(), &["hi"], 16).await;

@@ -4,23 +4,12 @@
 
 use latency_guard::engine::{test_connection, HttpClient, RequestTarget};
 use latency_guard::model::{BaseUrl, BODY_PREVIEW_CHARS};
-use latency_guard::sim::{self, SimConfig, SimHandle};
+use latency_guard::sim::{self, SimConfig};
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::time::Duration;
 
 const LOOPBACK_ANY_PORT: ([u8; 4], u16) = ([127, 0, 0, 1], 0);
-
-async fn simulator(api_key: Option<&str>) -> SimHandle {
-    let config = SimConfig {
-        ttft: latency_guard::sim::Delay::Fixed(Duration::from_millis(5)),
-        itl: latency_guard::sim::Delay::Fixed(Duration::from_millis(1)),
-        tokens: 8,
-        api_key: api_key.map(str::to_string),
-        ..Default::default()
-    };
-    sim::spawn(config, SocketAddr::from(LOOPBACK_ANY_PORT)).await.unwrap()
-}
 
 fn target(base: &str, key: Option<&str>) -> RequestTarget {
     RequestTarget {
@@ -36,7 +25,7 @@ async fn run(target: &RequestTarget, timeout: Duration) -> latency_guard::model:
 
 #[tokio::test]
 async fn succeeds_against_the_simulator_with_the_right_key() {
-    let sim = simulator(Some("sk-right")).await;
+    let sim = sim::spawn_local(SimConfig::fixed_ms(5, 1, 8).with_key(Some("sk-right"))).await.unwrap();
     let result = run(&target(&sim.base_url(), Some("sk-right")), Duration::from_secs(5)).await;
     assert!(result.ok, "{result:?}");
     assert_eq!(result.status, 200);
@@ -50,7 +39,7 @@ async fn succeeds_against_the_simulator_with_the_right_key() {
 
 #[tokio::test]
 async fn truncates_the_body_to_240_characters() {
-    let sim = simulator(None).await;
+    let sim = sim::spawn_local(SimConfig::fixed_ms(5, 1, 8).with_key(None)).await.unwrap();
     let result = run(&target(&sim.base_url(), None), Duration::from_secs(5)).await;
     assert!(result.ok);
     // The simulator's full completion JSON is longer than the preview.
@@ -59,7 +48,7 @@ async fn truncates_the_body_to_240_characters() {
 
 #[tokio::test]
 async fn reports_401_for_a_wrong_key_and_for_a_missing_one() {
-    let sim = simulator(Some("sk-right")).await;
+    let sim = sim::spawn_local(SimConfig::fixed_ms(5, 1, 8).with_key(Some("sk-right"))).await.unwrap();
     for key in [Some("sk-wrong"), None] {
         let result = run(&target(&sim.base_url(), key), Duration::from_secs(5)).await;
         assert!(!result.ok);
@@ -71,7 +60,7 @@ async fn reports_401_for_a_wrong_key_and_for_a_missing_one() {
 
 #[tokio::test]
 async fn reports_404_for_a_base_url_without_the_api_prefix() {
-    let sim = simulator(None).await;
+    let sim = sim::spawn_local(SimConfig::fixed_ms(5, 1, 8).with_key(None)).await.unwrap();
     let result = run(&target(&format!("http://{}", sim.addr()), None), Duration::from_secs(5)).await;
     assert_eq!(result.status, 404);
     assert!(!result.ok);
@@ -80,7 +69,7 @@ async fn reports_404_for_a_base_url_without_the_api_prefix() {
 
 #[tokio::test]
 async fn keeps_an_azure_style_query_on_the_request() {
-    let sim = simulator(None).await;
+    let sim = sim::spawn_local(SimConfig::fixed_ms(5, 1, 8).with_key(None)).await.unwrap();
     let result =
         run(&target(&format!("{}/?api-version=2024-10-21", sim.base_url()), None), Duration::from_secs(5)).await;
     assert_eq!(result.status, 200, "{result:?}");

@@ -38,17 +38,6 @@ async fn run(base: &str, request: &ChatRequest, timeout: Duration) -> Measuremen
     measure(&client, Call { target: &target, request, timeout, intended: tokio::time::Instant::now() }).await
 }
 
-async fn simulator(ttft_ms: u64, itl_ms: u64, tokens: u32) -> sim::SimHandle {
-    let config = SimConfig {
-        ttft: latency_guard::sim::Delay::Fixed(Duration::from_millis(ttft_ms)),
-        itl: latency_guard::sim::Delay::Fixed(Duration::from_millis(itl_ms)),
-        tokens,
-        api_key: None,
-        ..Default::default()
-    };
-    sim::spawn(config, SocketAddr::from(([127, 0, 0, 1], 0))).await.unwrap()
-}
-
 /// A server whose `/v1/chat/completions` answers `status` and then sends `pieces` as separate writes.
 async fn scripted(status: u16, pieces: Vec<&'static [u8]>) -> String {
     let app = axum::Router::new().route(
@@ -74,7 +63,7 @@ async fn scripted(status: u16, pieces: Vec<&'static [u8]>) -> String {
 
 #[tokio::test]
 async fn measures_ttft_within_2_ms_of_the_simulators_configured_delay() {
-    let sim = simulator(30, 2, 8).await;
+    let sim = sim::spawn_local(SimConfig::fixed_ms(30, 2, 8)).await.unwrap();
     let mut ttfts = Vec::new();
     for _ in 0..5 {
         let m = run(&sim.base_url(), &request(true), Duration::from_secs(5)).await;
@@ -99,7 +88,7 @@ async fn measures_ttft_within_2_ms_of_the_simulators_configured_delay() {
 
 #[tokio::test]
 async fn a_non_streamed_request_has_a_total_but_no_ttft() {
-    let sim = simulator(20, 1, 10).await;
+    let sim = sim::spawn_local(SimConfig::fixed_ms(20, 1, 10)).await.unwrap();
     let m = run(&sim.base_url(), &request(false), Duration::from_secs(5)).await;
     assert_eq!(m.error, None);
     assert_eq!(m.ttft_ms(), None);
@@ -121,7 +110,7 @@ async fn http_errors_connect_failures_and_timeouts_are_classified_with_timings()
     let m = run(&format!("http://{addr}/v1"), &request(true), Duration::from_secs(5)).await;
     assert_eq!(m.error.unwrap().class, ErrorClass::Connect);
 
-    let sim = simulator(2_000, 1, 4).await;
+    let sim = sim::spawn_local(SimConfig::fixed_ms(2_000, 1, 4)).await.unwrap();
     let m = run(&sim.base_url(), &request(true), Duration::from_millis(200)).await;
     assert_eq!(m.error.as_ref().unwrap().class, ErrorClass::Timeout);
     assert!(m.timeline.headers_us.is_some(), "headers arrived before the first token");

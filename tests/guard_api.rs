@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{follow_events, spawn_app, TestApp};
+use common::{follow_events, spawn_app, spawn_app_with_demo, TestApp};
 use serde_json::{json, Value};
 
 async fn ok(app: &TestApp, cookie: &str, path: &str, body: Value) -> Value {
@@ -25,7 +25,7 @@ fn schedule_input(set: &str, connector: &str, webhook: Option<&str>) -> Value {
 
 #[tokio::test]
 async fn every_guard_function_needs_a_session() {
-    let app = spawn_app(false).await;
+    let app = spawn_app().await;
     let id = uuid::Uuid::new_v4().to_string();
     for (path, body) in [
         ("guard/sets/list", json!({})),
@@ -51,7 +51,7 @@ async fn every_guard_function_needs_a_session() {
 
 #[tokio::test]
 async fn a_schedule_from_set_to_acknowledged_alert_through_the_api() {
-    let app = spawn_app(true).await;
+    let app = spawn_app_with_demo().await;
     let (ws, cookie) = app.session_for(latency_guard::store::LOCAL_OWNER).await;
     let (_, stranger) = app.session_for("someone-else").await;
     let demo = app.state.store.list_connectors(ws).await.unwrap().remove(0).id.to_string();
@@ -123,6 +123,29 @@ async fn a_schedule_from_set_to_acknowledged_alert_through_the_api() {
     assert_eq!(detail["evaluations"][0]["trigger"], "run_now");
     assert_eq!(detail["evaluations"][0]["decision"]["n"], json!([10, 5]));
     assert!(detail["historySvg"].as_str().unwrap().contains("baseline-band"));
+
+    // The endpoint slows down threefold: Run now breaches the p95 threshold, the feed and the badge show one open
+    // alert, and only a person closes it — once.
+    let slow = latency_guard::sim::spawn_local(latency_guard::sim::SimConfig::fixed_ms(600, 15, 64)).await.unwrap();
+    let repoint =
+        json!({"id": demo, "input": {"name": "Demo (simulated)", "baseUrl": slow.base_url(), "model": "sim-model"}});
+    ok(&app, &cookie, "connectors/update", repoint).await;
+    let breached = ok(&app, &cookie, "guard/schedules/run", json!({"id": schedule_id})).await;
+    assert_eq!(breached["status"], "breached", "{breached}");
+    assert_eq!(ok(&app, &cookie, "guard/alerts/count", json!({})).await, json!(1));
+    let feed = ok(&app, &cookie, "guard/alerts/list", json!({})).await;
+    let alert = feed[0]["id"].as_str().unwrap().to_string();
+    assert_eq!(
+        (feed[0]["breach"]["metric"].as_str(), feed[0]["acknowledged"].as_bool()),
+        (Some("p95_ms"), Some(false))
+    );
+    assert_eq!(ok(&app, &cookie, "guard/alerts/ack", json!({"id": alert})).await, json!(true));
+    assert_eq!(ok(&app, &cookie, "guard/alerts/ack", json!({"id": alert})).await, json!(false), "already acknowledged");
+    assert_eq!(ok(&app, &cookie, "guard/alerts/count", json!({})).await, json!(0));
+    assert_eq!(ok(&app, &cookie, "guard/alerts/ack-all", json!({})).await, json!(0));
+    let feed = ok(&app, &cookie, "guard/alerts/list", json!({})).await;
+    assert_eq!((feed[0]["id"].as_str(), feed[0]["acknowledged"].as_bool()), (Some(alert.as_str()), Some(true)));
+    slow.stop();
 
     // Another workspace sees none of it.
     for (path, body) in [

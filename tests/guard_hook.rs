@@ -23,7 +23,7 @@ async fn hook(base: &str, key: Option<&str>) -> (u16, String) {
 
 #[tokio::test]
 async fn without_a_configured_key_the_hook_does_not_exist() {
-    let app = spawn_app(false).await;
+    let app = spawn_app().await;
     assert_eq!(hook(&app.base, Some(KEY)).await.0, 404);
     assert_eq!(hook(&app.base, None).await.0, 404);
 }

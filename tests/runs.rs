@@ -6,20 +6,9 @@
 mod common;
 
 use common::{spawn_app, TestApp};
-use latency_guard::sim::{self, SimConfig, SimHandle};
+use latency_guard::sim::{self, SimConfig};
 use serde_json::{json, Value};
 use std::time::Duration;
-
-async fn simulator(ttft_ms: u64, tokens: u32, api_key: Option<&str>) -> SimHandle {
-    let config = SimConfig {
-        ttft: latency_guard::sim::Delay::Fixed(Duration::from_millis(ttft_ms)),
-        itl: latency_guard::sim::Delay::Fixed(Duration::from_millis(1)),
-        tokens,
-        api_key: api_key.map(str::to_string),
-        ..Default::default()
-    };
-    sim::spawn(config, "127.0.0.1:0".parse().unwrap()).await.unwrap()
-}
 
 async fn connector(app: &TestApp, cookie: &str, base_url: &str, key: Option<&str>) -> String {
     let input = json!({"input": {"name": "sim", "baseUrl": base_url, "model": "sim-model", "apiKey": key,
@@ -59,8 +48,8 @@ async fn report(app: &TestApp, cookie: &str, run: &str) -> Value {
 
 #[tokio::test]
 async fn a_closed_loop_run_streams_progress_and_ends_in_a_report_with_honest_notes() {
-    let app = spawn_app(false).await;
-    let sim = simulator(20, 12, None).await;
+    let app = spawn_app().await;
+    let sim = sim::spawn_local(SimConfig::fixed_ms(20, 1, 12)).await.unwrap();
     let (_, cookie) = app.session_for("owner").await;
     let connector = connector(&app, &cookie, &sim.base_url(), None).await;
     let run = start(&app, &cookie, plan(&connector, 5, json!({"kind": "closed", "concurrency": 2}))).await;
@@ -155,8 +144,8 @@ async fn a_closed_loop_run_streams_progress_and_ends_in_a_report_with_honest_not
 
 #[tokio::test]
 async fn failed_requests_are_iterations_with_an_error_class_and_the_run_completes() {
-    let app = spawn_app(false).await;
-    let sim = simulator(1, 4, Some("sk-right")).await;
+    let app = spawn_app().await;
+    let sim = sim::spawn_local(SimConfig::fixed_ms(1, 1, 4).with_key(Some("sk-right"))).await.unwrap();
     let (_, cookie) = app.session_for("owner").await;
     let connector = connector(&app, &cookie, &sim.base_url(), Some("sk-wrong")).await;
     let run = start(&app, &cookie, plan(&connector, 2, json!({"kind": "closed", "concurrency": 1}))).await;
@@ -171,8 +160,8 @@ async fn failed_requests_are_iterations_with_an_error_class_and_the_run_complete
 
 #[tokio::test]
 async fn an_open_loop_run_reports_its_schedule_and_latency_from_the_intended_send() {
-    let app = spawn_app(false).await;
-    let sim = simulator(5, 4, None).await;
+    let app = spawn_app().await;
+    let sim = sim::spawn_local(SimConfig::fixed_ms(5, 1, 4)).await.unwrap();
     let (_, cookie) = app.session_for("owner").await;
     let connector = connector(&app, &cookie, &sim.base_url(), None).await;
     let mode = json!({"kind": "open", "ratePerSecond": 100.0, "poisson": true, "maxConcurrency": 4});
@@ -190,8 +179,8 @@ async fn an_open_loop_run_reports_its_schedule_and_latency_from_the_intended_sen
 
 #[tokio::test]
 async fn cancelling_keeps_finished_iterations_and_says_so() {
-    let app = spawn_app(false).await;
-    let sim = simulator(100, 2, None).await;
+    let app = spawn_app().await;
+    let sim = sim::spawn_local(SimConfig::fixed_ms(100, 1, 2)).await.unwrap();
     let (_, cookie) = app.session_for("owner").await;
     let connector = connector(&app, &cookie, &sim.base_url(), None).await;
     let run = start(&app, &cookie, plan(&connector, 200, json!({"kind": "closed", "concurrency": 1}))).await;
@@ -210,7 +199,7 @@ async fn cancelling_keeps_finished_iterations_and_says_so() {
 
 #[tokio::test]
 async fn invalid_plans_and_other_workspaces_are_refused() {
-    let app = spawn_app(false).await;
+    let app = spawn_app().await;
     let (_, cookie) = app.session_for("owner").await;
     let (_, other) = app.session_for("other").await;
     let connector = connector(&app, &cookie, "http://127.0.0.1:9/v1", None).await;
@@ -247,7 +236,7 @@ async fn invalid_plans_and_other_workspaces_are_refused() {
 #[tokio::test]
 async fn a_run_against_a_flaky_endpoint_completes_and_counts_each_failure() {
     use latency_guard::sim::Fault;
-    let app = spawn_app(false).await;
+    let app = spawn_app().await;
     let config = SimConfig {
         fault_rate: 0.5,
         faults: vec![Fault::RateLimit, Fault::MidStreamError, Fault::Reset, Fault::Truncated],
@@ -277,7 +266,7 @@ async fn a_run_against_a_flaky_endpoint_completes_and_counts_each_failure() {
 #[tokio::test]
 async fn rate_limited_requests_are_retried_when_asked_and_the_retries_are_reported() {
     use latency_guard::sim::Fault;
-    let app = spawn_app(false).await;
+    let app = spawn_app().await;
     let config = SimConfig {
         fault_rate: 0.5,
         faults: vec![Fault::RateLimit],
@@ -313,7 +302,7 @@ async fn rate_limited_requests_are_retried_when_asked_and_the_retries_are_report
 /// they were timed. With a fresh connection per request nothing is lost and the notes say set-up is measured.
 #[tokio::test]
 async fn a_server_closing_kept_alive_connections_shows_no_false_errors() {
-    let app = spawn_app(false).await;
+    let app = spawn_app().await;
     let config = SimConfig {
         close_after_response: true,
         ..SimConfig::fixed(Duration::from_millis(2), Duration::from_millis(1), 4)
@@ -351,8 +340,8 @@ async fn a_server_closing_kept_alive_connections_shows_no_false_errors() {
 /// report stay small however many iterations there are; a prompt over the limit is refused with the field named.
 #[tokio::test]
 async fn a_long_prompt_keeps_reports_pages_and_shared_reports_small() {
-    let app = spawn_app(false).await;
-    let sim = simulator(0, 2, None).await;
+    let app = spawn_app().await;
+    let sim = sim::spawn_local(SimConfig::fixed_ms(0, 1, 2)).await.unwrap();
     let (_, cookie) = app.session_for("owner").await;
     let connector = connector(&app, &cookie, &sim.base_url(), None).await;
     let long = "lorem ipsum ".repeat(8_000); // 96,000 characters

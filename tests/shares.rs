@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{client, follow_events, spawn_app, TestApp};
+use common::{client, follow_events, spawn_app_with_demo, TestApp};
 use serde_json::{json, Value};
 
 /// A finished 2-iteration run against the demo simulator in the workspace of `cookie`.
@@ -47,7 +47,7 @@ async fn shared_since(app: &TestApp, cookie: &str, run: &str) -> Value {
 
 #[tokio::test]
 async fn a_share_token_opens_its_one_report_and_nothing_else() {
-    let app = spawn_app(true).await;
+    let app = spawn_app_with_demo().await;
     let (workspace, cookie) = app.session_for(latency_guard::store::LOCAL_OWNER).await;
     let demo = app.state.store.list_connectors(workspace).await.unwrap().remove(0).id.to_string();
     let first = finished_run(&app, &cookie, &demo, "Launch-report-7Q").await;
@@ -137,7 +137,7 @@ async fn a_share_token_opens_its_one_report_and_nothing_else() {
 
 #[tokio::test]
 async fn another_workspace_can_neither_share_nor_revoke_a_report() {
-    let app = spawn_app(true).await;
+    let app = spawn_app_with_demo().await;
     let (workspace, owner) = app.session_for(latency_guard::store::LOCAL_OWNER).await;
     let (_, stranger) = app.session_for("someone-else").await;
     let demo = app.state.store.list_connectors(workspace).await.unwrap().remove(0).id.to_string();

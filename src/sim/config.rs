@@ -177,6 +177,16 @@ impl SimConfig {
         Self { ttft: Delay::Fixed(ttft), itl: Delay::Fixed(itl), tokens, ..Self::default() }
     }
 
+    /// [`SimConfig::fixed`] in whole milliseconds.
+    pub fn fixed_ms(ttft_ms: u64, itl_ms: u64, tokens: u32) -> Self {
+        Self::fixed(Duration::from_millis(ttft_ms), Duration::from_millis(itl_ms), tokens)
+    }
+
+    /// The same, asking for `api_key` as a bearer token (`None`: no key needed).
+    pub fn with_key(self, api_key: Option<&str>) -> Self {
+        Self { api_key: api_key.map(str::to_string), ..self }
+    }
+
     /// The fault for the next request, if one is drawn.
     pub fn draw_fault(&self, rng: &mut impl Rng) -> Option<Fault> {
         if self.faults.is_empty() || rng.gen::<f64>() >= self.fault_rate {

@@ -81,6 +81,12 @@ pub async fn spawn(config: SimConfig, addr: SocketAddr) -> std::io::Result<SimHa
     Ok(SimHandle { addr, task })
 }
 
+/// Serves `config` on a free loopback port in the background: the usual set-up of tests, benchmarks and the
+/// app's demo connector.
+pub async fn spawn_local(config: SimConfig) -> std::io::Result<SimHandle> {
+    spawn(config, SocketAddr::from(([127, 0, 0, 1], 0))).await
+}
+
 /// Binds `addr` and serves the hostile endpoint `kind` in the background (see [`Hostile`]).
 pub async fn spawn_hostile(kind: Hostile, addr: SocketAddr) -> std::io::Result<SimHandle> {
     let listener = TcpListener::bind(addr).await?;

@@ -26,7 +26,7 @@ pub async fn simulator(total_ms: u64) -> SimHandle {
         tokens: 4,
         ..Default::default()
     };
-    sim::spawn(config, "127.0.0.1:0".parse().unwrap()).await.unwrap()
+    sim::spawn_local(config).await.unwrap()
 }
 
 /// A workspace, a sealer, a run manager and a Guard over `store`, all on one fixed clock at `T0`.

@@ -121,8 +121,17 @@ pub struct TestApp {
     _dir: tempfile::TempDir,
 }
 
-/// Builds and serves an app on an SQLite file in a temporary folder.
-pub async fn spawn_app(demo_simulator: bool) -> TestApp {
+/// Builds and serves an app on a fresh SQLite file, without the demo simulator.
+pub async fn spawn_app() -> TestApp {
+    spawn_on_fresh_sqlite(false).await
+}
+
+/// The same with the demo simulator and its "Demo (simulated)" connector, as a first start makes them.
+pub async fn spawn_app_with_demo() -> TestApp {
+    spawn_on_fresh_sqlite(true).await
+}
+
+async fn spawn_on_fresh_sqlite(demo_simulator: bool) -> TestApp {
     let dir = tempfile::tempdir().unwrap();
     let url = latency_guard::config::sqlite_url(&dir.path().join("app.db"));
     serve(dir, &url, demo_simulator, |_| {}).await
