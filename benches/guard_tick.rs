@@ -95,8 +95,10 @@ async fn main() {
             connector_id: connector.id,
             enabled: true,
             cadence: Cadence::FifteenMinutes,
-            webhook_url: Some("https://hooks.example.com/guard".into()),
-            email: None,
+            notify: latency_guard::model::Notify {
+                webhook_url: Some("https://hooks.example.com/guard".into()),
+                email: None,
+            },
             thresholds: vec![
                 Threshold { metric: Metric::P95Ms, op: Op::PctIncrease, value: 20.0, severity: Severity::Warn },
                 Threshold { metric: Metric::ErrorRate, op: Op::AbsIncrease, value: 0.05, severity: Severity::Critical },

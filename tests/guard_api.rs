@@ -19,7 +19,7 @@ fn set_input(prompts: &[&str]) -> Value {
 }
 
 fn schedule_input(set: &str, connector: &str, webhook: Option<&str>) -> Value {
-    json!({"name": "Checkout p95", "setId": set, "connectorId": connector, "cadence": "15m", "webhookUrl": webhook,
+    json!({"name": "Checkout p95", "setId": set, "connectorId": connector, "cadence": "15m", "notify": {"webhookUrl": webhook},
            "thresholds": [{"metric": "p95_ms", "op": "pct_increase", "value": 20}]})
 }
 

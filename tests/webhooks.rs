@@ -99,7 +99,8 @@ async fn a_slow_endpoint_alerts_a_receiver_that_was_down_until_a_retry(db: &Test
     assert_eq!(json["benchmarkSetId"], set.id.to_string());
     assert_eq!(json["breaches"][0]["metric"], "p95_ms");
     assert_eq!(json["breaches"][0]["pValue"].as_f64(), outcome.p_value);
-    assert_eq!(json["runUrl"], format!("http://lg.test/runs/{}", outcome.run_id.unwrap()));
+    assert_eq!(json["runUrl"], format!("http://lg.test/guard/sets#set-{}", set.id), "the benchmark set in the app");
+    assert_eq!(json["reportUrl"], format!("http://lg.test/runs/{}", outcome.run_id.unwrap()));
     let text = json["text"].as_str().unwrap();
     assert!(text.starts_with("🚨 latency-guard alert [warn] checkout\np95_ms +"), "{text}");
 

@@ -49,6 +49,8 @@ test("two runs compared side by side, with tests, CDFs and a warning when they d
   await expect(figures.locator("thead")).toContainText("Baseline: Compare before");
   await expect(figures.locator("tbody tr").first()).toContainText(/TTFT p50.*ms.*ms.*ms/);
   await expect(figures.locator("tbody tr").first().locator(".delta").last()).toHaveText(/^[+-]?\d+\.\d%$|^—$/);
+  // Counts are whole numbers, on each side and as the change.
+  await expect(figures.locator("tbody tr", { hasText: "Sample size" }).locator("td")).toHaveText(["4", "4", "0", "0.0%"]);
   const tests = page.locator("#compare-tests tbody tr");
   await expect(tests.first()).toContainText("4 / 4");
   await expect(tests.first().locator(".p-welch")).toHaveText(/^(\d\.\d{4}|\d\.\d\de-\d+|not computable)$/);

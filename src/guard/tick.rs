@@ -173,17 +173,17 @@ impl Guard {
         let schedule = schedule.ok();
         let body = |breaches: &[Breach]| {
             let message = schedule.as_ref().and_then(|s| self.message(s, &end, breaches, now));
-            let url = schedule.as_ref().and_then(|s| s.input.webhook_url.as_deref()).unwrap_or_default();
+            let url = schedule.as_ref().and_then(|s| s.input.notify.webhook_url.as_deref()).unwrap_or_default();
             message.map(|m| m.webhook_body(url)).unwrap_or_default()
         };
-        let webhook = schedule.as_ref().and_then(|s| s.input.webhook_url.as_deref()).map(|url| WebhookNotice {
+        let webhook = schedule.as_ref().and_then(|s| s.input.notify.webhook_url.as_deref()).map(|url| WebhookNotice {
             url,
             message_id: message_id.clone(),
             body: &body,
         });
         let channels = Channels {
             webhook: webhook.is_some(),
-            email: self.mail.is_some() && schedule.as_ref().is_some_and(|s| s.input.email.is_some()),
+            email: self.mail.is_some() && schedule.as_ref().is_some_and(|s| s.input.notify.email.is_some()),
         };
         let plan = |open: &[_]| plan_alerts(end.breaches(), open, channels);
         let changes = match self.store.finish_evaluation(&claim, &end, plan, webhook, now).await {
@@ -206,9 +206,9 @@ impl Guard {
                 .opened
                 .iter()
                 .filter_map(|(_, breach)| self.message(s, &end, std::slice::from_ref(breach), now))
-                .map(|m| MailedAlert { schedule_name: s.input.name.clone(), text: m.text(), run_url: m.run_url })
+                .map(|m| MailedAlert { schedule_name: s.input.name.clone(), text: m.text(), report_url: m.report_url })
                 .collect();
-            s.input.email.clone().filter(|_| !alerts.is_empty()).map(|to| (to, alerts))
+            s.input.notify.email.clone().filter(|_| !alerts.is_empty()).map(|to| (to, alerts))
         });
         let outcome = ScheduleOutcome {
             schedule_id: claim.schedule,
@@ -241,7 +241,8 @@ impl Guard {
             baseline: baseline.summary,
             observed: observed.1,
             breaches,
-            run_url: format!("{}/runs/{run}", self.options.public_base),
+            set_url: format!("{}/guard/sets#set-{}", self.options.public_base, schedule.input.set_id),
+            report_url: format!("{}/runs/{run}", self.options.public_base),
             at_ms,
         })
     }

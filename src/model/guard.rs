@@ -192,9 +192,22 @@ pub struct GuardSummary {
     pub error_rate: f64,
 }
 
-/// A schedule as the user enters it.
+/// Where a schedule's alerts go: `notify: {webhookUrl, email}` on the wire.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Notify {
+    /// Where alerts are posted, if anywhere.
+    #[serde(default)]
+    pub webhook_url: Option<String>,
+    /// Who is mailed, if anyone (e-mail goes only to this address).
+    #[serde(default)]
+    pub email: Option<String>,
+}
+
+/// A schedule as the user enters it. Its notification settings travel as `notify: {webhookUrl, email}`; the
+/// flat `webhookUrl` and `email` of earlier clients are still read when `notify` is absent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", from = "ScheduleInputWire")]
 pub struct ScheduleInput {
     /// Name, 1 to 100 characters.
     pub name: String,
@@ -207,20 +220,53 @@ pub struct ScheduleInput {
     pub enabled: bool,
     /// How often.
     pub cadence: Cadence,
-    /// Where alerts are posted, if anywhere.
-    #[serde(default)]
-    pub webhook_url: Option<String>,
-    /// Who is mailed, if anyone (besides nobody: e-mail goes only to this address).
-    #[serde(default)]
-    pub email: Option<String>,
+    /// Where alerts go.
+    pub notify: Notify,
     /// The rules, 1 to [`MAX_THRESHOLDS`], one per metric and op.
     pub thresholds: Vec<Threshold>,
     /// Significance level of the Welch test.
-    #[serde(default = "default_alpha")]
     pub alpha: f64,
     /// A latency threshold breaches only when Welch's p-value is below `alpha` too.
-    #[serde(default = "yes")]
     pub require_significance: bool,
+}
+
+/// [`ScheduleInput`] as it arrives: `notify`, or the flat fields of earlier clients.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ScheduleInputWire {
+    name: String,
+    set_id: BenchmarkSetId,
+    connector_id: ConnectorId,
+    #[serde(default = "yes")]
+    enabled: bool,
+    cadence: Cadence,
+    #[serde(default)]
+    notify: Option<Notify>,
+    #[serde(default)]
+    webhook_url: Option<String>,
+    #[serde(default)]
+    email: Option<String>,
+    thresholds: Vec<Threshold>,
+    #[serde(default = "default_alpha")]
+    alpha: f64,
+    #[serde(default = "yes")]
+    require_significance: bool,
+}
+
+impl From<ScheduleInputWire> for ScheduleInput {
+    fn from(wire: ScheduleInputWire) -> Self {
+        Self {
+            notify: wire.notify.unwrap_or(Notify { webhook_url: wire.webhook_url, email: wire.email }),
+            name: wire.name,
+            set_id: wire.set_id,
+            connector_id: wire.connector_id,
+            enabled: wire.enabled,
+            cadence: wire.cadence,
+            thresholds: wire.thresholds,
+            alpha: wire.alpha,
+            require_significance: wire.require_significance,
+        }
+    }
 }
 
 fn yes() -> bool {
@@ -235,21 +281,24 @@ impl ScheduleInput {
     /// Trims the texts and checks every field (the webhook URL's address is checked again at each delivery).
     pub fn validate(&self) -> Result<Self, ValidationError> {
         let name = super::text::display_name(&self.name, "name", 100)?;
-        let webhook_url = self.webhook_url.as_deref().map(str::trim).filter(|u| !u.is_empty()).map(String::from);
+        let webhook_url = self.notify.webhook_url.as_deref().map(str::trim).filter(|u| !u.is_empty()).map(String::from);
         if let Some(url) = &webhook_url {
             let parsed = url::Url::parse(url)
-                .map_err(|e| ValidationError::new("webhookUrl", format!("not a URL ({e}): {url}")))?;
+                .map_err(|e| ValidationError::new("notify.webhookUrl", format!("not a URL ({e}): {url}")))?;
             if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
-                return Err(ValidationError::new("webhookUrl", "must be an http:// or https:// URL with a host"));
+                return Err(ValidationError::new(
+                    "notify.webhookUrl",
+                    "must be an http:// or https:// URL with a host",
+                ));
             }
         }
-        let email = self.email.as_deref().map(str::trim).filter(|e| !e.is_empty()).map(String::from);
+        let email = self.notify.email.as_deref().map(str::trim).filter(|e| !e.is_empty()).map(String::from);
         if let Some(address) = &email {
             let plausible = address.len() <= 254
                 && !address.chars().any(|c| c.is_whitespace() || c == ',' || c == ';')
                 && address.split_once('@').is_some_and(|(local, domain)| !local.is_empty() && domain.contains('.'));
             if !plausible {
-                return Err(ValidationError::new("email", format!("not one e-mail address: {address}")));
+                return Err(ValidationError::new("notify.email", format!("not one e-mail address: {address}")));
             }
         }
         if self.thresholds.is_empty() || self.thresholds.len() > MAX_THRESHOLDS {
@@ -279,7 +328,7 @@ impl ScheduleInput {
         if !(self.alpha > 0.0 && self.alpha <= 0.5) {
             return Err(ValidationError::new("alpha", "must be above 0 and at most 0.5 (0.05 is usual)"));
         }
-        Ok(Self { name, webhook_url, email, ..self.clone() })
+        Ok(Self { name, notify: Notify { webhook_url, email }, ..self.clone() })
     }
 }
 
@@ -352,8 +401,7 @@ mod tests {
             connector_id: ConnectorId(Uuid::nil()),
             enabled: true,
             cadence: Cadence::FifteenMinutes,
-            webhook_url: Some(" ".into()),
-            email: None,
+            notify: Notify { webhook_url: Some(" ".into()), email: None },
             thresholds: vec![Threshold {
                 metric: Metric::P95Ms,
                 op: Op::PctIncrease,
@@ -363,6 +411,24 @@ mod tests {
             alpha: 0.05,
             require_significance: true,
         }
+    }
+
+    #[test]
+    fn notification_settings_travel_as_notify_and_the_flat_fields_are_still_read() {
+        let mut wire = serde_json::to_value(input()).unwrap();
+        assert_eq!(wire["notify"], serde_json::json!({"webhookUrl": " ", "email": null}));
+        assert!(wire.get("webhookUrl").is_none() && wire.get("email").is_none());
+        let nested: ScheduleInput = serde_json::from_value(wire.clone()).unwrap();
+        assert_eq!(nested, input());
+        let notify = wire.as_object_mut().unwrap().remove("notify").unwrap();
+        wire["webhookUrl"] = "https://hooks.example.com/x".into();
+        wire["email"] = "ops@example.com".into();
+        let flat: ScheduleInput = serde_json::from_value(wire.clone()).unwrap();
+        assert_eq!(flat.notify.webhook_url.as_deref(), Some("https://hooks.example.com/x"));
+        assert_eq!(flat.notify.email.as_deref(), Some("ops@example.com"));
+        wire["notify"] = notify;
+        let both: ScheduleInput = serde_json::from_value(wire).unwrap();
+        assert_eq!(both.notify, input().notify, "notify wins over the flat fields");
     }
 
     #[test]
@@ -385,10 +451,14 @@ mod tests {
     #[test]
     fn a_valid_schedule_is_trimmed_and_bad_fields_are_named() {
         let ok = input().validate().unwrap();
-        assert_eq!((ok.name.as_str(), ok.webhook_url), ("API p95", None));
+        assert_eq!((ok.name.as_str(), ok.notify.webhook_url), ("API p95", None));
         let field = |i: ScheduleInput| i.validate().unwrap_err().field;
-        assert_eq!(field(ScheduleInput { webhook_url: Some("ftp://x".into()), ..input() }), "webhookUrl");
-        assert_eq!(field(ScheduleInput { email: Some("a@b, c@d.e".into()), ..input() }), "email");
+        let notify = |webhook_url: Option<&str>, email: Option<&str>| Notify {
+            webhook_url: webhook_url.map(String::from),
+            email: email.map(String::from),
+        };
+        assert_eq!(field(ScheduleInput { notify: notify(Some("ftp://x"), None), ..input() }), "notify.webhookUrl");
+        assert_eq!(field(ScheduleInput { notify: notify(None, Some("a@b, c@d.e")), ..input() }), "notify.email");
         assert_eq!(field(ScheduleInput { thresholds: vec![], ..input() }), "thresholds");
         assert_eq!(field(ScheduleInput { alpha: 0.0, ..input() }), "alpha");
         let twice = vec![input().thresholds[0], Threshold { value: 50.0, ..input().thresholds[0] }];

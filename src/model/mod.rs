@@ -26,8 +26,8 @@ pub use connection_test::{ConnectionTestResult, TestTarget, BODY_PREVIEW_CHARS};
 pub use connector::{BaseUrl, Connector, ConnectorInput, HeaderView, KeyChange, ModelName, Price, ValidConnector};
 pub use evaluation::{AlertPlan, EvaluationEnd, OpenAlert};
 pub use guard::{
-    cost_estimate, Cadence, CostEstimate, GuardSummary, Metric, Op, Schedule, ScheduleInput, Severity, Threshold,
-    MAX_THRESHOLDS,
+    cost_estimate, Cadence, CostEstimate, GuardSummary, Metric, Notify, Op, Schedule, ScheduleInput, Severity,
+    Threshold, MAX_THRESHOLDS,
 };
 pub use guard_records::{
     AlertView, Baseline, Breach, Decision, EvaluationView, ScheduleOutcome, ThresholdCheck, WebhookDelivery,

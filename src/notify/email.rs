@@ -22,7 +22,7 @@ pub struct MailedAlert {
     /// The alert's two-line text (as in the webhook).
     pub text: String,
     /// The run's report.
-    pub run_url: String,
+    pub report_url: String,
 }
 
 /// Sends alert e-mail.
@@ -123,7 +123,7 @@ pub fn subject(alerts: &[MailedAlert]) -> String {
 pub fn body(alerts: &[MailedAlert]) -> String {
     let mut text = String::new();
     for alert in alerts {
-        text.push_str(&format!("{}\nReport: {}\n\n", alert.text, alert.run_url));
+        text.push_str(&format!("{}\nReport: {}\n\n", alert.text, alert.report_url));
     }
     text.push_str("Acknowledge alerts in latency-guard's Guard feed. They open once per threshold and stay open until acknowledged;\n");
     text.push_str("another breach of the same threshold meanwhile sends nothing new.\n");
@@ -138,7 +138,7 @@ mod tests {
         MailedAlert {
             schedule_name: name.into(),
             text: format!("🚨 latency-guard alert [warn] {name}\np95_ms +50.0%"),
-            run_url: "http://lg/runs/1".into(),
+            report_url: "http://lg/runs/1".into(),
         }
     }
 

@@ -25,8 +25,10 @@ pub struct AlertMessage<'a> {
     pub observed: GuardSummary,
     /// The breaches that opened alerts.
     pub breaches: &'a [Breach],
-    /// Where the run's report is.
-    pub run_url: String,
+    /// The benchmark set in the app (`runUrl`, as the webhook format specifies).
+    pub set_url: String,
+    /// The report of the run that breached (`reportUrl`).
+    pub report_url: String,
     /// When, unix ms.
     pub at_ms: i64,
 }
@@ -56,6 +58,7 @@ struct Body<'a> {
     observed: GuardSummary,
     breaches: Vec<BreachBody>,
     run_url: &'a str,
+    report_url: &'a str,
     at: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     text: Option<String>,
@@ -121,7 +124,8 @@ impl AlertMessage<'_> {
                     severity: b.severity,
                 })
                 .collect(),
-            run_url: &self.run_url,
+            run_url: &self.set_url,
+            report_url: &self.report_url,
             at: iso8601_utc(self.at_ms),
             text: (!discord).then(|| self.text()),
             content: discord.then(|| self.text()),
@@ -207,7 +211,8 @@ mod tests {
             baseline: summary,
             observed: GuardSummary { p95_ms: Some(228.0), ..summary },
             breaches,
-            run_url: "http://lg.example/runs/1".into(),
+            set_url: "http://lg.example/guard/sets#set-1".into(),
+            report_url: "http://lg.example/runs/1".into(),
             at_ms: 1_795_000_000_000,
         }
     }
@@ -235,6 +240,7 @@ mod tests {
                 "benchmarkSetId",
                 "breaches",
                 "observed",
+                "reportUrl",
                 "runUrl",
                 "scheduleId",
                 "scheduleName",
@@ -248,6 +254,10 @@ mod tests {
         let breach_keys: Vec<&str> = body["breaches"][0].as_object().unwrap().keys().map(String::as_str).collect();
         assert_eq!(breach_keys, ["delta", "metric", "op", "pValue", "pctChange", "severity", "threshold"]);
         assert_eq!(body["baseline"]["p95Ms"], 104.0);
+        assert_eq!(
+            (body["runUrl"].as_str(), body["reportUrl"].as_str()),
+            (Some("http://lg.example/guard/sets#set-1"), Some("http://lg.example/runs/1"))
+        );
         let discord: serde_json::Value =
             serde_json::from_str(&message(&breaches).webhook_body("https://discord.com/api/webhooks/1/t")).unwrap();
         assert!(discord.get("text").is_none() && discord["content"].as_str().unwrap().starts_with("🚨"));

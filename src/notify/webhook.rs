@@ -133,7 +133,7 @@ impl WebhookSender {
     /// Writes a signed test message for `schedule` to the outbox and attempts it at once (it is retried like any
     /// other if this attempt fails); answers how the attempt went.
     pub async fn send_test(&self, workspace: WorkspaceId, schedule: &Schedule) -> Result<WebhookDelivery, TestError> {
-        let url = schedule.input.webhook_url.as_deref().ok_or(TestError::NoUrl)?;
+        let url = schedule.input.notify.webhook_url.as_deref().ok_or(TestError::NoUrl)?;
         let now = self.clock.now_ms();
         let message_id = new_message_id();
         let body = test_message_body(schedule, url, now);

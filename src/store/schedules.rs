@@ -9,7 +9,7 @@ use sqlx::Row;
 use super::workspaces::parse_id;
 use super::{bool_to_db, found, from_json, to_json, Backend, Store, StoreError};
 use crate::model::{
-    Cadence, EvaluationId, EvaluationStatus, Schedule, ScheduleId, ScheduleInput, Trigger, WorkspaceId,
+    Cadence, EvaluationId, EvaluationStatus, Notify, Schedule, ScheduleId, ScheduleInput, Trigger, WorkspaceId,
 };
 use crate::secrets::SecretBox;
 
@@ -45,8 +45,7 @@ fn schedule_from_row(row: &AnyRow) -> Result<Schedule, StoreError> {
             connector_id: parse_id(&row.try_get::<String, _>("connector_id")?)?,
             enabled: row.try_get::<i64, _>("enabled")? != 0,
             cadence: Cadence::parse(&cadence).ok_or_else(|| StoreError::Corrupt(format!("cadence {cadence:?}")))?,
-            webhook_url: row.try_get("webhook_url")?,
-            email: row.try_get("email")?,
+            notify: Notify { webhook_url: row.try_get("webhook_url")?, email: row.try_get("email")? },
             thresholds: from_json(&row.try_get::<String, _>("thresholds")?)?,
             alpha: row.try_get("alpha")?,
             require_significance: row.try_get::<i64, _>("require_significance")? != 0,
@@ -90,9 +89,9 @@ impl Store {
         .bind(bool_to_db(input.enabled))
         .bind(input.cadence.as_str())
         .bind(now_ms)
-        .bind(input.webhook_url.clone())
+        .bind(input.notify.webhook_url.clone())
         .bind(sealer.seal(webhook_secret.as_bytes(), &seal_context(workspace, id)))
-        .bind(input.email.clone())
+        .bind(input.notify.email.clone())
         .bind(to_json(&input.thresholds)?)
         .bind(input.alpha)
         .bind(bool_to_db(input.require_significance))
@@ -121,8 +120,8 @@ impl Store {
             .bind(input.connector_id.to_string())
             .bind(bool_to_db(input.enabled))
             .bind(input.cadence.as_str())
-            .bind(input.webhook_url.clone())
-            .bind(input.email.clone())
+            .bind(input.notify.webhook_url.clone())
+            .bind(input.notify.email.clone())
             .bind(to_json(&input.thresholds)?)
             .bind(input.alpha)
             .bind(bool_to_db(input.require_significance))

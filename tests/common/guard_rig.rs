@@ -118,8 +118,10 @@ impl Rig {
             connector_id: connector,
             enabled,
             cadence,
-            webhook_url: webhook_url.map(String::from),
-            email: email.map(String::from),
+            notify: latency_guard::model::Notify {
+                webhook_url: webhook_url.map(String::from),
+                email: email.map(String::from),
+            },
             thresholds: vec![Threshold {
                 metric: Metric::P95Ms,
                 op: Op::PctIncrease,

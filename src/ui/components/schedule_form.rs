@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use super::ErrorBox;
 use crate::api::guard::{estimate_cost, save_schedule};
 use crate::model::{
-    BenchmarkSet, Cadence, Checked, Connector, Metric, Op, Schedule, ScheduleInput, Severity, Threshold,
+    BenchmarkSet, Cadence, Checked, Connector, Metric, Notify, Op, Schedule, ScheduleInput, Severity, Threshold,
     ADVISED_MIN_PROMPTS,
 };
 
@@ -45,8 +45,8 @@ pub fn ScheduleForm(
     );
     let cadence = RwSignal::new(first.as_ref().map_or(Cadence::Hourly, |i| i.cadence));
     let enabled = RwSignal::new(first.as_ref().is_none_or(|i| i.enabled));
-    let webhook = RwSignal::new(first.as_ref().and_then(|i| i.webhook_url.clone()).unwrap_or_default());
-    let email = RwSignal::new(first.as_ref().and_then(|i| i.email.clone()).unwrap_or_default());
+    let webhook = RwSignal::new(first.as_ref().and_then(|i| i.notify.webhook_url.clone()).unwrap_or_default());
+    let email = RwSignal::new(first.as_ref().and_then(|i| i.notify.email.clone()).unwrap_or_default());
     let alpha = RwSignal::new(first.as_ref().map_or("0.05".to_string(), |i| i.alpha.to_string()));
     let significance = RwSignal::new(first.as_ref().is_none_or(|i| i.require_significance));
     let thresholds = RwSignal::new(first.as_ref().map(|i| i.thresholds.clone()).unwrap_or_else(|| {
@@ -73,8 +73,7 @@ pub fn ScheduleForm(
             connector_id: connector.get_untracked().parse().unwrap_or(crate::model::ConnectorId(uuid::Uuid::nil())),
             enabled: enabled.get_untracked(),
             cadence: cadence.get_untracked(),
-            webhook_url: Some(webhook.get_untracked()),
-            email: Some(email.get_untracked()),
+            notify: Notify { webhook_url: Some(webhook.get_untracked()), email: Some(email.get_untracked()) },
             thresholds: thresholds.get_untracked(),
             alpha: alpha.get_untracked().trim().parse().unwrap_or(f64::NAN),
             require_significance: significance.get_untracked(),

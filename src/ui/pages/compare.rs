@@ -90,6 +90,14 @@ fn row(label: &str, a: Option<f64>, b: Option<f64>, unit: &str) -> impl IntoView
     view! { <tr><th>{label.to_string()}</th><td>{show(a)}</td><td>{show(b)}</td><td class="delta">{change}</td><td class="delta">{pct}</td></tr> }
 }
 
+/// A row of counts: whole numbers on each side and as the difference.
+fn count_row(label: &str, a: u64, b: u64) -> impl IntoView {
+    let change = i128::from(b) - i128::from(a);
+    let pct = delta(a as f64, b as f64).1.map_or_else(|| "—".to_string(), |p| signed(p, "%"));
+    let change = if change > 0 { format!("+{change}") } else { change.to_string() };
+    view! { <tr><th>{label.to_string()}</th><td>{a}</td><td>{b}</td><td class="delta">{change}</td><td class="delta">{pct}</td></tr> }
+}
+
 fn p_value(p: Option<f64>) -> String {
     match p {
         None => "not computable".into(),
@@ -147,7 +155,7 @@ fn ComparisonView(c: Comparison) -> impl IntoView {
                 {row("Output tok/s", a.stats.tok_per_sec, b.stats.tok_per_sec, "")}
                 {row("Error rate", Some(a.summary.error_rate * 100.0), Some(b.summary.error_rate * 100.0), " pp")}
                 {row("Total cost (USD)", a.summary.total_cost_usd, b.summary.total_cost_usd, "")}
-                {row("Sample size", Some(a.summary.measured as f64), Some(b.summary.measured as f64), "")}
+                {count_row("Sample size", a.summary.measured, b.summary.measured)}
             </tbody>
         </table>
         <h3>"Is the difference more than noise?"</h3>

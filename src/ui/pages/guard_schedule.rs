@@ -177,7 +177,7 @@ fn ScheduleView(detail: ScheduleDetail, refresh: RwSignal<u32>, notice: RwSignal
             navigate("/guard", Default::default());
         }
     });
-    let has_webhook = schedule.input.webhook_url.is_some();
+    let has_webhook = schedule.input.notify.webhook_url.is_some();
     view! {
         <section class="run-header">
             <h2 id="schedule-title">{schedule.input.name.clone()}</h2>

@@ -101,7 +101,8 @@ fn SetRow(
     });
     let for_edit = set.clone();
     view! {
-        <tr>
+        // The alert webhook's `runUrl` points here (`/guard/sets#set-{id}`).
+        <tr id=format!("set-{id}")>
             <td>{set.name.clone()}</td>
             <td>{set.prompts.len()}</td>
             <td>{set.max_tokens}</td>
