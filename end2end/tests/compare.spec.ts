@@ -54,8 +54,8 @@ test("two runs compared side by side, with tests, CDFs and a warning when they d
   const tests = page.locator("#compare-tests tbody tr");
   await expect(tests.first()).toContainText("4 / 4");
   await expect(tests.first().locator(".p-welch")).toHaveText(/^(\d\.\d{4}|\d\.\d\de-\d+|not computable)$/);
-  await expect(page.locator("#cdf-total svg polyline")).toHaveCount(2); // baseline and candidate
-  await expect(page.locator("#cdf-ttft svg polyline")).toHaveCount(2);
+  await expect(page.locator("#cdf-total svg polyline.cdf-line")).toHaveCount(2); // baseline and candidate
+  await expect(page.locator("#cdf-ttft svg polyline.cdf-line")).toHaveCount(2);
   await expect(page.locator("#compare-warnings")).toContainText("Different max_tokens: 8 (baseline) vs 4 (candidate)");
   await page.screenshot({ path: "test-results/compare.png", fullPage: true });
 });

@@ -40,7 +40,7 @@ test("a run of 10 iterations at concurrency 2 against the demo connector ends in
   // The distribution: histogram bars hold all 10 requests of each series, and a CDF line per series.
   const barCounts = await page.locator("#histogram svg rect.bar.total title").allTextContents();
   expect(barCounts.reduce((sum, t) => sum + Number(t.match(/: (\d+) request/)![1]), 0)).toBe(10);
-  await expect(page.locator("#cdf svg polyline")).toHaveCount(2);
+  await expect(page.locator("#cdf svg polyline.cdf-line")).toHaveCount(2);
   await page.screenshot({ path: "test-results/run-report.png", fullPage: true });
 
   await page.click("a[href='/runs']");

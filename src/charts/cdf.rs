@@ -3,9 +3,8 @@
 
 use std::fmt::Write;
 
-use super::frame::Frame;
 use super::markup::escape_text;
-use super::scale::tick_label;
+use super::plot::{chart, empty, tick_label, Axes, Canvas};
 
 /// One sample's distribution.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,43 +33,57 @@ pub fn ecdf_points(sorted: &[f64], max_points: usize) -> Vec<(f64, f64)> {
     points
 }
 
-const FRAME: Frame = Frame::new(280.0);
+const CANVAS: Canvas = Canvas { height: 280, class: "cdf" };
 
 /// The chart as a standalone `<svg>` element; `unit` labels the x axis.
 pub fn cdf_overlay(series: &[CdfSeries], unit: &str) -> String {
-    let mut svg = String::with_capacity(1_024 + series.iter().map(|s| s.points.len() * 16).sum::<usize>());
-    svg.push_str(&FRAME.open("cdf", &format!("Cumulative distribution of {unit} per run")));
+    let label = format!("Cumulative distribution of {unit} per run");
     let values = || series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
     let Some(max) = values().reduce(f64::max) else {
-        FRAME.empty(&mut svg, "No data");
-        return svg;
+        return empty(CANVAS, &label, "No data");
     };
     let min = values().fold(max, f64::min);
-    let x = FRAME.x_scale(min.min(0.0), max * 1.02);
-    let y = FRAME.y_scale(0.0, 1.0);
-    FRAME.y_grid(&mut svg, &y, [0.0, 0.25, 0.5, 0.75, 1.0], |share| format!("{}%", share * 100.0));
-    FRAME.x_ticks(&mut svg, &x, x.ticks(8), tick_label);
-    FRAME.x_title(&mut svg, &format!("{unit} (share of requests at or below)"));
-    for (i, s) in series.iter().enumerate() {
-        let path: Vec<String> =
-            s.points.iter().map(|(v, share)| format!("{:.1},{:.1}", x.at(*v), y.at(*share))).collect();
-        let (left, ly) = (FRAME.left, FRAME.top + 6.0 + i as f64 * 16.0);
-        let _ = write!(
-            svg,
-            r#"<polyline points="{}" class="cdf-line {}"><title>{}</title></polyline><g class="legend"><line x1="{lx}" x2="{}" y1="{ly}" y2="{ly}" class="cdf-line {}"/><text x="{}" y="{}">{}</text></g>"#,
-            path.join(" "),
-            s.class,
-            escape_text(&s.label),
-            left + 30.0,
-            s.class,
-            left + 36.0,
-            ly + 4.0,
-            escape_text(&s.label),
-            lx = left + 12.0,
-        );
-    }
-    svg.push_str("</svg>");
-    svg
+    let share = |v: f64| format!("{}%", (v * 100.0).round());
+    let x_title = format!("{unit} (share of requests at or below)");
+    let axes = Axes {
+        x: (min.min(0.0), max * 1.02),
+        y: (0.0, 1.0),
+        x_labels: 8,
+        y_labels: 5,
+        x_label: &tick_label,
+        y_label: &share,
+        x_title: &x_title,
+        y_title: "",
+    };
+    chart(CANVAS, &label, &axes, |plot| {
+        let mut svg = String::with_capacity(1_024 + series.iter().map(|s| s.points.len() * 16).sum::<usize>());
+        let (left, top, _, _) = plot.edges();
+        for (i, s) in series.iter().enumerate() {
+            let path: Vec<String> = s
+                .points
+                .iter()
+                .map(|&(v, share)| {
+                    let (x, y) = plot.at(v, share);
+                    format!("{x},{y}")
+                })
+                .collect();
+            let ly = top + 6 + i as i32 * 16;
+            let _ = write!(
+                svg,
+                r#"<polyline points="{}" class="cdf-line {}"><title>{}</title></polyline><g class="legend"><line x1="{lx}" x2="{}" y1="{ly}" y2="{ly}" class="cdf-line {}"/><text x="{}" y="{}">{}</text></g>"#,
+                path.join(" "),
+                s.class,
+                escape_text(&s.label),
+                left + 30,
+                s.class,
+                left + 36,
+                ly + 4,
+                escape_text(&s.label),
+                lx = left + 12,
+            );
+        }
+        svg
+    })
 }
 
 #[cfg(test)]
@@ -95,7 +108,7 @@ mod tests {
             CdfSeries { label: "after".into(), class: "candidate", points: vec![(12.0, 1.0)] },
         ];
         let svg = cdf_overlay(&series, "total ms");
-        assert_eq!(svg.matches("<polyline").count(), 2);
+        assert_eq!(svg.matches("</polyline>").count(), 2, "one line per series");
         assert!(svg.contains("before &lt;a&gt;"));
         assert!(cdf_overlay(&[], "ms").contains("No data"));
     }

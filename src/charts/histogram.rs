@@ -3,10 +3,10 @@
 
 use std::fmt::Write;
 
-use super::frame::Frame;
-use super::scale::tick_label;
+use super::plot::{chart, empty, tick_label, Axes, Canvas};
 
-const FRAME: Frame = Frame::new(240.0);
+const CANVAS: Canvas = Canvas { height: 240, class: "histogram" };
+const LABEL: &str = "Histogram of latencies in ms";
 /// Bins drawn at most.
 const MAX_BINS: usize = 60;
 
@@ -35,12 +35,9 @@ fn bin_width(sorted: &[f64]) -> f64 {
 
 /// The histogram of `total` (and `ttft`, when given) as an `<svg>` element; values in ms.
 pub fn latency_histogram(total: &[f64], ttft: &[f64]) -> String {
-    let mut svg = String::with_capacity(4_096);
-    svg.push_str(&FRAME.open("histogram", "Histogram of latencies in ms"));
     let mut all: Vec<f64> = total.iter().chain(ttft).copied().filter(|v| v.is_finite()).collect();
     if all.is_empty() {
-        FRAME.empty(&mut svg, "No successful iterations");
-        return svg;
+        return empty(CANVAS, LABEL, "No successful iterations");
     }
     all.sort_by(f64::total_cmp);
     let width = bin_width(&all);
@@ -48,32 +45,39 @@ pub fn latency_histogram(total: &[f64], ttft: &[f64]) -> String {
     let bins = ((((all[all.len() - 1] - lo) / width).floor() as usize) + 1).min(MAX_BINS);
     let series = [("total", counts(total, lo, width, bins)), ("ttft", counts(ttft, lo, width, bins))];
     let peak = series.iter().flat_map(|(_, c)| c.iter().copied()).max().unwrap_or(1).max(1);
-    let x = FRAME.x_scale(lo, lo + width * bins as f64);
-    let y = FRAME.y_scale(0.0, peak as f64 * 1.1);
-    FRAME.y_grid(&mut svg, &y, y.ticks(4).into_iter().filter(|t| t.fract() == 0.0), tick_label);
-    FRAME.x_ticks(&mut svg, &x, x.ticks(8), tick_label);
-    FRAME.x_title(&mut svg, &format!("ms (bins of {} ms)", tick_label(width)));
-    FRAME.y_title(&mut svg, "requests");
-    let floor = FRAME.height - FRAME.bottom;
-    for (class, counts) in &series {
-        for (i, &count) in counts.iter().enumerate().filter(|(_, c)| **c > 0) {
-            let from = lo + width * i as f64;
-            let (x0, x1) = (x.at(from), x.at(from + width));
-            let top = y.at(count as f64);
-            let _ = write!(
-                svg,
-                r#"<rect x="{:.1}" y="{top:.1}" width="{:.1}" height="{:.1}" class="bar {class}"><title>{}: {count} request(s) in {}–{} ms</title></rect>"#,
-                x0 + 0.5,
-                (x1 - x0 - 1.0).max(0.5),
-                (floor - top).max(0.0),
-                if *class == "ttft" { "TTFT" } else { "total" },
-                tick_label(from),
-                tick_label(from + width)
-            );
+    let whole = |v: f64| if v.fract() == 0.0 { tick_label(v) } else { String::new() };
+    let x_title = format!("ms (bins of {} ms)", tick_label(width));
+    let axes = Axes {
+        x: (lo, lo + width * bins as f64),
+        y: (0.0, peak as f64 * 1.1),
+        x_labels: 8,
+        y_labels: 4,
+        x_label: &tick_label,
+        y_label: &whole,
+        x_title: &x_title,
+        y_title: "requests",
+    };
+    chart(CANVAS, LABEL, &axes, |plot| {
+        let mut svg = String::with_capacity(4_096);
+        for (class, counts) in &series {
+            for (i, &count) in counts.iter().enumerate().filter(|(_, c)| **c > 0) {
+                let from = lo + width * i as f64;
+                let (x0, top) = plot.at(from, count as f64);
+                let (x1, floor) = plot.at(from + width, 0.0);
+                let _ = write!(
+                    svg,
+                    r#"<rect x="{}" y="{top}" width="{}" height="{}" class="bar {class}"><title>{}: {count} request(s) in {}–{} ms</title></rect>"#,
+                    x0 + 1,
+                    (x1 - x0 - 1).max(1),
+                    (floor - top).max(0),
+                    if *class == "ttft" { "TTFT" } else { "total" },
+                    tick_label(from),
+                    tick_label(from + width)
+                );
+            }
         }
-    }
-    svg.push_str("</svg>");
-    svg
+        svg
+    })
 }
 
 #[cfg(test)]

@@ -3,8 +3,7 @@
 
 use std::fmt::Write;
 
-use super::frame::Frame;
-use super::scale::tick_label;
+use super::plot::{chart, empty, tick_label, Axes, Canvas};
 use crate::model::{iso8601_utc, utc_minute};
 
 /// One evaluation to plot.
@@ -20,15 +19,13 @@ pub struct HistoryPoint {
     pub breached: bool,
 }
 
-const FRAME: Frame = Frame::new(240.0);
+const CANVAS: Canvas = Canvas { height: 240, class: "history" };
+const LABEL: &str = "p95 and mean total time of each evaluation, with the baseline band";
 
 /// The chart as a standalone `<svg>` element; `baseline` is the pinned (mean, p95), if any.
 pub fn schedule_history(points: &[HistoryPoint], baseline: Option<(f64, f64)>) -> String {
-    let mut svg = String::with_capacity(1_024 + points.len() * 160);
-    svg.push_str(&FRAME.open("history", "p95 and mean total time of each evaluation, with the baseline band"));
     let (Some(first), Some(last)) = (points.iter().map(|p| p.at_ms).min(), points.iter().map(|p| p.at_ms).max()) else {
-        FRAME.empty(&mut svg, "No evaluations yet");
-        return svg;
+        return empty(CANVAS, LABEL, "No evaluations yet");
     };
     let highest = points
         .iter()
@@ -37,65 +34,83 @@ pub fn schedule_history(points: &[HistoryPoint], baseline: Option<(f64, f64)>) -
         .chain(baseline.map(|(_, p95)| p95))
         .fold(0.0, f64::max);
     let span = (last - first).max(1) as f64;
-    let x = FRAME.x_scale(0.0, span);
-    let y = FRAME.y_scale(0.0, (highest * 1.15).max(1.0));
-    let at = |ms: i64| x.at((ms - first) as f64);
-    FRAME.y_grid(&mut svg, &y, y.ticks(5), tick_label);
-    FRAME.y_title(&mut svg, "ms");
-    let edges: &[(&str, i64)] = if first == last { &[("middle", first)] } else { &[("start", first), ("end", last)] };
-    for &(edge, ms) in edges {
-        let _ = write!(
-            svg,
-            r#"<text x="{:.1}" y="{}" text-anchor="{edge}" class="tick">{}</text>"#,
-            at(ms),
-            FRAME.height - FRAME.bottom + 16.0,
-            utc_minute(ms)
-        );
-    }
-    if let Some((mean, p95)) = baseline {
-        let _ = write!(
-            svg,
-            r#"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" class="baseline-band"><title>baseline: mean {mean:.1} ms, p95 {p95:.1} ms</title></rect>"#,
-            FRAME.left,
-            y.at(p95),
-            FRAME.width - FRAME.right - FRAME.left,
-            (y.at(mean) - y.at(p95)).max(1.0)
-        );
-    }
-    for (class, pick) in
-        [("p95", (|p: &HistoryPoint| p.p95_ms) as fn(&HistoryPoint) -> Option<f64>), ("mean", |p| p.mean_ms)]
-    {
-        let line: Vec<String> =
-            points.iter().filter_map(|p| pick(p).map(|v| format!("{:.1},{:.1}", at(p.at_ms), y.at(v)))).collect();
-        let _ = write!(svg, r#"<polyline points="{}" class="history-line {class}"/>"#, line.join(" "));
-    }
-    for p in points {
-        let when = iso8601_utc(p.at_ms);
-        match (p.p95_ms, p.mean_ms) {
-            (Some(p95), mean) => {
-                let class = if p.breached { "breach" } else { "p95" };
-                let _ = write!(
-                    svg,
-                    r#"<circle cx="{:.1}" cy="{:.1}" r="{}" class="{class}"><title>{when}: p95 {p95:.1} ms, mean {} ms{}</title></circle>"#,
-                    at(p.at_ms),
-                    y.at(p95),
-                    if p.breached { 5 } else { 3 },
-                    mean.map_or("—".into(), |m| format!("{m:.1}")),
-                    if p.breached { " — breached" } else { "" }
-                );
-            }
-            (None, _) => {
-                let _ = write!(
-                    svg,
-                    r#"<path d="M{:.1} {:.1}v-8" class="failed"><title>{when}: failed</title></path>"#,
-                    at(p.at_ms),
-                    FRAME.height - FRAME.bottom
-                );
+    // Time labels go at the two ends only (below); plotters' round numbers of milliseconds would read badly.
+    let none = |_: f64| String::new();
+    let axes = Axes {
+        x: (0.0, span),
+        y: (0.0, (highest * 1.15).max(1.0)),
+        x_labels: 0,
+        y_labels: 5,
+        x_label: &none,
+        y_label: &tick_label,
+        x_title: "",
+        y_title: "ms",
+    };
+    chart(CANVAS, LABEL, &axes, |plot| {
+        let mut svg = String::with_capacity(1_024 + points.len() * 160);
+        let at = |ms: i64, v: f64| plot.at((ms - first) as f64, v);
+        let (left, _, right, bottom) = plot.edges();
+        let edges: &[(&str, i64)] =
+            if first == last { &[("middle", first)] } else { &[("start", first), ("end", last)] };
+        for &(edge, ms) in edges {
+            let _ = write!(
+                svg,
+                r#"<text x="{}" y="{}" text-anchor="{edge}" class="tick">{}</text>"#,
+                at(ms, 0.0).0,
+                bottom + 16,
+                utc_minute(ms)
+            );
+        }
+        if let Some((mean, p95)) = baseline {
+            let (top, floor) = (at(first, p95).1, at(first, mean).1);
+            let _ = write!(
+                svg,
+                r#"<rect x="{left}" y="{top}" width="{}" height="{}" class="baseline-band"><title>baseline: mean {mean:.1} ms, p95 {p95:.1} ms</title></rect>"#,
+                right - left,
+                (floor - top).max(1)
+            );
+        }
+        for (class, pick) in
+            [("p95", (|p: &HistoryPoint| p.p95_ms) as fn(&HistoryPoint) -> Option<f64>), ("mean", |p| p.mean_ms)]
+        {
+            let line: Vec<String> = points
+                .iter()
+                .filter_map(|p| {
+                    let (x, y) = at(p.at_ms, pick(p)?);
+                    Some(format!("{x},{y}"))
+                })
+                .collect();
+            let _ = write!(
+                svg,
+                r#"<polyline points="{}" class="history-line {class}"><title>{class} total time of each evaluation</title></polyline>"#,
+                line.join(" ")
+            );
+        }
+        for p in points {
+            let when = iso8601_utc(p.at_ms);
+            match (p.p95_ms, p.mean_ms) {
+                (Some(p95), mean) => {
+                    let class = if p.breached { "breach" } else { "p95" };
+                    let (x, y) = at(p.at_ms, p95);
+                    let _ = write!(
+                        svg,
+                        r#"<circle cx="{x}" cy="{y}" r="{}" class="{class}"><title>{when}: p95 {p95:.1} ms, mean {} ms{}</title></circle>"#,
+                        if p.breached { 5 } else { 3 },
+                        mean.map_or("—".into(), |m| format!("{m:.1}")),
+                        if p.breached { " — breached" } else { "" }
+                    );
+                }
+                (None, _) => {
+                    let _ = write!(
+                        svg,
+                        r#"<path d="M{} {bottom}v-8" class="failed"><title>{when}: failed</title></path>"#,
+                        at(p.at_ms, 0.0).0
+                    );
+                }
             }
         }
-    }
-    svg.push_str("</svg>");
-    svg
+        svg
+    })
 }
 
 #[cfg(test)]
@@ -116,7 +131,7 @@ mod tests {
         assert!(svg.contains(r#"class="baseline-band""#) && svg.contains("baseline: mean 90.0 ms, p95 110.0 ms"));
         assert!(svg.contains("p95 250.0 ms, mean 200.0 ms — breached") && svg.contains(r#"class="breach""#));
         assert!(svg.contains("1970-01-01T00:15:00.000Z: failed"));
-        assert_eq!(svg.matches("<polyline").count(), 2);
+        assert_eq!(svg.matches("</polyline>").count(), 2, "the p95 and the mean line");
     }
 
     #[test]

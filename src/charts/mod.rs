@@ -1,12 +1,12 @@
-//! Charts as SVG text: pure functions from data to markup, so the live page, reports and exports draw the same
-//! picture. Large inputs are thinned for drawing only (statistics always use every point).
+//! Charts as SVG text, drawn with plotters' SVG backend: pure functions from data to markup, so the live page,
+//! reports and exports draw the same picture on the server and in the browser. Large inputs are thinned for
+//! drawing only (statistics always use every point).
 
 mod cdf;
-mod frame;
 mod histogram;
 mod history;
 mod markup;
-mod scale;
+mod plot;
 mod scatter;
 
 pub use cdf::{cdf_overlay, ecdf_points, CdfSeries};

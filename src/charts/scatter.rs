@@ -5,8 +5,7 @@ use std::fmt::Write;
 
 use serde::{Deserialize, Serialize};
 
-use super::frame::Frame;
-use super::scale::tick_label;
+use super::plot::{chart, empty, tick_label, Axes, Canvas};
 
 /// One iteration to plot.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -69,7 +68,8 @@ fn thin(points: &[ScatterPoint]) -> Vec<ScatterPoint> {
     points.iter().zip(keep).filter_map(|(p, k)| k.then_some(*p)).collect()
 }
 
-const FRAME: Frame = Frame::new(280.0);
+const CANVAS: Canvas = Canvas { height: 280, class: "scatter" };
+const LABEL: &str = "Latency per iteration: TTFT and total time in ms by send order";
 
 /// The scatter of `points` as a standalone `<svg>` element.
 pub fn latency_scatter(points: &[ScatterPoint]) -> String {
@@ -79,75 +79,78 @@ pub fn latency_scatter(points: &[ScatterPoint]) -> String {
 /// The scatter of a sample as a standalone `<svg>` element.
 pub fn sampled_scatter(sample: &ScatterSample) -> String {
     let drawn = &sample.points;
-    let mut svg = String::with_capacity(256 + drawn.len() * 64);
-    svg.push_str(&FRAME.open("scatter", "Latency per iteration: TTFT and total time in ms by send order"));
     if drawn.is_empty() {
-        FRAME.empty(&mut svg, "No iterations yet");
-        return svg;
+        return empty(CANVAS, LABEL, "No iterations yet");
     }
     let max_seq = drawn.iter().map(|p| p.seq).max().unwrap_or(0) as f64;
     // Headroom above the highest point keeps the legend clear of the data.
     let max_ms = drawn.iter().map(|p| p.total_ms).fold(0.0, f64::max) * 1.15;
-    let x = FRAME.x_scale(0.0, max_seq.max(1.0));
-    let y = FRAME.y_scale(0.0, max_ms.max(1.0));
-    FRAME.y_grid(&mut svg, &y, y.ticks(5), tick_label);
-    FRAME.x_ticks(&mut svg, &x, x.ticks(8).into_iter().filter(|t| t.fract() == 0.0), tick_label);
-    FRAME.x_title(&mut svg, "iteration (send order)");
-    FRAME.y_title(&mut svg, "ms");
-    for p in drawn {
-        let px = x.at(p.seq as f64);
-        let py = y.at(p.total_ms);
-        if p.error {
+    let whole = |v: f64| if v.fract() == 0.0 { tick_label(v) } else { String::new() };
+    let axes = Axes {
+        x: (0.0, max_seq.max(1.0)),
+        y: (0.0, max_ms.max(1.0)),
+        x_labels: 8,
+        y_labels: 5,
+        x_label: &whole,
+        y_label: &tick_label,
+        x_title: "iteration (send order)",
+        y_title: "ms",
+    };
+    chart(CANVAS, LABEL, &axes, |plot| {
+        let mut svg = String::with_capacity(256 + drawn.len() * 96);
+        for p in drawn {
+            let (px, py) = plot.at(p.seq as f64, p.total_ms);
+            if p.error {
+                let _ = write!(
+                    svg,
+                    r#"<path d="M{} {}l6 6m0 -6l-6 6" class="error"><title>#{}: failed after {:.1} ms</title></path>"#,
+                    px - 3,
+                    py - 3,
+                    p.seq,
+                    p.total_ms
+                );
+                continue;
+            }
             let _ = write!(
                 svg,
-                r#"<path d="M{:.1} {:.1}l6 6m0 -6l-6 6" class="error"><title>#{}: failed after {:.1} ms</title></path>"#,
-                px - 3.0,
-                py - 3.0,
-                p.seq,
-                p.total_ms
+                r#"<circle cx="{px}" cy="{py}" r="2.5" class="total"><title>#{}: total {:.1} ms</title></circle>"#,
+                p.seq, p.total_ms
             );
-            continue;
+            if let Some(ttft) = p.ttft_ms {
+                let _ = write!(
+                    svg,
+                    r#"<circle cx="{px}" cy="{}" r="2.5" class="ttft"><title>#{}: TTFT {ttft:.1} ms</title></circle>"#,
+                    plot.at(p.seq as f64, ttft).1,
+                    p.seq
+                );
+            }
         }
+        let (_, top, right, bottom) = plot.edges();
+        let lx = right - 190;
         let _ = write!(
             svg,
-            r#"<circle cx="{px:.1}" cy="{py:.1}" r="2.5" class="total"><title>#{}: total {:.1} ms</title></circle>"#,
-            p.seq, p.total_ms
+            r#"<g class="legend"><circle cx="{lx}" cy="{top}" r="3" class="ttft"/><text x="{}" y="{}">TTFT</text><circle cx="{}" cy="{top}" r="3" class="total"/><text x="{}" y="{}">total</text><path d="M{} {}l6 6m0 -6l-6 6" class="error"/><text x="{}" y="{}">failed</text></g>"#,
+            lx + 8,
+            top + 4,
+            lx + 60,
+            lx + 68,
+            top + 4,
+            lx + 118,
+            top - 3,
+            lx + 130,
+            top + 4,
         );
-        if let Some(ttft) = p.ttft_ms {
+        if drawn.len() < sample.of {
             let _ = write!(
                 svg,
-                r#"<circle cx="{px:.1}" cy="{:.1}" r="2.5" class="ttft"><title>#{}: TTFT {ttft:.1} ms</title></circle>"#,
-                y.at(ttft),
-                p.seq
+                r#"<text x="{right}" y="{}" text-anchor="end" class="note">{} of {} points drawn: the {KEPT_SLOWEST} slowest and failures (up to {KEPT_FAILURES}) always</text>"#,
+                bottom + 36,
+                drawn.len(),
+                sample.of
             );
         }
-    }
-    let (lx, top) = (FRAME.width - FRAME.right - 190.0, FRAME.top);
-    let _ = write!(
-        svg,
-        r#"<g class="legend"><circle cx="{lx}" cy="{top}" r="3" class="ttft"/><text x="{}" y="{}">TTFT</text><circle cx="{}" cy="{top}" r="3" class="total"/><text x="{}" y="{}">total</text><path d="M{} {}l6 6m0 -6l-6 6" class="error"/><text x="{}" y="{}">failed</text></g>"#,
-        lx + 8.0,
-        top + 4.0,
-        lx + 60.0,
-        lx + 68.0,
-        top + 4.0,
-        lx + 118.0,
-        top - 3.0,
-        lx + 130.0,
-        top + 4.0,
-    );
-    if drawn.len() < sample.of {
-        let _ = write!(
-            svg,
-            r#"<text x="{}" y="{}" text-anchor="end" class="note">{} of {} points drawn: the {KEPT_SLOWEST} slowest and failures (up to {KEPT_FAILURES}) always</text>"#,
-            FRAME.width - FRAME.right,
-            FRAME.height - 4.0,
-            drawn.len(),
-            sample.of
-        );
-    }
-    svg.push_str("</svg>");
-    svg
+        svg
+    })
 }
 
 #[cfg(test)]

@@ -19,7 +19,7 @@ max-width:1000px;margin:0 auto;padding:24px}h1{font-size:22px;margin:0 0 4px}h2{
 border-radius:6px;padding:8px 10px}.card .label{color:var(--muted);font-size:12px}.card .value{font-size:16px;\
 font-weight:600}.card .how{color:var(--muted);font-size:11px}.honesty{border-left:4px solid #d97706;\
 background:#fffbeb;padding:8px 12px 8px 28px}.honesty li{margin:2px 0}figure{margin:0}svg.chart{width:100%;\
-height:auto}svg .grid{stroke:var(--line)}svg .tick,svg .axis,svg .note,svg .legend text{font-size:11px;\
+height:auto}svg .tick,svg .note,svg .legend text{font-size:11px;\
 fill:var(--muted)}svg .empty{fill:var(--muted)}svg circle.ttft{fill:var(--ttft)}svg circle.total{fill:var(--total)}\
 svg path.error{stroke:var(--bad);stroke-width:1.5;fill:none}table{border-collapse:collapse;width:100%;\
 font-size:12px}th,td{border-bottom:1px solid var(--line);padding:3px 6px;text-align:left;vertical-align:top}\
