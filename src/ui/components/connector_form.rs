@@ -22,6 +22,13 @@ struct HeaderRow {
     stored_secret: bool,
 }
 
+/// A header row with a fresh key from `next_key`.
+fn header_row(next_key: StoredValue<usize>, name: String, value: String, stored_secret: bool) -> HeaderRow {
+    let key = next_key.get_value();
+    next_key.set_value(key + 1);
+    HeaderRow { key, name: RwSignal::new(name), value: RwSignal::new(value), stored_secret }
+}
+
 fn parse_price(raw: &str, field: &str) -> Result<Option<f64>, AppError> {
     let raw = raw.trim();
     if raw.is_empty() {
@@ -49,18 +56,13 @@ pub fn ConnectorForm(existing: Option<Connector>) -> impl IntoView {
         existing.as_ref().and_then(|c| c.output_price_per_mtok).map(|p| p.to_string()).unwrap_or_default(),
     );
     let next_key = StoredValue::new(0usize);
-    let new_row = move |name_text: String, value_text: String, stored_secret: bool| {
-        let key = next_key.get_value();
-        next_key.set_value(key + 1);
-        HeaderRow { key, name: RwSignal::new(name_text), value: RwSignal::new(value_text), stored_secret }
-    };
     let rows = RwSignal::new(
         existing
             .as_ref()
             .map(|c| {
                 c.headers
                     .iter()
-                    .map(|h| new_row(h.name.clone(), h.value.clone().unwrap_or_default(), h.secret))
+                    .map(|h| header_row(next_key, h.name.clone(), h.value.clone().unwrap_or_default(), h.secret))
                     .collect::<Vec<_>>()
             })
             .unwrap_or_default(),
@@ -122,8 +124,6 @@ pub fn ConnectorForm(existing: Option<Connector>) -> impl IntoView {
         ev.prevent_default();
         save.dispatch(form_input());
     };
-    let add_header = move |_| rows.update(|r| r.push(new_row(String::new(), String::new(), false)));
-    let key_placeholder = if has_stored_key { "•••••• stored; leave blank to keep it" } else { "optional" };
 
     view! {
         <form class="connector-form" on:submit=on_submit novalidate>
@@ -133,37 +133,9 @@ pub fn ConnectorForm(existing: Option<Connector>) -> impl IntoView {
                 <input id="base-url" name="baseUrl" placeholder="https://api.openai.com/v1" bind:value=base_url/>
                 <small>"Requests go to {base URL}/chat/completions; a ?api-version=… query is kept."</small>
             </label>
-            <label>
-                "API key"
-                <input id="api-key" name="apiKey" type="password" autocomplete="off" placeholder=key_placeholder bind:value=api_key/>
-                <small>"Write-only: stored encrypted, sent as Authorization: Bearer …, never shown again."</small>
-            </label>
-            {has_stored_key.then(|| view! {
-                <label class="inline"><input type="checkbox" id="clear-key" bind:checked=clear_key/> "Remove the stored key"</label>
-            })}
+            <KeyFields api_key clear_key has_stored_key/>
             <label>"Model" <input id="model" name="model" placeholder="gpt-4o-mini" bind:value=model/></label>
-            <fieldset>
-                <legend>"Extra headers (sent after the defaults)"</legend>
-                <For each=move || rows.get() key=|r| r.key let:row>
-                    {
-                        let secret = move || row.stored_secret || is_credential_header(&row.name.get());
-                        let key = row.key;
-                        view! {
-                            <div class="header-row">
-                                <input class="header-name" placeholder="api-version" bind:value=row.name/>
-                                <input
-                                    class="header-value"
-                                    type=move || if secret() { "password" } else { "text" }
-                                    placeholder=move || if row.stored_secret { "•••••• stored; blank keeps it" } else { "value" }
-                                    bind:value=row.value
-                                />
-                                <button type="button" class="link" on:click=move |_| rows.update(|r| r.retain(|x| x.key != key))>"Remove"</button>
-                            </div>
-                        }
-                    }
-                </For>
-                <button type="button" id="add-header" on:click=add_header>"Add header"</button>
-            </fieldset>
+            <HeadersFieldset rows next_key/>
             <div class="prices">
                 <label>"Input price (USD / 1M tokens)" <input id="price-in" inputmode="decimal" bind:value=price_in/></label>
                 <label>"Output price (USD / 1M tokens)" <input id="price-out" inputmode="decimal" bind:value=price_out/></label>
@@ -182,5 +154,52 @@ pub fn ConnectorForm(existing: Option<Connector>) -> impl IntoView {
                 _ => None,
             }}
         </form>
+    }
+}
+
+/// The extra headers, one editable row each; a credential header's value is masked, and a stored one is kept
+/// when left blank.
+#[component]
+fn HeadersFieldset(rows: RwSignal<Vec<HeaderRow>>, next_key: StoredValue<usize>) -> impl IntoView {
+    let add_header = move |_| rows.update(|r| r.push(header_row(next_key, String::new(), String::new(), false)));
+    view! {
+        <fieldset>
+            <legend>"Extra headers (sent after the defaults)"</legend>
+            <For each=move || rows.get() key=|r| r.key let:row>
+                {
+                    let secret = move || row.stored_secret || is_credential_header(&row.name.get());
+                    let key = row.key;
+                    view! {
+                        <div class="header-row">
+                            <input class="header-name" placeholder="api-version" bind:value=row.name/>
+                            <input
+                                class="header-value"
+                                type=move || if secret() { "password" } else { "text" }
+                                placeholder=move || if row.stored_secret { "•••••• stored; blank keeps it" } else { "value" }
+                                bind:value=row.value
+                            />
+                            <button type="button" class="link" on:click=move |_| rows.update(|r| r.retain(|x| x.key != key))>"Remove"</button>
+                        </div>
+                    }
+                }
+            </For>
+            <button type="button" id="add-header" on:click=add_header>"Add header"</button>
+        </fieldset>
+    }
+}
+
+/// The write-only API key, and for a stored one the choice to remove it.
+#[component]
+fn KeyFields(api_key: RwSignal<String>, clear_key: RwSignal<bool>, has_stored_key: bool) -> impl IntoView {
+    let placeholder = if has_stored_key { "•••••• stored; leave blank to keep it" } else { "optional" };
+    view! {
+        <label>
+            "API key"
+            <input id="api-key" name="apiKey" type="password" autocomplete="off" placeholder=placeholder bind:value=api_key/>
+            <small>"Write-only: stored encrypted, sent as Authorization: Bearer …, never shown again."</small>
+        </label>
+        {has_stored_key.then(|| view! {
+            <label class="inline"><input type="checkbox" id="clear-key" bind:checked=clear_key/> "Remove the stored key"</label>
+        })}
     }
 }

@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use super::ErrorBox;
-use crate::api::guard::{estimate_cost, save_schedule};
+use crate::api::guard::{estimate_cost, save_schedule, SavedSchedule};
 use crate::model::{
     BenchmarkSet, Cadence, Checked, Connector, Metric, Notify, Op, Schedule, ScheduleInput, Severity, Threshold,
     ADVISED_MIN_PROMPTS,
@@ -52,20 +52,6 @@ pub fn ScheduleForm(
     let thresholds = RwSignal::new(first.as_ref().map(|i| i.thresholds.clone()).unwrap_or_else(|| {
         vec![Threshold { metric: Metric::P95Ms, op: Op::PctIncrease, value: 20.0, severity: Severity::Warn }]
     }));
-    let sets = StoredValue::new(sets);
-    let few_prompts = move || {
-        sets.with_value(|all| all.iter().find(|s| s.id.to_string() == set.get()).map(|s| s.prompts.len()))
-            .filter(|n| *n < ADVISED_MIN_PROMPTS)
-    };
-    let estimate = Resource::new(
-        move || (set.get(), connector.get(), cadence.get()),
-        |(set, connector, cadence)| async move {
-            match (set.parse(), connector.parse()) {
-                (Ok(set), Ok(connector)) => Some(estimate_cost(set, connector, cadence).await),
-                _ => None,
-            }
-        },
-    );
     let save = Action::new(move |_: &()| {
         let input = ScheduleInput {
             name: name.get_untracked(),
@@ -80,66 +66,11 @@ pub fn ScheduleForm(
         };
         async move { save_schedule(id, Checked(input)).await }
     });
-    let update = move |i: usize, change: Box<dyn FnOnce(&mut Threshold)>| thresholds.update(|all| change(&mut all[i]));
-    let update = StoredValue::new(update);
     view! {
         <form class="connector-form" id="schedule-form" on:submit=move |ev| { ev.prevent_default(); save.dispatch(()); } novalidate>
             <label>"Name"<input id="schedule-name" bind:value=name/></label>
-            <div class="prices">
-                <label>"Benchmark set"<select id="schedule-set" on:change=move |ev| set.set(event_target_value(&ev))>
-                    {sets.get_value().into_iter().map(|s| {
-                        let value = s.id.to_string();
-                        view! { <option value=value.clone() selected=move || set.get() == value>{format!("{} ({} prompts)", s.name, s.prompts.len())}</option> }
-                    }).collect_view()}
-                </select></label>
-                <label>"Connector"<select id="schedule-connector" on:change=move |ev| connector.set(event_target_value(&ev))>
-                    {connectors.into_iter().map(|c| {
-                        let value = c.id.to_string();
-                        view! { <option value=value.clone() selected=move || connector.get() == value>{format!("{} · {}", c.name, c.model)}</option> }
-                    }).collect_view()}
-                </select></label>
-                <label>"Every"<select id="schedule-cadence" on:change=move |ev| if let Some(c) = Cadence::parse(&event_target_value(&ev)) { cadence.set(c) }>
-                    {Cadence::ALL.into_iter().map(|c| view! { <option value=c.as_str() selected=move || cadence.get() == c>{c.as_str()}</option> }).collect_view()}
-                </select></label>
-            </div>
-            {move || few_prompts().map(|n| view! { <p class="warning" id="few-prompts">{format!("This set has {n} prompt(s); at least {ADVISED_MIN_PROMPTS} are advised: Welch's test with so few requests rarely finds anything significant.")}</p> })}
-            <p class="muted" id="schedule-cost">
-                <Transition fallback=|| "Estimating what it costs…">
-                    {move || Suspend::new(async move {
-                        match estimate.await {
-                            Some(Ok(e)) => format!(
-                                "{} requests a day{}",
-                                e.requests_per_day,
-                                e.usd_per_day.map_or(" (the connector has no prices, so no cost estimate)".to_string(), |usd| format!(", about ${usd:.4} a day at most (input tokens estimated at 4 characters each, every answer at max_tokens)"))
-                            ),
-                            Some(Err(e)) => e.to_string(),
-                            None => "Pick a set and a connector to see what it costs.".to_string(),
-                        }
-                    })}
-                </Transition>
-            </p>
-            <fieldset>
-                <legend>"Thresholds"</legend>
-                <p class="muted">"Percent for the % comparisons; the metric's unit for an absolute increase (ms, tok/s, USD, or a fraction for the error rate: 0.05 is 5 points)."</p>
-                {move || thresholds.get().into_iter().enumerate().map(|(i, t)| view! {
-                    <div class="threshold-row">
-                        <select class="threshold-metric" on:change=move |ev| if let Some(m) = select_value(&METRICS, Metric::as_str, &event_target_value(&ev)) { update.with_value(|u| u(i, Box::new(move |t| t.metric = m))) }>
-                            {METRICS.into_iter().map(|m| view! { <option value=m.as_str() selected=t.metric == m>{m.as_str()}</option> }).collect_view()}
-                        </select>
-                        <select class="threshold-op" on:change=move |ev| if let Some(o) = select_value(&OPS, Op::as_str, &event_target_value(&ev)) { update.with_value(|u| u(i, Box::new(move |t| t.op = o))) }>
-                            {OPS.into_iter().map(|o| view! { <option value=o.as_str() selected=t.op == o>{o.as_str()}</option> }).collect_view()}
-                        </select>
-                        <input class="threshold-value" inputmode="decimal" value=t.value.to_string()
-                            on:change=move |ev| { let v = event_target_value(&ev).trim().parse().unwrap_or(f64::NAN); update.with_value(|u| u(i, Box::new(move |t| t.value = v))) }/>
-                        <select class="threshold-severity" on:change=move |ev| { let s = if event_target_value(&ev) == "critical" { Severity::Critical } else { Severity::Warn }; update.with_value(|u| u(i, Box::new(move |t| t.severity = s))) }>
-                            <option value="warn" selected=t.severity == Severity::Warn>"warn"</option>
-                            <option value="critical" selected=t.severity == Severity::Critical>"critical"</option>
-                        </select>
-                        <button type="button" class="link danger" on:click=move |_| thresholds.update(|all| { all.remove(i); })>"Remove"</button>
-                    </div>
-                }).collect_view()}
-                <button type="button" id="add-threshold" on:click=move |_| thresholds.update(|all| all.push(Threshold { metric: Metric::MeanMs, op: Op::PctIncrease, value: 20.0, severity: Severity::Warn }))>"Add threshold"</button>
-            </fieldset>
+            <TargetFields sets connectors set connector cadence/>
+            <ThresholdsFieldset thresholds/>
             <div class="prices">
                 <label class="inline"><input type="checkbox" id="require-significance" bind:checked=significance/>
                     " A latency threshold (p95, mean, tok/s) alerts only when Welch's p-value is below α too"</label>
@@ -161,17 +92,114 @@ pub fn ScheduleForm(
             </div>
             {move || match save.value().get() {
                 Some(Err(e)) => Some(view! { <ErrorBox message=e.to_string()/> }.into_any()),
-                Some(Ok(saved)) => Some(view! {
-                    <div class="notice" id="schedule-saved">
-                        <p>"Saved. " <a href=format!("/guard/schedules/{}", saved.schedule.id) id="open-schedule">"Open the schedule"</a></p>
-                        {saved.webhook_secret.map(|secret| view! {
-                            <p>"Webhook signing secret (shown this once; verify the " <code>"webhook-signature"</code> " header with it):"</p>
-                            <input readonly class="mono" id="webhook-secret" value=secret/>
-                        })}
-                    </div>
-                }.into_any()),
+                Some(Ok(saved)) => Some(view! { <SavedNotice saved/> }.into_any()),
                 None => None,
             }}
         </form>
+    }
+}
+
+/// Which set runs against which connector how often, with the set's size warning and what it costs.
+#[component]
+fn TargetFields(
+    sets: Vec<BenchmarkSet>,
+    connectors: Vec<Connector>,
+    set: RwSignal<String>,
+    connector: RwSignal<String>,
+    cadence: RwSignal<Cadence>,
+) -> impl IntoView {
+    let sets = StoredValue::new(sets);
+    let few_prompts = move || {
+        sets.with_value(|all| all.iter().find(|s| s.id.to_string() == set.get()).map(|s| s.prompts.len()))
+            .filter(|n| *n < ADVISED_MIN_PROMPTS)
+    };
+    let estimate = Resource::new(
+        move || (set.get(), connector.get(), cadence.get()),
+        |(set, connector, cadence)| async move {
+            match (set.parse(), connector.parse()) {
+                (Ok(set), Ok(connector)) => Some(estimate_cost(set, connector, cadence).await),
+                _ => None,
+            }
+        },
+    );
+    view! {
+        <div class="prices">
+            <label>"Benchmark set"<select id="schedule-set" on:change=move |ev| set.set(event_target_value(&ev))>
+                {sets.get_value().into_iter().map(|s| {
+                    let value = s.id.to_string();
+                    view! { <option value=value.clone() selected=move || set.get() == value>{format!("{} ({} prompts)", s.name, s.prompts.len())}</option> }
+                }).collect_view()}
+            </select></label>
+            <label>"Connector"<select id="schedule-connector" on:change=move |ev| connector.set(event_target_value(&ev))>
+                {connectors.into_iter().map(|c| {
+                    let value = c.id.to_string();
+                    view! { <option value=value.clone() selected=move || connector.get() == value>{format!("{} · {}", c.name, c.model)}</option> }
+                }).collect_view()}
+            </select></label>
+            <label>"Every"<select id="schedule-cadence" on:change=move |ev| if let Some(c) = Cadence::parse(&event_target_value(&ev)) { cadence.set(c) }>
+                {Cadence::ALL.into_iter().map(|c| view! { <option value=c.as_str() selected=move || cadence.get() == c>{c.as_str()}</option> }).collect_view()}
+            </select></label>
+        </div>
+        {move || few_prompts().map(|n| view! { <p class="warning" id="few-prompts">{format!("This set has {n} prompt(s); at least {ADVISED_MIN_PROMPTS} are advised: Welch's test with so few requests rarely finds anything significant.")}</p> })}
+        <p class="muted" id="schedule-cost">
+            <Transition fallback=|| "Estimating what it costs…">
+                {move || Suspend::new(async move {
+                    match estimate.await {
+                        Some(Ok(e)) => format!(
+                            "{} requests a day{}",
+                            e.requests_per_day,
+                            e.usd_per_day.map_or(" (the connector has no prices, so no cost estimate)".to_string(), |usd| format!(", about ${usd:.4} a day at most (input tokens estimated at 4 characters each, every answer at max_tokens)"))
+                        ),
+                        Some(Err(e)) => e.to_string(),
+                        None => "Pick a set and a connector to see what it costs.".to_string(),
+                    }
+                })}
+            </Transition>
+        </p>
+    }
+}
+
+/// The schedule's thresholds, one row each, editable in place.
+#[component]
+fn ThresholdsFieldset(thresholds: RwSignal<Vec<Threshold>>) -> impl IntoView {
+    let update = move |i: usize, change: Box<dyn FnOnce(&mut Threshold)>| thresholds.update(|all| change(&mut all[i]));
+    let update = StoredValue::new(update);
+    view! {
+        <fieldset>
+            <legend>"Thresholds"</legend>
+            <p class="muted">"Percent for the % comparisons; the metric's unit for an absolute increase (ms, tok/s, USD, or a fraction for the error rate: 0.05 is 5 points)."</p>
+            {move || thresholds.get().into_iter().enumerate().map(|(i, t)| view! {
+                <div class="threshold-row">
+                    <select class="threshold-metric" on:change=move |ev| if let Some(m) = select_value(&METRICS, Metric::as_str, &event_target_value(&ev)) { update.with_value(|u| u(i, Box::new(move |t| t.metric = m))) }>
+                        {METRICS.into_iter().map(|m| view! { <option value=m.as_str() selected=t.metric == m>{m.as_str()}</option> }).collect_view()}
+                    </select>
+                    <select class="threshold-op" on:change=move |ev| if let Some(o) = select_value(&OPS, Op::as_str, &event_target_value(&ev)) { update.with_value(|u| u(i, Box::new(move |t| t.op = o))) }>
+                        {OPS.into_iter().map(|o| view! { <option value=o.as_str() selected=t.op == o>{o.as_str()}</option> }).collect_view()}
+                    </select>
+                    <input class="threshold-value" inputmode="decimal" value=t.value.to_string()
+                        on:change=move |ev| { let v = event_target_value(&ev).trim().parse().unwrap_or(f64::NAN); update.with_value(|u| u(i, Box::new(move |t| t.value = v))) }/>
+                    <select class="threshold-severity" on:change=move |ev| { let s = if event_target_value(&ev) == "critical" { Severity::Critical } else { Severity::Warn }; update.with_value(|u| u(i, Box::new(move |t| t.severity = s))) }>
+                        <option value="warn" selected=t.severity == Severity::Warn>"warn"</option>
+                        <option value="critical" selected=t.severity == Severity::Critical>"critical"</option>
+                    </select>
+                    <button type="button" class="link danger" on:click=move |_| thresholds.update(|all| { all.remove(i); })>"Remove"</button>
+                </div>
+            }).collect_view()}
+            <button type="button" id="add-threshold" on:click=move |_| thresholds.update(|all| all.push(Threshold { metric: Metric::MeanMs, op: Op::PctIncrease, value: 20.0, severity: Severity::Warn }))>"Add threshold"</button>
+        </fieldset>
+    }
+}
+
+/// After saving: a link to the schedule and, for a new one, its signing secret, shown this once.
+#[component]
+fn SavedNotice(saved: SavedSchedule) -> impl IntoView {
+    view! {
+        <div class="notice" id="schedule-saved">
+            <p>"Saved. " <a href=format!("/guard/schedules/{}", saved.schedule.id) id="open-schedule">"Open the schedule"</a></p>
+            {saved.webhook_secret.map(|secret| view! {
+                <p>"Webhook signing secret (shown this once; verify the " <code>"webhook-signature"</code> " header with it):"</p>
+                <input readonly class="mono" id="webhook-secret" value=secret/>
+            })}
+        </div>
     }
 }

@@ -11,7 +11,10 @@ use crate::api::guard::{
     delete_schedule, email_enabled, enable_schedule, get_schedule, list_sets, pin_baseline, run_schedule_now,
     send_test_webhook, ScheduleDetail,
 };
-use crate::model::{utc_second as when, EvaluationStatus, EvaluationView, RunId, ScheduleId, ADVISED_MIN_PROMPTS};
+use crate::model::{
+    utc_second as when, BaselineInfo, BenchmarkSet, CostEstimate, EvaluationStatus, EvaluationView, PinnableRun, RunId,
+    Schedule, ScheduleId, WebhookDelivery, ADVISED_MIN_PROMPTS,
+};
 use crate::ui::components::{alert_badge, ErrorBox, Layout, ScheduleForm};
 
 fn ms(v: Option<f64>) -> String {
@@ -179,19 +182,7 @@ fn ScheduleView(detail: ScheduleDetail, refresh: RwSignal<u32>, notice: RwSignal
     });
     let has_webhook = schedule.input.notify.webhook_url.is_some();
     view! {
-        <section class="run-header">
-            <h2 id="schedule-title">{schedule.input.name.clone()}</h2>
-            <p class="muted">
-                {format!("Runs the set \"{}\" ({} prompts, once each, not streamed, temperature 0.2) against ", set.name, set.prompts.len())}
-                {connector_name.clone().unwrap_or_else(|| "a deleted connector".into())}
-                {format!(" every {} · {} · next run {} UTC · {} requests a day", schedule.input.cadence.as_str(), if enabled { "active" } else { "paused" }, when(schedule.next_run_at_ms), cost.requests_per_day)}
-                {cost.usd_per_day.map(|usd| format!(", about ${usd:.4} a day at most"))}
-            </p>
-            {schedule.last_error.clone().filter(|_| schedule.last_status == Some(EvaluationStatus::Failed)).map(|e| view! {
-                <p class="error" id="last-error">{format!("Last run failed: {e}")}</p>
-            })}
-            {(set.prompts.len() < ADVISED_MIN_PROMPTS).then(|| view! { <p class="warning">{format!("The set has {} prompt(s); at least {ADVISED_MIN_PROMPTS} are advised for Welch's test.", set.prompts.len())}</p> })}
-        </section>
+        <ScheduleHeader schedule=schedule.clone() set connector_name cost/>
         <div class="actions">
             <button type="button" id="run-now" class="primary" disabled=move || run_now.pending().get() on:click=move |_| { run_now.dispatch(()); }>
                 {move || if run_now.pending().get() { "Running…" } else { "Run now" }}
@@ -206,12 +197,70 @@ fn ScheduleView(detail: ScheduleDetail, refresh: RwSignal<u32>, notice: RwSignal
                 <button type="button" id="delete-schedule" class="danger" on:click=move |_| confirming.set(true)>"Delete…"</button>
             </Show>
         </div>
-        {move || notice.get().map(|n| view! {
-            <div id=n.id role="status" class=if n.failed { "error" } else { "notice" }>
-                <p>{n.text}</p>
-                {(!n.details.is_empty()).then(|| view! { <ul>{n.details.into_iter().map(|w| view! { <li class="warning">{w}</li> }).collect_view()}</ul> })}
-            </div>
-        })}
+        {move || notice.get().map(|n| view! { <NoticeBox notice=n/> })}
+        <BaselineSection baseline earlier_baselines pinnable_runs chosen pin/>
+        <h2>"History"</h2>
+        <p class="muted">"p95 and mean total time of each evaluation; the band is the baseline from its mean to its p95; large red marks breached."</p>
+        <div class="chart-box" id="history" inner_html=history_svg></div>
+        <h2>"Evaluations"</h2>
+        <p class="muted">"Each compares this run's successful total times with the baseline's (Welch's t-test, two-sided) and checks every threshold."</p>
+        <table class="table" id="evaluations">
+            <thead><tr><th>"Started (UTC)"</th><th>"By"</th><th>"Outcome"</th><th>"n (baseline / run)"</th><th>"p95 / mean"</th><th>"Welch p"</th><th>"Why"</th></tr></thead>
+            <tbody>{evaluations.into_iter().map(evaluation_row).collect_view()}</tbody>
+        </table>
+        <h2>"Webhook deliveries"</h2>
+        <DeliveriesTable deliveries/>
+    }
+}
+
+/// What the schedule runs, against what, how often and at what cost; its last failure; the set-size warning.
+#[component]
+fn ScheduleHeader(
+    schedule: Schedule,
+    set: BenchmarkSet,
+    connector_name: Option<String>,
+    cost: CostEstimate,
+) -> impl IntoView {
+    let enabled = schedule.input.enabled;
+    view! {
+        <section class="run-header">
+            <h2 id="schedule-title">{schedule.input.name.clone()}</h2>
+            <p class="muted">
+                {format!("Runs the set \"{}\" ({} prompts, once each, not streamed, temperature 0.2) against ", set.name, set.prompts.len())}
+                {connector_name.unwrap_or_else(|| "a deleted connector".into())}
+                {format!(" every {} · {} · next run {} UTC · {} requests a day", schedule.input.cadence.as_str(), if enabled { "active" } else { "paused" }, when(schedule.next_run_at_ms), cost.requests_per_day)}
+                {cost.usd_per_day.map(|usd| format!(", about ${usd:.4} a day at most"))}
+            </p>
+            {schedule.last_error.clone().filter(|_| schedule.last_status == Some(EvaluationStatus::Failed)).map(|e| view! {
+                <p class="error" id="last-error">{format!("Last run failed: {e}")}</p>
+            })}
+            {(set.prompts.len() < ADVISED_MIN_PROMPTS).then(|| view! { <p class="warning">{format!("The set has {} prompt(s); at least {ADVISED_MIN_PROMPTS} are advised for Welch's test.", set.prompts.len())}</p> })}
+        </section>
+    }
+}
+
+/// A notice after an action: what happened, and the warnings that came with it.
+#[component]
+fn NoticeBox(notice: Notice) -> impl IntoView {
+    let n = notice;
+    view! {
+        <div id=n.id role="status" class=if n.failed { "error" } else { "notice" }>
+            <p>{n.text}</p>
+            {(!n.details.is_empty()).then(|| view! { <ul>{n.details.into_iter().map(|w| view! { <li class="warning">{w}</li> }).collect_view()}</ul> })}
+        </div>
+    }
+}
+
+/// The baseline in force, the earlier ones, and the runs that could be pinned instead.
+#[component]
+fn BaselineSection(
+    baseline: Option<BaselineInfo>,
+    earlier_baselines: Vec<BaselineInfo>,
+    pinnable_runs: Vec<PinnableRun>,
+    chosen: RwSignal<String>,
+    pin: Action<(), ()>,
+) -> impl IntoView {
+    view! {
         <h2>"Baseline"</h2>
         {match &baseline {
             Some(b) => view! { <p id="baseline-info">
@@ -236,20 +285,16 @@ fn ScheduleView(detail: ScheduleDetail, refresh: RwSignal<u32>, notice: RwSignal
                 <button type="button" id="pin-baseline" on:click=move |_| { pin.dispatch(()); }>"Pin as baseline"</button>
             </div>
         })}
-        <h2>"History"</h2>
-        <p class="muted">"p95 and mean total time of each evaluation; the band is the baseline from its mean to its p95; large red marks breached."</p>
-        <div class="chart-box" id="history" inner_html=history_svg></div>
-        <h2>"Evaluations"</h2>
-        <p class="muted">"Each compares this run's successful total times with the baseline's (Welch's t-test, two-sided) and checks every threshold."</p>
-        <table class="table" id="evaluations">
-            <thead><tr><th>"Started (UTC)"</th><th>"By"</th><th>"Outcome"</th><th>"n (baseline / run)"</th><th>"p95 / mean"</th><th>"Welch p"</th><th>"Why"</th></tr></thead>
-            <tbody>{evaluations.into_iter().map(evaluation_row).collect_view()}</tbody>
-        </table>
-        <h2>"Webhook deliveries"</h2>
-        {if deliveries.is_empty() {
-            view! { <p class="muted" id="no-deliveries">"No webhook messages yet."</p> }.into_any()
-        } else {
-            view! {
+    }
+}
+
+/// The webhook delivery log.
+#[component]
+fn DeliveriesTable(deliveries: Vec<WebhookDelivery>) -> impl IntoView {
+    if deliveries.is_empty() {
+        view! { <p class="muted" id="no-deliveries">"No webhook messages yet."</p> }.into_any()
+    } else {
+        view! {
                 <table class="table" id="deliveries">
                     <thead><tr><th>"Message"</th><th>"Written (UTC)"</th><th>"Attempts"</th><th>"State"</th></tr></thead>
                     <tbody>{deliveries.into_iter().map(|d| {
@@ -262,7 +307,6 @@ fn ScheduleView(detail: ScheduleDetail, refresh: RwSignal<u32>, notice: RwSignal
                     }).collect_view()}</tbody>
                 </table>
             }.into_any()
-        }}
     }
 }
 

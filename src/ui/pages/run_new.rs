@@ -38,7 +38,6 @@ fn tools(raw: &str) -> Result<Vec<serde_json::Value>, AppError> {
 /// The new-run page.
 #[component]
 pub fn NewRunPage() -> impl IntoView {
-    let connectors = Resource::new(|| (), |_| list_connectors());
     let connector = RwSignal::new(String::new());
     let agent_name = RwSignal::new("default".to_string());
     let system_prompt = RwSignal::new(String::new());
@@ -46,17 +45,23 @@ pub fn NewRunPage() -> impl IntoView {
     let prompts = RwSignal::new("Explain what time to first token means in one paragraph.".to_string());
     let iterations = RwSignal::new("10".to_string());
     let warmup = RwSignal::new("0".to_string());
-    let open_loop = RwSignal::new(false);
-    let concurrency = RwSignal::new("2".to_string());
-    let rate = RwSignal::new("2".to_string());
-    let poisson = RwSignal::new(true);
     let stream = RwSignal::new(true);
-    let title = RwSignal::new(String::new());
-    let temperature = RwSignal::new("0".to_string());
-    let timeout_seconds = RwSignal::new("120".to_string());
-    let retries = RwSignal::new("0".to_string());
-    let fresh_connections = RwSignal::new(false);
-    let tools_json = RwSignal::new(String::new());
+    let load = Load {
+        open_loop: RwSignal::new(false),
+        concurrency: RwSignal::new("2".to_string()),
+        rate: RwSignal::new("2".to_string()),
+        poisson: RwSignal::new(true),
+    };
+    let advanced = Advanced {
+        title: RwSignal::new(String::new()),
+        temperature: RwSignal::new("0".to_string()),
+        timeout_seconds: RwSignal::new("120".to_string()),
+        retries: RwSignal::new("0".to_string()),
+        fresh_connections: RwSignal::new(false),
+        tools_json: RwSignal::new(String::new()),
+    };
+    let Load { open_loop, concurrency, rate, poisson } = load;
+    let Advanced { title, temperature, timeout_seconds, retries, fresh_connections, tools_json } = advanced;
 
     let plan = move || -> Result<RunPlanInput, AppError> {
         let connector_id: ConnectorId = connector
@@ -112,24 +117,7 @@ pub fn NewRunPage() -> impl IntoView {
     view! {
         <Layout title="New run">
             <form class="connector-form" on:submit=on_submit novalidate>
-                <label>
-                    "Connector"
-                    <Suspense fallback=|| view! { <span>"Loading…"</span> }>
-                        {move || Suspend::new(async move {
-                            let list = connectors.await.unwrap_or_default();
-                            if connector.get_untracked().is_empty() {
-                                if let Some(first) = list.first() {
-                                    connector.set(first.id.to_string());
-                                }
-                            }
-                            view! {
-                                <select id="connector" on:change=move |ev| connector.set(event_target_value(&ev)) prop:value=move || connector.get()>
-                                    {list.into_iter().map(|c| view! { <option value=c.id.to_string()>{format!("{} ({})", c.name, c.model)}</option> }).collect_view()}
-                                </select>
-                            }
-                        })}
-                    </Suspense>
-                </label>
+                <ConnectorSelect connector/>
                 <label>"Agent name" <input id="agent-name" bind:value=agent_name/></label>
                 <label>"System prompt (optional)" <textarea id="system-prompt" rows="2" bind:value=system_prompt></textarea></label>
                 <label>
@@ -142,35 +130,8 @@ pub fn NewRunPage() -> impl IntoView {
                     <label>"Token budget (max_tokens)" <input id="token-budget" inputmode="numeric" bind:value=token_budget/></label>
                     <label class="inline"><input type="checkbox" id="stream" bind:checked=stream/> "Stream (needed to measure TTFT)"</label>
                 </div>
-                <fieldset>
-                    <legend>"Load"</legend>
-                    <label class="inline"><input type="checkbox" id="open-loop" bind:checked=open_loop/> "Open loop: send at a fixed rate instead of as fast as answers come"</label>
-                    <Show when=move || open_loop.get()>
-                        <label>"Requests per second" <input id="rate" inputmode="decimal" bind:value=rate/></label>
-                        <label class="inline"><input type="checkbox" id="poisson" bind:checked=poisson/> "Poisson arrivals"</label>
-                    </Show>
-                    <label>
-                        {move || if open_loop.get() { "At most in flight" } else { "Concurrency (requests in flight)" }}
-                        <input id="concurrency" inputmode="numeric" bind:value=concurrency/>
-                    </label>
-                </fieldset>
-                <details class="advanced">
-                    <summary>"More settings: title, temperature, timeout, retries, connections, tools"</summary>
-                    <label>"Report title (optional; default: agent on model)" <input id="title" bind:value=title/></label>
-                    <div class="prices">
-                        <label>"Temperature (0–2)" <input id="temperature" inputmode="decimal" bind:value=temperature/></label>
-                        <label>"Timeout per request (seconds)" <input id="timeout" inputmode="decimal" bind:value=timeout_seconds/></label>
-                        <label>"Retries after HTTP 429 (0–5; waits honour Retry-After and are not counted as latency)" <input id="retries" inputmode="numeric" bind:value=retries/></label>
-                    </div>
-                    <label class="inline">
-                        <input type="checkbox" id="fresh-connections" bind:checked=fresh_connections/>
-                        " A fresh connection per request (connection and TLS set-up are then part of every latency; by default keep-alive connections are reused, as production clients do)"
-                    </label>
-                    <label>
-                        "Tools (OpenAI tools JSON array, sent with every request; empty for none)"
-                        <textarea id="tools" rows="3" class="mono" placeholder=r#"[{"type": "function", "function": {"name": "lookup", "parameters": {"type": "object"}}}]"# bind:value=tools_json></textarea>
-                    </label>
-                </details>
+                <LoadFieldset load/>
+                <AdvancedSettings advanced/>
                 <div class="actions">
                     <button type="submit" id="start-run" class="primary" disabled=move || start.pending().get()>
                         {move || if start.pending().get() { "Starting…" } else { "Start run" }}
@@ -182,5 +143,94 @@ pub fn NewRunPage() -> impl IntoView {
                 }}
             </form>
         </Layout>
+    }
+}
+
+/// The load fields: closed or open loop, rate and arrivals, concurrency.
+#[derive(Clone, Copy)]
+struct Load {
+    open_loop: RwSignal<bool>,
+    concurrency: RwSignal<String>,
+    rate: RwSignal<String>,
+    poisson: RwSignal<bool>,
+}
+
+/// The settings behind "More settings".
+#[derive(Clone, Copy)]
+struct Advanced {
+    title: RwSignal<String>,
+    temperature: RwSignal<String>,
+    timeout_seconds: RwSignal<String>,
+    retries: RwSignal<String>,
+    fresh_connections: RwSignal<bool>,
+    tools_json: RwSignal<String>,
+}
+
+/// The connector list; the first one is chosen until the user picks another.
+#[component]
+fn ConnectorSelect(connector: RwSignal<String>) -> impl IntoView {
+    let connectors = Resource::new(|| (), |_| list_connectors());
+    view! {
+        <label>
+            "Connector"
+            <Suspense fallback=|| view! { <span>"Loading…"</span> }>
+                {move || Suspend::new(async move {
+                    let list = connectors.await.unwrap_or_default();
+                    if connector.get_untracked().is_empty() {
+                        if let Some(first) = list.first() {
+                            connector.set(first.id.to_string());
+                        }
+                    }
+                    view! {
+                        <select id="connector" on:change=move |ev| connector.set(event_target_value(&ev)) prop:value=move || connector.get()>
+                            {list.into_iter().map(|c| view! { <option value=c.id.to_string()>{format!("{} ({})", c.name, c.model)}</option> }).collect_view()}
+                        </select>
+                    }
+                })}
+            </Suspense>
+        </label>
+    }
+}
+
+#[component]
+fn LoadFieldset(load: Load) -> impl IntoView {
+    let Load { open_loop, concurrency, rate, poisson } = load;
+    view! {
+        <fieldset>
+            <legend>"Load"</legend>
+            <label class="inline"><input type="checkbox" id="open-loop" bind:checked=open_loop/> "Open loop: send at a fixed rate instead of as fast as answers come"</label>
+            <Show when=move || open_loop.get()>
+                <label>"Requests per second" <input id="rate" inputmode="decimal" bind:value=rate/></label>
+                <label class="inline"><input type="checkbox" id="poisson" bind:checked=poisson/> "Poisson arrivals"</label>
+            </Show>
+            <label>
+                {move || if open_loop.get() { "At most in flight" } else { "Concurrency (requests in flight)" }}
+                <input id="concurrency" inputmode="numeric" bind:value=concurrency/>
+            </label>
+        </fieldset>
+    }
+}
+
+#[component]
+fn AdvancedSettings(advanced: Advanced) -> impl IntoView {
+    let Advanced { title, temperature, timeout_seconds, retries, fresh_connections, tools_json } = advanced;
+    view! {
+        <details class="advanced">
+            <summary>"More settings: title, temperature, timeout, retries, connections, tools"</summary>
+            <label>"Report title (optional; default: agent on model)" <input id="title" bind:value=title/></label>
+            <div class="prices">
+                <label>"Temperature (0–2)" <input id="temperature" inputmode="decimal" bind:value=temperature/></label>
+                <label>"Timeout per request (seconds)" <input id="timeout" inputmode="decimal" bind:value=timeout_seconds/></label>
+                <label>"Retries after HTTP 429 (0–5; waits honour Retry-After and are not counted as latency)" <input id="retries" inputmode="numeric" bind:value=retries/></label>
+            </div>
+            <label class="inline">
+                <input type="checkbox" id="fresh-connections" bind:checked=fresh_connections/>
+                " A fresh connection per request (connection and TLS set-up are then part of every latency; by default keep-alive connections are reused, as production clients do)"
+            </label>
+            <label>
+                "Tools (OpenAI tools JSON array, sent with every request; empty for none)"
+                <textarea id="tools" rows="3" class="mono" placeholder=r#"[{"type": "function", "function": {"name": "lookup", "parameters": {"type": "object"}}}]"# bind:value=tools_json></textarea>
+            </label>
+        </details>
     }
 }
