@@ -49,18 +49,29 @@ pub struct BenchmarkOnceResult {
 /// `POST /api/benchmark/once`, `{"input": {connectorId, prompt, maxTokens?, stream?}}`.
 #[server(prefix = "/api", endpoint = "benchmark/once", input = Json)]
 pub async fn run_benchmark_once(input: Checked<BenchmarkOnceInput>) -> Result<BenchmarkOnceResult, AppError> {
-    use crate::runs::{run_once, OnceInput};
     with_session(|state, session| async move {
-        let input = input.0;
-        let once = OnceInput {
+        let (once, timeout) = (input.0.into(), state.settings.request_timeout);
+        let m = crate::runs::run_once(&state.store, &state.sealer, &state.http, session.workspace_id, once, timeout);
+        Ok(m.await?.into())
+    })
+    .await
+}
+
+#[cfg(feature = "ssr")]
+impl From<BenchmarkOnceInput> for crate::runs::OnceInput {
+    fn from(input: BenchmarkOnceInput) -> Self {
+        Self {
             connector_id: input.connector_id,
             prompt: input.prompt,
             max_tokens: input.max_tokens.unwrap_or(512),
             stream: input.stream.unwrap_or(true),
-        };
-        let timeout = state.settings.request_timeout;
-        let m = run_once(&state.store, &state.sealer, &state.http, session.workspace_id, once, timeout).await?;
-        Ok(BenchmarkOnceResult {
+        }
+    }
+}
+
+impl From<crate::model::Measurement> for BenchmarkOnceResult {
+    fn from(m: crate::model::Measurement) -> Self {
+        Self {
             ttft_ms: m.ttft_ms(),
             total_ms: m.total_ms(),
             tokens_in: m.tokens_in,
@@ -68,7 +79,6 @@ pub async fn run_benchmark_once(input: Checked<BenchmarkOnceInput>) -> Result<Be
             token_source: m.token_source,
             status: m.status,
             error: m.error.map(|e| format!("{}: {}", e.code, e.detail)),
-        })
-    })
-    .await
+        }
+    }
 }

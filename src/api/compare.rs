@@ -15,15 +15,13 @@ use super::context::with_session;
 #[server(prefix = "/api", endpoint = "runs/compare", input = Json)]
 pub async fn compare_runs(baseline: RunId, candidate: RunId) -> Result<Comparison, AppError> {
     with_session(|state, session| async move {
-        let (store, workspace) = (&state.store, session.workspace_id);
-        let load = |id: RunId| async move {
-            let run = store.get_run(workspace, id).await?;
-            let records = store.run_iterations(workspace, id).await?;
-            Ok::<_, AppError>((run, records))
-        };
-        let (baseline_run, baseline_records) = load(baseline).await?;
-        let (candidate_run, candidate_records) = load(candidate).await?;
-        Ok(crate::report::compare((&baseline_run, baseline_records), (&candidate_run, candidate_records)))
+        let (a, b) = (baseline, candidate);
+        let (a, b) = (
+            state.store.run_with_iterations(session.workspace_id, a),
+            state.store.run_with_iterations(session.workspace_id, b),
+        );
+        let ((a_run, a_records), (b_run, b_records)) = (a.await?, b.await?);
+        Ok(crate::report::compare((&a_run, a_records), (&b_run, b_records)))
     })
     .await
 }

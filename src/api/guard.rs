@@ -71,20 +71,10 @@ pub async fn list_schedules() -> Result<Vec<Schedule>, AppError> {
 #[server(prefix = "/api", endpoint = "guard/schedules/save", input = Json)]
 pub async fn save_schedule(id: Option<ScheduleId>, input: Checked<ScheduleInput>) -> Result<SavedSchedule, AppError> {
     with_session(|state, session| async move {
-        let valid = input.0.validate()?;
-        let now = state.clock.now_ms();
-        let ws = session.workspace_id;
-        match id {
-            None => {
-                let secret = crate::notify::new_webhook_secret();
-                let schedule = state.store.create_schedule(ws, &valid, &secret, &state.sealer, now).await?;
-                Ok(SavedSchedule { schedule, webhook_secret: Some(secret) })
-            }
-            Some(id) => {
-                let schedule = state.store.update_schedule(ws, id, &valid, now).await?;
-                Ok(SavedSchedule { schedule, webhook_secret: None })
-            }
-        }
+        let (valid, now) = (input.0.validate()?, state.clock.now_ms());
+        let (schedule, webhook_secret) =
+            crate::guard::save_schedule(&state.store, &state.sealer, session.workspace_id, id, &valid, now).await?;
+        Ok(SavedSchedule { schedule, webhook_secret })
     })
     .await
 }
@@ -148,7 +138,7 @@ pub async fn estimate_cost(
     with_session(|state, session| async move {
         let set = state.store.get_set(session.workspace_id, set_id).await?;
         let connector = state.store.get_connector(session.workspace_id, connector_id).await?;
-        Ok(set.cost_estimate(cadence, (connector.input_price_per_mtok, connector.output_price_per_mtok)))
+        Ok(set.cost_estimate(cadence, connector.prices()))
     })
     .await
 }

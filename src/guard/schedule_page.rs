@@ -4,8 +4,10 @@
 
 use crate::charts::{schedule_history, HistoryPoint};
 use crate::model::{
-    BaselineInfo, EvaluationStatus, EvaluationView, PinnableRun, ScheduleDetail, ScheduleId, WorkspaceId,
+    BaselineInfo, Connector, EvaluationStatus, EvaluationView, PinnableRun, ScheduleDetail, ScheduleId, WorkspaceId,
 };
+use crate::model::{Schedule, ScheduleInput};
+use crate::secrets::SecretBox;
 use crate::store::{Store, StoreError};
 
 /// Evaluations and deliveries a schedule's page lists.
@@ -39,7 +41,7 @@ pub async fn schedule_detail(
         .into_iter()
         .map(|r| PinnableRun { id: r.id, title: r.title, created_at_ms: r.created_at_ms })
         .collect();
-    let prices = connector.as_ref().map_or((None, None), |c| (c.input_price_per_mtok, c.output_price_per_mtok));
+    let prices = connector.as_ref().map_or((None, None), Connector::prices);
     let band = baseline.as_ref().and_then(|b| b.summary.mean_ms.zip(b.summary.p95_ms));
     Ok(ScheduleDetail {
         history_svg: schedule_history(&history_points(&evaluations), band),
@@ -53,6 +55,25 @@ pub async fn schedule_detail(
         deliveries,
         pinnable_runs,
     })
+}
+
+/// Creates (`id` is `None`: first due at once, with a new webhook signing secret, returned this once) or
+/// replaces a schedule of `workspace` from validated input.
+pub async fn save_schedule(
+    store: &Store,
+    sealer: &SecretBox,
+    workspace: WorkspaceId,
+    id: Option<ScheduleId>,
+    input: &ScheduleInput,
+    now_ms: i64,
+) -> Result<(Schedule, Option<String>), StoreError> {
+    match id {
+        None => {
+            let secret = crate::notify::new_webhook_secret();
+            Ok((store.create_schedule(workspace, input, &secret, sealer, now_ms).await?, Some(secret)))
+        }
+        Some(id) => Ok((store.update_schedule(workspace, id, input, now_ms).await?, None)),
+    }
 }
 
 /// The chart's points: every finished evaluation, breaches marked.

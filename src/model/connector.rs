@@ -260,6 +260,13 @@ pub struct Connector {
     pub updated_at_ms: i64,
 }
 
+impl Connector {
+    /// Its prices, USD per million input and output tokens (`None`: not set).
+    pub fn prices(&self) -> (Option<f64>, Option<f64>) {
+        (self.input_price_per_mtok, self.output_price_per_mtok)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -252,6 +252,16 @@ impl Store {
         rows.iter().map(run_from_row).collect()
     }
 
+    /// A run of `workspace` and its iterations in send order.
+    pub async fn run_with_iterations(
+        &self,
+        workspace: WorkspaceId,
+        id: RunId,
+    ) -> Result<(RunView, Vec<IterationRecord>), StoreError> {
+        let records = self.run_iterations(workspace, id).await?;
+        Ok((self.get_run(workspace, id).await?, records))
+    }
+
     /// The iterations of a run of `workspace` in send order, with prompt texts from its plan.
     pub async fn run_iterations(&self, workspace: WorkspaceId, id: RunId) -> Result<Vec<IterationRecord>, StoreError> {
         self.run_iterations_from(workspace, id, 0).await
