@@ -79,9 +79,7 @@ impl Application {
         settings.site_addr = listener.local_addr().map_err(|source| StartupError::Bind { addr, source })?;
         let state = build_state(settings, clock).await?;
         let simulator = if state.settings.demo_simulator {
-            let sim = crate::sim::spawn(SimConfig::default(), SocketAddr::from(([127, 0, 0, 1], 0)))
-                .await
-                .map_err(StartupError::Simulator)?;
+            let sim = crate::sim::spawn_local(SimConfig::default()).await.map_err(StartupError::Simulator)?;
             Some(sim)
         } else {
             None
