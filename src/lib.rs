@@ -45,6 +45,8 @@ pub mod server;
 #[cfg(feature = "ssr")]
 pub mod sim;
 #[cfg(feature = "ssr")]
+pub mod speclab;
+#[cfg(feature = "ssr")]
 pub mod state;
 #[cfg(feature = "ssr")]
 pub mod store;

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 /// `api`/`ui`/`server` are the layers that serve requests.)
 const BELOW_THE_EDGE: &[&str] = &[
     "auth", "charts", "clock", "config", "engine", "error", "export", "guard", "model", "notify", "report", "runs",
-    "secrets", "stats", "store", "targets",
+    "secrets", "speclab", "stats", "store", "targets",
 ];
 
 /// What a module below the edge must not name.

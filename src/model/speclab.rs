@@ -1,0 +1,160 @@
+//! What Spec Lab learns from a self-hosted server: which engine it is, and the speculative-decoding figures its
+//! metrics give — counters (vLLM, llama.cpp) whose deltas over a window make an acceptance rate and a mean
+//! acceptance length, last-batch gauges (SGLang), or TGI's skipped tokens per step. How each figure is computed
+//! is written beside it (`../docs`, README's Spec Lab section); the formulas are vLLM's own.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The engine behind an OpenAI-compatible endpoint, told by its metric prefixes and probe paths.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ServerKind {
+    /// vLLM (`vllm:` metrics).
+    Vllm,
+    /// SGLang (`sglang:` metrics).
+    Sglang,
+    /// llama.cpp's server (`llamacpp:` metrics, `/props`).
+    LlamaCpp,
+    /// Hugging Face TGI (`tgi_` metrics, `/info`).
+    Tgi,
+}
+
+impl ServerKind {
+    /// Its name as people write it.
+    pub fn label(self) -> &'static str {
+        match self {
+            ServerKind::Vllm => "vLLM",
+            ServerKind::Sglang => "SGLang",
+            ServerKind::LlamaCpp => "llama.cpp",
+            ServerKind::Tgi => "TGI",
+        }
+    }
+}
+
+/// Speculative-decoding counters of one scrape: totals since the server started, summed over engines.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SpecCounters {
+    /// Verify steps (drafts); `None` where the server does not count them (vLLM V0).
+    pub drafts: Option<f64>,
+    /// Tokens drafted.
+    pub draft_tokens: f64,
+    /// Drafted tokens the target model accepted.
+    pub accepted_tokens: f64,
+    /// Accepted tokens per draft position (`0` is the first drafted token).
+    pub per_position: BTreeMap<u32, f64>,
+}
+
+/// The speculative-decoding figures of a window between two scrapes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SpecWindow {
+    /// Verify steps in the window, where counted.
+    pub drafts: Option<f64>,
+    /// Tokens drafted in the window.
+    pub draft_tokens: f64,
+    /// Of those, accepted.
+    pub accepted_tokens: f64,
+    /// Δaccepted / Δdrafted; `None` when nothing was drafted (not 0 %).
+    pub acceptance_rate: Option<f64>,
+    /// 1 + Δaccepted / Δdrafts (tokens per target pass, the bonus token included); `None` without drafts.
+    pub mean_acceptance_length: Option<f64>,
+    /// Δaccepted at each position / Δdrafts: how often the n-th drafted token survives.
+    pub per_position: Vec<(u32, f64)>,
+}
+
+/// Why a window has no figures.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+pub enum WindowError {
+    /// A counter went down between the scrapes: the server restarted, and the deltas mean nothing.
+    #[error("the server restarted during the window ({counter} went down); its figures are left out")]
+    Restarted {
+        /// The counter that went down.
+        counter: String,
+    },
+}
+
+impl SpecCounters {
+    /// The window from `self` (the earlier scrape) to `later`.
+    pub fn window(&self, later: &SpecCounters) -> Result<SpecWindow, WindowError> {
+        let delta = |counter: &str, before: f64, after: f64| {
+            if after < before {
+                Err(WindowError::Restarted { counter: counter.to_string() })
+            } else {
+                Ok(after - before)
+            }
+        };
+        let draft_tokens = delta("draft tokens", self.draft_tokens, later.draft_tokens)?;
+        let accepted_tokens = delta("accepted tokens", self.accepted_tokens, later.accepted_tokens)?;
+        let drafts = match (self.drafts, later.drafts) {
+            (Some(before), Some(after)) => Some(delta("drafts", before, after)?),
+            _ => None,
+        };
+        let mut per_position = Vec::new();
+        for (&position, &after) in &later.per_position {
+            let before = self.per_position.get(&position).copied().unwrap_or(0.0);
+            let accepted = delta("accepted tokens per position", before, after)?;
+            if let Some(steps) = drafts.filter(|d| *d > 0.0) {
+                per_position.push((position, accepted / steps));
+            }
+        }
+        Ok(SpecWindow {
+            acceptance_rate: (draft_tokens > 0.0).then(|| accepted_tokens / draft_tokens),
+            mean_acceptance_length: drafts.filter(|d| *d > 0.0).map(|d| 1.0 + accepted_tokens / d),
+            drafts,
+            draft_tokens,
+            accepted_tokens,
+            per_position,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counters(drafts: f64, drafted: f64, accepted: f64, per_position: &[(u32, f64)]) -> SpecCounters {
+        SpecCounters {
+            drafts: Some(drafts),
+            draft_tokens: drafted,
+            accepted_tokens: accepted,
+            per_position: per_position.iter().copied().collect(),
+        }
+    }
+
+    #[test]
+    fn a_window_follows_vllms_formulas() {
+        // vLLM's own log line for a window of 5-token drafts: 88.8 % accepted, 5.44 tokens per pass.
+        let before = counters(100.0, 500.0, 400.0, &[(0, 95.0), (1, 90.0)]);
+        let after = counters(200.0, 1000.0, 844.0, &[(0, 193.3), (1, 184.9)]);
+        let window = before.window(&after).unwrap();
+        assert_eq!((window.drafts, window.draft_tokens, window.accepted_tokens), (Some(100.0), 500.0, 444.0));
+        assert!((window.acceptance_rate.unwrap() - 0.888).abs() < 1e-12);
+        assert!((window.mean_acceptance_length.unwrap() - 5.44).abs() < 1e-12);
+        assert_eq!(window.per_position.len(), 2);
+        assert!((window.per_position[0].1 - 0.983).abs() < 1e-9 && (window.per_position[1].1 - 0.949).abs() < 1e-9);
+    }
+
+    #[test]
+    fn no_drafts_is_no_rate_not_zero_percent() {
+        let same = counters(10.0, 40.0, 30.0, &[]);
+        let window = same.window(&same).unwrap();
+        assert_eq!((window.acceptance_rate, window.mean_acceptance_length), (None, None));
+        let v0 = SpecCounters { drafts: None, ..counters(0.0, 40.0, 30.0, &[]) };
+        let later = SpecCounters { drafts: None, ..counters(0.0, 80.0, 50.0, &[]) };
+        let window = v0.window(&later).unwrap();
+        assert_eq!((window.acceptance_rate, window.mean_acceptance_length), (Some(0.5), None), "V0 counts no drafts");
+    }
+
+    #[test]
+    fn a_counter_that_went_down_means_a_restart() {
+        let before = counters(100.0, 500.0, 400.0, &[(0, 95.0)]);
+        let restarted = counters(3.0, 15.0, 12.0, &[(0, 3.0)]);
+        let err = before.window(&restarted).unwrap_err();
+        assert_eq!(err, WindowError::Restarted { counter: "draft tokens".into() });
+        assert!(err.to_string().contains("restarted"));
+        let only_positions = counters(100.0, 500.0, 400.0, &[(0, 50.0)]);
+        assert!(before.window(&only_positions).is_err(), "a per-position counter going down counts too");
+    }
+}
