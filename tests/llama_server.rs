@@ -7,51 +7,8 @@
 
 mod common;
 
+use common::llama::llama_server;
 use serde_json::Value;
-use std::process::Stdio;
-use tokio::io::{AsyncBufReadExt, BufReader};
-
-/// The running server and its base URL; the server stops when the test drops it (its standard input closes).
-struct LlamaServer {
-    _child: tokio::process::Child,
-    _model_dir: tempfile::TempDir,
-    base_url: String,
-}
-
-/// Starts the server; `None` (with a loud note) only when xllamacpp is missing and neither `CI=true` nor
-/// `LG_REQUIRE_LLAMA=1` is set. `scripts/setup.sh --test` installs it.
-async fn llama_server() -> Option<LlamaServer> {
-    let required =
-        std::env::var("CI").is_ok_and(|v| v == "true") || std::env::var("LG_REQUIRE_LLAMA").is_ok_and(|v| v == "1");
-    let installed = std::process::Command::new(common::python())
-        .args(["-c", "import xllamacpp, gguf, numpy"])
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !installed {
-        assert!(!required, "xllamacpp, gguf and numpy are required (scripts/setup.sh --test installs them)");
-        eprintln!(
-            "SKIPPED: {} cannot import xllamacpp, gguf and numpy; set LG_REQUIRE_LLAMA=1 to fail instead",
-            common::python()
-        );
-        return None;
-    }
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let model_dir = tempfile::tempdir().unwrap();
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/llama_server.py");
-    let mut child = tokio::process::Command::new(common::python())
-        .args([script, &port.to_string(), model_dir.path().to_str().unwrap()])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let ready = tokio::time::timeout(std::time::Duration::from_secs(60), lines.next_line()).await.unwrap().unwrap();
-    let base_url = ready.as_deref().and_then(|l| l.strip_prefix("READY ")).expect("llama-server did not start");
-    Some(LlamaServer { _child: child, _model_dir: model_dir, base_url: base_url.to_string() })
-}
 
 async fn bench(base_url: &str, extra: &[&str], out: &std::path::Path) -> (i32, Value, String) {
     let args = [
@@ -67,7 +24,7 @@ async fn bench(base_url: &str, extra: &[&str], out: &std::path::Path) -> (i32, V
 
 #[tokio::test]
 async fn sequential_requests_to_a_real_llama_server_show_no_false_errors() {
-    let Some(server) = llama_server().await else { return };
+    let Some(server) = llama_server(false).await else { return };
     let dir = tempfile::tempdir().unwrap();
     let mut reconnects = 0;
     // Before the engine re-sent requests lost on a closed keep-alive connection, 1 to 4 of every 30 failed here.

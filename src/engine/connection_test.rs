@@ -136,7 +136,7 @@ pub(super) fn lost_to_keep_alive_race(error: &reqwest::Error, since_send: Durati
 
 /// reqwest's top-level message ("error sending request") hides the cause; the source chain names it. Whole
 /// (it may name the URL): callers scrub secrets before cutting it.
-pub(super) fn describe_error(error: &reqwest::Error) -> String {
+pub fn describe_error(error: &reqwest::Error) -> String {
     let mut parts = vec![];
     let mut source: Option<&dyn std::error::Error> = Some(error);
     while let Some(e) = source {

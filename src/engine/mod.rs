@@ -8,7 +8,7 @@ mod redact;
 mod request;
 pub mod sse;
 
-pub use connection_test::{test_connection, HttpClient};
+pub use connection_test::{describe_error, test_connection, HttpClient};
 pub use measure::{
     measure, measure_dropping_rejected_stream_options, rejects_stream_options, Call, ERROR_DETAIL_CHARS,
     MAX_CHUNK_MARKS, MAX_COMPLETION_BODY_BYTES, MAX_ERROR_BODY_BYTES,

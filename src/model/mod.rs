@@ -45,7 +45,7 @@ pub use progress::{LivePoint, RunProgress, RunUpdate};
 pub(crate) use run::fixtures;
 pub use run::{limits, Agent, ConnectionPolicy, Job, LoadMode, RunPlan, RunPlanInput, RunStatus, RunView};
 pub use schedule_detail::{BaselineInfo, PinnableRun, ScheduleDetail};
-pub use speclab::{ServerKind, SpecCounters, SpecWindow, WindowError};
+pub use speclab::{ProbeReport, ProbedPath, ServerKind, SpecCounters, SpecWindow, Speculation, WindowError};
 pub use text::{display_name, prompt_text};
 pub use time::{iso8601_utc, utc_minute, utc_second};
 

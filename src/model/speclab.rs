@@ -110,6 +110,58 @@ impl SpecCounters {
     }
 }
 
+/// What a probe found at one path of the server root.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProbedPath {
+    /// `/metrics`, `/props`, …
+    pub path: String,
+    /// In words: `200, 27 series`, `404`, `timed out after 3 s`, …
+    pub outcome: String,
+    /// It answered with something usable.
+    pub usable: bool,
+}
+
+/// Whether a server decodes speculatively, and how that is known.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Speculation {
+    /// A draft method is configured; `None` when the server does not say.
+    pub configured: Option<bool>,
+    /// Drafts were made since the server started; `None` when it does not count them.
+    pub active: Option<bool>,
+    /// The method, where named (`draft model`, `n-gram`, `EAGLE`, …).
+    pub method: Option<String>,
+    /// The most tokens drafted per step, where known.
+    pub draft_max: Option<u32>,
+    /// How the above is known, in words (which path, which series).
+    pub how: String,
+    /// The counters since the server started, where it has them: acceptance since boot.
+    pub since_start: Option<SpecWindow>,
+}
+
+/// What probing a connector's server found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProbeReport {
+    /// The server root probed (the base URL without its trailing `/v1`).
+    pub root: String,
+    /// The engine, when something told it.
+    pub kind: Option<ServerKind>,
+    /// Its version or build, where exposed.
+    pub version: Option<String>,
+    /// The model it serves, where exposed.
+    pub model: Option<String>,
+    /// Each path tried and what came back.
+    pub paths: Vec<ProbedPath>,
+    /// Speculative decoding.
+    pub speculation: Speculation,
+    /// The server exposes Prometheus metrics (so runs can record them).
+    pub has_metrics: bool,
+    /// What could not be measured and why, in words.
+    pub notes: Vec<String>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,6 +4,8 @@
 
 mod engines;
 mod exposition;
+mod probe;
 
 pub use engines::{identify, spec_evidence, SpecEvidence};
 pub use exposition::{Exposition, ExpositionError, Kind, Sample, MAX_BODY_BYTES, MAX_LINE_BYTES, MAX_SAMPLES};
+pub use probe::{probe, scrape, server_root, PROBE_TIMEOUT};

@@ -2,7 +2,10 @@
 that tiny_gguf.py writes (nothing is downloaded). Prints `READY <base url>` once it listens, then serves until
 its standard input closes (the test that started it ended).
 
-Usage: python3 llama_server.py PORT MODEL_DIR
+Usage: python3 llama_server.py PORT MODEL_DIR [--draft]
+
+With --draft the same tiny model also serves as the draft model, so the server decodes speculatively
+(llama.cpp's draft-simple type): Spec Lab's tests compare it with the plain instance.
 """
 import os
 import sys
@@ -13,6 +16,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tiny_gguf  # noqa: E402
 
 port, model_dir = int(sys.argv[1]), sys.argv[2]
+draft = "--draft" in sys.argv[3:]
 model = os.path.join(model_dir, "tiny.gguf")
 if not os.path.exists(model):
     tiny_gguf.main(model)
@@ -22,6 +26,18 @@ params.n_ctx = 4096
 params.n_parallel = 4
 params.port = port
 params.endpoint_metrics = True
+params.endpoint_slots = True
+params.endpoint_props = True
+if draft:
+    # Some Cython properties hand out copies (speculative, mparams): change them, then assign them back.
+    speculative = params.speculative
+    speculative.types = [xllamacpp.common_speculative_type.COMMON_SPECULATIVE_TYPE_DRAFT_SIMPLE]
+    draft_params = speculative.draft
+    mparams = draft_params.mparams
+    mparams.path = model
+    draft_params.mparams = mparams
+    draft_params.n_max = 4
+    params.speculative = speculative
 params.cpuparams.n_threads = 1
 server = xllamacpp.Server(params)
 print(f"READY {server.listening_address}/v1", flush=True)

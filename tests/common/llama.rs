@@ -1,0 +1,49 @@
+//! A real llama.cpp server (`llama-server` as embedded in the PyPI wheel xllamacpp) on loopback, serving the tiny
+//! model `tests/support/tiny_gguf.py` writes (nothing is downloaded).
+
+use std::process::Stdio;
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+/// The running server and its base URL; the server stops when the test drops it (its standard input closes).
+pub struct LlamaServer {
+    _child: tokio::process::Child,
+    _model_dir: tempfile::TempDir,
+    pub base_url: String,
+}
+
+/// Starts the server (with `draft`, decoding speculatively with the same tiny model as its draft); `None` (with a
+/// loud note) only when xllamacpp is missing and neither `CI=true` nor `LG_REQUIRE_LLAMA=1` is set.
+/// `scripts/setup.sh --test` installs it.
+pub async fn llama_server(draft: bool) -> Option<LlamaServer> {
+    let required =
+        std::env::var("CI").is_ok_and(|v| v == "true") || std::env::var("LG_REQUIRE_LLAMA").is_ok_and(|v| v == "1");
+    let installed = std::process::Command::new(super::python())
+        .args(["-c", "import xllamacpp, gguf, numpy"])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !installed {
+        assert!(!required, "xllamacpp, gguf and numpy are required (scripts/setup.sh --test installs them)");
+        eprintln!(
+            "SKIPPED: {} cannot import xllamacpp, gguf and numpy; set LG_REQUIRE_LLAMA=1 to fail instead",
+            super::python()
+        );
+        return None;
+    }
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let model_dir = tempfile::tempdir().unwrap();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/llama_server.py");
+    let mut child = tokio::process::Command::new(super::python())
+        .args([script, &port.to_string(), model_dir.path().to_str().unwrap()])
+        .args(draft.then_some("--draft"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let ready = tokio::time::timeout(std::time::Duration::from_secs(60), lines.next_line()).await.unwrap().unwrap();
+    let base_url = ready.as_deref().and_then(|l| l.strip_prefix("READY ")).expect("llama-server did not start");
+    Some(LlamaServer { _child: child, _model_dir: model_dir, base_url: base_url.to_string() })
+}

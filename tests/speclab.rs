@@ -1,0 +1,79 @@
+//! Spec Lab against real llama.cpp servers (the xllamacpp wheel, a tiny local model): the probe tells a server
+//! that drafts with a draft model from one that does not, and a window between two scrapes of `/metrics` holds
+//! exactly the drafted and accepted tokens the server reported in its own responses (`timings.draft_n`,
+//! `timings.draft_n_accepted`).
+#![cfg(feature = "ssr")]
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a failing test should panic loudly")]
+
+mod common;
+
+use common::llama::llama_server;
+use latency_guard::engine::{HttpClient, RequestTarget};
+use latency_guard::model::{BaseUrl, ServerKind, SpecCounters};
+use latency_guard::speclab::{probe, scrape, spec_evidence, SpecEvidence};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+fn target(base_url: &str) -> RequestTarget {
+    RequestTarget { base_url: BaseUrl::parse(base_url).unwrap(), api_key: None, headers: BTreeMap::new() }
+}
+
+async fn counters(client: &HttpClient, target: &RequestTarget) -> SpecCounters {
+    let metrics = scrape(client, target).await.unwrap();
+    match spec_evidence(ServerKind::LlamaCpp, &metrics) {
+        SpecEvidence::Counters(counters) => counters,
+        other => panic!("llama.cpp's spec counters: {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn the_probe_tells_a_drafting_server_from_a_plain_one_and_windows_equal_the_servers_own_sums() {
+    let (Some(plain), Some(drafting)) = (llama_server(false).await, llama_server(true).await) else { return };
+    let client = HttpClient::new().unwrap();
+
+    let report = probe(&client, &target(&plain.base_url)).await;
+    assert_eq!((report.kind, report.has_metrics), (Some(ServerKind::LlamaCpp), true), "{report:?}");
+    assert_eq!((report.speculation.configured, report.speculation.active), (Some(false), Some(false)));
+    assert!(report.root.ends_with(&plain.base_url.trim_end_matches("/v1")[7..]) && !report.root.ends_with("/v1"));
+    let usable: Vec<&str> = report.paths.iter().filter(|p| p.usable).map(|p| p.path.as_str()).collect();
+    assert_eq!(usable, ["/metrics", "/props", "/slots"], "{:?}", report.paths);
+
+    let drafting_target = target(&drafting.base_url);
+    let report = probe(&client, &drafting_target).await;
+    assert_eq!(report.speculation.configured, Some(true), "{report:?}");
+    assert_eq!(report.speculation.method.as_deref(), Some("draft model"));
+
+    // A window over five greedy requests: the counters move by exactly what the responses said.
+    let before = counters(&client, &drafting_target).await;
+    let (mut drafted, mut accepted) = (0.0, 0.0);
+    for i in 0..5 {
+        let body = json!({"model": "tiny", "messages": [{"role": "user", "content": format!("count {i}")}],
+                          "max_tokens": 24, "temperature": 0});
+        let url = format!("{}/chat/completions", drafting.base_url);
+        let reply: Value = client.inner().post(url).json(&body).send().await.unwrap().json().await.unwrap();
+        drafted += reply["timings"]["draft_n"].as_f64().unwrap_or(0.0);
+        accepted += reply["timings"]["draft_n_accepted"].as_f64().unwrap_or(0.0);
+    }
+    let window = before.window(&counters(&client, &drafting_target).await).unwrap();
+    assert!(drafted > 0.0, "the server drafted");
+    assert_eq!((window.draft_tokens, window.accepted_tokens), (drafted, accepted));
+    let rate = window.acceptance_rate.unwrap();
+    assert!((rate - accepted / drafted).abs() < 1e-12);
+    let steps = window.drafts.unwrap();
+    assert!(steps > 0.0 && (window.mean_acceptance_length.unwrap() - (1.0 + accepted / steps)).abs() < 1e-12);
+
+    let report = probe(&client, &drafting_target).await;
+    assert_eq!(report.speculation.active, Some(true));
+    assert!(report.speculation.since_start.unwrap().draft_tokens >= drafted);
+}
+
+#[tokio::test]
+async fn a_server_without_metrics_or_engine_endpoints_is_told_plainly() {
+    // The simulator answers chat completions only, as a hosted API does.
+    let sim = latency_guard::sim::spawn_local(latency_guard::sim::SimConfig::fixed_ms(1, 1, 4)).await.unwrap();
+    let report = probe(&HttpClient::new().unwrap(), &target(&sim.base_url())).await;
+    assert_eq!((report.kind, report.has_metrics, report.speculation.configured), (None, false, None));
+    assert!(report.paths.iter().all(|p| !p.usable && p.outcome == "404"), "{:?}", report.paths);
+    assert!(report.notes.iter().any(|n| n.contains("hosted API")), "{:?}", report.notes);
+    sim.stop();
+}
