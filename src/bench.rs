@@ -2,7 +2,6 @@
 //! as the server; progress on stderr, a summary table on stdout, the snapshot as JSON to `--out`, and an exit
 //! status that fails the pipeline when too many requests failed.
 
-use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -11,8 +10,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::engine::{HttpClient, RequestTarget};
 use crate::model::{
-    Agent, BaseUrl, ConnectionPolicy, ConnectorId, HeaderName, IterationRecord, LoadMode, Measurement, RunId,
-    RunPlanInput, RunStatus, RunView,
+    Agent, ConnectionPolicy, ConnectorId, IterationRecord, LoadMode, Measurement, RunId, RunPlanInput, RunStatus,
+    RunView,
 };
 use crate::report::snapshot;
 use crate::runs::{execute, seed_from, BatchSink, Execution, SinkError};
@@ -157,21 +156,7 @@ async fn endpoint(args: &BenchArgs, config: Option<&std::path::Path>) -> Result<
 
 fn target(args: &BenchArgs) -> Result<RequestTarget, BenchError> {
     let raw = args.base_url.as_deref().ok_or_else(|| invalid("--base-url is required without --connector"))?;
-    let base_url = BaseUrl::parse(raw).map_err(|e| invalid(format!("--base-url: {}", e.reason)))?;
-    let api_key = match &args.api_key_env {
-        Some(var) => Some(
-            std::env::var(var).map_err(|_| invalid(format!("--api-key-env: environment variable {var} is not set")))?,
-        ),
-        None => None,
-    };
-    let mut headers = BTreeMap::new();
-    for raw in &args.headers {
-        let (name, value) =
-            raw.split_once(':').ok_or_else(|| invalid(format!("--header {raw:?}: expected NAME:VALUE")))?;
-        let name = HeaderName::parse(name, "--header").map_err(|e| invalid(format!("--header: {}", e.reason)))?;
-        headers.insert(name.as_str().to_string(), value.trim().to_string());
-    }
-    Ok(RequestTarget { base_url, api_key, headers })
+    crate::targets::command_line_target(raw, args.api_key_env.as_deref(), &args.headers).map_err(BenchError::Invalid)
 }
 
 fn plan_input(args: &BenchArgs) -> Result<RunPlanInput, BenchError> {

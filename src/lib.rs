@@ -47,6 +47,8 @@ pub mod sim;
 #[cfg(feature = "ssr")]
 pub mod speclab;
 #[cfg(feature = "ssr")]
+pub mod speclab_command;
+#[cfg(feature = "ssr")]
 pub mod state;
 #[cfg(feature = "ssr")]
 pub mod store;

@@ -30,6 +30,9 @@ enum Command {
     Export(latency_guard::export_command::ExportArgs),
     /// Serve a simulated OpenAI-compatible endpoint at http://127.0.0.1:PORT/v1.
     Sim(latency_guard::sim::SimArgs),
+    /// Spec Lab: probe a self-hosted server (engine, metrics, speculative decoding).
+    #[command(subcommand)]
+    SpecLab(latency_guard::speclab_command::SpecLabCommand),
 }
 
 #[tokio::main]
@@ -65,6 +68,10 @@ async fn main() -> anyhow::Result<()> {
             Ok(())
         }
         Command::Export(args) => latency_guard::export_command::run(args, cli.config.as_deref()).await,
+        Command::SpecLab(command) => {
+            let code = latency_guard::speclab_command::run(command).await?;
+            std::process::exit(code);
+        }
         Command::Sim(args) => {
             let config = args.config().map_err(anyhow::Error::msg)?;
             let (host, port) = (args.host, args.port);

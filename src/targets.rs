@@ -20,6 +20,30 @@ pub enum ResolveError {
     Store(#[from] StoreError),
 }
 
+/// The target a command line names: `--base-url`, the key read from the environment variable `--api-key-env`
+/// names (a key never goes on the command line, where `ps` and shell history would keep it) and `--header
+/// NAME:VALUE` pairs. The error names the option.
+pub fn command_line_target(
+    base_url: &str,
+    api_key_env: Option<&str>,
+    headers: &[String],
+) -> Result<RequestTarget, String> {
+    let base_url = BaseUrl::parse(base_url).map_err(|e| format!("--base-url: {}", e.reason))?;
+    let api_key = match api_key_env {
+        Some(var) => {
+            Some(std::env::var(var).map_err(|_| format!("--api-key-env: environment variable {var} is not set"))?)
+        }
+        None => None,
+    };
+    let mut parsed = BTreeMap::new();
+    for raw in headers {
+        let (name, value) = raw.split_once(':').ok_or_else(|| format!("--header {raw:?}: expected NAME:VALUE"))?;
+        let name = crate::model::HeaderName::parse(name, "--header").map_err(|e| format!("--header: {}", e.reason))?;
+        parsed.insert(name.as_str().to_string(), value.trim().to_string());
+    }
+    Ok(RequestTarget { base_url, api_key, headers: parsed })
+}
+
 /// A stored connector's browser-safe view and the target to call it with (URL, key, every header).
 pub fn stored_target(stored: StoredConnector) -> (Connector, RequestTarget) {
     let target = RequestTarget {

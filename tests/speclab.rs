@@ -68,6 +68,33 @@ async fn the_probe_tells_a_drafting_server_from_a_plain_one_and_windows_equal_th
 }
 
 #[tokio::test]
+async fn the_command_line_probe_prints_the_report_and_says_what_is_wrong_with_its_options() {
+    let Some(drafting) = llama_server(true).await else { return };
+    let (code, stdout, stderr) = common::cli(&["spec-lab", "probe", "--base-url", &drafting.base_url], &[]).await;
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("probing http://127.0.0.1:"), "{stderr}");
+    for line in
+        ["engine       llama.cpp", "/slots", "speculative decoding: configured yes, active no, method draft model"]
+    {
+        assert!(stdout.contains(line), "{line:?} missing in:\n{stdout}");
+    }
+    let (code, stdout, _) = common::cli(&["spec-lab", "probe", "--base-url", &drafting.base_url, "--json"], &[]).await;
+    assert_eq!(code, 0);
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!((report["kind"].as_str(), report["hasMetrics"].as_bool()), (Some("llama_cpp"), Some(true)));
+    assert_eq!(report["speculation"]["configured"], true);
+
+    let (code, _, stderr) = common::cli(&["spec-lab", "probe", "--base-url", "ftp://nowhere"], &[]).await;
+    assert_eq!(code, 2);
+    assert!(stderr.contains("--base-url"), "{stderr}");
+    let (code, _, stderr) =
+        common::cli(&["spec-lab", "probe", "--base-url", &drafting.base_url, "--api-key-env", "LG_NO_SUCH_VAR"], &[])
+            .await;
+    assert_eq!(code, 2);
+    assert!(stderr.contains("--api-key-env: environment variable LG_NO_SUCH_VAR is not set"), "{stderr}");
+}
+
+#[tokio::test]
 async fn a_server_without_metrics_or_engine_endpoints_is_told_plainly() {
     // The simulator answers chat completions only, as a hosted API does.
     let sim = latency_guard::sim::spawn_local(latency_guard::sim::SimConfig::fixed_ms(1, 1, 4)).await.unwrap();

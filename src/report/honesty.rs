@@ -95,7 +95,7 @@ pub fn honesty_notes(run: &RunView, results: &[IterationRecord], summary: &RunSu
             )
         }
     });
-    notes.push("Speculative decoding: not measurable from the OpenAI wire format alone (chunks do not say how many tokens were drafted or accepted); Spec Lab reads it from the server's own metrics where the server exposes them.".into());
+    notes.push("Speculative decoding: not measurable from the OpenAI wire format alone (chunks do not say how many tokens were drafted or accepted); this run did not record the server's own metrics. `latency-guard spec-lab probe` reads speculative decoding from a self-hosted server's metrics (vLLM, SGLang, TGI, llama.cpp).".into());
     match run.status {
         RunStatus::Cancelled => {
             notes.push(format!("The run was cancelled after {} of {} requests.", results.len(), run.total_requests))
