@@ -95,6 +95,32 @@ async fn the_command_line_probe_prints_the_report_and_says_what_is_wrong_with_it
 }
 
 #[tokio::test]
+async fn the_api_probes_a_stored_connectors_server_with_its_key_and_never_returns_it() {
+    let Some(drafting) = llama_server(true).await else { return };
+    let app = common::spawn_app().await;
+    let (_, cookie) = app.session_for(latency_guard::store::LOCAL_OWNER).await;
+    let (_, stranger) = app.session_for("someone-else").await;
+    let key = "sk-probe-canary-4242424242";
+    let input = json!({"input": {"name": "llama", "baseUrl": drafting.base_url, "model": "tiny", "apiKey": key}});
+    let (status, text) = app.call("connectors/create", input, Some(&cookie)).await;
+    assert_eq!(status, 200, "{text}");
+    let id = serde_json::from_str::<Value>(&text).unwrap()["id"].as_str().unwrap().to_string();
+
+    let (status, text) = app.call("speclab/probe", json!({"id": id}), Some(&cookie)).await;
+    assert_eq!(status, 200, "{text}");
+    let report: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        (report["kind"].as_str(), report["speculation"]["configured"].as_bool()),
+        (Some("llama_cpp"), Some(true))
+    );
+    assert!(!text.contains(key), "the key went with the probe, not into its report");
+
+    assert_eq!(app.call("speclab/probe", json!({"id": id}), Some(&stranger)).await.0, 404, "another workspace's");
+    assert_eq!(app.call("speclab/probe", json!({"id": id}), None).await.0, 401);
+    assert_eq!(app.call("speclab/probe", json!({"id": "not-a-uuid"}), Some(&cookie)).await.0, 400);
+}
+
+#[tokio::test]
 async fn a_server_without_metrics_or_engine_endpoints_is_told_plainly() {
     // The simulator answers chat completions only, as a hosted API does.
     let sim = latency_guard::sim::spawn_local(latency_guard::sim::SimConfig::fixed_ms(1, 1, 4)).await.unwrap();

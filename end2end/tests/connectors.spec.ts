@@ -124,3 +124,24 @@ test("deleting asks for confirmation first", async ({ page }) => {
   await row.locator("button.confirm-delete").click();
   await expect(rows).toHaveCount(before - 1);
 });
+
+test("probing a connector's server says what it is, or plainly that nothing there is measurable", async ({ page }) => {
+  const errors = collectConsoleErrors(page);
+  await page.goto(loginLink());
+  await hydrated(page);
+  const demoRow = page.locator("tr.connector-row", { hasText: "Demo (simulated)" });
+  await demoRow.getByRole("link", { name: "Edit" }).click();
+  await expect(page).toHaveURL(/\/connectors\/[0-9a-f-]{36}$/);
+  await hydrated(page);
+
+  // The simulator answers chat completions only, like a hosted API: the probe says so, path by path.
+  await page.click("#probe-server");
+  const result = page.locator("#probe-result");
+  await expect(result.locator("#probe-engine")).toHaveText("not identified");
+  await expect(result).toContainText("hosted API");
+  await expect(result.locator("#probe-speculation")).toContainText("configured unknown, active unknown");
+  await expect(result.locator("#probe-paths tbody tr")).toHaveCount(6);
+  await expect(result.locator("#probe-paths tbody tr").first()).toContainText("/metrics");
+  await expect(result.locator("#probe-paths tbody tr").first()).toContainText("404");
+  expect(errors).toEqual([]);
+});

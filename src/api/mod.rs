@@ -10,6 +10,7 @@ pub mod connectors;
 pub mod guard;
 pub mod runs;
 pub mod shares;
+pub mod speclab;
 
 #[cfg(feature = "ssr")]
 mod context;

@@ -6,7 +6,7 @@ use leptos_router::hooks::use_params_map;
 use crate::api::connectors::get_connector;
 use crate::error::AppError;
 use crate::model::ConnectorId;
-use crate::ui::components::{ConnectorForm, ErrorBox, Layout};
+use crate::ui::components::{ConnectorForm, ErrorBox, Layout, ServerProbe};
 
 /// A new connector.
 #[component]
@@ -34,7 +34,10 @@ pub fn EditConnectorPage() -> impl IntoView {
             <Suspense fallback=|| view! { <p>"Loading…"</p> }>
                 {move || Suspend::new(async move {
                     match connector.await {
-                        Ok(c) => view! { <ConnectorForm existing=Some(c)/> }.into_any(),
+                        Ok(c) => {
+                            let id = c.id;
+                            view! { <ConnectorForm existing=Some(c)/><ServerProbe id/> }.into_any()
+                        }
                         Err(e) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
                     }
                 })}
