@@ -114,6 +114,18 @@ async fn the_api_probes_a_stored_connectors_server_with_its_key_and_never_return
         (Some("llama_cpp"), Some(true))
     );
     assert!(!text.contains(key), "the key went with the probe, not into its report");
+    // The list marks the connector with the engine found; a new base URL (another server) clears the mark.
+    let listed = |text: String| serde_json::from_str::<Value>(&text).unwrap()[0].clone();
+    let connector = listed(app.call("connectors/list", json!({}), Some(&cookie)).await.1);
+    assert_eq!((connector["serverKind"].as_str(), connector["probedAtMs"].is_i64()), (Some("llama_cpp"), true));
+    let renamed = json!({"id": id, "input": {"name": "llama 2", "baseUrl": drafting.base_url, "model": "tiny"}});
+    assert_eq!(app.call("connectors/update", renamed, Some(&cookie)).await.0, 200);
+    let connector = listed(app.call("connectors/list", json!({}), Some(&cookie)).await.1);
+    assert_eq!(connector["serverKind"], "llama_cpp", "the same server keeps its mark");
+    let moved = json!({"id": id, "input": {"name": "llama 2", "baseUrl": "http://127.0.0.1:9/v1", "model": "tiny"}});
+    assert_eq!(app.call("connectors/update", moved, Some(&cookie)).await.0, 200);
+    let connector = listed(app.call("connectors/list", json!({}), Some(&cookie)).await.1);
+    assert_eq!((connector["serverKind"].clone(), connector["probedAtMs"].clone()), (Value::Null, Value::Null));
 
     assert_eq!(app.call("speclab/probe", json!({"id": id}), Some(&stranger)).await.0, 404, "another workspace's");
     assert_eq!(app.call("speclab/probe", json!({"id": id}), None).await.0, 401);

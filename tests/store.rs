@@ -387,7 +387,30 @@ async fn iteration_pages_from_sql_match_the_table_definition(db: &TestDb) {
     assert!(matches!(store.iteration_page(other, id, &TableQuery::default()).await, Err(StoreError::NotFound)));
 }
 
+/// A probe's finding is kept with the connector, for this workspace only, until its base URL changes.
+async fn a_probed_engine_stays_with_its_connector_until_the_server_changes(db: &TestDb) {
+    use latency_guard::model::ServerKind;
+    let store = &db.store;
+    let (ws, other) = (workspace(store, "owner-a").await, workspace(store, "owner-b").await);
+    let created = store.create_connector(ws, &valid(&input("Gateway")), false, sealer(), 1_000).await.unwrap();
+    assert_eq!((created.server_kind, created.probed_at_ms), (None, None));
+    store.record_probe(ws, created.id, Some(ServerKind::Vllm), 1_500).await.unwrap();
+    assert!(matches!(store.record_probe(other, created.id, None, 1_600).await, Err(StoreError::NotFound)));
+    let probed = store.get_connector(ws, created.id).await.unwrap();
+    assert_eq!((probed.server_kind, probed.probed_at_ms), (Some(ServerKind::Vllm), Some(1_500)));
+    let renamed = ConnectorInput { name: "Renamed".into(), api_key: None, ..input("x") };
+    let same_server = store.update_connector(ws, created.id, &valid(&renamed), sealer(), 2_000).await.unwrap();
+    assert_eq!(same_server.server_kind, Some(ServerKind::Vllm));
+    let moved = ConnectorInput { base_url: "https://other.example/v1".into(), api_key: None, ..renamed };
+    let elsewhere = store.update_connector(ws, created.id, &valid(&moved), sealer(), 3_000).await.unwrap();
+    assert_eq!((elsewhere.server_kind, elsewhere.probed_at_ms), (None, None));
+    store.record_probe(ws, created.id, None, 4_000).await.unwrap();
+    let told_none = store.get_connector(ws, created.id).await.unwrap();
+    assert_eq!((told_none.server_kind, told_none.probed_at_ms), (None, Some(4_000)));
+}
+
 both_backends!(
+    a_probed_engine_stays_with_its_connector_until_the_server_changes,
     iteration_pages_from_sql_match_the_table_definition,
     share_links_belong_to_one_report_of_one_workspace,
     connector_crud_round_trips,

@@ -16,7 +16,9 @@ pub async fn probe_connector(id: ConnectorId) -> Result<ProbeReport, AppError> {
     with_session(|state, session| async move {
         let stored = state.store.open_connector(session.workspace_id, id, &state.sealer).await?;
         let (_, target) = crate::targets::stored_target(stored);
-        Ok(crate::speclab::probe(&state.http, &target).await)
+        let report = crate::speclab::probe(&state.http, &target).await;
+        state.store.record_probe(session.workspace_id, id, report.kind, state.clock.now_ms()).await?;
+        Ok(report)
     })
     .await
 }

@@ -254,6 +254,12 @@ pub struct Connector {
     pub output_price_per_mtok: Option<f64>,
     /// Whether this is the built-in demo connector pointing at the bundled simulator.
     pub is_demo: bool,
+    /// The engine the last Spec Lab probe found at its server (`None`: not probed, or it told none).
+    #[serde(default)]
+    pub server_kind: Option<super::speclab::ServerKind>,
+    /// When it was last probed, unix ms.
+    #[serde(default)]
+    pub probed_at_ms: Option<i64>,
     /// Creation time, unix milliseconds.
     pub created_at_ms: i64,
     /// Last update time, unix milliseconds.

@@ -9,10 +9,10 @@ use sqlx::Row;
 use std::collections::BTreeMap;
 
 use super::workspaces::parse_id;
-use super::{bool_to_db, from_json, to_json, Store, StoreError};
+use super::{bool_to_db, found, from_json, to_json, Store, StoreError};
 use crate::model::{
-    is_credential_header, BaseUrl, Connector, ConnectorId, HeaderValueChange, HeaderView, KeyChange, ValidConnector,
-    ValidationError, WorkspaceId,
+    is_credential_header, BaseUrl, Connector, ConnectorId, HeaderValueChange, HeaderView, KeyChange, ServerKind,
+    ValidConnector, ValidationError, WorkspaceId,
 };
 use crate::secrets::SecretBox;
 
@@ -56,6 +56,11 @@ pub struct StoredConnector {
 /// Column order shared by the INSERT and the UPDATE: the user-editable fields are `$1..$9` in both.
 const COLUMNS: &str = "name, base_url, model, headers, secret_header_names, has_api_key, sealed_secrets, \
      input_price_per_mtok, output_price_per_mtok, updated_at, id, workspace_id, is_demo, created_at";
+
+/// What reads return besides the written columns: the last probe's finding.
+const READ_COLUMNS: &str = "name, base_url, model, headers, secret_header_names, has_api_key, sealed_secrets, \
+     input_price_per_mtok, output_price_per_mtok, updated_at, id, workspace_id, is_demo, created_at, server_kind, \
+     probed_at";
 
 fn seal_context(workspace: WorkspaceId, id: ConnectorId) -> String {
     format!("connector/{workspace}/{id}")
@@ -128,12 +133,34 @@ impl Store {
         let fields = ConnectorFields::prepare(input, &stored, sealer, workspace, id)?;
         let query = "UPDATE connectors SET name = $1, base_url = $2, model = $3, headers = $4, \
              secret_header_names = $5, has_api_key = $6, sealed_secrets = $7, input_price_per_mtok = $8, \
-             output_price_per_mtok = $9, updated_at = $10 WHERE id = $11 AND workspace_id = $12";
+             output_price_per_mtok = $9, updated_at = $10, \
+             server_kind = CASE WHEN base_url = $2 THEN server_kind END, \
+             probed_at = CASE WHEN base_url = $2 THEN probed_at END WHERE id = $11 AND workspace_id = $12";
         let updated = fields.bind(sqlx::query(query), now_ms, id, workspace).execute(&self.pool).await?.rows_affected();
         if updated != 1 {
             return Err(StoreError::NotFound);
         }
         self.get_connector(workspace, id).await
+    }
+
+    /// Records what a probe of the connector's server found (`None`: it told no engine).
+    pub async fn record_probe(
+        &self,
+        workspace: WorkspaceId,
+        id: ConnectorId,
+        kind: Option<ServerKind>,
+        now_ms: i64,
+    ) -> Result<(), StoreError> {
+        let updated =
+            sqlx::query("UPDATE connectors SET server_kind = $1, probed_at = $2 WHERE id = $3 AND workspace_id = $4")
+                .bind(kind.map(|k| k.as_str().to_string()))
+                .bind(now_ms)
+                .bind(id.to_string())
+                .bind(workspace.to_string())
+                .execute(&self.pool)
+                .await?
+                .rows_affected();
+        found(updated)
     }
 
     /// Deletes a connector; `NotFound` when it is not in `workspace`.
@@ -153,11 +180,12 @@ impl Store {
 
     /// All connectors of `workspace`, by name.
     pub async fn list_connectors(&self, workspace: WorkspaceId) -> Result<Vec<Connector>, StoreError> {
-        let rows =
-            sqlx::query(&format!("SELECT {COLUMNS} FROM connectors WHERE workspace_id = $1 ORDER BY name, created_at"))
-                .bind(workspace.to_string())
-                .fetch_all(&self.pool)
-                .await?;
+        let rows = sqlx::query(&format!(
+            "SELECT {READ_COLUMNS} FROM connectors WHERE workspace_id = $1 ORDER BY name, created_at"
+        ))
+        .bind(workspace.to_string())
+        .fetch_all(&self.pool)
+        .await?;
         rows.iter().map(connector_from_row).collect()
     }
 
@@ -203,16 +231,19 @@ impl Store {
 
     /// Points every demo connector at `base_url` (the bundled simulator's address changes between starts).
     pub async fn repoint_demo_connectors(&self, base_url: &BaseUrl, now_ms: i64) -> Result<u64, StoreError> {
-        Ok(sqlx::query("UPDATE connectors SET base_url = $1, updated_at = $2 WHERE is_demo = 1 AND base_url <> $1")
-            .bind(base_url.as_str())
-            .bind(now_ms)
-            .execute(&self.pool)
-            .await?
-            .rows_affected())
+        Ok(sqlx::query(
+            "UPDATE connectors SET base_url = $1, updated_at = $2, server_kind = NULL, probed_at = NULL \
+             WHERE is_demo = 1 AND base_url <> $1",
+        )
+        .bind(base_url.as_str())
+        .bind(now_ms)
+        .execute(&self.pool)
+        .await?
+        .rows_affected())
     }
 
     async fn fetch_row(&self, workspace: WorkspaceId, id: ConnectorId) -> Result<AnyRow, StoreError> {
-        sqlx::query(&format!("SELECT {COLUMNS} FROM connectors WHERE id = $1 AND workspace_id = $2"))
+        sqlx::query(&format!("SELECT {READ_COLUMNS} FROM connectors WHERE id = $1 AND workspace_id = $2"))
             .bind(id.to_string())
             .bind(workspace.to_string())
             .fetch_optional(&self.pool)
@@ -310,6 +341,11 @@ fn connector_from_row(row: &AnyRow) -> Result<Connector, StoreError> {
         input_price_per_mtok: row.try_get("input_price_per_mtok")?,
         output_price_per_mtok: row.try_get("output_price_per_mtok")?,
         is_demo: row.try_get::<i64, _>("is_demo")? != 0,
+        server_kind: row
+            .try_get::<Option<String>, _>("server_kind")?
+            .map(|text| ServerKind::parse(&text).ok_or_else(|| StoreError::Corrupt(format!("server_kind {text:?}"))))
+            .transpose()?,
+        probed_at_ms: row.try_get("probed_at")?,
         created_at_ms: row.try_get("created_at")?,
         updated_at_ms: row.try_get("updated_at")?,
     })

@@ -60,6 +60,9 @@ fn ConnectorRow(
             <td class="name">
                 {connector.name.clone()}
                 {connector.is_demo.then(|| view! { <span class="badge">"demo"</span> })}
+                {connector.server_kind.map(|kind| view! {
+                    <span class="badge server-kind" title="the engine the last Spec Lab probe found at this connector's server">{kind.label()}</span>
+                })}
             </td>
             <td class="mono">{connector.base_url.clone()}</td>
             <td class="mono">{connector.model.clone()}</td>
