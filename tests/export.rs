@@ -73,6 +73,7 @@ fn fixed_report() -> ReportSnapshot {
             "Percentiles use linear interpolation between closest ranks (numpy's default).".into(),
             "Token counts of 1 iteration were estimated (characters / 4).".into(),
         ],
+        server: None,
     }
 }
 
@@ -89,10 +90,10 @@ fn exports_of_a_fixed_report_match_their_snapshots() {
 }
 
 #[test]
-fn the_json_export_has_exactly_the_seed_shape_and_matches_the_schema() {
+fn the_json_export_has_exactly_the_documented_shape_and_matches_the_schema() {
     let report = fixed_report();
     let text = export(&report, ExportFormat::Json);
-    // Top-level keys in the seed's order (pretty-printed: the lines indented by exactly two spaces).
+    // Top-level keys in the documented order (pretty-printed: the lines indented by exactly two spaces).
     let keys: Vec<&str> = text
         .lines()
         .filter_map(|l| l.strip_prefix("  \"").filter(|_| !l.starts_with("   ")))

@@ -78,7 +78,7 @@ async fn a_closed_loop_run_streams_progress_and_ends_in_a_report_with_honest_not
     assert_eq!(first["warmup"], true);
     let measured = &snapshot["results"][1];
     for field in ["prompt", "iteration", "ttftMs", "totalMs", "tokensIn", "tokensOut", "costUsd", "error"] {
-        assert!(measured.get(field).is_some(), "results carry the seed's field {field}");
+        assert!(measured.get(field).is_some(), "results carry the documented field {field}");
     }
     assert_eq!(measured["error"], Value::Null);
     assert_eq!(measured["iteration"], 0);

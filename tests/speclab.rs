@@ -7,6 +7,7 @@
 
 mod common;
 
+use common::follow_events;
 use common::llama::llama_server;
 use latency_guard::engine::{HttpClient, RequestTarget};
 use latency_guard::model::{BaseUrl, ServerKind, SpecCounters};
@@ -130,6 +131,67 @@ async fn the_api_probes_a_stored_connectors_server_with_its_key_and_never_return
     assert_eq!(app.call("speclab/probe", json!({"id": id}), Some(&stranger)).await.0, 404, "another workspace's");
     assert_eq!(app.call("speclab/probe", json!({"id": id}), None).await.0, 401);
     assert_eq!(app.call("speclab/probe", json!({"id": "not-a-uuid"}), Some(&cookie)).await.0, 400);
+}
+
+/// The report snapshot of `run`.
+async fn snapshot_of(app: &common::TestApp, cookie: &str, run: &str) -> Value {
+    let (status, text) = app.call("runs/report", json!({"id": run}), Some(cookie)).await;
+    assert_eq!(status, 200, "{text}");
+    serde_json::from_str::<Value>(&text).unwrap()["snapshot"].clone()
+}
+
+#[tokio::test]
+async fn a_run_against_a_probed_server_records_its_metrics_and_the_report_says_where_figures_came_from() {
+    let Some(drafting) = llama_server(true).await else { return };
+    let app = common::spawn_app().await;
+    let (_, cookie) = app.session_for(latency_guard::store::LOCAL_OWNER).await;
+    let input = json!({"input": {"name": "llama", "baseUrl": drafting.base_url, "model": "tiny"}});
+    let id = serde_json::from_str::<Value>(&app.call("connectors/create", input, Some(&cookie)).await.1).unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // Unprobed, a run records nothing of the server: the report keeps its shape and says so.
+    let plan = |n: u32| {
+        json!({"input": {"connectorId": id, "agent": {"name": "bot", "tokenBudget": 24}, "prompts": ["count", "say"],
+                          "iterations": n, "temperature": 0, "mode": {"kind": "closed", "concurrency": 1}}})
+    };
+    let run = serde_json::from_str::<Value>(&app.call("runs/start", plan(1), Some(&cookie)).await.1).unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    follow_events(&app, &cookie, &run, usize::MAX).await;
+    let unprobed = snapshot_of(&app, &cookie, &run).await;
+    assert!(unprobed.get("server").is_none(), "{unprobed}");
+
+    assert_eq!(app.call("speclab/probe", json!({"id": id}), Some(&cookie)).await.0, 200);
+    let client = HttpClient::new().unwrap();
+    let before = counters(&client, &target(&drafting.base_url)).await;
+    let run = serde_json::from_str::<Value>(&app.call("runs/start", plan(3), Some(&cookie)).await.1).unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    follow_events(&app, &cookie, &run, usize::MAX).await;
+    let window = before.window(&counters(&client, &target(&drafting.base_url)).await).unwrap();
+    let snapshot = snapshot_of(&app, &cookie, &run).await;
+    common::assert_report_schema(&snapshot);
+    let server = &snapshot["server"];
+    assert_eq!((server["kind"].as_str(), server["spec"]["kind"].as_str()), (Some("llama_cpp"), Some("window")));
+    assert!(server["scrapes"].as_u64().unwrap() >= 2, "{server}");
+    assert!(window.draft_tokens > 0.0);
+    assert_eq!(
+        (server["spec"]["draftTokens"].as_f64(), server["spec"]["acceptedTokens"].as_f64()),
+        (Some(window.draft_tokens), Some(window.accepted_tokens)),
+        "the run's window is the server's own count over the run"
+    );
+    let honesty = snapshot["honesty"].to_string();
+    assert!(honesty.contains("from the server's own counters") && honesty.contains("other traffic"), "{honesty}");
+    assert!(!honesty.contains("this run did not record the server's own metrics"), "{honesty}");
+    // The HTML export's Spec Lab section says the same.
+    let parsed: latency_guard::report::ReportSnapshot = serde_json::from_value(snapshot.clone()).unwrap();
+    let html = latency_guard::export::export(&parsed, latency_guard::export::ExportFormat::Html);
+    let section = &html[html.find("id=\"spec-lab\"").unwrap()..];
+    let section = &section[..section.find("</section>").unwrap()];
+    assert!(section.contains("tokens drafted") && section.contains("Server load"), "{section}");
 }
 
 #[tokio::test]

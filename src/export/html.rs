@@ -55,8 +55,21 @@ pub fn to_html(snapshot: &ReportSnapshot) -> String {
     let _ = write!(
         page,
         "</figure><section id=\"{SPEC_LAB_SLOT_ID}\" class=\"slot\" data-slot=\"spec-lab-bottleneck\">\
-         <h2>Speculative decoding</h2><p class=\"muted\">No Spec Lab probe is attached to this report.</p></section>"
+         <h2>Speculative decoding</h2>"
     );
+    match &snapshot.server {
+        Some(server) => {
+            page.push_str("<ul>");
+            for note in crate::report::server_notes(server) {
+                let _ = write!(page, "<li>{}</li>", escape(&note));
+            }
+            page.push_str("</ul></section>");
+        }
+        None => page.push_str(
+            "<p class=\"muted\">This run did not record its server's metrics (the connector's server was not probed, \
+             or is not self-hosted).</p></section>",
+        ),
+    }
     table(&mut page, snapshot);
     let _ = writeln!(
         page,

@@ -45,7 +45,10 @@ pub use progress::{LivePoint, RunProgress, RunUpdate};
 pub(crate) use run::fixtures;
 pub use run::{limits, Agent, ConnectionPolicy, Job, LoadMode, RunPlan, RunPlanInput, RunStatus, RunView};
 pub use schedule_detail::{BaselineInfo, PinnableRun, ScheduleDetail};
-pub use speclab::{ProbeReport, ProbedPath, ServerKind, SpecCounters, SpecWindow, Speculation, WindowError};
+pub use speclab::{
+    ProbeReport, ProbedPath, ServerKind, ServerMetrics, ServerSample, SpecCounters, SpecOutcome, SpecWindow,
+    Speculation, WindowError, MAX_SERVER_SAMPLES,
+};
 pub use text::{display_name, prompt_text};
 pub use time::{iso8601_utc, utc_minute, utc_second};
 

@@ -180,6 +180,57 @@ pub struct ProbeReport {
     pub notes: Vec<String>,
 }
 
+/// One reading of a server's load during a run, from its gauges.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerSample {
+    /// Since the run's first scrape, ms.
+    pub at_ms: u64,
+    /// Requests being processed (vLLM `num_requests_running`, llama.cpp `requests_processing`, …).
+    pub running: Option<f64>,
+    /// Requests waiting for a slot (vLLM `num_requests_waiting`, llama.cpp `requests_deferred`, …).
+    pub waiting: Option<f64>,
+    /// KV-cache use, 0–1, where exposed.
+    pub kv_cache: Option<f64>,
+}
+
+/// Speculative decoding over a run, from the server's counters at its start and end.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum SpecOutcome {
+    /// The counters moved by this much.
+    Window(SpecWindow),
+    /// A counter went down: the server restarted, and the window says nothing.
+    Restarted {
+        /// The counter that went down.
+        counter: String,
+    },
+    /// The server has no speculative-decoding counters (off, or an engine that only has gauges).
+    NotCounted,
+}
+
+/// What a run recorded of its server's own metrics: scraped when it started, every second while it ran, and when
+/// it ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerMetrics {
+    /// The engine.
+    pub kind: ServerKind,
+    /// Where `/metrics` was read.
+    pub root: String,
+    /// Scrapes that answered.
+    pub scrapes: u32,
+    /// Scrapes that did not (the run went on).
+    pub failed_scrapes: u32,
+    /// The load over the run, at most [`MAX_SERVER_SAMPLES`] (thinned evenly beyond).
+    pub samples: Vec<ServerSample>,
+    /// Speculative decoding between the first and the last scrape.
+    pub spec: SpecOutcome,
+}
+
+/// Load samples a run keeps at most (ten minutes at one a second; a longer run keeps every other one, and so on).
+pub const MAX_SERVER_SAMPLES: usize = 600;
+
 #[cfg(test)]
 mod tests {
     use super::*;

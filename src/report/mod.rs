@@ -6,6 +6,7 @@ mod cards;
 mod compare;
 mod format;
 mod honesty;
+mod server;
 mod table;
 mod view;
 
@@ -15,12 +16,13 @@ pub use compare::compare;
 pub use compare::{comparability_warnings, delta, ComparedRun, Comparison, LatencyTests};
 pub use format::{ms, p_value, percentile_triple, total_cost};
 pub use honesty::honesty_notes;
+pub use server::{server_notes, with_server};
 pub use table::{page_count, table_page, IterationPage, SortKey, TableQuery, MAX_PAGE_SIZE};
 pub use view::{report_view, scatter_point, ReportView};
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{iso8601_utc, IterationRecord, RunView};
+use crate::model::{iso8601_utc, IterationRecord, RunView, ServerMetrics};
 use crate::stats::{summarize, Percentiles, RunSummary};
 
 /// `report`: which run this is.
@@ -87,6 +89,10 @@ pub struct ReportSnapshot {
     pub results: Vec<IterationRecord>,
     /// How the figures were made and what could not be measured.
     pub honesty: Vec<String>,
+    /// What the server's own metrics said during the run, for a connector whose server a probe identified
+    /// (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<ServerMetrics>,
 }
 
 /// What a share link shows: the snapshot and the summary figures beside it, nothing of the workspace.
@@ -119,6 +125,7 @@ pub fn snapshot(run: &RunView, results: Vec<IterationRecord>) -> (ReportSnapshot
         stats: ReportStats { ttft: summary.ttft, total: summary.total, tok_per_sec: summary.tok_per_sec },
         results,
         honesty,
+        server: None,
     };
     (snapshot, summary)
 }

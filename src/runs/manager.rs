@@ -33,6 +33,12 @@ pub enum StartError {
     Store(#[from] StoreError),
 }
 
+/// Where a run sends its requests, and the engine a probe found there (whose metrics the run then records).
+struct Target {
+    request: RequestTarget,
+    server_kind: Option<crate::model::ServerKind>,
+}
+
 /// A run in progress: how to stop it and how to follow it.
 #[derive(Clone)]
 struct LiveRun {
@@ -98,9 +104,10 @@ impl RunManager {
         &self,
         workspace: WorkspaceId,
         input: RunPlanInput,
-    ) -> Result<(RunView, RequestTarget, LiveRun), StartError> {
+    ) -> Result<(RunView, Target, LiveRun), StartError> {
         let (connector, target) =
             stored_target(self.store.open_connector(workspace, input.connector_id, &self.sealer).await?);
+        let target = Target { request: target, server_kind: connector.server_kind };
         let plan = input.validate(&connector.model)?;
         let id = RunId::new_random();
         let view = self.store.create_run(workspace, id, &plan, &connector, &self.instance, self.clock.now_ms()).await?;
@@ -162,10 +169,10 @@ impl RunManager {
         self.live_runs().get(&id).filter(|l| l.workspace == workspace).map(|l| l.updates.subscribe())
     }
 
-    async fn execute(&self, run: RunView, target: RequestTarget, live: LiveRun) {
+    async fn execute(&self, run: RunView, target: Target, live: LiveRun) {
         let execution = Execution {
             plan: Arc::new(run.plan.clone()),
-            target,
+            target: target.request.clone(),
             model: run.model.clone(),
             client: self.http.clone(),
             seed: seed_from(&run.id.0),
@@ -173,7 +180,20 @@ impl RunManager {
             prices: (run.input_price_per_mtok, run.output_price_per_mtok),
         };
         let mut sink = StoreAndBroadcast { manager: self, run: &run, live: &live, done: 0, errors: 0 };
-        let outcome = execute(execution, &mut sink).await;
+        // A server a Spec Lab probe identified is read before, during and after the run (its own metrics).
+        let outcome = match target.server_kind {
+            Some(kind) => {
+                let work = execute(execution, &mut sink);
+                let (outcome, server) = crate::speclab::record_during(&self.http, &target.request, kind, work).await;
+                if let Some(server) = server {
+                    if let Err(e) = while_reachable(|| self.store.set_run_server_metrics(run.id, &server)).await {
+                        tracing::error!(run = %run.id, error = %e, "storing the server's metrics failed");
+                    }
+                }
+                outcome
+            }
+            None => execute(execution, &mut sink).await,
+        };
         let (done, errors) = (sink.done, sink.errors);
         let status = match (&outcome.failure, live.cancel.is_cancelled()) {
             (Some(_), _) => RunStatus::Failed,

@@ -6,9 +6,10 @@ use sqlx::any::AnyRow;
 use sqlx::Row;
 
 use super::workspaces::parse_id;
-use super::{bool_to_db, Store, StoreError};
+use super::{bool_to_db, from_json, to_json, Store, StoreError};
 use crate::model::{
-    Connector, ConnectorId, IterationRecord, Measurement, RunId, RunPlan, RunStatus, RunView, TokenSource, WorkspaceId,
+    Connector, ConnectorId, IterationRecord, Measurement, RunId, RunPlan, RunStatus, RunView, ServerMetrics,
+    TokenSource, WorkspaceId,
 };
 use crate::report::{page_count, IterationPage, ReportSnapshot, SortKey, TableQuery};
 use crate::stats::RunSummary;
@@ -252,6 +253,31 @@ impl Store {
         rows.iter().map(run_from_row).collect()
     }
 
+    /// Stores what a run recorded of its server's metrics.
+    pub async fn set_run_server_metrics(&self, run: RunId, metrics: &ServerMetrics) -> Result<(), StoreError> {
+        sqlx::query("UPDATE runs SET server_metrics = $1 WHERE id = $2")
+            .bind(to_json(metrics)?)
+            .bind(run.to_string())
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// What a run of `workspace` recorded of its server's metrics, if anything.
+    pub async fn run_server_metrics(
+        &self,
+        workspace: WorkspaceId,
+        run: RunId,
+    ) -> Result<Option<ServerMetrics>, StoreError> {
+        let row = sqlx::query("SELECT server_metrics FROM runs WHERE id = $1 AND workspace_id = $2")
+            .bind(run.to_string())
+            .bind(workspace.to_string())
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        row.try_get::<Option<String>, _>("server_metrics")?.map(|text| from_json(&text)).transpose()
+    }
+
     /// A run of `workspace` and its iterations in send order.
     pub async fn run_with_iterations(
         &self,
@@ -296,6 +322,7 @@ impl Store {
         let run = self.get_run(workspace, id).await?;
         let records = self.run_iterations(workspace, id).await?;
         let (snapshot, summary) = crate::report::snapshot(&run, records);
+        let snapshot = crate::report::with_server(snapshot, self.run_server_metrics(workspace, id).await?);
         Ok((run, snapshot, summary))
     }
 

@@ -1,0 +1,201 @@
+//! Server metrics during a run: `/metrics` is scraped once before the work starts, every second while it runs
+//! and once after, and what came back becomes [`ServerMetrics`]: the load gauges over time and the
+//! speculative-decoding window between the first and the last scrape. Scraping runs beside the work, in the same
+//! task, and never stops or fails it: a scrape that fails is counted and skipped.
+
+use std::future::Future;
+use std::time::Duration;
+use tokio::time::Instant;
+
+use super::engines::{spec_evidence, SpecEvidence};
+use super::exposition::Exposition;
+use super::probe::{scrape, server_root};
+use crate::engine::{HttpClient, RequestTarget};
+use crate::model::{ServerKind, ServerMetrics, ServerSample, SpecCounters, SpecOutcome, MAX_SERVER_SAMPLES};
+
+/// How often the server is read while the work runs.
+pub const SCRAPE_EVERY: Duration = Duration::from_secs(1);
+
+/// The load gauges of each engine: requests running, waiting, KV-cache use (first name present wins).
+fn gauges(kind: ServerKind) -> [&'static [&'static str]; 3] {
+    match kind {
+        ServerKind::Vllm => [
+            &["vllm:num_requests_running"],
+            &["vllm:num_requests_waiting"],
+            &["vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"],
+        ],
+        ServerKind::LlamaCpp => {
+            [&["llamacpp:requests_processing"], &["llamacpp:requests_deferred"], &["llamacpp:kv_cache_usage_ratio"]]
+        }
+        ServerKind::Sglang => [&["sglang:num_running_reqs"], &["sglang:num_queue_reqs"], &["sglang:token_usage"]],
+        ServerKind::Tgi => [&["tgi_batch_current_size"], &["tgi_queue_size"], &[]],
+    }
+}
+
+/// The load sample of one scrape.
+fn sample(kind: ServerKind, metrics: &Exposition, at_ms: u64) -> ServerSample {
+    let [running, waiting, kv_cache] = gauges(kind);
+    ServerSample {
+        at_ms,
+        running: metrics.first_sum(running),
+        waiting: metrics.first_sum(waiting),
+        kv_cache: metrics.first_sum(kv_cache),
+    }
+}
+
+/// The load samples of a run, at most [`MAX_SERVER_SAMPLES`], evenly spaced: one in `stride` readings is kept,
+/// and when the book is full every other kept sample goes and the stride doubles. The last reading is always
+/// kept (the state at the end of the run).
+struct SampleBook {
+    samples: Vec<ServerSample>,
+    stride: usize,
+    offered: usize,
+}
+
+impl SampleBook {
+    fn new() -> Self {
+        Self { samples: Vec::new(), stride: 1, offered: 0 }
+    }
+
+    fn offer(&mut self, sample: ServerSample) {
+        let index = self.offered;
+        self.offered += 1;
+        if !index.is_multiple_of(self.stride) {
+            return;
+        }
+        if self.samples.len() == MAX_SERVER_SAMPLES {
+            let mut position = 0;
+            self.samples.retain(|_| {
+                position += 1;
+                position % 2 == 1
+            });
+            self.stride *= 2;
+            if !index.is_multiple_of(self.stride) {
+                return;
+            }
+        }
+        self.samples.push(sample);
+    }
+
+    fn finish(mut self, last: Option<ServerSample>) -> Vec<ServerSample> {
+        if let Some(last) = last {
+            if self.samples.len() == MAX_SERVER_SAMPLES {
+                self.samples.pop();
+            }
+            self.samples.push(last);
+        }
+        self.samples
+    }
+}
+
+/// Scrapes the server of `target` (whose engine is `kind`) before, during and after `work`, and returns the
+/// work's output with what was recorded; `None` when not even the first scrape answered.
+pub async fn record_during<T>(
+    client: &HttpClient,
+    target: &RequestTarget,
+    kind: ServerKind,
+    work: impl Future<Output = T>,
+) -> (T, Option<ServerMetrics>) {
+    let started = Instant::now();
+    let elapsed_ms = || u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    let first = match scrape(client, target).await {
+        Ok(first) => first,
+        Err(why) => {
+            tracing::warn!(error = %why, "server metrics unreadable at the start of the run; not recorded");
+            return (work.await, None);
+        }
+    };
+    let mut recorded = ServerMetrics {
+        kind,
+        root: server_root(&target.base_url),
+        scrapes: 1,
+        failed_scrapes: 0,
+        samples: Vec::new(),
+        spec: SpecOutcome::NotCounted,
+    };
+    let mut book = SampleBook::new();
+    book.offer(sample(kind, &first, 0));
+    let counters_of = |metrics: &Exposition| match spec_evidence(kind, metrics) {
+        SpecEvidence::Counters(counters) => Some(counters),
+        _ => None,
+    };
+    let at_start = counters_of(&first);
+    let mut last: Option<SpecCounters> = at_start.clone();
+    let mut ticks = tokio::time::interval_at(started + SCRAPE_EVERY, SCRAPE_EVERY);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    tokio::pin!(work);
+    let output = loop {
+        tokio::select! {
+            output = &mut work => break output,
+            _ = ticks.tick() => {
+                match scrape(client, target).await {
+                    Ok(metrics) => {
+                        recorded.scrapes += 1;
+                        book.offer(sample(kind, &metrics, elapsed_ms()));
+                        last = counters_of(&metrics).or(last);
+                    }
+                    Err(_) => recorded.failed_scrapes += 1,
+                }
+            }
+        }
+    };
+    let final_sample = match scrape(client, target).await {
+        Ok(metrics) => {
+            recorded.scrapes += 1;
+            last = counters_of(&metrics).or(last);
+            Some(sample(kind, &metrics, elapsed_ms()))
+        }
+        Err(_) => {
+            recorded.failed_scrapes += 1;
+            None
+        }
+    };
+    recorded.samples = book.finish(final_sample);
+    recorded.spec = match (&at_start, &last) {
+        (Some(start), Some(end)) => match start.window(end) {
+            Ok(window) => SpecOutcome::Window(window),
+            Err(crate::model::WindowError::Restarted { counter }) => SpecOutcome::Restarted { counter },
+        },
+        _ => SpecOutcome::NotCounted,
+    };
+    (output, Some(recorded))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn samples_are_thinned_evenly_and_keep_the_first_and_the_newest() {
+        let reading = |at_ms| ServerSample { at_ms, running: Some(1.0), waiting: None, kv_cache: None };
+        let mut book = SampleBook::new();
+        for at_ms in 0..5_000 {
+            book.offer(reading(at_ms));
+        }
+        let samples = book.finish(Some(reading(5_000)));
+        assert!(samples.len() <= MAX_SERVER_SAMPLES && samples.len() > MAX_SERVER_SAMPLES / 2, "{}", samples.len());
+        assert_eq!(samples.first().map(|s| s.at_ms), Some(0));
+        assert_eq!(samples.last().map(|s| s.at_ms), Some(5_000), "the end of the run is always kept");
+        let gaps: Vec<u64> = samples[..samples.len() - 1].windows(2).map(|w| w[1].at_ms - w[0].at_ms).collect();
+        assert!(gaps.iter().all(|g| *g == gaps[0]), "evenly spaced: {gaps:?}");
+        let mut short = SampleBook::new();
+        (0..10).for_each(|at_ms| short.offer(reading(at_ms)));
+        assert_eq!(short.finish(None).len(), 10, "a short run keeps every reading");
+    }
+
+    #[test]
+    fn each_engines_gauges_are_read() {
+        let vllm = Exposition::parse(
+            "vllm:num_requests_running{engine=\"0\"} 3\nvllm:num_requests_running{engine=\"1\"} 1\n\
+             vllm:num_requests_waiting{engine=\"0\"} 2\nvllm:gpu_cache_usage_perc{engine=\"0\"} 0.5\n",
+        )
+        .unwrap();
+        assert_eq!(
+            sample(ServerKind::Vllm, &vllm, 7),
+            ServerSample { at_ms: 7, running: Some(4.0), waiting: Some(2.0), kv_cache: Some(0.5) }
+        );
+        let llama = Exposition::parse(include_str!("../../tests/fixtures/speclab/llamacpp_metrics_plain.txt")).unwrap();
+        let read = sample(ServerKind::LlamaCpp, &llama, 0);
+        assert_eq!((read.running, read.waiting, read.kv_cache), (Some(0.0), Some(0.0), None));
+    }
+}
