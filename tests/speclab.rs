@@ -11,7 +11,7 @@ use common::follow_events;
 use common::llama::llama_server;
 use latency_guard::engine::{HttpClient, RequestTarget};
 use latency_guard::model::{BaseUrl, ServerKind, SpecCounters};
-use latency_guard::speclab::{probe, scrape, spec_evidence, SpecEvidence};
+use latency_guard::speclab::{probe, record_during, scrape, spec_evidence, SpecEvidence};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
@@ -192,6 +192,39 @@ async fn a_run_against_a_probed_server_records_its_metrics_and_the_report_says_w
     let section = &html[html.find("id=\"spec-lab\"").unwrap()..];
     let section = &section[..section.find("</section>").unwrap()];
     assert!(section.contains("tokens drafted") && section.contains("Server load"), "{section}");
+}
+
+#[tokio::test]
+async fn the_recorder_reads_the_server_once_a_second_while_the_work_runs() {
+    let Some(plain) = llama_server(false).await else { return };
+    let client = HttpClient::new().unwrap();
+    let work = async {
+        tokio::time::sleep(std::time::Duration::from_millis(2_500)).await;
+        "done"
+    };
+    let started = std::time::Instant::now();
+    let (output, recorded) = record_during(&client, &target(&plain.base_url), ServerKind::LlamaCpp, work).await;
+    assert_eq!(output, "done");
+    assert!(started.elapsed() < std::time::Duration::from_millis(3_500), "the scraping did not hold the work up");
+    let recorded = recorded.unwrap();
+    // First, the ticks at 1 s and 2 s (the second may fall after the work on a loaded machine), last.
+    assert!((3..=4).contains(&recorded.scrapes) && recorded.failed_scrapes == 0, "{recorded:?}");
+    let at: Vec<u64> = recorded.samples.iter().map(|s| s.at_ms).collect();
+    assert_eq!(at.len() as u32, recorded.scrapes, "every reading is kept in a short run");
+    assert!(at.windows(2).all(|w| w[0] < w[1]) && at.last() >= Some(&2_500), "{at:?}");
+    assert!(recorded.samples.iter().all(|s| s.running == Some(0.0)), "{:?}", recorded.samples);
+    assert!(matches!(recorded.spec, latency_guard::model::SpecOutcome::Window(ref w) if w.draft_tokens == 0.0));
+
+    // A server that is gone records nothing, and the work still runs.
+    let gone = target(&plain.base_url);
+    drop(plain);
+    let mut tries = 0;
+    while scrape(&client, &gone).await.is_ok() && tries < 50 {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        tries += 1;
+    }
+    let (output, recorded) = record_during(&client, &gone, ServerKind::LlamaCpp, async { 7 }).await;
+    assert_eq!((output, recorded), (7, None));
 }
 
 #[tokio::test]

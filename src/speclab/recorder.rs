@@ -1,11 +1,12 @@
 //! Server metrics during a run: `/metrics` is scraped once before the work starts, every second while it runs
 //! and once after, and what came back becomes [`ServerMetrics`]: the load gauges over time and the
-//! speculative-decoding window between the first and the last scrape. Scraping runs beside the work, in the same
-//! task, and never stops or fails it: a scrape that fails is counted and skipped.
+//! speculative-decoding window between the first and the last scrape. Scraping runs beside the work, in a task
+//! of its own, and never stops, delays or fails it: a scrape that fails is counted and skipped.
 
 use std::future::Future;
 use std::time::Duration;
 use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
 
 use super::engines::{spec_evidence, SpecEvidence};
 use super::exposition::Exposition;
@@ -88,75 +89,100 @@ impl SampleBook {
     }
 }
 
+/// What the scraping has read so far.
+struct Readings {
+    kind: ServerKind,
+    started: Instant,
+    scrapes: u32,
+    failed: u32,
+    book: SampleBook,
+    /// The counters of the latest scrape that had them.
+    last: Option<SpecCounters>,
+}
+
+impl Readings {
+    /// One scrape's outcome; the sample goes to the book unless it is the final one (`keep_sample` false), which
+    /// is returned instead.
+    fn read(&mut self, scraped: Result<Exposition, String>, keep_sample: bool) -> Option<ServerSample> {
+        let metrics = match scraped {
+            Ok(metrics) => metrics,
+            Err(_) => {
+                self.failed += 1;
+                return None;
+            }
+        };
+        self.scrapes += 1;
+        if let SpecEvidence::Counters(counters) = spec_evidence(self.kind, &metrics) {
+            self.last = Some(counters);
+        }
+        let at_ms = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let reading = sample(self.kind, &metrics, at_ms);
+        if keep_sample {
+            self.book.offer(reading);
+            None
+        } else {
+            Some(reading)
+        }
+    }
+}
+
 /// Scrapes the server of `target` (whose engine is `kind`) before, during and after `work`, and returns the
-/// work's output with what was recorded; `None` when not even the first scrape answered.
+/// work's output with what was recorded; `None` when not even the first scrape answered. The scrapes during the
+/// work run in a task of their own, so a slow `/metrics` never delays the work.
 pub async fn record_during<T>(
     client: &HttpClient,
     target: &RequestTarget,
     kind: ServerKind,
     work: impl Future<Output = T>,
 ) -> (T, Option<ServerMetrics>) {
-    let started = Instant::now();
-    let elapsed_ms = || u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    let first = match scrape(client, target).await {
-        Ok(first) => first,
-        Err(why) => {
-            tracing::warn!(error = %why, "server metrics unreadable at the start of the run; not recorded");
-            return (work.await, None);
-        }
-    };
-    let mut recorded = ServerMetrics {
-        kind,
-        root: server_root(&target.base_url),
-        scrapes: 1,
-        failed_scrapes: 0,
-        samples: Vec::new(),
-        spec: SpecOutcome::NotCounted,
-    };
-    let mut book = SampleBook::new();
-    book.offer(sample(kind, &first, 0));
-    let counters_of = |metrics: &Exposition| match spec_evidence(kind, metrics) {
-        SpecEvidence::Counters(counters) => Some(counters),
-        _ => None,
-    };
-    let at_start = counters_of(&first);
-    let mut last: Option<SpecCounters> = at_start.clone();
-    let mut ticks = tokio::time::interval_at(started + SCRAPE_EVERY, SCRAPE_EVERY);
-    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    tokio::pin!(work);
-    let output = loop {
-        tokio::select! {
-            output = &mut work => break output,
-            _ = ticks.tick() => {
-                match scrape(client, target).await {
-                    Ok(metrics) => {
-                        recorded.scrapes += 1;
-                        book.offer(sample(kind, &metrics, elapsed_ms()));
-                        last = counters_of(&metrics).or(last);
+    let mut readings =
+        Readings { kind, started: Instant::now(), scrapes: 0, failed: 0, book: SampleBook::new(), last: None };
+    let first = scrape(client, target).await;
+    if let Err(why) = &first {
+        tracing::warn!(error = %why, "server metrics unreadable at the start of the run; not recorded");
+        return (work.await, None);
+    }
+    readings.read(first, true);
+    let at_start = readings.last.clone();
+    let stop = CancellationToken::new();
+    let scraping = tokio::spawn({
+        let (client, target, stop) = (client.clone(), target.clone(), stop.clone());
+        async move {
+            let mut ticks = tokio::time::interval_at(readings.started + SCRAPE_EVERY, SCRAPE_EVERY);
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tokio::select! {
+                    () = stop.cancelled() => break,
+                    _ = ticks.tick() => {
+                        let scraped = scrape(&client, &target).await;
+                        readings.read(scraped, true);
                     }
-                    Err(_) => recorded.failed_scrapes += 1,
                 }
             }
+            readings
         }
+    });
+    let output = work.await;
+    stop.cancel();
+    let Ok(mut readings) = scraping.await else {
+        tracing::error!("the server-metrics scraper stopped unexpectedly; not recorded");
+        return (output, None);
     };
-    let final_sample = match scrape(client, target).await {
-        Ok(metrics) => {
-            recorded.scrapes += 1;
-            last = counters_of(&metrics).or(last);
-            Some(sample(kind, &metrics, elapsed_ms()))
-        }
-        Err(_) => {
-            recorded.failed_scrapes += 1;
-            None
-        }
-    };
-    recorded.samples = book.finish(final_sample);
-    recorded.spec = match (&at_start, &last) {
+    let final_sample = readings.read(scrape(client, target).await, false);
+    let spec = match (&at_start, &readings.last) {
         (Some(start), Some(end)) => match start.window(end) {
             Ok(window) => SpecOutcome::Window(window),
             Err(crate::model::WindowError::Restarted { counter }) => SpecOutcome::Restarted { counter },
         },
         _ => SpecOutcome::NotCounted,
+    };
+    let recorded = ServerMetrics {
+        kind,
+        root: server_root(&target.base_url),
+        scrapes: readings.scrapes,
+        failed_scrapes: readings.failed,
+        samples: readings.book.finish(final_sample),
+        spec,
     };
     (output, Some(recorded))
 }
