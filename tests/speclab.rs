@@ -186,6 +186,12 @@ async fn a_run_against_a_probed_server_records_its_metrics_and_the_report_says_w
     let honesty = snapshot["honesty"].to_string();
     assert!(honesty.contains("from the server's own counters") && honesty.contains("other traffic"), "{honesty}");
     assert!(!honesty.contains("this run did not record the server's own metrics"), "{honesty}");
+    // The run page's view carries the server section: the same notes and the load over the run.
+    let (status, text) = app.call("runs/view", json!({"id": run}), Some(&cookie)).await;
+    assert_eq!(status, 200, "{text}");
+    let section = serde_json::from_str::<Value>(&text).unwrap()["view"]["server"].clone();
+    assert!(section["notes"][0].as_str().unwrap().contains("tokens drafted"), "{section}");
+    assert!(section["loadSvg"].as_str().unwrap().contains("load-line running"), "{section}");
     // The HTML export's Spec Lab section says the same.
     let parsed: latency_guard::report::ReportSnapshot = serde_json::from_value(snapshot.clone()).unwrap();
     let html = latency_guard::export::export(&parsed, latency_guard::export::ExportFormat::Html);

@@ -8,9 +8,11 @@ mod history;
 mod markup;
 mod plot;
 mod scatter;
+mod server_load;
 
 pub use cdf::{cdf_overlay, ecdf_points, CdfSeries};
 pub use histogram::latency_histogram;
 pub use history::{schedule_history, HistoryPoint};
 pub use markup::escape_text;
 pub use scatter::{latency_scatter, sampled_scatter, ScatterPoint, ScatterSample};
+pub use server_load::server_load;

@@ -18,7 +18,7 @@ pub use format::{ms, p_value, percentile_triple, total_cost};
 pub use honesty::honesty_notes;
 pub use server::{server_notes, with_server};
 pub use table::{page_count, table_page, IterationPage, SortKey, TableQuery, MAX_PAGE_SIZE};
-pub use view::{report_view, scatter_point, ReportView};
+pub use view::{report_view, scatter_point, ReportView, ServerSection};
 
 use serde::{Deserialize, Serialize};
 

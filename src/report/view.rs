@@ -42,6 +42,18 @@ pub struct ReportView {
     pub cdf_svg: String,
     /// The table's first page in send order.
     pub first_page: IterationPage,
+    /// What the server's own metrics said during the run, when it recorded them: the notes and the load, SVG.
+    pub server: Option<ServerSection>,
+}
+
+/// The report's server section.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerSection {
+    /// Speculative decoding and load, in words, with their source.
+    pub notes: Vec<String>,
+    /// Requests running and waiting over the run.
+    pub load_svg: String,
 }
 
 /// A stored iteration as a scatter point.
@@ -67,6 +79,10 @@ pub fn report_view(snapshot: &ReportSnapshot, summary: RunSummary) -> ReportView
         histogram_svg,
         cdf_svg,
         first_page: table_page(results, &TableQuery::default()),
+        server: snapshot.server.as_ref().map(|server| ServerSection {
+            notes: super::server_notes(server),
+            load_svg: crate::charts::server_load(&server.samples),
+        }),
     }
 }
 

@@ -15,7 +15,7 @@ pub use connector_form::ConnectorForm;
 pub use export_buttons::ExportButtons;
 pub use layout::{alert_badge, ErrorBox, Layout, PublicLayout};
 pub use probe_panel::ServerProbe;
-pub use report_view::{DistributionCharts, HonestyNotes, StatCards};
+pub use report_view::{DistributionCharts, HonestyNotes, ServerPanel, StatCards};
 pub use results_table::ResultsTable;
 pub use schedule_form::ScheduleForm;
 pub use share_controls::ShareControls;

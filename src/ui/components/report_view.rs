@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::report::{stat_cards, ReportStats};
+use crate::report::{stat_cards, ReportStats, ServerSection};
 use crate::stats::RunSummary;
 
 /// The distribution of a finished report, drawn on the server: a histogram and the cumulative distribution of
@@ -30,6 +30,18 @@ pub fn StatCards(stats: ReportStats, summary: RunSummary) -> impl IntoView {
                     <div class="stat-how">{card.how}</div>
                 </div>
             }).collect_view()}
+        </section>
+    }
+}
+
+/// What the server's own metrics said during the run: speculative decoding and the load, with their source.
+#[component]
+pub fn ServerPanel(section: ServerSection) -> impl IntoView {
+    view! {
+        <section class="server-section" id="server">
+            <h3>"The server, from its own metrics"</h3>
+            <ul>{section.notes.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}</ul>
+            <div class="chart-box" id="server-load" inner_html=section.load_svg></div>
         </section>
     }
 }

@@ -8,7 +8,8 @@ use crate::api::runs::{cancel_run, get_run_view, RunReportView};
 use crate::charts::{latency_scatter, sampled_scatter, ScatterPoint};
 use crate::model::{LivePoint, RunId, RunProgress, RunStatus};
 use crate::ui::components::{
-    DistributionCharts, ErrorBox, ExportButtons, HonestyNotes, Layout, ResultsTable, ShareControls, StatCards,
+    DistributionCharts, ErrorBox, ExportButtons, HonestyNotes, Layout, ResultsTable, ServerPanel, ShareControls,
+    StatCards,
 };
 use crate::ui::hooks::use_run_events;
 use crate::ui::report_source::ReportSource;
@@ -67,6 +68,7 @@ fn RunDetail(id: RunId) -> impl IntoView {
                             <StatCards stats=view.stats summary=view.summary/>
                             <HonestyNotes notes=view.honesty/>
                             {(!running).then(|| view! { <DistributionCharts histogram_svg=view.histogram_svg cdf_svg=view.cdf_svg/> })}
+                            {view.server.map(|section| view! { <ServerPanel section/> })}
                             <ResultsTable source first=view.first_page/>
                         }
                         .into_any()
