@@ -15,12 +15,8 @@ use super::context::with_session;
 #[server(prefix = "/api", endpoint = "runs/compare", input = Json)]
 pub async fn compare_runs(baseline: RunId, candidate: RunId) -> Result<Comparison, AppError> {
     with_session(|state, session| async move {
-        let (a, b) = (baseline, candidate);
-        let (a, b) = (
-            state.store.run_with_iterations(session.workspace_id, a),
-            state.store.run_with_iterations(session.workspace_id, b),
-        );
-        let ((a_run, a_records), (b_run, b_records)) = (a.await?, b.await?);
+        let load = |id| state.store.run_with_iterations(session.workspace_id, id);
+        let ((a_run, a_records), (b_run, b_records)) = (load(baseline).await?, load(candidate).await?);
         Ok(crate::report::compare((&a_run, a_records), (&b_run, b_records)))
     })
     .await

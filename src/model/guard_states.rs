@@ -4,28 +4,6 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Generates `as_str` (the stored and sent spelling), `parse` and `ALL` for a fieldless enum.
-macro_rules! spelled {
-    ($name:ident { $($variant:ident => $text:literal),* $(,)? }) => {
-        impl $name {
-            /// Every value.
-            pub const ALL: &'static [$name] = &[$($name::$variant),*];
-
-            /// The spelling stored and sent.
-            pub fn as_str(self) -> &'static str {
-                match self {
-                    $($name::$variant => $text),*
-                }
-            }
-
-            /// The value spelled `text`.
-            pub fn parse(text: &str) -> Option<Self> {
-                Self::ALL.iter().copied().find(|v| v.as_str() == text)
-            }
-        }
-    };
-}
-
 /// What started an evaluation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -2,6 +2,29 @@
 //! and Guard's sets, schedules, thresholds and summaries.
 //! No I/O and no clock here; the browser build compiles this module too.
 
+/// Generates `as_str` (the stored and sent spelling), `parse` and `ALL` for a fieldless enum. Defined before the
+/// submodules so each of them can use it.
+macro_rules! spelled {
+    ($name:ident { $($variant:ident => $text:literal),* $(,)? }) => {
+        impl $name {
+            /// Every value.
+            pub const ALL: &'static [$name] = &[$($name::$variant),*];
+
+            /// The spelling stored and sent.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text),*
+                }
+            }
+
+            /// The value spelled `text`.
+            pub fn parse(text: &str) -> Option<Self> {
+                Self::ALL.iter().copied().find(|v| v.as_str() == text)
+            }
+        }
+    };
+}
+
 mod benchmark_set;
 mod checked;
 mod connection_test;

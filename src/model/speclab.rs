@@ -20,25 +20,9 @@ pub enum ServerKind {
     Tgi,
 }
 
+spelled!(ServerKind { Vllm => "vllm", Sglang => "sglang", LlamaCpp => "llama_cpp", Tgi => "tgi" });
+
 impl ServerKind {
-    /// Every kind.
-    pub const ALL: [ServerKind; 4] = [ServerKind::Vllm, ServerKind::Sglang, ServerKind::LlamaCpp, ServerKind::Tgi];
-
-    /// The spelling stored and sent.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ServerKind::Vllm => "vllm",
-            ServerKind::Sglang => "sglang",
-            ServerKind::LlamaCpp => "llama_cpp",
-            ServerKind::Tgi => "tgi",
-        }
-    }
-
-    /// The kind spelled `text`.
-    pub fn parse(text: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|k| k.as_str() == text)
-    }
-
     /// Its name as people write it.
     pub fn label(self) -> &'static str {
         match self {

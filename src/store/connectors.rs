@@ -9,7 +9,7 @@ use sqlx::Row;
 use std::collections::BTreeMap;
 
 use super::workspaces::parse_id;
-use super::{bool_to_db, found, from_json, to_json, Store, StoreError};
+use super::{bool_to_db, found, from_json, spelled_or_null, to_json, Store, StoreError};
 use crate::model::{
     is_credential_header, BaseUrl, Connector, ConnectorId, HeaderValueChange, HeaderView, KeyChange, ServerKind,
     ValidConnector, ValidationError, WorkspaceId,
@@ -341,10 +341,7 @@ fn connector_from_row(row: &AnyRow) -> Result<Connector, StoreError> {
         input_price_per_mtok: row.try_get("input_price_per_mtok")?,
         output_price_per_mtok: row.try_get("output_price_per_mtok")?,
         is_demo: row.try_get::<i64, _>("is_demo")? != 0,
-        server_kind: row
-            .try_get::<Option<String>, _>("server_kind")?
-            .map(|text| ServerKind::parse(&text).ok_or_else(|| StoreError::Corrupt(format!("server_kind {text:?}"))))
-            .transpose()?,
+        server_kind: spelled_or_null(row, "server_kind", ServerKind::parse)?,
         probed_at_ms: row.try_get("probed_at")?,
         created_at_ms: row.try_get("created_at")?,
         updated_at_ms: row.try_get("updated_at")?,

@@ -198,6 +198,15 @@ fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, StoreError
 
 /// A column holding an enum's spelling; an unknown spelling is corruption, not a default.
 pub(super) fn spelled<T>(row: &AnyRow, column: &str, parse: fn(&str) -> Option<T>) -> Result<T, StoreError> {
-    let text: String = row.try_get(column)?;
-    parse(&text).ok_or_else(|| StoreError::Corrupt(format!("{column} {text:?}")))
+    spelled_or_null(row, column, parse)?.ok_or_else(|| StoreError::Corrupt(format!("{column} is NULL")))
+}
+
+/// The same for a nullable column: NULL is `None`, an unknown spelling still corruption.
+pub(super) fn spelled_or_null<T>(
+    row: &AnyRow,
+    column: &str,
+    parse: fn(&str) -> Option<T>,
+) -> Result<Option<T>, StoreError> {
+    let Some(text) = row.try_get::<Option<String>, _>(column)? else { return Ok(None) };
+    parse(&text).map(Some).ok_or_else(|| StoreError::Corrupt(format!("{column} {text:?}")))
 }

@@ -7,7 +7,7 @@ use sqlx::any::AnyRow;
 use sqlx::Row;
 
 use super::workspaces::parse_id;
-use super::{bool_to_db, found, from_json, to_json, Backend, Store, StoreError};
+use super::{bool_to_db, found, from_json, spelled_or_null, to_json, Backend, Store, StoreError};
 use crate::model::{
     Cadence, EvaluationId, EvaluationStatus, Notify, Schedule, ScheduleId, ScheduleInput, Trigger, WorkspaceId,
 };
@@ -52,12 +52,7 @@ fn schedule_from_row(row: &AnyRow) -> Result<Schedule, StoreError> {
         },
         next_run_at_ms: row.try_get("next_run_at")?,
         last_run_at_ms: row.try_get("last_run_at")?,
-        last_status: row
-            .try_get::<Option<String>, _>("last_status")?
-            .map(|text| {
-                EvaluationStatus::parse(&text).ok_or_else(|| StoreError::Corrupt(format!("last_status {text:?}")))
-            })
-            .transpose()?,
+        last_status: spelled_or_null(row, "last_status", EvaluationStatus::parse)?,
         last_error: row.try_get("last_error")?,
         created_at_ms: row.try_get("created_at")?,
     })
