@@ -141,12 +141,7 @@ async fn endpoint(args: &BenchArgs, config: Option<&std::path::Path>) -> Result<
         let model = args.model.clone().ok_or_else(|| invalid("--model is required without --connector"))?;
         return Ok(Endpoint { target: target(args)?, model, prices: (None, None) });
     };
-    let settings = crate::config::Settings::load(config).map_err(invalid)?;
-    settings.require_existing_data().map_err(invalid)?;
-    let state = crate::server::build_state(settings, Arc::new(crate::clock::SystemClock)).await.map_err(invalid)?;
-    let workspace = state.store.connector_workspace(id).await.map_err(|e| invalid(format!("--connector {id}: {e}")))?;
-    let stored = state.store.open_connector(workspace, id, &state.sealer).await.map_err(invalid)?;
-    let (connector, target) = crate::targets::stored_target(stored);
+    let (connector, target) = open_connector(config, id, "--connector").await.map_err(BenchError::Invalid)?;
     Ok(Endpoint {
         target,
         prices: (connector.input_price_per_mtok, connector.output_price_per_mtok),
@@ -154,22 +149,37 @@ async fn endpoint(args: &BenchArgs, config: Option<&std::path::Path>) -> Result<
     })
 }
 
+/// A stored connector and the target to call it with, read from the app's database and secret (the settings of
+/// `config`); the error names `option`.
+pub(crate) async fn open_connector(
+    config: Option<&std::path::Path>,
+    id: ConnectorId,
+    option: &str,
+) -> Result<(crate::model::Connector, RequestTarget), String> {
+    let settings = crate::config::Settings::load(config).map_err(|e| e.to_string())?;
+    settings.require_existing_data().map_err(|e| e.to_string())?;
+    let state =
+        crate::server::build_state(settings, Arc::new(crate::clock::SystemClock)).await.map_err(|e| e.to_string())?;
+    let workspace = state.store.connector_workspace(id).await.map_err(|e| format!("{option} {id}: {e}"))?;
+    let stored =
+        state.store.open_connector(workspace, id, &state.sealer).await.map_err(|e| format!("{option} {id}: {e}"))?;
+    Ok(crate::targets::stored_target(stored))
+}
+
 fn target(args: &BenchArgs) -> Result<RequestTarget, BenchError> {
     let raw = args.base_url.as_deref().ok_or_else(|| invalid("--base-url is required without --connector"))?;
     crate::targets::command_line_target(raw, args.api_key_env.as_deref(), &args.headers).map_err(BenchError::Invalid)
 }
 
+/// The prompts a command names: one per non-blank line of `--prompts-file`, else the `--prompt` values.
+pub(crate) fn prompts(file: Option<&std::path::Path>, given: &[String]) -> Result<Vec<String>, String> {
+    let Some(path) = file else { return Ok(given.to_vec()) };
+    let text = std::fs::read_to_string(path).map_err(|e| format!("--prompts-file {}: {e}", path.display()))?;
+    Ok(text.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string).collect())
+}
+
 fn plan_input(args: &BenchArgs) -> Result<RunPlanInput, BenchError> {
-    let prompts = match &args.prompts_file {
-        Some(path) => std::fs::read_to_string(path)
-            .map_err(|e| BenchError::Io(format!("--prompts-file {}: {e}", path.display())))?
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty())
-            .map(str::to_string)
-            .collect(),
-        None => args.prompts.clone(),
-    };
+    let prompts = prompts(args.prompts_file.as_deref(), &args.prompts).map_err(BenchError::Io)?;
     if !(args.timeout.is_finite() && args.timeout > 0.0) {
         return Err(invalid("--timeout must be a positive number of seconds"));
     }

@@ -69,7 +69,7 @@ async fn main() -> anyhow::Result<()> {
         }
         Command::Export(args) => latency_guard::export_command::run(args, cli.config.as_deref()).await,
         Command::SpecLab(command) => {
-            let code = latency_guard::speclab_command::run(command).await?;
+            let code = latency_guard::speclab_command::run(command, cli.config.as_deref()).await?;
             std::process::exit(code);
         }
         Command::Sim(args) => {

@@ -34,6 +34,7 @@ fn record(seq: u64, prompt_index: u32, iteration: u32) -> IterationRecord {
         schedule_lag_ms: 0.0,
         retries: 0,
         reconnects: 0,
+        engine_timings: None,
     }
 }
 

@@ -183,8 +183,15 @@ async fn a_run_against_a_probed_server_records_its_metrics_and_the_report_says_w
         (Some(window.draft_tokens), Some(window.accepted_tokens)),
         "the run's window is the server's own count over the run"
     );
+    // Every streamed reply carried llama.cpp's own timings; their sums are the counters' window exactly.
+    let results = snapshot["results"].as_array().unwrap();
+    let sum = |key: &str| results.iter().map(|r| r["engineTimings"][key].as_f64().unwrap()).sum::<f64>();
+    assert!(results.iter().all(|r| r["engineTimings"]["promptMs"].as_f64().is_some()), "{results:?}");
+    assert_eq!((sum("draftTokens"), sum("draftAccepted")), (window.draft_tokens, window.accepted_tokens));
     let honesty = snapshot["honesty"].to_string();
     assert!(honesty.contains("from the server's own counters") && honesty.contains("other traffic"), "{honesty}");
+    assert!(honesty.contains("moved by exactly what the run's 6 replies reported"), "{honesty}");
+    assert!(honesty.contains("Prefill (the server's prompt_ms) p50"), "{honesty}");
     assert!(!honesty.contains("this run did not record the server's own metrics"), "{honesty}");
     // The run page's view carries the server section: the same notes and the load over the run.
     let (status, text) = app.call("runs/view", json!({"id": run}), Some(&cookie)).await;

@@ -251,6 +251,7 @@ async fn runs_store_iterations_in_order_and_running_runs_become_interrupted(db: 
         finish_reason: Some("stop".into()),
         error,
         server_timing: None,
+        engine_timings: None,
         retry_after_ms: None,
         retried: vec![],
     };
@@ -361,6 +362,7 @@ async fn iteration_pages_from_sql_match_the_table_definition(db: &TestDb) {
                 finish_reason: Some("stop".into()),
                 error: failed.then(|| IterationError::new(ErrorClass::Http, Some(502), "bad gateway")),
                 server_timing: None,
+                engine_timings: None,
                 retry_after_ms: None,
                 retried: vec![],
             };

@@ -2,6 +2,7 @@
 //! reports and exports draw the same picture on the server and in the browser. Large inputs are thinned for
 //! drawing only (statistics always use every point).
 
+mod bottleneck;
 mod cdf;
 mod histogram;
 mod history;
@@ -10,6 +11,7 @@ mod plot;
 mod scatter;
 mod server_load;
 
+pub use bottleneck::{bottleneck, BottleneckBar};
 pub use cdf::{cdf_overlay, ecdf_points, CdfSeries};
 pub use histogram::latency_histogram;
 pub use history::{schedule_history, HistoryPoint};

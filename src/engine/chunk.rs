@@ -4,6 +4,7 @@
 use serde::Deserialize;
 
 use super::sse::SseEvent;
+use crate::model::EngineTimings;
 
 /// Token counts as the server reported them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
@@ -17,7 +18,7 @@ pub struct Usage {
 }
 
 /// The measurement-relevant content of one event.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ChunkInfo {
     /// Characters of non-empty `choices[0].delta.content` (0: this chunk carries no answer text).
     pub content_chars: usize,
@@ -30,10 +31,12 @@ pub struct ChunkInfo {
     /// The server's own send time of this chunk (`delta.sim_us`, unix µs), which latency-guard's simulator adds
     /// so that measurement overhead can be computed; real endpoints do not send it.
     pub server_sent_us: Option<u64>,
+    /// The server's own timings of the request (llama.cpp's `timings`, on the last chunk).
+    pub engine_timings: Option<EngineTimings>,
 }
 
 /// One interpreted event.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum StreamItem {
     /// `data: [DONE]`.
     Done,
@@ -53,6 +56,8 @@ struct RawChunk {
     usage: Option<Usage>,
     #[serde(default)]
     error: Option<serde_json::Value>,
+    #[serde(default)]
+    timings: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -121,7 +126,11 @@ pub fn interpret(event: &SseEvent) -> StreamItem {
     if let Some(error) = raw.error.filter(|e| !e.is_null()) {
         return StreamItem::Error(error_message(&error));
     }
-    let mut info = ChunkInfo { usage: raw.usage, ..ChunkInfo::default() };
+    let mut info = ChunkInfo {
+        usage: raw.usage,
+        engine_timings: raw.timings.as_ref().and_then(EngineTimings::from_llama_cpp),
+        ..ChunkInfo::default()
+    };
     if let Some(choice) = raw.choices.into_iter().find(|c| c.index == 0) {
         info.finish_reason = choice.finish_reason;
         if let Some(delta) = choice.delta {
@@ -175,6 +184,16 @@ mod tests {
             .unwrap();
         assert_eq!((usage.prompt_tokens, usage.completion_tokens), (Some(12), Some(40)));
         assert_eq!(chunk(r#"{"choices":[],"usage":null}"#).usage, None);
+    }
+
+    #[test]
+    fn llama_cpps_timings_on_the_last_chunk_are_kept() {
+        let last = chunk(
+            r#"{"choices":[],"usage":{"completion_tokens":24,"prompt_tokens":9},"timings":{"prompt_n":9,"prompt_ms":4.5,"predicted_n":24,"predicted_ms":30.25,"draft_n":40,"draft_n_accepted":21}}"#,
+        );
+        let timings = last.engine_timings.unwrap();
+        assert_eq!((timings.prompt_ms, timings.draft_tokens, timings.draft_accepted), (Some(4.5), 40, 21));
+        assert_eq!(chunk(r#"{"choices":[],"timings":"soon"}"#).engine_timings, None);
     }
 
     #[test]

@@ -9,8 +9,8 @@ use super::connection_test::HttpClient;
 use super::request::{ChatRequest, RequestTarget};
 use super::sse::SseDecoder;
 use crate::model::{
-    ChunkMark, ConnectionPolicy, ErrorClass, IterationError, Measurement, RetriedAttempt, RetryCause, ServerTiming,
-    Timeline, TokenSource,
+    ChunkMark, ConnectionPolicy, EngineTimings, ErrorClass, IterationError, Measurement, RetriedAttempt, RetryCause,
+    ServerTiming, Timeline, TokenSource,
 };
 
 /// Characters per token for estimates when the server reports no usage.
@@ -123,6 +123,7 @@ struct Recorder {
     saw_done: bool,
     error: Option<IterationError>,
     server_timing: Option<ServerTiming>,
+    engine_timings: Option<EngineTimings>,
     retry_after_ms: Option<u64>,
     /// The send was lost to the keep-alive race (see `connection_test::lost_to_keep_alive_race`).
     lost_to_keep_alive_race: bool,
@@ -142,6 +143,7 @@ impl Recorder {
             saw_done: false,
             error: None,
             server_timing: None,
+            engine_timings: None,
             retry_after_ms: None,
             lost_to_keep_alive_race: false,
         }
@@ -204,6 +206,7 @@ impl Recorder {
             finish_reason: self.finish_reason,
             error: self.error,
             server_timing: self.server_timing,
+            engine_timings: self.engine_timings,
             retry_after_ms: self.retry_after_ms,
             retried: vec![],
         }
@@ -312,6 +315,8 @@ fn read_completion(body: &[u8], recorder: &mut Recorder) {
         usage: Option<Usage>,
         #[serde(default)]
         error: Option<serde_json::Value>,
+        #[serde(default)]
+        timings: Option<serde_json::Value>,
     }
     #[derive(serde::Deserialize)]
     struct Choice {
@@ -328,6 +333,7 @@ fn read_completion(body: &[u8], recorder: &mut Recorder) {
         return recorder.fail(ErrorClass::StreamError, error.to_string());
     }
     recorder.usage = completion.usage;
+    recorder.engine_timings = completion.timings.as_ref().and_then(EngineTimings::from_llama_cpp);
     if let Some(choice) = completion.choices.into_iter().next() {
         recorder.finish_reason = choice.finish_reason;
         if let Some(message) = choice.message {
@@ -388,6 +394,9 @@ fn apply(recorder: &mut Recorder, at: u64, item: StreamItem) -> bool {
             }
             if chunk.finish_reason.is_some() {
                 recorder.finish_reason = chunk.finish_reason;
+            }
+            if chunk.engine_timings.is_some() {
+                recorder.engine_timings = chunk.engine_timings;
             }
         }
         StreamItem::Error(detail) => {

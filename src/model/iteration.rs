@@ -44,6 +44,10 @@ pub struct IterationRecord {
     /// a fresh connection; the latency is the re-sent request's.
     #[serde(default)]
     pub reconnects: u32,
+    /// The server's own timings of this request (llama.cpp's `timings`: prefill and generation time, drafted
+    /// and accepted tokens), absent when the reply carried none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_timings: Option<super::EngineTimings>,
 }
 
 /// Characters of a prompt an iteration's row carries: rows are repeated per iteration (reports, tables, exports),
@@ -102,6 +106,7 @@ impl IterationRecord {
             schedule_lag_ms: m.timeline.schedule_lag_us as f64 / 1_000.0,
             retries: m.retried.iter().filter(|a| a.cause == RetryCause::RateLimited).count() as u32,
             reconnects: m.retried.iter().filter(|a| a.cause == RetryCause::ClosedConnection).count() as u32,
+            engine_timings: m.engine_timings,
         }
     }
 }

@@ -183,6 +183,9 @@ pub struct Measurement {
     /// The endpoint's own timestamps, when it reports them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_timing: Option<ServerTiming>,
+    /// The server's own timings of this request (llama.cpp's `timings`), when its reply carried them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_timings: Option<super::EngineTimings>,
     /// How long a 429 reply asked to wait (`retry-after-ms`, else `retry-after` seconds), ms.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_after_ms: Option<u64>,
@@ -302,6 +305,7 @@ mod tests {
             finish_reason: Some("stop".into()),
             error: None,
             server_timing: None,
+            engine_timings: None,
             retry_after_ms: None,
             retried: vec![],
         }

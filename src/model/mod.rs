@@ -25,10 +25,12 @@ macro_rules! spelled {
     };
 }
 
+mod ab;
 mod benchmark_set;
 mod checked;
 mod connection_test;
 mod connector;
+mod engine_timings;
 mod evaluation;
 mod guard;
 mod guard_records;
@@ -44,10 +46,12 @@ mod speclab;
 mod text;
 mod time;
 
+pub use ab::{ab_limits, AbCellPlan, AbPlan, AbPlanInput};
 pub use benchmark_set::{BenchmarkSet, BenchmarkSetInput, SetPrompt, ADVISED_MIN_PROMPTS, MAX_SET_PROMPTS};
 pub use checked::Checked;
 pub use connection_test::{ConnectionTestResult, TestTarget, BODY_PREVIEW_CHARS};
 pub use connector::{BaseUrl, Connector, ConnectorInput, HeaderView, KeyChange, ModelName, Price, ValidConnector};
+pub use engine_timings::{EngineTimingTotals, EngineTimings};
 pub use evaluation::{AlertPlan, EvaluationEnd, OpenAlert};
 pub use guard::{
     cost_estimate, Cadence, CostEstimate, GuardSummary, Metric, Notify, Op, Schedule, ScheduleInput, Severity,
@@ -70,7 +74,7 @@ pub use run::{limits, Agent, ConnectionPolicy, Job, LoadMode, RunPlan, RunPlanIn
 pub use schedule_detail::{BaselineInfo, PinnableRun, ScheduleDetail};
 pub use speclab::{
     ProbeReport, ProbedPath, ServerKind, ServerMetrics, ServerSample, SpecCounters, SpecOutcome, SpecWindow,
-    Speculation, WindowError, MAX_SERVER_SAMPLES,
+    Speculation, WindowError, MAX_SERVER_SAMPLES, PROCESS_START,
 };
 pub use text::{display_name, prompt_text};
 pub use time::{iso8601_utc, utc_minute, utc_second};

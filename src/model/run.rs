@@ -322,6 +322,7 @@ pub(crate) mod fixtures {
             schedule_lag_ms: 0.0,
             retries: 0,
             reconnects: 0,
+            engine_timings: None,
         }
     }
 

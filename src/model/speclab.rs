@@ -178,15 +178,32 @@ pub struct ServerSample {
     pub kv_cache: Option<f64>,
 }
 
+/// The `counter` of a restart seen in the server's process start time rather than in a counter.
+pub const PROCESS_START: &str = "process start time";
+
+impl SpecOutcome {
+    /// How a restart showed, in words ("draft tokens went down", "its process start time changed"); `None` when
+    /// there was none.
+    pub fn restart_evidence(&self) -> Option<String> {
+        match self {
+            SpecOutcome::Restarted { counter } if counter == PROCESS_START => {
+                Some(format!("its {PROCESS_START} changed"))
+            }
+            SpecOutcome::Restarted { counter } => Some(format!("{counter} went down")),
+            SpecOutcome::Window(_) | SpecOutcome::NotCounted => None,
+        }
+    }
+}
+
 /// Speculative decoding over a run, from the server's counters at its start and end.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", tag = "kind")]
 pub enum SpecOutcome {
     /// The counters moved by this much.
     Window(SpecWindow),
-    /// A counter went down: the server restarted, and the window says nothing.
+    /// The server restarted (a counter went down, or its process start time changed): the window says nothing.
     Restarted {
-        /// The counter that went down.
+        /// What showed it: the counter that went down, or [`PROCESS_START`].
         counter: String,
     },
     /// The server has no speculative-decoding counters (off, or an engine that only has gauges).

@@ -2,10 +2,12 @@
 
 use crate::stats::Percentiles;
 
-/// Milliseconds: one decimal below 100 ms, whole above.
+/// Milliseconds: whole from 100 ms, one decimal below, two below 1 ms (a local server's time per token).
 pub fn ms(v: f64) -> String {
     if v >= 100.0 {
         format!("{v:.0} ms")
+    } else if v < 1.0 {
+        format!("{v:.2} ms")
     } else {
         format!("{v:.1} ms")
     }
@@ -46,6 +48,7 @@ mod tests {
     fn milliseconds_keep_a_decimal_only_where_it_matters() {
         assert_eq!(ms(12.345), "12.3 ms");
         assert_eq!(ms(1234.4), "1234 ms");
+        assert_eq!(ms(0.234), "0.23 ms");
         assert_eq!(percentile_triple(None), "not measurable");
         assert_eq!(percentile_triple(Some(Percentiles { p50: 1.0, p95: 2.0, p99: 300.0 })), "1.0 ms / 2.0 ms / 300 ms");
         assert_eq!(total_cost(None), "no prices set");

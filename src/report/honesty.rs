@@ -95,7 +95,13 @@ pub fn honesty_notes(run: &RunView, results: &[IterationRecord], summary: &RunSu
             )
         }
     });
-    notes.push("Speculative decoding: not measurable from the OpenAI wire format alone (chunks do not say how many tokens were drafted or accepted); this run did not record the server's own metrics. `latency-guard spec-lab probe` reads speculative decoding from a self-hosted server's metrics (vLLM, SGLang, TGI, llama.cpp).".into());
+    let timed = super::server::engine_timing_note(results);
+    notes.push(if timed.is_some() {
+        "Speculative decoding: read from the replies' own timings (next note); this run did not record the server's metrics, so there is no per-position or verify-step figure.".into()
+    } else {
+        "Speculative decoding: not measurable from the OpenAI wire format alone (chunks do not say how many tokens were drafted or accepted); this run did not record the server's own metrics. `latency-guard spec-lab probe` reads speculative decoding from a self-hosted server's metrics (vLLM, SGLang, TGI, llama.cpp).".into()
+    });
+    notes.extend(timed);
     match run.status {
         RunStatus::Cancelled => {
             notes.push(format!("The run was cancelled after {} of {} requests.", results.len(), run.total_requests))

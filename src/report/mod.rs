@@ -2,6 +2,7 @@
 //! `stats`, `results`, `honesty`), and the honesty notes that say how each figure was made. Pure: the same code
 //! builds it on the server and could in the browser.
 
+mod ab;
 mod cards;
 mod compare;
 mod format;
@@ -10,6 +11,10 @@ mod server;
 mod table;
 mod view;
 
+pub use ab::{
+    acceptance_text, verdict, AbCell, AbEndpoint, AbMetric, AbReport, Acceptance, AcceptanceSource, ArmFigures,
+    MetricDelta, Verdict, VerdictKind, ALPHA,
+};
 pub use cards::{stat_cards, StatCard};
 #[cfg(feature = "ssr")]
 pub use compare::compare;

@@ -2,7 +2,8 @@
 //! honesty notes that say where each figure came from and what could spoil it.
 
 use super::ReportSnapshot;
-use crate::model::{ServerMetrics, SpecOutcome};
+use crate::model::{EngineTimingTotals, IterationRecord, ServerMetrics, SpecOutcome};
+use crate::stats::percentile;
 
 /// The first words of the speculative-decoding note, which a recorded server replaces.
 const SPEC_NOTE: &str = "Speculative decoding:";
@@ -10,7 +11,10 @@ const SPEC_NOTE: &str = "Speculative decoding:";
 /// `snapshot` with what its run recorded of the server, and notes that say so.
 pub fn with_server(mut snapshot: ReportSnapshot, server: Option<ServerMetrics>) -> ReportSnapshot {
     let Some(server) = server else { return snapshot };
-    let notes = server_notes(&server);
+    let mut notes = server_notes(&server);
+    if let (SpecOutcome::Window(window), Some(note)) = (&server.spec, spec_cross_check(&snapshot.results)) {
+        notes[0].push_str(&note(window.draft_tokens, window.accepted_tokens));
+    }
     match snapshot.honesty.iter().position(|n| n.starts_with(SPEC_NOTE)) {
         Some(at) => {
             snapshot.honesty.splice(at..=at, notes);
@@ -19,6 +23,77 @@ pub fn with_server(mut snapshot: ReportSnapshot, server: Option<ServerMetrics>) 
     }
     snapshot.server = Some(server);
     snapshot
+}
+
+/// A sentence that holds the counters' window against the replies' own sums (warm-ups included: the counters
+/// saw them too); `None` when no reply carried timings.
+fn spec_cross_check(results: &[IterationRecord]) -> Option<impl Fn(f64, f64) -> String> {
+    let totals = EngineTimingTotals::of(results.iter().filter_map(|r| r.engine_timings.as_ref()));
+    (totals.responses > 0).then_some(move |drafted: f64, accepted: f64| {
+        let (replied_drafted, replied_accepted) = (totals.draft_tokens as f64, totals.draft_accepted as f64);
+        if (drafted, accepted) == (replied_drafted, replied_accepted) {
+            format!(
+                " The counters moved by exactly what the run's {} replies reported (Σ draft_n, Σ draft_n_accepted): \
+                 no other traffic drafted on this server meanwhile.",
+                totals.responses
+            )
+        } else {
+            format!(
+                " The run's {} replies reported {replied_drafted} drafted and {replied_accepted} accepted (Σ draft_n, \
+                 Σ draft_n_accepted), not what the counters say: other traffic, or requests that ended without \
+                 timings, moved them too.",
+                totals.responses
+            )
+        }
+    })
+}
+
+/// The server's own per-reply timings (llama.cpp's `timings`) over the successful measured iterations that carried
+/// them: its prefill time beside the client's TTFT, its generation speed, and drafted / accepted tokens. `None`
+/// when no reply carried timings.
+pub fn engine_timing_note(results: &[IterationRecord]) -> Option<String> {
+    let timed: Vec<&IterationRecord> =
+        results.iter().filter(|r| !r.warmup && r.error.is_none() && r.engine_timings.is_some()).collect();
+    let successes = results.iter().filter(|r| !r.warmup && r.error.is_none()).count();
+    if timed.is_empty() {
+        return None;
+    }
+    let p50 = |mut values: Vec<f64>| {
+        values.sort_by(f64::total_cmp);
+        percentile(&values, 50.0)
+    };
+    let timings = || timed.iter().filter_map(|r| r.engine_timings);
+    let prefill = p50(timings().filter_map(|t| t.prompt_ms).collect());
+    let ttft = p50(timed.iter().filter_map(|r| r.ttft_ms).collect());
+    let speed = p50(timings()
+        .filter_map(|t| Some(t.predicted_tokens? as f64 * 1e3 / t.predicted_ms.filter(|ms| *ms > 0.0)?))
+        .collect());
+    let mut note = format!(
+        "Server's own timings: {} of {successes} successful measured replies carried llama.cpp's `timings`.",
+        timed.len()
+    );
+    match (prefill, ttft) {
+        (Some(prefill), Some(ttft)) => note.push_str(&format!(
+            " Prefill (the server's prompt_ms) p50 {prefill:.1} ms beside the client's TTFT p50 {ttft:.1} ms over the \
+             same replies: the difference is queueing, the network and the stream's first chunk."
+        )),
+        (Some(prefill), None) => note.push_str(&format!(" Prefill (the server's prompt_ms) p50 {prefill:.1} ms.")),
+        _ => {}
+    }
+    if let Some(speed) = speed {
+        note.push_str(&format!(" Generation p50 {speed:.1} tokens/s (predicted_n / predicted_ms, decode alone)."));
+    }
+    let totals = EngineTimingTotals::of(timings().collect::<Vec<_>>().iter());
+    note.push_str(&match totals.acceptance_rate() {
+        Some(rate) => format!(
+            " Drafted {} tokens, accepted {} ({:.1} %), summed over these replies (draft_n, draft_n_accepted).",
+            totals.draft_tokens,
+            totals.draft_accepted,
+            rate * 100.0
+        ),
+        None => " No reply drafted a token (no draft_n).".to_string(),
+    });
+    Some(note)
 }
 
 /// What the recorded metrics say, and how they were read.
@@ -42,9 +117,9 @@ pub fn server_notes(server: &ServerMetrics) -> Vec<String> {
                  draft."
             ),
         },
-        SpecOutcome::Restarted { counter } => format!(
-            "{SPEC_NOTE} the server restarted during the run ({counter} went down in {source}), so its counters give \
-             no figures for it."
+        SpecOutcome::Restarted { .. } => format!(
+            "{SPEC_NOTE} the server restarted during the run ({} in {source}), so its counters give no figures for it.",
+            server.spec.restart_evidence().unwrap_or_default()
         ),
         SpecOutcome::NotCounted => format!(
             "{SPEC_NOTE} {} keeps no counters of it ({source}), so it is not measured here.",
@@ -107,6 +182,56 @@ mod tests {
         assert!(
             notes[1].contains("5 reading(s), 1 unanswered")
                 && notes[1].contains("up to 2 request(s) running, up to 1 waiting")
+        );
+    }
+
+    fn timed(seq: u64, ttft: f64, prompt_ms: f64, drafted: u64, accepted: u64) -> IterationRecord {
+        let mut record = crate::model::fixtures::iteration_record(seq, Some(ttft), 100.0, false);
+        record.engine_timings = Some(crate::model::EngineTimings {
+            prompt_tokens: Some(9),
+            prompt_ms: Some(prompt_ms),
+            cached_tokens: None,
+            predicted_tokens: Some(50),
+            predicted_ms: Some(250.0),
+            draft_tokens: drafted,
+            draft_accepted: accepted,
+        });
+        record
+    }
+
+    #[test]
+    fn replies_timings_set_prefill_beside_ttft_and_sum_their_drafts() {
+        let results = [timed(1, 30.0, 10.0, 40, 30), timed(2, 50.0, 20.0, 20, 5), timed(3, 70.0, 30.0, 0, 0)];
+        let note = engine_timing_note(&results).unwrap();
+        assert!(note.contains("3 of 3 successful measured replies"), "{note}");
+        assert!(note.contains("prompt_ms) p50 20.0 ms beside the client's TTFT p50 50.0 ms"), "{note}");
+        assert!(note.contains("Generation p50 200.0 tokens/s"), "{note}");
+        assert!(note.contains("Drafted 60 tokens, accepted 35 (58.3 %)"), "{note}");
+        let plain = [crate::model::fixtures::iteration_record(1, Some(3.0), 9.0, false)];
+        assert_eq!(engine_timing_note(&plain), None, "no reply carried timings: nothing is claimed");
+    }
+
+    #[test]
+    fn the_counters_window_is_held_against_the_replies_sums() {
+        let results = vec![timed(1, 30.0, 10.0, 40, 30), timed(2, 50.0, 20.0, 20, 5)];
+        let window = |drafted, accepted| SpecWindow {
+            drafts: Some(10.0),
+            draft_tokens: drafted,
+            accepted_tokens: accepted,
+            acceptance_rate: Some(accepted / drafted),
+            mean_acceptance_length: None,
+            per_position: vec![],
+        };
+        let run = crate::model::fixtures::completed_run(crate::model::fixtures::plan_input(&["p"], 2, 1), "m");
+        let (snap, _) = crate::report::snapshot(&run, results);
+        let agreed = with_server(snap.clone(), Some(metrics(SpecOutcome::Window(window(60.0, 35.0)))));
+        let spec = agreed.honesty.iter().find(|n| n.starts_with(SPEC_NOTE)).unwrap();
+        assert!(spec.contains("moved by exactly what the run's 2 replies reported"), "{spec}");
+        let polluted = with_server(snap, Some(metrics(SpecOutcome::Window(window(90.0, 50.0)))));
+        let spec = polluted.honesty.iter().find(|n| n.starts_with(SPEC_NOTE)).unwrap();
+        assert!(
+            spec.contains("replies reported 60 drafted and 35 accepted") && spec.contains("other traffic"),
+            "{spec}"
         );
     }
 

@@ -138,6 +138,7 @@ mod tests {
             finish_reason: None,
             error: None,
             server_timing: None,
+            engine_timings: None,
             retry_after_ms: None,
             retried: vec![],
         }

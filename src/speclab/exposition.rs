@@ -54,6 +54,8 @@ pub struct Exposition {
     pub samples: Vec<Sample>,
     /// Family kinds from `# TYPE` lines.
     pub kinds: BTreeMap<String, Kind>,
+    /// The answer's `Process-Start-Time-Unix` header (llama.cpp sends one with its metrics), set by the scrape.
+    pub start_header: Option<String>,
 }
 
 /// Why an exposition was refused.
@@ -79,6 +81,15 @@ pub enum ExpositionError {
 }
 
 impl Exposition {
+    /// When the serving process started, as the server says it: llama.cpp's `Process-Start-Time-Unix` header,
+    /// else the `process_start_time_seconds` series (prometheus_client's process collector: vLLM, SGLang). Two
+    /// readings of one server differ in it only when the server restarted between them.
+    pub fn process_start(&self) -> Option<String> {
+        self.start_header.clone().or_else(|| {
+            self.samples.iter().find(|s| s.name == "process_start_time_seconds").map(|s| s.value.to_string())
+        })
+    }
+
     /// Parses `body`.
     pub fn parse(body: &str) -> Result<Self, ExpositionError> {
         if body.len() > MAX_BODY_BYTES {
@@ -317,5 +328,15 @@ mod tests {
         assert_eq!(Exposition::parse(&many), Err(ExpositionError::TooManySamples));
         let long = format!("a{{l=\"{}\"}} 1\n", "x".repeat(MAX_LINE_BYTES));
         assert!(Exposition::parse(&long).unwrap_err().to_string().contains("longer than"));
+    }
+
+    #[test]
+    fn the_process_start_comes_from_the_header_or_the_process_collector() {
+        let collector = "# TYPE process_start_time_seconds gauge\nprocess_start_time_seconds 1.75673679873e+09\n";
+        let vllm = Exposition::parse(collector).unwrap();
+        assert_eq!(vllm.process_start().as_deref(), Some("1756736798.73"));
+        let llama = Exposition { start_header: Some("1170567060".into()), ..Exposition::parse("a 1\n").unwrap() };
+        assert_eq!(llama.process_start().as_deref(), Some("1170567060"));
+        assert_eq!(Exposition::parse("a 1\n").unwrap().process_start(), None);
     }
 }

@@ -2,11 +2,15 @@
 //! parsed, the engine identified, what they show of speculative decoding, the probe, and the recorder that reads
 //! a server during a run. Knows nothing of HTTP serving or storage.
 
+mod ab;
+mod ab_report;
 mod engines;
 mod exposition;
 mod probe;
 mod recorder;
 
+pub use ab::{run_ab, AbArm, AbProgress, MeasuredArm, MeasuredCell, TimedRecord};
+pub use ab_report::ab_report;
 pub use engines::{identify, spec_evidence, SpecEvidence};
 pub use exposition::{Exposition, ExpositionError, Kind, Sample, MAX_BODY_BYTES, MAX_LINE_BYTES, MAX_SAMPLES};
 pub use probe::{probe, scrape, server_root, PROBE_TIMEOUT};

@@ -35,8 +35,8 @@ pub fn server_root(base: &BaseUrl) -> String {
 
 /// What one path gave.
 enum Fetched {
-    /// A 2xx answer's body.
-    Body(String),
+    /// A 2xx answer's body, and its `Process-Start-Time-Unix` header.
+    Body(String, Option<String>),
     /// Another status.
     Status(u16),
     /// No usable answer, in words.
@@ -49,6 +49,11 @@ async fn fetch(client: &reqwest::Client, url: String, headers: &HeaderMap, limit
         if !response.status().is_success() {
             return Ok(Fetched::Status(response.status().as_u16()));
         }
+        let start = response
+            .headers()
+            .get("process-start-time-unix")
+            .and_then(|v| v.to_str().ok())
+            .map(|v| v.chars().take(40).collect());
         let mut body = Vec::new();
         while let Some(chunk) = response.chunk().await? {
             body.extend_from_slice(&chunk);
@@ -56,7 +61,7 @@ async fn fetch(client: &reqwest::Client, url: String, headers: &HeaderMap, limit
                 return Ok(Fetched::Failed(format!("the answer is larger than {} KiB", limit / 1024)));
             }
         }
-        Ok::<_, reqwest::Error>(Fetched::Body(String::from_utf8_lossy(&body).into_owned()))
+        Ok::<_, reqwest::Error>(Fetched::Body(String::from_utf8_lossy(&body).into_owned(), start))
     };
     match tokio::time::timeout(PROBE_TIMEOUT, attempt).await {
         Err(_) => Fetched::Failed(format!("no answer within {} s", PROBE_TIMEOUT.as_secs())),
@@ -71,7 +76,9 @@ pub async fn scrape(client: &HttpClient, target: &RequestTarget) -> Result<Expos
     let headers = target.header_map().unwrap_or_default();
     let scrubbed = |text: String| target.redactor().scrub_and_clip(&text, 300);
     match fetch(client.inner(), url, &headers, MAX_BODY_BYTES).await {
-        Fetched::Body(text) => Exposition::parse(&text).map_err(|e| scrubbed(e.to_string())),
+        Fetched::Body(text, start_header) => Exposition::parse(&text)
+            .map(|metrics| Exposition { start_header, ..metrics })
+            .map_err(|e| scrubbed(e.to_string())),
         Fetched::Status(status) => Err(format!("/metrics answered {status}")),
         Fetched::Failed(why) => Err(scrubbed(why)),
     }
@@ -96,7 +103,7 @@ pub async fn probe(client: &HttpClient, target: &RequestTarget) -> ProbeReport {
         paths.push(ProbedPath { path: path.into(), outcome: redactor.scrub_and_clip(&outcome, 300), usable });
     };
     let metrics = match metrics {
-        Fetched::Body(text) => match Exposition::parse(&text) {
+        Fetched::Body(text, _) => match Exposition::parse(&text) {
             Ok(parsed) => {
                 record("/metrics", format!("200, {} series", parsed.samples.len()), true);
                 Some(parsed)
@@ -112,7 +119,7 @@ pub async fn probe(client: &HttpClient, target: &RequestTarget) -> ProbeReport {
         }
     };
     let mut json = |path: &str, fetched: Fetched| match fetched {
-        Fetched::Body(text) => match serde_json::from_str::<Value>(&text) {
+        Fetched::Body(text, _) => match serde_json::from_str::<Value>(&text) {
             Ok(value) => {
                 record(path, "200, JSON".into(), true);
                 Some(value)
@@ -150,7 +157,7 @@ struct Found {
 
 fn outcome(fetched: Fetched) -> String {
     match fetched {
-        Fetched::Body(_) => "200".into(),
+        Fetched::Body(_, _) => "200".into(),
         Fetched::Status(status) => status.to_string(),
         Fetched::Failed(why) => why,
     }

@@ -12,7 +12,9 @@ use super::engines::{spec_evidence, SpecEvidence};
 use super::exposition::Exposition;
 use super::probe::{scrape, server_root};
 use crate::engine::{HttpClient, RequestTarget};
-use crate::model::{ServerKind, ServerMetrics, ServerSample, SpecCounters, SpecOutcome, MAX_SERVER_SAMPLES};
+use crate::model::{
+    ServerKind, ServerMetrics, ServerSample, SpecCounters, SpecOutcome, MAX_SERVER_SAMPLES, PROCESS_START,
+};
 
 /// How often the server is read while the work runs.
 pub const SCRAPE_EVERY: Duration = Duration::from_secs(1);
@@ -98,6 +100,11 @@ struct Readings {
     book: SampleBook,
     /// The counters of the latest scrape that had them.
     last: Option<SpecCounters>,
+    /// A counter that went down between two readings: the server restarted during the work. Kept even when the
+    /// restarted server later counts past where the old one stood, which the first and last readings alone miss.
+    restarted: Option<String>,
+    /// The process start time of the latest reading that said it.
+    started_at: Option<String>,
 }
 
 impl Readings {
@@ -112,7 +119,18 @@ impl Readings {
             }
         };
         self.scrapes += 1;
+        if let Some(started) = metrics.process_start() {
+            if self.started_at.as_ref().is_some_and(|before| *before != started) {
+                self.restarted.get_or_insert_with(|| PROCESS_START.to_string());
+            }
+            self.started_at = Some(started);
+        }
         if let SpecEvidence::Counters(counters) = spec_evidence(self.kind, &metrics) {
+            if let Some(Err(crate::model::WindowError::Restarted { counter })) =
+                self.last.as_ref().map(|last| last.window(&counters))
+            {
+                self.restarted.get_or_insert(counter);
+            }
             self.last = Some(counters);
         }
         let at_ms = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
@@ -135,8 +153,16 @@ pub async fn record_during<T>(
     kind: ServerKind,
     work: impl Future<Output = T>,
 ) -> (T, Option<ServerMetrics>) {
-    let mut readings =
-        Readings { kind, started: Instant::now(), scrapes: 0, failed: 0, book: SampleBook::new(), last: None };
+    let mut readings = Readings {
+        kind,
+        started: Instant::now(),
+        scrapes: 0,
+        failed: 0,
+        book: SampleBook::new(),
+        last: None,
+        restarted: None,
+        started_at: None,
+    };
     let first = scrape(client, target).await;
     if let Err(why) = &first {
         tracing::warn!(error = %why, "server metrics unreadable at the start of the run; not recorded");
@@ -169,12 +195,13 @@ pub async fn record_during<T>(
         return (output, None);
     };
     let final_sample = readings.read(scrape(client, target).await, false);
-    let spec = match (&at_start, &readings.last) {
-        (Some(start), Some(end)) => match start.window(end) {
+    let spec = match (&at_start, &readings.last, readings.restarted) {
+        (_, _, Some(counter)) => SpecOutcome::Restarted { counter },
+        (Some(start), Some(end), None) => match start.window(end) {
             Ok(window) => SpecOutcome::Window(window),
             Err(crate::model::WindowError::Restarted { counter }) => SpecOutcome::Restarted { counter },
         },
-        _ => SpecOutcome::NotCounted,
+        (_, _, None) => SpecOutcome::NotCounted,
     };
     let recorded = ServerMetrics {
         kind,

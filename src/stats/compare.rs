@@ -14,6 +14,12 @@ pub struct WelchTest {
     pub df: f64,
     /// Two-sided p-value.
     pub p_value: f64,
+    /// Mean of the first sample minus mean of the second.
+    pub difference: f64,
+    /// The 95 % confidence interval of that difference (scipy's `confidence_interval(0.95)`): lower end.
+    pub ci95_low: f64,
+    /// Upper end.
+    pub ci95_high: f64,
 }
 
 /// The Mann-Whitney U test.
@@ -46,7 +52,16 @@ pub fn welch_t_test(a: &[f64], b: &[f64]) -> Option<WelchTest> {
     let t = (mean_a - mean_b) / se2.sqrt();
     let df = se2 * se2 / (se_a * se_a / (a.len() as f64 - 1.0) + se_b * se_b / (b.len() as f64 - 1.0));
     let dist = StudentsT::new(0.0, 1.0, df).ok()?;
-    Some(WelchTest { t, df, p_value: (2.0 * dist.sf(t.abs())).min(1.0) })
+    let difference = mean_a - mean_b;
+    let half_width = dist.inverse_cdf(0.975) * se2.sqrt();
+    Some(WelchTest {
+        t,
+        df,
+        p_value: (2.0 * dist.sf(t.abs())).min(1.0),
+        difference,
+        ci95_low: difference - half_width,
+        ci95_high: difference + half_width,
+    })
 }
 
 /// Ranks of `values` (1-based), ties given the average of the ranks they span, and Σ(t³ − t) over tie groups.
@@ -97,7 +112,7 @@ pub fn mann_whitney_u(a: &[f64], b: &[f64]) -> Option<MannWhitneyTest> {
 mod tests {
     use super::*;
 
-    // Inputs and scipy 1.17.1 results: `ttest_ind(x, y, equal_var=False)` and
+    // Inputs and scipy 1.17.1 results: `ttest_ind(x, y, equal_var=False)` (and its `confidence_interval(0.95)`) and
     // `mannwhitneyu(x, y, alternative="two-sided", method="asymptotic", use_continuity=True)`.
     const A: [f64; 10] = [812.4, 790.1, 845.7, 801.3, 833.9, 799.0, 820.6, 811.2, 828.4, 805.5];
     const B: [f64; 8] = [902.3, 871.8, 955.1, 880.6, 930.2, 897.4, 915.9, 889.0];
@@ -122,6 +137,20 @@ mod tests {
             close(w.df, df);
             assert!((w.p_value - p).abs() < 1e-6, "p {} vs scipy's {p}", w.p_value);
             close(w.p_value, p);
+        }
+    }
+
+    #[test]
+    fn welch_confidence_intervals_match_scipy() {
+        for (x, y, low, high) in [
+            (&A[..], &B[..], -114.93486836870207, -66.02013163129786),
+            (&C[..], &D[..], -10.864352719723135, 1.2532416086120488),
+            (&E[..], &F[..], -0.9240929393600497, 0.9707596060267165),
+        ] {
+            let w = welch_t_test(x, y).unwrap();
+            close(w.ci95_low, low);
+            close(w.ci95_high, high);
+            close(w.difference, (low + high) / 2.0);
         }
     }
 

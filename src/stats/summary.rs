@@ -85,6 +85,7 @@ mod tests {
             schedule_lag_ms: 0.0,
             retries: 0,
             reconnects: 0,
+            engine_timings: None,
         }
     }
 

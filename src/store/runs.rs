@@ -15,7 +15,7 @@ use crate::report::{page_count, IterationPage, ReportSnapshot, SortKey, TableQue
 use crate::stats::RunSummary;
 
 const ITERATION_COLUMNS: &str = "seq, prompt_index, iteration, warmup, ttft_ms, total_ms, tokens_in, tokens_out, \
-     cost_usd, error, token_source, schedule_lag_ms, retries, reconnects";
+     cost_usd, error, token_source, schedule_lag_ms, retries, reconnects, engine_timings";
 
 const RUN_COLUMNS: &str = "id, title, plan, base_url, model, input_price_per_mtok, output_price_per_mtok, status, \
      total_requests, stream_options_rejected, failure, created_at, finished_at";
@@ -65,10 +65,16 @@ impl Store {
         let mut tx = self.begin_write().await?;
         for (record, measurement) in batch {
             let raw = serde_json::to_string(measurement).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+            let engine_timings = record
+                .engine_timings
+                .map(|t| serde_json::to_string(&t))
+                .transpose()
+                .map_err(|e| StoreError::Corrupt(e.to_string()))?;
             sqlx::query(
                 "INSERT INTO run_iterations (run_id, seq, prompt_index, iteration, warmup, ttft_ms, total_ms, tokens_in, \
-                 tokens_out, cost_usd, error, token_source, schedule_lag_ms, measurement, retries, reconnects) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) \
+                 tokens_out, cost_usd, error, token_source, schedule_lag_ms, measurement, retries, reconnects, \
+                 engine_timings) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) \
                  ON CONFLICT (run_id, seq) DO NOTHING",
             )
             .bind(run.to_string())
@@ -87,6 +93,7 @@ impl Store {
             .bind(raw)
             .bind(i64::from(record.retries))
             .bind(i64::from(record.reconnects))
+            .bind(engine_timings)
             .execute(&mut *tx)
             .await?;
         }
@@ -405,6 +412,11 @@ fn record_from_row(row: &AnyRow, plan: &RunPlan) -> Result<IterationRecord, Stor
         schedule_lag_ms: row.try_get("schedule_lag_ms")?,
         retries: u32::try_from(row.try_get::<i64, _>("retries")?).unwrap_or(u32::MAX),
         reconnects: u32::try_from(row.try_get::<i64, _>("reconnects")?).unwrap_or(u32::MAX),
+        engine_timings: row
+            .try_get::<Option<String>, _>("engine_timings")?
+            .map(|text| serde_json::from_str(&text))
+            .transpose()
+            .map_err(|e| StoreError::Corrupt(format!("an iteration's engine timings: {e}")))?,
     })
 }
 

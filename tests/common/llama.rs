@@ -15,6 +15,12 @@ pub struct LlamaServer {
 /// loud note) only when xllamacpp is missing and neither `CI=true` nor `LG_REQUIRE_LLAMA=1` is set.
 /// `scripts/setup.sh --test` installs it.
 pub async fn llama_server(draft: bool) -> Option<LlamaServer> {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    llama_server_at(port, draft).await
+}
+
+/// [`llama_server`] on a given port (a test that restarts a server starts the new one where the old one was).
+pub async fn llama_server_at(port: u16, draft: bool) -> Option<LlamaServer> {
     let required =
         std::env::var("CI").is_ok_and(|v| v == "true") || std::env::var("LG_REQUIRE_LLAMA").is_ok_and(|v| v == "1");
     let installed = std::process::Command::new(super::python())
@@ -30,7 +36,6 @@ pub async fn llama_server(draft: bool) -> Option<LlamaServer> {
         );
         return None;
     }
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let model_dir = tempfile::tempdir().unwrap();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/llama_server.py");
     let mut child = tokio::process::Command::new(super::python())

@@ -1,6 +1,9 @@
 //! `latency-guard spec-lab`: Spec Lab from the command line. `probe` asks a server what it is and whether it
 //! decodes speculatively, and prints what it found (or `--json`, the same report the app shows). Exit codes:
-//! 0 when the probe ran (whatever it found, a hosted API included), 2 when the options are invalid.
+//! 0 when the probe ran (whatever it found, a hosted API included), 2 when the options are invalid. `ab` (in
+//! [`ab`]) measures a baseline against a candidate.
+
+pub mod ab;
 
 use crate::engine::HttpClient;
 use crate::model::ProbeReport;
@@ -10,6 +13,9 @@ use crate::model::ProbeReport;
 pub enum SpecLabCommand {
     /// Probe a server: its engine, version, model, metrics and speculative decoding.
     Probe(ProbeArgs),
+    /// A/B test a candidate against a baseline (e.g. speculative decoding on vs off): the same requests,
+    /// interleaved, per concurrency level and temperature; a verdict per cell and the bottleneck panel.
+    Ab(Box<ab::AbArgs>),
 }
 
 /// Where to probe.
@@ -30,8 +36,9 @@ pub struct ProbeArgs {
 }
 
 /// Runs a `spec-lab` command; the process exit code.
-pub async fn run(command: SpecLabCommand) -> anyhow::Result<i32> {
+pub async fn run(command: SpecLabCommand, config: Option<&std::path::Path>) -> anyhow::Result<i32> {
     match command {
+        SpecLabCommand::Ab(args) => ab::run(*args, config).await,
         SpecLabCommand::Probe(args) => {
             let target =
                 match crate::targets::command_line_target(&args.base_url, args.api_key_env.as_deref(), &args.headers) {

@@ -1,0 +1,263 @@
+//! `latency-guard spec-lab ab`: an A/B test from the command line. Each arm is a URL (with `--model`) or a stored
+//! connector; both are probed first, so a self-hosted server's metrics are recorded around each cell. Progress
+//! goes to stderr, the verdict of each cell to stdout, the report to `--out` (`.json`: the report as data;
+//! `.html`: the printable page with the bottleneck panels).
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use tokio_util::sync::CancellationToken;
+
+use crate::engine::{HttpClient, RequestTarget};
+use crate::model::{AbPlanInput, ConnectorId};
+use crate::report::{AbEndpoint, AbReport, VerdictKind};
+use crate::speclab::{ab_report, probe, run_ab, AbArm, AbProgress};
+
+/// The options of `spec-lab ab`.
+#[derive(Debug, clap::Args)]
+pub struct AbArgs {
+    /// The baseline's API base URL (e.g. the server with speculative decoding off).
+    #[arg(long, required_unless_present = "baseline_connector", conflicts_with = "baseline_connector")]
+    pub baseline_url: Option<String>,
+    /// The candidate's API base URL (e.g. the server with speculative decoding on).
+    #[arg(long, required_unless_present = "candidate_connector", conflicts_with = "candidate_connector")]
+    pub candidate_url: Option<String>,
+    /// A stored connector as the baseline (its URL, key, headers and model).
+    #[arg(long)]
+    pub baseline_connector: Option<ConnectorId>,
+    /// A stored connector as the candidate.
+    #[arg(long)]
+    pub candidate_connector: Option<ConnectorId>,
+    /// The model sent to an arm given by URL.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// The baseline's model, when it differs from --model.
+    #[arg(long)]
+    pub baseline_model: Option<String>,
+    /// The candidate's model, when it differs from --model.
+    #[arg(long)]
+    pub candidate_model: Option<String>,
+    /// Name of the environment variable holding the API key of the arms given by URL.
+    #[arg(long)]
+    pub api_key_env: Option<String>,
+    /// Extra header `Name: value` for the arms given by URL; repeatable.
+    #[arg(long = "header", value_name = "NAME:VALUE")]
+    pub headers: Vec<String>,
+    /// A prompt; repeatable.
+    #[arg(long = "prompt", required_unless_present = "prompts_file")]
+    pub prompts: Vec<String>,
+    /// A file with one prompt per line.
+    #[arg(long, conflicts_with = "prompts")]
+    pub prompts_file: Option<PathBuf>,
+    /// System prompt.
+    #[arg(long)]
+    pub system: Option<String>,
+    /// Measured iterations per prompt, per arm, per cell.
+    #[arg(short = 'n', long, default_value_t = 10)]
+    pub iterations: u32,
+    /// Requests in flight per arm; several (`-c 1 -c 4` or `-c 1,4`) sweep them.
+    #[arg(short = 'c', long = "concurrency", value_delimiter = ',', default_value = "1")]
+    pub concurrencies: Vec<u32>,
+    /// Sampling temperature; several sweep them.
+    #[arg(long = "temperature", value_delimiter = ',', default_value = "0")]
+    pub temperatures: Vec<f64>,
+    /// `max_tokens` of every request.
+    #[arg(long, default_value_t = 128)]
+    pub max_tokens: u32,
+    /// Warm-up requests per arm before each cell.
+    #[arg(long, default_value_t = 1)]
+    pub warmup: u32,
+    /// Per-request time limit, seconds.
+    #[arg(long, default_value_t = 120.0)]
+    pub timeout: f64,
+    /// Title of the report.
+    #[arg(long)]
+    pub title: Option<String>,
+    /// Do not probe the arms' servers (no server metrics are read).
+    #[arg(long)]
+    pub no_probe: bool,
+    /// Write the report here: `.html` for the printable page, anything else for JSON.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Print the report as JSON on stdout instead of the verdicts.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What went wrong before or after measuring: bad options (exit 2) or the report could not be written (exit 1).
+enum Refusal {
+    Options(String),
+    Output(String),
+}
+
+/// Runs the test; the process exit code: 0 when every cell has a verdict, 1 when a cell could not be judged (too
+/// few successful requests), the test was stopped, or `--out` could not be written, 2 for invalid options.
+pub async fn run(args: AbArgs, config: Option<&Path>) -> anyhow::Result<i32> {
+    match measure(args, config).await {
+        Ok(code) => Ok(code),
+        Err(Refusal::Options(why)) => {
+            eprintln!("{why}");
+            Ok(2)
+        }
+        Err(Refusal::Output(why)) => {
+            eprintln!("{why}");
+            Ok(1)
+        }
+    }
+}
+
+async fn measure(args: AbArgs, config: Option<&Path>) -> Result<i32, Refusal> {
+    let plan = plan_input(&args)?.validate().map_err(|e| Refusal::Options(format!("{}: {}", e.field, e.reason)))?;
+    let client = HttpClient::new().map_err(|e| Refusal::Options(e.to_string()))?;
+    let mut arms = Vec::with_capacity(2);
+    let mut endpoints = Vec::with_capacity(2);
+    for role in [Role::Baseline, Role::Candidate] {
+        let (endpoint, arm) = resolve(&args, role, config, &client).await?;
+        endpoints.push(endpoint);
+        arms.push(arm);
+    }
+    let (Ok(arms), Ok(endpoints)) = (<[AbArm; 2]>::try_from(arms), <[AbEndpoint; 2]>::try_from(endpoints)) else {
+        unreachable!("two roles make two arms")
+    };
+    let cancel = CancellationToken::new();
+    let stop = cancel.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            stop.cancel();
+        }
+    });
+    let started_ms = crate::clock::Clock::now_ms(&crate::clock::SystemClock);
+    let terminal = std::io::stderr().is_terminal();
+    // On a terminal one line is rewritten; in a log, a line at each new cell and each tenth of the requests.
+    let mut last_mark = (usize::MAX, u64::MAX);
+    let mut progress = |p: AbProgress| {
+        let line = format!("cell {}/{} · {}/{} requests", p.cell + 1, p.cells, p.done, p.total);
+        let mark = (p.cell, p.done * 10 / p.total.max(1));
+        if terminal {
+            eprint!("\r{line}");
+            let _ = std::io::stderr().flush();
+        } else if mark != last_mark {
+            eprintln!("{line}");
+        }
+        last_mark = mark;
+    };
+    let cells = run_ab(&client, &plan, &arms, &cancel, &mut progress).await;
+    if terminal {
+        eprintln!();
+    }
+    let report = ab_report(&plan, endpoints, started_ms, &cells);
+    if let Some(path) = &args.out {
+        write_report(path, &report)?;
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
+    } else {
+        print!("{}", describe(&report));
+    }
+    let judged = report.cells.iter().all(|c| c.verdict.kind != VerdictKind::Inconclusive);
+    let complete = report.cells.len() == plan.cells.len() && !cells.last().is_some_and(|c| c.cut_short);
+    Ok(if judged && complete { 0 } else { 1 })
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Role {
+    Baseline,
+    Candidate,
+}
+
+impl Role {
+    fn name(self) -> &'static str {
+        match self {
+            Role::Baseline => "baseline",
+            Role::Candidate => "candidate",
+        }
+    }
+}
+
+/// An arm from its options: a stored connector, or a URL with `--model`; probed unless `--no-probe`.
+async fn resolve(
+    args: &AbArgs,
+    role: Role,
+    config: Option<&Path>,
+    client: &HttpClient,
+) -> Result<(AbEndpoint, AbArm), Refusal> {
+    let (url, connector, own_model) = match role {
+        Role::Baseline => (&args.baseline_url, args.baseline_connector, &args.baseline_model),
+        Role::Candidate => (&args.candidate_url, args.candidate_connector, &args.candidate_model),
+    };
+    let (name, model, target): (String, String, RequestTarget) = match (connector, url) {
+        (Some(id), _) => {
+            let option = format!("--{}-connector", role.name());
+            let (connector, target) =
+                crate::bench::open_connector(config, id, &option).await.map_err(Refusal::Options)?;
+            let model = own_model.clone().unwrap_or(connector.model);
+            (connector.name, model, target)
+        }
+        (None, Some(url)) => {
+            let model = own_model.clone().or_else(|| args.model.clone()).ok_or_else(|| {
+                Refusal::Options(format!("--model (or --{}-model) is required for --{}-url", role.name(), role.name()))
+            })?;
+            let target = crate::targets::command_line_target(url, args.api_key_env.as_deref(), &args.headers)
+                .map_err(|why| Refusal::Options(why.replacen("--base-url", &format!("--{}-url", role.name()), 1)))?;
+            (role.name().to_string(), model, target)
+        }
+        (None, None) => {
+            return Err(Refusal::Options(format!("give --{0}-url or --{0}-connector", role.name())));
+        }
+    };
+    let server_kind = if args.no_probe {
+        None
+    } else {
+        let found = probe(client, &target).await;
+        eprintln!(
+            "{}: {} at {}",
+            role.name(),
+            found.kind.map_or("engine not identified (no server metrics will be read)", |k| k.label()),
+            found.root
+        );
+        found.kind
+    };
+    let endpoint =
+        AbEndpoint { name, base_url: target.base_url.as_str().to_string(), model: model.clone(), server_kind };
+    Ok((endpoint, AbArm { target, model, server_kind }))
+}
+
+fn plan_input(args: &AbArgs) -> Result<AbPlanInput, Refusal> {
+    let prompts = crate::bench::prompts(args.prompts_file.as_deref(), &args.prompts).map_err(Refusal::Options)?;
+    if !(args.timeout.is_finite() && args.timeout > 0.0) {
+        return Err(Refusal::Options("--timeout must be a positive number of seconds".into()));
+    }
+    Ok(AbPlanInput {
+        title: args.title.clone(),
+        prompts,
+        iterations: args.iterations,
+        warmup: args.warmup,
+        max_tokens: args.max_tokens,
+        temperatures: args.temperatures.clone(),
+        concurrencies: args.concurrencies.clone(),
+        timeout_ms: Some((args.timeout * 1e3).round() as u64),
+        system_prompt: args.system.clone(),
+    })
+}
+
+fn write_report(path: &Path, report: &AbReport) -> Result<(), Refusal> {
+    let html = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm"));
+    let text =
+        if html { crate::export::ab_to_html(report) } else { serde_json::to_string_pretty(report).unwrap_or_default() };
+    std::fs::write(path, text).map_err(|e| Refusal::Output(format!("--out {}: {e}", path.display())))
+}
+
+/// The verdicts in words, for a terminal.
+pub fn describe(report: &AbReport) -> String {
+    let mut text = format!(
+        "{}: {} ({}) vs {} ({})\n",
+        report.title, report.baseline.name, report.baseline.base_url, report.candidate.name, report.candidate.base_url
+    );
+    for cell in &report.cells {
+        text.push_str(&format!("\n{} — {}\n  {}\n", cell.label(), cell.verdict.kind.label(), cell.verdict.summary));
+        for caveat in &cell.verdict.caveats {
+            text.push_str(&format!("  caveat: {caveat}\n"));
+        }
+    }
+    text
+}

@@ -1,0 +1,246 @@
+//! Spec Lab's A/B test against real llama.cpp servers (the xllamacpp wheel, a tiny local model): a plain server as
+//! the baseline, the same model drafting for itself as the candidate. The drafted and accepted tokens the report
+//! shows are the server's own counters, and equal the sums of the replies' `timings`; a restart of the server
+//! during the work is caught.
+#![cfg(feature = "ssr")]
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a failing test should panic loudly")]
+
+mod common;
+
+use common::llama::{llama_server, llama_server_at};
+use latency_guard::engine::{HttpClient, RequestTarget};
+use latency_guard::model::{BaseUrl, ServerKind, SpecOutcome, PROCESS_START};
+use latency_guard::speclab::{record_during, scrape};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+fn target(base_url: &str) -> RequestTarget {
+    RequestTarget { base_url: BaseUrl::parse(base_url).unwrap(), api_key: None, headers: BTreeMap::new() }
+}
+
+#[tokio::test]
+async fn an_ab_of_a_drafting_server_against_a_plain_one_gives_each_cell_a_verdict_and_a_panel() {
+    let (Some(plain), Some(drafting)) = (llama_server(false).await, llama_server(true).await) else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let (json_out, html_out) = (dir.path().join("ab.json"), dir.path().join("ab.html"));
+    let args = |out: &std::path::Path, concurrency: &str| {
+        let out = out.to_str().unwrap().to_string();
+        let fixed = [
+            "spec-lab",
+            "ab",
+            "--baseline-url",
+            &plain.base_url,
+            "--candidate-url",
+            &drafting.base_url,
+            "--model",
+            "tiny",
+            "--prompt",
+            "count to ten",
+            "--prompt",
+            "say hello",
+            "-n",
+            "4",
+            "--max-tokens",
+            "24",
+            "--warmup",
+            "0",
+            "-c",
+            concurrency,
+            "--out",
+            &out,
+        ];
+        fixed.iter().map(|s| s.to_string()).collect::<Vec<String>>()
+    };
+    let run = |args: Vec<String>| async move {
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        common::cli(&refs, &[]).await
+    };
+    let (code, stdout, stderr) = run(args(&json_out, "1,2")).await;
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stderr.contains("baseline: llama.cpp at http://127.0.0.1:"), "{stderr}");
+    assert!(stderr.contains("cell 2/2 · 32/32 requests"), "progress reaches the end: {stderr}");
+    assert!(stdout.contains("concurrency 1, temperature 0 — ") && stdout.contains("concurrency 2, temperature 0 — "));
+
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json_out).unwrap()).unwrap();
+    let cells = report["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 2);
+    for cell in cells {
+        for arm in ["baseline", "candidate"] {
+            assert_eq!((cell[arm]["measured"].as_u64(), cell[arm]["failed"].as_u64()), (Some(8), Some(0)), "{cell}");
+        }
+        let metrics: Vec<&str> =
+            cell["deltas"].as_array().unwrap().iter().map(|d| d["metric"].as_str().unwrap()).collect();
+        assert_eq!(metrics, ["ttft", "tpot", "total"]);
+        assert!(cell["deltas"][1]["ci95"][0].as_f64().unwrap() < cell["deltas"][1]["ci95"][1].as_f64().unwrap());
+        // The plain server counted no drafts; the drafting one counted exactly what its replies reported.
+        assert_eq!(cell["baseline"]["server"]["spec"]["draftTokens"], 0.0, "{cell}");
+        let (spec, replies) = (&cell["candidate"]["server"]["spec"], &cell["candidate"]["replies"]);
+        assert_eq!(spec["kind"], "window");
+        assert!(spec["draftTokens"].as_f64().unwrap() > 0.0);
+        assert_eq!(spec["draftTokens"].as_f64(), replies["draftTokens"].as_f64(), "{cell}");
+        assert_eq!(spec["acceptedTokens"].as_f64(), replies["draftAccepted"].as_f64(), "{cell}");
+        // Greedy decoding with the target model as its own draft: every drafted token is accepted.
+        assert_eq!(spec["acceptanceRate"], 1.0, "{spec}");
+        let verdict = cell["verdict"]["summary"].as_str().unwrap();
+        assert!(verdict.contains("100.0 % of drafted tokens accepted") && verdict.contains("Welch p"), "{verdict}");
+        assert!(cell["verdict"]["caveats"].to_string().contains("Small sample: 8 successful"), "{cell}");
+    }
+    assert!(report["notes"].to_string().contains("the arm that goes first alternating"), "{}", report["notes"]);
+
+    let (code, stdout, stderr) = run(args(&html_out, "1")).await;
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let html = std::fs::read_to_string(&html_out).unwrap();
+    let section = &html[html.find("id=\"spec-lab\"").unwrap()..];
+    assert_eq!(section.matches("class=\"phase decode\"><title>").count(), 2, "one decode bar per arm");
+    assert!(section.contains("baseline · no drafts") && section.contains("candidate · 100.0 % accepted"), "{section}");
+    assert!(!html.contains("<script") && !html.contains("src=\"http"), "self-contained");
+}
+
+#[tokio::test]
+async fn stored_connectors_can_be_the_arms_and_bad_options_or_a_dead_arm_say_so_in_the_exit_code() {
+    use latency_guard::config::{sqlite_url, Secret};
+    use latency_guard::model::ConnectorInput;
+    use latency_guard::secrets::SecretBox;
+    let (Some(plain), Some(drafting)) = (llama_server(false).await, llama_server(true).await) else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let url = sqlite_url(&dir.path().join("app.db"));
+    let secret_hex = "cd".repeat(32);
+    let store = latency_guard::store::Store::connect(&url).await.unwrap();
+    let (ws, _) = store.ensure_workspace("local:owner", "w", 1).await.unwrap();
+    let sealer = SecretBox::new(&Secret::from_text(&secret_hex).unwrap());
+    let mut ids = Vec::new();
+    for (name, base_url) in [("spec off", &plain.base_url), ("spec on", &drafting.base_url)] {
+        let input = ConnectorInput {
+            name: name.into(),
+            base_url: base_url.clone(),
+            model: "tiny".into(),
+            ..Default::default()
+        };
+        ids.push(
+            store.create_connector(ws.id, &input.validate().unwrap(), false, &sealer, 1).await.unwrap().id.to_string(),
+        );
+    }
+    store.close().await;
+    let env = [("DATABASE_URL", url.as_str()), ("LATENCY_GUARD_SECRET", secret_hex.as_str())];
+    let args = [
+        "spec-lab",
+        "ab",
+        "--baseline-connector",
+        &ids[0],
+        "--candidate-connector",
+        &ids[1],
+        "--prompt",
+        "hi",
+        "-n",
+        "3",
+        "--max-tokens",
+        "8",
+        "--json",
+    ];
+    let (code, stdout, stderr) = common::cli(&args, &env).await;
+    assert_eq!(code, 0, "{stderr}");
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        (report["baseline"]["name"].as_str(), report["candidate"]["name"].as_str()),
+        (Some("spec off"), Some("spec on"))
+    );
+    assert_eq!(report["candidate"]["serverKind"], "llama_cpp");
+
+    // Options that cannot work are refused before anything is sent (exit 2), each naming what to fix.
+    let unknown = uuid::Uuid::new_v4().to_string();
+    let (plain_url, drafting_url) = (plain.base_url.as_str(), drafting.base_url.as_str());
+    for (bad, expected) in [
+        (
+            "--baseline-url {plain} --candidate-url {drafting} --prompt x",
+            "--model (or --baseline-model) is required for --baseline-url",
+        ),
+        (
+            "--baseline-url {plain} --candidate-url {drafting} --model tiny --prompt x -c 0",
+            "concurrencies: 0 is outside 1 to 256",
+        ),
+        ("--baseline-url ftp://x --candidate-url {drafting} --model tiny --prompt x", "--baseline-url:"),
+        ("--baseline-connector {unknown} --candidate-url {drafting} --model tiny --prompt x", "--baseline-connector"),
+    ] {
+        let line = bad.replace("{plain}", plain_url).replace("{drafting}", drafting_url).replace("{unknown}", &unknown);
+        let args: Vec<&str> = ["spec-lab", "ab"].into_iter().chain(line.split(' ')).collect();
+        let (code, _, stderr) = common::cli(&args, &env).await;
+        assert_eq!(code, 2, "{line}: {stderr}");
+        assert!(stderr.contains(expected), "{expected:?} missing: {stderr}");
+    }
+
+    // A candidate that is gone: every request fails, the cell cannot be judged, and the exit code says so.
+    let gone = format!(
+        "http://127.0.0.1:{}/v1",
+        std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    );
+    let args = [
+        "spec-lab",
+        "ab",
+        "--baseline-url",
+        &plain.base_url,
+        "--candidate-url",
+        &gone,
+        "--model",
+        "tiny",
+        "--prompt",
+        "hi",
+        "-n",
+        "2",
+        "--max-tokens",
+        "4",
+        "--json",
+    ];
+    let (code, stdout, stderr) = common::cli(&args, &[]).await;
+    assert_eq!(code, 1, "{stderr}");
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["cells"][0]["verdict"]["kind"], "inconclusive");
+    assert_eq!(report["cells"][0]["candidate"]["failed"], 2);
+    assert!(stderr.contains("candidate: engine not identified"), "{stderr}");
+}
+
+#[tokio::test]
+async fn a_server_restarted_during_the_work_is_caught_even_when_it_counts_past_where_it_stood() {
+    // The counters alone would miss it: the new server drafts more than the old one had when the work began.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let Some(first) = llama_server_at(port, true).await else { return };
+    let client = HttpClient::new().unwrap();
+    let base_url = first.base_url.clone();
+    let ask = |n: u32| {
+        let (client, url) = (client.clone(), format!("{base_url}/chat/completions"));
+        async move {
+            for i in 0..n {
+                let body = json!({"model": "tiny", "messages": [{"role": "user", "content": format!("go {i}")}],
+                                  "max_tokens": 16, "temperature": 0});
+                let reply = client.inner().post(&url).json(&body).send().await.unwrap();
+                assert!(reply.status().is_success());
+            }
+        }
+    };
+    ask(2).await;
+    let work = async {
+        tokio::time::sleep(Duration::from_millis(1_300)).await;
+        drop(first);
+        let mut tries = 0;
+        while scrape(&client, &target(&base_url)).await.is_ok() && tries < 100 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            tries += 1;
+        }
+        let second = llama_server_at(port, true).await.unwrap();
+        // More work after the restart than before it: the last reading stands above the first.
+        ask(6).await;
+        tokio::time::sleep(Duration::from_millis(1_300)).await;
+        second
+    };
+    let (_second, recorded) = record_during(&client, &target(&base_url), ServerKind::LlamaCpp, work).await;
+    let recorded = recorded.unwrap();
+    assert!(
+        matches!(&recorded.spec, SpecOutcome::Restarted { counter } if counter == PROCESS_START),
+        "{:?} after {} readings ({} unanswered)",
+        recorded.spec,
+        recorded.scrapes,
+        recorded.failed_scrapes
+    );
+    let notes = latency_guard::report::server_notes(&recorded);
+    assert!(notes[0].contains("the server restarted during the run (its process start time changed"), "{}", notes[0]);
+}
