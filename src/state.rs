@@ -11,7 +11,7 @@ use crate::config::Settings;
 use crate::engine::HttpClient;
 use crate::guard::Guard;
 use crate::notify::WebhookSender;
-use crate::runs::RunManager;
+use crate::runs::{AbManager, RunManager};
 use crate::secrets::{SecretBox, TokenHasher};
 use crate::store::{Store, StoreError};
 
@@ -32,6 +32,8 @@ pub struct AppState {
     pub http: HttpClient,
     /// Benchmark runs in progress.
     pub runs: RunManager,
+    /// Spec Lab's A/B tests in progress.
+    pub ab_tests: AbManager,
     /// Scheduled regression checks.
     pub guard: Guard,
     /// Sends the webhook outbox.

@@ -244,3 +244,100 @@ async fn a_server_restarted_during_the_work_is_caught_even_when_it_counts_past_w
     let notes = latency_guard::report::server_notes(&recorded);
     assert!(notes[0].contains("the server restarted during the run (its process start time changed"), "{}", notes[0]);
 }
+
+/// Creates a connector named `name` for `base_url` in the session's workspace and probes it; its id.
+async fn probed_connector(app: &common::TestApp, cookie: &str, name: &str, base_url: &str) -> String {
+    let input = json!({"input": {"name": name, "baseUrl": base_url, "model": "tiny"}});
+    let (status, text) = app.call("connectors/create", input, Some(cookie)).await;
+    assert_eq!(status, 200, "{text}");
+    let id = serde_json::from_str::<Value>(&text).unwrap()["id"].as_str().unwrap().to_string();
+    assert_eq!(app.call("speclab/probe", json!({"id": id}), Some(cookie)).await.0, 200);
+    id
+}
+
+/// Polls a test until it is no longer running; its view.
+async fn ended(app: &common::TestApp, cookie: &str, id: &str) -> Value {
+    for _ in 0..600 {
+        let (status, text) = app.call("speclab/ab/get", json!({"id": id}), Some(cookie)).await;
+        assert_eq!(status, 200, "{text}");
+        let view: Value = serde_json::from_str(&text).unwrap();
+        if view["summary"]["status"] != "running" {
+            return view;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the A/B test did not end");
+}
+
+#[tokio::test]
+async fn the_api_runs_an_ab_between_probed_connectors_and_stops_one_on_request() {
+    let (Some(plain), Some(drafting)) = (llama_server(false).await, llama_server(true).await) else { return };
+    let app = common::spawn_app().await;
+    let (_, cookie) = app.session_for(latency_guard::store::LOCAL_OWNER).await;
+    let (_, stranger) = app.session_for("someone-else").await;
+    let off = probed_connector(&app, &cookie, "spec off", &plain.base_url).await;
+    let on = probed_connector(&app, &cookie, "spec on", &drafting.base_url).await;
+    let start = |plan: Value| json!({"input": {"baselineConnectorId": off, "candidateConnectorId": on, "plan": plan}});
+
+    let (status, text) = app
+        .call(
+            "speclab/ab/start",
+            start(json!({"prompts": ["count", "hello"], "iterations": 3, "maxTokens": 16, "concurrencies": [1, 2]})),
+            Some(&cookie),
+        )
+        .await;
+    assert_eq!(status, 200, "{text}");
+    let started: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!((started["status"].as_str(), started["totalRequests"].as_u64()), (Some("running"), Some(28)));
+    let id = started["id"].as_str().unwrap().to_string();
+    assert_eq!(app.call("speclab/ab/get", json!({"id": id}), Some(&stranger)).await.0, 404, "another workspace's");
+    let view = ended(&app, &cookie, &id).await;
+    assert_eq!(
+        (view["summary"]["status"].as_str(), view["summary"]["doneRequests"].as_u64()),
+        (Some("completed"), Some(28))
+    );
+    let report = &view["report"];
+    assert_eq!(
+        (report["baseline"]["name"].as_str(), report["candidate"]["serverKind"].as_str()),
+        (Some("spec off"), Some("llama_cpp"))
+    );
+    assert_eq!(report["cells"].as_array().unwrap().len(), 2);
+    let cell = &report["cells"][1];
+    assert_eq!(cell["plan"]["concurrency"], 2);
+    assert_eq!(cell["candidate"]["server"]["spec"]["acceptanceRate"], 1.0, "{cell}");
+    assert!(cell["verdict"]["summary"].as_str().unwrap().contains("of drafted tokens accepted"));
+    let listed: Value = serde_json::from_str(&app.call("speclab/ab/list", json!({}), Some(&cookie)).await.1).unwrap();
+    assert_eq!(listed[0]["id"], id.as_str());
+    assert_eq!(app.call("speclab/ab/cancel", json!({"id": id}), Some(&cookie)).await.1, "false", "it had ended");
+
+    // A long test stopped on request keeps what it measured and says it was cut short.
+    let long = start(json!({"prompts": ["count"], "iterations": 2000, "maxTokens": 16, "warmup": 0}));
+    let id = serde_json::from_str::<Value>(&app.call("speclab/ab/start", long, Some(&cookie)).await.1).unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    assert_eq!(app.call("speclab/ab/cancel", json!({"id": id}), Some(&cookie)).await.1, "true");
+    let view = ended(&app, &cookie, &id).await;
+    assert_eq!(view["summary"]["status"], "cancelled");
+    let measured = view["report"]["cells"][0]["baseline"]["measured"].as_u64().unwrap();
+    assert!(measured > 0 && measured < 2000, "{measured}");
+    assert!(view["report"]["notes"]
+        .to_string()
+        .contains("The test was stopped early: 1 of 1 cell(s) ran, the last of them cut short"));
+
+    // What cannot be tested is refused with the field to fix.
+    let (status, text) = app
+        .call("speclab/ab/start", json!({"input": {"baselineConnectorId": off, "candidateConnectorId": off, "plan": {"prompts": ["x"], "iterations": 1}}}), Some(&cookie))
+        .await;
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains("candidateConnectorId"), "{text}");
+    let (status, text) = app
+        .call("speclab/ab/start", start(json!({"prompts": ["x"], "iterations": 1, "temperatures": [3]})), Some(&cookie))
+        .await;
+    assert_eq!(status, 400);
+    assert!(text.contains("temperatures") && text.contains("outside 0 to 2"), "{text}");
+    let (status, _) =
+        app.call("speclab/ab/start", start(json!({"prompts": ["x"], "iterations": 1})), Some(&stranger)).await;
+    assert_eq!(status, 404, "another workspace's connectors");
+}

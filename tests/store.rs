@@ -411,7 +411,77 @@ async fn a_probed_engine_stays_with_its_connector_until_the_server_changes(db: &
     assert_eq!((told_none.server_kind, told_none.probed_at_ms), (None, Some(4_000)));
 }
 
+async fn ab_tests_keep_progress_and_report_and_their_orphans_are_interrupted(db: &TestDb) {
+    use latency_guard::model::{AbPlanInput, AbTestId, RunStatus};
+    use latency_guard::report::{AbEndpoint, AbReport};
+    use latency_guard::store::NewAbTest;
+    let store = &db.store;
+    let (ws, other) = (workspace(store, "owner-a").await, workspace(store, "owner-b").await);
+    let baseline = store.create_connector(ws, &valid(&input("Spec off")), false, sealer(), 1).await.unwrap();
+    let candidate = store.create_connector(ws, &valid(&input("Spec on")), false, sealer(), 1).await.unwrap();
+    let plan = serde_json::from_value::<AbPlanInput>(serde_json::json!({"prompts": ["a"], "iterations": 2}))
+        .unwrap()
+        .validate()
+        .unwrap();
+    let new = |owner| NewAbTest {
+        id: AbTestId::new_random(),
+        plan: &plan,
+        arms: [(baseline.id, "Spec off"), (candidate.id, "Spec on")],
+        owner,
+    };
+    let test = new("process-1");
+    let created = store.create_ab_test(ws, &test, 1_000).await.unwrap();
+    assert_eq!((created.status, created.done_requests, created.total_requests), (RunStatus::Running, 0, 6));
+    assert_eq!((created.baseline_name.as_str(), created.candidate_name.as_str()), ("Spec off", "Spec on"));
+    assert!(matches!(store.ab_test(other, test.id).await, Err(StoreError::NotFound)), "another workspace's");
+    store.set_ab_progress(test.id, 4, 1_500).await.unwrap();
+    assert!(!store.delete_ab_test(ws, test.id).await.unwrap(), "a running test is not deleted");
+    assert!(store.request_ab_cancel(ws, test.id).await.unwrap());
+    assert_eq!(store.heartbeat_ab_tests("process-1", 2_000).await.unwrap(), [test.id], "the cancel reaches its owner");
+    assert_eq!(store.heartbeat_ab_tests("process-2", 2_000).await.unwrap(), []);
+    let endpoint = |name: &str| AbEndpoint {
+        name: name.into(),
+        base_url: "http://h/v1".into(),
+        model: "m".into(),
+        server_kind: None,
+    };
+    let report = AbReport {
+        title: plan.title.clone(),
+        created_at: "2026-11-23T00:00:01Z".into(),
+        baseline: endpoint("Spec off"),
+        candidate: endpoint("Spec on"),
+        plan: plan.clone(),
+        cells: vec![],
+        notes: vec!["how".into()],
+    };
+    store.finish_ab_test(test.id, RunStatus::Cancelled, Some(&report), None, 3_000).await.unwrap();
+    store.finish_ab_test(test.id, RunStatus::Completed, None, None, 4_000).await.unwrap();
+    let (summary, stored_plan, stored_report) = store.ab_test_report(ws, test.id).await.unwrap();
+    assert_eq!(
+        (summary.status, summary.done_requests, summary.finished_at_ms),
+        (RunStatus::Cancelled, 4, Some(3_000)),
+        "an ended test stays ended"
+    );
+    assert_eq!((stored_plan, stored_report), (plan.clone(), Some(report)));
+
+    // A test whose process went silent is interrupted; a live one is not.
+    let silent = new("process-gone");
+    store.create_ab_test(ws, &silent, 5_000).await.unwrap();
+    let alive = new("process-1");
+    store.create_ab_test(ws, &alive, 5_000).await.unwrap();
+    store.heartbeat_ab_tests("process-1", 9_000).await.unwrap();
+    assert_eq!(store.interrupt_orphaned_ab_tests(8_000, 9_500).await.unwrap(), 1);
+    assert_eq!(store.ab_test(ws, silent.id).await.unwrap().status, RunStatus::Interrupted);
+    assert_eq!(store.ab_test(ws, alive.id).await.unwrap().status, RunStatus::Running);
+    let listed: Vec<AbTestId> = store.list_ab_tests(ws).await.unwrap().iter().map(|t| t.id).collect();
+    assert_eq!(listed.len(), 3);
+    assert!(store.list_ab_tests(other).await.unwrap().is_empty());
+    assert!(store.delete_ab_test(ws, test.id).await.unwrap());
+    assert!(matches!(store.ab_test(ws, test.id).await, Err(StoreError::NotFound)));
+}
+
 both_backends!(
+    ab_tests_keep_progress_and_report_and_their_orphans_are_interrupted,
     a_probed_engine_stays_with_its_connector_until_the_server_changes,
     iteration_pages_from_sql_match_the_table_definition,
     share_links_belong_to_one_report_of_one_workspace,

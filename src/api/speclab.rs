@@ -1,11 +1,12 @@
-//! Spec Lab: probing a stored connector's server (engine, metrics, speculative decoding). The connector's key and
-//! headers go with the probe, server-side; the report holds none of them.
+//! Spec Lab: probing a stored connector's server (engine, metrics, speculative decoding), and A/B tests of two
+//! connectors. Keys and headers go with the requests, server-side; no reply holds any of them.
 
 use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
 
 use crate::error::AppError;
-use crate::model::{ConnectorId, ProbeReport};
+use crate::model::{AbTestId, AbTestInput, AbTestSummary, ConnectorId, ProbeReport};
+use crate::report::AbTestView;
 
 #[cfg(feature = "ssr")]
 use super::context::with_session;
@@ -21,4 +22,34 @@ pub async fn probe_connector(id: ConnectorId) -> Result<ProbeReport, AppError> {
         Ok(report)
     })
     .await
+}
+
+/// `POST /api/speclab/ab/start`, `{"input": {baselineConnectorId, candidateConnectorId, plan}}`: validates and
+/// starts an A/B test in the background.
+#[server(prefix = "/api", endpoint = "speclab/ab/start", input = Json)]
+pub async fn start_ab_test(input: AbTestInput) -> Result<AbTestSummary, AppError> {
+    with_session(|state, session| async move { Ok(state.ab_tests.start(session.workspace_id, input).await?) }).await
+}
+
+/// `POST /api/speclab/ab/get`, `{"id"}`: a test with its progress, plan and (once it ended) report.
+#[server(prefix = "/api", endpoint = "speclab/ab/get", input = Json)]
+pub async fn get_ab_test(id: AbTestId) -> Result<AbTestView, AppError> {
+    with_session(|state, session| async move {
+        let (summary, plan, report) = state.store.ab_test_report(session.workspace_id, id).await?;
+        Ok(AbTestView { summary, plan, report })
+    })
+    .await
+}
+
+/// `POST /api/speclab/ab/list`: the workspace's tests, newest first.
+#[server(prefix = "/api", endpoint = "speclab/ab/list", input = Json)]
+pub async fn list_ab_tests() -> Result<Vec<AbTestSummary>, AppError> {
+    with_session(|state, session| async move { Ok(state.store.list_ab_tests(session.workspace_id).await?) }).await
+}
+
+/// `POST /api/speclab/ab/cancel`, `{"id"}`: stops a running test (what it measured is kept); `false` when it
+/// was not running.
+#[server(prefix = "/api", endpoint = "speclab/ab/cancel", input = Json)]
+pub async fn cancel_ab_test(id: AbTestId) -> Result<bool, AppError> {
+    with_session(|state, session| async move { Ok(state.ab_tests.cancel(session.workspace_id, id).await?) }).await
 }

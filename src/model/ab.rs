@@ -4,7 +4,45 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{prompt_text, ValidationError};
+use super::{prompt_text, AbTestId, ConnectorId, RunStatus, ValidationError};
+
+/// An A/B test as the browser or the API asks for it: two stored connectors and the plan.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AbTestInput {
+    /// The reference (e.g. speculative decoding off).
+    pub baseline_connector_id: ConnectorId,
+    /// The endpoint tried against it (e.g. speculative decoding on).
+    pub candidate_connector_id: ConnectorId,
+    /// What to send.
+    pub plan: AbPlanInput,
+}
+
+/// An A/B test as lists show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AbTestSummary {
+    /// Its id.
+    pub id: AbTestId,
+    /// Title.
+    pub title: String,
+    /// The baseline connector's name when it started.
+    pub baseline_name: String,
+    /// The candidate connector's name when it started.
+    pub candidate_name: String,
+    /// Life-cycle state (the same states as a run's).
+    pub status: RunStatus,
+    /// Requests finished, both arms, warm-ups included.
+    pub done_requests: u64,
+    /// Requests planned.
+    pub total_requests: u64,
+    /// Why it failed, if it did.
+    pub failure: Option<String>,
+    /// Start, unix ms.
+    pub created_at_ms: i64,
+    /// End, unix ms.
+    pub finished_at_ms: Option<i64>,
+}
 
 /// Limits of one A/B test.
 pub mod ab_limits {

@@ -65,3 +65,7 @@ typed_id!(
     /// Identifies one Guard alert.
     AlertId
 );
+typed_id!(
+    /// Identifies one Spec Lab A/B test.
+    AbTestId
+);

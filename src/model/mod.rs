@@ -46,7 +46,7 @@ mod speclab;
 mod text;
 mod time;
 
-pub use ab::{ab_limits, AbCellPlan, AbPlan, AbPlanInput};
+pub use ab::{ab_limits, AbCellPlan, AbPlan, AbPlanInput, AbTestInput, AbTestSummary};
 pub use benchmark_set::{BenchmarkSet, BenchmarkSetInput, SetPrompt, ADVISED_MIN_PROMPTS, MAX_SET_PROMPTS};
 pub use checked::Checked;
 pub use connection_test::{ConnectionTestResult, TestTarget, BODY_PREVIEW_CHARS};
@@ -62,7 +62,9 @@ pub use guard_records::{
 };
 pub use guard_states::{EvaluationStatus, Trigger};
 pub use headers::{is_credential_header, is_credential_query_name, HeaderName, HeaderSet, HeaderValueChange};
-pub use ids::{AlertId, BaselineId, BenchmarkSetId, ConnectorId, EvaluationId, RunId, ScheduleId, WorkspaceId};
+pub use ids::{
+    AbTestId, AlertId, BaselineId, BenchmarkSetId, ConnectorId, EvaluationId, RunId, ScheduleId, WorkspaceId,
+};
 pub use iteration::{cost_usd, row_prompt, IterationRecord, ROW_PROMPT_CHARS};
 pub use measurement::{
     ChunkMark, ErrorClass, IterationError, Measurement, RetriedAttempt, RetryCause, ServerTiming, Timeline, TokenSource,

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::format::{ms, p_value};
-use crate::model::{AbCellPlan, AbPlan, EngineTimingTotals, ServerKind, ServerMetrics, SpecOutcome};
+use crate::model::{AbCellPlan, AbPlan, AbTestSummary, EngineTimingTotals, ServerKind, ServerMetrics, SpecOutcome};
 use crate::stats::Percentiles;
 
 /// Below this p-value, in both tests, a difference counts as real.
@@ -286,6 +286,18 @@ pub struct AbReport {
     pub cells: Vec<AbCell>,
     /// How it was measured, as sentences.
     pub notes: Vec<String>,
+}
+
+/// An A/B test as its page shows it: progress while it runs, the report once it ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AbTestView {
+    /// Title, arms, status and progress.
+    pub summary: AbTestSummary,
+    /// What it sends.
+    pub plan: AbPlan,
+    /// The report, once the test ended (a cancelled test's holds what was measured).
+    pub report: Option<AbReport>,
 }
 
 /// The verdict of one cell from its figures and differences: faster or slower only when total time differs in

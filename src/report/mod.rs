@@ -12,8 +12,8 @@ mod table;
 mod view;
 
 pub use ab::{
-    acceptance_text, verdict, AbCell, AbEndpoint, AbMetric, AbReport, Acceptance, AcceptanceSource, ArmFigures,
-    MetricDelta, Verdict, VerdictKind, ALPHA,
+    acceptance_text, verdict, AbCell, AbEndpoint, AbMetric, AbReport, AbTestView, Acceptance, AcceptanceSource,
+    ArmFigures, MetricDelta, Verdict, VerdictKind, ALPHA,
 };
 pub use cards::{stat_cards, StatCard};
 #[cfg(feature = "ssr")]

@@ -239,7 +239,7 @@ const STORE_OUTAGE_TOLERANCE: Duration = Duration::from_secs(60);
 
 /// Runs a store operation, trying again while the database is unreachable (a restart, a failover) for up to
 /// [`STORE_OUTAGE_TOLERANCE`], waiting 100 ms doubling to 5 s between tries. The operation must be idempotent.
-async fn while_reachable<T, F, Fut>(mut operation: F) -> Result<T, StoreError>
+pub(super) async fn while_reachable<T, F, Fut>(mut operation: F) -> Result<T, StoreError>
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Result<T, StoreError>>,

@@ -1,11 +1,13 @@
 //! Benchmark runs: from a plan and a stored connector to measured, stored iterations with live progress; and the
-//! single measured call behind `runBenchmarkOnce`.
+//! single measured call behind `runBenchmarkOnce`; Spec Lab's A/B tests, which measure two connectors alike.
 
+mod ab;
 mod driver;
 mod execute;
 mod manager;
 mod once;
 
+pub use ab::AbManager;
 pub use driver::{drive, Finished};
 pub use execute::{execute, seed_from, BatchSink, Execution, Outcome, SinkError};
 pub use manager::{orphaned_before, RunManager, StartError};

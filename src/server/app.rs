@@ -13,7 +13,7 @@ use crate::engine::HttpClient;
 use crate::guard::{Guard, GuardOptions};
 use crate::model::{BaseUrl, ConnectorInput, ValidationError};
 use crate::notify::{AllowList, MailError, Mailer, WebhookSender};
-use crate::runs::RunManager;
+use crate::runs::{AbManager, RunManager};
 use crate::secrets::{SecretBox, TokenHasher};
 use crate::sim::{SimConfig, SimHandle};
 use crate::state::AppState;
@@ -111,6 +111,7 @@ impl Application {
             let _ = tcp.set_nodelay(true);
         });
         let maintenance = tokio::spawn(self.state.runs.clone().maintain(self.state.settings.run_heartbeat));
+        let ab_maintenance = tokio::spawn(self.state.ab_tests.clone().maintain(self.state.settings.run_heartbeat));
         let ticking = self
             .state
             .settings
@@ -120,6 +121,7 @@ impl Application {
         let mail = self.state.guard.mail().cloned().map(|mail| tokio::spawn(mail.deliver_forever(WEBHOOK_PASS)));
         let result = axum::serve(listener, app).with_graceful_shutdown(shutdown_signal()).await;
         maintenance.abort();
+        ab_maintenance.abort();
         webhooks.abort();
         if let Some(mail) = mail {
             mail.abort();
@@ -148,6 +150,7 @@ pub async fn build_state(settings: Settings, clock: Arc<dyn Clock>) -> Result<Ap
     let sealer = SecretBox::new(&secret);
     let http = HttpClient::new()?;
     let runs = RunManager::new(store.clone(), sealer.clone(), http.clone(), Arc::clone(&clock));
+    let ab_tests = AbManager::new(store.clone(), sealer.clone(), http.clone(), Arc::clone(&clock));
     let guard_options = GuardOptions {
         limit: settings.guard_tick_limit,
         parallelism: settings.guard_tick_parallelism,
@@ -160,6 +163,7 @@ pub async fn build_state(settings: Settings, clock: Arc<dyn Clock>) -> Result<Ap
         guard: Guard::new(store.clone(), runs.clone(), Arc::clone(&clock), guard_options),
         webhooks: WebhookSender::new(store.clone(), sealer.clone(), Arc::clone(&clock), allow),
         runs,
+        ab_tests,
         store,
         clock,
         sealer,
@@ -180,12 +184,16 @@ async fn seed(state: &AppState, simulator: Option<&SimHandle>) -> Result<Option<
         Backend::Sqlite => i64::MAX,
         Backend::Postgres => crate::runs::orphaned_before(now, state.settings.run_heartbeat),
     };
-    let interrupted = state.store.interrupt_orphaned_runs(silent_since, now).await?;
+    let interrupted = state.store.interrupt_orphaned_runs(silent_since, now).await?
+        + state.store.interrupt_orphaned_ab_tests(silent_since, now).await?;
     if state.store.backend() == Backend::Sqlite {
         state.guard.fail_abandoned(i64::MAX).await?;
     }
     if interrupted > 0 {
-        tracing::warn!(interrupted, "runs were still running when their server process stopped; marked interrupted");
+        tracing::warn!(
+            interrupted,
+            "runs or A/B tests were still running when their server process stopped; marked interrupted"
+        );
     }
     let purged = state.store.purge_expired_auth(now).await?;
     if purged > 0 {

@@ -2,6 +2,7 @@
 //! replicas), through sqlx's `Any` driver and one set of migrations written in the dialect both accept.
 //! Every query on workspace data filters by the workspace id.
 
+mod ab_tests;
 mod alerts;
 mod baselines;
 mod benchmark_sets;
@@ -14,6 +15,7 @@ mod sessions;
 mod shares;
 mod workspaces;
 
+pub use ab_tests::{NewAbTest, AB_TEST_LIST_LIMIT};
 pub use alerts::{AlertChanges, WebhookNotice};
 pub use baselines::NewBaseline;
 pub use connectors::{ConnectorCredentials, StoredConnector};

@@ -1,0 +1,189 @@
+//! Spec Lab's A/B tests end to end in the server: validate the plan and both connectors, record the test, drive it
+//! (`speclab::run_ab`) in the background while its progress and heartbeat reach the database once a second, and
+//! store its report when it ends — completed, cancelled (what was measured is kept) or failed. Replicas share
+//! tests as they share runs: a cancel reaches the driving process through the database, and a test whose process
+//! went silent is marked interrupted.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+use super::manager::{orphaned_before, while_reachable, StartError};
+use crate::clock::Clock;
+use crate::engine::HttpClient;
+use crate::model::{AbTestId, AbTestInput, AbTestSummary, RunStatus, ValidationError, WorkspaceId};
+use crate::report::AbEndpoint;
+use crate::secrets::SecretBox;
+use crate::speclab::{ab_report, run_ab, AbArm, AbProgress};
+use crate::store::{NewAbTest, Store, StoreError};
+use crate::targets::stored_target;
+
+/// How often a running test's progress is written.
+const PROGRESS_EVERY: Duration = Duration::from_secs(1);
+
+/// Starts, cancels and looks after A/B tests. Cheap to clone.
+#[derive(Clone)]
+pub struct AbManager {
+    store: Store,
+    sealer: SecretBox,
+    http: HttpClient,
+    clock: Arc<dyn Clock>,
+    live: Arc<Mutex<HashMap<AbTestId, (WorkspaceId, CancellationToken)>>>,
+    /// This process, as recorded in the tests it drives.
+    instance: Arc<str>,
+}
+
+impl AbManager {
+    /// A manager over the shared store, secrets, client and clock, with a new random instance name.
+    pub fn new(store: Store, sealer: SecretBox, http: HttpClient, clock: Arc<dyn Clock>) -> Self {
+        let instance = uuid::Uuid::new_v4().to_string().into();
+        Self { store, sealer, http, clock, live: Arc::default(), instance }
+    }
+
+    fn live_tests(&self) -> std::sync::MutexGuard<'_, HashMap<AbTestId, (WorkspaceId, CancellationToken)>> {
+        // Single inserts and removes: a panic while holding the lock cannot leave the map inconsistent.
+        self.live.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Validates `input` and both connectors, records the test and starts it in the background.
+    pub async fn start(&self, workspace: WorkspaceId, input: AbTestInput) -> Result<AbTestSummary, StartError> {
+        if input.baseline_connector_id == input.candidate_connector_id {
+            return Err(ValidationError::new(
+                "candidateConnectorId",
+                "pick another connector than the baseline: an A/B test compares two endpoints",
+            )
+            .into());
+        }
+        let plan = input.plan.validate()?;
+        let mut arms = Vec::with_capacity(2);
+        let mut endpoints = Vec::with_capacity(2);
+        for id in [input.baseline_connector_id, input.candidate_connector_id] {
+            let (connector, target) = stored_target(self.store.open_connector(workspace, id, &self.sealer).await?);
+            endpoints.push(AbEndpoint {
+                name: connector.name.clone(),
+                base_url: connector.base_url.clone(),
+                model: connector.model.clone(),
+                server_kind: connector.server_kind,
+            });
+            arms.push(AbArm { target, model: connector.model, server_kind: connector.server_kind });
+        }
+        let (Ok(arms), Ok(endpoints)) = (<[AbArm; 2]>::try_from(arms), <[AbEndpoint; 2]>::try_from(endpoints)) else {
+            unreachable!("two connectors make two arms")
+        };
+        let id = AbTestId::new_random();
+        let test = NewAbTest {
+            id,
+            plan: &plan,
+            arms: [
+                (input.baseline_connector_id, endpoints[0].name.as_str()),
+                (input.candidate_connector_id, endpoints[1].name.as_str()),
+            ],
+            owner: &self.instance,
+        };
+        let summary = self.store.create_ab_test(workspace, &test, self.clock.now_ms()).await?;
+        let cancel = CancellationToken::new();
+        self.live_tests().insert(id, (workspace, cancel.clone()));
+        let manager = self.clone();
+        let started_ms = summary.created_at_ms;
+        tokio::spawn(async move {
+            manager.drive(id, plan, endpoints, arms, cancel, started_ms).await;
+            manager.live_tests().remove(&id);
+        });
+        Ok(summary)
+    }
+
+    async fn drive(
+        &self,
+        id: AbTestId,
+        plan: crate::model::AbPlan,
+        endpoints: [AbEndpoint; 2],
+        arms: [AbArm; 2],
+        cancel: CancellationToken,
+        started_ms: i64,
+    ) {
+        let done = Arc::new(AtomicU64::new(0));
+        let finished = CancellationToken::new();
+        let writer = tokio::spawn({
+            let (store, clock, done, finished) =
+                (self.store.clone(), Arc::clone(&self.clock), done.clone(), finished.clone());
+            async move {
+                let mut written = 0;
+                loop {
+                    tokio::select! {
+                        () = finished.cancelled() => break,
+                        () = tokio::time::sleep(PROGRESS_EVERY) => {}
+                    }
+                    let now = done.load(Ordering::Relaxed);
+                    if now != written {
+                        if let Err(e) = store.set_ab_progress(id, now, clock.now_ms()).await {
+                            tracing::warn!(ab_test = %id, error = %e, "writing the A/B test's progress failed");
+                        }
+                        written = now;
+                    }
+                }
+            }
+        });
+        let mut progress = |p: AbProgress| done.store(p.done, Ordering::Relaxed);
+        let cells = run_ab(&self.http, &plan, &arms, &cancel, &mut progress).await;
+        finished.cancel();
+        let _ = writer.await;
+        let report = ab_report(&plan, endpoints, started_ms, &cells);
+        let status = if cancel.is_cancelled() { RunStatus::Cancelled } else { RunStatus::Completed };
+        let now = self.clock.now_ms();
+        let _ = self.store.set_ab_progress(id, done.load(Ordering::Relaxed), now).await;
+        let stored = while_reachable(|| self.store.finish_ab_test(id, status, Some(&report), None, now)).await;
+        if let Err(e) = stored {
+            tracing::error!(ab_test = %id, error = %e, "storing the A/B test's report failed");
+            let failure = "the report could not be stored; see the server log";
+            let _ = self.store.finish_ab_test(id, RunStatus::Failed, None, Some(failure), now).await;
+        }
+        tracing::info!(ab_test = %id, status = status.as_str(), cells = cells.len(), "A/B test finished");
+    }
+
+    /// Asks a running test of `workspace` to stop (what was measured is kept): at once when this process drives
+    /// it, otherwise through the database. `false` when it is not running.
+    pub async fn cancel(&self, workspace: WorkspaceId, id: AbTestId) -> Result<bool, StoreError> {
+        let here = self.live_tests().get(&id).filter(|(owner, _)| *owner == workspace).map(|(_, c)| c.clone());
+        match here {
+            Some(cancel) => {
+                cancel.cancel();
+                Ok(true)
+            }
+            None => self.store.request_ab_cancel(workspace, id).await,
+        }
+    }
+
+    /// Every `heartbeat`: renews this process's tests, stops those cancelled through another process, and marks
+    /// interrupted the tests of processes silent for several heartbeats. Runs until the process ends.
+    pub async fn maintain(self, heartbeat: Duration) {
+        let mut ticks = tokio::time::interval(heartbeat);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            ticks.tick().await;
+            self.maintain_once(heartbeat).await;
+        }
+    }
+
+    /// One round of [`Self::maintain`].
+    pub async fn maintain_once(&self, heartbeat: Duration) {
+        let now = self.clock.now_ms();
+        match self.store.heartbeat_ab_tests(&self.instance, now).await {
+            Ok(cancelled) => {
+                let live = self.live_tests();
+                for id in cancelled {
+                    if let Some((_, cancel)) = live.get(&id) {
+                        cancel.cancel();
+                    }
+                }
+            }
+            Err(e) => tracing::error!(error = %e, "renewing the heartbeat of running A/B tests failed"),
+        }
+        match self.store.interrupt_orphaned_ab_tests(orphaned_before(now, heartbeat), now).await {
+            Ok(0) => {}
+            Ok(n) => tracing::warn!(interrupted = n, "A/B tests whose server process went silent were interrupted"),
+            Err(e) => tracing::error!(error = %e, "looking for orphaned A/B tests failed"),
+        }
+    }
+}
