@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
 
 use crate::error::AppError;
-use crate::model::{AbTestId, AbTestInput, AbTestSummary, ConnectorId, ProbeReport};
+use crate::model::{AbTestId, AbTestInput, AbTestSummary, Checked, ConnectorId, ProbeReport};
 use crate::report::AbTestView;
 
 #[cfg(feature = "ssr")]
@@ -27,8 +27,8 @@ pub async fn probe_connector(id: ConnectorId) -> Result<ProbeReport, AppError> {
 /// `POST /api/speclab/ab/start`, `{"input": {baselineConnectorId, candidateConnectorId, plan}}`: validates and
 /// starts an A/B test in the background.
 #[server(prefix = "/api", endpoint = "speclab/ab/start", input = Json)]
-pub async fn start_ab_test(input: AbTestInput) -> Result<AbTestSummary, AppError> {
-    with_session(|state, session| async move { Ok(state.ab_tests.start(session.workspace_id, input).await?) }).await
+pub async fn start_ab_test(input: Checked<AbTestInput>) -> Result<AbTestSummary, AppError> {
+    with_session(|state, session| async move { Ok(state.ab_tests.start(session.workspace_id, input.0).await?) }).await
 }
 
 /// `POST /api/speclab/ab/get`, `{"id"}`: a test with its progress, plan and (once it ended) report.

@@ -81,7 +81,7 @@ fn cell_html(html: &mut String, cell: &AbCell, names: [&str; 2]) {
     }
     html.push_str("</tbody></table><ul>");
     for (name, arm) in names.into_iter().zip([&cell.baseline, &cell.candidate]) {
-        let drafts = arm.acceptance().map_or_else(|| "acceptance not measured".to_string(), |a| acceptance_text(&a));
+        let drafts = arm.acceptance().map_or_else(|| arm.drafts_label(), |a| acceptance_text(&a));
         let _ = write!(
             html,
             "<li>{}: {} of {} succeeded · TTFT p50/p95/p99 {} · TPOT {} · {}</li>",

@@ -56,7 +56,6 @@ impl AbManager {
             )
             .into());
         }
-        let plan = input.plan.validate()?;
         let mut arms = Vec::with_capacity(2);
         let mut endpoints = Vec::with_capacity(2);
         for id in [input.baseline_connector_id, input.candidate_connector_id] {
@@ -72,6 +71,12 @@ impl AbManager {
         let (Ok(arms), Ok(endpoints)) = (<[AbArm; 2]>::try_from(arms), <[AbEndpoint; 2]>::try_from(endpoints)) else {
             unreachable!("two connectors make two arms")
         };
+        let mut plan_input = input.plan;
+        plan_input.title = plan_input
+            .title
+            .filter(|t| !t.trim().is_empty())
+            .or_else(|| Some(format!("{} vs {}", endpoints[0].name, endpoints[1].name)));
+        let plan = plan_input.validate()?;
         let id = AbTestId::new_random();
         let test = NewAbTest {
             id,

@@ -107,7 +107,7 @@ pub async fn run(args: AbArgs, config: Option<&Path>) -> anyhow::Result<i32> {
 }
 
 async fn measure(args: AbArgs, config: Option<&Path>) -> Result<i32, Refusal> {
-    let plan = plan_input(&args)?.validate().map_err(|e| Refusal::Options(format!("{}: {}", e.field, e.reason)))?;
+    let mut plan = plan_input(&args)?.validate().map_err(|e| Refusal::Options(format!("{}: {}", e.field, e.reason)))?;
     let client = HttpClient::new().map_err(|e| Refusal::Options(e.to_string()))?;
     let mut arms = Vec::with_capacity(2);
     let mut endpoints = Vec::with_capacity(2);
@@ -119,6 +119,9 @@ async fn measure(args: AbArgs, config: Option<&Path>) -> Result<i32, Refusal> {
     let (Ok(arms), Ok(endpoints)) = (<[AbArm; 2]>::try_from(arms), <[AbEndpoint; 2]>::try_from(endpoints)) else {
         unreachable!("two roles make two arms")
     };
+    if args.title.is_none() {
+        plan.title = format!("{} vs {}", endpoints[0].name, endpoints[1].name);
+    }
     let cancel = CancellationToken::new();
     let stop = cancel.clone();
     tokio::spawn(async move {

@@ -12,8 +12,8 @@ use leptos_router::components::{Route, Router, Routes};
 use leptos_router::path;
 
 use pages::{
-    ComparePage, ConnectorsPage, EditConnectorPage, GuardPage, GuardSetsPage, LoginPage, NewConnectorPage, NewRunPage,
-    NewSchedulePage, NotFoundPage, RunPage, RunsPage, SchedulePage, SharePage,
+    AbTestPage, ComparePage, ConnectorsPage, EditConnectorPage, GuardPage, GuardSetsPage, LoginPage, NewConnectorPage,
+    NewRunPage, NewSchedulePage, NotFoundPage, RunPage, RunsPage, SchedulePage, SharePage, SpecLabPage,
 };
 
 /// The document around the app, rendered on the server only.
@@ -54,6 +54,8 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/runs/:id") view=RunPage/>
                 <Route path=path!("/share/:id") view=SharePage/>
                 <Route path=path!("/compare") view=ComparePage/>
+                <Route path=path!("/spec-lab") view=SpecLabPage/>
+                <Route path=path!("/spec-lab/ab/:id") view=AbTestPage/>
                 <Route path=path!("/guard") view=GuardPage/>
                 <Route path=path!("/guard/sets") view=GuardSetsPage/>
                 <Route path=path!("/guard/schedules/new") view=NewSchedulePage/>

@@ -130,7 +130,7 @@ fn now_ms() -> f64 {
 
 /// Hands `text` to the browser as a download named `name`.
 #[cfg(feature = "hydrate")]
-fn save_file(name: &str, media_type: &str, text: &str) -> Result<(), String> {
+pub(super) fn save_file(name: &str, media_type: &str, text: &str) -> Result<(), String> {
     use wasm_bindgen::prelude::Closure;
     use wasm_bindgen::{JsCast, JsValue};
 
@@ -156,6 +156,6 @@ fn save_file(name: &str, media_type: &str, text: &str) -> Result<(), String> {
 }
 
 #[cfg(not(feature = "hydrate"))]
-fn save_file(_name: &str, _media_type: &str, _text: &str) -> Result<(), String> {
+pub(super) fn save_file(_name: &str, _media_type: &str, _text: &str) -> Result<(), String> {
     Err("exports are made in the browser".into())
 }

@@ -58,6 +58,7 @@ pub fn Layout(title: &'static str, children: Children) -> impl IntoView {
                 <A href="/connectors">"Connectors"</A>
                 <A href="/runs">"Runs"</A>
                 <A href="/compare">"Compare"</A>
+                <A href="/spec-lab">"Spec Lab"</A>
                 <GuardLink/>
                 <form method="post" action="/auth/logout" class="logout">
                     <button type="submit" class="link">"Log out"</button>

@@ -1,5 +1,7 @@
 //! Reusable view pieces. Each takes plain data (view-models) and renders.
 
+mod ab_export;
+mod ab_form;
 mod connection_test_panel;
 mod connector_form;
 mod export_buttons;
@@ -10,6 +12,8 @@ mod results_table;
 mod schedule_form;
 mod share_controls;
 
+pub use ab_export::AbExportButtons;
+pub use ab_form::AbForm;
 pub use connection_test_panel::ConnectionTestPanel;
 pub use connector_form::ConnectorForm;
 pub use export_buttons::ExportButtons;

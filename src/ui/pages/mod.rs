@@ -1,5 +1,6 @@
 //! One file per route.
 
+mod ab_test;
 mod compare;
 mod connector_edit;
 mod connectors;
@@ -12,7 +13,9 @@ mod run_new;
 mod run_view;
 mod runs;
 mod share;
+mod spec_lab;
 
+pub use ab_test::AbTestPage;
 pub use compare::ComparePage;
 pub use connector_edit::{EditConnectorPage, NewConnectorPage};
 pub use connectors::ConnectorsPage;
@@ -25,3 +28,4 @@ pub use run_new::NewRunPage;
 pub use run_view::RunPage;
 pub use runs::RunsPage;
 pub use share::SharePage;
+pub use spec_lab::SpecLabPage;

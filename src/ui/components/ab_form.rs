@@ -1,0 +1,113 @@
+//! The A/B form of the Spec Lab page: a baseline and a candidate connector, the prompts, and the sweep (concurrency
+//! levels and temperatures, comma-separated). Starting opens the test's page.
+
+use leptos::prelude::*;
+use leptos_router::hooks::use_navigate;
+
+use super::ErrorBox;
+use crate::api::connectors::list_connectors;
+use crate::api::speclab::start_ab_test;
+use crate::error::AppError;
+use crate::model::{AbPlanInput, AbTestInput, Checked, Connector, ConnectorId, ValidationError};
+
+fn invalid(field: &str, reason: String) -> AppError {
+    AppError::Invalid(ValidationError::new(field, reason))
+}
+
+fn number<T: std::str::FromStr>(raw: &str, field: &str) -> Result<T, AppError> {
+    raw.trim().parse().map_err(|_| invalid(field, format!("{:?} is not a valid number", raw.trim())))
+}
+
+/// "1, 4, 16" as numbers; the error names `field` and the piece that is not one.
+fn list<T: std::str::FromStr>(raw: &str, field: &str) -> Result<Vec<T>, AppError> {
+    raw.split(',').map(str::trim).filter(|p| !p.is_empty()).map(|p| number(p, field)).collect()
+}
+
+fn connector(raw: &str, field: &str) -> Result<ConnectorId, AppError> {
+    raw.parse().map_err(|_| invalid(field, "choose a connector".into()))
+}
+
+/// The form.
+#[component]
+pub fn AbForm() -> impl IntoView {
+    let connectors = Resource::new(|| (), |_| list_connectors());
+    let (baseline, candidate) = (RwSignal::new(String::new()), RwSignal::new(String::new()));
+    let prompts = RwSignal::new("Count from one to twenty.\nWrite a haiku about latency.".to_string());
+    let iterations = RwSignal::new("10".to_string());
+    let max_tokens = RwSignal::new("128".to_string());
+    let warmup = RwSignal::new("1".to_string());
+    let concurrencies = RwSignal::new("1".to_string());
+    let temperatures = RwSignal::new("0".to_string());
+    let input = move || -> Result<AbTestInput, AppError> {
+        Ok(AbTestInput {
+            baseline_connector_id: connector(&baseline.get(), "baselineConnectorId")?,
+            candidate_connector_id: connector(&candidate.get(), "candidateConnectorId")?,
+            plan: AbPlanInput {
+                title: None,
+                prompts: prompts.get().lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string).collect(),
+                iterations: number(&iterations.get(), "iterations")?,
+                warmup: number(&warmup.get(), "warmup")?,
+                max_tokens: number(&max_tokens.get(), "maxTokens")?,
+                temperatures: list(&temperatures.get(), "temperatures")?,
+                concurrencies: list(&concurrencies.get(), "concurrencies")?,
+                timeout_ms: None,
+                system_prompt: None,
+            },
+        })
+    };
+    let start = Action::new(|input: &Result<AbTestInput, AppError>| {
+        let input = input.clone();
+        async move { start_ab_test(Checked(input?)).await }
+    });
+    let navigate = use_navigate();
+    Effect::new(move |_| {
+        if let Some(Ok(test)) = start.value().get() {
+            navigate(&format!("/spec-lab/ab/{}", test.id), Default::default());
+        }
+    });
+    let pick = move |id: &'static str, label: &'static str, chosen: RwSignal<String>, list: Vec<Connector>| {
+        view! {
+            <label>{label}
+                <select id=id on:change=move |ev| chosen.set(event_target_value(&ev)) prop:value=move || chosen.get()>
+                    <option value="">"Choose a connector…"</option>
+                    {list.into_iter().map(|c| {
+                        let engine = c.server_kind.map_or(String::new(), |k| format!(" · {}", k.label()));
+                        view! { <option value=c.id.to_string()>{format!("{} ({}){engine}", c.name, c.model)}</option> }
+                    }).collect_view()}
+                </select>
+            </label>
+        }
+    };
+    view! {
+        <form class="connector-form" id="ab-form" novalidate on:submit=move |ev| { ev.prevent_default(); start.dispatch(input()); }>
+            <Suspense fallback=|| view! { <p>"Loading connectors…"</p> }>
+                {move || Suspend::new(async move {
+                    let list = connectors.await.unwrap_or_default();
+                    view! { <div class="prices">
+                        {pick("ab-baseline", "Baseline (e.g. speculative decoding off)", baseline, list.clone())}
+                        {pick("ab-candidate", "Candidate (e.g. speculative decoding on)", candidate, list)}
+                    </div> }
+                })}
+            </Suspense>
+            <label>"Prompts, one per line" <textarea id="ab-prompts" rows="3" bind:value=prompts></textarea></label>
+            <div class="prices">
+                <label>"Iterations per prompt, per arm" <input id="ab-iterations" inputmode="numeric" bind:value=iterations/></label>
+                <label>"max_tokens" <input id="ab-max-tokens" inputmode="numeric" bind:value=max_tokens/></label>
+                <label>"Warm-ups per arm and cell" <input id="ab-warmup" inputmode="numeric" bind:value=warmup/></label>
+                <label>"Concurrency levels (comma-separated)" <input id="ab-concurrencies" bind:value=concurrencies/></label>
+                <label>"Temperatures (comma-separated)" <input id="ab-temperatures" bind:value=temperatures/></label>
+            </div>
+            <p class="hint">"Requests go in rounds: one round to one arm, the same prompts to the other, the arm that goes first \
+                alternating, so drift hits both alike. Probe both connectors first to record their servers' metrics."</p>
+            <div class="actions">
+                <button type="submit" id="start-ab" class="primary" disabled=move || start.pending().get()>
+                    {move || if start.pending().get() { "Starting…" } else { "Start A/B test" }}
+                </button>
+            </div>
+            {move || match start.value().get() {
+                Some(Err(e)) => Some(view! { <ErrorBox message=e.to_string()/> }),
+                _ => None,
+            }}
+        </form>
+    }
+}

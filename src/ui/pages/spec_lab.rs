@@ -1,0 +1,90 @@
+//! `/spec-lab`: what self-hosted servers say about themselves. Probe a connector's server (engine, metrics,
+//! speculative decoding), start an A/B test of two connectors, and find earlier tests.
+
+use leptos::prelude::*;
+use leptos_router::components::A;
+
+use crate::api::connectors::list_connectors;
+use crate::api::speclab::list_ab_tests;
+use crate::model::{iso8601_utc, ConnectorId};
+use crate::ui::components::{AbForm, ErrorBox, Layout, ServerProbe};
+
+/// The Spec Lab page.
+#[component]
+pub fn SpecLabPage() -> impl IntoView {
+    view! {
+        <Layout title="Spec Lab">
+            <p class="lead">"Self-hosted servers (vLLM, SGLang, TGI, llama.cpp) report what the chat API hides: their engine, \
+                their load, and how often speculative decoding's drafts are accepted. Hosted APIs report none of it."</p>
+            <ProbeSection/>
+            <section>
+                <h2>"A/B test"</h2>
+                <p class="muted">"The same requests to a baseline and a candidate, per concurrency level and temperature: \
+                    the difference in TTFT, time per output token and total time with confidence intervals, acceptance beside \
+                    them, a verdict, and where each request's time goes."</p>
+                <AbForm/>
+            </section>
+            <AbTestList/>
+        </Layout>
+    }
+}
+
+/// A connector picker and the probe of its server.
+#[component]
+fn ProbeSection() -> impl IntoView {
+    let connectors = Resource::new(|| (), |_| list_connectors());
+    let picked = RwSignal::new(None::<ConnectorId>);
+    view! {
+        <section>
+            <h2>"Probe"</h2>
+            <Suspense fallback=|| view! { <p>"Loading connectors…"</p> }>
+                {move || Suspend::new(async move {
+                    let list = connectors.await.unwrap_or_default();
+                    view! {
+                        <label>"Connector"
+                            <select id="probe-connector" on:change=move |ev| picked.set(event_target_value(&ev).parse().ok())>
+                                <option value="">"Choose a connector…"</option>
+                                {list.into_iter().map(|c| view! { <option value=c.id.to_string()>{format!("{} · {}", c.name, c.base_url)}</option> }).collect_view()}
+                            </select>
+                        </label>
+                    }
+                })}
+            </Suspense>
+            {move || picked.get().map(|id| view! { <ServerProbe id/> })}
+        </section>
+    }
+}
+
+/// The workspace's A/B tests, newest first.
+#[component]
+fn AbTestList() -> impl IntoView {
+    let tests = Resource::new(|| (), |_| list_ab_tests());
+    view! {
+        <section>
+            <h2>"Earlier A/B tests"</h2>
+            <Suspense fallback=|| view! { <p>"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    match tests.await {
+                        Err(e) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
+                        Ok(list) if list.is_empty() => view! { <p class="muted" id="no-ab-tests">"None yet."</p> }.into_any(),
+                        Ok(list) => view! {
+                            <table class="table" id="ab-tests">
+                                <thead><tr><th>"Title"</th><th>"Baseline"</th><th>"Candidate"</th><th>"Status"</th><th>"Requests"</th><th>"Started (UTC)"</th></tr></thead>
+                                <tbody>{list.into_iter().map(|t| view! {
+                                    <tr>
+                                        <td><A href=format!("/spec-lab/ab/{}", t.id)>{t.title.clone()}</A></td>
+                                        <td>{t.baseline_name.clone()}</td>
+                                        <td>{t.candidate_name.clone()}</td>
+                                        <td>{t.status.as_str()}</td>
+                                        <td>{format!("{} / {}", t.done_requests, t.total_requests)}</td>
+                                        <td>{iso8601_utc(t.created_at_ms)}</td>
+                                    </tr>
+                                }).collect_view()}</tbody>
+                            </table>
+                        }.into_any(),
+                    }
+                })}
+            </Suspense>
+        </section>
+    }
+}
