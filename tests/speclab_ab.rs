@@ -341,3 +341,25 @@ async fn the_api_runs_an_ab_between_probed_connectors_and_stops_one_on_request()
         app.call("speclab/ab/start", start(json!({"prompts": ["x"], "iterations": 1})), Some(&stranger)).await;
     assert_eq!(status, 404, "another workspace's connectors");
 }
+
+#[tokio::test]
+async fn a_server_gone_before_the_last_reading_gives_no_window_rather_than_a_short_one() {
+    let Some(server) = llama_server(true).await else { return };
+    let client = HttpClient::new().unwrap();
+    let gone = target(&server.base_url);
+    let work = async {
+        drop(server);
+        let mut tries = 0;
+        while scrape(&client, &gone).await.is_ok() && tries < 100 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            tries += 1;
+        }
+    };
+    let (_, recorded) = record_during(&client, &gone, ServerKind::LlamaCpp, work).await;
+    let recorded = recorded.unwrap();
+    assert!(matches!(recorded.spec, SpecOutcome::Unfinished { .. }), "{:?}", recorded.spec);
+    assert_eq!(recorded.scrapes, 1, "only the reading before the work answered");
+    assert!(recorded.failed_scrapes >= 2, "the last reading was tried twice: {recorded:?}");
+    let notes = latency_guard::report::server_notes(&recorded);
+    assert!(notes[0].contains("could not be read after the run"), "{}", notes[0]);
+}

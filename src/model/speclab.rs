@@ -190,7 +190,7 @@ impl SpecOutcome {
                 Some(format!("its {PROCESS_START} changed"))
             }
             SpecOutcome::Restarted { counter } => Some(format!("{counter} went down")),
-            SpecOutcome::Window(_) | SpecOutcome::NotCounted => None,
+            SpecOutcome::Window(_) | SpecOutcome::NotCounted | SpecOutcome::Unfinished { .. } => None,
         }
     }
 }
@@ -208,6 +208,11 @@ pub enum SpecOutcome {
     },
     /// The server has no speculative-decoding counters (off, or an engine that only has gauges).
     NotCounted,
+    /// The reading after the work failed, so no window covers the whole work (one ending earlier would undercount).
+    Unfinished {
+        /// Why the last reading failed.
+        reason: String,
+    },
 }
 
 /// What a run recorded of its server's own metrics: scraped when it started, every second while it ran, and when

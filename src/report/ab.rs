@@ -113,7 +113,7 @@ impl ArmFigures {
                 mean_length: w.mean_acceptance_length,
                 source: AcceptanceSource::ServerCounters,
             }),
-            SpecOutcome::Restarted { .. } | SpecOutcome::NotCounted => None,
+            SpecOutcome::Restarted { .. } | SpecOutcome::NotCounted | SpecOutcome::Unfinished { .. } => None,
         });
         counters.or_else(|| {
             self.replies.acceptance_rate().map(|rate| Acceptance {

@@ -121,6 +121,10 @@ pub fn server_notes(server: &ServerMetrics) -> Vec<String> {
             "{SPEC_NOTE} the server restarted during the run ({} in {source}), so its counters give no figures for it.",
             server.spec.restart_evidence().unwrap_or_default()
         ),
+        SpecOutcome::Unfinished { reason } => format!(
+            "{SPEC_NOTE} the server's counters could not be read after the run ({reason}), so no window covers the \
+             whole run and none is reported (one ending earlier would undercount)."
+        ),
         SpecOutcome::NotCounted => format!(
             "{SPEC_NOTE} {} keeps no counters of it ({source}), so it is not measured here.",
             server.kind.label()
@@ -240,5 +244,7 @@ mod tests {
         let restarted = server_notes(&metrics(SpecOutcome::Restarted { counter: "draft tokens".into() }));
         assert!(restarted[0].contains("restarted during the run (draft tokens went down"));
         assert!(server_notes(&metrics(SpecOutcome::NotCounted))[0].contains("keeps no counters"));
+        let unfinished = server_notes(&metrics(SpecOutcome::Unfinished { reason: "/metrics answered 503".into() }));
+        assert!(unfinished[0].contains("could not be read after the run (/metrics answered 503)"), "{}", unfinished[0]);
     }
 }

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
-use super::manager::{orphaned_before, while_reachable, StartError};
+use super::manager::{every, orphaned_before, while_reachable, StartError};
 use crate::clock::Clock;
 use crate::engine::HttpClient;
 use crate::model::{AbTestId, AbTestInput, AbTestSummary, RunStatus, ValidationError, WorkspaceId};
@@ -163,12 +163,7 @@ impl AbManager {
     /// Every `heartbeat`: renews this process's tests, stops those cancelled through another process, and marks
     /// interrupted the tests of processes silent for several heartbeats. Runs until the process ends.
     pub async fn maintain(self, heartbeat: Duration) {
-        let mut ticks = tokio::time::interval(heartbeat);
-        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            ticks.tick().await;
-            self.maintain_once(heartbeat).await;
-        }
+        every(heartbeat, || self.maintain_once(heartbeat)).await;
     }
 
     /// One round of [`Self::maintain`].

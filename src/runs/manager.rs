@@ -135,12 +135,7 @@ impl RunManager {
     /// Every `heartbeat`: renews this process's runs, stops those cancelled through another process, and marks
     /// interrupted the runs of processes silent for several heartbeats. Runs until the process ends.
     pub async fn maintain(self, heartbeat: Duration) {
-        let mut ticks = tokio::time::interval(heartbeat);
-        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            ticks.tick().await;
-            self.maintain_once(heartbeat).await;
-        }
+        every(heartbeat, || self.maintain_once(heartbeat)).await;
     }
 
     /// One round of [`Self::maintain`].
@@ -231,6 +226,20 @@ struct StoreAndBroadcast<'a> {
     live: &'a LiveRun,
     done: u64,
     errors: u64,
+}
+
+/// Calls `pass` every `period` (a late tick is not made up) until the process ends.
+pub(super) async fn every<F, Fut>(period: Duration, mut pass: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    let mut ticks = tokio::time::interval(period);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        pass().await;
+    }
 }
 
 /// How long a run waits for its database to come back (a restart, a failover) before it stops: meanwhile

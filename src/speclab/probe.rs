@@ -45,7 +45,14 @@ enum Fetched {
 
 async fn fetch(client: &reqwest::Client, url: String, headers: &HeaderMap, limit: usize) -> Fetched {
     let attempt = async {
-        let mut response = client.get(url).headers(headers.clone()).send().await?;
+        let send = || client.get(url.as_str()).headers(headers.clone()).send();
+        let mut response = match send().await {
+            Ok(response) => response,
+            // A GET may go again: the first send can meet a pooled connection the server had just closed (a real
+            // llama.cpp server closes idle keep-alive connections), which never reached its handler.
+            Err(e) if !e.is_timeout() => send().await?,
+            Err(e) => return Err(e),
+        };
         if !response.status().is_success() {
             return Ok(Fetched::Status(response.status().as_u16()));
         }

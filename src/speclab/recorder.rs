@@ -16,6 +16,9 @@ use crate::model::{
     ServerKind, ServerMetrics, ServerSample, SpecCounters, SpecOutcome, MAX_SERVER_SAMPLES, PROCESS_START,
 };
 
+/// The pause before the reading after the work is tried a second time.
+const FINAL_RETRY_AFTER: Duration = Duration::from_millis(200);
+
 /// How often the server is read while the work runs.
 pub const SCRAPE_EVERY: Duration = Duration::from_secs(1);
 
@@ -194,9 +197,20 @@ pub async fn record_during<T>(
         tracing::error!("the server-metrics scraper stopped unexpectedly; not recorded");
         return (output, None);
     };
-    let final_sample = readings.read(scrape(client, target).await, false);
+    let mut last = scrape(client, target).await;
+    if last.is_err() {
+        // Once more after a pause: without this reading no window covers the whole work.
+        readings.failed += 1;
+        tokio::time::sleep(FINAL_RETRY_AFTER).await;
+        last = scrape(client, target).await;
+    }
+    let final_failure = last.as_ref().err().cloned();
+    let final_sample = readings.read(last, false);
     let spec = match (&at_start, &readings.last, readings.restarted) {
         (_, _, Some(counter)) => SpecOutcome::Restarted { counter },
+        (Some(_), _, None) if final_failure.is_some() => {
+            SpecOutcome::Unfinished { reason: final_failure.unwrap_or_default() }
+        }
         (Some(start), Some(end), None) => match start.window(end) {
             Ok(window) => SpecOutcome::Window(window),
             Err(crate::model::WindowError::Restarted { counter }) => SpecOutcome::Restarted { counter },

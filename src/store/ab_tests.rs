@@ -151,17 +151,7 @@ impl Store {
 
     /// Renews the heartbeat of `owner`'s running tests; returns those a cancel was asked of.
     pub async fn heartbeat_ab_tests(&self, owner: &str, now_ms: i64) -> Result<Vec<AbTestId>, StoreError> {
-        sqlx::query("UPDATE ab_tests SET heartbeat_at = $1 WHERE owner = $2 AND status = 'running'")
-            .bind(now_ms)
-            .bind(owner)
-            .execute(&self.pool)
-            .await?;
-        let rows =
-            sqlx::query("SELECT id FROM ab_tests WHERE owner = $1 AND status = 'running' AND cancel_requested = 1")
-                .bind(owner)
-                .fetch_all(&self.pool)
-                .await?;
-        rows.iter().map(|row| parse_id(&row.try_get::<String, _>("id")?)).collect()
+        self.heartbeat_owned("ab_tests", owner, now_ms).await
     }
 
     /// Marks `interrupted` every running test whose process has been silent since `silent_since_ms`.

@@ -179,6 +179,30 @@ fn bool_to_db(b: bool) -> i64 {
     i64::from(b)
 }
 
+impl Store {
+    /// Renews the heartbeat of `owner`'s running rows of `table` (runs, A/B tests) and returns the ids of those a
+    /// cancel was asked of through the database.
+    async fn heartbeat_owned<T: std::str::FromStr>(
+        &self,
+        table: &'static str,
+        owner: &str,
+        now_ms: i64,
+    ) -> Result<Vec<T>, StoreError> {
+        sqlx::query(&format!("UPDATE {table} SET heartbeat_at = $1 WHERE owner = $2 AND status = 'running'"))
+            .bind(now_ms)
+            .bind(owner)
+            .execute(&self.pool)
+            .await?;
+        let rows = sqlx::query(&format!(
+            "SELECT id FROM {table} WHERE owner = $1 AND status = 'running' AND cancel_requested = 1"
+        ))
+        .bind(owner)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(|row| workspaces::parse_id(&row.try_get::<String, _>("id")?)).collect()
+    }
+}
+
 /// `NotFound` when a write touched no row: the id is not in the workspace.
 fn found(rows_affected: u64) -> Result<(), StoreError> {
     if rows_affected == 0 {

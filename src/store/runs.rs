@@ -127,16 +127,7 @@ impl Store {
     /// Renews the heartbeat of every running run that `owner` drives; returns those of them whose cancellation
     /// was asked for through another server process.
     pub async fn heartbeat_runs(&self, owner: &str, now_ms: i64) -> Result<Vec<RunId>, StoreError> {
-        sqlx::query("UPDATE runs SET heartbeat_at = $1 WHERE owner = $2 AND status = 'running'")
-            .bind(now_ms)
-            .bind(owner)
-            .execute(&self.pool)
-            .await?;
-        let rows = sqlx::query("SELECT id FROM runs WHERE owner = $1 AND status = 'running' AND cancel_requested = 1")
-            .bind(owner)
-            .fetch_all(&self.pool)
-            .await?;
-        rows.iter().map(|row| parse_id(&row.try_get::<String, _>("id")?)).collect()
+        self.heartbeat_owned("runs", owner, now_ms).await
     }
 
     /// Asks whichever server process drives a running run of `workspace` to cancel it; `false` when the run is

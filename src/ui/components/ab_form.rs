@@ -4,19 +4,11 @@
 use leptos::prelude::*;
 use leptos_router::hooks::use_navigate;
 
-use super::ErrorBox;
+use super::submit_row::{invalid, number, SubmitRow};
 use crate::api::connectors::list_connectors;
 use crate::api::speclab::start_ab_test;
 use crate::error::AppError;
-use crate::model::{AbPlanInput, AbTestInput, Checked, Connector, ConnectorId, ValidationError};
-
-fn invalid(field: &str, reason: String) -> AppError {
-    AppError::Invalid(ValidationError::new(field, reason))
-}
-
-fn number<T: std::str::FromStr>(raw: &str, field: &str) -> Result<T, AppError> {
-    raw.trim().parse().map_err(|_| invalid(field, format!("{:?} is not a valid number", raw.trim())))
-}
+use crate::model::{AbPlanInput, AbTestInput, Checked, Connector, ConnectorId};
 
 /// "1, 4, 16" as numbers; the error names `field` and the piece that is not one.
 fn list<T: std::str::FromStr>(raw: &str, field: &str) -> Result<Vec<T>, AppError> {
@@ -99,15 +91,8 @@ pub fn AbForm() -> impl IntoView {
             </div>
             <p class="hint">"Requests go in rounds: one round to one arm, the same prompts to the other, the arm that goes first \
                 alternating, so drift hits both alike. Probe both connectors first to record their servers' metrics."</p>
-            <div class="actions">
-                <button type="submit" id="start-ab" class="primary" disabled=move || start.pending().get()>
-                    {move || if start.pending().get() { "Starting…" } else { "Start A/B test" }}
-                </button>
-            </div>
-            {move || match start.value().get() {
-                Some(Err(e)) => Some(view! { <ErrorBox message=e.to_string()/> }),
-                _ => None,
-            }}
+            <SubmitRow id="start-ab" label="Start A/B test" pending=start.pending()
+                error=Signal::derive(move || start.value().get().and_then(Result::err).map(|e| e.to_string()))/>
         </form>
     }
 }

@@ -11,6 +11,7 @@ mod report_view;
 mod results_table;
 mod schedule_form;
 mod share_controls;
+mod submit_row;
 
 pub use ab_export::AbExportButtons;
 pub use ab_form::AbForm;
@@ -23,3 +24,4 @@ pub use report_view::{DistributionCharts, HonestyNotes, ServerPanel, StatCards};
 pub use results_table::ResultsTable;
 pub use schedule_form::ScheduleForm;
 pub use share_controls::ShareControls;
+pub use submit_row::{invalid, number, SubmitRow};

@@ -7,15 +7,7 @@ use crate::api::connectors::list_connectors;
 use crate::api::runs::start_run;
 use crate::error::AppError;
 use crate::model::{Agent, Checked, ConnectionPolicy, ConnectorId, LoadMode, RunPlanInput, ValidationError};
-use crate::ui::components::{ErrorBox, Layout};
-
-fn invalid(field: &str, reason: String) -> AppError {
-    AppError::Invalid(ValidationError::new(field, reason))
-}
-
-fn number<T: std::str::FromStr>(raw: &str, field: &str) -> Result<T, AppError> {
-    raw.trim().parse().map_err(|_| invalid(field, format!("{:?} is not a valid number", raw.trim())))
-}
+use crate::ui::components::{invalid, number, Layout, SubmitRow};
 
 /// The per-request time limit, typed in seconds, as milliseconds.
 fn timeout_ms(raw: &str) -> Result<u64, AppError> {
@@ -132,15 +124,8 @@ pub fn NewRunPage() -> impl IntoView {
                 </div>
                 <LoadFieldset load/>
                 <AdvancedSettings advanced/>
-                <div class="actions">
-                    <button type="submit" id="start-run" class="primary" disabled=move || start.pending().get()>
-                        {move || if start.pending().get() { "Starting…" } else { "Start run" }}
-                    </button>
-                </div>
-                {move || match start.value().get() {
-                    Some(Err(e)) => Some(view! { <ErrorBox message=e.to_string()/> }),
-                    _ => None,
-                }}
+                <SubmitRow id="start-run" label="Start run" pending=start.pending()
+                    error=Signal::derive(move || start.value().get().and_then(Result::err).map(|e| e.to_string()))/>
             </form>
         </Layout>
     }
