@@ -75,8 +75,8 @@ pub(crate) use run::fixtures;
 pub use run::{limits, Agent, ConnectionPolicy, Job, LoadMode, RunPlan, RunPlanInput, RunStatus, RunView};
 pub use schedule_detail::{BaselineInfo, PinnableRun, ScheduleDetail};
 pub use speclab::{
-    ProbeReport, ProbedPath, ServerKind, ServerMetrics, ServerSample, SpecCounters, SpecOutcome, SpecWindow,
-    Speculation, WindowError, MAX_SERVER_SAMPLES, PROCESS_START,
+    ProbeReport, ProbedPath, ServerKind, ServerLatency, ServerMetrics, ServerSample, SpecCounters, SpecOutcome,
+    SpecWindow, Speculation, WindowError, MAX_SERVER_SAMPLES, PROCESS_START,
 };
 pub use text::{display_name, prompt_text};
 pub use time::{iso8601_utc, utc_minute, utc_second};

@@ -232,6 +232,26 @@ pub struct ServerMetrics {
     pub samples: Vec<ServerSample>,
     /// Speculative decoding between the first and the last scrape.
     pub spec: SpecOutcome,
+    /// The server's own latency histograms over the run (every request it served, not only the run's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub latencies: Vec<ServerLatency>,
+    /// Requests the server preempted during the run (vLLM), when it counts them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preemptions: Option<f64>,
+}
+
+/// One of the server's latency histograms over a window: Δsum / Δcount between two readings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerLatency {
+    /// What it measures ("time to first token", "queue time", …).
+    pub label: String,
+    /// The histogram's series name.
+    pub series: String,
+    /// Requests it counted in the window (Δcount).
+    pub requests: f64,
+    /// Their mean, ms (Δsum / Δcount); `None` when it counted none.
+    pub mean_ms: Option<f64>,
 }
 
 /// Load samples a run keeps at most (ten minutes at one a second; a longer run keeps every other one, and so on).

@@ -92,7 +92,7 @@ pub enum AcceptanceSource {
 }
 
 /// How often drafts were accepted in one arm.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Acceptance {
     /// Accepted / drafted tokens.
@@ -101,6 +101,9 @@ pub struct Acceptance {
     pub mean_length: Option<f64>,
     /// The source.
     pub source: AcceptanceSource,
+    /// Per draft position (from 0), the share of verify steps that accepted up to it, where the server counts it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_position: Vec<(u32, f64)>,
 }
 
 impl ArmFigures {
@@ -112,6 +115,7 @@ impl ArmFigures {
                 rate,
                 mean_length: w.mean_acceptance_length,
                 source: AcceptanceSource::ServerCounters,
+                per_position: w.per_position.clone(),
             }),
             SpecOutcome::Restarted { .. } | SpecOutcome::NotCounted | SpecOutcome::Unfinished { .. } => None,
         });
@@ -120,6 +124,7 @@ impl ArmFigures {
                 rate,
                 mean_length: None,
                 source: AcceptanceSource::ReplyTimings,
+                per_position: vec![],
             })
         })
     }
@@ -349,7 +354,13 @@ pub fn acceptance_text(acceptance: &Acceptance) -> String {
         AcceptanceSource::ServerCounters => "the server's counters",
         AcceptanceSource::ReplyTimings => "the replies' own timings",
     };
-    format!("{:.1} % of drafted tokens accepted{length} ({source})", acceptance.rate * 100.0)
+    let positions = if acceptance.per_position.is_empty() {
+        String::new()
+    } else {
+        let rates: Vec<String> = acceptance.per_position.iter().map(|(_, r)| format!("{r:.2}")).collect();
+        format!(", by draft position {}", rates.join(" / "))
+    };
+    format!("{:.1} % of drafted tokens accepted{length}{positions} ({source})", acceptance.rate * 100.0)
 }
 
 fn capitalised(text: &str) -> String {
@@ -519,7 +530,7 @@ mod tests {
             accepted_tokens: 300.0,
             acceptance_rate: Some(0.75),
             mean_acceptance_length: Some(4.0),
-            per_position: vec![],
+            per_position: vec![(0, 0.9), (1, 0.6)],
         };
         let server = |spec| ServerMetrics {
             kind: ServerKind::LlamaCpp,
@@ -528,6 +539,8 @@ mod tests {
             failed_scrapes: 0,
             samples: vec![],
             spec,
+            latencies: vec![],
+            preemptions: None,
         };
         let mut a = arm(5, 0, 10.0);
         a.replies = EngineTimingTotals { responses: 5, draft_tokens: 10, draft_accepted: 1 };
@@ -542,7 +555,7 @@ mod tests {
         assert_eq!(arm(5, 0, 10.0).drafts_label(), "acceptance not measured");
         assert_eq!(
             acceptance_text(&acceptance),
-            "75.0 % of drafted tokens accepted, mean acceptance length 4.00 (the server's counters)"
+            "75.0 % of drafted tokens accepted, mean acceptance length 4.00, by draft position 0.90 / 0.60 (the server's counters)"
         );
     }
 }

@@ -103,14 +103,15 @@ pub fn server_notes(server: &ServerMetrics) -> Vec<String> {
         SpecOutcome::Window(w) => match (w.acceptance_rate, w.mean_acceptance_length) {
             (Some(rate), length) => format!(
                 "{SPEC_NOTE} from the server's own counters ({source}, read when the run started and when it ended): \
-                 {} tokens drafted, {} accepted ({:.1} %){}. The counters are the whole server's: other traffic \
+                 {} tokens drafted, {} accepted ({:.1} %){}{}. The counters are the whole server's: other traffic \
                  during the run is counted too.",
                 w.draft_tokens,
                 w.accepted_tokens,
                 rate * 100.0,
                 length.map_or(String::new(), |l| format!(
                     ", mean acceptance length {l:.2} (1 + accepted / verify steps, the bonus token included)"
-                ))
+                )),
+                per_position(&w.per_position)
             ),
             (None, _) => format!(
                 "{SPEC_NOTE} the server ({source}) drafted no tokens during the run: it is off, or had nothing to \
@@ -148,7 +149,41 @@ pub fn server_notes(server: &ServerMetrics) -> Vec<String> {
     load.push_str(if parts.is_empty() { "no load gauges exposed" } else { "" });
     load.push_str(&parts.join(", "));
     load.push('.');
-    vec![spec, load]
+    let mut notes = vec![spec, load];
+    notes.extend(latency_note(server, &source));
+    notes
+}
+
+/// "; accepted per verify step at draft position 1, 2, …: 0.98, 0.91, 0.80" (the share of verify steps whose
+/// draft was accepted up to that position), or nothing when the server does not count positions.
+fn per_position(rates: &[(u32, f64)]) -> String {
+    if rates.is_empty() {
+        return String::new();
+    }
+    let positions: Vec<String> = rates.iter().map(|(p, _)| (p + 1).to_string()).collect();
+    let values: Vec<String> = rates.iter().map(|(_, r)| format!("{r:.2}")).collect();
+    format!("; accepted per verify step at draft position {}: {}", positions.join(", "), values.join(", "))
+}
+
+/// The server's own latency histograms and preemptions over the run, when it exposes them.
+fn latency_note(server: &ServerMetrics, source: &str) -> Option<String> {
+    if server.latencies.is_empty() && server.preemptions.is_none() {
+        return None;
+    }
+    let parts: Vec<String> = server
+        .latencies
+        .iter()
+        .map(|l| match l.mean_ms {
+            Some(mean) => format!("{} mean {} over {} request(s)", l.label, super::ms(mean), l.requests),
+            None => format!("{}: no request counted", l.label),
+        })
+        .chain(server.preemptions.map(|p| format!("{p} request(s) preempted")))
+        .collect();
+    Some(format!(
+        "Server-side latency over the run, from {source}'s histograms (mean = Δsum / Δcount between the first and \
+         the last reading; every request the server served counts, not only this run's): {}.",
+        parts.join("; ")
+    ))
 }
 
 #[cfg(test)]
@@ -167,6 +202,8 @@ mod tests {
                 ServerSample { at_ms: 1_000, running: Some(2.0), waiting: Some(1.0), kv_cache: None },
             ],
             spec,
+            latencies: vec![],
+            preemptions: None,
         }
     }
 
@@ -237,6 +274,43 @@ mod tests {
             spec.contains("replies reported 60 drafted and 35 accepted") && spec.contains("other traffic"),
             "{spec}"
         );
+    }
+
+    #[test]
+    fn server_latency_histograms_preemptions_and_positions_are_said_with_their_source() {
+        let mut server = metrics(SpecOutcome::Window(SpecWindow {
+            drafts: Some(10.0),
+            draft_tokens: 40.0,
+            accepted_tokens: 25.0,
+            acceptance_rate: Some(0.625),
+            mean_acceptance_length: Some(3.5),
+            per_position: vec![(0, 0.9), (1, 0.8), (2, 0.55)],
+        }));
+        server.latencies = vec![
+            crate::model::ServerLatency {
+                label: "time to first token".into(),
+                series: "vllm:time_to_first_token_seconds".into(),
+                requests: 60.0,
+                mean_ms: Some(50.0),
+            },
+            crate::model::ServerLatency {
+                label: "queue time".into(),
+                series: "q".into(),
+                requests: 0.0,
+                mean_ms: None,
+            },
+        ];
+        server.preemptions = Some(2.0);
+        let notes = server_notes(&server);
+        assert!(notes[0].contains("at draft position 1, 2, 3: 0.90, 0.80, 0.55"), "{}", notes[0]);
+        assert_eq!(notes.len(), 3);
+        assert!(notes[2].starts_with("Server-side latency over the run, from llama.cpp's /metrics at http://h:8080"));
+        assert!(
+            notes[2].contains("time to first token mean 50.0 ms over 60 request(s); queue time: no request counted; 2 request(s) preempted"),
+            "{}",
+            notes[2]
+        );
+        assert_eq!(server_notes(&metrics(SpecOutcome::NotCounted)).len(), 2, "no histograms, no third note");
     }
 
     #[test]

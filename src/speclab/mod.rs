@@ -6,6 +6,7 @@ mod ab;
 mod ab_report;
 mod engines;
 mod exposition;
+mod latency;
 mod probe;
 mod recorder;
 

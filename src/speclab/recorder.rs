@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::engines::{spec_evidence, SpecEvidence};
 use super::exposition::Exposition;
+use super::latency::LatencyTotals;
 use super::probe::{scrape, server_root};
 use crate::engine::{HttpClient, RequestTarget};
 use crate::model::{
@@ -108,6 +109,8 @@ struct Readings {
     restarted: Option<String>,
     /// The process start time of the latest reading that said it.
     started_at: Option<String>,
+    /// The latency histograms at the first reading and at the latest.
+    latency: Option<(LatencyTotals, LatencyTotals)>,
 }
 
 impl Readings {
@@ -122,6 +125,11 @@ impl Readings {
             }
         };
         self.scrapes += 1;
+        let totals = LatencyTotals::read(self.kind, &metrics);
+        match &mut self.latency {
+            Some((_, latest)) => *latest = totals,
+            None => self.latency = Some((totals.clone(), totals)),
+        }
         if let Some(started) = metrics.process_start() {
             if self.started_at.as_ref().is_some_and(|before| *before != started) {
                 self.restarted.get_or_insert_with(|| PROCESS_START.to_string());
@@ -165,6 +173,7 @@ pub async fn record_during<T>(
         last: None,
         restarted: None,
         started_at: None,
+        latency: None,
     };
     let first = scrape(client, target).await;
     if let Err(why) = &first {
@@ -209,13 +218,18 @@ pub async fn record_during<T>(
     let spec = match (&at_start, &readings.last, readings.restarted) {
         (_, _, Some(counter)) => SpecOutcome::Restarted { counter },
         (Some(_), _, None) if final_failure.is_some() => {
-            SpecOutcome::Unfinished { reason: final_failure.unwrap_or_default() }
+            SpecOutcome::Unfinished { reason: final_failure.clone().unwrap_or_default() }
         }
         (Some(start), Some(end), None) => match start.window(end) {
             Ok(window) => SpecOutcome::Window(window),
             Err(crate::model::WindowError::Restarted { counter }) => SpecOutcome::Restarted { counter },
         },
         (_, _, None) => SpecOutcome::NotCounted,
+    };
+    // A window that ends before the work did would undercount: no latencies without the reading after it.
+    let (latencies, preemptions) = match (&readings.latency, &final_failure) {
+        (Some((first, last)), None) => first.window(last),
+        _ => (Vec::new(), None),
     };
     let recorded = ServerMetrics {
         kind,
@@ -224,6 +238,8 @@ pub async fn record_during<T>(
         failed_scrapes: readings.failed,
         samples: readings.book.finish(final_sample),
         spec,
+        latencies,
+        preemptions,
     };
     (output, Some(recorded))
 }
