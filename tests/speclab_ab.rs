@@ -245,9 +245,13 @@ async fn a_server_restarted_during_the_work_is_caught_even_when_it_counts_past_w
     assert!(notes[0].contains("the server restarted during the run (its process start time changed"), "{}", notes[0]);
 }
 
-/// Creates a connector named `name` for `base_url` in the session's workspace and probes it; its id.
+/// A key the connectors carry (llama.cpp without `--api-key` ignores it): no reply may contain it.
+const KEY_CANARY: &str = "sk-ab-canary-0123456789abcdef";
+
+/// Creates a connector named `name` for `base_url` (with the canary key) in the session's workspace and probes
+/// it; its id.
 async fn probed_connector(app: &common::TestApp, cookie: &str, name: &str, base_url: &str) -> String {
-    let input = json!({"input": {"name": name, "baseUrl": base_url, "model": "tiny"}});
+    let input = json!({"input": {"name": name, "baseUrl": base_url, "model": "tiny", "apiKey": KEY_CANARY}});
     let (status, text) = app.call("connectors/create", input, Some(cookie)).await;
     assert_eq!(status, 200, "{text}");
     let id = serde_json::from_str::<Value>(&text).unwrap()["id"].as_str().unwrap().to_string();
@@ -296,6 +300,7 @@ async fn the_api_runs_an_ab_between_probed_connectors_and_stops_one_on_request()
         (view["summary"]["status"].as_str(), view["summary"]["doneRequests"].as_u64()),
         (Some("completed"), Some(28))
     );
+    assert!(!view.to_string().contains(KEY_CANARY), "the key went with the requests, not into the report");
     let report = &view["report"];
     assert_eq!(
         (report["baseline"]["name"].as_str(), report["candidate"]["serverKind"].as_str()),

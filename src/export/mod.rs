@@ -67,8 +67,14 @@ pub fn to_json(snapshot: &ReportSnapshot) -> String {
 
 /// `latency-report-<title>-<date>.<ext>`, with the title reduced to letters, digits and dashes.
 pub fn file_name(snapshot: &ReportSnapshot, format: ExportFormat) -> String {
+    named_file("latency-report", &snapshot.report.title, &snapshot.report.created_at, format.as_str())
+}
+
+/// `<kind>-<title>-<date>.<extension>`: the title reduced to lowercase letters, digits and single dashes (at most
+/// 60 characters; "report" when nothing is left), the date the first ten characters of an ISO 8601 time.
+pub fn named_file(kind: &str, title: &str, created_at: &str, extension: &str) -> String {
     let mut slug = String::new();
-    for c in snapshot.report.title.chars().flat_map(char::to_lowercase) {
+    for c in title.chars().flat_map(char::to_lowercase) {
         if c.is_ascii_alphanumeric() {
             slug.push(c);
         } else if !slug.ends_with('-') {
@@ -76,7 +82,7 @@ pub fn file_name(snapshot: &ReportSnapshot, format: ExportFormat) -> String {
         }
     }
     let slug: String = slug.trim_matches('-').chars().take(60).collect();
-    let date = snapshot.report.created_at.get(..10).unwrap_or("undated");
+    let date = created_at.get(..10).unwrap_or("undated");
     let name = if slug.is_empty() { "report".to_string() } else { slug };
-    format!("latency-report-{name}-{date}.{}", format.as_str())
+    format!("{kind}-{name}-{date}.{extension}")
 }

@@ -6,17 +6,9 @@ use leptos::prelude::*;
 use super::export_buttons::save_file;
 use crate::report::AbReport;
 
-/// The file name of an export: `ab-test-<title>-<date>.<ext>`, the title reduced to letters, digits and dashes.
+/// The file name of an export: `ab-test-<title>-<date>.<extension>`.
 fn file_name(report: &AbReport, extension: &str) -> String {
-    let slug: String = report
-        .title
-        .chars()
-        .flat_map(char::to_lowercase)
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
-    let slug = slug.split('-').filter(|part| !part.is_empty()).collect::<Vec<_>>().join("-");
-    let date = report.created_at.get(..10).unwrap_or("undated");
-    format!("ab-test-{slug}-{date}.{extension}")
+    crate::export::named_file("ab-test", &report.title, &report.created_at, extension)
 }
 
 /// JSON and HTML buttons for `report`.
