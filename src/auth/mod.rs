@@ -1,9 +1,11 @@
-//! Authentication: one-time login links, server-side sessions and share-token checks, over the store and the
-//! keyed token hash. Knows nothing of HTTP: cookies, redirects and headers belong to the edge
+//! Authentication: one-time login links, Sign-In with Ethereum messages, server-side sessions and share-token
+//! checks, over the store and the keyed token hash. Knows nothing of HTTP: cookies, redirects and headers belong to the edge
 //! (`server::routes::login`, `server::middleware::session`, `server::routes::shared_reports`).
 
 mod links;
 mod shares;
+mod siwe;
 
 pub use links::{create_login_link, end_session, find_session, redeem_login_link, NewSession, Session};
 pub use shares::open_shared_report;
+pub use siwe::{check_signed_message, wallet_identity, CheckedMessage, SiwePolicy, SiweRejection, MAX_MESSAGE_BYTES};
