@@ -47,10 +47,12 @@ if [ $want_test = 1 ]; then
   # Python for the tests' loopback servers, in a virtual environment of the project's own (target/test-python),
   # so the machine's Python is left as it is: aiosmtpd (an SMTP server for the e-mail tests) and xllamacpp (a real
   # llama.cpp server, `llama-server` embedded in the wheel) with gguf + numpy to write its tiny model locally
-  # (nothing is downloaded from a model hub). The tests find it through LG_PYTHON, which scripts/test.sh sets.
+  # (nothing is downloaded from a model hub), and eth-account, which signs wallet-login messages in the tests as
+  # a wallet would (an implementation independent of the Rust crate that verifies them). The tests find it
+  # through LG_PYTHON, which scripts/test.sh sets.
   venv=target/test-python
-  python_packages=(aiosmtpd==1.4.6 xllamacpp==2026.10.11549 gguf==0.19.0 "numpy>=1.26,<3")
-  if ! "$venv/bin/python" -c "import aiosmtpd, xllamacpp, gguf, numpy" 2>/dev/null; then
+  python_packages=(aiosmtpd==1.4.6 xllamacpp==2026.10.11549 gguf==0.19.0 "numpy>=1.26,<3" eth-account==0.14.0)
+  if ! "$venv/bin/python" -c "import aiosmtpd, xllamacpp, gguf, numpy, eth_account" 2>/dev/null; then
     command -v python3 >/dev/null || { say "installing Debian's python3"; apt_install python3 python3-venv; }
     if ! python3 -m venv --clear "$venv" 2>/dev/null; then
       say "installing Debian's python3-venv"

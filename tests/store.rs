@@ -480,7 +480,22 @@ async fn ab_tests_keep_progress_and_report_and_their_orphans_are_interrupted(db:
     assert!(matches!(store.ab_test(ws, test.id).await, Err(StoreError::NotFound)));
 }
 
+async fn wallet_login_nonces_are_used_once_before_they_expire(db: &TestDb) {
+    use latency_guard::store::NonceUse;
+    let store = &db.store;
+    store.issue_siwe_nonce("nonce-fresh-0001", 1_000, 601_000).await.unwrap();
+    store.issue_siwe_nonce("nonce-stale-0002", 1_000, 2_000).await.unwrap();
+    assert_eq!(store.consume_siwe_nonce("nonce-fresh-0001", 5_000).await.unwrap(), NonceUse::Consumed);
+    assert_eq!(store.consume_siwe_nonce("nonce-fresh-0001", 6_000).await.unwrap(), NonceUse::AlreadyUsed);
+    assert_eq!(store.consume_siwe_nonce("nonce-stale-0002", 2_000).await.unwrap(), NonceUse::Expired);
+    assert_eq!(store.consume_siwe_nonce("never-issued-003", 2_000).await.unwrap(), NonceUse::Unknown);
+    assert!(store.issue_siwe_nonce("nonce-fresh-0001", 7_000, 9_000).await.is_err(), "a nonce is never issued twice");
+    assert!(store.purge_expired_auth(700_000).await.unwrap() >= 2, "expired nonces are purged");
+    assert_eq!(store.consume_siwe_nonce("nonce-stale-0002", 2_000).await.unwrap(), NonceUse::Unknown);
+}
+
 both_backends!(
+    wallet_login_nonces_are_used_once_before_they_expire,
     ab_tests_keep_progress_and_report_and_their_orphans_are_interrupted,
     a_probed_engine_stays_with_its_connector_until_the_server_changes,
     iteration_pages_from_sql_match_the_table_definition,

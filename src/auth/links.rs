@@ -50,10 +50,21 @@ pub async fn redeem_login_link(
     let Some(workspace_id) = store.consume_login_token(&tokens.hash(login_token), now_ms).await? else {
         return Ok(None);
     };
+    open_session(store, tokens, workspace_id, now_ms, ttl).await.map(Some)
+}
+
+/// Opens a fresh session for `workspace_id` lasting `ttl` (every login mints a new token: no fixation).
+pub(super) async fn open_session(
+    store: &Store,
+    tokens: &TokenHasher,
+    workspace_id: WorkspaceId,
+    now_ms: i64,
+    ttl: Duration,
+) -> Result<NewSession, StoreError> {
     let token = RandomToken::generate();
     let ttl_ms = i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX);
     store.insert_session(workspace_id, &tokens.hash(token.as_str()), now_ms, now_ms.saturating_add(ttl_ms)).await?;
-    Ok(Some(NewSession { workspace_id, token }))
+    Ok(NewSession { workspace_id, token })
 }
 
 /// The live session a presented session token belongs to.

@@ -5,7 +5,12 @@
 mod links;
 mod shares;
 mod siwe;
+mod wallet_login;
 
 pub use links::{create_login_link, end_session, find_session, redeem_login_link, NewSession, Session};
 pub use shares::open_shared_report;
 pub use siwe::{check_signed_message, wallet_identity, CheckedMessage, SiwePolicy, SiweRejection, MAX_MESSAGE_BYTES};
+pub use wallet_login::{
+    issue_siwe_nonce, login_with_wallet, siwe_policy, NonceGrant, WalletLoginError, WalletSession, SIWE_NONCE_TTL_MS,
+    SIWE_STATEMENT,
+};

@@ -98,6 +98,8 @@ pub struct Settings {
     pub request_timeout: Duration,
     /// How long a browser session lasts.
     pub session_ttl: Duration,
+    /// EIP-155 chain ids a wallet login's message may name.
+    pub siwe_chain_ids: Vec<u64>,
     /// How often this process renews the heartbeat of the runs it drives (and looks for orphaned ones); a run
     /// whose owner misses six is marked interrupted.
     pub run_heartbeat: Duration,
@@ -227,6 +229,7 @@ impl Settings {
             connection_test_timeout: Duration::from_secs(15),
             request_timeout: Duration::from_secs(120),
             session_ttl: Duration::from_secs(14 * 24 * 3600),
+            siwe_chain_ids: vec![1],
             run_heartbeat: Duration::from_secs(5),
             secure_cookies: false,
             public_url: None,

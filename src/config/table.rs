@@ -138,6 +138,23 @@ pub const SETTINGS: &[Setting] = &[
         },
     },
     Setting {
+        key: Some("siwe-chain-ids"),
+        env: "LATENCY_GUARD_SIWE_CHAIN_IDS",
+        default: "`1`",
+        meaning: "EIP-155 chain ids a wallet login (Sign-In with Ethereum) may name, comma-separated",
+        secret: false,
+        apply: |s, v| {
+            let ids: Result<Vec<u64>, _> = v.split(',').map(|id| id.trim().parse::<u64>()).collect();
+            match ids {
+                Ok(ids) if !ids.is_empty() => {
+                    s.siwe_chain_ids = ids;
+                    Ok(())
+                }
+                _ => Err("must be chain ids (whole numbers), comma-separated, e.g. 1,8453".into()),
+            }
+        },
+    },
+    Setting {
         key: Some("run-heartbeat-ms"),
         env: "LATENCY_GUARD_RUN_HEARTBEAT_MS",
         default: "`5000`",

@@ -13,6 +13,7 @@ mod runs;
 mod schedules;
 mod sessions;
 mod shares;
+mod siwe_nonces;
 mod workspaces;
 
 pub use ab_tests::{NewAbTest, AB_TEST_LIST_LIMIT};
@@ -24,6 +25,7 @@ pub use outbox::{Attempt, AttemptOutcome, OutboxMessage};
 pub use schedules::Claim;
 pub use sessions::SessionRecord;
 pub use shares::ShareRecord;
+pub use siwe_nonces::NonceUse;
 pub use workspaces::{Workspace, LOCAL_OWNER};
 
 use sqlx::any::{AnyPoolOptions, AnyRow};

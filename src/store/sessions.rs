@@ -89,7 +89,9 @@ impl Store {
             sqlx::query("DELETE FROM sessions WHERE expires_at <= $1").bind(now_ms).execute(&self.pool).await?;
         let tokens =
             sqlx::query("DELETE FROM login_tokens WHERE expires_at <= $1").bind(now_ms).execute(&self.pool).await?;
-        Ok(sessions.rows_affected() + tokens.rows_affected())
+        let nonces =
+            sqlx::query("DELETE FROM siwe_nonces WHERE expires_at <= $1").bind(now_ms).execute(&self.pool).await?;
+        Ok(sessions.rows_affected() + tokens.rows_affected() + nonces.rows_affected())
     }
 
     /// Both token tables have the same shape; `table` is one of their two names, never user input.

@@ -38,13 +38,17 @@ async fn follow_link(State(state): State<AppState>, Query(query): Query<LinkQuer
         }
     };
     tracing::info!(workspace = %session.workspace_id, "logged in through a login link");
-    let cookie = format!(
-        "{SESSION_COOKIE}={}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}{}",
-        session.token.as_str(),
-        ttl.as_secs(),
-        if state.settings.secure_cookies { "; Secure" } else { "" }
-    );
+    let cookie = session_cookie(session.token.as_str(), ttl, state.settings.secure_cookies);
     with_cookie(Redirect::to("/connectors").into_response(), &cookie)
+}
+
+/// The `Set-Cookie` value of a new session (every login's, link or wallet).
+pub(super) fn session_cookie(token: &str, ttl: std::time::Duration, secure: bool) -> String {
+    format!(
+        "{SESSION_COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}{}",
+        ttl.as_secs(),
+        if secure { "; Secure" } else { "" }
+    )
 }
 
 async fn logout(State(store): State<Store>, State(tokens): State<TokenHasher>, headers: HeaderMap) -> Response {
@@ -57,7 +61,7 @@ async fn logout(State(store): State<Store>, State(tokens): State<TokenHasher>, h
     with_cookie(Redirect::to("/login").into_response(), &cookie)
 }
 
-fn with_cookie(mut response: Response, cookie: &str) -> Response {
+pub(super) fn with_cookie(mut response: Response, cookie: &str) -> Response {
     if let Ok(value) = HeaderValue::from_str(cookie) {
         response.headers_mut().append(header::SET_COOKIE, value);
     }

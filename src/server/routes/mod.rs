@@ -1,4 +1,4 @@
-//! The routes axum serves beside the Leptos pages and server functions: login links, live run events, public
+//! The routes axum serves beside the Leptos pages and server functions: login links, wallet login, live run events, public
 //! share reads and the Guard tick hook. Each handler takes the parts of the state it needs and calls one domain
 //! function; replies, statuses and headers are decided here and nowhere below.
 
@@ -6,8 +6,10 @@ mod guard_hook;
 mod live_events;
 mod login;
 mod shared_reports;
+mod wallet_login;
 
 pub use guard_hook::guard_tick_hook;
 pub use live_events::live_events;
 pub use login::login_routes;
 pub use shared_reports::{shared_iterations, shared_report, shared_report_view};
+pub use wallet_login::wallet_login_routes;

@@ -1,0 +1,146 @@
+//! Wallet login end to end, without HTTP: a nonce issued (stored, single use, short-lived) with what a client needs
+//! to build the EIP-4361 message, and a signed message turned into a session — checked (`check_signed_message`),
+//! its nonce consumed, the wallet's workspace created on first login.
+
+use rand::distributions::{Alphanumeric, DistString};
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+use super::links::{open_session, NewSession};
+use super::siwe::{check_signed_message, wallet_identity, SiwePolicy, SiweRejection};
+use crate::model::iso8601_utc;
+use crate::secrets::TokenHasher;
+use crate::store::{NonceUse, Store, StoreError};
+
+/// How long a nonce may wait for its signed message.
+pub const SIWE_NONCE_TTL_MS: i64 = 10 * 60 * 1000;
+
+/// The statement the browser's message carries.
+pub const SIWE_STATEMENT: &str = "Sign in to latency-guard.";
+
+/// A nonce and everything a client needs to build the message around it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NonceGrant {
+    /// The nonce (17 letters and digits), valid once until `expirationTime`.
+    pub nonce: String,
+    /// The domain the message must name (this server's public authority).
+    pub domain: String,
+    /// The URI the message must name.
+    pub uri: String,
+    /// The chain id to put in the message (the first one accepted).
+    pub chain_id: u64,
+    /// Every chain id accepted.
+    pub chain_ids: Vec<u64>,
+    /// A statement to put in the message.
+    pub statement: String,
+    /// `1`.
+    pub version: String,
+    /// Now, ISO 8601 UTC (the message's `Issued At`).
+    pub issued_at: String,
+    /// When the nonce expires, ISO 8601 UTC (the message's `Expiration Time`).
+    pub expiration_time: String,
+}
+
+/// What a wallet login's message must say at a server reached at `public_base`: its authority as the domain,
+/// `{public_base}/login` as the URI, `chain_ids`, a minute of clock skew, and the nonce's lifetime as its oldest age.
+pub fn siwe_policy(public_base: &str, chain_ids: &[u64]) -> SiwePolicy {
+    let domain = url::Url::parse(public_base)
+        .ok()
+        .map(|u| match (u.host_str(), u.port()) {
+            (Some(host), Some(port)) => format!("{host}:{port}"),
+            (Some(host), None) => host.to_string(),
+            (None, _) => String::new(),
+        })
+        .unwrap_or_default();
+    SiwePolicy {
+        domain,
+        uri: format!("{}/login", public_base.trim_end_matches('/')),
+        chain_ids: chain_ids.to_vec(),
+        skew_ms: 60_000,
+        max_age_ms: SIWE_NONCE_TTL_MS,
+    }
+}
+
+/// Issues a nonce under `policy` at `now_ms`.
+pub async fn issue_siwe_nonce(store: &Store, policy: &SiwePolicy, now_ms: i64) -> Result<NonceGrant, StoreError> {
+    let nonce = Alphanumeric.sample_string(&mut rand::rngs::OsRng, 17);
+    let expires = now_ms + SIWE_NONCE_TTL_MS;
+    store.issue_siwe_nonce(&nonce, now_ms, expires).await?;
+    Ok(NonceGrant {
+        nonce,
+        domain: policy.domain.clone(),
+        uri: policy.uri.clone(),
+        chain_id: policy.chain_ids.first().copied().unwrap_or(1),
+        chain_ids: policy.chain_ids.clone(),
+        statement: SIWE_STATEMENT.into(),
+        version: "1".into(),
+        issued_at: iso8601_utc(now_ms),
+        expiration_time: iso8601_utc(expires),
+    })
+}
+
+/// Why a wallet login was refused (the 401's reason) or could not be completed.
+#[derive(Debug, thiserror::Error)]
+pub enum WalletLoginError {
+    /// The message or its signature.
+    #[error("{0}")]
+    Rejected(#[from] SiweRejection),
+    /// The nonce was not issued here, was used already, or expired.
+    #[error("{}", match .0 {
+        NonceUse::Unknown => "the nonce was not issued by this server",
+        NonceUse::AlreadyUsed => "the nonce was already used (a replayed message)",
+        NonceUse::Expired => "the nonce expired; ask for a new one",
+        NonceUse::Consumed => "the nonce was accepted",
+    })]
+    Nonce(NonceUse),
+    /// The database failed (a 500, not a refusal).
+    #[error("{0}")]
+    Store(#[from] StoreError),
+}
+
+/// A wallet logged in: its session and address.
+pub struct WalletSession {
+    /// The new session (its token goes to the browser once).
+    pub session: NewSession,
+    /// The signer, EIP-55.
+    pub address: String,
+}
+
+/// Checks a signed message, consumes its nonce, and opens a session lasting `ttl` in the wallet's own workspace
+/// (created on its first login, owned by `<lowercase address>@wallet.local`).
+pub async fn login_with_wallet(
+    store: &Store,
+    tokens: &TokenHasher,
+    policy: &SiwePolicy,
+    (message, signature): (&str, &str),
+    now_ms: i64,
+    ttl: Duration,
+) -> Result<WalletSession, WalletLoginError> {
+    let checked = check_signed_message(policy, message, signature, now_ms)?;
+    match store.consume_siwe_nonce(&checked.nonce, now_ms).await? {
+        NonceUse::Consumed => {}
+        refused => return Err(WalletLoginError::Nonce(refused)),
+    }
+    let address = checked.address;
+    let short = format!("{}…{}", &address[..6], &address[address.len() - 4..]);
+    let (workspace, _) = store.ensure_workspace(&wallet_identity(&address), &short, now_ms).await?;
+    let session = open_session(store, tokens, workspace.id, now_ms, ttl).await?;
+    Ok(WalletSession { session, address })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_policy_binds_the_public_authority_and_the_login_uri() {
+        let policy = siwe_policy("https://bench.example:8443/", &[1, 8453]);
+        assert_eq!(
+            (policy.domain.as_str(), policy.uri.as_str()),
+            ("bench.example:8443", "https://bench.example:8443/login")
+        );
+        assert_eq!(policy.chain_ids, [1, 8453]);
+        assert_eq!(siwe_policy("http://127.0.0.1:3000", &[1]).domain, "127.0.0.1:3000");
+    }
+}
