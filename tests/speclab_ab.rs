@@ -368,3 +368,43 @@ async fn a_server_gone_before_the_last_reading_gives_no_window_rather_than_a_sho
     let notes = latency_guard::report::server_notes(&recorded);
     assert!(notes[0].contains("could not be read after the run"), "{}", notes[0]);
 }
+
+/// A `/metrics` that misbehaves, served on loopback: an endless body of valid lines, or one line every half second
+/// forever. Its base URL.
+async fn hostile_metrics(trickle: bool) -> String {
+    use axum::body::Body;
+    let lines = move || {
+        futures::stream::unfold(0_u64, move |n| async move {
+            if trickle {
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+            let line = format!("vllm:num_requests_running{{engine=\"{n}\"}} 1\n");
+            Some((Ok::<_, std::io::Error>(bytes::Bytes::from(line)), n + 1))
+        })
+    };
+    let app =
+        axum::Router::new().route("/metrics", axum::routing::get(move || async move { Body::from_stream(lines()) }));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}/v1", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    base
+}
+
+#[tokio::test]
+async fn an_endless_or_never_finishing_metrics_body_is_cut_off_with_a_reason() {
+    let client = HttpClient::new().unwrap();
+    let endless = target(&hostile_metrics(false).await);
+    let started = std::time::Instant::now();
+    let why = scrape(&client, &endless).await.unwrap_err();
+    assert!(why.contains("larger than 4096 KiB"), "{why}");
+    let trickling = target(&hostile_metrics(true).await);
+    let why = scrape(&client, &trickling).await.unwrap_err();
+    assert!(why.contains("no answer within 3 s"), "{why}");
+    assert!(started.elapsed() < Duration::from_secs(10), "both gave up in bounded time: {:?}", started.elapsed());
+    // The probe says the same of the path, and a run's recorder records nothing rather than waiting.
+    let report = latency_guard::speclab::probe(&client, &trickling).await;
+    let metrics = report.paths.iter().find(|p| p.path == "/metrics").unwrap();
+    assert!(!metrics.usable && metrics.outcome.contains("no answer within 3 s"), "{metrics:?}");
+    let (_, recorded) = record_during(&client, &endless, ServerKind::Vllm, async {}).await;
+    assert_eq!(recorded, None);
+}
