@@ -19,6 +19,9 @@ pub enum AppError {
     /// No valid session.
     #[error("not logged in")]
     Unauthorized,
+    /// Logged in, but this credential may not do this (e.g. an API token managing API tokens).
+    #[error("not allowed: {0}")]
+    Forbidden(String),
     /// Something failed on the server; details are in the server log only.
     #[error("internal error (see the server log)")]
     Internal,
@@ -66,6 +69,7 @@ impl AppError {
             Self::NotFound => StatusCode::NOT_FOUND,
             Self::Invalid(_) | Self::Request(_) => StatusCode::BAD_REQUEST,
             Self::Unauthorized => StatusCode::UNAUTHORIZED,
+            Self::Forbidden(_) => StatusCode::FORBIDDEN,
             Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }

@@ -37,6 +37,8 @@ pub mod guard;
 #[cfg(feature = "ssr")]
 pub mod notify;
 #[cfg(feature = "ssr")]
+pub mod rate_limit;
+#[cfg(feature = "ssr")]
 pub mod runs;
 #[cfg(feature = "ssr")]
 pub mod secrets;

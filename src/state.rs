@@ -6,6 +6,7 @@ use axum::extract::FromRef;
 use leptos::config::LeptosOptions;
 use std::sync::Arc;
 
+use crate::auth::LoginLimit;
 use crate::clock::Clock;
 use crate::config::Settings;
 use crate::engine::HttpClient;
@@ -38,6 +39,8 @@ pub struct AppState {
     pub guard: Guard,
     /// Sends the webhook outbox.
     pub webhooks: WebhookSender,
+    /// The wallet-login routes' budget per client address.
+    pub login_limit: LoginLimit,
     /// Leptos' own options (site root, output name).
     pub leptos_options: LeptosOptions,
 }

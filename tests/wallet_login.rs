@@ -104,7 +104,14 @@ async fn a_wallet_signs_in_to_a_workspace_of_its_own_and_a_replay_is_refused() {
     let cookie = cookie.expect("a session cookie");
     let (status, connectors) = app.call("connectors/list", json!({}), Some(&cookie)).await;
     assert_eq!((status, connectors.as_str()), (200, "[]"), "a new, empty workspace");
+    let (status, me) = app.call("account/whoami", json!({}), Some(&cookie)).await;
+    let me: Value = serde_json::from_str(&me).unwrap();
+    assert_eq!(status, 200);
+    assert_eq!(me["signedInAs"], json!({"kind": "wallet", "address": "0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A"}));
+    assert_eq!(me["workspaceName"], "0x19E7…ff2A");
     let (_, owner_cookie) = app.session_for(latency_guard::store::LOCAL_OWNER).await;
+    let (_, owner) = app.call("account/whoami", json!({}), Some(&owner_cookie)).await;
+    assert!(owner.contains(r#""signedInAs":{"kind":"installOwner"}"#), "{owner}");
     let made = json!({"input": {"name": "owner's", "baseUrl": "http://127.0.0.1:9/v1", "model": "m"}});
     assert_eq!(app.call("connectors/create", made, Some(&owner_cookie)).await.0, 200);
     assert_eq!(app.call("connectors/list", json!({}), Some(&cookie)).await.1, "[]", "not the owner's data");
@@ -190,4 +197,32 @@ async fn a_nonce_issued_by_one_replica_logs_in_at_another_once() {
     assert_eq!(status, 200, "{reply}");
     let (status, reply, _) = verify(&one, body(&text, &signature)).await;
     assert_eq!((status, reply["error"].as_str()), (401, Some("the nonce was already used (a replayed message)")));
+}
+
+#[tokio::test]
+async fn a_client_asking_too_often_gets_429_and_others_are_not_held_back() {
+    // Behind a proxy that names the client in x-forwarded-for (its last entry counts).
+    let db = TestDb::sqlite().await;
+    let app = spawn_app_on(&db.url, |s| s.client_ip_header = Some("x-forwarded-for".parse().unwrap())).await;
+    let ask = |client: &'static str| {
+        client_request(&app, "/auth/siwe/nonce").header("x-forwarded-for", format!("203.0.113.250, {client}")).send()
+    };
+    for _ in 0..20 {
+        assert_eq!(ask("198.51.100.7").await.unwrap().status(), 200);
+    }
+    let refused = ask("198.51.100.7").await.unwrap();
+    assert_eq!(refused.status(), 429);
+    let wait: u64 = refused.headers()["retry-after"].to_str().unwrap().parse().unwrap();
+    assert!((1..=4).contains(&wait), "one more call within the refill: {wait} s");
+    let reason: Value = refused.json().await.unwrap();
+    assert!(reason["error"].as_str().unwrap().starts_with("too many wallet-login requests"), "{reason}");
+    // Verify counts against the same budget; another client still gets in.
+    let verify = client_request(&app, "/auth/siwe/verify").header("x-forwarded-for", "198.51.100.7").body("{}");
+    assert_eq!(verify.send().await.unwrap().status(), 429);
+    assert_eq!(ask("198.51.100.8").await.unwrap().status(), 200, "another client is not held back");
+    db.cleanup().await;
+}
+
+fn client_request(app: &TestApp, path: &str) -> reqwest::RequestBuilder {
+    client().post(format!("{}{path}", app.base))
 }

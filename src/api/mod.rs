@@ -4,6 +4,7 @@
 //! Every function here is `POST /api/<endpoint>` with a JSON body holding its arguments by name, e.g.
 //! `POST /api/connectors/get` with `{"id": "<uuid>"}`. They need a session cookie; without one they answer 401.
 
+pub mod account;
 pub mod benchmark;
 pub mod compare;
 pub mod connectors;
@@ -11,6 +12,7 @@ pub mod guard;
 pub mod runs;
 pub mod shares;
 pub mod speclab;
+pub mod tokens;
 
 #[cfg(feature = "ssr")]
 mod context;

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::model::WorkspaceId;
+use crate::model::{ApiTokenId, WorkspaceId};
 use crate::secrets::{RandomToken, TokenHasher};
 use crate::store::{Store, StoreError, LOCAL_OWNER};
 
@@ -14,8 +14,20 @@ const LOGIN_LINK_TTL_MS: i64 = 24 * 3600 * 1000;
 pub struct Session {
     /// The workspace whose data this request may touch.
     pub workspace_id: WorkspaceId,
-    /// The keyed hash of the session token (for logout).
-    pub token_hash: String,
+    /// What the caller presented.
+    pub credential: Credential,
+}
+
+/// How a request proved who it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Credential {
+    /// A browser session's cookie (a login link or a wallet login opened it).
+    Browser {
+        /// The keyed hash of the session token.
+        token_hash: String,
+    },
+    /// An API token (`Authorization: Bearer lgt_…`).
+    ApiToken(ApiTokenId),
 }
 
 /// A session just opened by a login link: its token goes to the browser once.
@@ -76,7 +88,7 @@ pub async fn find_session(
 ) -> Result<Option<Session>, StoreError> {
     let hash = tokens.hash(token);
     let found = store.find_session(&hash, now_ms).await?;
-    Ok(found.map(|s| Session { workspace_id: s.workspace_id, token_hash: hash }))
+    Ok(found.map(|s| Session { workspace_id: s.workspace_id, credential: Credential::Browser { token_hash: hash } }))
 }
 
 /// Ends the session a presented token belongs to (nothing when there is none).

@@ -2,15 +2,19 @@
 //! checks, over the store and the keyed token hash. Knows nothing of HTTP: cookies, redirects and headers belong to the edge
 //! (`server::routes::login`, `server::middleware::session`, `server::routes::shared_reports`).
 
+mod account;
+mod api_tokens;
 mod links;
 mod shares;
 mod siwe;
 mod wallet_login;
 
-pub use links::{create_login_link, end_session, find_session, redeem_login_link, NewSession, Session};
+pub use account::account_of;
+pub use api_tokens::{create_api_token, session_for_api_token, CreateTokenError};
+pub use links::{create_login_link, end_session, find_session, redeem_login_link, Credential, NewSession, Session};
 pub use shares::open_shared_report;
 pub use siwe::{check_signed_message, wallet_identity, CheckedMessage, SiwePolicy, SiweRejection, MAX_MESSAGE_BYTES};
 pub use wallet_login::{
-    issue_siwe_nonce, login_with_wallet, siwe_policy, NonceGrant, WalletLoginError, WalletSession, SIWE_NONCE_TTL_MS,
-    SIWE_STATEMENT,
+    issue_siwe_nonce, login_with_wallet, siwe_policy, LoginLimit, WalletLoginError, WalletSession, SIWE_NONCE_TTL_MS,
+    SIWE_STATEMENT, WALLET_LOGIN_BUDGET,
 };

@@ -144,6 +144,11 @@ pub fn wallet_identity(address: &str) -> String {
     format!("{}@wallet.local", address.to_lowercase())
 }
 
+/// The EIP-55 address of a wallet identity (`None` for any other identity).
+pub fn wallet_address_of(identity: &str) -> Option<String> {
+    identity.strip_suffix("@wallet.local").and_then(|address| crate::model::eip55_address(address).ok())
+}
+
 #[cfg(test)]
 mod tests {
     //! Vectors made with Python's eth-account 0.14.0 (an implementation independent of the crate under test) from
@@ -193,6 +198,15 @@ mod tests {
         let v_as_one = format!("{}01", &SIGNATURE[..SIGNATURE.len() - 2]);
         assert_eq!(check_signed_message(&policy(), &good(), &v_as_one, NOW).unwrap().address, ADDRESS);
         assert_eq!(wallet_identity(ADDRESS), "0x19e7e376e7c213b7e7e7e46cc70a5dd086daff2a@wallet.local");
+        assert_eq!(wallet_address_of(&wallet_identity(ADDRESS)).as_deref(), Some(ADDRESS));
+        assert_eq!(wallet_address_of("local:owner"), None);
+    }
+
+    #[test]
+    fn the_browsers_message_builder_makes_text_the_independent_signature_covers() {
+        let grant = crate::model::siwe_message::example_grant();
+        let built = crate::model::siwe_message_text(&grant, &ADDRESS.to_lowercase()).unwrap();
+        assert_eq!(check_signed_message(&policy(), &built, SIGNATURE, NOW).unwrap().address, ADDRESS);
     }
 
     #[test]

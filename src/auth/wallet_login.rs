@@ -3,44 +3,27 @@
 //! its nonce consumed, the wallet's workspace created on first login.
 
 use rand::distributions::{Alphanumeric, DistString};
-use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 use super::links::{open_session, NewSession};
 use super::siwe::{check_signed_message, wallet_identity, SiwePolicy, SiweRejection};
-use crate::model::iso8601_utc;
+use crate::model::{iso8601_utc, short_address, NonceGrant};
+use crate::rate_limit::{Budget, PerClient};
 use crate::secrets::TokenHasher;
 use crate::store::{NonceUse, Store, StoreError};
 
 /// How long a nonce may wait for its signed message.
 pub const SIWE_NONCE_TTL_MS: i64 = 10 * 60 * 1000;
 
+/// Each client address may ask for 20 nonces or verifications at once, then one every 3 s: far more than a person
+/// signing in needs (one of each), far less than a script guessing would want.
+pub const WALLET_LOGIN_BUDGET: Budget = Budget { burst: 20.0, refill: Duration::from_secs(3) };
+
+/// The wallet-login routes' budget, one bucket per client address.
+pub type LoginLimit = PerClient<std::net::IpAddr>;
+
 /// The statement the browser's message carries.
 pub const SIWE_STATEMENT: &str = "Sign in to latency-guard.";
-
-/// A nonce and everything a client needs to build the message around it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct NonceGrant {
-    /// The nonce (17 letters and digits), valid once until `expirationTime`.
-    pub nonce: String,
-    /// The domain the message must name (this server's public authority).
-    pub domain: String,
-    /// The URI the message must name.
-    pub uri: String,
-    /// The chain id to put in the message (the first one accepted).
-    pub chain_id: u64,
-    /// Every chain id accepted.
-    pub chain_ids: Vec<u64>,
-    /// A statement to put in the message.
-    pub statement: String,
-    /// `1`.
-    pub version: String,
-    /// Now, ISO 8601 UTC (the message's `Issued At`).
-    pub issued_at: String,
-    /// When the nonce expires, ISO 8601 UTC (the message's `Expiration Time`).
-    pub expiration_time: String,
-}
 
 /// What a wallet login's message must say at a server reached at `public_base`: its authority as the domain,
 /// `{public_base}/login` as the URI, `chain_ids`, a minute of clock skew, and the nonce's lifetime as its oldest age.
@@ -123,8 +106,7 @@ pub async fn login_with_wallet(
         refused => return Err(WalletLoginError::Nonce(refused)),
     }
     let address = checked.address;
-    let short = format!("{}…{}", &address[..6], &address[address.len() - 4..]);
-    let (workspace, _) = store.ensure_workspace(&wallet_identity(&address), &short, now_ms).await?;
+    let (workspace, _) = store.ensure_workspace(&wallet_identity(&address), &short_address(&address), now_ms).await?;
     let session = open_session(store, tokens, workspace.id, now_ms, ttl).await?;
     Ok(WalletSession { session, address })
 }

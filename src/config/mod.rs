@@ -105,6 +105,9 @@ pub struct Settings {
     pub run_heartbeat: Duration,
     /// Mark the session cookie `Secure` (set when serving over https behind a proxy).
     pub secure_cookies: bool,
+    /// A header a trusted reverse proxy sets to the client's address (its last entry is used), e.g.
+    /// `x-forwarded-for`; `None` keys per-client budgets by the connection's peer address.
+    pub client_ip_header: Option<http::HeaderName>,
     /// The address users reach the app at, used in printed login links.
     pub public_url: Option<String>,
     /// How often the in-process Guard tick runs; `None` leaves ticking to the hook alone.
@@ -230,6 +233,7 @@ impl Settings {
             request_timeout: Duration::from_secs(120),
             session_ttl: Duration::from_secs(14 * 24 * 3600),
             siwe_chain_ids: vec![1],
+            client_ip_header: None,
             run_heartbeat: Duration::from_secs(5),
             secure_cookies: false,
             public_url: None,

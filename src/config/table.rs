@@ -155,6 +155,21 @@ pub const SETTINGS: &[Setting] = &[
         },
     },
     Setting {
+        key: Some("client-ip-header"),
+        env: "LATENCY_GUARD_CLIENT_IP_HEADER",
+        default: "none (the connection's peer address)",
+        meaning: "behind a reverse proxy: the header it sets to the client's address (e.g. `x-forwarded-for`; its \
+                  last entry counts), so login rate limits apply per client rather than to the proxy",
+        secret: false,
+        apply: |s, v| match http::HeaderName::from_bytes(v.trim().as_bytes()) {
+            Ok(name) => {
+                s.client_ip_header = Some(name);
+                Ok(())
+            }
+            Err(_) => Err("must be an HTTP header name, e.g. x-forwarded-for".into()),
+        },
+    },
+    Setting {
         key: Some("run-heartbeat-ms"),
         env: "LATENCY_GUARD_RUN_HEARTBEAT_MS",
         default: "`5000`",

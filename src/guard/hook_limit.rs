@@ -5,21 +5,26 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// Hook ticks allowed at once after a quiet spell.
-const BURST: f64 = 5.0;
+use crate::rate_limit::{Budget, TokenBucket};
+
 /// One more hook tick is allowed after this long.
 const REFILL: Duration = Duration::from_secs(6);
+/// Five hook ticks at once after a quiet spell, then one every six seconds.
+const BUDGET: Budget = Budget { burst: 5.0, refill: REFILL };
 
 /// The hook's budget: one tick at a time, and a token bucket over time.
 #[derive(Debug, Clone)]
 pub struct HookLimit {
     running: Arc<AtomicBool>,
-    bucket: Arc<Mutex<(f64, Instant)>>,
+    bucket: Arc<Mutex<TokenBucket>>,
 }
 
 impl Default for HookLimit {
     fn default() -> Self {
-        Self { running: Arc::new(AtomicBool::new(false)), bucket: Arc::new(Mutex::new((BURST, Instant::now()))) }
+        Self {
+            running: Arc::new(AtomicBool::new(false)),
+            bucket: Arc::new(Mutex::new(TokenBucket::full(BUDGET, Instant::now()))),
+        }
     }
 }
 
@@ -49,21 +54,16 @@ impl HookLimit {
     }
 
     fn admit_at(&self, now: Instant) -> Result<Turn, Refusal> {
+        // The bucket's lock is held throughout, so the running flag is read and set by one caller at a time.
         let mut bucket = self.bucket.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let (tokens, since) = *bucket;
-        let tokens = (tokens + now.saturating_duration_since(since).as_secs_f64() / REFILL.as_secs_f64()).min(BURST);
-        if tokens < 1.0 {
-            *bucket = (tokens, now);
-            return Err(Refusal {
-                reason: "too many guard ticks from the hook; try again later",
-                retry_after: REFILL.mul_f64(1.0 - tokens),
-            });
-        }
-        if self.running.swap(true, Ordering::AcqRel) {
-            *bucket = (tokens, now);
+        if self.running.load(Ordering::Acquire) {
             return Err(Refusal { reason: "a guard tick from the hook is still running", retry_after: REFILL });
         }
-        *bucket = (tokens - 1.0, now);
+        bucket.take(BUDGET, now).map_err(|retry_after| Refusal {
+            reason: "too many guard ticks from the hook; try again later",
+            retry_after,
+        })?;
+        self.running.store(true, Ordering::Release);
         Ok(Turn(Arc::clone(&self.running)))
     }
 }

@@ -69,3 +69,7 @@ typed_id!(
     /// Identifies one Spec Lab A/B test.
     AbTestId
 );
+typed_id!(
+    /// Identifies one API token (not its secret).
+    ApiTokenId
+);

@@ -26,6 +26,8 @@ macro_rules! spelled {
 }
 
 mod ab;
+mod account;
+mod api_token;
 mod benchmark_set;
 mod checked;
 mod connection_test;
@@ -42,11 +44,14 @@ mod measurement;
 mod progress;
 mod run;
 mod schedule_detail;
+pub(crate) mod siwe_message;
 mod speclab;
 mod text;
 mod time;
 
 pub use ab::{ab_limits, AbCellPlan, AbPlan, AbPlanInput, AbTestInput, AbTestSummary};
+pub use account::{AccountView, SignedInAs};
+pub use api_token::{ApiTokenInput, ApiTokenView, NewApiToken, API_TOKEN_PREFIX, MAX_TOKEN_DAYS, MAX_TOKEN_NAME_CHARS};
 pub use benchmark_set::{BenchmarkSet, BenchmarkSetInput, SetPrompt, ADVISED_MIN_PROMPTS, MAX_SET_PROMPTS};
 pub use checked::Checked;
 pub use connection_test::{ConnectionTestResult, TestTarget, BODY_PREVIEW_CHARS};
@@ -63,7 +68,8 @@ pub use guard_records::{
 pub use guard_states::{EvaluationStatus, Trigger};
 pub use headers::{is_credential_header, is_credential_query_name, HeaderName, HeaderSet, HeaderValueChange};
 pub use ids::{
-    AbTestId, AlertId, BaselineId, BenchmarkSetId, ConnectorId, EvaluationId, RunId, ScheduleId, WorkspaceId,
+    AbTestId, AlertId, ApiTokenId, BaselineId, BenchmarkSetId, ConnectorId, EvaluationId, RunId, ScheduleId,
+    WorkspaceId,
 };
 pub use iteration::{cost_usd, row_prompt, IterationRecord, ROW_PROMPT_CHARS};
 pub use measurement::{
@@ -74,6 +80,7 @@ pub use progress::{LivePoint, RunProgress, RunUpdate};
 pub(crate) use run::fixtures;
 pub use run::{limits, Agent, ConnectionPolicy, Job, LoadMode, RunPlan, RunPlanInput, RunStatus, RunView};
 pub use schedule_detail::{BaselineInfo, PinnableRun, ScheduleDetail};
+pub use siwe_message::{eip55_address, hex_utf8, short_address, siwe_message_text, AddressError, NonceGrant};
 pub use speclab::{
     ProbeReport, ProbedPath, ServerKind, ServerLatency, ServerMetrics, ServerSample, SpecCounters, SpecOutcome,
     SpecWindow, Speculation, WindowError, MAX_SERVER_SAMPLES, PROCESS_START,

@@ -119,6 +119,8 @@ impl Application {
             .map(|every| tokio::spawn(crate::guard::tick_forever(self.state.guard.clone(), every)));
         let webhooks = tokio::spawn(self.state.webhooks.clone().deliver_forever(WEBHOOK_PASS));
         let mail = self.state.guard.mail().cloned().map(|mail| tokio::spawn(mail.deliver_forever(WEBHOOK_PASS)));
+        // The peer address is the wallet-login routes' rate-limit key (unless a proxy's header is configured).
+        let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
         let result = axum::serve(listener, app).with_graceful_shutdown(shutdown_signal()).await;
         maintenance.abort();
         ab_maintenance.abort();
@@ -170,6 +172,7 @@ pub async fn build_state(settings: Settings, clock: Arc<dyn Clock>) -> Result<Ap
         tokens: TokenHasher::new(&secret),
         http,
         settings: Arc::new(settings),
+        login_limit: crate::auth::LoginLimit::new(crate::auth::WALLET_LOGIN_BUDGET),
         leptos_options,
     })
 }

@@ -4,6 +4,7 @@
 
 mod ab_tests;
 mod alerts;
+mod api_tokens;
 mod baselines;
 mod benchmark_sets;
 mod connectors;
@@ -18,6 +19,7 @@ mod workspaces;
 
 pub use ab_tests::{NewAbTest, AB_TEST_LIST_LIMIT};
 pub use alerts::{AlertChanges, WebhookNotice};
+pub use api_tokens::{ApiTokenRecord, TokenRefusal, MAX_API_TOKENS};
 pub use baselines::NewBaseline;
 pub use connectors::{ConnectorCredentials, StoredConnector};
 pub use mail::{MailState, QueuedMail};

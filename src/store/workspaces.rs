@@ -13,7 +13,7 @@ pub const LOCAL_OWNER: &str = "local:owner";
 pub struct Workspace {
     /// Its id.
     pub id: WorkspaceId,
-    /// The owner identity (`local:owner`, later `eip155:<chain>:<address>`).
+    /// The owner identity (`local:owner`, or a wallet's `<lowercase address>@wallet.local`).
     pub owner: String,
     /// Display name.
     pub name: String,
@@ -43,15 +43,26 @@ impl Store {
             .bind(owner)
             .fetch_one(&self.pool)
             .await?;
-        Ok((
-            Workspace {
-                id: parse_id(&row.try_get::<String, _>("id")?)?,
-                owner: row.try_get("owner")?,
-                name: row.try_get("name")?,
-            },
-            inserted,
-        ))
+        Ok((workspace_row(&row)?, inserted))
     }
+
+    /// The workspace with this id.
+    pub async fn get_workspace(&self, id: WorkspaceId) -> Result<Workspace, StoreError> {
+        let row = sqlx::query("SELECT id, owner, name FROM workspaces WHERE id = $1")
+            .bind(id.to_string())
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        workspace_row(&row)
+    }
+}
+
+fn workspace_row(row: &sqlx::any::AnyRow) -> Result<Workspace, StoreError> {
+    Ok(Workspace {
+        id: parse_id(&row.try_get::<String, _>("id")?)?,
+        owner: row.try_get("owner")?,
+        name: row.try_get("name")?,
+    })
 }
 
 pub(super) fn parse_id<T: std::str::FromStr>(text: &str) -> Result<T, StoreError> {

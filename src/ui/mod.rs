@@ -5,6 +5,7 @@ mod components;
 mod hooks;
 mod pages;
 mod report_source;
+mod wallet;
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};

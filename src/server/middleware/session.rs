@@ -7,7 +7,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
 use std::sync::Arc;
 
-use crate::auth::find_session;
+use crate::auth::{find_session, session_for_api_token};
 use crate::config::Settings;
 use crate::state::AppState;
 
@@ -35,12 +35,42 @@ pub(in crate::server) fn session_token(headers: &HeaderMap) -> Option<&str> {
         .map(|(_, value)| value)
 }
 
-/// Resolves the session cookie into a [`crate::auth::Session`] in the request's extensions; pages without one
-/// redirect to `/login`, API calls get 401.
+/// The token of an `Authorization: Bearer …` header, if the request has one.
+fn bearer_token(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.trim().split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+}
+
+fn unauthorized() -> Response {
+    (StatusCode::UNAUTHORIZED, [(header::CONTENT_TYPE, "application/json")], r#"{"kind":"unauthorized"}"#)
+        .into_response()
+}
+
+/// Resolves the caller into a [`crate::auth::Session`] in the request's extensions: an API token
+/// (`Authorization: Bearer lgt_…`, on `/api/` only) or else the session cookie. Pages without a session redirect
+/// to `/login`, API calls get 401; a token that is not accepted is a 401 even when a cookie is present too.
 pub async fn require_session(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
     let path = request.uri().path().to_string();
     if is_public(&path) {
         return next.run(request).await;
+    }
+    if let Some(token) = bearer_token(request.headers()).filter(|_| path.starts_with("/api/")) {
+        let now = state.clock.now_ms();
+        return match session_for_api_token(&state.store, &state.tokens, token, now).await {
+            Ok(Ok(session)) => {
+                request.extensions_mut().insert(session);
+                next.run(request).await
+            }
+            Ok(Err(refusal)) => {
+                tracing::warn!(?refusal, path, "an API token was not accepted");
+                unauthorized()
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "API token lookup failed");
+                StatusCode::INTERNAL_SERVER_ERROR.into_response()
+            }
+        };
     }
     let session = match session_token(request.headers()) {
         Some(token) => match find_session(&state.store, &state.tokens, token, state.clock.now_ms()).await {
@@ -57,10 +87,7 @@ pub async fn require_session(State(state): State<AppState>, mut request: Request
             request.extensions_mut().insert(session);
             next.run(request).await
         }
-        None if path.starts_with("/api/") => {
-            (StatusCode::UNAUTHORIZED, [(header::CONTENT_TYPE, "application/json")], r#"{"kind":"unauthorized"}"#)
-                .into_response()
-        }
+        None if path.starts_with("/api/") => unauthorized(),
         None => Redirect::to("/login").into_response(),
     }
 }
@@ -118,6 +145,14 @@ mod tests {
         let h = headers(&[("cookie", "a=1; lg_session=tok; b=2")]);
         assert_eq!(session_token(&h), Some("tok"));
         assert_eq!(session_token(&headers(&[("cookie", "lg_sessionx=1")])), None);
+    }
+
+    #[test]
+    fn reads_a_bearer_token_in_any_case_of_the_scheme() {
+        assert_eq!(bearer_token(&headers(&[("authorization", "Bearer lgt_abc")])), Some("lgt_abc"));
+        assert_eq!(bearer_token(&headers(&[("authorization", "bearer  lgt_abc ")])), Some("lgt_abc"));
+        assert_eq!(bearer_token(&headers(&[("authorization", "Basic dXNlcg==")])), None);
+        assert_eq!(bearer_token(&headers(&[])), None);
     }
 
     #[test]

@@ -1,15 +1,17 @@
 //! Wallet login's two routes, usable by the login page and by any other client: `POST /auth/siwe/nonce` (a fresh
 //! nonce with what the message must say) and `POST /auth/siwe/verify` with `{"message", "signature"}` (200, the
-//! session cookie and the address; or 401 with a short reason, also logged).
+//! session cookie and the address; or 401 with a short reason, also logged). Both count against the client's
+//! budget (`auth::WALLET_LOGIN_BUDGET`): 429 with `Retry-After` beyond it.
 
-use axum::body::{to_bytes, Body};
-use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
+use axum::body::to_bytes;
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{header, request::Parts, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::json;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
 use super::login::{session_cookie, with_cookie};
 use crate::auth::{end_session, issue_siwe_nonce, login_with_wallet, siwe_policy, WalletLoginError, MAX_MESSAGE_BYTES};
@@ -24,7 +26,33 @@ pub fn wallet_login_routes() -> Router<AppState> {
     Router::new().route("/auth/siwe/nonce", post(nonce)).route("/auth/siwe/verify", post(verify))
 }
 
-async fn nonce(State(state): State<AppState>) -> Response {
+/// The client a request counts against: the last entry of the configured proxy header, else the peer address.
+fn client_of(parts: &Parts, state: &AppState) -> IpAddr {
+    let from_proxy = state.settings.client_ip_header.as_ref().and_then(|name| {
+        let values = parts.headers.get_all(name).iter().filter_map(|v| v.to_str().ok());
+        values.flat_map(|v| v.split(',')).next_back().and_then(|last| last.trim().parse().ok())
+    });
+    let peer = || parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|ConnectInfo(addr)| addr.ip());
+    from_proxy.or_else(peer).unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED))
+}
+
+/// 429 when the client has used its budget; the wait goes in `Retry-After`.
+fn over_budget(parts: &Parts, state: &AppState) -> Option<Response> {
+    let client = client_of(parts, state);
+    let wait = state.login_limit.admit(&client).err()?;
+    tracing::warn!(%client, path = %parts.uri.path(), "wallet-login request over the client's budget");
+    let seconds = wait.as_secs() + 1;
+    let reason = format!("too many wallet-login requests from this address; try again in {seconds} s");
+    Some(
+        (StatusCode::TOO_MANY_REQUESTS, [(header::RETRY_AFTER, seconds.to_string())], Json(json!({ "error": reason })))
+            .into_response(),
+    )
+}
+
+async fn nonce(State(state): State<AppState>, request: Request) -> Response {
+    if let Some(refused) = over_budget(&request.into_parts().0, &state) {
+        return refused;
+    }
     match issue_siwe_nonce(&state.store, &policy(&state), state.clock.now_ms()).await {
         Ok(grant) => Json(grant).into_response(),
         Err(e) => {
@@ -50,7 +78,11 @@ fn refused(reason: &str) -> Response {
     (StatusCode::UNAUTHORIZED, Json(json!({ "error": reason }))).into_response()
 }
 
-async fn verify(State(state): State<AppState>, headers: HeaderMap, body: Body) -> Response {
+async fn verify(State(state): State<AppState>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    if let Some(refused) = over_budget(&parts, &state) {
+        return refused;
+    }
     let Ok(bytes) = to_bytes(body, MAX_VERIFY_BODY).await else {
         return refused(&format!("the request body is larger than {MAX_VERIFY_BODY} bytes"));
     };
@@ -70,7 +102,7 @@ async fn verify(State(state): State<AppState>, headers: HeaderMap, body: Body) -
         Err(refusal) => return refused(&refusal.to_string()),
     };
     // A session cookie the browser still held ends here: the login's new token replaces it.
-    if let Some(old) = session_token(&headers) {
+    if let Some(old) = session_token(&parts.headers) {
         if let Err(e) = end_session(&state.store, &state.tokens, old).await {
             tracing::warn!(error = %e, "ending the session a wallet login replaced failed");
         }

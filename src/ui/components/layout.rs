@@ -5,6 +5,7 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::components::A;
 
+use crate::api::account::whoami;
 use crate::api::guard::open_alert_count;
 
 /// Bumped by anything that changes how many alerts are open, so every sidebar badge reads the count again.
@@ -44,6 +45,29 @@ fn GuardLink() -> impl IntoView {
     }
 }
 
+/// Who is signed in (a wallet's short address, or the install's owner), above the logout button.
+#[component]
+fn SignedIn() -> impl IntoView {
+    let account = Resource::new(|| (), |_| whoami());
+    view! {
+        <Transition fallback=|| ()>
+            {move || Suspend::new(async move {
+                account.await.ok().map(|a| {
+                    let title = match &a.signed_in_as {
+                        crate::model::SignedInAs::Wallet { address } => address.clone(),
+                        crate::model::SignedInAs::InstallOwner => "signed in with the owner's login link".into(),
+                    };
+                    view! {
+                        <div id="signed-in" class="signed-in" title=title>
+                            <span class="muted">"Signed in as "</span><span class="who">{a.short_label()}</span>
+                        </div>
+                    }
+                })
+            })}
+        </Transition>
+    }
+}
+
 /// A signed-in page with navigation.
 #[component]
 pub fn Layout(title: &'static str, children: Children) -> impl IntoView {
@@ -60,6 +84,7 @@ pub fn Layout(title: &'static str, children: Children) -> impl IntoView {
                 <A href="/compare">"Compare"</A>
                 <A href="/spec-lab">"Spec Lab"</A>
                 <GuardLink/>
+                <SignedIn/>
                 <form method="post" action="/auth/logout" class="logout">
                     <button type="submit" class="link">"Log out"</button>
                 </form>

@@ -1,0 +1,111 @@
+import { test, expect, Page, BrowserContext } from "@playwright/test";
+import { generatePrivateKey, privateKeyToAccount, PrivateKeyAccount } from "viem/accounts";
+
+// A test wallet injected as `window.ethereum` (EIP-1193): it shares one account and signs with viem, an
+// implementation independent of the server's, in the test process; the page only sees the provider.
+async function withWallet(context: BrowserContext, account: PrivateKeyAccount, calls: string[]) {
+  await context.exposeFunction("__testWallet", async (method: string, params: unknown[]) => {
+    calls.push(method);
+    switch (method) {
+      case "eth_requestAccounts":
+        return [account.address.toLowerCase()]; // wallets often share lowercase addresses
+      case "eth_chainId":
+        return "0x1";
+      case "personal_sign": {
+        const [hex, address] = params as [`0x${string}`, string];
+        if (address.toLowerCase() !== account.address.toLowerCase()) throw new Error(`asked to sign as ${address}`);
+        return account.signMessage({ message: { raw: hex } });
+      }
+      default:
+        throw new Error(`unsupported method ${method}`);
+    }
+  });
+  await context.addInitScript(() => {
+    const call = (window as unknown as { __testWallet: (m: string, p: unknown[]) => Promise<unknown> }).__testWallet;
+    (window as unknown as { ethereum: unknown }).ethereum = {
+      isTestWallet: true,
+      request: ({ method, params }: { method: string; params?: unknown[] }) => call(method, params ?? []),
+    };
+  });
+}
+
+async function loginPageReady(page: Page) {
+  await page.goto("/login");
+  await expect(page.locator("main.login")).toHaveAttribute("data-hydrated", "true");
+}
+
+function short(address: string): string {
+  return `${address.slice(0, 6)}…${address.slice(-4)}`;
+}
+
+test("without a browser wallet the login page says so plainly", async ({ page }) => {
+  await loginPageReady(page);
+  await expect(page.locator("#no-wallet")).toContainText("No browser wallet was found");
+  await page.click("#wallet-login");
+  await expect(page.locator("#wallet-error")).toContainText("No browser wallet was found");
+  await expect(page).toHaveURL(/\/login$/);
+});
+
+test("a wallet signs in to an empty workspace of its own, adds a connector and logs out; another wallet does not see it", async ({ browser }) => {
+  const first = privateKeyToAccount(generatePrivateKey());
+  const calls: string[] = [];
+  const context = await browser.newContext();
+  await withWallet(context, first, calls);
+  const page = await context.newPage();
+  await loginPageReady(page);
+  await expect(page.locator("#no-wallet")).toHaveCount(0);
+  await page.click("#wallet-login");
+  await expect(page).toHaveURL(/\/connectors$/);
+  expect(calls).toEqual(["eth_requestAccounts", "eth_chainId", "personal_sign"]);
+  await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+  await expect(page.locator("#signed-in .who")).toHaveText(short(first.address)); // EIP-55, from a lowercase account
+  await expect(page.locator("#signed-in")).toHaveAttribute("title", first.address);
+  await expect(page.locator("tr.connector-row")).toHaveCount(0);
+  await page.screenshot({ path: "test-results/wallet-login-empty-workspace.png", fullPage: true });
+
+  await page.click("#new-connector");
+  await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+  await page.fill("#name", "Wallet's own endpoint");
+  await page.fill("#base-url", "http://127.0.0.1:9/v1");
+  await page.fill("#model", "m");
+  await page.click("#save");
+  await expect(page).toHaveURL(/\/connectors$/);
+  await expect(page.locator("tr.connector-row", { hasText: "Wallet's own endpoint" })).toBeVisible();
+
+  await page.click("form.logout button");
+  await expect(page).toHaveURL(/\/login$/);
+  await page.goto("/connectors");
+  await expect(page).toHaveURL(/\/login$/, { timeout: 10_000 }); // the session ended with the logout
+  await context.close();
+
+  const second = privateKeyToAccount(generatePrivateKey());
+  const otherContext = await browser.newContext();
+  await withWallet(otherContext, second, []);
+  const other = await otherContext.newPage();
+  await loginPageReady(other);
+  await other.click("#wallet-login");
+  await expect(other).toHaveURL(/\/connectors$/);
+  await expect(other.locator("#signed-in .who")).toHaveText(short(second.address));
+  await expect(other.locator("tr.connector-row")).toHaveCount(0);
+  await expect(other.getByText("Wallet's own endpoint")).toHaveCount(0);
+  await otherContext.close();
+});
+
+test("a declined signature is said in words and nothing is logged in", async ({ page }) => {
+  // The wallet's own refusal (EIP-1193 code 4001), raised inside the page as a wallet extension raises it.
+  await page.addInitScript(() => {
+    (window as unknown as { ethereum: unknown }).ethereum = {
+      request: async ({ method }: { method: string }) => {
+        if (method === "eth_requestAccounts") return ["0x19e7e376e7c213b7e7e7e46cc70a5dd086daff2a"];
+        if (method === "eth_chainId") return "0x1";
+        throw Object.assign(new Error("User rejected the request."), { code: 4001 });
+      },
+    };
+  });
+  await loginPageReady(page);
+  await page.click("#wallet-login");
+  await expect(page.locator("#wallet-error")).toHaveText("You declined the request in your wallet; nothing was signed.");
+  await expect(page.locator("#wallet-login")).toBeEnabled();
+  await page.goto("/connectors");
+  await expect(page).toHaveURL(/\/login$/);
+});

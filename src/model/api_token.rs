@@ -1,0 +1,123 @@
+//! API tokens: named credentials for scripts (`Authorization: Bearer lgt_…`), shown once, revocable, optionally
+//! expiring. What the settings page lists and what creating one takes.
+
+use serde::{Deserialize, Serialize};
+
+use super::{ApiTokenId, ValidationError};
+
+/// Every API token starts with this, so a leaked one is recognisable (and secret scanners can match it).
+pub const API_TOKEN_PREFIX: &str = "lgt_";
+
+/// The longest token name.
+pub const MAX_TOKEN_NAME_CHARS: usize = 80;
+
+/// The longest lifetime a token may be given, in days (ten years); no expiry is also allowed.
+pub const MAX_TOKEN_DAYS: u32 = 3_650;
+
+/// What creating a token takes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ApiTokenInput {
+    /// What it is for ("CI nightly"), 1–80 characters.
+    pub name: String,
+    /// Days until it stops working; `None`: until revoked.
+    #[serde(default)]
+    pub expires_in_days: Option<u32>,
+}
+
+impl ApiTokenInput {
+    /// The trimmed name and the lifetime in ms, or the field that is wrong.
+    pub fn validate(&self) -> Result<(String, Option<i64>), ValidationError> {
+        let name = self.name.trim();
+        if name.is_empty() {
+            return Err(ValidationError::new("name", "give the token a name, e.g. what will use it"));
+        }
+        if name.chars().count() > MAX_TOKEN_NAME_CHARS {
+            return Err(ValidationError::new("name", format!("at most {MAX_TOKEN_NAME_CHARS} characters")));
+        }
+        let lifetime = match self.expires_in_days {
+            None => None,
+            Some(days @ 1..=MAX_TOKEN_DAYS) => Some(i64::from(days) * 86_400_000),
+            Some(_) => {
+                return Err(ValidationError::new(
+                    "expiresInDays",
+                    format!("between 1 and {MAX_TOKEN_DAYS} days, or none for a token that lasts until revoked"),
+                ))
+            }
+        };
+        Ok((name.to_string(), lifetime))
+    }
+}
+
+/// A token as listed: never its secret.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApiTokenView {
+    /// Its id (for revoking).
+    pub id: ApiTokenId,
+    /// Its name.
+    pub name: String,
+    /// The first characters of the secret (`lgt_AbC1…`), enough to tell tokens apart.
+    pub hint: String,
+    /// Created, unix ms.
+    pub created_at_ms: i64,
+    /// When it stops working, unix ms; `None`: until revoked.
+    pub expires_at_ms: Option<i64>,
+    /// When it was last used, unix ms (to the minute).
+    pub last_used_at_ms: Option<i64>,
+    /// When it was revoked, unix ms.
+    pub revoked_at_ms: Option<i64>,
+}
+
+impl ApiTokenView {
+    /// Whether a request carrying it is accepted at `now_ms`.
+    pub fn is_live(&self, now_ms: i64) -> bool {
+        self.revoked_at_ms.is_none() && self.expires_at_ms.is_none_or(|at| at > now_ms)
+    }
+}
+
+/// A token just created: its secret, shown this once, and its listing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NewApiToken {
+    /// `lgt_…`: send as `Authorization: Bearer <token>`.
+    pub token: String,
+    /// How it is listed from now on.
+    pub view: ApiTokenView,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(name: &str, days: Option<u32>) -> ApiTokenInput {
+        ApiTokenInput { name: name.into(), expires_in_days: days }
+    }
+
+    #[test]
+    fn names_and_lifetimes_are_checked_with_the_field_named() {
+        assert_eq!(input("  CI nightly ", Some(30)).validate().unwrap(), ("CI nightly".into(), Some(2_592_000_000)));
+        assert_eq!(input("forever", None).validate().unwrap().1, None);
+        assert_eq!(input("  ", None).validate().unwrap_err().field, "name");
+        assert_eq!(input(&"x".repeat(81), None).validate().unwrap_err().field, "name");
+        for days in [0, MAX_TOKEN_DAYS + 1] {
+            assert_eq!(input("t", Some(days)).validate().unwrap_err().field, "expiresInDays");
+        }
+    }
+
+    #[test]
+    fn a_token_is_live_until_revoked_or_expired() {
+        let view = ApiTokenView {
+            id: ApiTokenId(uuid::Uuid::nil()),
+            name: "t".into(),
+            hint: "lgt_abcd…".into(),
+            created_at_ms: 0,
+            expires_at_ms: Some(100),
+            last_used_at_ms: None,
+            revoked_at_ms: None,
+        };
+        assert!(view.is_live(99));
+        assert!(!view.is_live(100));
+        assert!(!ApiTokenView { revoked_at_ms: Some(5), expires_at_ms: None, ..view }.is_live(6));
+    }
+}

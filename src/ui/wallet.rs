@@ -1,0 +1,115 @@
+//! Sign-In with Ethereum from the login page, through the browser's injected EIP-1193 provider
+//! (`window.ethereum`): the wallet shares an account, the server issues a nonce, the page builds the EIP-4361
+//! message (`model::siwe_message_text`), the wallet signs it with `personal_sign`, and the server checks it and
+//! sets the session cookie. Nothing here decides whether a login is valid; the server does.
+
+/// Whether this browser has an injected wallet.
+#[cfg(feature = "hydrate")]
+pub fn has_browser_wallet() -> bool {
+    provider().is_some()
+}
+
+/// Whether this browser has an injected wallet (never, while rendering on the server).
+#[cfg(not(feature = "hydrate"))]
+pub fn has_browser_wallet() -> bool {
+    false
+}
+
+/// What a person reads when there is no wallet to ask.
+pub const NO_WALLET: &str = "No browser wallet was found. Install or enable a wallet extension that supports \
+     Ethereum (EIP-1193) and reload this page, or use the owner's login link below.";
+
+/// Signs in with the browser's wallet; the signed-in address, or what went wrong in words.
+#[cfg(feature = "hydrate")]
+pub async fn sign_in_with_wallet() -> Result<String, String> {
+    use crate::model::{hex_utf8, siwe_message_text, NonceGrant};
+
+    let wallet = provider().ok_or_else(|| NO_WALLET.to_string())?;
+    let accounts = request(&wallet, "eth_requestAccounts", &[]).await?;
+    let address = js_sys::Array::from(&accounts)
+        .get(0)
+        .as_string()
+        .ok_or_else(|| "The wallet shared no account; unlock it and allow this site.".to_string())?;
+    let mut grant: NonceGrant = post_json("/auth/siwe/nonce", None).await?;
+    // Sign on the chain the wallet is on when this server accepts it, so the wallet does not warn of a mismatch.
+    if let Some(chain) = request(&wallet, "eth_chainId", &[]).await.ok().and_then(|c| c.as_string()) {
+        if let Ok(id) = u64::from_str_radix(chain.trim_start_matches("0x"), 16) {
+            if grant.chain_ids.contains(&id) {
+                grant.chain_id = id;
+            }
+        }
+    }
+    let message = siwe_message_text(&grant, &address).map_err(|e| e.to_string())?;
+    let signature = request(&wallet, "personal_sign", &[hex_utf8(&message).into(), address.clone().into()])
+        .await?
+        .as_string()
+        .ok_or_else(|| "The wallet returned no signature.".to_string())?;
+    let body = serde_json::json!({ "message": message, "signature": signature });
+    let reply: serde_json::Value = post_json("/auth/siwe/verify", Some(body)).await?;
+    Ok(reply.get("address").and_then(|a| a.as_str()).unwrap_or(&address).to_string())
+}
+
+/// Signs in with the browser's wallet (only in the browser).
+#[cfg(not(feature = "hydrate"))]
+pub async fn sign_in_with_wallet() -> Result<String, String> {
+    Err(NO_WALLET.to_string())
+}
+
+#[cfg(feature = "hydrate")]
+fn provider() -> Option<js_sys::Object> {
+    use wasm_bindgen::JsCast;
+    let window = web_sys::window()?;
+    let ethereum = js_sys::Reflect::get(&window, &"ethereum".into()).ok()?;
+    ethereum.dyn_into::<js_sys::Object>().ok()
+}
+
+/// `provider.request({method, params})`, awaited; a refusal in words (EIP-1193 code 4001: the person declined).
+#[cfg(feature = "hydrate")]
+async fn request(
+    provider: &js_sys::Object,
+    method: &str,
+    params: &[wasm_bindgen::JsValue],
+) -> Result<wasm_bindgen::JsValue, String> {
+    use js_sys::{Array, Function, Object, Promise, Reflect};
+    use wasm_bindgen::JsCast;
+
+    let args = Object::new();
+    let broken = |_| format!("The browser wallet does not answer {method} (not an EIP-1193 provider).");
+    Reflect::set(&args, &"method".into(), &method.into()).map_err(broken)?;
+    if !params.is_empty() {
+        Reflect::set(&args, &"params".into(), &params.iter().collect::<Array>()).map_err(broken)?;
+    }
+    let call: Function = Reflect::get(provider, &"request".into()).map_err(broken)?.dyn_into().map_err(broken)?;
+    let promise: Promise = call.call1(provider, &args).map_err(broken)?.dyn_into().map_err(broken)?;
+    wasm_bindgen_futures::JsFuture::from(promise).await.map_err(|e| {
+        let code = Reflect::get(&e, &"code".into()).ok().and_then(|c| c.as_f64());
+        let said = Reflect::get(&e, &"message".into()).ok().and_then(|m| m.as_string()).unwrap_or_default();
+        match code {
+            Some(4001.0) => "You declined the request in your wallet; nothing was signed.".to_string(),
+            _ => format!("The wallet refused {method}: {said}"),
+        }
+    })
+}
+
+/// POSTs JSON (or nothing) and reads a JSON reply; a refusal carries the server's reason.
+#[cfg(feature = "hydrate")]
+async fn post_json<T: serde::de::DeserializeOwned>(path: &str, body: Option<serde_json::Value>) -> Result<T, String> {
+    use gloo_net::http::Request;
+    let unreachable = |e: gloo_net::Error| format!("The server could not be reached: {e}");
+    let response = match body {
+        Some(body) => Request::post(path).json(&body).map_err(unreachable)?.send().await,
+        None => Request::post(path).send().await,
+    }
+    .map_err(unreachable)?;
+    if !response.ok() {
+        let status = response.status();
+        let reason = response
+            .json::<serde_json::Value>()
+            .await
+            .ok()
+            .and_then(|v| v.get("error").and_then(|e| e.as_str()).map(str::to_string))
+            .unwrap_or_else(|| format!("HTTP {status}"));
+        return Err(format!("The server refused the login: {reason}"));
+    }
+    response.json::<T>().await.map_err(|e| format!("The server's reply was not understood: {e}"))
+}
