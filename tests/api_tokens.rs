@@ -9,7 +9,7 @@ mod common;
 use serde_json::{json, Value};
 
 use common::{client, spawn_app_on, TestApp, TestDb};
-use latency_guard::model::{ApiTokenId, ApiTokenView};
+use latency_guard::model::{ApiTokenId, ApiTokenState, ApiTokenView};
 
 /// `POST /api/<path>` with a bearer token.
 async fn call_with_token(app: &TestApp, path: &str, body: Value, token: &str) -> (u16, String) {
@@ -80,7 +80,8 @@ async fn a_token_works_in_place_of_the_cookie_until_it_is_revoked() {
         assert_eq!(app.call("tokens/revoke", json!({"id": id}), Some(&cookie)).await, (200, "true".into()));
         assert_eq!(call_with_token(&app, "connectors/list", json!({}), &token).await.0, 401);
         assert_eq!(app.call("tokens/revoke", json!({"id": id}), Some(&cookie)).await, (200, "false".into()));
-        assert!(listed_tokens(&app, &cookie).await[0].revoked_at_ms.is_some(), "listed as revoked");
+        let listed = &listed_tokens(&app, &cookie).await[0];
+        assert!(listed.revoked_at_ms.is_some() && listed.state == ApiTokenState::Revoked, "listed as revoked");
     })
     .await;
 }
@@ -117,9 +118,12 @@ async fn expired_unknown_or_misplaced_tokens_are_refused_and_other_workspaces_st
             expires_at_ms: Some(now - 1),
             last_used_at_ms: None,
             revoked_at_ms: None,
+            state: ApiTokenState::Active,
         };
         app.state.store.insert_api_token(workspace_a, &view, &app.state.tokens.hash(expired)).await.unwrap();
         assert_eq!(call_with_token(&app, "connectors/list", json!({}), expired).await.0, 401);
+        let listed = listed_tokens(&app, &cookie_a).await;
+        assert_eq!(listed.iter().find(|t| t.name == "old").unwrap().state, ApiTokenState::Expired);
 
         // Unknown, malformed, or a session cookie's value offered as a token: 401, even beside a good cookie.
         for wrong in ["lgt_nope", "not-a-token", cookie_a.trim_start_matches("lg_session=")] {

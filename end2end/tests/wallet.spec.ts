@@ -109,3 +109,54 @@ test("a declined signature is said in words and nothing is logged in", async ({ 
   await page.goto("/connectors");
   await expect(page).toHaveURL(/\/login$/);
 });
+
+test("in settings a wallet names its workspace, makes an API token that works once shown, revokes it, and signs out everywhere", async ({ browser, playwright }) => {
+  const account = privateKeyToAccount(generatePrivateKey());
+  const context = await browser.newContext();
+  await withWallet(context, account, []);
+  const page = await context.newPage();
+  await loginPageReady(page);
+  await page.click("#wallet-login");
+  await expect(page).toHaveURL(/\/connectors$/);
+
+  await page.click("a[href='/settings']");
+  await expect(page).toHaveURL(/\/settings$/);
+  await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+  await expect(page.locator("#workspace-owner")).toContainText(account.address);
+  await expect(page.locator("#workspace-name")).toHaveValue(short(account.address));
+  await page.fill("#workspace-name", "Perf team");
+  await page.click("#rename-workspace");
+  await expect(page.locator("#renamed")).toBeVisible();
+
+  await expect(page.locator("#no-tokens")).toBeVisible();
+  await page.fill("#token-name", "CI nightly");
+  await page.selectOption("#token-expiry", "30");
+  await page.click("#create-token");
+  const token = (await page.locator("#new-token-value").textContent())!.trim();
+  expect(token).toMatch(/^lgt_[A-Za-z0-9_-]{43}$/);
+  const row = page.locator("tr.token-row", { hasText: "CI nightly" });
+  await expect(row.locator(".token-state")).toHaveText("active");
+  await expect(row).toContainText(token.slice(0, 8));
+  await page.screenshot({ path: "test-results/settings-token-created.png", fullPage: true });
+
+  // A script with the token and no cookie: it reads this workspace.
+  const script = await playwright.request.newContext({ baseURL: page.url().replace(/\/settings$/, "") });
+  const asScript = () => script.post("/api/connectors/list", { data: {}, headers: { Authorization: `Bearer ${token}` } });
+  expect((await asScript()).status()).toBe(200);
+  await page.reload();
+  await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+  await expect(page.locator("#new-token-value")).toHaveCount(0); // shown once only
+  expect(await page.content()).not.toContain(token);
+  await expect(page.locator("tr.token-row", { hasText: "CI nightly" }).locator("td").nth(4)).not.toHaveText("—"); // last used
+
+  await page.locator("tr.token-row", { hasText: "CI nightly" }).locator(".revoke-token").click();
+  await expect(page.locator("tr.token-row", { hasText: "CI nightly" }).locator(".token-state")).toContainText("revoked");
+  expect((await asScript()).status()).toBe(401);
+  await script.dispose();
+
+  await page.click("#sign-out-everywhere");
+  await expect(page).toHaveURL(/\/login$/);
+  await page.goto("/connectors");
+  await expect(page).toHaveURL(/\/login$/);
+  await context.close();
+});

@@ -41,7 +41,10 @@ pub async fn create_api_token(input: Checked<ApiTokenInput>) -> Result<NewApiTok
 /// `POST /api/tokens/list`: the workspace's tokens, newest first (never their secrets).
 #[server(prefix = "/api", endpoint = "tokens/list", input = Json)]
 pub async fn list_api_tokens() -> Result<Vec<ApiTokenView>, AppError> {
-    with_session(|state, session| async move { Ok(state.store.list_api_tokens(session.workspace_id).await?) }).await
+    with_session(|state, session| async move {
+        Ok(state.store.list_api_tokens(session.workspace_id, state.clock.now_ms()).await?)
+    })
+    .await
 }
 
 /// `POST /api/tokens/revoke`, `{"id"}`: the token stops working at once; `false` when it was already revoked.

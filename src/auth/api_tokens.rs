@@ -3,7 +3,7 @@
 
 use super::links::{Credential, Session};
 use crate::model::{
-    ApiTokenId, ApiTokenInput, ApiTokenView, NewApiToken, ValidationError, WorkspaceId, API_TOKEN_PREFIX,
+    ApiTokenId, ApiTokenInput, ApiTokenState, ApiTokenView, NewApiToken, ValidationError, WorkspaceId, API_TOKEN_PREFIX,
 };
 use crate::secrets::{RandomToken, TokenHasher};
 use crate::store::{Store, StoreError, TokenRefusal};
@@ -40,6 +40,7 @@ pub async fn create_api_token(
         expires_at_ms: lifetime.map(|ms| now_ms + ms),
         last_used_at_ms: None,
         revoked_at_ms: None,
+        state: ApiTokenState::Active,
     };
     store.insert_api_token(workspace, &view, &hasher.hash(&token)).await?;
     Ok(NewApiToken { token, view })

@@ -2,6 +2,23 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::ValidationError;
+
+/// The longest workspace name.
+pub const MAX_WORKSPACE_NAME_CHARS: usize = 80;
+
+/// A workspace name as entered: trimmed, 1–80 characters, no control characters.
+pub fn validate_workspace_name(name: &str) -> Result<String, ValidationError> {
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > MAX_WORKSPACE_NAME_CHARS {
+        return Err(ValidationError::new("name", format!("1 to {MAX_WORKSPACE_NAME_CHARS} characters")));
+    }
+    if name.chars().any(char::is_control) {
+        return Err(ValidationError::new("name", "no line breaks or control characters"));
+    }
+    Ok(name.to_string())
+}
+
 /// How the workspace's owner signs in.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", tag = "kind")]
@@ -32,5 +49,23 @@ impl AccountView {
             SignedInAs::InstallOwner => "install owner".into(),
             SignedInAs::Wallet { address } => super::short_address(address),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_workspace_name_is_trimmed_and_bounded() {
+        assert_eq!(validate_workspace_name("  Perf team ").unwrap(), "Perf team");
+        for bad in ["", "   ", "a\nb", &"x".repeat(81)] {
+            assert_eq!(validate_workspace_name(bad).unwrap_err().field, "name", "{bad:?}");
+        }
+        let wallet = AccountView {
+            workspace_name: "w".into(),
+            signed_in_as: SignedInAs::Wallet { address: "0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A".into() },
+        };
+        assert_eq!(wallet.short_label(), "0x19E7…ff2A");
     }
 }

@@ -67,12 +67,30 @@ pub struct ApiTokenView {
     pub last_used_at_ms: Option<i64>,
     /// When it was revoked, unix ms.
     pub revoked_at_ms: Option<i64>,
+    /// Whether it is accepted, as of the listing.
+    pub state: ApiTokenState,
 }
 
-impl ApiTokenView {
-    /// Whether a request carrying it is accepted at `now_ms`.
-    pub fn is_live(&self, now_ms: i64) -> bool {
-        self.revoked_at_ms.is_none() && self.expires_at_ms.is_none_or(|at| at > now_ms)
+/// Whether a token is accepted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApiTokenState {
+    /// Accepted.
+    Active,
+    /// Past its expiry.
+    Expired,
+    /// Revoked by the workspace.
+    Revoked,
+}
+
+impl ApiTokenState {
+    /// The state at `now_ms` of a token revoked at `revoked_at_ms` and expiring at `expires_at_ms`.
+    pub fn at(now_ms: i64, revoked_at_ms: Option<i64>, expires_at_ms: Option<i64>) -> Self {
+        match (revoked_at_ms, expires_at_ms) {
+            (Some(_), _) => Self::Revoked,
+            (None, Some(at)) if at <= now_ms => Self::Expired,
+            _ => Self::Active,
+        }
     }
 }
 
@@ -106,18 +124,10 @@ mod tests {
     }
 
     #[test]
-    fn a_token_is_live_until_revoked_or_expired() {
-        let view = ApiTokenView {
-            id: ApiTokenId(uuid::Uuid::nil()),
-            name: "t".into(),
-            hint: "lgt_abcd…".into(),
-            created_at_ms: 0,
-            expires_at_ms: Some(100),
-            last_used_at_ms: None,
-            revoked_at_ms: None,
-        };
-        assert!(view.is_live(99));
-        assert!(!view.is_live(100));
-        assert!(!ApiTokenView { revoked_at_ms: Some(5), expires_at_ms: None, ..view }.is_live(6));
+    fn a_token_is_active_until_revoked_or_expired() {
+        assert_eq!(ApiTokenState::at(99, None, Some(100)), ApiTokenState::Active);
+        assert_eq!(ApiTokenState::at(100, None, Some(100)), ApiTokenState::Expired);
+        assert_eq!(ApiTokenState::at(6, Some(5), None), ApiTokenState::Revoked);
+        assert_eq!(ApiTokenState::at(i64::MAX, None, None), ApiTokenState::Active);
     }
 }

@@ -50,8 +50,10 @@ mod text;
 mod time;
 
 pub use ab::{ab_limits, AbCellPlan, AbPlan, AbPlanInput, AbTestInput, AbTestSummary};
-pub use account::{AccountView, SignedInAs};
-pub use api_token::{ApiTokenInput, ApiTokenView, NewApiToken, API_TOKEN_PREFIX, MAX_TOKEN_DAYS, MAX_TOKEN_NAME_CHARS};
+pub use account::{validate_workspace_name, AccountView, SignedInAs, MAX_WORKSPACE_NAME_CHARS};
+pub use api_token::{
+    ApiTokenInput, ApiTokenState, ApiTokenView, NewApiToken, API_TOKEN_PREFIX, MAX_TOKEN_DAYS, MAX_TOKEN_NAME_CHARS,
+};
 pub use benchmark_set::{BenchmarkSet, BenchmarkSetInput, SetPrompt, ADVISED_MIN_PROMPTS, MAX_SET_PROMPTS};
 pub use checked::Checked;
 pub use connection_test::{ConnectionTestResult, TestTarget, BODY_PREVIEW_CHARS};

@@ -6,7 +6,7 @@ use sqlx::Row;
 
 use super::workspaces::parse_id;
 use super::{Store, StoreError};
-use crate::model::{ApiTokenId, ApiTokenView, WorkspaceId};
+use crate::model::{ApiTokenId, ApiTokenState, ApiTokenView, WorkspaceId};
 
 /// How stale a token's last-used time may get before a request writes it again: one write a minute per token at
 /// most, not one per request.
@@ -72,8 +72,8 @@ impl Store {
         Ok(())
     }
 
-    /// The workspace's tokens, newest first.
-    pub async fn list_api_tokens(&self, workspace: WorkspaceId) -> Result<Vec<ApiTokenView>, StoreError> {
+    /// The workspace's tokens, newest first, with their state at `now_ms`.
+    pub async fn list_api_tokens(&self, workspace: WorkspaceId, now_ms: i64) -> Result<Vec<ApiTokenView>, StoreError> {
         let rows = sqlx::query(
             "SELECT id, name, hint, created_at, expires_at, last_used_at, revoked_at FROM api_tokens \
              WHERE workspace_id = $1 ORDER BY created_at DESC, id",
@@ -81,7 +81,7 @@ impl Store {
         .bind(workspace.to_string())
         .fetch_all(&self.pool)
         .await?;
-        rows.iter().map(view_from_row).collect()
+        rows.iter().map(|row| view_from_row(row, now_ms)).collect()
     }
 
     /// Revokes a token of the workspace; `false` when it was already revoked, `NotFound` when it is not theirs.
@@ -147,14 +147,16 @@ impl Store {
     }
 }
 
-fn view_from_row(row: &AnyRow) -> Result<ApiTokenView, StoreError> {
+fn view_from_row(row: &AnyRow, now_ms: i64) -> Result<ApiTokenView, StoreError> {
+    let (revoked_at_ms, expires_at_ms) = (row.try_get("revoked_at")?, row.try_get("expires_at")?);
     Ok(ApiTokenView {
         id: parse_id(&row.try_get::<String, _>("id")?)?,
         name: row.try_get("name")?,
         hint: row.try_get("hint")?,
         created_at_ms: row.try_get("created_at")?,
-        expires_at_ms: row.try_get("expires_at")?,
+        expires_at_ms,
         last_used_at_ms: row.try_get("last_used_at")?,
-        revoked_at_ms: row.try_get("revoked_at")?,
+        revoked_at_ms,
+        state: ApiTokenState::at(now_ms, revoked_at_ms, expires_at_ms),
     })
 }

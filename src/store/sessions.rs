@@ -83,6 +83,15 @@ impl Store {
         Ok(())
     }
 
+    /// Ends every browser session of a workspace ("sign out everywhere"); how many ended.
+    pub async fn delete_sessions_of(&self, workspace: WorkspaceId) -> Result<u64, StoreError> {
+        let ended = sqlx::query("DELETE FROM sessions WHERE workspace_id = $1")
+            .bind(workspace.to_string())
+            .execute(&self.pool)
+            .await?;
+        Ok(ended.rows_affected())
+    }
+
     /// Deletes expired sessions and login tokens; returns how many rows went.
     pub async fn purge_expired_auth(&self, now_ms: i64) -> Result<u64, StoreError> {
         let sessions =

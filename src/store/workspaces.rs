@@ -46,6 +46,20 @@ impl Store {
         Ok((workspace_row(&row)?, inserted))
     }
 
+    /// Renames a workspace (the name is already validated).
+    pub async fn rename_workspace(&self, id: WorkspaceId, name: &str) -> Result<(), StoreError> {
+        let renamed = sqlx::query("UPDATE workspaces SET name = $1 WHERE id = $2")
+            .bind(name)
+            .bind(id.to_string())
+            .execute(&self.pool)
+            .await?
+            .rows_affected();
+        if renamed == 0 {
+            return Err(StoreError::NotFound);
+        }
+        Ok(())
+    }
+
     /// The workspace with this id.
     pub async fn get_workspace(&self, id: WorkspaceId) -> Result<Workspace, StoreError> {
         let row = sqlx::query("SELECT id, owner, name FROM workspaces WHERE id = $1")

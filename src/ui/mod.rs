@@ -14,7 +14,7 @@ use leptos_router::path;
 
 use pages::{
     AbTestPage, ComparePage, ConnectorsPage, EditConnectorPage, GuardPage, GuardSetsPage, LoginPage, NewConnectorPage,
-    NewRunPage, NewSchedulePage, NotFoundPage, RunPage, RunsPage, SchedulePage, SharePage, SpecLabPage,
+    NewRunPage, NewSchedulePage, NotFoundPage, RunPage, RunsPage, SchedulePage, SettingsPage, SharePage, SpecLabPage,
 };
 
 /// The document around the app, rendered on the server only.
@@ -58,6 +58,7 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/spec-lab") view=SpecLabPage/>
                 <Route path=path!("/spec-lab/ab/:id") view=AbTestPage/>
                 <Route path=path!("/guard") view=GuardPage/>
+                <Route path=path!("/settings") view=SettingsPage/>
                 <Route path=path!("/guard/sets") view=GuardSetsPage/>
                 <Route path=path!("/guard/schedules/new") view=NewSchedulePage/>
                 <Route path=path!("/guard/schedules/:id") view=SchedulePage/>

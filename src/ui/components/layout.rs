@@ -84,6 +84,7 @@ pub fn Layout(title: &'static str, children: Children) -> impl IntoView {
                 <A href="/compare">"Compare"</A>
                 <A href="/spec-lab">"Spec Lab"</A>
                 <GuardLink/>
+                <A href="/settings">"Settings"</A>
                 <SignedIn/>
                 <form method="post" action="/auth/logout" class="logout">
                     <button type="submit" class="link">"Log out"</button>

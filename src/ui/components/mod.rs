@@ -2,6 +2,8 @@
 
 mod ab_export;
 mod ab_form;
+mod account_panel;
+mod api_tokens_panel;
 mod connection_test_panel;
 mod connector_form;
 mod export_buttons;
@@ -15,6 +17,8 @@ mod submit_row;
 
 pub use ab_export::AbExportButtons;
 pub use ab_form::AbForm;
+pub use account_panel::AccountPanel;
+pub use api_tokens_panel::ApiTokensPanel;
 pub use connection_test_panel::ConnectionTestPanel;
 pub use connector_form::ConnectorForm;
 pub use export_buttons::ExportButtons;

@@ -12,6 +12,7 @@ mod not_found;
 mod run_new;
 mod run_view;
 mod runs;
+mod settings;
 mod share;
 mod spec_lab;
 
@@ -27,5 +28,6 @@ pub use not_found::NotFoundPage;
 pub use run_new::NewRunPage;
 pub use run_view::RunPage;
 pub use runs::RunsPage;
+pub use settings::SettingsPage;
 pub use share::SharePage;
 pub use spec_lab::SpecLabPage;
