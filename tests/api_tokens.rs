@@ -8,7 +8,7 @@ mod common;
 
 use serde_json::{json, Value};
 
-use common::{client, spawn_app_on, TestApp, TestDb};
+use common::{client, on_both, TestApp};
 use latency_guard::model::{ApiTokenId, ApiTokenState, ApiTokenView};
 
 /// `POST /api/<path>` with a bearer token.
@@ -25,21 +25,6 @@ async fn create(app: &TestApp, cookie: &str, input: Value) -> Value {
 
 async fn listed_tokens(app: &TestApp, cookie: &str) -> Vec<ApiTokenView> {
     serde_json::from_str(&app.call("tokens/list", json!({}), Some(cookie)).await.1).unwrap()
-}
-
-/// Runs `story` against an app on SQLite and one on PostgreSQL.
-async fn on_both<F, Fut>(story: F)
-where
-    F: Fn(TestApp) -> Fut,
-    Fut: std::future::Future<Output = ()>,
-{
-    let sqlite = TestDb::sqlite().await;
-    story(spawn_app_on(&sqlite.url, |_| {}).await).await;
-    sqlite.cleanup().await;
-    if let Some(pg) = TestDb::postgres().await {
-        story(spawn_app_on(&pg.url, |_| {}).await).await;
-        pg.cleanup().await;
-    }
 }
 
 #[tokio::test]

@@ -101,6 +101,21 @@ macro_rules! both_backends {
     };
 }
 
+/// Runs `story` against an app on SQLite, then one on PostgreSQL (skipped only where PostgreSQL is not required).
+pub async fn on_both<F, Fut>(story: F)
+where
+    F: Fn(TestApp) -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    let sqlite = TestDb::sqlite().await;
+    story(spawn_app_on(&sqlite.url, |_| {}).await).await;
+    sqlite.cleanup().await;
+    if let Some(pg) = TestDb::postgres().await {
+        story(spawn_app_on(&pg.url, |_| {}).await).await;
+        pg.cleanup().await;
+    }
+}
+
 /// Settings for an app on port 0 with its data in `dir`.
 pub fn test_settings(dir: &std::path::Path, database_url: &str, demo_simulator: bool) -> Settings {
     let mut settings = Settings::defaults(PathBuf::from(dir));
