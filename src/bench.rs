@@ -1,6 +1,7 @@
 //! `latency-guard bench`: a run from the command line, for CI pipelines. Same engine, driver and report snapshot
 //! as the server; progress on stderr, a summary table on stdout, the snapshot as JSON to `--out`, and an exit
-//! status that fails the pipeline when too many requests failed.
+//! status that fails the pipeline when too many requests failed. With `--server URL --token …` the run happens on a
+//! running server instead (stored there, in the token's workspace) and is followed from here.
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -13,6 +14,7 @@ use crate::model::{
     Agent, ConnectionPolicy, ConnectorId, IterationRecord, LoadMode, Measurement, RunId, RunPlanInput, RunStatus,
     RunView,
 };
+use crate::remote::RemoteServer;
 use crate::report::snapshot;
 use crate::runs::{execute, seed_from, BatchSink, Execution, SinkError};
 use crate::stats::RunSummary;
@@ -20,9 +22,17 @@ use crate::stats::RunSummary;
 /// The command's options.
 #[derive(Debug, clap::Args)]
 pub struct BenchArgs {
-    /// A stored connector (its URL, key, model, headers and prices, read from the app's database and secret).
+    /// A stored connector (its URL, key, model, headers and prices, read from the app's database and secret, or
+    /// from the workspace of `--token` on `--server`).
     #[arg(long, conflicts_with_all = ["base_url", "model", "api_key_env", "headers"])]
     pub connector: Option<ConnectorId>,
+    /// Run on this running server (its URL, e.g. https://bench.example.com) instead of in this process: the run is
+    /// stored there, in the token's workspace, like one started from the browser.
+    #[arg(long, requires_all = ["connector", "token"], value_name = "URL")]
+    pub server: Option<String>,
+    /// An API token of that server (Settings → API tokens); better given as the environment variable.
+    #[arg(long, env = "LATENCY_GUARD_TOKEN", hide_env_values = true, requires = "server")]
+    pub token: Option<String>,
     /// API base URL, e.g. https://api.openai.com/v1.
     #[arg(long, required_unless_present = "connector")]
     pub base_url: Option<String>,
@@ -229,6 +239,28 @@ impl BatchSink for Progress {
         self.done += batch.len() as u64;
         self.errors += batch.iter().filter(|(r, _)| r.error.is_some()).count() as u64;
         self.records.extend(batch.into_iter().map(|(r, _)| r));
+        self.print();
+        Ok(())
+    }
+}
+
+impl Progress {
+    fn new(total: u64) -> Self {
+        Self {
+            total,
+            done: 0,
+            errors: 0,
+            started: Instant::now(),
+            records: Vec::new(),
+            terminal: std::io::stderr().is_terminal(),
+            last_tenth: 0,
+        }
+    }
+
+    fn print(&mut self) {
+        if self.done == 0 {
+            return;
+        }
         let elapsed = self.started.elapsed().as_secs_f64();
         let eta = elapsed / self.done as f64 * (self.total - self.done) as f64;
         let line = format!(
@@ -243,12 +275,14 @@ impl BatchSink for Progress {
             self.last_tenth = self.done * 10 / self.total.max(1);
             let _ = writeln!(err, "{line}");
         }
-        Ok(())
     }
 }
 
-/// Runs the benchmark described by `args`; prints as it goes.
+/// Runs the benchmark described by `args` (here, or on `--server`); prints as it goes.
 pub async fn run(args: BenchArgs, config: Option<&std::path::Path>) -> Result<BenchResult, BenchError> {
+    if let (Some(server), Some(token)) = (&args.server, &args.token) {
+        return run_on_server(&args, server, token).await;
+    }
     let Endpoint { target, model, prices } = endpoint(&args, config).await?;
     let plan = plan_input(&args)?.validate(&model).map_err(|e| invalid(format!("{}: {}", e.field, e.reason)))?;
     let id = RunId(uuid::Uuid::new_v4());
@@ -261,15 +295,7 @@ pub async fn run(args: BenchArgs, config: Option<&std::path::Path>) -> Result<Be
             stop.cancel();
         }
     });
-    let mut progress = Progress {
-        total: plan.total_requests(),
-        done: 0,
-        errors: 0,
-        started: Instant::now(),
-        records: Vec::new(),
-        terminal: std::io::stderr().is_terminal(),
-        last_tenth: 0,
-    };
+    let mut progress = Progress::new(plan.total_requests());
     let execution = Execution {
         plan: Arc::new(plan.clone()),
         target: target.clone(),
@@ -304,12 +330,55 @@ pub async fn run(args: BenchArgs, config: Option<&std::path::Path>) -> Result<Be
         finished_at_ms: Some(crate::clock::Clock::now_ms(&crate::clock::SystemClock)),
     };
     let (snapshot, summary) = snapshot(&run, progress.records);
+    finish(&args, &run, &snapshot, summary)
+}
+
+/// Writes `--out`, prints the summary and judges the run.
+fn finish(
+    args: &BenchArgs,
+    run: &RunView,
+    snapshot: &crate::report::ReportSnapshot,
+    summary: RunSummary,
+) -> Result<BenchResult, BenchError> {
     if let Some(path) = &args.out {
-        let json = serde_json::to_string_pretty(&snapshot).map_err(invalid)?;
+        let json = serde_json::to_string_pretty(snapshot).map_err(invalid)?;
         std::fs::write(path, json).map_err(|e| BenchError::Io(format!("--out {}: {e}", path.display())))?;
     }
-    print_summary(&run, &summary);
-    Ok(BenchResult { failure: verdict(&run, &summary, args.max_error_rate), summary })
+    print_summary(run, &summary);
+    Ok(BenchResult { failure: verdict(run, &summary, args.max_error_rate), summary })
+}
+
+/// The run on a server: started there with the token, followed over its live events (Ctrl-C stops it there too),
+/// its report read back; the summary, `--out` and the verdict as for a run here.
+async fn run_on_server(args: &BenchArgs, server: &str, token: &str) -> Result<BenchResult, BenchError> {
+    let remote = std::sync::Arc::new(RemoteServer::new(server, token).map_err(invalid)?);
+    let mut input = plan_input(args)?;
+    input.connector_id = args.connector.ok_or_else(|| invalid("--server needs --connector"))?;
+    let started: RunView = remote.call("runs/start", &serde_json::json!({ "input": input })).await.map_err(invalid)?;
+    eprintln!("run {} started on {server}", started.id);
+    let (stopper, id) = (std::sync::Arc::clone(&remote), started.id);
+    let ctrl_c = tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            eprintln!("stopping the run on the server…");
+            let _ = stopper.call::<bool>("runs/cancel", &serde_json::json!({ "id": id })).await;
+        }
+    });
+    let mut progress = Progress::new(started.total_requests);
+    let followed = remote
+        .follow_run(id, |update| {
+            progress.done = update.progress.done;
+            progress.errors = update.progress.errors;
+            progress.print();
+        })
+        .await;
+    ctrl_c.abort();
+    if progress.terminal {
+        eprintln!();
+    }
+    followed.map_err(invalid)?;
+    let report: crate::api::runs::RunReport =
+        remote.call("runs/report", &serde_json::json!({ "id": id })).await.map_err(invalid)?;
+    finish(args, &report.run, &report.snapshot, report.summary)
 }
 
 fn print_summary(run: &RunView, s: &RunSummary) {

@@ -1,5 +1,6 @@
-//! `latency-guard export`: a report as JSON, CSV or HTML from the command line, from the app's database or from
-//! a snapshot file (a JSON export or `bench --out`). The same pure functions as the browser's export buttons.
+//! `latency-guard export`: a report as JSON, CSV or HTML from the command line, from the app's database, from a
+//! running server (`--server URL --token …`), or from a snapshot file (a JSON export or `bench --out`). The same
+//! pure functions as the browser's export buttons.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -18,6 +19,12 @@ pub struct ExportArgs {
     /// A report snapshot file (a JSON export or `bench --out`) instead of the database.
     #[arg(long, value_name = "SNAPSHOT.json")]
     pub from: Option<PathBuf>,
+    /// Read the report from this running server (its URL) instead of the local database.
+    #[arg(long, requires = "token", conflicts_with = "from", value_name = "URL")]
+    pub server: Option<String>,
+    /// An API token of that server (Settings → API tokens); better given as the environment variable.
+    #[arg(long, env = "LATENCY_GUARD_TOKEN", hide_env_values = true, requires = "server")]
+    pub token: Option<String>,
     /// `json`, `csv` or `html`.
     #[arg(long, value_parser = parse_format)]
     pub format: ExportFormat,
@@ -32,10 +39,11 @@ fn parse_format(text: &str) -> Result<ExportFormat, String> {
 
 /// Writes the export.
 pub async fn run(args: ExportArgs, config: Option<&std::path::Path>) -> anyhow::Result<()> {
-    let report = match (&args.from, &args.report) {
-        (Some(path), _) => read_snapshot(path)?,
-        (None, Some(id)) => load_report(id, config).await?,
-        (None, None) => anyhow::bail!("name a REPORT_ID or --from SNAPSHOT.json"),
+    let report = match (&args.from, &args.report, &args.server) {
+        (Some(path), _, _) => read_snapshot(path)?,
+        (None, Some(id), Some(server)) => fetch_report(id, server, args.token.as_deref().unwrap_or_default()).await?,
+        (None, Some(id), None) => load_report(id, config).await?,
+        (None, None, _) => anyhow::bail!("name a REPORT_ID or --from SNAPSHOT.json"),
     };
     let text = export(&report, args.format);
     match &args.out {
@@ -50,6 +58,13 @@ pub async fn run(args: ExportArgs, config: Option<&std::path::Path>) -> anyhow::
 fn read_snapshot(path: &std::path::Path) -> anyhow::Result<ReportSnapshot> {
     let text = std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
     serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{} is not a report snapshot: {e}", path.display()))
+}
+
+async fn fetch_report(id: &str, server: &str, token: &str) -> anyhow::Result<ReportSnapshot> {
+    let id: RunId = id.parse().map_err(|_| anyhow::anyhow!("{id:?} is not a report id (a UUID)"))?;
+    let remote = crate::remote::RemoteServer::new(server, token)?;
+    let report: crate::api::runs::RunReport = remote.call("runs/report", &serde_json::json!({ "id": id })).await?;
+    Ok(report.snapshot)
 }
 
 async fn load_report(id: &str, config: Option<&std::path::Path>) -> anyhow::Result<ReportSnapshot> {

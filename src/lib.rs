@@ -39,6 +39,8 @@ pub mod notify;
 #[cfg(feature = "ssr")]
 pub mod rate_limit;
 #[cfg(feature = "ssr")]
+pub mod remote;
+#[cfg(feature = "ssr")]
 pub mod runs;
 #[cfg(feature = "ssr")]
 pub mod secrets;

@@ -9,8 +9,24 @@ use std::path::{Path, PathBuf};
 /// Modules below the HTTP edge: the domain and the shared pure layer. (`sim` is its own small HTTP server and
 /// `api`/`ui`/`server` are the layers that serve requests.)
 const BELOW_THE_EDGE: &[&str] = &[
-    "auth", "charts", "clock", "config", "engine", "error", "export", "guard", "model", "notify", "report", "runs",
-    "secrets", "speclab", "stats", "store", "targets",
+    "auth",
+    "charts",
+    "clock",
+    "config",
+    "engine",
+    "error",
+    "export",
+    "guard",
+    "model",
+    "notify",
+    "report",
+    "runs",
+    "rate_limit",
+    "secrets",
+    "speclab",
+    "stats",
+    "store",
+    "targets",
 ];
 
 /// What a module below the edge must not name.
