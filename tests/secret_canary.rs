@@ -204,7 +204,22 @@ async fn no_secret_reaches_pages_replies_hydration_data_logs_or_the_database_fil
     assert_eq!(hook.status(), 200);
     seen.push(("tick hook reply".into(), hook.text().await.unwrap()));
 
+    // An API token: its create reply is the one place it may appear; using it (and a wrong one) leaves it nowhere.
+    let (status, created) = call("tokens/create", json!({"input": {"name": "canary token"}})).await;
+    assert_eq!(status, 200, "{created}");
+    let api_token = serde_json::from_str::<Value>(&created).unwrap()["token"].as_str().unwrap().to_string();
+    for (path, token) in
+        [("connectors/list", api_token.as_str()), ("runs/list", &api_token), ("runs/list", "lgt_wrong")]
+    {
+        let reply = client.post(format!("{base}/api/{path}")).bearer_auth(token).json(&json!({})).send().await.unwrap();
+        seen.push((format!("{path} reply with a token"), reply.text().await.unwrap()));
+    }
+    let (_, tokens) = call("tokens/list", json!({})).await;
+    assert!(tokens.contains("canary token"), "{tokens}");
+    seen.push(("tokens/list reply".into(), tokens));
+
     for page in [
+        "/settings",
         "/guard",
         "/guard/sets",
         "/guard/schedules/new",
@@ -243,6 +258,7 @@ async fn no_secret_reaches_pages_replies_hydration_data_logs_or_the_database_fil
         assert!(!text.contains(&webhook_secret), "the webhook signing secret leaked into {what}");
         assert!(!text.contains(TICK_KEY_CANARY), "the tick hook's key leaked into {what}");
         assert!(!text.contains(SMTP_PASSWORD_CANARY), "the SMTP password leaked into {what}");
+        assert!(!text.contains(&api_token), "the API token leaked into {what}");
     }
     let log = &seen.iter().find(|(w, _)| w == "server log").unwrap().1;
     assert!(log.contains("/api/connectors/create"), "the log was captured (one line per request)");
