@@ -98,6 +98,7 @@ async fn main() {
             notify: latency_guard::model::Notify {
                 webhook_url: Some("https://hooks.example.com/guard".into()),
                 email: None,
+                email_owner: false,
             },
             thresholds: vec![
                 Threshold { metric: Metric::P95Ms, op: Op::PctIncrease, value: 20.0, severity: Severity::Warn },

@@ -41,6 +41,8 @@ pub struct AppState {
     pub webhooks: WebhookSender,
     /// The wallet-login routes' budget per client address.
     pub login_limit: LoginLimit,
+    /// Contact-verification e-mails per workspace (each one is a message to a stranger's inbox).
+    pub contact_limit: crate::rate_limit::PerClient<crate::model::WorkspaceId>,
     /// Leptos' own options (site root, output name).
     pub leptos_options: LeptosOptions,
 }

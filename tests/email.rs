@@ -7,40 +7,11 @@
 mod common;
 
 use common::guard_rig::{simulator, Rig, MINUTE};
+use common::smtp::{next_message, smtp_sink, smtp_sink_on};
 use common::TestDb;
 use latency_guard::clock::Clock;
 use latency_guard::model::{Cadence, EvaluationStatus};
 use latency_guard::notify::Mailer;
-use serde_json::Value;
-use std::process::Stdio;
-use tokio::io::{AsyncBufReadExt, BufReader, Lines};
-use tokio::process::{Child, ChildStdout};
-
-/// aiosmtpd on a free loopback port: the process, its port, and its output (one JSON line per message).
-async fn smtp_sink() -> (Child, u16, Lines<BufReader<ChildStdout>>) {
-    // A free port: the probe listener is closed (end of this statement) before the sink binds it.
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    smtp_sink_on(port).await
-}
-
-async fn smtp_sink_on(port: u16) -> (Child, u16, Lines<BufReader<ChildStdout>>) {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/smtp_sink.py");
-    let mut child = tokio::process::Command::new(common::python())
-        .args([script, &port.to_string()])
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("a Python with aiosmtpd (LG_PYTHON; scripts/setup.sh --test makes one)");
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    assert_eq!(lines.next_line().await.unwrap().as_deref(), Some("READY"), "aiosmtpd did not start");
-    (child, port, lines)
-}
-
-async fn next_message(lines: &mut Lines<BufReader<ChildStdout>>) -> Value {
-    let line =
-        tokio::time::timeout(std::time::Duration::from_secs(10), lines.next_line()).await.unwrap().unwrap().unwrap();
-    serde_json::from_str(&line).unwrap()
-}
 
 async fn one_message_per_recipient_per_tick(db: &TestDb) {
     let (_sink, port, mut received) = smtp_sink().await;

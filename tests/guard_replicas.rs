@@ -69,7 +69,7 @@ async fn race(db: TestDb, replicas: usize) {
             connector_id: connector.id,
             enabled: true,
             cadence: Cadence::Hourly,
-            notify: latency_guard::model::Notify { webhook_url: None, email: None },
+            notify: latency_guard::model::Notify { webhook_url: None, email: None, email_owner: false },
             thresholds: vec![Threshold {
                 metric: Metric::P95Ms,
                 op: Op::PctIncrease,

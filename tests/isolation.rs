@@ -137,6 +137,8 @@ enum Expect {
     OwnOnly,
     /// Acts on B's own workspace only: 200 (A's state is checked afterwards).
     OwnWorkspace,
+    /// Acts on B's own workspace but is refused with this status here (e-mail is off in this app).
+    Status(u16),
     /// Managing API tokens: B's session may (404 for A's token, 200 for its own); B's token may not (403).
     TokenManagement(u16),
 }
@@ -148,6 +150,8 @@ fn sweep(a: &Owned) -> Vec<(&'static str, Value, Expect)> {
     vec![
         ("account/whoami", json!({}), OwnOnly),
         ("account/rename", json!({"name": "B's workspace"}), OwnWorkspace),
+        ("account/contact", json!({"email": "b@example.com"}), Status(400)),
+        ("account/contact/clear", json!({}), OwnWorkspace),
         ("benchmark/once", json!({"input": {"connectorId": conn, "prompt": "x"}}), NotFound),
         (
             "connectors/create",
@@ -240,6 +244,7 @@ async fn b_sweeps(app: &TestApp, a: &Owned, caller: Caller<'_>) {
         let wanted = match (expect, &caller) {
             (Expect::NotFound, _) => 404,
             (Expect::OwnOnly | Expect::OwnWorkspace, _) => 200,
+            (Expect::Status(status), _) => status,
             (Expect::TokenManagement(by_session), Caller::Cookie(_)) => by_session,
             (Expect::TokenManagement(_), Caller::Token(_)) => 403,
         };

@@ -480,6 +480,25 @@ async fn ab_tests_keep_progress_and_report_and_their_orphans_are_interrupted(db:
     assert!(matches!(store.ab_test(ws, test.id).await, Err(StoreError::NotFound)));
 }
 
+async fn contact_links_confirm_once_and_only_the_newest_works(db: &TestDb) {
+    let store = &db.store;
+    let a = workspace(store, "owner-a").await;
+    let b = workspace(store, "owner-b").await;
+    store.insert_contact_verification(a, "old@example.com", "hash-old", 1_000, 10_000).await.unwrap();
+    store.insert_contact_verification(a, "new@example.com", "hash-new", 2_000, 10_000).await.unwrap();
+    store.insert_contact_verification(b, "b@example.com", "hash-b", 2_000, 3_000).await.unwrap();
+    assert_eq!(store.confirm_contact("hash-old", 5_000).await.unwrap(), None, "a newer link replaced it");
+    assert_eq!(store.owner_contact(a).await.unwrap(), None, "nothing confirmed yet");
+    assert_eq!(store.confirm_contact("hash-new", 5_000).await.unwrap(), Some((a, "new@example.com".into())));
+    assert_eq!(store.confirm_contact("hash-new", 5_001).await.unwrap(), None, "once");
+    assert_eq!(store.owner_contact(a).await.unwrap().as_deref(), Some("new@example.com"));
+    assert_eq!(store.confirm_contact("hash-b", 3_000).await.unwrap(), None, "expired");
+    assert_eq!(store.owner_contact(b).await.unwrap(), None, "another workspace is untouched");
+    store.clear_owner_contact(a).await.unwrap();
+    assert_eq!(store.owner_contact(a).await.unwrap(), None);
+    assert!(store.purge_expired_auth(20_000).await.unwrap() >= 1, "expired links are purged");
+}
+
 async fn wallet_login_nonces_are_used_once_before_they_expire(db: &TestDb) {
     use latency_guard::store::NonceUse;
     let store = &db.store;
@@ -495,6 +514,7 @@ async fn wallet_login_nonces_are_used_once_before_they_expire(db: &TestDb) {
 }
 
 both_backends!(
+    contact_links_confirm_once_and_only_the_newest_works,
     wallet_login_nonces_are_used_once_before_they_expire,
     ab_tests_keep_progress_and_report_and_their_orphans_are_interrupted,
     a_probed_engine_stays_with_its_connector_until_the_server_changes,

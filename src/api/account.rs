@@ -1,4 +1,5 @@
-//! The signed-in account: who it is (the sidebar), its name, and signing out of every session.
+//! The signed-in account: who it is (the sidebar), its name, the owner's contact address for alert e-mail, and
+//! signing out of every session.
 
 use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
@@ -12,8 +13,10 @@ use super::context::with_session;
 /// `POST /api/account/whoami`: the workspace's name and how its owner signs in.
 #[server(prefix = "/api", endpoint = "account/whoami", input = Json)]
 pub async fn whoami() -> Result<AccountView, AppError> {
-    with_session(|state, session| async move { Ok(crate::auth::account_of(&state.store, session.workspace_id).await?) })
-        .await
+    with_session(|state, session| async move {
+        Ok(crate::auth::account_of(&state.store, session.workspace_id, state.guard.mail().is_some()).await?)
+    })
+    .await
 }
 
 /// `POST /api/account/rename`, `{"name"}`: the workspace's display name (1–80 characters).
@@ -22,7 +25,7 @@ pub async fn rename_workspace(name: String) -> Result<AccountView, AppError> {
     with_session(|state, session| async move {
         let name = crate::model::validate_workspace_name(&name)?;
         state.store.rename_workspace(session.workspace_id, &name).await?;
-        Ok(crate::auth::account_of(&state.store, session.workspace_id).await?)
+        Ok(crate::auth::account_of(&state.store, session.workspace_id, state.guard.mail().is_some()).await?)
     })
     .await
 }
@@ -37,4 +40,49 @@ pub async fn sign_out_everywhere() -> Result<u64, AppError> {
         Ok(ended)
     })
     .await
+}
+
+/// `POST /api/account/contact`, `{"email"}`: sends a one-time link to the address; following it makes it the
+/// owner's contact for alert e-mail. The reply is the address the link went to.
+#[server(prefix = "/api", endpoint = "account/contact", input = Json)]
+pub async fn set_contact_email(email: String) -> Result<String, AppError> {
+    with_session(|state, session| async move {
+        let invalid = |reason: String| AppError::Invalid(crate::model::ValidationError::new("email", reason));
+        let Some(mail) = state.guard.mail() else {
+            return Err(invalid("e-mail is off on this server: its operator must set smtp-url".into()));
+        };
+        // Only messages that would go out count against the budget.
+        crate::auth::contact_address(&email)?;
+        if let Err(wait) = state.contact_limit.admit(&session.workspace_id) {
+            return Err(invalid(format!("too many links asked for; try again in {} minutes", wait.as_secs() / 60 + 1)));
+        }
+        let (base, now) = (state.settings.public_base(), state.clock.now_ms());
+        let message = match crate::auth::start_contact_verification(
+            &state.store,
+            &state.tokens,
+            session.workspace_id,
+            &email,
+            &base,
+            now,
+        )
+        .await
+        {
+            Ok(message) => message,
+            Err(crate::auth::ContactError::Invalid(v)) => return Err(AppError::Invalid(v)),
+            Err(crate::auth::ContactError::Store(e)) => return Err(e.into()),
+        };
+        if let Err(e) = mail.send_now(&message.to, &message.subject, &message.body).await {
+            tracing::warn!(workspace = %session.workspace_id, error = %e, "a contact verification e-mail failed");
+            return Err(invalid(format!("the SMTP server did not take the message: {e}")));
+        }
+        tracing::info!(workspace = %session.workspace_id, "contact verification e-mail sent");
+        Ok(message.to)
+    })
+    .await
+}
+
+/// `POST /api/account/contact/clear`: forgets the owner's contact address; alert e-mail to the owner stops.
+#[server(prefix = "/api", endpoint = "account/contact/clear", input = Json)]
+pub async fn clear_contact_email() -> Result<(), AppError> {
+    with_session(|state, session| async move { Ok(state.store.clear_owner_contact(session.workspace_id).await?) }).await
 }

@@ -5,13 +5,14 @@ use crate::model::WorkspaceId;
 use crate::model::{AccountView, SignedInAs};
 use crate::store::{Store, StoreError, LOCAL_OWNER};
 
-/// The signed-in workspace's name and owner.
-pub async fn account_of(store: &Store, workspace: WorkspaceId) -> Result<AccountView, StoreError> {
+/// The signed-in workspace's name, owner and contact address; `email_enabled` says whether this server sends mail.
+pub async fn account_of(store: &Store, workspace: WorkspaceId, email_enabled: bool) -> Result<AccountView, StoreError> {
     let found = store.get_workspace(workspace).await?;
     let signed_in_as = match wallet_address_of(&found.owner) {
         Some(address) => SignedInAs::Wallet { address },
         None if found.owner == LOCAL_OWNER => SignedInAs::InstallOwner,
         None => return Err(StoreError::Corrupt(format!("workspace owner {:?} is of no known kind", found.owner))),
     };
-    Ok(AccountView { workspace_name: found.name, signed_in_as })
+    let contact_email = store.owner_contact(workspace).await?;
+    Ok(AccountView { workspace_name: found.name, signed_in_as, contact_email, email_enabled })
 }

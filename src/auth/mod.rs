@@ -4,6 +4,7 @@
 
 mod account;
 mod api_tokens;
+mod contact_email;
 mod links;
 mod shares;
 mod siwe;
@@ -11,6 +12,10 @@ mod wallet_login;
 
 pub use account::account_of;
 pub use api_tokens::{create_api_token, session_for_api_token, CreateTokenError};
+pub use contact_email::{
+    confirm_contact_link, contact_address, start_contact_verification, ContactError, ContactMessage,
+    CONTACT_LINK_BUDGET, CONTACT_LINK_PATH, CONTACT_LINK_TTL_MS,
+};
 pub use links::{create_login_link, end_session, find_session, redeem_login_link, Credential, NewSession, Session};
 pub use shares::open_shared_report;
 pub use siwe::{check_signed_message, wallet_identity, CheckedMessage, SiwePolicy, SiweRejection, MAX_MESSAGE_BYTES};

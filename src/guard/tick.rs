@@ -53,7 +53,8 @@ pub struct GuardOptions {
 }
 
 /// The e-mail one evaluation asks for: its recipient and the alerts it opened.
-type Mail = Option<(String, Vec<MailedAlert>)>;
+/// The alert e-mail one evaluation asks for: each recipient with the alerts it opened.
+type Mail = Vec<(String, Vec<MailedAlert>)>;
 
 /// Runs ticks. Cheap to clone.
 #[derive(Clone)]
@@ -181,10 +182,11 @@ impl Guard {
             message_id: message_id.clone(),
             body: &body,
         });
-        let channels = Channels {
-            webhook: webhook.is_some(),
-            email: self.mail.is_some() && schedule.as_ref().is_some_and(|s| s.input.notify.email.is_some()),
+        let recipients = match &schedule {
+            Some(s) if self.mail.is_some() => self.recipients(claim.workspace, s).await,
+            _ => Vec::new(),
         };
+        let channels = Channels { webhook: webhook.is_some(), email: !recipients.is_empty() };
         let plan = |open: &[_]| plan_alerts(end.breaches(), open, channels);
         let changes = match self.store.finish_evaluation(&claim, &end, plan, webhook, now).await {
             Ok(changes) => changes,
@@ -200,16 +202,28 @@ impl Guard {
         if let Some(e) = &error {
             tracing::warn!(schedule = %claim.schedule, error = %e, "guard evaluation failed");
         }
-        // One e-mail item per alert opened, each with its own two lines.
-        let mail = schedule.as_ref().filter(|_| changes.email).and_then(|s| {
-            let alerts: Vec<MailedAlert> = changes
-                .opened
-                .iter()
-                .filter_map(|(_, breach)| self.message(s, &end, std::slice::from_ref(breach), now))
-                .map(|m| MailedAlert { schedule_name: s.input.name.clone(), text: m.text(), report_url: m.report_url })
-                .collect();
-            s.input.notify.email.clone().filter(|_| !alerts.is_empty()).map(|to| (to, alerts))
-        });
+        // One e-mail item per alert opened, each with its own two lines, for every recipient.
+        let alerts: Vec<MailedAlert> = schedule
+            .as_ref()
+            .filter(|_| changes.email)
+            .map(|s| {
+                changes
+                    .opened
+                    .iter()
+                    .filter_map(|(_, breach)| self.message(s, &end, std::slice::from_ref(breach), now))
+                    .map(|m| MailedAlert {
+                        schedule_name: s.input.name.clone(),
+                        text: m.text(),
+                        report_url: m.report_url,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mail: Mail = if alerts.is_empty() {
+            Vec::new()
+        } else {
+            recipients.into_iter().map(|to| (to, alerts.clone())).collect()
+        };
         let outcome = ScheduleOutcome {
             schedule_id: claim.schedule,
             evaluation_id: claim.evaluation,
@@ -223,6 +237,20 @@ impl Guard {
             alerts_updated: changes.updated,
         };
         (outcome, mail)
+    }
+
+    /// Who a schedule's alert e-mail goes to: its own address, and the owner's confirmed contact address when the
+    /// schedule mails the owner (once, if they are the same).
+    async fn recipients(&self, workspace: WorkspaceId, schedule: &Schedule) -> Vec<String> {
+        let mut to: Vec<String> = schedule.input.notify.email.iter().cloned().collect();
+        if schedule.input.notify.email_owner {
+            match self.store.owner_contact(workspace).await {
+                Ok(Some(owner)) if !to.iter().any(|t| t.eq_ignore_ascii_case(&owner)) => to.push(owner),
+                Ok(_) => {}
+                Err(e) => tracing::error!(%workspace, error = %e, "reading the owner's contact address failed"),
+            }
+        }
+        to
     }
 
     /// What an alert of `breaches` says, for a compared run of `schedule`.

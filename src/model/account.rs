@@ -7,16 +7,9 @@ use super::ValidationError;
 /// The longest workspace name.
 pub const MAX_WORKSPACE_NAME_CHARS: usize = 80;
 
-/// A workspace name as entered: trimmed, 1–80 characters, no control characters.
+/// A workspace name as entered: trimmed, 1–80 characters, something visible, no control characters.
 pub fn validate_workspace_name(name: &str) -> Result<String, ValidationError> {
-    let name = name.trim();
-    if name.is_empty() || name.chars().count() > MAX_WORKSPACE_NAME_CHARS {
-        return Err(ValidationError::new("name", format!("1 to {MAX_WORKSPACE_NAME_CHARS} characters")));
-    }
-    if name.chars().any(char::is_control) {
-        return Err(ValidationError::new("name", "no line breaks or control characters"));
-    }
-    Ok(name.to_string())
+    super::display_name(name, "name", MAX_WORKSPACE_NAME_CHARS)
 }
 
 /// How the workspace's owner signs in.
@@ -40,6 +33,10 @@ pub struct AccountView {
     pub workspace_name: String,
     /// Its owner.
     pub signed_in_as: SignedInAs,
+    /// The owner's verified contact address for alert e-mail, if one was set.
+    pub contact_email: Option<String>,
+    /// Whether this server sends e-mail at all (`smtp-url` is set).
+    pub email_enabled: bool,
 }
 
 impl AccountView {
@@ -64,6 +61,8 @@ mod tests {
         }
         let wallet = AccountView {
             workspace_name: "w".into(),
+            contact_email: None,
+            email_enabled: false,
             signed_in_as: SignedInAs::Wallet { address: "0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A".into() },
         };
         assert_eq!(wallet.short_label(), "0x19E7…ff2A");

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::guard_states::EvaluationStatus;
 use super::ids::{BenchmarkSetId, ConnectorId};
-use super::ValidationError;
+use super::{is_one_email_address, ValidationError};
 
 /// Thresholds a schedule may hold at most.
 pub const MAX_THRESHOLDS: usize = 10;
@@ -199,9 +199,12 @@ pub struct Notify {
     /// Where alerts are posted, if anywhere.
     #[serde(default)]
     pub webhook_url: Option<String>,
-    /// Who is mailed, if anyone (e-mail goes only to this address).
+    /// An address mailed besides the owner, if any.
     #[serde(default)]
     pub email: Option<String>,
+    /// Whether the workspace owner's verified contact address is mailed too.
+    #[serde(default)]
+    pub email_owner: bool,
 }
 
 /// A schedule as the user enters it. Its notification settings travel as `notify: {webhookUrl, email}`; the
@@ -256,7 +259,11 @@ struct ScheduleInputWire {
 impl From<ScheduleInputWire> for ScheduleInput {
     fn from(wire: ScheduleInputWire) -> Self {
         Self {
-            notify: wire.notify.unwrap_or(Notify { webhook_url: wire.webhook_url, email: wire.email }),
+            notify: wire.notify.unwrap_or(Notify {
+                webhook_url: wire.webhook_url,
+                email: wire.email,
+                email_owner: false,
+            }),
             name: wire.name,
             set_id: wire.set_id,
             connector_id: wire.connector_id,
@@ -294,10 +301,7 @@ impl ScheduleInput {
         }
         let email = self.notify.email.as_deref().map(str::trim).filter(|e| !e.is_empty()).map(String::from);
         if let Some(address) = &email {
-            let plausible = address.len() <= 254
-                && !address.chars().any(|c| c.is_whitespace() || c == ',' || c == ';')
-                && address.split_once('@').is_some_and(|(local, domain)| !local.is_empty() && domain.contains('.'));
-            if !plausible {
+            if !is_one_email_address(address) {
                 return Err(ValidationError::new("notify.email", format!("not one e-mail address: {address}")));
             }
         }
@@ -328,7 +332,7 @@ impl ScheduleInput {
         if !(self.alpha > 0.0 && self.alpha <= 0.5) {
             return Err(ValidationError::new("alpha", "must be above 0 and at most 0.5 (0.05 is usual)"));
         }
-        Ok(Self { name, notify: Notify { webhook_url, email }, ..self.clone() })
+        Ok(Self { name, notify: Notify { webhook_url, email, ..self.notify.clone() }, ..self.clone() })
     }
 }
 
@@ -401,7 +405,7 @@ mod tests {
             connector_id: ConnectorId(Uuid::nil()),
             enabled: true,
             cadence: Cadence::FifteenMinutes,
-            notify: Notify { webhook_url: Some(" ".into()), email: None },
+            notify: Notify { webhook_url: Some(" ".into()), email: None, email_owner: false },
             thresholds: vec![Threshold {
                 metric: Metric::P95Ms,
                 op: Op::PctIncrease,
@@ -416,7 +420,7 @@ mod tests {
     #[test]
     fn notification_settings_travel_as_notify_and_the_flat_fields_are_still_read() {
         let mut wire = serde_json::to_value(input()).unwrap();
-        assert_eq!(wire["notify"], serde_json::json!({"webhookUrl": " ", "email": null}));
+        assert_eq!(wire["notify"], serde_json::json!({"webhookUrl": " ", "email": null, "emailOwner": false}));
         assert!(wire.get("webhookUrl").is_none() && wire.get("email").is_none());
         let nested: ScheduleInput = serde_json::from_value(wire.clone()).unwrap();
         assert_eq!(nested, input());
@@ -454,6 +458,7 @@ mod tests {
         assert_eq!((ok.name.as_str(), ok.notify.webhook_url), ("API p95", None));
         let field = |i: ScheduleInput| i.validate().unwrap_err().field;
         let notify = |webhook_url: Option<&str>, email: Option<&str>| Notify {
+            email_owner: false,
             webhook_url: webhook_url.map(String::from),
             email: email.map(String::from),
         };

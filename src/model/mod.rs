@@ -87,7 +87,7 @@ pub use speclab::{
     ProbeReport, ProbedPath, ServerKind, ServerLatency, ServerMetrics, ServerSample, SpecCounters, SpecOutcome,
     SpecWindow, Speculation, WindowError, MAX_SERVER_SAMPLES, PROCESS_START,
 };
-pub use text::{display_name, prompt_text};
+pub use text::{display_name, is_one_email_address, prompt_text};
 pub use time::{iso8601_utc, utc_minute, utc_second};
 
 /// A field-level validation failure: which input field, and why, in words a user can act on.

@@ -43,6 +43,16 @@ pub fn prompt_text(raw: &str, field: &str, max_chars: usize) -> Result<(), Valid
     Ok(())
 }
 
+/// Whether `address` is one plausible e-mail address (a local part, `@`, a dotted domain; no spaces, commas or
+/// semicolons, so a list is refused rather than half-used). Delivery is the proof; this catches typos.
+pub fn is_one_email_address(address: &str) -> bool {
+    address.len() <= 254
+        && !address.chars().any(|c| c.is_whitespace() || c.is_control() || c == ',' || c == ';')
+        && address.split_once('@').is_some_and(|(local, domain)| {
+            !local.is_empty() && domain.contains('.') && !domain.contains('@') && !domain.starts_with('.')
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

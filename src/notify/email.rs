@@ -85,6 +85,19 @@ impl MailSender {
         Ok(mail.id)
     }
 
+    /// Sends one message now, outside the outbox: for a verification link, whose sender waits for the answer and
+    /// whose link must not sit in the database.
+    pub async fn send_now(&self, to: &str, subject: &str, body: &str) -> Result<(), MailError> {
+        let mail = QueuedMail {
+            id: format!("direct_{}", uuid::Uuid::new_v4().simple()),
+            recipient: to.to_string(),
+            subject: subject.to_string(),
+            body: body.to_string(),
+            attempts: 0,
+        };
+        self.mailer.send(&mail).await
+    }
+
     /// One pass: leases the due messages and attempts each once. Returns how many were sent.
     pub async fn deliver_due(&self) -> Result<usize, StoreError> {
         let mut sent = 0;

@@ -173,6 +173,7 @@ pub async fn build_state(settings: Settings, clock: Arc<dyn Clock>) -> Result<Ap
         http,
         settings: Arc::new(settings),
         login_limit: crate::auth::LoginLimit::new(crate::auth::WALLET_LOGIN_BUDGET),
+        contact_limit: crate::rate_limit::PerClient::new(crate::auth::CONTACT_LINK_BUDGET),
         leptos_options,
     })
 }

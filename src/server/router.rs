@@ -20,6 +20,7 @@ pub fn router(state: AppState) -> Router {
         .route("/healthz", get(|| async { "ok" }))
         .merge(routes::login_routes())
         .merge(routes::wallet_login_routes())
+        .merge(routes::contact_link_routes())
         .route("/api/runs/{id}/events", get(routes::live_events))
         .route("/api/public/reports/{id}", get(routes::shared_report))
         .route("/api/public/reports/{id}/view", get(routes::shared_report_view))

@@ -8,6 +8,7 @@ mod api_tokens;
 mod baselines;
 mod benchmark_sets;
 mod connectors;
+mod contacts;
 mod mail;
 mod outbox;
 mod runs;

@@ -13,7 +13,8 @@ use crate::model::{
 };
 use crate::secrets::SecretBox;
 
-const COLUMNS: &str = "id, name, set_id, connector_id, enabled, cadence, next_run_at, webhook_url, email, thresholds, \
+const COLUMNS: &str =
+    "id, name, set_id, connector_id, enabled, cadence, next_run_at, webhook_url, email, email_owner, thresholds, \
      alpha, require_significance, last_run_at, last_status, last_error, created_at";
 
 /// A claimed slot: this process, and no other, runs `schedule` for `slot_at`.
@@ -45,7 +46,11 @@ fn schedule_from_row(row: &AnyRow) -> Result<Schedule, StoreError> {
             connector_id: parse_id(&row.try_get::<String, _>("connector_id")?)?,
             enabled: row.try_get::<i64, _>("enabled")? != 0,
             cadence: Cadence::parse(&cadence).ok_or_else(|| StoreError::Corrupt(format!("cadence {cadence:?}")))?,
-            notify: Notify { webhook_url: row.try_get("webhook_url")?, email: row.try_get("email")? },
+            notify: Notify {
+                webhook_url: row.try_get("webhook_url")?,
+                email: row.try_get("email")?,
+                email_owner: row.try_get::<i64, _>("email_owner")? != 0,
+            },
             thresholds: from_json(&row.try_get::<String, _>("thresholds")?)?,
             alpha: row.try_get("alpha")?,
             require_significance: row.try_get::<i64, _>("require_significance")? != 0,
@@ -73,8 +78,8 @@ impl Store {
         let id = ScheduleId::new_random();
         sqlx::query(
             "INSERT INTO guard_schedules (id, workspace_id, name, set_id, connector_id, enabled, cadence, next_run_at, \
-             webhook_url, webhook_secret, email, thresholds, alpha, require_significance, created_at, updated_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $8, $8)",
+             webhook_url, webhook_secret, email, thresholds, alpha, require_significance, created_at, updated_at, \
+             email_owner) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $8, $8, $15)",
         )
         .bind(id.to_string())
         .bind(workspace.to_string())
@@ -90,6 +95,7 @@ impl Store {
         .bind(to_json(&input.thresholds)?)
         .bind(input.alpha)
         .bind(bool_to_db(input.require_significance))
+        .bind(bool_to_db(input.notify.email_owner))
         .execute(&self.pool)
         .await?;
         self.get_schedule(workspace, id).await
@@ -107,8 +113,8 @@ impl Store {
         found(
             sqlx::query(
                 "UPDATE guard_schedules SET name = $1, set_id = $2, connector_id = $3, enabled = $4, cadence = $5, \
-             webhook_url = $6, email = $7, thresholds = $8, alpha = $9, require_significance = $10, updated_at = $11 \
-             WHERE id = $12 AND workspace_id = $13",
+             webhook_url = $6, email = $7, thresholds = $8, alpha = $9, require_significance = $10, updated_at = $11, \
+             email_owner = $14 WHERE id = $12 AND workspace_id = $13",
             )
             .bind(&input.name)
             .bind(input.set_id.to_string())
@@ -123,6 +129,7 @@ impl Store {
             .bind(now_ms)
             .bind(id.to_string())
             .bind(workspace.to_string())
+            .bind(bool_to_db(input.notify.email_owner))
             .execute(&self.pool)
             .await?
             .rows_affected(),

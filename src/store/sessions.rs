@@ -100,7 +100,11 @@ impl Store {
             sqlx::query("DELETE FROM login_tokens WHERE expires_at <= $1").bind(now_ms).execute(&self.pool).await?;
         let nonces =
             sqlx::query("DELETE FROM siwe_nonces WHERE expires_at <= $1").bind(now_ms).execute(&self.pool).await?;
-        Ok(sessions.rows_affected() + tokens.rows_affected() + nonces.rows_affected())
+        let links = sqlx::query("DELETE FROM contact_verifications WHERE expires_at <= $1")
+            .bind(now_ms)
+            .execute(&self.pool)
+            .await?;
+        Ok(sessions.rows_affected() + tokens.rows_affected() + nonces.rows_affected() + links.rows_affected())
     }
 
     /// Both token tables have the same shape; `table` is one of their two names, never user input.

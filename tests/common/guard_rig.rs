@@ -121,6 +121,7 @@ impl Rig {
             notify: latency_guard::model::Notify {
                 webhook_url: webhook_url.map(String::from),
                 email: email.map(String::from),
+                email_owner: false,
             },
             thresholds: vec![Threshold {
                 metric: Metric::P95Ms,

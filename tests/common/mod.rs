@@ -5,6 +5,7 @@
 pub mod guard_rig;
 pub mod llama;
 pub mod outage;
+pub mod smtp;
 
 use latency_guard::config::{Secret, Settings};
 use latency_guard::model::WorkspaceId;

@@ -1,5 +1,7 @@
 """A real SMTP server on loopback for the e-mail tests (aiosmtpd): prints READY, then one JSON line per message."""
 import asyncio
+import email
+import email.policy
 import json
 import sys
 
@@ -8,7 +10,15 @@ from aiosmtpd.controller import Controller
 
 class Sink:
     async def handle_DATA(self, server, session, envelope):
-        line = {"from": envelope.mail_from, "to": envelope.rcpt_tos, "content": envelope.content.decode("utf8", "replace")}
+        parsed = email.message_from_bytes(envelope.content, policy=email.policy.default)
+        body = parsed.get_body(preferencelist=("plain",))
+        line = {
+            "from": envelope.mail_from,
+            "to": envelope.rcpt_tos,
+            "content": envelope.content.decode("utf8", "replace"),
+            "subject": str(parsed["subject"]),
+            "text": body.get_content() if body is not None else "",
+        }
         print(json.dumps(line), flush=True)
         return "250 Message accepted for delivery"
 

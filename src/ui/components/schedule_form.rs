@@ -4,6 +4,9 @@
 use leptos::prelude::*;
 
 use super::ErrorBox;
+use serde::{Deserialize, Serialize};
+
+use crate::api::account::whoami;
 use crate::api::guard::{estimate_cost, save_schedule, SavedSchedule};
 use crate::model::{
     BenchmarkSet, Cadence, Checked, Connector, Metric, Notify, Op, Schedule, ScheduleInput, Severity, Threshold,
@@ -17,14 +20,27 @@ fn select_value<T: Copy>(options: &[T], name: impl Fn(T) -> &'static str, value:
     options.iter().copied().find(|o| name(*o) == value)
 }
 
+/// What e-mail a schedule can send here.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MailSetup {
+    /// Whether an SMTP server is configured.
+    pub enabled: bool,
+    /// The owner's verified contact address, if any.
+    pub owner_contact: Option<String>,
+}
+
+/// The mail setup of the signed-in workspace (nothing, if it cannot be read).
+pub async fn mail_setup() -> MailSetup {
+    whoami().await.map(|a| MailSetup { enabled: a.email_enabled, owner_contact: a.contact_email }).unwrap_or_default()
+}
+
 /// The form; `existing` is `None` for a new schedule.
 #[component]
 pub fn ScheduleForm(
     existing: Option<Schedule>,
     sets: Vec<BenchmarkSet>,
     connectors: Vec<Connector>,
-    /// Whether an SMTP server is configured.
-    email_enabled: bool,
+    mail: MailSetup,
 ) -> impl IntoView {
     let id = existing.as_ref().map(|s| s.id);
     let first = existing.as_ref().map(|s| s.input.clone());
@@ -47,6 +63,8 @@ pub fn ScheduleForm(
     let enabled = RwSignal::new(first.as_ref().is_none_or(|i| i.enabled));
     let webhook = RwSignal::new(first.as_ref().and_then(|i| i.notify.webhook_url.clone()).unwrap_or_default());
     let email = RwSignal::new(first.as_ref().and_then(|i| i.notify.email.clone()).unwrap_or_default());
+    // A new schedule mails the owner when there is an address to mail.
+    let email_owner = RwSignal::new(first.as_ref().map_or(mail.owner_contact.is_some(), |i| i.notify.email_owner));
     let alpha = RwSignal::new(first.as_ref().map_or("0.05".to_string(), |i| i.alpha.to_string()));
     let significance = RwSignal::new(first.as_ref().is_none_or(|i| i.require_significance));
     let thresholds = RwSignal::new(first.as_ref().map(|i| i.thresholds.clone()).unwrap_or_else(|| {
@@ -59,7 +77,11 @@ pub fn ScheduleForm(
             connector_id: connector.get_untracked().parse().unwrap_or(crate::model::ConnectorId(uuid::Uuid::nil())),
             enabled: enabled.get_untracked(),
             cadence: cadence.get_untracked(),
-            notify: Notify { webhook_url: Some(webhook.get_untracked()), email: Some(email.get_untracked()) },
+            notify: Notify {
+                webhook_url: Some(webhook.get_untracked()),
+                email: Some(email.get_untracked()),
+                email_owner: email_owner.get_untracked(),
+            },
             thresholds: thresholds.get_untracked(),
             alpha: alpha.get_untracked().trim().parse().unwrap_or(f64::NAN),
             require_significance: significance.get_untracked(),
@@ -78,12 +100,9 @@ pub fn ScheduleForm(
             </div>
             <div class="prices">
                 <label>"Webhook URL (optional; Slack-style, Discord or your own)"<input id="schedule-webhook" bind:value=webhook/></label>
-                <label>"E-mail (optional)"<input id="schedule-email" type="email" bind:value=email/></label>
+                <label>"Also e-mail (optional)"<input id="schedule-email" type="email" bind:value=email/></label>
             </div>
-            {(!email_enabled).then(|| view! {
-                <p class="muted" id="email-off">"E-mail is off: no SMTP server is configured (the smtp-url setting or \
-                    LATENCY_GUARD_SMTP_URL). Alerts still reach the feed and the webhook."</p>
-            })}
+            <OwnerMailSwitch mail email_owner/>
             <label class="inline"><input type="checkbox" id="schedule-enabled" bind:checked=enabled/>" Active (unticked: paused)"</label>
             <div class="actions">
                 <button type="submit" id="save-schedule" class="primary" disabled=move || save.pending().get()>
@@ -96,6 +115,30 @@ pub fn ScheduleForm(
                 None => None,
             }}
         </form>
+    }
+}
+
+/// "E-mail the workspace owner", and why nothing would be sent when that is so.
+#[component]
+fn OwnerMailSwitch(mail: MailSetup, email_owner: RwSignal<bool>) -> impl IntoView {
+    let why_not = match (&mail.enabled, &mail.owner_contact) {
+        (false, _) => Some(
+            "E-mail is off: no SMTP server is configured (the smtp-url setting or LATENCY_GUARD_SMTP_URL). \
+            Alerts still reach the feed and the webhook.",
+        ),
+        (true, None) => Some(
+            "The owner has no confirmed contact address, so no e-mail goes to the owner: add one under \
+            Settings → Alert e-mail.",
+        ),
+        (true, Some(_)) => None,
+    };
+    let to = mail.owner_contact.clone().map(|a| format!(" ({a})")).unwrap_or_default();
+    view! {
+        <label class="inline"><input type="checkbox" id="schedule-email-owner" bind:checked=email_owner/>
+            {format!(" E-mail new alerts to the workspace owner{to}, batched per tick")}</label>
+        {why_not.map(|reason| view! {
+            <p class="muted" id=if mail.enabled { "owner-mail-off" } else { "email-off" }>{reason}</p>
+        })}
     }
 }
 

@@ -8,14 +8,14 @@ use leptos_router::hooks::{use_navigate, use_params_map};
 
 use crate::api::connectors::list_connectors;
 use crate::api::guard::{
-    delete_schedule, email_enabled, enable_schedule, get_schedule, list_sets, pin_baseline, run_schedule_now,
-    send_test_webhook, ScheduleDetail,
+    delete_schedule, enable_schedule, get_schedule, list_sets, pin_baseline, run_schedule_now, send_test_webhook,
+    ScheduleDetail,
 };
 use crate::model::{
     utc_second as when, BaselineInfo, BenchmarkSet, CostEstimate, EvaluationStatus, EvaluationView, PinnableRun, RunId,
     Schedule, ScheduleId, WebhookDelivery, ADVISED_MIN_PROMPTS,
 };
-use crate::ui::components::{alert_badge, ErrorBox, Layout, ScheduleForm};
+use crate::ui::components::{alert_badge, mail_setup, ErrorBox, Layout, ScheduleForm};
 
 fn ms(v: Option<f64>) -> String {
     v.map_or("—".into(), |v| format!("{v:.1} ms"))
@@ -24,10 +24,7 @@ fn ms(v: Option<f64>) -> String {
 /// A new schedule.
 #[component]
 pub fn NewSchedulePage() -> impl IntoView {
-    let choices = Resource::new(
-        || (),
-        |_| async { (list_sets().await, list_connectors().await, email_enabled().await.unwrap_or(false)) },
-    );
+    let choices = Resource::new(|| (), |_| async { (list_sets().await, list_connectors().await, mail_setup().await) });
     view! {
         <Layout title="New schedule">
             <Suspense fallback=|| view! { <p>"Loading…"</p> }>
@@ -36,7 +33,7 @@ pub fn NewSchedulePage() -> impl IntoView {
                         (Ok(sets), _, _) if sets.is_empty() => view! {
                             <p id="need-set">"A schedule runs a benchmark set: " <A href="/guard/sets">"create one first"</A> "."</p>
                         }.into_any(),
-                        (Ok(sets), Ok(connectors), email_enabled) => view! { <ScheduleForm existing=None sets connectors email_enabled/> }.into_any(),
+                        (Ok(sets), Ok(connectors), mail) => view! { <ScheduleForm existing=None sets connectors mail/> }.into_any(),
                         (Err(e), _, _) | (_, Err(e), _) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
                     }
                 })}
@@ -57,12 +54,9 @@ pub fn SchedulePage() -> impl IntoView {
         move || (id(), refresh.get()),
         |(id, _)| async move {
             match id {
-                Some(id) => Some((
-                    get_schedule(id).await,
-                    list_sets().await,
-                    list_connectors().await,
-                    email_enabled().await.unwrap_or(false),
-                )),
+                Some(id) => {
+                    Some((get_schedule(id).await, list_sets().await, list_connectors().await, mail_setup().await))
+                }
                 None => None,
             }
         },
@@ -73,10 +67,10 @@ pub fn SchedulePage() -> impl IntoView {
                 {move || Suspend::new(async move {
                     match detail.await {
                         None => view! { <ErrorBox message="No such schedule.".to_string()/> }.into_any(),
-                        Some((Ok(detail), Ok(sets), Ok(connectors), email_enabled)) => view! {
+                        Some((Ok(detail), Ok(sets), Ok(connectors), mail)) => view! {
                             <ScheduleView detail=detail.clone() refresh notice/>
                             <h2>"Settings"</h2>
-                            <ScheduleForm existing=Some(detail.schedule) sets connectors email_enabled/>
+                            <ScheduleForm existing=Some(detail.schedule) sets connectors mail/>
                         }.into_any(),
                         Some((Err(e), _, _, _) | (_, Err(e), _, _) | (_, _, Err(e), _)) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
                     }

@@ -1,8 +1,8 @@
-//! `/settings`: the workspace (owner, name, sessions) and its API tokens.
+//! `/settings`: the workspace (owner, name, sessions), the owner's alert e-mail address, and API tokens.
 
 use leptos::prelude::*;
 
-use crate::ui::components::{AccountPanel, ApiTokensPanel, Layout};
+use crate::ui::components::{AccountPanel, ApiTokensPanel, ContactPanel, Layout};
 
 /// The settings page.
 #[component]
@@ -10,6 +10,7 @@ pub fn SettingsPage() -> impl IntoView {
     view! {
         <Layout title="Settings">
             <AccountPanel/>
+            <ContactPanel/>
             <ApiTokensPanel/>
         </Layout>
     }
