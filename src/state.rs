@@ -39,6 +39,8 @@ pub struct AppState {
     pub guard: Guard,
     /// Sends the webhook outbox.
     pub webhooks: WebhookSender,
+    /// Checks smart-contract wallets' signatures, when `siwe-rpc-url` is set.
+    pub contract_wallets: Option<crate::auth::ContractWallets>,
     /// The wallet-login routes' budget per client address.
     pub login_limit: LoginLimit,
     /// Contact-verification e-mails per workspace (each one is a message to a stranger's inbox).

@@ -15,6 +15,7 @@ const KEY_CANARY: &str = "sk-CANARY-7f3a9c1e5b";
 const HEADER_CANARY: &str = "hdr-CANARY-2d8e4b6f0a";
 const TICK_KEY_CANARY: &str = "tick-CANARY-5e1b7d3f9c2a";
 const SMTP_PASSWORD_CANARY: &str = "smtp-CANARY-8a4c2e6b1d";
+const RPC_KEY_CANARY: &str = "rpc-CANARY-3f9a1c7e5b";
 
 struct Server {
     child: Child,
@@ -51,6 +52,7 @@ fn start_server(dir: &std::path::Path) -> (Server, String, String) {
         .env("LATENCY_GUARD_GUARD_TICK_INTERVAL_S", "0")
         .env("LATENCY_GUARD_SMTP_URL", format!("smtp://guard:{SMTP_PASSWORD_CANARY}@127.0.0.1:9"))
         .env("LATENCY_GUARD_SMTP_FROM", "guard@lg.test")
+        .env("LATENCY_GUARD_SIWE_RPC_URL", format!("http://127.0.0.1:9/v3/{RPC_KEY_CANARY}"))
         .env_remove("LATENCY_GUARD_SECRET")
         .stdout(Stdio::from(log.try_clone().unwrap()))
         .stderr(Stdio::from(log))
@@ -218,6 +220,21 @@ async fn no_secret_reaches_pages_replies_hydration_data_logs_or_the_database_fil
     assert!(tokens.contains("canary token"), "{tokens}");
     seen.push(("tokens/list reply".into(), tokens));
 
+    // A smart-contract wallet's login: the chain node (whose URL holds a key) is asked, fails, and is not named.
+    let grant: latency_guard::model::NonceGrant =
+        client.post(format!("{base}/auth/siwe/nonce")).send().await.unwrap().json().await.unwrap();
+    let text = latency_guard::model::siwe_message_text(&grant, "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed").unwrap();
+    let refused = client
+        .post(format!("{base}/auth/siwe/verify"))
+        .json(&json!({"message": text, "signature": "0x0102"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 401);
+    let refused = refused.text().await.unwrap();
+    assert!(refused.contains("could not be checked"), "the node was asked: {refused}");
+    seen.push(("contract wallet refusal".into(), refused));
+
     for page in [
         "/settings",
         "/guard",
@@ -259,6 +276,7 @@ async fn no_secret_reaches_pages_replies_hydration_data_logs_or_the_database_fil
         assert!(!text.contains(TICK_KEY_CANARY), "the tick hook's key leaked into {what}");
         assert!(!text.contains(SMTP_PASSWORD_CANARY), "the SMTP password leaked into {what}");
         assert!(!text.contains(&api_token), "the API token leaked into {what}");
+        assert!(!text.contains(RPC_KEY_CANARY), "the chain node URL's key leaked into {what}");
     }
     let log = &seen.iter().find(|(w, _)| w == "server log").unwrap().1;
     assert!(log.contains("/api/connectors/create"), "the log was captured (one line per request)");

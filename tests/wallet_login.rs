@@ -226,3 +226,99 @@ async fn a_client_asking_too_often_gets_429_and_others_are_not_held_back() {
 fn client_request(app: &TestApp, path: &str) -> reqwest::RequestBuilder {
     client().post(format!("{}{path}", app.base))
 }
+
+/// The stand-in chain node (`tests/support/contract_wallet_node.py`) serving `chain`, its contract approving
+/// `approved` for the message in `message_file`: the process and its URL.
+async fn contract_node(
+    chain: u64,
+    contract: &str,
+    approved: &str,
+    message_file: &std::path::Path,
+) -> (tokio::process::Child, String) {
+    use tokio::io::AsyncBufReadExt;
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/contract_wallet_node.py");
+    let mut child = tokio::process::Command::new(common::python())
+        .arg(script)
+        .args([port.to_string(), chain.to_string(), contract.into(), approved.into()])
+        .arg(message_file)
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    assert_eq!(lines.next_line().await.unwrap().as_deref(), Some("READY"));
+    // The node's per-call lines are not read: dropping the reader is fine, it prints little.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    (child, format!("http://127.0.0.1:{port}"))
+}
+
+#[tokio::test]
+async fn a_smart_contract_wallet_logs_in_through_the_chain_node_and_nowhere_else() {
+    // Skipped like the other signing tests when the set-up's Python (eth-account, eth-abi) is missing.
+    if address_of(KEY_A).await.is_none() {
+        return;
+    }
+    let contract = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"; // a contract: no key signs for it
+    let approved = "0102030405060708090a0b0c0d0e0f10111213141516171819"; // a multisig-style blob, not 65 bytes
+    let dir = tempfile::tempdir().unwrap();
+    let message_file = dir.path().join("message.txt");
+    let (_node, node_url) = contract_node(1, contract, approved, &message_file).await;
+    let db = TestDb::sqlite().await;
+    let app = spawn_app_on(&db.url, |s| s.siwe_rpc_url = Some(node_url.clone())).await;
+
+    // What the contract approves: this message, this signature.
+    let text = message(&grant(&app).await, contract);
+    std::fs::write(&message_file, &text).unwrap();
+    let refused = verify(&app, body(&text, "0xdeadbeef")).await;
+    assert_eq!(refused.0, 401);
+    assert_eq!(
+        refused.1["error"],
+        "neither the address's key nor a contract wallet at it (EIP-1271) accepts the signature"
+    );
+    let reverted = verify(&app, body(&text, &format!("0x{}", hex_of(b"revert")))).await;
+    assert_eq!(
+        reverted.1["error"],
+        "neither the address's key nor a contract wallet at it (EIP-1271) accepts the signature"
+    );
+    let (status, reply, cookie) = verify(&app, body(&text, &format!("0x{approved}"))).await;
+    assert_eq!(status, 200, "{reply}");
+    assert_eq!(reply["address"], contract);
+    let (_, me) = app.call("account/whoami", json!({}), Some(&cookie.unwrap())).await;
+    assert!(me.contains(contract), "{me}");
+    // The same approval for another message (another nonce) is not the contract's: refused.
+    let other = message(&grant(&app).await, contract);
+    assert_eq!(verify(&app, body(&other, &format!("0x{approved}"))).await.0, 401);
+    // An ordinary wallet still signs in as before beside it.
+    let Some((text_a, signature_a)) = signed_login(&app, KEY_A).await else { return };
+    assert_eq!(verify(&app, body(&text_a, &signature_a)).await.0, 200);
+
+    // A node of another chain than the message's, and a node that is down: refused with the reason.
+    let (_wrong_chain, wrong_url) = contract_node(137, contract, approved, &message_file).await;
+    let app137 = spawn_app_on(&db.url, |s| s.siwe_rpc_url = Some(wrong_url)).await;
+    let text = message(&grant(&app137).await, contract);
+    std::fs::write(&message_file, &text).unwrap();
+    assert_eq!(
+        verify(&app137, body(&text, &format!("0x{approved}"))).await.1["error"],
+        "siwe-rpc-url serves chain 137, but the message names chain 1"
+    );
+    let down = spawn_app_on(&db.url, |s| s.siwe_rpc_url = Some("http://127.0.0.1:9/".into())).await;
+    let text = message(&grant(&down).await, contract);
+    let reason = verify(&down, body(&text, &format!("0x{approved}"))).await.1["error"].as_str().unwrap().to_string();
+    assert!(reason.starts_with("the contract wallet could not be checked"), "{reason}");
+    assert!(!reason.contains("127.0.0.1:9"), "the node's URL (which may hold a key) is not repeated: {reason}");
+
+    // Without siwe-rpc-url, a contract wallet's signature is refused saying what is missing.
+    let plain = spawn_app().await;
+    let text = message(&grant(&plain).await, contract);
+    let reason = verify(&plain, body(&text, &format!("0x{approved}"))).await.1["error"].as_str().unwrap().to_string();
+    assert!(reason.contains("not 65 bytes of hex"), "{reason}");
+    let sixty_five = format!("0x{}1b", "11".repeat(64));
+    let reason = verify(&plain, body(&text, &sixty_five)).await.1["error"].as_str().unwrap().to_string();
+    assert!(reason.contains("checked only when this server has siwe-rpc-url"), "{reason}");
+    db.cleanup().await;
+}
+
+fn hex_of(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

@@ -5,6 +5,7 @@
 mod account;
 mod api_tokens;
 mod contact_email;
+mod eip1271;
 mod links;
 mod shares;
 mod siwe;
@@ -16,9 +17,13 @@ pub use contact_email::{
     confirm_contact_link, contact_address, start_contact_verification, ContactError, ContactMessage,
     CONTACT_LINK_BUDGET, CONTACT_LINK_PATH, CONTACT_LINK_TTL_MS,
 };
+pub use eip1271::{is_valid_signature_call, ContractWallets, EIP1271_MAGIC};
 pub use links::{create_login_link, end_session, find_session, redeem_login_link, Credential, NewSession, Session};
 pub use shares::open_shared_report;
-pub use siwe::{check_signed_message, wallet_identity, CheckedMessage, SiwePolicy, SiweRejection, MAX_MESSAGE_BYTES};
+pub use siwe::{
+    check_message, check_signed_message, wallet_identity, CheckedMessage, ParsedMessage, SiwePolicy, SiweRejection,
+    MAX_MESSAGE_BYTES,
+};
 pub use wallet_login::{
     issue_siwe_nonce, login_with_wallet, siwe_policy, LoginLimit, WalletLoginError, WalletSession, SIWE_NONCE_TTL_MS,
     SIWE_STATEMENT, WALLET_LOGIN_BUDGET,

@@ -60,9 +60,24 @@ pub enum SiweRejection {
     /// v is not 27, 28, 0 or 1.
     #[error("the signature's recovery byte is {0}; 27, 28, 0 or 1 expected")]
     RecoveryByte(u8),
-    /// The signature does not recover the message's address (another key, a changed message, or a high-s form).
-    #[error("the signature is not the message's address's (another key, a changed message, or a non-canonical high-s signature)")]
+    /// The signature does not recover the message's address (another key, a changed message, or a high-s form),
+    /// and no contract-wallet check is configured.
+    #[error("the signature is not the message's address's (another key, a changed message, or a non-canonical high-s signature); smart-contract wallets (EIP-1271) are checked only when this server has siwe-rpc-url")]
     WrongSigner,
+    /// Neither the address's key nor a contract wallet at the address accepts the signature.
+    #[error("neither the address's key nor a contract wallet at it (EIP-1271) accepts the signature")]
+    NotAccepted,
+    /// The chain node behind `siwe-rpc-url` serves another chain than the message names.
+    #[error("siwe-rpc-url serves chain {rpc}, but the message names chain {message}")]
+    RpcChain {
+        /// The node's chain id.
+        rpc: u64,
+        /// The message's.
+        message: u64,
+    },
+    /// The contract wallet could not be asked (the node failed or answered nonsense).
+    #[error("the contract wallet could not be checked: {0}")]
+    ContractUnchecked(String),
 }
 
 /// A message that passed every check that needs no storage.
@@ -80,14 +95,53 @@ fn unix_ms(t: &siwe::TimeStamp) -> i64 {
     i64::try_from(t.as_ref().unix_timestamp_nanos() / 1_000_000).unwrap_or(i64::MAX)
 }
 
+/// A message that passed every check but its signature's.
+#[derive(Debug, Clone)]
+pub struct ParsedMessage(siwe::Message);
+
+impl ParsedMessage {
+    /// The message's chain id.
+    pub fn chain_id(&self) -> u64 {
+        self.0.chain_id
+    }
+
+    /// The message's address, as 20 bytes.
+    pub fn address_bytes(&self) -> [u8; 20] {
+        self.0.address
+    }
+
+    /// The EIP-191 hash the wallet signed (what a contract wallet's `isValidSignature` is asked about).
+    pub fn eip191_hash(&self) -> [u8; 32] {
+        // Rendering a parsed message cannot fail; a zero hash would only make a contract refuse.
+        self.0.eip191_hash().unwrap_or([0; 32])
+    }
+
+    /// The message as logged in: its address (EIP-55), nonce and chain.
+    pub fn accepted(&self) -> CheckedMessage {
+        CheckedMessage { address: siwe::eip55(&self.0.address), nonce: self.0.nonce.clone(), chain_id: self.0.chain_id }
+    }
+
+    /// Checks an ordinary wallet's (EOA) signature: `0x` + 130 hex digits recovering the message's address.
+    pub fn verify_eoa(&self, signature: &str) -> Result<CheckedMessage, SiweRejection> {
+        let bytes = signature_bytes(signature)?;
+        self.0.verify_eip191(&bytes).map_err(|_| SiweRejection::WrongSigner)?;
+        Ok(self.accepted())
+    }
+}
+
 /// Checks `text` (the exact bytes the wallet signed) and `signature` (`0x` + 130 hex digits) against `policy` at
-/// `now_ms`.
+/// `now_ms`, as an ordinary wallet's signature.
 pub fn check_signed_message(
     policy: &SiwePolicy,
     text: &str,
     signature: &str,
     now_ms: i64,
 ) -> Result<CheckedMessage, SiweRejection> {
+    check_message(policy, text, now_ms)?.verify_eoa(signature)
+}
+
+/// Checks everything about `text` but its signature: size, EIP-4361 form (canonical), domain, URI, chain, times.
+pub fn check_message(policy: &SiwePolicy, text: &str, now_ms: i64) -> Result<ParsedMessage, SiweRejection> {
     if text.len() > MAX_MESSAGE_BYTES {
         return Err(SiweRejection::Oversized);
     }
@@ -120,9 +174,7 @@ pub fn check_signed_message(
             return Err(SiweRejection::NotYetValid(not_before.to_string()));
         }
     }
-    let bytes = signature_bytes(signature)?;
-    message.verify_eip191(&bytes).map_err(|_| SiweRejection::WrongSigner)?;
-    Ok(CheckedMessage { address: siwe::eip55(&message.address), nonce: message.nonce, chain_id: message.chain_id })
+    Ok(ParsedMessage(message))
 }
 
 /// The 65 bytes of a hex signature; v must be 27/28 (wallets) or 0/1 (some libraries).

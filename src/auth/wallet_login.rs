@@ -5,8 +5,9 @@
 use rand::distributions::{Alphanumeric, DistString};
 use std::time::Duration;
 
+use super::eip1271::ContractWallets;
 use super::links::{open_session, NewSession};
-use super::siwe::{check_signed_message, wallet_identity, SiwePolicy, SiweRejection};
+use super::siwe::{check_message, wallet_identity, SiwePolicy, SiweRejection};
 use crate::model::{iso8601_utc, short_address, NonceGrant};
 use crate::rate_limit::{Budget, PerClient};
 use crate::secrets::TokenHasher;
@@ -90,17 +91,26 @@ pub struct WalletSession {
     pub address: String,
 }
 
-/// Checks a signed message, consumes its nonce, and opens a session lasting `ttl` in the wallet's own workspace
-/// (created on its first login, owned by `<lowercase address>@wallet.local`).
+/// Checks a signed message — an ordinary wallet's signature, else, when `contracts` is set, a smart-contract
+/// wallet's (EIP-1271) — consumes its nonce, and opens a session lasting `ttl` in the wallet's own workspace (created
+/// on its first login, owned by `<lowercase address>@wallet.local`).
 pub async fn login_with_wallet(
     store: &Store,
     tokens: &TokenHasher,
-    policy: &SiwePolicy,
+    (policy, contracts): (&SiwePolicy, Option<&ContractWallets>),
     (message, signature): (&str, &str),
     now_ms: i64,
     ttl: Duration,
 ) -> Result<WalletSession, WalletLoginError> {
-    let checked = check_signed_message(policy, message, signature, now_ms)?;
+    let parsed = check_message(policy, message, now_ms)?;
+    let checked = match (parsed.verify_eoa(signature), contracts) {
+        (Ok(checked), _) => checked,
+        (
+            Err(SiweRejection::WrongSigner | SiweRejection::SignatureFormat(_) | SiweRejection::RecoveryByte(_)),
+            Some(contracts),
+        ) => contracts.verify(&parsed, signature).await?,
+        (Err(rejection), _) => return Err(rejection.into()),
+    };
     match store.consume_siwe_nonce(&checked.nonce, now_ms).await? {
         NonceUse::Consumed => {}
         refused => return Err(WalletLoginError::Nonce(refused)),

@@ -100,6 +100,8 @@ pub struct Settings {
     pub session_ttl: Duration,
     /// EIP-155 chain ids a wallet login's message may name.
     pub siwe_chain_ids: Vec<u64>,
+    /// A chain node's JSON-RPC URL for smart-contract wallets' signatures (EIP-1271); `None` refuses them.
+    pub siwe_rpc_url: Option<String>,
     /// How often this process renews the heartbeat of the runs it drives (and looks for orphaned ones); a run
     /// whose owner misses six is marked interrupted.
     pub run_heartbeat: Duration,
@@ -233,6 +235,7 @@ impl Settings {
             request_timeout: Duration::from_secs(120),
             session_ttl: Duration::from_secs(14 * 24 * 3600),
             siwe_chain_ids: vec![1],
+            siwe_rpc_url: None,
             client_ip_header: None,
             run_heartbeat: Duration::from_secs(5),
             secure_cookies: false,

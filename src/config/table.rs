@@ -155,6 +155,21 @@ pub const SETTINGS: &[Setting] = &[
         },
     },
     Setting {
+        key: Some("siwe-rpc-url"),
+        env: "LATENCY_GUARD_SIWE_RPC_URL",
+        default: "none (smart-contract wallets refused)",
+        meaning: "a JSON-RPC URL of a node of the chain in `siwe-chain-ids`, to check smart-contract wallets' \
+                  signatures (EIP-1271); it may hold a provider key and is never shown",
+        secret: true,
+        apply: |s, v| match url::Url::parse(v.trim()) {
+            Ok(url) if matches!(url.scheme(), "http" | "https") && url.host_str().is_some() => {
+                s.siwe_rpc_url = Some(v.trim().to_string());
+                Ok(())
+            }
+            _ => Err("must be an http:// or https:// URL of a chain node's JSON-RPC".into()),
+        },
+    },
+    Setting {
         key: Some("client-ip-header"),
         env: "LATENCY_GUARD_CLIENT_IP_HEADER",
         default: "none (the connection's peer address)",

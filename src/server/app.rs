@@ -51,6 +51,9 @@ pub enum StartupError {
     /// Leptos' configuration is unusable.
     #[error("leptos configuration: {0}")]
     Leptos(String),
+    /// The client for smart-contract wallets' signatures could not be made.
+    #[error("siwe-rpc-url: {0}")]
+    ContractWallets(String),
     /// The demo connector could not be made from the simulator's address.
     #[error("demo connector: {0}")]
     DemoConnector(#[from] ValidationError),
@@ -161,6 +164,13 @@ pub async fn build_state(settings: Settings, clock: Arc<dyn Clock>) -> Result<Ap
         mailer: settings.smtp.as_ref().map(|smtp| Mailer::new(&smtp.url, &smtp.from)).transpose()?,
     };
     let allow = AllowList::parse(&settings.webhook_allow);
+    let contract_wallets = match &settings.siwe_rpc_url {
+        Some(url) => Some(
+            crate::auth::ContractWallets::new(url, std::time::Duration::from_secs(5))
+                .map_err(StartupError::ContractWallets)?,
+        ),
+        None => None,
+    };
     Ok(AppState {
         guard: Guard::new(store.clone(), runs.clone(), Arc::clone(&clock), guard_options),
         webhooks: WebhookSender::new(store.clone(), sealer.clone(), Arc::clone(&clock), allow),
@@ -172,6 +182,7 @@ pub async fn build_state(settings: Settings, clock: Arc<dyn Clock>) -> Result<Ap
         tokens: TokenHasher::new(&secret),
         http,
         settings: Arc::new(settings),
+        contract_wallets,
         login_limit: crate::auth::LoginLimit::new(crate::auth::WALLET_LOGIN_BUDGET),
         contact_limit: crate::rate_limit::PerClient::new(crate::auth::CONTACT_LINK_BUDGET),
         leptos_options,

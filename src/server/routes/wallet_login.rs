@@ -93,7 +93,8 @@ async fn verify(State(state): State<AppState>, request: Request) -> Response {
     let (now, ttl) = (state.clock.now_ms(), state.settings.session_ttl);
     let policy = policy(&state);
     let pair = (signed.message.as_str(), signed.signature.as_str());
-    let login = match login_with_wallet(&state.store, &state.tokens, &policy, pair, now, ttl).await {
+    let verifiers = (&policy, state.contract_wallets.as_ref());
+    let login = match login_with_wallet(&state.store, &state.tokens, verifiers, pair, now, ttl).await {
         Ok(login) => login,
         Err(WalletLoginError::Store(e)) => {
             tracing::error!(error = %e, "a wallet login failed on the database");
