@@ -145,6 +145,14 @@ pub fn check_message(policy: &SiwePolicy, text: &str, now_ms: i64) -> Result<Par
     if text.len() > MAX_MESSAGE_BYTES {
         return Err(SiweRejection::Oversized);
     }
+    // ERC-4361 allows an optional `scheme://` before the domain; the parser (siwe 0.6.1) does not, and would call the
+    // domain invalid. Said plainly instead: the login page and common libraries send the form without it.
+    let first_line = text.lines().next().unwrap_or_default();
+    if first_line.split(' ').next().is_some_and(|domain| domain.contains("://")) {
+        return Err(SiweRejection::Malformed(
+            "a scheme before the domain (https://…) is not supported here; send the message without it".into(),
+        ));
+    }
     let message = siwe::Message::from_str(text).map_err(|e| SiweRejection::Malformed(e.to_string()))?;
     // siwe hashes the message as it renders it; requiring the render to be the received text makes the signature
     // cover exactly the bytes the wallet showed and the fields read here.
@@ -252,6 +260,41 @@ mod tests {
         assert_eq!(wallet_identity(ADDRESS), "0x19e7e376e7c213b7e7e7e46cc70a5dd086daff2a@wallet.local");
         assert_eq!(wallet_address_of(&wallet_identity(ADDRESS)).as_deref(), Some(ADDRESS));
         assert_eq!(wallet_address_of("local:owner"), None);
+    }
+
+    /// ERC-4361's own example messages (ethereum/ERCs, ERCS/erc-4361.md): the plain one with resources and the one
+    /// with a port parse and pass every check but the signature's; the one with a scheme is refused in words.
+    #[test]
+    fn the_official_examples_parse() {
+        let examples = [
+            ("example.com", "https://example.com wants you to sign in with your Ethereum account:"),
+            ("example.com", "example.com wants you to sign in with your Ethereum account:"),
+            ("example.com:3388", "example.com:3388 wants you to sign in with your Ethereum account:"),
+        ];
+        for (domain, first_line) in examples {
+            let text = format!(
+                "{first_line}\n0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2\n\n\
+                 I accept the ExampleOrg Terms of Service: https://{domain}/tos\n\nURI: https://{domain}/login\n\
+                 Version: 1\nChain ID: 1\nNonce: 32891756\nIssued At: 2021-09-30T16:25:24Z\nResources:\n\
+                 - ipfs://bafybeiemxf5abjwjbikoz4mc3a3dla6ual3jsgpdr4cjr3oz3evfyavhwq/\n\
+                 - https://example.com/my-web2-claim.json"
+            );
+            let policy = SiwePolicy {
+                domain: domain.into(),
+                uri: format!("https://{domain}/login"),
+                chain_ids: vec![1],
+                skew_ms: 60_000,
+                max_age_ms: 600_000,
+            };
+            if first_line.starts_with("https://") {
+                let refused = check_message(&policy, &text, 1_633_019_124_000).unwrap_err().to_string();
+                assert!(refused.contains("a scheme before the domain (https://…) is not supported"), "{refused}");
+                continue;
+            }
+            let parsed = check_message(&policy, &text, 1_633_019_124_000).unwrap_or_else(|e| panic!("{domain}: {e}"));
+            assert_eq!(parsed.accepted().address, "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2");
+            assert_eq!(parsed.accepted().nonce, "32891756");
+        }
     }
 
     #[test]
