@@ -34,6 +34,10 @@ async fn signing_out_everywhere_ends_this_workspaces_sessions_only_and_leaves_to
     let (_, laptop) = app.session_for("owner@example.test").await;
     let (_, desktop) = app.session_for("owner@example.test").await;
     let (_, neighbour) = app.session_for("neighbour@example.test").await;
+    // An identity of no kind this version signs in is shown as stored, and its pages still render.
+    let (_, me) = app.call("account/whoami", json!({}), Some(&laptop)).await;
+    assert!(me.contains(r#""signedInAs":{"kind":"other","identity":"owner@example.test"}"#), "{me}");
+    assert_eq!(app.get("/connectors", Some(&laptop)).await.0, 200);
     let (_, created) = app.call("tokens/create", json!({"input": {"name": "ci"}}), Some(&laptop)).await;
     let token = serde_json::from_str::<Value>(&created).unwrap()["token"].as_str().unwrap().to_string();
 

@@ -168,6 +168,21 @@ async fn every_bad_login_is_a_401_with_its_reason() {
     let other_uri = text.replace(good["uri"].as_str().unwrap(), "http://elsewhere.example/login");
     let signed = sign_helper(KEY_A, &other_uri, &[]).await.unwrap();
     assert!(refusal(verify(&app, body(&other_uri, &signed)).await).contains("not this server's login"));
+    // Expired, not yet valid, issued long ago, on a chain not accepted here: each signed, each refused.
+    let issued = good["issuedAt"].as_str().unwrap();
+    let expired = text.replace(good["expirationTime"].as_str().unwrap(), "2020-01-01T00:00:00Z");
+    let later = text.clone() + "\nNot Before: 2999-01-01T00:00:00Z";
+    let old = text.replace(issued, "2020-01-01T00:00:00Z");
+    let chain = text.replace("Chain ID: 1\n", "Chain ID: 5\n");
+    for (changed, reason) in [
+        (expired, "the message expired at 2020-01-01T00:00:00Z"),
+        (later, "the message is not valid before 2999-01-01T00:00:00Z"),
+        (old, "the message was issued at 2020-01-01T00:00:00Z, outside the accepted window"),
+        (chain, "chain id 5 is not accepted here"),
+    ] {
+        let signed = sign_helper(KEY_A, &changed, &[]).await.unwrap();
+        assert_eq!(refusal(verify(&app, body(&changed, &signed)).await), reason);
+    }
     // Not JSON, not the message's shape, larger than allowed.
     assert!(refusal(verify(&app, "{not json").await).contains("is not {\"message\", \"signature\"} JSON"));
     assert!(refusal(verify(&app, body("hello", &signature)).await).starts_with("not a Sign-In with Ethereum message"));

@@ -11,7 +11,7 @@ pub async fn account_of(store: &Store, workspace: WorkspaceId, email_enabled: bo
     let signed_in_as = match wallet_address_of(&found.owner) {
         Some(address) => SignedInAs::Wallet { address },
         None if found.owner == LOCAL_OWNER => SignedInAs::InstallOwner,
-        None => return Err(StoreError::Corrupt(format!("workspace owner {:?} is of no known kind", found.owner))),
+        None => SignedInAs::Other { identity: found.owner.clone() },
     };
     let contact_email = store.owner_contact(workspace).await?;
     Ok(AccountView { workspace_name: found.name, signed_in_as, contact_email, email_enabled })

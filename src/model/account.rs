@@ -23,6 +23,12 @@ pub enum SignedInAs {
         /// EIP-55.
         address: String,
     },
+    /// An owner identity of no kind this version signs in (kept by an earlier or later version, or made by a
+    /// script): shown as it is stored rather than failing the page.
+    Other {
+        /// The stored identity.
+        identity: String,
+    },
 }
 
 /// The signed-in workspace.
@@ -45,6 +51,7 @@ impl AccountView {
         match &self.signed_in_as {
             SignedInAs::InstallOwner => "install owner".into(),
             SignedInAs::Wallet { address } => super::short_address(address),
+            SignedInAs::Other { identity } => identity.clone(),
         }
     }
 }

@@ -26,6 +26,7 @@ pub fn AccountPanel() -> impl IntoView {
                         let owner = match a.signed_in_as {
                             SignedInAs::Wallet { address } => format!("the wallet {address} (Sign-In with Ethereum)"),
                             SignedInAs::InstallOwner => "the install's owner (printed login links)".into(),
+                            SignedInAs::Other { identity } => identity,
                         };
                         view! { <p id="workspace-owner">"Owned by "{owner}"."</p> }
                     }).map_err(|e| e.to_string())

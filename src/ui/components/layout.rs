@@ -56,6 +56,7 @@ fn SignedIn() -> impl IntoView {
                     let title = match &a.signed_in_as {
                         crate::model::SignedInAs::Wallet { address } => address.clone(),
                         crate::model::SignedInAs::InstallOwner => "signed in with the owner's login link".into(),
+                        crate::model::SignedInAs::Other { identity } => identity.clone(),
                     };
                     view! {
                         <div id="signed-in" class="signed-in" title=title>
