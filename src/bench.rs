@@ -390,6 +390,8 @@ fn print_summary(run: &RunView, s: &RunSummary) {
     println!("{:<14} {} measured ({} ok, {} failed)", "requests", s.measured, s.succeeded, s.measured - s.succeeded);
     row("TTFT ms", s.ttft);
     row("total ms", s.total);
+    row("TPOT ms", s.tpot);
+    row("ITL ms", s.itl);
     match s.tok_per_sec {
         Some(t) => println!("{:<14} {t:.1}", "output tok/s"),
         None => println!("{:<14} not measurable", "output tok/s"),

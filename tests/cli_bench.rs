@@ -49,6 +49,8 @@ async fn prints_a_summary_writes_the_snapshot_and_passes() {
     assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{stderr}");
     assert!(stdout.contains("6 measured (6 ok, 0 failed)"), "{stdout}");
     assert!(stdout.lines().any(|l| l.starts_with("TTFT ms") && l.contains("p99")), "{stdout}");
+    assert!(stdout.lines().any(|l| l.starts_with("TPOT ms") && l.contains("p50")), "{stdout}");
+    assert!(stdout.lines().any(|l| l.starts_with("ITL ms") && l.contains("p95")), "{stdout}");
     assert!(stderr.contains("7/7 done"), "progress on stderr: {stderr}");
     assert!(!stdout.contains("sk-cli") && !stderr.contains("sk-cli"));
     let snapshot: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();

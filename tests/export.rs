@@ -35,6 +35,11 @@ fn record(seq: u64, prompt_index: u32, iteration: u32) -> IterationRecord {
         retries: 0,
         reconnects: 0,
         engine_timings: None,
+        first_output_ms: None,
+        tpot_ms: None,
+        itl_ms: None,
+        max_itl_ms: None,
+        itl_gaps: None,
     }
 }
 
@@ -68,6 +73,9 @@ fn fixed_report() -> ReportSnapshot {
             ttft: Some(Percentiles { p50: 104.25, p95: 107.5, p99: 108.0 }),
             total: Some(Percentiles { p50: 824.5, p95: 834.0, p99: 836.0 }),
             tok_per_sec: Some(155.2),
+            tpot: Some(Percentiles { p50: 11.5, p95: 12.75, p99: 13.0 }),
+            itl: Some(Percentiles { p50: 11.0, p95: 14.0, p99: 19.5 }),
+            first_output: Some(Percentiles { p50: 104.25, p95: 107.5, p99: 108.0 }),
         },
         results,
         honesty: vec![

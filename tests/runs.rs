@@ -379,3 +379,48 @@ async fn a_long_prompt_keeps_reports_pages_and_shared_reports_small() {
     assert_eq!(status, 400, "{reply}");
     assert!(reply.contains("prompts[0]") && reply.contains("at most 100000"), "{reply}");
 }
+
+/// TPOT, ITL and the first output against an endpoint whose pace is known: 4 ms between tokens, 16 tokens, TTFT
+/// 20 ms. Each row carries them, the stats hold their percentiles (ITL pooled, ±1 %), and the notes define them;
+/// they survive the database (the report is read back), and the CSV keeps exactly its columns.
+#[tokio::test]
+async fn tpot_and_itl_come_out_at_the_endpoints_known_pace() {
+    let app = spawn_app().await;
+    let sim = sim::spawn_local(SimConfig::fixed_ms(20, 4, 16)).await.unwrap();
+    let (_, cookie) = app.session_for("owner").await;
+    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let run = start(&app, &cookie, plan(&connector, 5, json!({"kind": "closed", "concurrency": 2}))).await;
+    follow(&app, &cookie, &run).await;
+    let report = report(&app, &cookie, &run).await;
+    let stats = &report["snapshot"]["stats"];
+    let near = |v: &Value, want: f64, slack: f64| {
+        let got = v.as_f64().unwrap();
+        assert!((got - want).abs() <= slack, "{got} vs {want} ± {slack}");
+    };
+    // The scheduler adds a little to each gap; it never makes one shorter.
+    near(&stats["tpot"]["p50"], 4.0, 1.5);
+    near(&stats["itl"]["p50"], 4.0, 1.5);
+    assert!(stats["itl"]["p99"].as_f64().unwrap() >= stats["itl"]["p50"].as_f64().unwrap());
+    assert_eq!(stats["firstOutput"], stats["ttft"], "no reasoning: the first output is the first answer token");
+    for row in report["snapshot"]["results"].as_array().unwrap() {
+        near(&row["tpotMs"], 4.0, 2.0);
+        near(&row["itlMs"], 4.0, 2.0);
+        assert!(row["maxItlMs"].as_f64().unwrap() >= row["itlMs"].as_f64().unwrap());
+        assert_eq!(row["firstOutputMs"], row["ttftMs"]);
+    }
+    let notes = report["snapshot"]["honesty"].to_string();
+    assert!(
+        notes.contains("TPOT (time per output token) = (last output chunk − first output chunk) / (tokensOut − 1)"),
+        "{notes}"
+    );
+    assert!(notes.contains("pooled over all tokens of all successful requests"), "{notes}");
+    common::assert_report_schema(&report["snapshot"]);
+    let csv = latency_guard::export::export(
+        &serde_json::from_value(report["snapshot"].clone()).unwrap(),
+        latency_guard::export::ExportFormat::Csv,
+    );
+    assert_eq!(
+        csv.lines().next().unwrap(),
+        "report_id,agent,connector_model,prompt,iteration,ttft_ms,total_ms,tokens_in,tokens_out,cost_usd,error"
+    );
+}

@@ -44,6 +44,25 @@ pub struct IterationRecord {
     /// a fresh connection; the latency is the re-sent request's.
     #[serde(default)]
     pub reconnects: u32,
+    /// Send → first output of any kind (reasoning or answer), ms; the same as `ttftMs` unless a reasoning model
+    /// reasoned first. `null` when not streamed.
+    #[serde(default)]
+    pub first_output_ms: Option<f64>,
+    /// Time per output token after the first, ms: (last output − first output) / (tokensOut − 1); `null` when not
+    /// streamed or with fewer than 2 output tokens.
+    #[serde(default)]
+    pub tpot_ms: Option<f64>,
+    /// Mean per-token inter-token latency of this request, ms: each gap between output chunks divided by the tokens
+    /// the later chunk carried, averaged over tokens.
+    #[serde(default)]
+    pub itl_ms: Option<f64>,
+    /// The longest per-token gap of this request, ms (a stall mid-answer).
+    #[serde(default)]
+    pub max_itl_ms: Option<f64>,
+    /// Every per-token gap of this request, kept as a log histogram for the run's pooled ITL percentiles; stored
+    /// with the iteration, never sent or exported.
+    #[serde(skip)]
+    pub itl_gaps: Option<super::LogHistogram>,
     /// The server's own timings of this request (llama.cpp's `timings`: prefill and generation time, drafted
     /// and accepted tokens), absent when the reply carried none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -107,6 +126,49 @@ impl IterationRecord {
             retries: m.retried.iter().filter(|a| a.cause == RetryCause::RateLimited).count() as u32,
             reconnects: m.retried.iter().filter(|a| a.cause == RetryCause::ClosedConnection).count() as u32,
             engine_timings: m.engine_timings,
+            first_output_ms: m.time_to_first_output_ms(),
+            tpot_ms: m.tpot_ms(),
+            ..Self::inter_token(&m.per_token_itl_ms())
+        }
+    }
+
+    /// A record with only the inter-token fields set from per-token `gaps` (the rest for `from_measurement`).
+    fn inter_token(gaps: &[f64]) -> Self {
+        let mut histogram = super::LogHistogram::default();
+        gaps.iter().for_each(|g| histogram.add(*g));
+        let mean = (!gaps.is_empty()).then(|| gaps.iter().sum::<f64>() / gaps.len() as f64);
+        Self {
+            itl_ms: mean,
+            max_itl_ms: gaps.iter().copied().reduce(f64::max),
+            itl_gaps: (!gaps.is_empty()).then_some(histogram),
+            ..Self::blank()
+        }
+    }
+
+    /// An empty record: a base for building one field by field (tests, fixtures).
+    pub fn blank() -> Self {
+        Self {
+            prompt: String::new(),
+            iteration: 0,
+            ttft_ms: None,
+            total_ms: 0.0,
+            tokens_in: None,
+            tokens_out: None,
+            cost_usd: None,
+            error: None,
+            seq: 0,
+            prompt_index: 0,
+            warmup: false,
+            token_source: TokenSource::Estimated,
+            schedule_lag_ms: 0.0,
+            retries: 0,
+            reconnects: 0,
+            first_output_ms: None,
+            tpot_ms: None,
+            itl_ms: None,
+            max_itl_ms: None,
+            itl_gaps: None,
+            engine_timings: None,
         }
     }
 }

@@ -40,6 +40,7 @@ mod guard_states;
 mod headers;
 mod ids;
 mod iteration;
+mod log_histogram;
 mod measurement;
 mod progress;
 mod run;
@@ -74,6 +75,7 @@ pub use ids::{
     WorkspaceId,
 };
 pub use iteration::{cost_usd, row_prompt, IterationRecord, ROW_PROMPT_CHARS};
+pub use log_histogram::{LogHistogram, RELATIVE_ACCURACY as ITL_RELATIVE_ACCURACY};
 pub use measurement::{
     ChunkMark, ErrorClass, IterationError, Measurement, RetriedAttempt, RetryCause, ServerTiming, Timeline, TokenSource,
 };

@@ -323,6 +323,11 @@ pub(crate) mod fixtures {
             retries: 0,
             reconnects: 0,
             engine_timings: None,
+            first_output_ms: None,
+            tpot_ms: None,
+            itl_ms: None,
+            max_itl_ms: None,
+            itl_gaps: None,
         }
     }
 

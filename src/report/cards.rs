@@ -18,12 +18,40 @@ pub struct StatCard {
     pub how: &'static str,
 }
 
-/// The six cards: TTFT and total percentiles, tok/s, error rate, cost, sample size.
-pub fn stat_cards(stats: &ReportStats, summary: &RunSummary) -> [StatCard; 6] {
+/// The cards: TTFT (and, for a reasoning model, the first output of any kind), total, TPOT and ITL percentiles,
+/// tok/s, error rate, cost, sample size.
+pub fn stat_cards(stats: &ReportStats, summary: &RunSummary) -> Vec<StatCard> {
     let card = |id, label, value, how| StatCard { id, label, value, how };
-    [
-        card("ttft", "TTFT p50 / p95 / p99", percentile_triple(stats.ttft), "send → first non-empty content chunk"),
+    // Shown only when it says something TTFT does not: a reasoning model's first reasoning token came earlier.
+    let first_output = (stats.first_output.is_some() && stats.first_output != stats.ttft).then(|| {
+        card(
+            "first-output",
+            "First output p50 / p95 / p99",
+            percentile_triple(stats.first_output),
+            "send → first reasoning or content chunk",
+        )
+    });
+    let mut cards = vec![card(
+        "ttft",
+        "TTFT p50 / p95 / p99",
+        percentile_triple(stats.ttft),
+        "send → first non-empty content chunk",
+    )];
+    cards.extend(first_output);
+    cards.extend([
         card("total", "Total p50 / p95 / p99", percentile_triple(stats.total), "send → end of response"),
+        card(
+            "tpot",
+            "TPOT p50 / p95 / p99",
+            percentile_triple(stats.tpot),
+            "(last − first output) / (tokens out − 1), per request",
+        ),
+        card(
+            "itl",
+            "ITL p50 / p95 / p99",
+            percentile_triple(stats.itl),
+            "every gap between tokens, pooled over requests (±1 %)",
+        ),
         card(
             "tps",
             "Output tok/s",
@@ -38,5 +66,6 @@ pub fn stat_cards(stats: &ReportStats, summary: &RunSummary) -> [StatCard; 6] {
             format!("{} ({} ok)", summary.measured, summary.succeeded),
             "measured iterations, warm-ups excluded",
         ),
-    ]
+    ]);
+    cards
 }

@@ -7,6 +7,32 @@ fn ms(v: f64) -> String {
     format!("{v:.1} ms")
 }
 
+/// How TPOT, ITL and the first output were computed, and where they could not be.
+fn token_latency_note(results: &[IterationRecord], summary: &RunSummary) -> String {
+    let reasoned =
+        results.iter().filter(|r| !r.warmup && r.first_output_ms.is_some() && r.first_output_ms != r.ttft_ms).count();
+    // A first token but no first output: recorded by a version that did not keep these figures.
+    let older = results.iter().filter(|r| !r.warmup && r.ttft_ms.is_some() && r.first_output_ms.is_none()).count();
+    let mut note = format!(
+        "TPOT (time per output token) = (last output chunk − first output chunk) / (tokensOut − 1) per request, with the token counts above (estimated ones included); percentiles over requests with 2+ tokens. \
+         ITL (inter-token latency) = every gap between consecutive output chunks divided by the tokens the later chunk carried (one token per chunk when the endpoint does not say, which overstates ITL for servers that batch tokens), pooled over all tokens of all successful requests (vLLM's definition); its percentiles are read from log histograms within ±{:.0} %. \
+         Each row's itlMs is that request's mean, maxItlMs its longest gap (a stall).",
+        crate::model::ITL_RELATIVE_ACCURACY * 100.0
+    );
+    if reasoned > 0 {
+        note.push_str(&format!(" {reasoned} request(s) reasoned before answering: their first output (reasoning) came before TTFT's first answer token; the \"first output\" figures measure to whichever came first."));
+    }
+    if older > 0 {
+        note.push_str(&format!(
+            " {older} successful iteration(s) were recorded before these figures existed and are not in them."
+        ));
+    }
+    if summary.itl.is_none() && summary.succeeded > 0 {
+        note.push_str(" No ITL: no successful request streamed two or more output chunks.");
+    }
+    note
+}
+
 /// Every note a reader needs to defend (or doubt) the figures.
 pub fn honesty_notes(run: &RunView, results: &[IterationRecord], summary: &RunSummary) -> Vec<String> {
     let warmups = results.iter().filter(|r| r.warmup).count();
@@ -32,6 +58,7 @@ pub fn honesty_notes(run: &RunView, results: &[IterationRecord], summary: &RunSu
     );
     if run.plan.stream {
         notes.push("TTFT = time from sending the request to the first streamed chunk with non-empty choices[0].delta.content; role-only chunks, empty deltas, keep-alive comments and reasoning deltas do not count. Total = send to end of stream.".into());
+        notes.push(token_latency_note(results, summary));
     } else {
         notes.push(
             "Responses were not streamed: TTFT is not measurable and is null; total time covers the whole response."

@@ -76,6 +76,15 @@ pub struct ReportStats {
     pub total: Option<Percentiles>,
     /// Output tokens per second (definition in `honesty`).
     pub tok_per_sec: Option<f64>,
+    /// Time per output token after the first, p50/p95/p99, ms (definition in `honesty`).
+    #[serde(default)]
+    pub tpot: Option<Percentiles>,
+    /// Per-token inter-token latency pooled over every gap, p50/p95/p99, ms (definition in `honesty`).
+    #[serde(default)]
+    pub itl: Option<Percentiles>,
+    /// Time to the first output of any kind (reasoning or answer), p50/p95/p99, ms.
+    #[serde(default)]
+    pub first_output: Option<Percentiles>,
 }
 
 /// The whole snapshot.
@@ -127,7 +136,14 @@ pub fn snapshot(run: &RunView, results: Vec<IterationRecord>) -> (ReportSnapshot
             token_budget: run.plan.agent.token_budget,
         },
         connector: ReportConnector { base_url: run.base_url.clone(), model: run.model.clone() },
-        stats: ReportStats { ttft: summary.ttft, total: summary.total, tok_per_sec: summary.tok_per_sec },
+        stats: ReportStats {
+            ttft: summary.ttft,
+            total: summary.total,
+            tok_per_sec: summary.tok_per_sec,
+            tpot: summary.tpot,
+            itl: summary.itl,
+            first_output: summary.first_output,
+        },
         results,
         honesty,
         server: None,

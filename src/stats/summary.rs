@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::percentile::{percentiles, Percentiles};
-use crate::model::IterationRecord;
+use crate::model::{IterationRecord, LogHistogram};
 
 /// Figures over the measured (non-warm-up) iterations of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -27,6 +27,16 @@ pub struct RunSummary {
     pub total_from_intended: Option<Percentiles>,
     /// The largest lag of a send behind its schedule, ms.
     pub max_schedule_lag_ms: f64,
+    /// Time to the first output of any kind (reasoning or answer), over successful streamed iterations.
+    #[serde(default)]
+    pub first_output: Option<Percentiles>,
+    /// Time per output token after the first, over successful streamed iterations with 2+ tokens.
+    #[serde(default)]
+    pub tpot: Option<Percentiles>,
+    /// Per-token inter-token latency pooled over every gap of every successful iteration (within ±1 %: read from
+    /// the iterations' log histograms).
+    #[serde(default)]
+    pub itl: Option<Percentiles>,
 }
 
 /// One latency of the successful, measured iterations (warm-ups and failures left out), sorted ascending.
@@ -54,7 +64,17 @@ pub fn summarize(records: &[IterationRecord]) -> RunSummary {
         total_cost_usd: (!costs.is_empty()).then(|| costs.iter().sum()),
         total_from_intended: percentiles(ok.iter().map(|r| r.schedule_lag_ms + r.total_ms)),
         max_schedule_lag_ms: measured.iter().map(|r| r.schedule_lag_ms).fold(0.0, f64::max),
+        first_output: percentiles(ok.iter().filter_map(|r| r.first_output_ms)),
+        tpot: percentiles(ok.iter().filter_map(|r| r.tpot_ms)),
+        itl: pooled_itl(&ok),
     }
+}
+
+/// p50/p95/p99 of every per-token gap of `records`, from their merged histograms.
+fn pooled_itl(records: &[&IterationRecord]) -> Option<Percentiles> {
+    let mut all = LogHistogram::default();
+    records.iter().filter_map(|r| r.itl_gaps.as_ref()).for_each(|h| all.merge(h));
+    Some(Percentiles { p50: all.percentile(50.0)?, p95: all.percentile(95.0)?, p99: all.percentile(99.0)? })
 }
 
 #[cfg(test)]
@@ -71,21 +91,15 @@ mod tests {
     ) -> IterationRecord {
         IterationRecord {
             prompt: "p".into(),
-            iteration: 0,
             ttft_ms,
             total_ms,
             tokens_in: Some(10),
             tokens_out: Some(tokens_out),
             cost_usd: Some(0.001),
             error: error.map(str::to_string),
-            seq: 0,
-            prompt_index: 0,
             warmup,
             token_source: TokenSource::Reported,
-            schedule_lag_ms: 0.0,
-            retries: 0,
-            reconnects: 0,
-            engine_timings: None,
+            ..IterationRecord::blank()
         }
     }
 

@@ -15,7 +15,8 @@ use crate::report::{page_count, IterationPage, ReportSnapshot, SortKey, TableQue
 use crate::stats::RunSummary;
 
 const ITERATION_COLUMNS: &str = "seq, prompt_index, iteration, warmup, ttft_ms, total_ms, tokens_in, tokens_out, \
-     cost_usd, error, token_source, schedule_lag_ms, retries, reconnects, engine_timings";
+     cost_usd, error, token_source, schedule_lag_ms, retries, reconnects, engine_timings, first_output_ms, tpot_ms, \
+     itl_ms, max_itl_ms, itl_gaps";
 
 const RUN_COLUMNS: &str = "id, title, plan, base_url, model, input_price_per_mtok, output_price_per_mtok, status, \
      total_requests, stream_options_rejected, failure, created_at, finished_at";
@@ -73,8 +74,9 @@ impl Store {
             sqlx::query(
                 "INSERT INTO run_iterations (run_id, seq, prompt_index, iteration, warmup, ttft_ms, total_ms, tokens_in, \
                  tokens_out, cost_usd, error, token_source, schedule_lag_ms, measurement, retries, reconnects, \
-                 engine_timings) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) \
+                 engine_timings, first_output_ms, tpot_ms, itl_ms, max_itl_ms, itl_gaps) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, \
+                 $21, $22) \
                  ON CONFLICT (run_id, seq) DO NOTHING",
             )
             .bind(run.to_string())
@@ -94,6 +96,11 @@ impl Store {
             .bind(i64::from(record.retries))
             .bind(i64::from(record.reconnects))
             .bind(engine_timings)
+            .bind(record.first_output_ms)
+            .bind(record.tpot_ms)
+            .bind(record.itl_ms)
+            .bind(record.max_itl_ms)
+            .bind(record.itl_gaps.as_ref().map(crate::model::LogHistogram::to_text))
             .execute(&mut *tx)
             .await?;
         }
@@ -408,6 +415,17 @@ fn record_from_row(row: &AnyRow, plan: &RunPlan) -> Result<IterationRecord, Stor
             .map(|text| serde_json::from_str(&text))
             .transpose()
             .map_err(|e| StoreError::Corrupt(format!("an iteration's engine timings: {e}")))?,
+        first_output_ms: row.try_get("first_output_ms")?,
+        tpot_ms: row.try_get("tpot_ms")?,
+        itl_ms: row.try_get("itl_ms")?,
+        max_itl_ms: row.try_get("max_itl_ms")?,
+        itl_gaps: row
+            .try_get::<Option<String>, _>("itl_gaps")?
+            .map(|text| {
+                crate::model::LogHistogram::parse(&text)
+                    .ok_or_else(|| StoreError::Corrupt(format!("an iteration's ITL histogram {text:?}")))
+            })
+            .transpose()?,
     })
 }
 

@@ -38,6 +38,11 @@ fn row(r: &IterationRecord) -> impl IntoView {
             <td>{r.iteration}</td>
             <td>{cell(r.ttft_ms)}</td>
             <td>{ms(r.total_ms)}</td>
+            <td class="tpot">{cell(r.tpot_ms)}</td>
+            <td class="itl">{match (r.itl_ms, r.max_itl_ms) {
+                (Some(mean), Some(max)) => format!("{} / {}", ms(mean), ms(max)),
+                _ => "—".into(),
+            }}</td>
             <td>{format!("{} / {}{estimated}", count(r.tokens_in), count(r.tokens_out))}</td>
             <td>{r.cost_usd.map_or("—".into(), |c| format!("{c:.6}"))}</td>
             <td class="error-cell">{r.error.clone().unwrap_or_default()}</td>
@@ -122,6 +127,7 @@ pub fn ResultsTable(source: ReportSource, first: IterationPage) -> impl IntoView
                 <thead><tr>
                     <th>{header_button("#", SortKey::Seq, query)}</th><th>"Prompt"</th><th>"Iter."</th>
                     <th>{header_button("TTFT", SortKey::Ttft, query)}</th><th>{header_button("Total", SortKey::Total, query)}</th>
+                    <th title="time per output token after the first">"TPOT"</th><th title="mean and longest gap between tokens">"ITL mean / max"</th>
                     <th>{header_button("Tokens in / out", SortKey::TokensOut, query)}</th><th>"Cost (USD)"</th><th>"Error"</th>
                 </tr></thead>
                 <tbody>

@@ -152,6 +152,10 @@ fn ComparisonView(c: Comparison) -> impl IntoView {
                 {row("Total p50", pick(&a.stats, |p| p.p50, false), pick(&b.stats, |p| p.p50, false), " ms")}
                 {row("Total p95", pick(&a.stats, |p| p.p95, false), pick(&b.stats, |p| p.p95, false), " ms")}
                 {row("Total p99", pick(&a.stats, |p| p.p99, false), pick(&b.stats, |p| p.p99, false), " ms")}
+                {row("TPOT p50", a.stats.tpot.map(|p| p.p50), b.stats.tpot.map(|p| p.p50), " ms")}
+                {row("TPOT p95", a.stats.tpot.map(|p| p.p95), b.stats.tpot.map(|p| p.p95), " ms")}
+                {row("ITL p50", a.stats.itl.map(|p| p.p50), b.stats.itl.map(|p| p.p50), " ms")}
+                {row("ITL p99", a.stats.itl.map(|p| p.p99), b.stats.itl.map(|p| p.p99), " ms")}
                 {row("Output tok/s", a.stats.tok_per_sec, b.stats.tok_per_sec, "")}
                 {row("Error rate", Some(a.summary.error_rate * 100.0), Some(b.summary.error_rate * 100.0), " pp")}
                 {row("Total cost (USD)", a.summary.total_cost_usd, b.summary.total_cost_usd, "")}
