@@ -77,6 +77,7 @@ async fn main() {
         temperature: 0.2,
         retries: 0,
         connections: Default::default(),
+        slos: Vec::new(),
     };
     let run = runs.run_to_end(ws.id, baseline).await.unwrap();
     let (total_ms, summary) = observe(&store.run_iterations(ws.id, run.id).await.unwrap());

@@ -79,6 +79,7 @@ async fn main() {
         temperature: 0.0,
         retries: 0,
         connections: Default::default(),
+        slos: Vec::new(),
     };
 
     println!("{iterations} iterations, concurrency {CONCURRENCY}, simulator: no delays, 16 tokens; SQLite store");

@@ -65,6 +65,7 @@ async fn main() {
         temperature: 0.0,
         retries: 0,
         connections: Default::default(),
+        slos: Vec::new(),
     };
     let mut measured: [(Vec<f64>, Vec<f64>, u32); 2] = Default::default();
     for round in 0..rounds {

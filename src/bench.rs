@@ -93,6 +93,10 @@ pub struct BenchArgs {
     /// Open a fresh connection for every request (connection set-up is then part of every latency).
     #[arg(long)]
     pub fresh_connections: bool,
+    /// An objective, e.g. `ttft_ms<=500` (every request) or `tpot_p95_ms<=50` (a percentile); repeatable. The
+    /// summary shows goodput and each objective's outcome, and a missed objective fails the command (exit 1).
+    #[arg(long = "slo", value_name = "OBJECTIVE")]
+    pub slos: Vec<String>,
 }
 
 /// Why the command could not run.
@@ -220,6 +224,7 @@ fn plan_input(args: &BenchArgs) -> Result<RunPlanInput, BenchError> {
         temperature: 0.0,
         retries: args.retries,
         connections: if args.fresh_connections { ConnectionPolicy::Fresh } else { ConnectionPolicy::Reuse },
+        slos: args.slos.clone(),
     })
 }
 
@@ -345,7 +350,10 @@ fn finish(
         std::fs::write(path, json).map_err(|e| BenchError::Io(format!("--out {}: {e}", path.display())))?;
     }
     print_summary(run, &summary);
-    Ok(BenchResult { failure: verdict(run, &summary, args.max_error_rate), summary })
+    let missed = snapshot.stats.goodput.as_ref().map(print_goodput).unwrap_or_default();
+    let failure = verdict(run, &summary, args.max_error_rate)
+        .or_else(|| (!missed.is_empty()).then(|| format!("objective(s) missed: {}", missed.join(", "))));
+    Ok(BenchResult { failure, summary })
 }
 
 /// The run on a server: started there with the token, followed over its live events (Ctrl-C stops it there too),
@@ -379,6 +387,28 @@ async fn run_on_server(args: &BenchArgs, server: &str, token: &str) -> Result<Be
     let report: crate::api::runs::RunReport =
         remote.call("runs/report", &serde_json::json!({ "id": id })).await.map_err(invalid)?;
     finish(args, &report.run, &report.snapshot, report.summary)
+}
+
+/// Prints goodput and each objective's outcome; the objectives missed.
+fn print_goodput(g: &crate::stats::Goodput) -> Vec<String> {
+    let rate = |v: Option<f64>| v.map_or_else(|| "—".to_string(), |v| format!("{v:.2}"));
+    println!(
+        "{:<14} {}/s good of {}/s ({:.1}% good), good output tok/s {}",
+        "goodput",
+        rate(g.good_requests_per_sec),
+        rate(g.requests_per_sec),
+        g.good_fraction * 100.0,
+        rate(g.good_output_tokens_per_sec)
+    );
+    for o in &g.objectives {
+        let detail = match (o.measured_ms, o.met_fraction) {
+            (Some(v), _) => format!("{v:.1} ms"),
+            (_, Some(f)) => format!("met by {:.1}% of requests", f * 100.0),
+            _ => "not measurable".into(),
+        };
+        println!("{:<14} {} {} ({detail})", "objective", o.slo.spelled(), if o.met { "met" } else { "MISSED" });
+    }
+    g.objectives.iter().filter(|o| !o.met).map(|o| o.slo.spelled()).collect()
 }
 
 fn print_summary(run: &RunView, s: &RunSummary) {

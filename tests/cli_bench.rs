@@ -51,6 +51,16 @@ async fn prints_a_summary_writes_the_snapshot_and_passes() {
     assert!(stdout.lines().any(|l| l.starts_with("TTFT ms") && l.contains("p99")), "{stdout}");
     assert!(stdout.lines().any(|l| l.starts_with("TPOT ms") && l.contains("p50")), "{stdout}");
     assert!(stdout.lines().any(|l| l.starts_with("ITL ms") && l.contains("p95")), "{stdout}");
+
+    // Objectives: met ones pass; a missed one fails the pipeline and says which.
+    let with = |slo: &'static str| [&args[..], &["--slo", "ttft_p95_ms<=60000", "--slo", slo]].concat();
+    let (code, stdout, stderr) = bench(&with("total_ms<=60000"), &[("LG_TEST_KEY", "sk-cli")]).await;
+    assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(stdout.contains("(100.0% good)") && stdout.contains("objective      ttft_p95_ms<=60000 met"), "{stdout}");
+    let (code, stdout, stderr) = bench(&with("total_ms<=1"), &[("LG_TEST_KEY", "sk-cli")]).await;
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("total_ms<=1 MISSED"), "{stdout}");
+    assert!(stderr.contains("objective(s) missed: total_ms<=1"), "{stderr}");
     assert!(stderr.contains("7/7 done"), "progress on stderr: {stderr}");
     assert!(!stdout.contains("sk-cli") && !stderr.contains("sk-cli"));
     let snapshot: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();

@@ -40,6 +40,7 @@ fn record(seq: u64, prompt_index: u32, iteration: u32) -> IterationRecord {
         itl_ms: None,
         max_itl_ms: None,
         itl_gaps: None,
+        good: None,
     }
 }
 
@@ -76,6 +77,7 @@ fn fixed_report() -> ReportSnapshot {
             tpot: Some(Percentiles { p50: 11.5, p95: 12.75, p99: 13.0 }),
             itl: Some(Percentiles { p50: 11.0, p95: 14.0, p99: 19.5 }),
             first_output: Some(Percentiles { p50: 104.25, p95: 107.5, p99: 108.0 }),
+            goodput: None,
         },
         results,
         honesty: vec![

@@ -424,3 +424,46 @@ async fn tpot_and_itl_come_out_at_the_endpoints_known_pace() {
         "report_id,agent,connector_model,prompt,iteration,ttft_ms,total_ms,tokens_in,tokens_out,cost_usd,error"
     );
 }
+
+/// Objectives carried by a run: each request judged (rows say `good`), goodput beside the raw rates, each
+/// objective's outcome with its margin, the notes saying how; a bad objective is refused with its field.
+#[tokio::test]
+async fn a_run_with_objectives_reports_goodput_and_each_objectives_outcome() {
+    let app = spawn_app().await;
+    let sim = sim::spawn_local(SimConfig::fixed_ms(20, 2, 8)).await.unwrap();
+    let (_, cookie) = app.session_for("owner").await;
+    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let mut body = plan(&connector, 4, json!({"kind": "closed", "concurrency": 2}));
+    body["input"]["slos"] = json!(["ttft_ms<=5000", "total_ms<=1", "ttft_p95_ms<=5000", "tpot_p50_ms<=0.5"]);
+    let run = start(&app, &cookie, body.clone()).await;
+    follow(&app, &cookie, &run).await;
+    let report = report(&app, &cookie, &run).await;
+    let g = &report["snapshot"]["stats"]["goodput"];
+    // Nothing finishes within 1 ms: no request is good, yet every one met the generous TTFT bound.
+    assert_eq!((g["measured"].as_u64(), g["good"].as_u64(), g["goodFraction"].as_f64()), (Some(8), Some(0), Some(0.0)));
+    assert_eq!(g["objectives"][0]["metFraction"], 1.0);
+    assert_eq!(
+        (g["objectives"][1]["met"].as_bool(), g["objectives"][1]["metFraction"].as_f64()),
+        (Some(false), Some(0.0))
+    );
+    let p95 = &g["objectives"][2];
+    assert_eq!(p95["met"], true);
+    let ttft_p95 = report["snapshot"]["stats"]["ttft"]["p95"].as_f64().unwrap();
+    assert!((p95["measuredMs"].as_f64().unwrap() - ttft_p95).abs() < 1e-9, "judged on the reported percentile");
+    assert!((p95["marginMs"].as_f64().unwrap() - (5000.0 - ttft_p95)).abs() < 1e-9);
+    assert_eq!(g["objectives"][3]["met"], false, "TPOT is about 2 ms, not 0.5");
+    assert!(g["requestsPerSec"].as_f64().unwrap() > 0.0 && g["goodRequestsPerSec"] == 0.0);
+    let rows = report["snapshot"]["results"].as_array().unwrap();
+    assert!(rows.iter().filter(|r| !r["warmup"].as_bool().unwrap()).all(|r| r["good"] == false));
+    assert!(rows.iter().filter(|r| r["warmup"].as_bool().unwrap()).all(|r| r.get("good").is_none()));
+    assert_eq!(report["run"]["plan"]["slos"][2], "ttft_p95_ms<=5000", "the plan keeps them as written");
+    assert!(report["snapshot"]["honesty"]
+        .to_string()
+        .contains("A request is good when it succeeded and met every per-request objective"));
+    common::assert_report_schema(&report["snapshot"]);
+
+    body["input"]["slos"] = json!(["ttft_ms<=500", "latency_p99<=3"]);
+    let (status, text) = app.call("runs/start", body, Some(&cookie)).await;
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains(r#""field":"slos[1]""#), "{text}");
+}

@@ -59,6 +59,7 @@ fn run_plan(
         temperature: 0.0,
         retries: 0,
         connections: Default::default(),
+        slos: Vec::new(),
     }
     .validate(&connector.model)
     .unwrap()

@@ -81,6 +81,10 @@ test("the run form's further settings are validated, sent, and shown with the re
   await expect(page.locator(".error")).toContainText("retries");
   await page.fill("#retries", "2");
   await page.check("#fresh-connections");
+  await page.fill("#slos", "ttft_ms<=60000\nlatency<=3");
+  await page.click("#start-run");
+  await expect(page.locator(".error")).toContainText("slos[1]");
+  await page.fill("#slos", "total_ms<=60000\nttft_p95_ms<=60000");
   await page.click("#start-run");
 
   await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
@@ -94,6 +98,10 @@ test("the run form's further settings are validated, sent, and shown with the re
   await expect(page.locator("#results tbody tr")).toHaveCount(6);
   await expect(page.locator("#results tbody tr.warmup")).toHaveCount(2);
   await expect(page.locator("#stat-n .stat-value")).toHaveText("4 (4 ok)");
+  // The objectives: every request good, both objectives met, TPOT and ITL measured.
+  await expect(page.locator("#stat-goodput .stat-value")).toContainText("(100.0% good: 4 of 4)");
+  await expect(page.locator("#stat-objectives .stat-value")).toContainText("ttft_p95_ms<=60000 met");
+  await expect(page.locator("#stat-tpot .stat-value")).not.toHaveText("not measurable");
 });
 
 test("the report list searches, renames and deletes; the table sorts, filters and pages", async ({ page }) => {

@@ -341,6 +341,7 @@ pub fn guard_plan(schedule: &Schedule, set: &BenchmarkSet) -> RunPlanInput {
         temperature: GUARD_TEMPERATURE,
         retries: 0,
         connections: ConnectionPolicy::Reuse,
+        slos: Vec::new(),
     }
 }
 

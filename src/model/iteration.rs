@@ -59,6 +59,10 @@ pub struct IterationRecord {
     /// The longest per-token gap of this request, ms (a stall mid-answer).
     #[serde(default)]
     pub max_itl_ms: Option<f64>,
+    /// Whether the request was good under the run's objectives (succeeded and met every per-request one); absent
+    /// when the run has none. Set when the report is made, not stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub good: Option<bool>,
     /// Every per-token gap of this request, kept as a log histogram for the run's pooled ITL percentiles; stored
     /// with the iteration, never sent or exported.
     #[serde(skip)]
@@ -168,6 +172,7 @@ impl IterationRecord {
             itl_ms: None,
             max_itl_ms: None,
             itl_gaps: None,
+            good: None,
             engine_timings: None,
         }
     }

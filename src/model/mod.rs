@@ -46,6 +46,7 @@ mod progress;
 mod run;
 mod schedule_detail;
 pub(crate) mod siwe_message;
+mod slo;
 mod speclab;
 mod text;
 mod time;
@@ -85,6 +86,7 @@ pub(crate) use run::fixtures;
 pub use run::{limits, Agent, ConnectionPolicy, Job, LoadMode, RunPlan, RunPlanInput, RunStatus, RunView};
 pub use schedule_detail::{BaselineInfo, PinnableRun, ScheduleDetail};
 pub use siwe_message::{eip55_address, hex_utf8, short_address, siwe_message_text, AddressError, NonceGrant};
+pub use slo::{parse_slos, Slo, SloMetric, SloScope, MAX_SLOS};
 pub use speclab::{
     ProbeReport, ProbedPath, ServerKind, ServerLatency, ServerMetrics, ServerSample, SpecCounters, SpecOutcome,
     SpecWindow, Speculation, WindowError, MAX_SERVER_SAMPLES, PROCESS_START,

@@ -92,6 +92,9 @@ pub struct RunPlanInput {
     /// Reuse connections (default) or open a fresh one per request.
     #[serde(default)]
     pub connections: ConnectionPolicy,
+    /// Objectives the run is judged against (`ttft_ms<=500`, `tpot_p95_ms<=50`, …); none by default.
+    #[serde(default)]
+    pub slos: Vec<String>,
 }
 
 fn yes() -> bool {
@@ -158,6 +161,9 @@ pub struct RunPlan {
     /// Reuse connections or open a fresh one per request.
     #[serde(default)]
     pub connections: ConnectionPolicy,
+    /// Objectives the report judges the run against.
+    #[serde(default)]
+    pub slos: Vec<super::Slo>,
 }
 
 /// One request of a run.
@@ -237,6 +243,7 @@ impl RunPlanInput {
         if !(0.0..=2.0).contains(&self.temperature) {
             return fail("temperature", "must be between 0 and 2".into());
         }
+        let slos = super::parse_slos(&self.slos)?;
         let title = match self.title.as_deref().filter(|t| !t.trim().is_empty()) {
             Some(title) => super::display_name(title, "title", MAX_TITLE_CHARS)?,
             None => format!("{agent_name} on {model}").chars().take(MAX_TITLE_CHARS).collect(),
@@ -254,6 +261,7 @@ impl RunPlanInput {
             temperature: self.temperature,
             retries: self.retries,
             connections: self.connections,
+            slos,
         })
     }
 }
@@ -301,6 +309,7 @@ pub(crate) mod fixtures {
             temperature: 0.0,
             retries: 0,
             connections: ConnectionPolicy::Reuse,
+            slos: Vec::new(),
         }
     }
 
@@ -328,6 +337,7 @@ pub(crate) mod fixtures {
             itl_ms: None,
             max_itl_ms: None,
             itl_gaps: None,
+            good: None,
         }
     }
 
@@ -370,6 +380,7 @@ mod tests {
             temperature: 0.0,
             retries: 0,
             connections: ConnectionPolicy::Reuse,
+            slos: Vec::new(),
         }
     }
 

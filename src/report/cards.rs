@@ -8,7 +8,8 @@ use crate::stats::RunSummary;
 /// One figure.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StatCard {
-    /// Stable id (`ttft`, `total`, `tps`, `errors`, `cost`, `n`).
+    /// Stable id (`ttft`, `first-output`, `total`, `tpot`, `itl`, `tps`, `errors`, `cost`, `n`, `goodput`,
+    /// `good-tokens`, `objectives`).
     pub id: &'static str,
     /// What it is.
     pub label: &'static str,
@@ -67,5 +68,59 @@ pub fn stat_cards(stats: &ReportStats, summary: &RunSummary) -> Vec<StatCard> {
             "measured iterations, warm-ups excluded",
         ),
     ]);
+    if let Some(g) = &stats.goodput {
+        cards.extend(goodput_cards(g));
+    }
     cards
+}
+
+/// Goodput, good output tokens, and how each objective fared.
+fn goodput_cards(g: &crate::stats::Goodput) -> [StatCard; 3] {
+    let rate =
+        |v: Option<f64>, unit: &str| v.map_or_else(|| "— (run not finished)".to_string(), |v| format!("{v:.2} {unit}"));
+    let objectives: Vec<String> = g
+        .objectives
+        .iter()
+        .map(|o| {
+            let verdict = if o.met { "met" } else { "missed" };
+            match (o.measured_ms, o.margin_ms, o.met_fraction) {
+                (Some(v), Some(m), _) if m >= 0.0 => {
+                    format!("{} {verdict}: {v:.1} ms ({m:.1} ms to spare)", o.slo.spelled())
+                }
+                (Some(v), Some(m), _) => format!("{} {verdict}: {v:.1} ms ({:.1} ms over)", o.slo.spelled(), -m),
+                (_, _, Some(f)) => format!("{} {verdict} by {:.1}% of requests", o.slo.spelled(), f * 100.0),
+                _ => format!("{} not measurable", o.slo.spelled()),
+            }
+        })
+        .collect();
+    [
+        StatCard {
+            id: "goodput",
+            label: "Goodput",
+            value: format!(
+                "{} ({:.1}% good: {} of {})",
+                rate(g.good_requests_per_sec, "good req/s"),
+                g.good_fraction * 100.0,
+                g.good,
+                g.measured
+            ),
+            how: "succeeded and met every per-request objective, per second of the run's wall time",
+        },
+        StatCard {
+            id: "good-tokens",
+            label: "Good output tok/s",
+            value: format!(
+                "{} (all: {})",
+                rate(g.good_output_tokens_per_sec, "tok/s"),
+                rate(g.output_tokens_per_sec, "tok/s")
+            ),
+            how: "output tokens of good requests per second of wall time",
+        },
+        StatCard {
+            id: "objectives",
+            label: "Objectives",
+            value: objectives.join("; "),
+            how: "percentiles judged on the run; per-request bounds on each request",
+        },
+    ]
 }

@@ -100,6 +100,13 @@ pub fn honesty_notes(run: &RunView, results: &[IterationRecord], summary: &RunSu
             "Prompts: {long_prompts} prompt(s) are longer than {ROW_PROMPT_CHARS} characters; each iteration's row shows their first {ROW_PROMPT_CHARS} and how many characters were left out (the run's settings hold them whole, and every request sent them whole)."
         ));
     }
+    if !run.plan.slos.is_empty() {
+        let objectives: Vec<String> = run.plan.slos.iter().map(crate::model::Slo::spelled).collect();
+        notes.push(format!(
+            "Objectives: {}. A request is good when it succeeded and met every per-request objective (a request without the value, e.g. no TTFT when not streamed, does not count as meeting it; per request, ITL is the request's longest gap). Goodput = good requests per second and good output tokens per second over the run's wall time from start to end (warm-ups and pauses included, so the rates are a lower bound); percentile objectives are judged on the run's percentiles as reported above.",
+            objectives.join(", ")
+        ));
+    }
     notes.push("tokPerSec = Σ output tokens / Σ total time over successful iterations (per-request output throughput, weighted by tokens; it includes time to first token).".into());
     notes.push(match (run.input_price_per_mtok, run.output_price_per_mtok) {
         (None, None) => "Cost: the connector has no prices, so cost is null.".to_string(),

@@ -28,7 +28,7 @@ pub use view::{report_view, scatter_point, ReportView, ServerSection};
 use serde::{Deserialize, Serialize};
 
 use crate::model::{iso8601_utc, IterationRecord, RunView, ServerMetrics};
-use crate::stats::{summarize, Percentiles, RunSummary};
+use crate::stats::{goodput, is_good, summarize, Goodput, Percentiles, RunSummary};
 
 /// `report`: which run this is.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -85,6 +85,9 @@ pub struct ReportStats {
     /// Time to the first output of any kind (reasoning or answer), p50/p95/p99, ms.
     #[serde(default)]
     pub first_output: Option<Percentiles>,
+    /// Goodput and each objective's attainment, when the run has objectives (definition in `honesty`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub goodput: Option<Goodput>,
 }
 
 /// The whole snapshot.
@@ -120,8 +123,15 @@ pub struct SharedReport {
 }
 
 /// Builds the snapshot of `run` from its iterations.
-pub fn snapshot(run: &RunView, results: Vec<IterationRecord>) -> (ReportSnapshot, RunSummary) {
+pub fn snapshot(run: &RunView, mut results: Vec<IterationRecord>) -> (ReportSnapshot, RunSummary) {
     let summary = summarize(&results);
+    let window_ms = run.finished_at_ms.map(|end| (end - run.created_at_ms) as f64);
+    let goodput = goodput(&results, &run.plan.slos, window_ms);
+    if !run.plan.slos.is_empty() {
+        for record in results.iter_mut().filter(|r| !r.warmup) {
+            record.good = Some(is_good(record, &run.plan.slos));
+        }
+    }
     let honesty = honesty_notes(run, &results, &summary);
     let snapshot = ReportSnapshot {
         report: ReportHeader {
@@ -143,6 +153,7 @@ pub fn snapshot(run: &RunView, results: Vec<IterationRecord>) -> (ReportSnapshot
             tpot: summary.tpot,
             itl: summary.itl,
             first_output: summary.first_output,
+            goodput,
         },
         results,
         honesty,

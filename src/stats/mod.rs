@@ -4,8 +4,10 @@
 
 #[cfg(feature = "ssr")]
 pub mod compare;
+mod goodput;
 mod percentile;
 mod summary;
 
+pub use goodput::{goodput, is_good, Goodput, SloAttainment};
 pub use percentile::{percentile, percentiles, Percentiles, PERCENTILE_METHOD};
 pub use summary::{successful_values, summarize, RunSummary};

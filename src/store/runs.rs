@@ -426,6 +426,7 @@ fn record_from_row(row: &AnyRow, plan: &RunPlan) -> Result<IterationRecord, Stor
                     .ok_or_else(|| StoreError::Corrupt(format!("an iteration's ITL histogram {text:?}")))
             })
             .transpose()?,
+        good: None,
     })
 }
 

@@ -163,6 +163,7 @@ impl Rig {
             temperature: 0.2,
             retries: 0,
             connections: Default::default(),
+            slos: Vec::new(),
         };
         let run = self.runs.run_to_end(self.ws, input).await.unwrap();
         assert_eq!(run.status, RunStatus::Completed);

@@ -52,6 +52,7 @@ pub fn NewRunPage() -> impl IntoView {
         fresh_connections: RwSignal::new(false),
         tools_json: RwSignal::new(String::new()),
     };
+    let slos = RwSignal::new(String::new());
     let Load { open_loop, concurrency, rate, poisson } = load;
     let Advanced { title, temperature, timeout_seconds, retries, fresh_connections, tools_json } = advanced;
 
@@ -89,6 +90,7 @@ pub fn NewRunPage() -> impl IntoView {
             temperature: number(&temperature.get(), "temperature")?,
             retries: number(&retries.get(), "retries")?,
             connections: if fresh_connections.get() { ConnectionPolicy::Fresh } else { ConnectionPolicy::Reuse },
+            slos: slos.get().lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string).collect(),
         })
     };
     let start = Action::new(|plan: &Result<RunPlanInput, AppError>| {
@@ -123,6 +125,11 @@ pub fn NewRunPage() -> impl IntoView {
                     <label class="inline"><input type="checkbox" id="stream" bind:checked=stream/> "Stream (needed to measure TTFT)"</label>
                 </div>
                 <LoadFieldset load/>
+                <label>
+                    "Objectives (SLOs, optional), one per line: a request is good when it meets every per-request one; \
+                    percentile ones are judged on the run"
+                    <textarea id="slos" rows="2" class="mono" placeholder="ttft_ms<=500\ntpot_p95_ms<=50" bind:value=slos></textarea>
+                </label>
                 <AdvancedSettings advanced/>
                 <SubmitRow id="start-run" label="Start run" pending=start.pending()
                     error=Signal::derive(move || start.value().get().and_then(Result::err).map(|e| e.to_string()))/>
