@@ -40,6 +40,7 @@ fn record(seq: u64, prompt_index: u32, iteration: u32) -> IterationRecord {
         itl_ms: None,
         max_itl_ms: None,
         itl_gaps: None,
+        sent_at_ms: None,
         good: None,
     }
 }

@@ -10,6 +10,7 @@ mod markup;
 mod plot;
 mod scatter;
 mod server_load;
+mod slices;
 
 pub use bottleneck::{bottleneck, BottleneckBar};
 pub use cdf::{cdf_overlay, ecdf_points, CdfSeries};
@@ -18,3 +19,4 @@ pub use history::{schedule_history, HistoryPoint};
 pub use markup::escape_text;
 pub use scatter::{latency_scatter, sampled_scatter, ScatterPoint, ScatterSample};
 pub use server_load::server_load;
+pub use slices::time_slices_chart;

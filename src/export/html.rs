@@ -1,5 +1,6 @@
 //! The HTML export: one self-contained, printable page (inline CSS and SVG, no script, no external URL) with
-//! the header, stat cards, honesty notes, the latency scatter, a slot for the Spec Lab panel and every iteration.
+//! the header, stat cards, honesty notes, the latency scatter, latency over the run, a slot for the Spec Lab panel
+//! and every iteration.
 
 use std::fmt::Write;
 
@@ -52,9 +53,16 @@ pub fn to_html(snapshot: &ReportSnapshot) -> String {
         .map(|r| ScatterPoint { seq: r.seq, ttft_ms: r.ttft_ms, total_ms: r.total_ms, error: r.error.is_some() })
         .collect();
     page.push_str(&latency_scatter(&points));
+    page.push_str("</figure>");
+    let slices = crate::stats::time_slices(&snapshot.results);
+    if !slices.is_empty() {
+        page.push_str("<h2>Over the run</h2><figure id=\"time-slices\">");
+        page.push_str(&crate::charts::time_slices_chart(&slices));
+        page.push_str("</figure>");
+    }
     let _ = write!(
         page,
-        "</figure><section id=\"{SPEC_LAB_SLOT_ID}\" class=\"slot\" data-slot=\"spec-lab-bottleneck\">\
+        "<section id=\"{SPEC_LAB_SLOT_ID}\" class=\"slot\" data-slot=\"spec-lab-bottleneck\">\
          <h2>Speculative decoding</h2>"
     );
     match &snapshot.server {

@@ -59,6 +59,9 @@ pub struct IterationRecord {
     /// The longest per-token gap of this request, ms (a stall mid-answer).
     #[serde(default)]
     pub max_itl_ms: Option<f64>,
+    /// When it was sent, ms after the run started; `null` for iterations recorded before this version.
+    #[serde(default)]
+    pub sent_at_ms: Option<f64>,
     /// Whether the request was good under the run's objectives (succeeded and met every per-request one); absent
     /// when the run has none. Set when the report is made, not stored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -131,6 +134,7 @@ impl IterationRecord {
             reconnects: m.retried.iter().filter(|a| a.cause == RetryCause::ClosedConnection).count() as u32,
             engine_timings: m.engine_timings,
             first_output_ms: m.time_to_first_output_ms(),
+            sent_at_ms: m.timeline.sent_offset_us.map(|us| us as f64 / 1_000.0),
             tpot_ms: m.tpot_ms(),
             ..Self::inter_token(&m.per_token_itl_ms())
         }
@@ -172,6 +176,7 @@ impl IterationRecord {
             itl_ms: None,
             max_itl_ms: None,
             itl_gaps: None,
+            sent_at_ms: None,
             good: None,
             engine_timings: None,
         }

@@ -43,6 +43,9 @@ fn is_one(n: &u32) -> bool {
 pub struct Timeline {
     /// Actual send minus intended send (open-loop schedules); 0 when sent as soon as planned.
     pub schedule_lag_us: u64,
+    /// When it was sent, µs after the run started (set by the load driver; absent outside a run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sent_offset_us: Option<u64>,
     /// Response headers received.
     pub headers_us: Option<u64>,
     /// First body byte received.

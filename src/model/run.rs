@@ -337,6 +337,7 @@ pub(crate) mod fixtures {
             itl_ms: None,
             max_itl_ms: None,
             itl_gaps: None,
+            sent_at_ms: None,
             good: None,
         }
     }

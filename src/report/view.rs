@@ -7,9 +7,11 @@ use serde::{Deserialize, Serialize};
 
 use super::table::{table_page, IterationPage, TableQuery};
 use super::{ReportAgent, ReportConnector, ReportHeader, ReportSnapshot, ReportStats};
-use crate::charts::{cdf_overlay, ecdf_points, latency_histogram, CdfSeries, ScatterPoint, ScatterSample};
+use crate::charts::{
+    cdf_overlay, ecdf_points, latency_histogram, time_slices_chart, CdfSeries, ScatterPoint, ScatterSample,
+};
 use crate::model::IterationRecord;
-use crate::stats::{successful_values, RunSummary};
+use crate::stats::{successful_values, time_slices, RunSummary, TimeSlice};
 
 /// Quantiles each CDF series is drawn through.
 const CDF_POINTS: usize = 400;
@@ -44,6 +46,13 @@ pub struct ReportView {
     pub first_page: IterationPage,
     /// What the server's own metrics said during the run, when it recorded them: the notes and the load, SVG.
     pub server: Option<ServerSection>,
+    /// The run over time: latency, completions and failures per slice (empty for runs recorded before send
+    /// times were kept).
+    #[serde(default)]
+    pub slices: Vec<TimeSlice>,
+    /// Their chart, SVG.
+    #[serde(default)]
+    pub slices_svg: String,
 }
 
 /// The report's server section.
@@ -66,6 +75,7 @@ pub fn report_view(snapshot: &ReportSnapshot, summary: RunSummary) -> ReportView
     let results = &snapshot.results;
     let points: Vec<ScatterPoint> = results.iter().map(scatter_point).collect();
     let (histogram_svg, cdf_svg) = distribution_charts(results);
+    let slices = time_slices(results);
     ReportView {
         report: snapshot.report.clone(),
         agent: snapshot.agent.clone(),
@@ -83,6 +93,8 @@ pub fn report_view(snapshot: &ReportSnapshot, summary: RunSummary) -> ReportView
             notes: super::server_notes(server),
             load_svg: crate::charts::server_load(&server.samples),
         }),
+        slices_svg: time_slices_chart(&slices),
+        slices,
     }
 }
 

@@ -103,7 +103,11 @@ pub async fn drive<F, Fut>(
         let execute = Arc::clone(&execute);
         let results = results.clone();
         in_flight.spawn(async move {
-            let measurement = execute(job, intended).await;
+            let mut measurement = execute(job, intended).await;
+            // The actual send: the intended instant plus how late it went out.
+            let sent =
+                intended.saturating_duration_since(start).as_micros() as u64 + measurement.timeline.schedule_lag_us;
+            measurement.timeline.sent_offset_us = Some(sent);
             drop(permit);
             // A closed receiver means the run is being torn down; the result has nowhere to go.
             let _ = results.send(Finished { job, measurement }).await;

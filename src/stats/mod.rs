@@ -6,8 +6,10 @@
 pub mod compare;
 mod goodput;
 mod percentile;
+mod slices;
 mod summary;
 
 pub use goodput::{goodput, is_good, Goodput, SloAttainment};
 pub use percentile::{percentile, percentiles, Percentiles, PERCENTILE_METHOD};
+pub use slices::{slice_width_s, time_slices, TimeSlice};
 pub use summary::{successful_values, summarize, RunSummary};

@@ -16,7 +16,7 @@ use crate::stats::RunSummary;
 
 const ITERATION_COLUMNS: &str = "seq, prompt_index, iteration, warmup, ttft_ms, total_ms, tokens_in, tokens_out, \
      cost_usd, error, token_source, schedule_lag_ms, retries, reconnects, engine_timings, first_output_ms, tpot_ms, \
-     itl_ms, max_itl_ms, itl_gaps";
+     itl_ms, max_itl_ms, itl_gaps, sent_at_ms";
 
 const RUN_COLUMNS: &str = "id, title, plan, base_url, model, input_price_per_mtok, output_price_per_mtok, status, \
      total_requests, stream_options_rejected, failure, created_at, finished_at";
@@ -74,9 +74,9 @@ impl Store {
             sqlx::query(
                 "INSERT INTO run_iterations (run_id, seq, prompt_index, iteration, warmup, ttft_ms, total_ms, tokens_in, \
                  tokens_out, cost_usd, error, token_source, schedule_lag_ms, measurement, retries, reconnects, \
-                 engine_timings, first_output_ms, tpot_ms, itl_ms, max_itl_ms, itl_gaps) \
+                 engine_timings, first_output_ms, tpot_ms, itl_ms, max_itl_ms, itl_gaps, sent_at_ms) \
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, \
-                 $21, $22) \
+                 $21, $22, $23) \
                  ON CONFLICT (run_id, seq) DO NOTHING",
             )
             .bind(run.to_string())
@@ -101,6 +101,7 @@ impl Store {
             .bind(record.itl_ms)
             .bind(record.max_itl_ms)
             .bind(record.itl_gaps.as_ref().map(crate::model::LogHistogram::to_text))
+            .bind(record.sent_at_ms)
             .execute(&mut *tx)
             .await?;
         }
@@ -426,6 +427,7 @@ fn record_from_row(row: &AnyRow, plan: &RunPlan) -> Result<IterationRecord, Stor
                     .ok_or_else(|| StoreError::Corrupt(format!("an iteration's ITL histogram {text:?}")))
             })
             .transpose()?,
+        sent_at_ms: row.try_get("sent_at_ms")?,
         good: None,
     })
 }

@@ -26,7 +26,7 @@ pub use contact_panel::ContactPanel;
 pub use export_buttons::ExportButtons;
 pub use layout::{alert_badge, ErrorBox, Layout, PublicLayout};
 pub use probe_panel::ServerProbe;
-pub use report_view::{DistributionCharts, HonestyNotes, ServerPanel, StatCards};
+pub use report_view::{DistributionCharts, HonestyNotes, ServerPanel, StatCards, TimeSlices};
 pub use results_table::ResultsTable;
 pub use schedule_form::{mail_setup, ScheduleForm};
 pub use share_controls::ShareControls;

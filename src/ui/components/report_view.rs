@@ -46,6 +46,37 @@ pub fn ServerPanel(section: ServerSection) -> impl IntoView {
     }
 }
 
+/// The run over time: the chart, and per slice its completions, failures and latency.
+#[component]
+pub fn TimeSlices(slices: Vec<crate::stats::TimeSlice>, svg: String) -> impl IntoView {
+    let ms = |p: Option<crate::stats::Percentiles>, pick: fn(&crate::stats::Percentiles) -> f64| {
+        p.as_ref().map_or_else(|| "—".to_string(), |p| format!("{:.1}", pick(p)))
+    };
+    (!slices.is_empty()).then(|| view! {
+        <section class="time-slices" id="time-slices">
+            <h3>"Over the run"</h3>
+            <p class="muted">"Requests grouped by when they finished, in equal slices: warm-up, throttling or a slow \
+                drift inside the run show here. The slices' counts add up to the run's measured requests."</p>
+            <div class="chart-box" id="slices-chart" inner_html=svg></div>
+            <table class="table" id="slices">
+                <thead><tr><th>"Seconds"</th><th>"Done"</th><th>"Failed"</th><th>"Done/s"</th><th>"Output tok/s"</th>
+                    <th>"Total p50 / p95 (ms)"</th><th>"TTFT p50 / p95 (ms)"</th></tr></thead>
+                <tbody>{slices.into_iter().map(|s| view! {
+                    <tr>
+                        <td>{format!("{}–{}", s.start_s, s.end_s)}</td>
+                        <td>{s.completed}</td>
+                        <td>{s.failed}</td>
+                        <td>{format!("{:.2}", s.requests_per_sec)}</td>
+                        <td>{format!("{:.1}", s.output_tokens_per_sec)}</td>
+                        <td>{format!("{} / {}", ms(s.total, |p| p.p50), ms(s.total, |p| p.p95))}</td>
+                        <td>{format!("{} / {}", ms(s.ttft, |p| p.p50), ms(s.ttft, |p| p.p95))}</td>
+                    </tr>
+                }).collect_view()}</tbody>
+            </table>
+        </section>
+    })
+}
+
 /// How the figures were made, shown prominently.
 #[component]
 pub fn HonestyNotes(notes: Vec<String>) -> impl IntoView {

@@ -9,7 +9,7 @@ use crate::charts::{latency_scatter, sampled_scatter, ScatterPoint};
 use crate::model::{LivePoint, RunId, RunProgress, RunStatus};
 use crate::ui::components::{
     DistributionCharts, ErrorBox, ExportButtons, HonestyNotes, Layout, ResultsTable, ServerPanel, ShareControls,
-    StatCards,
+    StatCards, TimeSlices,
 };
 use crate::ui::hooks::use_run_events;
 use crate::ui::report_source::ReportSource;
@@ -68,6 +68,7 @@ fn RunDetail(id: RunId) -> impl IntoView {
                             <StatCards stats=view.stats summary=view.summary/>
                             <HonestyNotes notes=view.honesty/>
                             {(!running).then(|| view! { <DistributionCharts histogram_svg=view.histogram_svg cdf_svg=view.cdf_svg/> })}
+                            {(!running).then(|| view! { <TimeSlices slices=view.slices svg=view.slices_svg/> })}
                             {view.server.map(|section| view! { <ServerPanel section/> })}
                             <ResultsTable source first=view.first_page/>
                         }

@@ -8,7 +8,7 @@ use leptos_router::hooks::use_params_map;
 use crate::charts::sampled_scatter;
 use crate::report::ReportView;
 use crate::ui::components::{
-    DistributionCharts, ErrorBox, ExportButtons, HonestyNotes, PublicLayout, ResultsTable, StatCards,
+    DistributionCharts, ErrorBox, ExportButtons, HonestyNotes, PublicLayout, ResultsTable, StatCards, TimeSlices,
 };
 use crate::ui::report_source::ReportSource;
 
@@ -51,6 +51,7 @@ fn SharedReportView(view: ReportView, source: ReportSource) -> impl IntoView {
         <StatCards stats=view.stats summary=view.summary/>
         <HonestyNotes notes=view.honesty/>
         <DistributionCharts histogram_svg=view.histogram_svg cdf_svg=view.cdf_svg/>
+        <TimeSlices slices=view.slices svg=view.slices_svg/>
         <ResultsTable source first=view.first_page/>
     }
 }
