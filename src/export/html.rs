@@ -22,7 +22,9 @@ font-weight:600}.card .how{color:var(--muted);font-size:11px}.honesty{border-lef
 background:#fffbeb;padding:8px 12px 8px 28px}.honesty li{margin:2px 0}figure{margin:0}svg.chart{width:100%;\
 height:auto}svg .tick,svg .note,svg .legend text{font-size:11px;\
 fill:var(--muted)}svg .empty{fill:var(--muted)}svg circle.ttft{fill:var(--ttft)}svg circle.total{fill:var(--total)}\
-svg path.error{stroke:var(--bad);stroke-width:1.5;fill:none}table{border-collapse:collapse;width:100%;\
+svg path.error{stroke:var(--bad);stroke-width:1.5;fill:none}\
+svg .slice-line{fill:none;stroke-width:2}svg .slice-line.total{stroke:var(--total)}svg .slice-line.ttft{stroke:var(--ttft)}\
+svg .slice-line.p50{stroke-dasharray:4 3}table{border-collapse:collapse;width:100%;\
 font-size:12px}th,td{border-bottom:1px solid var(--line);padding:3px 6px;text-align:left;vertical-align:top}\
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}tr.failed td{color:var(--bad)}\
 tr.warmup td{color:var(--muted)}.slot{border:1px dashed var(--line);border-radius:6px;padding:8px 12px}\
