@@ -38,7 +38,21 @@ async fn sequential_requests_to_a_real_llama_server_show_no_false_errors() {
             assert!(r["error"].is_null(), "round {round}: {r}");
             assert_eq!(r["tokenSource"], "reported", "llama.cpp reports usage when asked: {r}");
             assert_eq!(r["tokensOut"], 16, "the tiny model never stops before max_tokens: {r}");
-            assert!(r["ttftMs"].as_f64().unwrap() <= r["totalMs"].as_f64().unwrap());
+            let (ttft, total) = (r["ttftMs"].as_f64().unwrap(), r["totalMs"].as_f64().unwrap());
+            assert!(ttft <= total);
+            // 16 tokens, one a chunk: TPOT spans the 15 gaps after the first, inside TTFT → end.
+            let (tpot, itl, max) =
+                (r["tpotMs"].as_f64().unwrap(), r["itlMs"].as_f64().unwrap(), r["maxItlMs"].as_f64().unwrap());
+            assert!(tpot > 0.0 && tpot * 15.0 <= total - ttft + 0.5, "round {round}: {r}");
+            assert!(itl > 0.0 && max >= itl, "round {round}: {r}");
+            assert_eq!(r["firstOutputMs"], r["ttftMs"], "the tiny model does not reason");
+        }
+        // One at a time: each request is sent after the one before it ended.
+        let sent: Vec<(f64, f64)> =
+            results.iter().map(|r| (r["sentAtMs"].as_f64().unwrap(), r["totalMs"].as_f64().unwrap())).collect();
+        assert!(sent.windows(2).all(|w| w[1].0 + 0.5 >= w[0].0 + w[0].1), "round {round}: {sent:?}");
+        for key in ["tpot", "itl", "firstOutput"] {
+            assert!(report["stats"][key]["p50"].as_f64().is_some_and(|v| v > 0.0), "round {round}: stats.{key}");
         }
         reconnects += results.iter().map(|r| r["reconnects"].as_u64().unwrap()).sum::<u64>();
         common::assert_report_schema(&report);
@@ -49,6 +63,8 @@ async fn sequential_requests_to_a_real_llama_server_show_no_false_errors() {
         bench(&server.base_url, &["-n", "10", "--no-stream"], &dir.path().join("json.json")).await;
     assert_eq!(code, 0, "{output}");
     assert!(report["results"].as_array().unwrap().iter().all(|r| r["error"].is_null() && r["ttftMs"].is_null()));
+    assert!(report["results"].as_array().unwrap().iter().all(|r| r["tpotMs"].is_null() && r["itlMs"].is_null()));
+    assert_eq!(report["stats"]["itl"], Value::Null, "not streamed: no inter-token latency");
 
     let (code, report, output) =
         bench(&server.base_url, &["-n", "10", "--fresh-connections"], &dir.path().join("fresh.json")).await;
