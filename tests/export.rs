@@ -31,17 +31,7 @@ fn record(seq: u64, prompt_index: u32, iteration: u32) -> IterationRecord {
         prompt_index,
         warmup: false,
         token_source: TokenSource::Reported,
-        schedule_lag_ms: 0.0,
-        retries: 0,
-        reconnects: 0,
-        engine_timings: None,
-        first_output_ms: None,
-        tpot_ms: None,
-        itl_ms: None,
-        max_itl_ms: None,
-        itl_gaps: None,
-        sent_at_ms: None,
-        good: None,
+        ..IterationRecord::blank()
     }
 }
 

@@ -317,28 +317,14 @@ pub(crate) mod fixtures {
     pub fn iteration_record(seq: u64, ttft_ms: Option<f64>, total_ms: f64, failed: bool) -> IterationRecord {
         IterationRecord {
             prompt: "p".into(),
-            iteration: 0,
             ttft_ms,
             total_ms,
             tokens_in: Some(1),
             tokens_out: if failed { None } else { Some(seq) },
-            cost_usd: None,
             error: failed.then(|| "timeout: no answer".to_string()),
             seq,
-            prompt_index: 0,
-            warmup: false,
             token_source: crate::model::TokenSource::Reported,
-            schedule_lag_ms: 0.0,
-            retries: 0,
-            reconnects: 0,
-            engine_timings: None,
-            first_output_ms: None,
-            tpot_ms: None,
-            itl_ms: None,
-            max_itl_ms: None,
-            itl_gaps: None,
-            sent_at_ms: None,
-            good: None,
+            ..IterationRecord::blank()
         }
     }
 
