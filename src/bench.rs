@@ -9,7 +9,8 @@ use std::sync::Arc;
 use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::engine::{HttpClient, RequestTarget};
+use crate::command_endpoint::{Endpoint, EndpointArgs, PromptArgs};
+use crate::engine::HttpClient;
 use crate::model::{
     Agent, ConnectionPolicy, ConnectorId, IterationRecord, LoadMode, Measurement, RunId, RunPlanInput, RunStatus,
     RunView,
@@ -22,10 +23,9 @@ use crate::stats::RunSummary;
 /// The command's options.
 #[derive(Debug, clap::Args)]
 pub struct BenchArgs {
-    /// A stored connector (its URL, key, model, headers and prices, read from the app's database and secret, or
-    /// from the workspace of `--token` on `--server`).
-    #[arg(long, conflicts_with_all = ["base_url", "model", "api_key_env", "headers"])]
-    pub connector: Option<ConnectorId>,
+    /// The endpoint.
+    #[command(flatten)]
+    pub endpoint: EndpointArgs,
     /// Run on this running server (its URL, e.g. https://bench.example.com) instead of in this process: the run is
     /// stored there, in the token's workspace, like one started from the browser.
     #[arg(long, requires_all = ["connector", "token"], value_name = "URL")]
@@ -33,27 +33,9 @@ pub struct BenchArgs {
     /// An API token of that server (Settings → API tokens); better given as the environment variable.
     #[arg(long, env = "LATENCY_GUARD_TOKEN", hide_env_values = true, requires = "server")]
     pub token: Option<String>,
-    /// API base URL, e.g. https://api.openai.com/v1.
-    #[arg(long, required_unless_present = "connector")]
-    pub base_url: Option<String>,
-    /// Model id.
-    #[arg(long, required_unless_present = "connector")]
-    pub model: Option<String>,
-    /// Name of the environment variable holding the API key (the key itself never goes on the command line).
-    #[arg(long)]
-    pub api_key_env: Option<String>,
-    /// Extra header `Name: value`; repeatable.
-    #[arg(long = "header", value_name = "NAME:VALUE")]
-    pub headers: Vec<String>,
-    /// System prompt.
-    #[arg(long)]
-    pub system: Option<String>,
-    /// A prompt; repeatable.
-    #[arg(long = "prompt", required_unless_present = "prompts_file")]
-    pub prompts: Vec<String>,
-    /// A file with one prompt per line.
-    #[arg(long, conflicts_with = "prompts")]
-    pub prompts_file: Option<PathBuf>,
+    /// The prompts.
+    #[command(flatten)]
+    pub prompts: PromptArgs,
     /// Measured iterations per prompt.
     #[arg(short = 'n', long, default_value_t = 10)]
     pub iterations: u32,
@@ -143,57 +125,8 @@ fn invalid(e: impl std::fmt::Display) -> BenchError {
     BenchError::Invalid(e.to_string())
 }
 
-/// What a bench run calls: where, as whom, which model, at which prices.
-struct Endpoint {
-    target: RequestTarget,
-    model: String,
-    prices: (Option<f64>, Option<f64>),
-}
-
-async fn endpoint(args: &BenchArgs, config: Option<&std::path::Path>) -> Result<Endpoint, BenchError> {
-    let Some(id) = args.connector else {
-        let model = args.model.clone().ok_or_else(|| invalid("--model is required without --connector"))?;
-        return Ok(Endpoint { target: target(args)?, model, prices: (None, None) });
-    };
-    let (connector, target) = open_connector(config, id, "--connector").await.map_err(BenchError::Invalid)?;
-    Ok(Endpoint {
-        target,
-        prices: (connector.input_price_per_mtok, connector.output_price_per_mtok),
-        model: connector.model,
-    })
-}
-
-/// A stored connector and the target to call it with, read from the app's database and secret (the settings of
-/// `config`); the error names `option`.
-pub(crate) async fn open_connector(
-    config: Option<&std::path::Path>,
-    id: ConnectorId,
-    option: &str,
-) -> Result<(crate::model::Connector, RequestTarget), String> {
-    let settings = crate::config::Settings::load(config).map_err(|e| e.to_string())?;
-    settings.require_existing_data().map_err(|e| e.to_string())?;
-    let state =
-        crate::server::build_state(settings, Arc::new(crate::clock::SystemClock)).await.map_err(|e| e.to_string())?;
-    let workspace = state.store.connector_workspace(id).await.map_err(|e| format!("{option} {id}: {e}"))?;
-    let stored =
-        state.store.open_connector(workspace, id, &state.sealer).await.map_err(|e| format!("{option} {id}: {e}"))?;
-    Ok(crate::targets::stored_target(stored))
-}
-
-fn target(args: &BenchArgs) -> Result<RequestTarget, BenchError> {
-    let raw = args.base_url.as_deref().ok_or_else(|| invalid("--base-url is required without --connector"))?;
-    crate::targets::command_line_target(raw, args.api_key_env.as_deref(), &args.headers).map_err(BenchError::Invalid)
-}
-
-/// The prompts a command names: one per non-blank line of `--prompts-file`, else the `--prompt` values.
-pub(crate) fn prompts(file: Option<&std::path::Path>, given: &[String]) -> Result<Vec<String>, String> {
-    let Some(path) = file else { return Ok(given.to_vec()) };
-    let text = std::fs::read_to_string(path).map_err(|e| format!("--prompts-file {}: {e}", path.display()))?;
-    Ok(text.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string).collect())
-}
-
 fn plan_input(args: &BenchArgs) -> Result<RunPlanInput, BenchError> {
-    let prompts = prompts(args.prompts_file.as_deref(), &args.prompts).map_err(BenchError::Io)?;
+    let prompts = args.prompts.read().map_err(BenchError::Io)?;
     if !(args.timeout.is_finite() && args.timeout > 0.0) {
         return Err(invalid("--timeout must be a positive number of seconds"));
     }
@@ -211,7 +144,7 @@ fn plan_input(args: &BenchArgs) -> Result<RunPlanInput, BenchError> {
         title: None,
         agent: Agent {
             name: "cli".into(),
-            system_prompt: args.system.clone(),
+            system_prompt: args.prompts.system.clone(),
             tools: vec![],
             token_budget: args.max_tokens,
         },
@@ -288,7 +221,7 @@ pub async fn run(args: BenchArgs, config: Option<&std::path::Path>) -> Result<Be
     if let (Some(server), Some(token)) = (&args.server, &args.token) {
         return run_on_server(&args, server, token).await;
     }
-    let Endpoint { target, model, prices } = endpoint(&args, config).await?;
+    let Endpoint { target, model, prices } = args.endpoint.resolve(config).await.map_err(BenchError::Invalid)?;
     let plan = plan_input(&args)?.validate(&model).map_err(|e| invalid(format!("{}: {}", e.field, e.reason)))?;
     let id = RunId(uuid::Uuid::new_v4());
     let started_ms = crate::clock::Clock::now_ms(&crate::clock::SystemClock);
@@ -361,7 +294,7 @@ fn finish(
 async fn run_on_server(args: &BenchArgs, server: &str, token: &str) -> Result<BenchResult, BenchError> {
     let remote = std::sync::Arc::new(RemoteServer::new(server, token).map_err(invalid)?);
     let mut input = plan_input(args)?;
-    input.connector_id = args.connector.ok_or_else(|| invalid("--server needs --connector"))?;
+    input.connector_id = args.endpoint.connector.ok_or_else(|| invalid("--server needs --connector"))?;
     let started: RunView = remote.call("runs/start", &serde_json::json!({ "input": input })).await.map_err(invalid)?;
     eprintln!("run {} started on {server}", started.id);
     let (stopper, id) = (std::sync::Arc::clone(&remote), started.id);

@@ -25,7 +25,13 @@ pub mod auth;
 #[cfg(feature = "ssr")]
 pub mod bench;
 #[cfg(feature = "ssr")]
+pub mod capacity;
+#[cfg(feature = "ssr")]
+pub mod capacity_command;
+#[cfg(feature = "ssr")]
 pub mod clock;
+#[cfg(feature = "ssr")]
+pub mod command_endpoint;
 #[cfg(feature = "ssr")]
 pub mod config;
 #[cfg(feature = "ssr")]

@@ -26,6 +26,8 @@ enum Command {
     LoginLink,
     /// Benchmark an endpoint from the command line (progress on stderr, summary on stdout).
     Bench(latency_guard::bench::BenchArgs),
+    /// Find the highest concurrency (or rate) at which objectives hold (levels on stderr, answer on stdout).
+    Capacity(latency_guard::capacity_command::CapacityArgs),
     /// Export a report as JSON, CSV or HTML (to stdout, or --out FILE).
     Export(latency_guard::export_command::ExportArgs),
     /// Serve a simulated OpenAI-compatible endpoint at http://127.0.0.1:PORT/v1.
@@ -66,6 +68,10 @@ async fn main() -> anyhow::Result<()> {
                 std::process::exit(1);
             }
             Ok(())
+        }
+        Command::Capacity(args) => {
+            let code = latency_guard::capacity_command::run(args, cli.config.as_deref()).await;
+            std::process::exit(code);
         }
         Command::Export(args) => latency_guard::export_command::run(args, cli.config.as_deref()).await,
         Command::SpecLab(command) => {

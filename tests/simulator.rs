@@ -110,3 +110,49 @@ async fn injects_http_faults_with_their_status() {
         }
     }
 }
+
+/// The capacity model: with 2 slots, 4 requests at once are served 2 by 2; the second pair waits for the first
+/// to end, and that wait is part of its time to first token. A client disconnecting frees its slot.
+#[tokio::test]
+async fn slots_queue_requests_and_the_wait_is_part_of_the_first_token() {
+    // ttft 40 ms, 5 chunks 10 ms apart: each response holds its slot ~80 ms.
+    let config = SimConfig {
+        ttft: latency_guard::sim::Delay::Fixed(Duration::from_millis(40)),
+        itl: latency_guard::sim::Delay::Fixed(Duration::from_millis(10)),
+        tokens: 5,
+        slots: Some(2),
+        ..Default::default()
+    };
+    let sim = sim::spawn(config, "127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let client = reqwest::Client::new();
+    let first_token_ms = |base: String, client: reqwest::Client| async move {
+        let body = json!({"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": true});
+        let sent = std::time::Instant::now();
+        let mut response = client.post(format!("{base}/chat/completions")).json(&body).send().await.unwrap();
+        let mut seen = String::new();
+        let mut first = None;
+        while let Some(chunk) = response.chunk().await.unwrap() {
+            seen.push_str(&String::from_utf8_lossy(&chunk));
+            if first.is_none() && seen.contains("lorem") {
+                first = Some(sent.elapsed().as_secs_f64() * 1e3);
+            }
+        }
+        first.unwrap()
+    };
+    let waits: Vec<f64> =
+        futures::future::join_all((0..4).map(|_| first_token_ms(sim.base_url(), client.clone()))).await;
+    let mut sorted = waits.clone();
+    sorted.sort_by(f64::total_cmp);
+    assert!(sorted[1] < 75.0, "two are served at once: {waits:?}");
+    assert!(sorted[2] >= 120.0 && sorted[3] >= 120.0, "two wait ~80 ms for a slot, then 40 ms: {waits:?}");
+
+    // A client that goes away mid-stream gives its slot back: the next request is served at once.
+    let body = json!({"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": true});
+    for _ in 0..2 {
+        let response = client.post(format!("{}/chat/completions", sim.base_url())).json(&body).send().await.unwrap();
+        drop(response);
+    }
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let alone = first_token_ms(sim.base_url(), client.clone()).await;
+    assert!(alone < 75.0, "slots freed by clients that left: {alone} ms");
+}

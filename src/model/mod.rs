@@ -29,6 +29,7 @@ mod ab;
 mod account;
 mod api_token;
 mod benchmark_set;
+mod capacity;
 mod checked;
 mod connection_test;
 mod connector;
@@ -57,6 +58,7 @@ pub use api_token::{
     ApiTokenInput, ApiTokenState, ApiTokenView, NewApiToken, API_TOKEN_PREFIX, MAX_TOKEN_DAYS, MAX_TOKEN_NAME_CHARS,
 };
 pub use benchmark_set::{BenchmarkSet, BenchmarkSetInput, SetPrompt, ADVISED_MIN_PROMPTS, MAX_SET_PROMPTS};
+pub use capacity::{trim_number, LoadAxis};
 pub use checked::Checked;
 pub use connection_test::{ConnectionTestResult, TestTarget, BODY_PREVIEW_CHARS};
 pub use connector::{BaseUrl, Connector, ConnectorInput, HeaderView, KeyChange, ModelName, Price, ValidConnector};

@@ -3,6 +3,7 @@
 //! builds it on the server and could in the browser.
 
 mod ab;
+mod capacity;
 mod cards;
 mod compare;
 mod format;
@@ -15,6 +16,7 @@ pub use ab::{
     acceptance_text, verdict, AbCell, AbEndpoint, AbMetric, AbReport, AbTestView, Acceptance, AcceptanceSource,
     ArmFigures, MetricDelta, Verdict, VerdictKind, ALPHA,
 };
+pub use capacity::{AnswerInterval, CapacityLevel, CapacityReport};
 pub use cards::{stat_cards, StatCard};
 #[cfg(feature = "ssr")]
 pub use compare::compare;

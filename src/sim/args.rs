@@ -42,6 +42,10 @@ pub struct SimArgs {
     /// Close each connection after one response while advertising keep-alive (as llama.cpp's server does).
     #[arg(long)]
     pub close_connections: bool,
+    /// Serve at most N requests at once; later ones queue (first come, first served) and wait before their first
+    /// token, as on a server whose batch slots are full.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub slots: Option<u32>,
     /// Serve a hostile endpoint instead (docs/RELIABILITY.md): hang-before-headers, hang-mid-stream, drip,
     /// flood, endless-stream, giant-line, giant-body, endless-error-body, invalid-utf8, wrong-shape,
     /// non-json-line, html-error, absurd-retry-after, redirect, echo-secrets.
@@ -69,6 +73,7 @@ impl SimArgs {
             fault_rate: self.fault_rate,
             faults: self.faults.clone(),
             close_after_response: self.close_connections,
+            slots: self.slots,
         })
     }
 }

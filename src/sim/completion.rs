@@ -70,14 +70,16 @@ pub(super) struct SimState {
     pub timer: DeadlineTimer,
     /// Responses sent to their end (`GET /sim/stats`): the ground truth of what a client could have recorded.
     pub completed: Arc<std::sync::atomic::AtomicU64>,
+    /// Serving slots (`--slots`); a fair semaphore, so waiting requests are served in arrival order.
+    pub slots: Option<Arc<tokio::sync::Semaphore>>,
 }
 
 pub(super) async fn chat_completions(
-    State(SimState { config, timer, completed }): State<SimState>,
+    State(SimState { config, timer, completed, slots }): State<SimState>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let received = Instant::now();
+    let mut received = Instant::now();
     let received_us = unix_micros();
     if let Some(key) = &config.api_key {
         let presented = headers.get("authorization").and_then(|v| v.to_str().ok());
@@ -110,6 +112,18 @@ pub(super) async fn chat_completions(
         }
         _ => {}
     }
+    // A full server: wait for a slot; the response's own delays count from when it is served, so the wait adds to
+    // its time to first token as a queue does.
+    let slot = match slots {
+        Some(slots) => match slots.acquire_owned().await {
+            Ok(permit) => Some(permit),
+            Err(_) => return error(StatusCode::SERVICE_UNAVAILABLE, "server_error", "The simulator is stopping."),
+        },
+        None => None,
+    };
+    if slot.is_some() {
+        received = Instant::now();
+    }
     let cap = request.max_completion_tokens.or(request.max_tokens).unwrap_or(u32::MAX).max(1);
     let budget = config.tokens.max(1);
     let reasoning_tokens = config.reasoning_tokens.min(cap.saturating_sub(1));
@@ -127,6 +141,7 @@ pub(super) async fn chat_completions(
         config: Arc::clone(&config),
         timer,
         completed,
+        _slot: slot,
     };
     let mut response = if request.stream {
         stream_response(plan, request.stream_options.is_some_and(|o| o.include_usage))

@@ -152,6 +152,9 @@ pub struct SimConfig {
     /// Close each connection after one response although it was kept alive (as llama.cpp's server does): a
     /// client that sends a second request on it loses that request before any response byte.
     pub close_after_response: bool,
+    /// Requests served at once (a server's batch slots); later ones wait in arrival order, and the wait is part of
+    /// their time to first token — the capacity model whose knee is known (`None`: no limit).
+    pub slots: Option<u32>,
 }
 
 impl Default for SimConfig {
@@ -167,6 +170,7 @@ impl Default for SimConfig {
             fault_rate: 0.0,
             faults: Vec::new(),
             close_after_response: false,
+            slots: None,
         }
     }
 }

@@ -53,6 +53,7 @@ pub fn router(config: SimConfig) -> Router {
         .route("/v1/models", get(completion::models))
         .route("/sim/stats", get(completion::stats))
         .with_state(completion::SimState {
+            slots: config.slots.map(|n| Arc::new(tokio::sync::Semaphore::new(n as usize))),
             config: Arc::new(config),
             timer: timing::DeadlineTimer::default(),
             completed: Arc::default(),

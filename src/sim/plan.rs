@@ -44,6 +44,8 @@ pub(super) struct Plan {
     pub timer: DeadlineTimer,
     /// Counts responses sent to their end.
     pub completed: Arc<std::sync::atomic::AtomicU64>,
+    /// The serving slot this response holds until it ends or its client goes (with `--slots`).
+    pub _slot: Option<tokio::sync::OwnedSemaphorePermit>,
 }
 
 impl Plan {

@@ -1,0 +1,130 @@
+//! One level's figures: the verdict and what it was judged on, plus the throughput, the load generator's fidelity
+//! (open loop: the rate it achieved and how late it sent) and latency percentiles, over the measured requests.
+
+use super::judge::{judge, records, Criteria, RequestFigures};
+use crate::model::{IterationRecord, LoadAxis, RunId};
+use crate::report::CapacityLevel;
+use crate::stats::{percentile, percentiles};
+
+/// An open-loop level whose achieved send rate is below this share of its target fails: the load asked for was
+/// not the load applied, so its latencies answer a different question.
+pub const MIN_ACHIEVED_SHARE: f64 = 0.9;
+
+/// Questions about a judged level.
+pub trait CapacityLevelExt {
+    /// The level failed because its rate was not achieved.
+    fn rate_missed(&self) -> bool;
+}
+
+impl CapacityLevelExt for CapacityLevel {
+    fn rate_missed(&self) -> bool {
+        self.achieved_rate.is_some_and(|achieved| achieved < self.level * MIN_ACHIEVED_SHARE)
+    }
+}
+
+/// What a level's run gave.
+#[derive(Debug, Clone)]
+pub struct LevelRun {
+    /// Every iteration, warm-ups included.
+    pub records: Vec<IterationRecord>,
+    /// Wall time of the run, s.
+    pub wall_s: f64,
+    /// The stored run, when there is one.
+    pub run_id: Option<RunId>,
+}
+
+/// The send window and the completion window of the measured requests, s: (first send → last send, first send →
+/// last end); `None` without send times.
+fn windows(measured: &[&IterationRecord]) -> Option<(f64, f64)> {
+    let sends: Vec<f64> = measured.iter().filter_map(|r| r.sent_at_ms).collect();
+    let first = sends.iter().copied().reduce(f64::min)?;
+    let last_send = sends.iter().copied().reduce(f64::max)?;
+    let last_end = measured.iter().filter_map(|r| r.sent_at_ms.map(|s| s + r.total_ms)).reduce(f64::max)?;
+    Some(((last_send - first) / 1e3, (last_end - first) / 1e3))
+}
+
+/// Judges the level `level` on `axis` and gathers its figures.
+pub fn level_figures(axis: LoadAxis, level: f64, criteria: &Criteria, run: &LevelRun) -> CapacityLevel {
+    let figures = RequestFigures::measured(&run.records);
+    let sample: Vec<&RequestFigures<'_>> = figures.iter().collect();
+    let mut judgment = judge(criteria, &sample);
+    let measured = records(&sample);
+    let ok: Vec<&IterationRecord> = measured.iter().copied().filter(|r| r.error.is_none()).collect();
+    let good = measured.iter().filter(|r| crate::stats::is_good(r, &criteria.slos)).count();
+    let (send_window, window) = windows(&measured).unzip();
+    let per_second = |n: f64| window.filter(|w| *w > 0.0).map(|w| n / w);
+    let tokens: u64 = ok.iter().filter_map(|r| r.tokens_out).sum();
+    let mut achieved_rate = None;
+    let mut schedule_lag_p95_ms = None;
+    if axis == LoadAxis::Rate {
+        // n sends span n − 1 gaps.
+        achieved_rate = send_window.filter(|w| *w > 0.0).map(|w| (measured.len() as f64 - 1.0) / w);
+        let mut lags: Vec<f64> = measured.iter().map(|r| r.schedule_lag_ms).collect();
+        lags.sort_by(f64::total_cmp);
+        schedule_lag_p95_ms = percentile(&lags, 95.0);
+        if let Some(achieved) = achieved_rate.filter(|a| *a < level * MIN_ACHIEVED_SHARE) {
+            judgment.passed = false;
+            judgment.reasons.push(format!(
+                "the load generator sent {achieved:.2} req/s, under {:.0} % of the {} req/s asked",
+                MIN_ACHIEVED_SHARE * 100.0,
+                crate::model::trim_number(level)
+            ));
+        }
+    }
+    let count = measured.len() as u64;
+    let failed = count - ok.len() as u64;
+    CapacityLevel {
+        level,
+        passed: judgment.passed,
+        reasons: judgment.reasons,
+        pass_probability: f64::from(u8::from(judgment.passed)),
+        judged: judgment.judged,
+        requests: count,
+        failed,
+        error_rate: if count == 0 { 0.0 } else { failed as f64 / count as f64 },
+        good_fraction: if count == 0 { 0.0 } else { good as f64 / count as f64 },
+        throughput_rps: per_second(count as f64),
+        good_rps: per_second(good as f64),
+        output_tok_per_sec: per_second(tokens as f64),
+        achieved_rate,
+        schedule_lag_p95_ms,
+        ttft_ms: percentiles(ok.iter().filter_map(|r| r.ttft_ms)),
+        total_ms: percentiles(ok.iter().map(|r| r.total_ms)),
+        wall_s: run.wall_s,
+        run_id: run.run_id,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Slo;
+
+    /// 10 requests sent 100 ms apart, each 250 ms long: sends span 0.9 s (10 req/s achieved), completions 1.15 s.
+    #[test]
+    fn rates_are_taken_over_the_measured_window_and_a_missed_rate_fails() {
+        let records: Vec<IterationRecord> = (0..10)
+            .map(|i| IterationRecord {
+                sent_at_ms: Some(1_000.0 + f64::from(i) * 100.0),
+                total_ms: 250.0,
+                ttft_ms: Some(50.0),
+                tokens_out: Some(20),
+                schedule_lag_ms: f64::from(i),
+                ..IterationRecord::blank()
+            })
+            .collect();
+        let run = LevelRun { records, wall_s: 1.5, run_id: None };
+        let criteria = Criteria { slos: vec![Slo::parse("ttft_p95_ms<=60").unwrap()], max_error_rate: 0.0 };
+        let at_ten = level_figures(LoadAxis::Rate, 10.0, &criteria, &run);
+        assert!(at_ten.passed, "{:?}", at_ten.reasons);
+        assert!((at_ten.achieved_rate.unwrap() - 10.0).abs() < 1e-9);
+        assert!((at_ten.throughput_rps.unwrap() - 10.0 / 1.15).abs() < 1e-9);
+        assert!((at_ten.output_tok_per_sec.unwrap() - 200.0 / 1.15).abs() < 1e-9);
+        assert_eq!(at_ten.judged["ttft_p95_ms"], Some(50.0));
+        let at_twenty = level_figures(LoadAxis::Rate, 20.0, &criteria, &run);
+        assert!(!at_twenty.passed);
+        assert_eq!(at_twenty.reasons, ["the load generator sent 10.00 req/s, under 90 % of the 20 req/s asked"]);
+        let closed = level_figures(LoadAxis::Concurrency, 4.0, &criteria, &run);
+        assert!(closed.passed && closed.achieved_rate.is_none(), "a closed loop has no rate to achieve");
+    }
+}

@@ -1,0 +1,252 @@
+//! Capacity search: "the highest concurrency (or rate) at which these objectives hold". Levels are chosen by
+//! [`Search`] (bracket by doubling, then bisect), each level is a regular run judged like a run's goodput
+//! ([`judge`]), and a bootstrap over the levels tried says how sure the answer is. Who runs a level is left to a
+//! [`LevelRunner`]: the CLI runs it in its own process, a server would store each level as a run.
+
+mod bootstrap;
+mod judge;
+mod level;
+mod search;
+
+pub use bootstrap::{bootstrap, BootLevel, Bootstrap, RESAMPLES};
+pub use judge::{figure_name, judge, passes, Criteria, Judgment, RequestFigures};
+pub use level::{level_figures, CapacityLevelExt, LevelRun, MIN_ACHIEVED_SHARE};
+pub use search::{Search, SearchSpace};
+
+use crate::model::{LoadAxis, LoadMode, SloScope};
+use crate::report::{CapacityLevel, CapacityReport};
+
+/// The most measured requests one level sends.
+pub const MAX_REQUESTS_PER_LEVEL: u32 = 100_000;
+/// Requests beyond the judged percentile a level is sized for: a p95 is judged on at least 200 requests, so about
+/// 10 of them lie above it.
+pub const TAIL_REQUESTS: f64 = 10.0;
+/// Measured requests per level when only per-request objectives are judged.
+pub const PER_REQUEST_SAMPLE: u32 = 50;
+
+/// Runs one level.
+pub trait LevelRunner {
+    /// Sends `warmup` requests, then `requests` measured ones, at `mode`; every iteration comes back.
+    fn run_level(
+        &mut self,
+        mode: LoadMode,
+        requests: u32,
+        warmup: u32,
+    ) -> impl std::future::Future<Output = Result<LevelRun, String>> + Send;
+}
+
+/// What to search for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CapacitySpec {
+    /// The levels allowed.
+    pub space: SearchSpace,
+    /// What a level must do to pass.
+    pub criteria: Criteria,
+    /// Measured requests per level; `None`: [`requests_for`] decides.
+    pub requests_per_level: Option<u32>,
+    /// Open loop: requests in flight at most (a saturated endpoint then shows as a missed rate, not an endless
+    /// queue).
+    pub max_in_flight: u32,
+    /// Open loop: Poisson arrivals instead of evenly spaced ones.
+    pub poisson: bool,
+}
+
+/// What the search tells as it goes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SearchEvent {
+    /// Level number `index` (from 1) starts.
+    Started {
+        /// Its number.
+        index: usize,
+        /// The load.
+        level: f64,
+        /// Measured requests it will send.
+        requests: u32,
+    },
+    /// A level ended.
+    Finished(Box<CapacityLevel>),
+}
+
+/// Measured requests for `level`: enough that [`TAIL_REQUESTS`] lie beyond the highest judged percentile, and
+/// enough load to reach steady state (4 per slot in flight, or 5 s of arrivals).
+pub fn requests_for(spec: &CapacitySpec, level: f64) -> u32 {
+    if let Some(n) = spec.requests_per_level {
+        return n;
+    }
+    let tail = spec
+        .criteria
+        .slos
+        .iter()
+        .filter_map(|s| match s.scope {
+            SloScope::Percentile(p) => Some(1.0 - f64::from(p) / 100.0),
+            SloScope::PerRequest => None,
+        })
+        .reduce(f64::min);
+    let for_tail = tail.map_or(f64::from(PER_REQUEST_SAMPLE), |t| (TAIL_REQUESTS / t).ceil());
+    let for_load = match spec.space.axis {
+        LoadAxis::Concurrency => 4.0 * level,
+        LoadAxis::Rate => 5.0 * level,
+    };
+    for_tail.max(for_load).min(f64::from(MAX_REQUESTS_PER_LEVEL)) as u32
+}
+
+/// The load mode of `level`.
+fn mode_of(spec: &CapacitySpec, level: f64) -> LoadMode {
+    match spec.space.axis {
+        LoadAxis::Concurrency => LoadMode::Closed { concurrency: level as u32 },
+        LoadAxis::Rate => {
+            LoadMode::Open { rate_per_second: level, poisson: spec.poisson, max_concurrency: spec.max_in_flight }
+        }
+    }
+}
+
+/// Warm-up requests of a level: one per slot in flight, or one second of arrivals, so connections are open and
+/// the endpoint is busy before anything is measured.
+fn warmup_for(level: f64) -> u32 {
+    (level.ceil().max(1.0) as u32).min(crate::model::limits::MAX_WARMUP)
+}
+
+/// Searches: runs levels until the answer is known, then bootstraps its interval.
+pub async fn search_capacity(
+    runner: &mut impl LevelRunner,
+    spec: &CapacitySpec,
+    mut on_event: impl FnMut(SearchEvent),
+) -> Result<CapacityReport, String> {
+    spec.space.validate()?;
+    if spec.criteria.slos.is_empty() {
+        return Err("a capacity search needs at least one objective (e.g. ttft_p95_ms<=500)".into());
+    }
+    let started = std::time::Instant::now();
+    let mut search = Search::new(spec.space);
+    let mut runs: Vec<(f64, LevelRun)> = Vec::new();
+    let mut levels: Vec<CapacityLevel> = Vec::new();
+    while let Some(level) = search.next_level() {
+        let requests = requests_for(spec, level);
+        on_event(SearchEvent::Started { index: levels.len() + 1, level, requests });
+        let run = runner.run_level(mode_of(spec, level), requests, warmup_for(level)).await?;
+        let figures = level_figures(spec.space.axis, level, &spec.criteria, &run);
+        search.record(level, figures.passed);
+        on_event(SearchEvent::Finished(Box::new(figures.clone())));
+        levels.push(figures);
+        runs.push((level, run));
+    }
+    let samples: Vec<BootLevel<'_>> = runs
+        .iter()
+        .zip(&levels)
+        .map(|((level, run), figures)| BootLevel {
+            level: *level,
+            requests: RequestFigures::measured(&run.records),
+            rate_achieved: !figures.rate_missed(),
+        })
+        .collect();
+    let found = bootstrap(&spec.criteria, &samples);
+    for (level, probability) in levels.iter_mut().zip(&found.pass_probability) {
+        level.pass_probability = *probability;
+    }
+    let requests_sent = runs.iter().map(|(_, r)| r.records.len() as u64).sum();
+    Ok(CapacityReport {
+        axis: spec.space.axis,
+        slos: spec.criteria.slos.clone(),
+        max_error_rate: spec.criteria.max_error_rate,
+        answer: search.answer(),
+        bounded: search.bounded(),
+        interval: found.interval,
+        notes: notes(spec, &levels),
+        levels,
+        requests_sent,
+        wall_s: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// How the search went and how its figures were made, in sentences.
+fn notes(spec: &CapacitySpec, levels: &[CapacityLevel]) -> Vec<String> {
+    let axis = spec.space.axis;
+    let mut notes = vec![
+        format!(
+            "Levels: {} from {} up to {}, doubling until one failed, then bisecting between the highest pass and the \
+             lowest failure{}.",
+            match axis {
+                LoadAxis::Concurrency => "requests in flight (closed loop)",
+                LoadAxis::Rate => "requests per second (open loop)",
+            },
+            crate::model::trim_number(spec.space.min),
+            crate::model::trim_number(spec.space.max),
+            match axis {
+                LoadAxis::Concurrency => " to the exact whole number".to_string(),
+                LoadAxis::Rate => format!(" (geometric midpoints) to within {:.0} %", spec.space.resolution * 100.0),
+            }
+        ),
+        match spec.requests_per_level {
+            Some(n) => format!("Each level measured {n} requests after its warm-up, as asked."),
+            None => format!(
+                "Each level measured enough requests that {TAIL_REQUESTS} lie beyond the highest percentile judged \
+                 ({PER_REQUEST_SAMPLE} with per-request objectives only) and at least {}, after a warm-up of {}.",
+                match axis {
+                    LoadAxis::Concurrency => "4 per request in flight",
+                    LoadAxis::Rate => "5 s of arrivals",
+                },
+                match axis {
+                    LoadAxis::Concurrency => "one request per slot",
+                    LoadAxis::Rate => "one second of arrivals",
+                }
+            ),
+        },
+        format!(
+            "A level passes when every objective holds and at most {:.1} % of its requests failed. Percentile \
+             objectives are taken over successful requests ({}), ITL pooled over every gap; a per-request objective \
+             must be met by every measured request (a failed request never meets one). TTFT is send to the first \
+             answer token.",
+            spec.criteria.max_error_rate * 100.0,
+            crate::stats::PERCENTILE_METHOD
+        ),
+        format!(
+            "The interval: each level's requests resampled with replacement {RESAMPLES} times, every level \
+             re-judged, the answer re-found as the highest level with every lower one passing; the 2.5th and 97.5th \
+             percentiles of those answers. It speaks only of the levels tried."
+        ),
+    ];
+    if axis == LoadAxis::Rate {
+        notes.push(format!(
+            "Open loop: at most {} requests in flight; a level whose achieved send rate fell under {:.0} % of its \
+             target fails (the endpoint or the load generator could not keep up).",
+            spec.max_in_flight,
+            MIN_ACHIEVED_SHARE * 100.0
+        ));
+    }
+    let thin: Vec<String> =
+        levels.iter().filter(|l| l.requests < 20).map(|l| crate::model::trim_number(l.level)).collect();
+    if !thin.is_empty() {
+        notes.push(format!("Levels {} rest on fewer than 20 requests: their verdicts are fragile.", thin.join(", ")));
+    }
+    notes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Slo;
+
+    fn spec(axis: LoadAxis, slos: &[&str]) -> CapacitySpec {
+        CapacitySpec {
+            space: SearchSpace { axis, min: 1.0, max: 64.0, resolution: 0.1 },
+            criteria: Criteria { slos: slos.iter().map(|s| Slo::parse(s).unwrap()).collect(), max_error_rate: 0.0 },
+            requests_per_level: None,
+            max_in_flight: 64,
+            poisson: false,
+        }
+    }
+
+    #[test]
+    fn a_level_is_sized_for_the_tail_it_judges_and_the_load_it_applies() {
+        let p95 = spec(LoadAxis::Concurrency, &["ttft_p95_ms<=500", "total_p50_ms<=900"]);
+        assert_eq!(requests_for(&p95, 1.0), 200, "10 beyond the p95");
+        assert_eq!(requests_for(&p95, 64.0), 256, "4 per slot in flight");
+        assert_eq!(requests_for(&spec(LoadAxis::Concurrency, &["ttft_p99_ms<=500"]), 1.0), 1_000);
+        assert_eq!(requests_for(&spec(LoadAxis::Concurrency, &["ttft_ms<=500"]), 2.0), PER_REQUEST_SAMPLE);
+        assert_eq!(requests_for(&spec(LoadAxis::Rate, &["ttft_p50_ms<=500"]), 40.0), 200, "5 s of arrivals");
+        let asked = CapacitySpec { requests_per_level: Some(30), ..p95 };
+        assert_eq!(requests_for(&asked, 64.0), 30, "as asked");
+        assert_eq!(warmup_for(0.5), 1);
+        assert_eq!(warmup_for(12.0), 12);
+    }
+}

@@ -1,0 +1,313 @@
+//! `latency-guard capacity`: the highest concurrency (or rate) at which the objectives hold, found from the
+//! command line. Levels run in this process through the same engine and driver as every run; progress goes to
+//! stderr, the levels and the answer to stdout, the whole search as JSON to `--out`. Exit status for CI: 0 when a
+//! level passed (and the answer reaches `--require`), 1 when none did or the answer is short of it, 2 when the
+//! search could not run.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+use crate::capacity::{search_capacity, CapacitySpec, Criteria, LevelRun, LevelRunner, SearchEvent, SearchSpace};
+use crate::command_endpoint::{Endpoint, EndpointArgs, PromptArgs};
+use crate::engine::HttpClient;
+use crate::model::{
+    parse_slos, Agent, ConnectionPolicy, ConnectorId, IterationRecord, LoadAxis, LoadMode, Measurement, RunId,
+    RunPlanInput,
+};
+use crate::report::{CapacityLevel, CapacityReport};
+use crate::runs::{execute, seed_from, BatchSink, Execution, SinkError};
+
+/// The command's options.
+#[derive(Debug, clap::Args)]
+pub struct CapacityArgs {
+    /// The endpoint.
+    #[command(flatten)]
+    pub endpoint: EndpointArgs,
+    /// The prompts.
+    #[command(flatten)]
+    pub prompts: PromptArgs,
+    /// An objective every level must meet, e.g. `ttft_p95_ms<=500` or `total_ms<=8000`; repeatable, at least one.
+    #[arg(long = "slo", value_name = "OBJECTIVE", required = true)]
+    pub slos: Vec<String>,
+    /// Search open-loop rates (requests per second) instead of concurrency.
+    #[arg(long)]
+    pub rate: bool,
+    /// The lowest concurrency tried.
+    #[arg(long, default_value_t = 1, conflicts_with = "rate")]
+    pub min_concurrency: u32,
+    /// The highest concurrency tried.
+    #[arg(long, default_value_t = 256, conflicts_with = "rate")]
+    pub max_concurrency: u32,
+    /// With --rate: the lowest rate tried, requests per second.
+    #[arg(long, default_value_t = 1.0, requires = "rate")]
+    pub min_rate: f64,
+    /// With --rate: the highest rate tried.
+    #[arg(long, default_value_t = 100.0, requires = "rate")]
+    pub max_rate: f64,
+    /// With --rate: stop bisecting when the lowest failure is within this fraction above the highest pass.
+    #[arg(long, default_value_t = 0.1, requires = "rate")]
+    pub resolution: f64,
+    /// With --rate: Poisson arrivals.
+    #[arg(long, requires = "rate")]
+    pub poisson: bool,
+    /// With --rate: requests in flight at most.
+    #[arg(long, default_value_t = 256, requires = "rate")]
+    pub max_in_flight: u32,
+    /// Measured requests per level (default: enough for the percentiles judged; see the notes).
+    #[arg(long)]
+    pub requests_per_level: Option<u32>,
+    /// A level whose share of failed requests is above this fails.
+    #[arg(long, default_value_t = 0.01)]
+    pub max_error_rate: f64,
+    /// Exit 1 unless the answer is at least this level.
+    #[arg(long, value_name = "LEVEL")]
+    pub require: Option<f64>,
+    /// max_tokens of each request.
+    #[arg(long, default_value_t = 512)]
+    pub max_tokens: u32,
+    /// Per-request timeout in seconds.
+    #[arg(long, default_value_t = 120.0)]
+    pub timeout: f64,
+    /// Retries of a rate-limited (429) request, honouring Retry-After.
+    #[arg(long, default_value_t = 0)]
+    pub retries: u32,
+    /// Open a fresh connection for every request.
+    #[arg(long)]
+    pub fresh_connections: bool,
+    /// Where to write the search (JSON: `answer`, `interval`, `levels`, `notes`).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+/// What the search is, from the options.
+fn spec(args: &CapacityArgs) -> Result<CapacitySpec, String> {
+    let slos = parse_slos(&args.slos).map_err(|e| format!("--slo: {}", e.reason))?;
+    if !(0.0..=1.0).contains(&args.max_error_rate) {
+        return Err("--max-error-rate must be between 0 and 1".into());
+    }
+    if args.requests_per_level.is_some_and(|n| !(1..=crate::capacity::MAX_REQUESTS_PER_LEVEL).contains(&n)) {
+        return Err(format!("--requests-per-level must be between 1 and {}", crate::capacity::MAX_REQUESTS_PER_LEVEL));
+    }
+    let space = if args.rate {
+        SearchSpace { axis: LoadAxis::Rate, min: args.min_rate, max: args.max_rate, resolution: args.resolution }
+    } else {
+        let (min, max) = (f64::from(args.min_concurrency), f64::from(args.max_concurrency));
+        SearchSpace { axis: LoadAxis::Concurrency, min, max, resolution: 0.0 }
+    };
+    space.validate().map_err(|e| format!("levels: {e}"))?;
+    let limits = crate::model::limits::MAX_CONCURRENCY;
+    if args.max_concurrency > limits || args.max_in_flight > limits || args.max_in_flight == 0 {
+        return Err(format!("concurrency is at most {limits}"));
+    }
+    Ok(CapacitySpec {
+        space,
+        criteria: Criteria { slos, max_error_rate: args.max_error_rate },
+        requests_per_level: args.requests_per_level,
+        max_in_flight: args.max_in_flight,
+        poisson: args.poisson,
+    })
+}
+
+/// Runs each level in this process.
+struct LocalLevels {
+    endpoint: Endpoint,
+    template: RunPlanInput,
+    client: HttpClient,
+    cancel: CancellationToken,
+}
+
+impl LevelRunner for LocalLevels {
+    async fn run_level(&mut self, mode: LoadMode, requests: u32, warmup: u32) -> Result<LevelRun, String> {
+        let prompts = self.template.prompts.len().max(1) as u32;
+        let input = RunPlanInput { mode, iterations: requests.div_ceil(prompts), warmup, ..self.template.clone() };
+        let plan = input.validate(&self.endpoint.model).map_err(|e| format!("{}: {}", e.field, e.reason))?;
+        let id = RunId(uuid::Uuid::new_v4());
+        let mut sink = LevelProgress::new(plan.total_requests());
+        let started = std::time::Instant::now();
+        let outcome = execute(
+            Execution {
+                plan: Arc::new(plan),
+                target: self.endpoint.target.clone(),
+                model: self.endpoint.model.clone(),
+                client: self.client.clone(),
+                seed: seed_from(&id.0),
+                cancel: self.cancel.clone(),
+                prices: self.endpoint.prices,
+            },
+            &mut sink,
+        )
+        .await;
+        sink.clear_line();
+        if let Some(failure) = outcome.failure {
+            return Err(format!("the level's run failed: {failure}"));
+        }
+        if self.cancel.is_cancelled() {
+            return Err("interrupted".into());
+        }
+        sink.records.sort_by_key(|r| r.seq);
+        Ok(LevelRun { records: sink.records, wall_s: started.elapsed().as_secs_f64(), run_id: None })
+    }
+}
+
+/// Keeps a level's iterations; on a terminal, redraws a count.
+struct LevelProgress {
+    total: u64,
+    records: Vec<IterationRecord>,
+    terminal: bool,
+}
+
+impl LevelProgress {
+    fn new(total: u64) -> Self {
+        Self { total, records: Vec::new(), terminal: std::io::stderr().is_terminal() }
+    }
+
+    fn clear_line(&self) {
+        if self.terminal {
+            eprint!("\r{:60}\r", "");
+        }
+    }
+}
+
+impl BatchSink for LevelProgress {
+    async fn accept(&mut self, batch: Vec<(IterationRecord, Measurement)>) -> Result<(), SinkError> {
+        self.records.extend(batch.into_iter().map(|(r, _)| r));
+        if self.terminal {
+            let failed = self.records.iter().filter(|r| r.error.is_some()).count();
+            eprint!("\r  {}/{} done, {failed} failed   ", self.records.len(), self.total);
+            let _ = std::io::stderr().flush();
+        }
+        Ok(())
+    }
+}
+
+/// The plan every level shares; each level sets its load, iterations and warm-up.
+fn template(args: &CapacityArgs) -> Result<RunPlanInput, String> {
+    if !(args.timeout.is_finite() && args.timeout > 0.0) {
+        return Err("--timeout must be a positive number of seconds".into());
+    }
+    Ok(RunPlanInput {
+        connector_id: ConnectorId(uuid::Uuid::nil()),
+        title: None,
+        agent: Agent {
+            name: "capacity".into(),
+            system_prompt: args.prompts.system.clone(),
+            tools: vec![],
+            token_budget: args.max_tokens,
+        },
+        prompts: args.prompts.read()?,
+        iterations: 1,
+        warmup: 0,
+        mode: LoadMode::Closed { concurrency: 1 },
+        timeout_ms: Some((args.timeout * 1e3).round() as u64),
+        stream: true,
+        temperature: 0.0,
+        retries: args.retries,
+        connections: if args.fresh_connections { ConnectionPolicy::Fresh } else { ConnectionPolicy::Reuse },
+        slos: args.slos.clone(),
+    })
+}
+
+/// Runs the search; returns the exit status (0 passed, 1 no answer or short of `--require`, 2 could not run).
+pub async fn run(args: CapacityArgs, config: Option<&std::path::Path>) -> i32 {
+    match search(&args, config).await {
+        Ok(report) => {
+            print_report(&report);
+            verdict(&report, args.require)
+        }
+        Err(why) => {
+            eprintln!("capacity: {why}");
+            2
+        }
+    }
+}
+
+async fn search(args: &CapacityArgs, config: Option<&std::path::Path>) -> Result<CapacityReport, String> {
+    let spec = spec(args)?;
+    let template = template(args)?;
+    let endpoint = args.endpoint.resolve(config).await?;
+    let cancel = CancellationToken::new();
+    let stop = cancel.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            stop.cancel();
+        }
+    });
+    let client = HttpClient::new().map_err(|e| e.to_string())?;
+    let mut runner = LocalLevels { endpoint, template, client, cancel };
+    let axis = spec.space.axis;
+    let report = search_capacity(&mut runner, &spec, |event| match event {
+        SearchEvent::Started { index, level, requests } => {
+            eprintln!("level {index}: {} — {requests} requests", axis.describe(level));
+        }
+        SearchEvent::Finished(level) => eprintln!("  {}", level_line(axis, &level)),
+    })
+    .await?;
+    if let Some(path) = &args.out {
+        let json = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
+        std::fs::write(path, json).map_err(|e| format!("--out {}: {e}", path.display()))?;
+    }
+    Ok(report)
+}
+
+/// One level in a line: verdict, judged figures, throughput and, when it failed, why.
+fn level_line(axis: LoadAxis, level: &CapacityLevel) -> String {
+    let judged: Vec<String> = level
+        .judged
+        .iter()
+        .map(|(name, value)| match value {
+            Some(v) if name.ends_with("_met") => format!("{name} {:.1}%", v * 100.0),
+            Some(v) => format!("{name} {v:.1}"),
+            None => format!("{name} —"),
+        })
+        .collect();
+    let throughput = level.throughput_rps.map_or_else(|| "—".into(), |t| format!("{t:.2}"));
+    let mut line = format!(
+        "{:<16} {:<6} {}  {throughput} req/s, {:.1}% failed",
+        axis.describe(level.level),
+        if level.passed { "passed" } else { "FAILED" },
+        judged.join(", "),
+        level.error_rate * 100.0
+    );
+    if !level.reasons.is_empty() {
+        line.push_str(&format!(" ({})", level.reasons.join("; ")));
+    }
+    line
+}
+
+fn print_report(report: &CapacityReport) {
+    let mut sorted: Vec<&CapacityLevel> = report.levels.iter().collect();
+    sorted.sort_by(|a, b| a.level.total_cmp(&b.level));
+    for level in sorted {
+        println!("{}", level_line(report.axis, level));
+    }
+    let end = |v: Option<f64>| v.map_or_else(|| "none".to_string(), crate::model::trim_number);
+    match report.answer {
+        Some(answer) => println!(
+            "capacity: {}{} (95% interval {} to {}; {} requests in {:.1} s)",
+            if report.bounded { "" } else { "at least " },
+            report.axis.describe(answer),
+            end(report.interval.low),
+            end(report.interval.high),
+            report.requests_sent,
+            report.wall_s
+        ),
+        None => println!(
+            "capacity: none — the lowest level tried already missed the objectives ({} requests in {:.1} s)",
+            report.requests_sent, report.wall_s
+        ),
+    }
+}
+
+/// The exit status of a finished search.
+fn verdict(report: &CapacityReport, require: Option<f64>) -> i32 {
+    match (report.answer, require) {
+        (None, _) => 1,
+        (Some(answer), Some(required)) if answer < required => {
+            eprintln!("capacity {} is below the required {}", crate::model::trim_number(answer), required);
+            1
+        }
+        _ => 0,
+    }
+}

@@ -1,0 +1,102 @@
+//! What the measuring commands (`bench`, `capacity`) share on their command line: the endpoint — a stored
+//! connector, or a base URL, model, key variable and headers — and the prompts.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::engine::RequestTarget;
+use crate::model::ConnectorId;
+
+/// Which endpoint to measure.
+#[derive(Debug, Clone, clap::Args)]
+pub struct EndpointArgs {
+    /// A stored connector (its URL, key, model, headers and prices, read from the app's database and secret, or
+    /// from the workspace of `--token` on `--server`).
+    #[arg(long, conflicts_with_all = ["base_url", "model", "api_key_env", "headers"])]
+    pub connector: Option<ConnectorId>,
+    /// API base URL, e.g. https://api.openai.com/v1.
+    #[arg(long, required_unless_present = "connector")]
+    pub base_url: Option<String>,
+    /// Model id.
+    #[arg(long, required_unless_present = "connector")]
+    pub model: Option<String>,
+    /// Name of the environment variable holding the API key (the key itself never goes on the command line).
+    #[arg(long)]
+    pub api_key_env: Option<String>,
+    /// Extra header `Name: value`; repeatable.
+    #[arg(long = "header", value_name = "NAME:VALUE")]
+    pub headers: Vec<String>,
+}
+
+/// What to send.
+#[derive(Debug, Clone, clap::Args)]
+pub struct PromptArgs {
+    /// System prompt.
+    #[arg(long)]
+    pub system: Option<String>,
+    /// A prompt; repeatable.
+    #[arg(long = "prompt", required_unless_present = "prompts_file")]
+    pub prompts: Vec<String>,
+    /// A file with one prompt per line.
+    #[arg(long, conflicts_with = "prompts")]
+    pub prompts_file: Option<PathBuf>,
+}
+
+impl PromptArgs {
+    /// The prompts given: one per non-blank line of `--prompts-file`, else the `--prompt` values.
+    pub fn read(&self) -> Result<Vec<String>, String> {
+        prompts(self.prompts_file.as_deref(), &self.prompts)
+    }
+}
+
+/// What a command calls: where, as whom, which model, at which prices.
+pub struct Endpoint {
+    /// URL, key and headers.
+    pub target: RequestTarget,
+    /// The model sent in each body.
+    pub model: String,
+    /// USD per 1M input and output tokens, from a stored connector.
+    pub prices: (Option<f64>, Option<f64>),
+}
+
+impl EndpointArgs {
+    /// The endpoint these options name (a stored connector is read with the settings of `config`).
+    pub async fn resolve(&self, config: Option<&Path>) -> Result<Endpoint, String> {
+        let Some(id) = self.connector else {
+            let model = self.model.clone().ok_or("--model is required without --connector")?;
+            let raw = self.base_url.as_deref().ok_or("--base-url is required without --connector")?;
+            let target = crate::targets::command_line_target(raw, self.api_key_env.as_deref(), &self.headers)?;
+            return Ok(Endpoint { target, model, prices: (None, None) });
+        };
+        let (connector, target) = open_connector(config, id, "--connector").await?;
+        Ok(Endpoint {
+            target,
+            prices: (connector.input_price_per_mtok, connector.output_price_per_mtok),
+            model: connector.model,
+        })
+    }
+}
+
+/// A stored connector and the target to call it with, read from the app's database and secret (the settings of
+/// `config`); the error names `option`.
+pub async fn open_connector(
+    config: Option<&Path>,
+    id: ConnectorId,
+    option: &str,
+) -> Result<(crate::model::Connector, RequestTarget), String> {
+    let settings = crate::config::Settings::load(config).map_err(|e| e.to_string())?;
+    settings.require_existing_data().map_err(|e| e.to_string())?;
+    let state =
+        crate::server::build_state(settings, Arc::new(crate::clock::SystemClock)).await.map_err(|e| e.to_string())?;
+    let workspace = state.store.connector_workspace(id).await.map_err(|e| format!("{option} {id}: {e}"))?;
+    let stored =
+        state.store.open_connector(workspace, id, &state.sealer).await.map_err(|e| format!("{option} {id}: {e}"))?;
+    Ok(crate::targets::stored_target(stored))
+}
+
+/// The prompts a command names: one per non-blank line of `file`, else the `given` values.
+pub fn prompts(file: Option<&Path>, given: &[String]) -> Result<Vec<String>, String> {
+    let Some(path) = file else { return Ok(given.to_vec()) };
+    let text = std::fs::read_to_string(path).map_err(|e| format!("--prompts-file {}: {e}", path.display()))?;
+    Ok(text.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string).collect())
+}
