@@ -79,6 +79,13 @@ pub struct BenchArgs {
     /// summary shows goodput and each objective's outcome, and a missed objective fails the command (exit 1).
     #[arg(long = "slo", value_name = "OBJECTIVE")]
     pub slos: Vec<String>,
+    /// Run the benchmark R times: figures are then reported as mean, 95 % interval and run-to-run variation over
+    /// the repetitions, with a warning when they disagree beyond noise.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub repeat: u32,
+    /// Seconds to wait between repetitions.
+    #[arg(long, default_value_t = 0.0, requires = "repeat")]
+    pub pause: f64,
 }
 
 /// Why the command could not run.
@@ -216,13 +223,34 @@ impl Progress {
     }
 }
 
-/// Runs the benchmark described by `args` (here, or on `--server`); prints as it goes.
+/// One measured run: what it was, its report snapshot and summary.
+struct Measured {
+    run: RunView,
+    snapshot: crate::report::ReportSnapshot,
+    summary: RunSummary,
+}
+
+/// Runs the benchmark described by `args` (here, or on `--server`; `--repeat` times); prints as it goes.
 pub async fn run(args: BenchArgs, config: Option<&std::path::Path>) -> Result<BenchResult, BenchError> {
-    if let (Some(server), Some(token)) = (&args.server, &args.token) {
-        return run_on_server(&args, server, token).await;
+    if args.repeat > 1 {
+        return run_repeated(&args, config).await;
     }
+    let Measured { run, snapshot, summary } = measure(&args, config).await?;
+    finish(&args, &run, &snapshot, summary)
+}
+
+/// One run, here or on `--server`.
+async fn measure(args: &BenchArgs, config: Option<&std::path::Path>) -> Result<Measured, BenchError> {
+    match (&args.server, &args.token) {
+        (Some(server), Some(token)) => measure_on_server(args, server, token).await,
+        _ => measure_here(args, config).await,
+    }
+}
+
+/// One run in this process.
+async fn measure_here(args: &BenchArgs, config: Option<&std::path::Path>) -> Result<Measured, BenchError> {
     let Endpoint { target, model, prices } = args.endpoint.resolve(config).await.map_err(BenchError::Invalid)?;
-    let plan = plan_input(&args)?.validate(&model).map_err(|e| invalid(format!("{}: {}", e.field, e.reason)))?;
+    let plan = plan_input(args)?.validate(&model).map_err(|e| invalid(format!("{}: {}", e.field, e.reason)))?;
     let id = RunId(uuid::Uuid::new_v4());
     let started_ms = crate::clock::Clock::now_ms(&crate::clock::SystemClock);
     let client = HttpClient::new().map_err(invalid)?;
@@ -268,7 +296,7 @@ pub async fn run(args: BenchArgs, config: Option<&std::path::Path>) -> Result<Be
         finished_at_ms: Some(crate::clock::Clock::now_ms(&crate::clock::SystemClock)),
     };
     let (snapshot, summary) = snapshot(&run, progress.records);
-    finish(&args, &run, &snapshot, summary)
+    Ok(Measured { run, snapshot, summary })
 }
 
 /// Writes `--out`, prints the summary and judges the run.
@@ -291,7 +319,7 @@ fn finish(
 
 /// The run on a server: started there with the token, followed over its live events (Ctrl-C stops it there too),
 /// its report read back; the summary, `--out` and the verdict as for a run here.
-async fn run_on_server(args: &BenchArgs, server: &str, token: &str) -> Result<BenchResult, BenchError> {
+async fn measure_on_server(args: &BenchArgs, server: &str, token: &str) -> Result<Measured, BenchError> {
     let remote = std::sync::Arc::new(RemoteServer::new(server, token).map_err(invalid)?);
     let mut input = plan_input(args)?;
     input.connector_id = args.endpoint.connector.ok_or_else(|| invalid("--server needs --connector"))?;
@@ -319,7 +347,75 @@ async fn run_on_server(args: &BenchArgs, server: &str, token: &str) -> Result<Be
     followed.map_err(invalid)?;
     let report: crate::api::runs::RunReport =
         remote.call("runs/report", &serde_json::json!({ "id": id })).await.map_err(invalid)?;
-    finish(args, &report.run, &report.snapshot, report.summary)
+    Ok(Measured { run: report.run, snapshot: report.snapshot, summary: report.summary })
+}
+
+/// `--repeat R`: R runs, one after another (with `--pause` between), each printed in a line; then every figure
+/// over the repetitions, `--out` as `{"repeated": …, "runs": [snapshot, …]}`, and the verdict: the first
+/// repetition that fails the pipeline fails it. An interrupted or failed repetition ends the series.
+async fn run_repeated(args: &BenchArgs, config: Option<&std::path::Path>) -> Result<BenchResult, BenchError> {
+    if !(args.pause.is_finite() && (0.0..=86_400.0).contains(&args.pause)) {
+        return Err(invalid("--pause must be between 0 and 86400 seconds"));
+    }
+    let mut snapshots = Vec::new();
+    let mut failure = None;
+    for i in 1..=args.repeat {
+        eprintln!("repetition {i}/{}", args.repeat);
+        let Measured { run, snapshot, summary } = measure(args, config).await?;
+        print_repetition(i, &summary);
+        let missed = snapshot.stats.goodput.as_ref().map(missed_objectives).unwrap_or_default();
+        let why = verdict(&run, &summary, args.max_error_rate)
+            .or_else(|| (!missed.is_empty()).then(|| format!("objective(s) missed: {}", missed.join(", "))));
+        let ended = run.status != RunStatus::Completed;
+        if let Some(why) = why {
+            failure.get_or_insert(format!("repetition {i}: {why}"));
+        }
+        snapshots.push(snapshot);
+        if ended {
+            break;
+        }
+        if i < args.repeat && args.pause > 0.0 {
+            tokio::time::sleep(std::time::Duration::from_secs_f64(args.pause)).await;
+        }
+    }
+    let report = crate::report::repeated_report(&snapshots);
+    print_repeated(&report);
+    if let Some(path) = &args.out {
+        let json = serde_json::to_string_pretty(&serde_json::json!({ "repeated": report, "runs": snapshots }))
+            .map_err(invalid)?;
+        std::fs::write(path, json).map_err(|e| BenchError::Io(format!("--out {}: {e}", path.display())))?;
+    }
+    let pooled: Vec<IterationRecord> = snapshots.into_iter().flat_map(|s| s.results).collect();
+    Ok(BenchResult { summary: crate::stats::summarize(&pooled), failure })
+}
+
+fn print_repetition(i: u32, s: &RunSummary) {
+    let p50 = |p: Option<crate::stats::Percentiles>| p.map_or_else(|| "—".to_string(), |p| format!("{:.1}", p.p50));
+    println!(
+        "repetition {i:<3} {} measured, TTFT p50 {} ms, total p50 {} ms, {} output tok/s, {:.2}% failed",
+        s.measured,
+        p50(s.ttft),
+        p50(s.total),
+        s.tok_per_sec.map_or_else(|| "—".to_string(), |t| format!("{t:.1}")),
+        s.error_rate * 100.0
+    );
+}
+
+/// The figures over the repetitions: mean, 95 % interval, CV and each repetition's value; then the notes.
+fn print_repeated(report: &crate::report::RepeatedReport) {
+    println!("{:<16} {:>10} {:>23} {:>7}   values", "over repetitions", "mean", "95% interval", "CV");
+    for (name, f) in &report.figures {
+        let interval = match (f.ci_low, f.ci_high) {
+            (Some(low), Some(high)) => format!("{low:.2} to {high:.2}"),
+            _ => "—".to_string(),
+        };
+        let cv = f.cv.map_or_else(|| "—".to_string(), |cv| format!("{:.1}%", cv * 100.0));
+        let values: Vec<String> = f.values.iter().map(|v| format!("{v:.2}")).collect();
+        println!("{name:<16} {:>10.2} {interval:>23} {cv:>7}   {}", f.mean, values.join(", "));
+    }
+    for note in &report.notes {
+        println!("note: {note}");
+    }
 }
 
 /// Prints goodput and each objective's outcome; the objectives missed.
@@ -341,6 +437,11 @@ fn print_goodput(g: &crate::stats::Goodput) -> Vec<String> {
         };
         println!("{:<14} {} {} ({detail})", "objective", o.slo.spelled(), if o.met { "met" } else { "MISSED" });
     }
+    missed_objectives(g)
+}
+
+/// The objectives a run missed, as written.
+fn missed_objectives(g: &crate::stats::Goodput) -> Vec<String> {
     g.objectives.iter().filter(|o| !o.met).map(|o| o.slo.spelled()).collect()
 }
 

@@ -167,3 +167,50 @@ async fn benchmarks_a_stored_connector_with_its_key_and_prices() {
     assert_ne!(code, 0);
     assert!(stderr.contains("not found"), "{stderr}");
 }
+
+/// `--repeat`: three runs, each in a line, then every figure over the repetitions (mean, 95 % interval, CV) and
+/// `--out` holding the summary and each run's snapshot.
+#[tokio::test]
+async fn repeats_a_run_and_reports_figures_over_the_repetitions() {
+    let config = SimConfig {
+        ttft: latency_guard::sim::Delay::Fixed(Duration::from_millis(5)),
+        itl: latency_guard::sim::Delay::Fixed(Duration::from_millis(1)),
+        tokens: 6,
+        ..Default::default()
+    };
+    let sim = sim::spawn(config, "127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("repeated.json");
+    let (base, out_path) = (sim.base_url(), out.to_str().unwrap().to_string());
+    let args = ["--base-url", &base, "--model", "m", "--prompt", "hi", "-n", "8", "--repeat", "3", "--pause", "0.05"];
+    let (code, stdout, stderr) =
+        bench(&[&args[..], &["--slo", "ttft_p95_ms<=60000", "--out", &out_path]].concat(), &[]).await;
+    assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(stderr.contains("repetition 3/3"), "{stderr}");
+    assert_eq!(stdout.lines().filter(|l| l.starts_with("repetition ")).count(), 3, "{stdout}");
+    let line = stdout.lines().find(|l| l.starts_with("ttftP50Ms")).unwrap();
+    assert!(line.contains(" to ") && line.contains('%'), "mean, interval and CV: {line}");
+    assert!(stdout.contains("note: 3 repetitions."), "{stdout}");
+
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let runs = written["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 3);
+    let ttft = &written["repeated"]["figures"]["ttftP50Ms"];
+    let values: Vec<f64> = ttft["values"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+    let per_run: Vec<f64> = runs.iter().map(|r| r["stats"]["ttft"]["p50"].as_f64().unwrap()).collect();
+    assert_eq!(values, per_run, "one value per repetition, its own run's p50");
+    let mean = ttft["mean"].as_f64().unwrap();
+    assert!((mean - values.iter().sum::<f64>() / 3.0).abs() < 1e-9);
+    assert!(ttft["ciLow"].as_f64().unwrap() <= mean && mean <= ttft["ciHigh"].as_f64().unwrap());
+    assert!(mean > 5.0 && mean < 40.0, "the simulator's 5 ms and the client's overhead: {mean}");
+    assert_eq!(written["repeated"]["figures"]["goodFraction"]["mean"], 1.0);
+    assert!(written["repeated"]["agreement"]["ttft"]["pValue"].is_number());
+    for run in runs {
+        common::assert_report_schema(run);
+    }
+
+    // A repetition that fails the pipeline fails the command, and says which.
+    let (code, _, stderr) = bench(&[&args[..], &["--slo", "ttft_p95_ms<=1"]].concat(), &[]).await;
+    assert_eq!(code, 1);
+    assert!(stderr.contains("repetition 1: objective(s) missed: ttft_p95_ms<=1"), "{stderr}");
+}

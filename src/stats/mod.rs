@@ -6,6 +6,8 @@
 pub mod compare;
 mod goodput;
 mod percentile;
+#[cfg(feature = "ssr")]
+pub mod repeated;
 mod slices;
 mod summary;
 
