@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
-use crate::capacity::{search_capacity, CapacitySpec, Criteria, LevelRun, LevelRunner, SearchEvent, SearchSpace};
+use crate::capacity::{sweep, CapacitySpec, Criteria, LevelPlan, LevelRun, LevelRunner, SearchEvent, SearchSpace};
 use crate::command_endpoint::{Endpoint, EndpointArgs, PromptArgs};
 use crate::engine::HttpClient;
 use crate::model::{
@@ -102,7 +102,7 @@ fn spec(args: &CapacityArgs) -> Result<CapacitySpec, String> {
         return Err(format!("concurrency is at most {limits}"));
     }
     Ok(CapacitySpec {
-        space,
+        levels: LevelPlan::Search(space),
         criteria: Criteria { slos, max_error_rate: args.max_error_rate },
         requests_per_level: args.requests_per_level,
         max_in_flight: args.max_in_flight,
@@ -236,8 +236,8 @@ async fn search(args: &CapacityArgs, config: Option<&std::path::Path>) -> Result
     });
     let client = HttpClient::new().map_err(|e| e.to_string())?;
     let mut runner = LocalLevels { endpoint, template, client, cancel };
-    let axis = spec.space.axis;
-    let report = search_capacity(&mut runner, &spec, |event| match event {
+    let axis = spec.levels.axis();
+    let report = sweep(&mut runner, &spec, |event| match event {
         SearchEvent::Started { index, level, requests } => {
             eprintln!("level {index}: {} — {requests} requests", axis.describe(level));
         }

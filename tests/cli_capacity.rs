@@ -50,6 +50,8 @@ async fn finds_the_known_concurrency_with_the_evidence_for_it() {
 
     let report: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(report["answer"], 4);
+    assert_eq!(report["knee"], 4, "throughput stops growing at 4 slots while latency climbs");
+    assert_eq!(report["stoppedEarly"], false);
     assert_eq!((report["bounded"].clone(), report["interval"]["low"].clone()), (Value::Bool(true), Value::from(4)));
     // Bracketed by doubling (1, 2, 4, 8), then bisected (6, 5): six runs for the exact answer.
     assert_eq!(levels(&report), [(1.0, true), (2.0, true), (4.0, true), (8.0, false), (6.0, false), (5.0, false)]);

@@ -3,23 +3,32 @@
 
 use super::judge::{judge, records, Criteria, RequestFigures};
 use crate::model::{IterationRecord, LoadAxis, RunId};
-use crate::report::CapacityLevel;
+use crate::report::{CapacityLevel, Saturation};
 use crate::stats::{percentile, percentiles};
 
 /// An open-loop level whose achieved send rate is below this share of its target fails: the load asked for was
 /// not the load applied, so its latencies answer a different question.
 pub const MIN_ACHIEVED_SHARE: f64 = 0.9;
 
-/// Questions about a judged level.
-pub trait CapacityLevelExt {
-    /// The level failed because its rate was not achieved.
-    fn rate_missed(&self) -> bool;
-}
+/// A level whose last quarter of requests took this many times the first quarter's median is over-saturated.
+pub const GROWTH_LIMIT: f64 = 2.0;
 
-impl CapacityLevelExt for CapacityLevel {
-    fn rate_missed(&self) -> bool {
-        self.achieved_rate.is_some_and(|achieved| achieved < self.level * MIN_ACHIEVED_SHARE)
+/// The median total time of the last quarter of successful requests (by send time) over the first quarter's;
+/// `None` with fewer than 8.
+fn latency_growth(ok: &[&IterationRecord]) -> Option<f64> {
+    let mut sent: Vec<(f64, f64)> = ok.iter().filter_map(|r| Some((r.sent_at_ms?, r.total_ms))).collect();
+    if sent.len() < 8 {
+        return None;
     }
+    sent.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let quarter = sent.len() / 4;
+    let median = |part: &[(f64, f64)]| {
+        let mut totals: Vec<f64> = part.iter().map(|p| p.1).collect();
+        totals.sort_by(f64::total_cmp);
+        percentile(&totals, 50.0)
+    };
+    let (first, last) = (median(&sent[..quarter])?, median(&sent[sent.len() - quarter..])?);
+    (first > 0.0).then(|| last / first)
 }
 
 /// What a level's run gave.
@@ -56,6 +65,7 @@ pub fn level_figures(axis: LoadAxis, level: f64, criteria: &Criteria, run: &Leve
     let tokens: u64 = ok.iter().filter_map(|r| r.tokens_out).sum();
     let mut achieved_rate = None;
     let mut schedule_lag_p95_ms = None;
+    let mut saturation = None;
     if axis == LoadAxis::Rate {
         // n sends span n − 1 gaps.
         achieved_rate = send_window.filter(|w| *w > 0.0).map(|w| (measured.len() as f64 - 1.0) / w);
@@ -64,6 +74,7 @@ pub fn level_figures(axis: LoadAxis, level: f64, criteria: &Criteria, run: &Leve
         schedule_lag_p95_ms = percentile(&lags, 95.0);
         if let Some(achieved) = achieved_rate.filter(|a| *a < level * MIN_ACHIEVED_SHARE) {
             judgment.passed = false;
+            saturation = Some(Saturation::RateMissed);
             judgment.reasons.push(format!(
                 "the load generator sent {achieved:.2} req/s, under {:.0} % of the {} req/s asked",
                 MIN_ACHIEVED_SHARE * 100.0,
@@ -73,6 +84,14 @@ pub fn level_figures(axis: LoadAxis, level: f64, criteria: &Criteria, run: &Leve
     }
     let count = measured.len() as u64;
     let failed = count - ok.len() as u64;
+    let error_rate = if count == 0 { 0.0 } else { failed as f64 / count as f64 };
+    let growth = latency_growth(&ok);
+    if saturation.is_none() && error_rate > criteria.max_error_rate {
+        saturation = Some(Saturation::Errors);
+    }
+    if saturation.is_none() && growth.is_some_and(|g| g > GROWTH_LIMIT) {
+        saturation = Some(Saturation::LatencyGrowing);
+    }
     CapacityLevel {
         level,
         passed: judgment.passed,
@@ -81,7 +100,7 @@ pub fn level_figures(axis: LoadAxis, level: f64, criteria: &Criteria, run: &Leve
         judged: judgment.judged,
         requests: count,
         failed,
-        error_rate: if count == 0 { 0.0 } else { failed as f64 / count as f64 },
+        error_rate,
         good_fraction: if count == 0 { 0.0 } else { good as f64 / count as f64 },
         throughput_rps: per_second(count as f64),
         good_rps: per_second(good as f64),
@@ -91,6 +110,8 @@ pub fn level_figures(axis: LoadAxis, level: f64, criteria: &Criteria, run: &Leve
         ttft_ms: percentiles(ok.iter().filter_map(|r| r.ttft_ms)),
         total_ms: percentiles(ok.iter().map(|r| r.total_ms)),
         wall_s: run.wall_s,
+        latency_growth: growth,
+        saturation,
         run_id: run.run_id,
     }
 }
@@ -123,8 +144,29 @@ mod tests {
         assert_eq!(at_ten.judged["ttft_p95_ms"], Some(50.0));
         let at_twenty = level_figures(LoadAxis::Rate, 20.0, &criteria, &run);
         assert!(!at_twenty.passed);
+        assert_eq!(at_twenty.saturation, Some(Saturation::RateMissed));
+        assert_eq!(at_ten.saturation, None);
+        assert_eq!(at_ten.latency_growth, Some(1.0), "every request took 250 ms");
         assert_eq!(at_twenty.reasons, ["the load generator sent 10.00 req/s, under 90 % of the 20 req/s asked"]);
         let closed = level_figures(LoadAxis::Concurrency, 4.0, &criteria, &run);
         assert!(closed.passed && closed.achieved_rate.is_none(), "a closed loop has no rate to achieve");
+    }
+
+    /// A queue that never drains: each request slower than the one before.
+    #[test]
+    fn latency_growing_through_a_level_is_over_saturation() {
+        let records: Vec<IterationRecord> = (1..=16)
+            .map(|i| IterationRecord {
+                sent_at_ms: Some(f64::from(i) * 10.0),
+                total_ms: f64::from(i) * 100.0,
+                ..IterationRecord::blank()
+            })
+            .collect();
+        let run = LevelRun { records, wall_s: 2.0, run_id: None };
+        let criteria = Criteria { slos: vec![], max_error_rate: 0.0 };
+        let level = level_figures(LoadAxis::Concurrency, 2.0, &criteria, &run);
+        // First quarter 100–400 ms (median 250), last 1300–1600 ms (median 1450).
+        assert!((level.latency_growth.unwrap() - 1450.0 / 250.0).abs() < 1e-9);
+        assert_eq!(level.saturation, Some(Saturation::LatencyGrowing));
     }
 }

@@ -5,13 +5,17 @@
 
 mod bootstrap;
 mod judge;
+mod knee;
 mod level;
+mod levels;
 mod search;
 
 pub use bootstrap::{bootstrap, BootLevel, Bootstrap, RESAMPLES};
 pub use judge::{figure_name, judge, passes, Criteria, Judgment, RequestFigures};
-pub use level::{level_figures, CapacityLevelExt, LevelRun, MIN_ACHIEVED_SHARE};
-pub use search::{Search, SearchSpace};
+pub use knee::knee;
+pub use level::{level_figures, LevelRun, GROWTH_LIMIT, MIN_ACHIEVED_SHARE};
+pub use levels::{highest_passing, LevelPlan, Picker, MAX_LISTED_LEVELS};
+pub use search::{Search, SearchSpace, DEFAULT_RESOLUTION};
 
 use crate::model::{LoadAxis, LoadMode, SloScope};
 use crate::report::{CapacityLevel, CapacityReport};
@@ -35,11 +39,11 @@ pub trait LevelRunner {
     ) -> impl std::future::Future<Output = Result<LevelRun, String>> + Send;
 }
 
-/// What to search for.
+/// What to measure: which levels, judged how.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CapacitySpec {
-    /// The levels allowed.
-    pub space: SearchSpace,
+    /// The levels: listed, or searched.
+    pub levels: LevelPlan,
     /// What a level must do to pass.
     pub criteria: Criteria,
     /// Measured requests per level; `None`: [`requests_for`] decides.
@@ -83,7 +87,7 @@ pub fn requests_for(spec: &CapacitySpec, level: f64) -> u32 {
         })
         .reduce(f64::min);
     let for_tail = tail.map_or(f64::from(PER_REQUEST_SAMPLE), |t| (TAIL_REQUESTS / t).ceil());
-    let for_load = match spec.space.axis {
+    let for_load = match spec.levels.axis() {
         LoadAxis::Concurrency => 4.0 * level,
         LoadAxis::Rate => 5.0 * level,
     };
@@ -92,7 +96,7 @@ pub fn requests_for(spec: &CapacitySpec, level: f64) -> u32 {
 
 /// The load mode of `level`.
 fn mode_of(spec: &CapacitySpec, level: f64) -> LoadMode {
-    match spec.space.axis {
+    match spec.levels.axis() {
         LoadAxis::Concurrency => LoadMode::Closed { concurrency: level as u32 },
         LoadAxis::Rate => {
             LoadMode::Open { rate_per_second: level, poisson: spec.poisson, max_concurrency: spec.max_in_flight }
@@ -106,76 +110,108 @@ fn warmup_for(level: f64) -> u32 {
     (level.ceil().max(1.0) as u32).min(crate::model::limits::MAX_WARMUP)
 }
 
-/// Searches: runs levels until the answer is known, then bootstraps its interval.
-pub async fn search_capacity(
+/// Runs level after level (listed, or picked by the search) until done, then finds the answer, its bootstrap
+/// interval and the knee.
+pub async fn sweep(
     runner: &mut impl LevelRunner,
     spec: &CapacitySpec,
     mut on_event: impl FnMut(SearchEvent),
 ) -> Result<CapacityReport, String> {
-    spec.space.validate()?;
-    if spec.criteria.slos.is_empty() {
+    let plan = spec.levels.clone().validated()?;
+    if matches!(plan, LevelPlan::Search(_)) && spec.criteria.slos.is_empty() {
         return Err("a capacity search needs at least one objective (e.g. ttft_p95_ms<=500)".into());
     }
+    let axis = plan.axis();
     let started = std::time::Instant::now();
-    let mut search = Search::new(spec.space);
-    let mut runs: Vec<(f64, LevelRun)> = Vec::new();
+    let mut picker = Picker::new(plan);
+    let mut runs: Vec<LevelRun> = Vec::new();
     let mut levels: Vec<CapacityLevel> = Vec::new();
-    while let Some(level) = search.next_level() {
+    while let Some(level) = picker.next_level() {
         let requests = requests_for(spec, level);
         on_event(SearchEvent::Started { index: levels.len() + 1, level, requests });
         let run = runner.run_level(mode_of(spec, level), requests, warmup_for(level)).await?;
-        let figures = level_figures(spec.space.axis, level, &spec.criteria, &run);
-        search.record(level, figures.passed);
+        let figures = level_figures(axis, level, &spec.criteria, &run);
+        picker.record(&figures);
         on_event(SearchEvent::Finished(Box::new(figures.clone())));
         levels.push(figures);
-        runs.push((level, run));
+        runs.push(run);
     }
+    Ok(report(spec, &picker, levels, &runs, started.elapsed().as_secs_f64()))
+}
+
+/// The report of the levels run: answer, bootstrap interval, knee, notes.
+fn report(
+    spec: &CapacitySpec,
+    picker: &Picker,
+    mut levels: Vec<CapacityLevel>,
+    runs: &[LevelRun],
+    wall_s: f64,
+) -> CapacityReport {
     let samples: Vec<BootLevel<'_>> = runs
         .iter()
         .zip(&levels)
-        .map(|((level, run), figures)| BootLevel {
-            level: *level,
+        .map(|(run, figures)| BootLevel {
+            level: figures.level,
             requests: RequestFigures::measured(&run.records),
-            rate_achieved: !figures.rate_missed(),
+            rate_achieved: figures.saturation != Some(crate::report::Saturation::RateMissed),
         })
         .collect();
     let found = bootstrap(&spec.criteria, &samples);
     for (level, probability) in levels.iter_mut().zip(&found.pass_probability) {
         level.pass_probability = *probability;
     }
-    let requests_sent = runs.iter().map(|(_, r)| r.records.len() as u64).sum();
-    Ok(CapacityReport {
-        axis: spec.space.axis,
+    let mut notes = notes(spec, &levels);
+    if picker.stopped_early() {
+        if let Some(last) = levels.last() {
+            notes.push(format!(
+                "Stopped early after {}: the endpoint was over-saturated ({}); higher levels were not run.",
+                spec.levels.axis().describe(last.level),
+                last.saturation.map_or("", |s| s.describe())
+            ));
+        }
+    }
+    CapacityReport {
+        axis: spec.levels.axis(),
         slos: spec.criteria.slos.clone(),
         max_error_rate: spec.criteria.max_error_rate,
-        answer: search.answer(),
-        bounded: search.bounded(),
+        answer: highest_passing(&levels),
+        bounded: picker.bounded(&levels),
         interval: found.interval,
-        notes: notes(spec, &levels),
+        knee: knee(&levels),
+        stopped_early: picker.stopped_early(),
+        notes,
+        requests_sent: runs.iter().map(|r| r.records.len() as u64).sum(),
         levels,
-        requests_sent,
-        wall_s: started.elapsed().as_secs_f64(),
-    })
+        wall_s,
+    }
 }
 
 /// How the search went and how its figures were made, in sentences.
 fn notes(spec: &CapacitySpec, levels: &[CapacityLevel]) -> Vec<String> {
-    let axis = spec.space.axis;
+    let axis = spec.levels.axis();
+    let unit = match axis {
+        LoadAxis::Concurrency => "requests in flight (closed loop)",
+        LoadAxis::Rate => "requests per second (open loop)",
+    };
     let mut notes = vec![
-        format!(
-            "Levels: {} from {} up to {}, doubling until one failed, then bisecting between the highest pass and the \
-             lowest failure{}.",
-            match axis {
-                LoadAxis::Concurrency => "requests in flight (closed loop)",
-                LoadAxis::Rate => "requests per second (open loop)",
-            },
-            crate::model::trim_number(spec.space.min),
-            crate::model::trim_number(spec.space.max),
-            match axis {
-                LoadAxis::Concurrency => " to the exact whole number".to_string(),
-                LoadAxis::Rate => format!(" (geometric midpoints) to within {:.0} %", spec.space.resolution * 100.0),
-            }
-        ),
+        match &spec.levels {
+            LevelPlan::Search(space) => format!(
+                "Levels: {unit} from {} up to {}, doubling until one failed, then bisecting between the highest \
+                 pass and the lowest failure{}.",
+                crate::model::trim_number(space.min),
+                crate::model::trim_number(space.max),
+                match axis {
+                    LoadAxis::Concurrency => " to the exact whole number".to_string(),
+                    LoadAxis::Rate => format!(" (geometric midpoints) to within {:.0} %", space.resolution * 100.0),
+                }
+            ),
+            LevelPlan::Listed { .. } => format!(
+                "Levels: {unit} as listed, lowest first; a sweep stops after a level where the endpoint was \
+                 over-saturated (achieved rate under {:.0} % of the target, error rate over its limit, or the last \
+                 quarter of requests over {GROWTH_LIMIT} times slower than the first).",
+                MIN_ACHIEVED_SHARE * 100.0
+            ),
+        },
         match spec.requests_per_level {
             Some(n) => format!("Each level measured {n} requests after its warm-up, as asked."),
             None => format!(
@@ -198,6 +234,11 @@ fn notes(spec: &CapacitySpec, levels: &[CapacityLevel]) -> Vec<String> {
              answer token.",
             spec.criteria.max_error_rate * 100.0,
             crate::stats::PERCENTILE_METHOD
+        ),
+        format!(
+            "The answer is the highest level that passed with every lower level passing. The knee is the level \
+             before the first step on which latency (total p95) grew faster than throughput, by over {:.0} %.",
+            knee::NOISE * 100.0
         ),
         format!(
             "The interval: each level's requests resampled with replacement {RESAMPLES} times, every level \
@@ -228,7 +269,7 @@ mod tests {
 
     fn spec(axis: LoadAxis, slos: &[&str]) -> CapacitySpec {
         CapacitySpec {
-            space: SearchSpace { axis, min: 1.0, max: 64.0, resolution: 0.1 },
+            levels: LevelPlan::Search(SearchSpace { axis, min: 1.0, max: 64.0, resolution: 0.1 }),
             criteria: Criteria { slos: slos.iter().map(|s| Slo::parse(s).unwrap()).collect(), max_error_rate: 0.0 },
             requests_per_level: None,
             max_in_flight: 64,

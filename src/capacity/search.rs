@@ -7,7 +7,8 @@
 use crate::model::LoadAxis;
 
 /// The levels a search may try.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct SearchSpace {
     /// Concurrency (whole numbers) or rate.
     pub axis: LoadAxis,
@@ -16,7 +17,15 @@ pub struct SearchSpace {
     /// The highest level tried; if it passes, the answer is "at least this".
     pub max: f64,
     /// Rate only: stop when lowest failure / highest pass ≤ 1 + this (e.g. 0.1: within 10 %).
+    #[serde(default = "default_resolution")]
     pub resolution: f64,
+}
+
+/// A rate search stops within 10 % unless told otherwise.
+pub const DEFAULT_RESOLUTION: f64 = 0.1;
+
+fn default_resolution() -> f64 {
+    DEFAULT_RESOLUTION
 }
 
 impl SearchSpace {

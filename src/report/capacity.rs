@@ -49,9 +49,37 @@ pub struct CapacityLevel {
     pub total_ms: Option<Percentiles>,
     /// Wall time of the level (warm-up included), s.
     pub wall_s: f64,
+    /// How much slower the last quarter of the level's requests (by send time) were than the first: the ratio of
+    /// their median total times; `None` with fewer than 8 successful requests.
+    pub latency_growth: Option<f64>,
+    /// The endpoint was over-saturated at this level, and how it showed; a listed sweep stops after such a level.
+    pub saturation: Option<Saturation>,
     /// The stored run of this level, when the search ran on a server.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_id: Option<RunId>,
+}
+
+/// How over-saturation showed at a level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Saturation {
+    /// Open loop: the achieved send rate fell under 90 % of the rate asked.
+    RateMissed,
+    /// More requests failed than allowed.
+    Errors,
+    /// Latency kept growing through the level (the last quarter over twice the first): a queue that never drains.
+    LatencyGrowing,
+}
+
+impl Saturation {
+    /// In words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::RateMissed => "the achieved rate fell behind the rate asked",
+            Self::Errors => "the error rate climbed above its limit",
+            Self::LatencyGrowing => "latency kept growing through the level",
+        }
+    }
 }
 
 /// Where the answer lies, given the sampling noise of the levels tried.
@@ -88,6 +116,12 @@ pub struct CapacityReport {
     pub interval: AnswerInterval,
     /// Every level, in the order tried.
     pub levels: Vec<CapacityLevel>,
+    /// The knee: the highest level before the first step on which latency (total p95) grew faster than
+    /// throughput, relatively; `null` when no step did (within the levels run).
+    #[serde(serialize_with = "whole_when_integral_or_null")]
+    pub knee: Option<f64>,
+    /// A listed sweep stopped before its last level because one was over-saturated.
+    pub stopped_early: bool,
     /// Requests sent in all, warm-ups included.
     pub requests_sent: u64,
     /// Wall time of the search, s.
