@@ -12,7 +12,7 @@ use crate::config::Settings;
 use crate::engine::HttpClient;
 use crate::guard::Guard;
 use crate::notify::WebhookSender;
-use crate::runs::{AbManager, RunManager};
+use crate::runs::{AbManager, RunManager, SweepManager};
 use crate::secrets::{SecretBox, TokenHasher};
 use crate::store::{Store, StoreError};
 
@@ -35,6 +35,8 @@ pub struct AppState {
     pub runs: RunManager,
     /// Spec Lab's A/B tests in progress.
     pub ab_tests: AbManager,
+    /// Sweeps and capacity searches in progress.
+    pub sweeps: SweepManager,
     /// Scheduled regression checks.
     pub guard: Guard,
     /// Sends the webhook outbox.

@@ -1,5 +1,5 @@
 //! Workspaces kept apart, proven with two wallets: wallet A makes one of everything (connector with a key, run,
-//! share link, set, schedule with a webhook, open alert, A/B test, API token); wallet B then calls every API
+//! share link, set, schedule with a webhook, open alert, A/B test, sweep, API token); wallet B then calls every API
 //! endpoint — with its session cookie, then with its API token — using A's ids, and opens A's pages and live
 //! events. B reads, changes, shares, runs, exports and deletes none of it, and afterwards A's data is as it was.
 //! The sweep must name every server function the app registers, so a new endpoint cannot skip it. On SQLite and
@@ -30,6 +30,7 @@ struct Owned {
     schedule: String,
     alert: String,
     ab_test: String,
+    sweep: String,
     token_id: String,
     token: String,
     share_token: String,
@@ -47,7 +48,9 @@ impl Owned {
             &self.schedule,
             &self.alert,
             &self.ab_test,
+            &self.sweep,
             &self.token_id,
+            "A-sweep",
             "A-endpoint",
             "A-set",
             "A-schedule",
@@ -75,6 +78,11 @@ fn schedule_input(set: &str, connector: &str) -> Value {
     json!({"name": "A-schedule", "setId": set, "connectorId": connector, "cadence": "15m",
            "notify": {"webhookUrl": "http://127.0.0.1:9/a-hook"},
            "thresholds": [{"metric": "p95_ms", "op": "pct_increase", "value": 20}]})
+}
+
+fn sweep_input(connector: &str) -> Value {
+    json!({"input": {"connectorId": connector, "title": "A-sweep", "prompts": ["x"], "requestsPerLevel": 2,
+                     "levels": {"kind": "listed", "axis": "concurrency", "levels": [1]}}})
 }
 
 fn connector_input(base_url: &str) -> Value {
@@ -111,6 +119,7 @@ async fn make_everything(app: &TestApp) -> (Owned, Vec<latency_guard::sim::SimHa
     let mut ab = ab;
     ab["input"]["candidateConnectorId"] = json!(second);
     let ab_test = id(&ok(app, &cookie, "speclab/ab/start", ab).await);
+    let sweep = id(&ok(app, &cookie, "sweeps/start", sweep_input(&connector)).await);
     let token = ok(app, &cookie, "tokens/create", json!({"input": {"name": "A-token"}})).await;
     let owned = Owned {
         connector,
@@ -120,6 +129,7 @@ async fn make_everything(app: &TestApp) -> (Owned, Vec<latency_guard::sim::SimHa
         schedule,
         alert,
         ab_test,
+        sweep,
         token_id: id(&token["view"]),
         token: token["token"].as_str().unwrap().to_string(),
         share_token,
@@ -214,6 +224,11 @@ fn sweep(a: &Owned) -> Vec<(&'static str, Value, Expect)> {
             NotFound,
         ),
         ("speclab/probe", json!({"id": conn}), NotFound),
+        ("sweeps/cancel", json!({"id": a.sweep}), NotFound),
+        ("sweeps/delete", json!({"id": a.sweep}), NotFound),
+        ("sweeps/get", json!({"id": a.sweep}), NotFound),
+        ("sweeps/list", json!({}), OwnOnly),
+        ("sweeps/start", sweep_input(conn), NotFound),
         ("tokens/create", json!({"input": {"name": "B-token"}}), TokenManagement(200)),
         ("tokens/list", json!({}), OwnOnly),
         ("tokens/revoke", json!({"id": a.token_id}), TokenManagement(404)),
@@ -269,6 +284,7 @@ async fn a_is_intact(app: &TestApp, a: &Owned) {
     assert_eq!(schedule["baseline"]["runId"], a.run.as_str());
     assert_eq!(ok(app, c, "guard/alerts/count", json!({})).await, json!(1), "A's alert is still open");
     assert_eq!(id(&ok(app, c, "speclab/ab/get", json!({"id": a.ab_test})).await["summary"]), a.ab_test);
+    assert_eq!(ok(app, c, "sweeps/get", json!({"id": a.sweep})).await["summary"]["title"], "A-sweep");
     let tokens = ok(app, c, "tokens/list", json!({})).await;
     assert_eq!((tokens.as_array().unwrap().len(), tokens[0]["state"].as_str()), (1, Some("active")));
     let shared = client()
@@ -337,6 +353,7 @@ async fn the_sweep_names_every_server_function_the_app_serves() {
         schedule: String::new(),
         alert: String::new(),
         ab_test: String::new(),
+        sweep: String::new(),
         token_id: String::new(),
         token: String::new(),
         share_token: String::new(),

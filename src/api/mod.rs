@@ -12,6 +12,7 @@ pub mod guard;
 pub mod runs;
 pub mod shares;
 pub mod speclab;
+pub mod sweeps;
 pub mod tokens;
 
 #[cfg(feature = "ssr")]

@@ -1,58 +1,9 @@
 //! Which levels a sweep runs: the levels a user listed (lowest first, stopping early once the endpoint is
 //! over-saturated), or a capacity search that picks each next level from the verdicts so far.
 
-use serde::{Deserialize, Serialize};
-
-use super::search::{Search, SearchSpace};
-use crate::model::LoadAxis;
+use super::search::Search;
+use crate::model::LevelPlan;
 use crate::report::CapacityLevel;
-
-/// The most levels a listed sweep runs.
-pub const MAX_LISTED_LEVELS: usize = 24;
-
-/// How a sweep picks its levels.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", tag = "kind")]
-pub enum LevelPlan {
-    /// These levels, run lowest first.
-    Listed {
-        /// Concurrency or rate.
-        axis: LoadAxis,
-        /// The levels.
-        levels: Vec<f64>,
-    },
-    /// A capacity search.
-    Search(SearchSpace),
-}
-
-impl LevelPlan {
-    /// The load varied.
-    pub fn axis(&self) -> LoadAxis {
-        match self {
-            Self::Listed { axis, .. } => *axis,
-            Self::Search(space) => space.axis,
-        }
-    }
-
-    /// Checks the levels; a listed plan comes back sorted without repeats.
-    pub fn validated(self) -> Result<Self, String> {
-        match self {
-            Self::Search(space) => space.validate().map(|()| Self::Search(space)),
-            Self::Listed { axis, mut levels } => {
-                if levels.is_empty() || levels.len() > MAX_LISTED_LEVELS {
-                    return Err(format!("list 1 to {MAX_LISTED_LEVELS} levels"));
-                }
-                for level in &levels {
-                    let space = SearchSpace { axis, min: *level, max: *level, resolution: 0.1 };
-                    space.validate().map_err(|e| format!("level {level}: {e}"))?;
-                }
-                levels.sort_by(f64::total_cmp);
-                levels.dedup();
-                Ok(Self::Listed { axis, levels })
-            }
-        }
-    }
-}
 
 /// Picks level after level.
 #[derive(Debug, Clone)]

@@ -14,8 +14,10 @@ pub use bootstrap::{bootstrap, BootLevel, Bootstrap, RESAMPLES};
 pub use judge::{figure_name, judge, passes, Criteria, Judgment, RequestFigures};
 pub use knee::knee;
 pub use level::{level_figures, LevelRun, GROWTH_LIMIT, MIN_ACHIEVED_SHARE};
-pub use levels::{highest_passing, LevelPlan, Picker, MAX_LISTED_LEVELS};
-pub use search::{Search, SearchSpace, DEFAULT_RESOLUTION};
+pub use levels::{highest_passing, Picker};
+pub use search::Search;
+
+pub use crate::model::{LevelPlan, SearchSpace, DEFAULT_RESOLUTION, MAX_LISTED_LEVELS};
 
 use crate::model::{LoadAxis, LoadMode, SloScope};
 use crate::report::{CapacityLevel, CapacityReport};
@@ -137,6 +139,25 @@ pub async fn sweep(
         runs.push(run);
     }
     Ok(report(spec, &picker, levels, &runs, started.elapsed().as_secs_f64()))
+}
+
+/// The report of the levels finished so far (while a sweep runs, or after it was cut short): answer, knee and
+/// notes, without the bootstrap interval (`resamples` 0), which needs every level's requests.
+pub fn progress_report(spec: &CapacitySpec, levels: &[CapacityLevel], wall_s: f64) -> CapacityReport {
+    CapacityReport {
+        axis: spec.levels.axis(),
+        slos: spec.criteria.slos.clone(),
+        max_error_rate: spec.criteria.max_error_rate,
+        answer: highest_passing(levels),
+        bounded: levels.iter().any(|l| !l.passed),
+        interval: crate::report::AnswerInterval { low: None, high: None, resamples: 0 },
+        knee: knee(levels),
+        stopped_early: false,
+        notes: notes(spec, levels),
+        requests_sent: levels.iter().map(|l| l.requests).sum(),
+        levels: levels.to_vec(),
+        wall_s,
+    }
 }
 
 /// The report of the levels run: answer, bootstrap interval, knee, notes.

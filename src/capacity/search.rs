@@ -4,48 +4,7 @@
 //! orders of magnitude). Each level costs a run, so the rule spends as few as it can: about log2(answer) levels to
 //! bracket and as many again to bisect.
 
-use crate::model::LoadAxis;
-
-/// The levels a search may try.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SearchSpace {
-    /// Concurrency (whole numbers) or rate.
-    pub axis: LoadAxis,
-    /// The first level tried; if it fails, nothing passes.
-    pub min: f64,
-    /// The highest level tried; if it passes, the answer is "at least this".
-    pub max: f64,
-    /// Rate only: stop when lowest failure / highest pass ≤ 1 + this (e.g. 0.1: within 10 %).
-    #[serde(default = "default_resolution")]
-    pub resolution: f64,
-}
-
-/// A rate search stops within 10 % unless told otherwise.
-pub const DEFAULT_RESOLUTION: f64 = 0.1;
-
-fn default_resolution() -> f64 {
-    DEFAULT_RESOLUTION
-}
-
-impl SearchSpace {
-    /// Checks the bounds: positive, min ≤ max, whole numbers for concurrency, a resolution in (0, 1].
-    pub fn validate(&self) -> Result<(), String> {
-        if !(self.min.is_finite() && self.max.is_finite() && self.min > 0.0) {
-            return Err("the lowest level must be a positive number".into());
-        }
-        if self.max < self.min {
-            return Err(format!("the highest level ({}) is below the lowest ({})", self.max, self.min));
-        }
-        if self.axis == LoadAxis::Concurrency && (self.min.fract() != 0.0 || self.max.fract() != 0.0) {
-            return Err("concurrency levels are whole numbers".into());
-        }
-        if self.axis == LoadAxis::Rate && !(self.resolution > 0.0 && self.resolution <= 1.0) {
-            return Err("the rate resolution must be above 0 and at most 1 (e.g. 0.1 for 10 %)".into());
-        }
-        Ok(())
-    }
-}
+use crate::model::{LoadAxis, SearchSpace};
 
 /// Where a search stands: the highest level that passed and the lowest that failed so far.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,4 +1,5 @@
-//! The load a capacity search or a sweep varies, and how its levels are written.
+//! The load a capacity search or a sweep varies, which levels it runs (listed, or a search space), and how
+//! levels are written.
 
 use serde::{Deserialize, Serialize};
 
@@ -28,6 +29,94 @@ impl LoadAxis {
 pub fn trim_number(value: f64) -> String {
     let text = format!("{value:.3}");
     text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// The levels a search may try.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchSpace {
+    /// Concurrency (whole numbers) or rate.
+    pub axis: LoadAxis,
+    /// The first level tried; if it fails, nothing passes.
+    pub min: f64,
+    /// The highest level tried; if it passes, the answer is "at least this".
+    pub max: f64,
+    /// Rate only: stop when lowest failure / highest pass ≤ 1 + this (e.g. 0.1: within 10 %).
+    #[serde(default = "default_resolution")]
+    pub resolution: f64,
+}
+
+/// A rate search stops within 10 % unless told otherwise.
+pub const DEFAULT_RESOLUTION: f64 = 0.1;
+
+fn default_resolution() -> f64 {
+    DEFAULT_RESOLUTION
+}
+
+impl SearchSpace {
+    /// Checks the bounds: positive, min ≤ max, whole numbers for concurrency, a resolution in (0, 1].
+    pub fn validate(&self) -> Result<(), String> {
+        if !(self.min.is_finite() && self.max.is_finite() && self.min > 0.0) {
+            return Err("the lowest level must be a positive number".into());
+        }
+        if self.max < self.min {
+            return Err(format!("the highest level ({}) is below the lowest ({})", self.max, self.min));
+        }
+        if self.axis == LoadAxis::Concurrency && (self.min.fract() != 0.0 || self.max.fract() != 0.0) {
+            return Err("concurrency levels are whole numbers".into());
+        }
+        if self.axis == LoadAxis::Rate && !(self.resolution > 0.0 && self.resolution <= 1.0) {
+            return Err("the rate resolution must be above 0 and at most 1 (e.g. 0.1 for 10 %)".into());
+        }
+        Ok(())
+    }
+}
+
+/// The most levels a listed sweep runs.
+pub const MAX_LISTED_LEVELS: usize = 24;
+
+/// How a sweep picks its levels.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum LevelPlan {
+    /// These levels, run lowest first.
+    Listed {
+        /// Concurrency or rate.
+        axis: LoadAxis,
+        /// The levels.
+        levels: Vec<f64>,
+    },
+    /// A capacity search.
+    Search(SearchSpace),
+}
+
+impl LevelPlan {
+    /// The load varied.
+    pub fn axis(&self) -> LoadAxis {
+        match self {
+            Self::Listed { axis, .. } => *axis,
+            Self::Search(space) => space.axis,
+        }
+    }
+
+    /// Checks the levels; a listed plan comes back sorted without repeats.
+    pub fn validated(self) -> Result<Self, String> {
+        match self {
+            Self::Search(space) => space.validate().map(|()| Self::Search(space)),
+            Self::Listed { axis, mut levels } => {
+                if levels.is_empty() || levels.len() > MAX_LISTED_LEVELS {
+                    return Err(format!("list 1 to {MAX_LISTED_LEVELS} levels"));
+                }
+                for level in &levels {
+                    let space = SearchSpace { axis, min: *level, max: *level, resolution: 0.1 };
+                    space.validate().map_err(|e| format!("level {level}: {e}"))?;
+                }
+                levels.sort_by(f64::total_cmp);
+                levels.dedup();
+                Ok(Self::Listed { axis, levels })
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -73,3 +73,7 @@ typed_id!(
     /// Identifies one API token (not its secret).
     ApiTokenId
 );
+typed_id!(
+    /// Identifies one sweep (a series of runs over load levels, or a capacity search).
+    SweepId
+);

@@ -49,6 +49,7 @@ mod schedule_detail;
 pub(crate) mod siwe_message;
 mod slo;
 mod speclab;
+mod sweep;
 mod text;
 mod time;
 
@@ -58,7 +59,7 @@ pub use api_token::{
     ApiTokenInput, ApiTokenState, ApiTokenView, NewApiToken, API_TOKEN_PREFIX, MAX_TOKEN_DAYS, MAX_TOKEN_NAME_CHARS,
 };
 pub use benchmark_set::{BenchmarkSet, BenchmarkSetInput, SetPrompt, ADVISED_MIN_PROMPTS, MAX_SET_PROMPTS};
-pub use capacity::{trim_number, LoadAxis};
+pub use capacity::{trim_number, LevelPlan, LoadAxis, SearchSpace, DEFAULT_RESOLUTION, MAX_LISTED_LEVELS};
 pub use checked::Checked;
 pub use connection_test::{ConnectionTestResult, TestTarget, BODY_PREVIEW_CHARS};
 pub use connector::{BaseUrl, Connector, ConnectorInput, HeaderView, KeyChange, ModelName, Price, ValidConnector};
@@ -74,7 +75,7 @@ pub use guard_records::{
 pub use guard_states::{EvaluationStatus, Trigger};
 pub use headers::{is_credential_header, is_credential_query_name, HeaderName, HeaderSet, HeaderValueChange};
 pub use ids::{
-    AbTestId, AlertId, ApiTokenId, BaselineId, BenchmarkSetId, ConnectorId, EvaluationId, RunId, ScheduleId,
+    AbTestId, AlertId, ApiTokenId, BaselineId, BenchmarkSetId, ConnectorId, EvaluationId, RunId, ScheduleId, SweepId,
     WorkspaceId,
 };
 pub use iteration::{cost_usd, row_prompt, IterationRecord, ROW_PROMPT_CHARS};
@@ -93,6 +94,7 @@ pub use speclab::{
     ProbeReport, ProbedPath, ServerKind, ServerLatency, ServerMetrics, ServerSample, SpecCounters, SpecOutcome,
     SpecWindow, Speculation, WindowError, MAX_SERVER_SAMPLES, PROCESS_START,
 };
+pub use sweep::{SweepInput, SweepPlan, SweepSummary, MAX_SWEEP_REQUESTS_PER_LEVEL};
 pub use text::{display_name, is_one_email_address, prompt_text};
 pub use time::{iso8601_utc, utc_minute, utc_second};
 

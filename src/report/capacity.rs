@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-use crate::model::{LoadAxis, RunId, Slo};
+use crate::model::{LoadAxis, RunId, Slo, SweepPlan, SweepSummary};
 use crate::stats::Percentiles;
 
 /// One load level a search tried: a run of its own, judged against the objectives.
@@ -57,6 +57,18 @@ pub struct CapacityLevel {
     /// The stored run of this level, when the search ran on a server.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_id: Option<RunId>,
+}
+
+/// A sweep as its page shows it: progress while it runs, the levels so far, the answer once it ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SweepView {
+    /// Title, connector, status and levels done.
+    pub summary: SweepSummary,
+    /// What it runs.
+    pub plan: SweepPlan,
+    /// The report so far (`None` before the first level ends).
+    pub report: Option<CapacityReport>,
 }
 
 /// How over-saturation showed at a level.

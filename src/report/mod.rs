@@ -18,7 +18,7 @@ pub use ab::{
     acceptance_text, verdict, AbCell, AbEndpoint, AbMetric, AbReport, AbTestView, Acceptance, AcceptanceSource,
     ArmFigures, MetricDelta, Verdict, VerdictKind, ALPHA,
 };
-pub use capacity::{AnswerInterval, CapacityLevel, CapacityReport, Saturation};
+pub use capacity::{AnswerInterval, CapacityLevel, CapacityReport, Saturation, SweepView};
 pub use cards::{stat_cards, StatCard};
 #[cfg(feature = "ssr")]
 pub use compare::compare;

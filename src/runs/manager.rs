@@ -94,8 +94,24 @@ impl RunManager {
     /// Validates `input`, records the run and drives it to its end (Guard's scheduled runs); the run is live on
     /// its page meanwhile like any other. Returns the run as it ended.
     pub async fn run_to_end(&self, workspace: WorkspaceId, input: RunPlanInput) -> Result<RunView, StartError> {
+        self.run_to_end_unless(workspace, input, &CancellationToken::new()).await
+    }
+
+    /// [`Self::run_to_end`], cancelled (what was measured is kept) when `stop` is: a sweep's level.
+    pub async fn run_to_end_unless(
+        &self,
+        workspace: WorkspaceId,
+        input: RunPlanInput,
+        stop: &CancellationToken,
+    ) -> Result<RunView, StartError> {
         let (view, target, live) = self.record(workspace, input).await?;
+        let (stop, cancel_run) = (stop.clone(), live.cancel.clone());
+        let link = tokio::spawn(async move {
+            stop.cancelled().await;
+            cancel_run.cancel();
+        });
         self.execute(view.clone(), target, live).await;
+        link.abort();
         self.live_runs().remove(&view.id);
         Ok(self.store.get_run(workspace, view.id).await?)
     }

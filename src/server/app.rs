@@ -13,7 +13,7 @@ use crate::engine::HttpClient;
 use crate::guard::{Guard, GuardOptions};
 use crate::model::{BaseUrl, ConnectorInput, ValidationError};
 use crate::notify::{AllowList, MailError, Mailer, WebhookSender};
-use crate::runs::{AbManager, RunManager};
+use crate::runs::{AbManager, RunManager, SweepManager};
 use crate::secrets::{SecretBox, TokenHasher};
 use crate::sim::{SimConfig, SimHandle};
 use crate::state::AppState;
@@ -115,6 +115,7 @@ impl Application {
         });
         let maintenance = tokio::spawn(self.state.runs.clone().maintain(self.state.settings.run_heartbeat));
         let ab_maintenance = tokio::spawn(self.state.ab_tests.clone().maintain(self.state.settings.run_heartbeat));
+        let sweep_maintenance = tokio::spawn(self.state.sweeps.clone().maintain(self.state.settings.run_heartbeat));
         let ticking = self
             .state
             .settings
@@ -127,6 +128,7 @@ impl Application {
         let result = axum::serve(listener, app).with_graceful_shutdown(shutdown_signal()).await;
         maintenance.abort();
         ab_maintenance.abort();
+        sweep_maintenance.abort();
         webhooks.abort();
         if let Some(mail) = mail {
             mail.abort();
@@ -156,6 +158,7 @@ pub async fn build_state(settings: Settings, clock: Arc<dyn Clock>) -> Result<Ap
     let http = HttpClient::new()?;
     let runs = RunManager::new(store.clone(), sealer.clone(), http.clone(), Arc::clone(&clock));
     let ab_tests = AbManager::new(store.clone(), sealer.clone(), http.clone(), Arc::clone(&clock));
+    let sweeps = SweepManager::new(store.clone(), runs.clone(), Arc::clone(&clock));
     let guard_options = GuardOptions {
         limit: settings.guard_tick_limit,
         parallelism: settings.guard_tick_parallelism,
@@ -176,6 +179,7 @@ pub async fn build_state(settings: Settings, clock: Arc<dyn Clock>) -> Result<Ap
         webhooks: WebhookSender::new(store.clone(), sealer.clone(), Arc::clone(&clock), allow),
         runs,
         ab_tests,
+        sweeps,
         store,
         clock,
         sealer,
@@ -200,14 +204,15 @@ async fn seed(state: &AppState, simulator: Option<&SimHandle>) -> Result<Option<
         Backend::Postgres => crate::runs::orphaned_before(now, state.settings.run_heartbeat),
     };
     let interrupted = state.store.interrupt_orphaned_runs(silent_since, now).await?
-        + state.store.interrupt_orphaned_ab_tests(silent_since, now).await?;
+        + state.store.interrupt_orphaned_ab_tests(silent_since, now).await?
+        + state.store.interrupt_orphaned_sweeps(silent_since, now).await?;
     if state.store.backend() == Backend::Sqlite {
         state.guard.fail_abandoned(i64::MAX).await?;
     }
     if interrupted > 0 {
         tracing::warn!(
             interrupted,
-            "runs or A/B tests were still running when their server process stopped; marked interrupted"
+            "runs, A/B tests or sweeps were still running when their server process stopped; marked interrupted"
         );
     }
     let purged = state.store.purge_expired_auth(now).await?;

@@ -16,6 +16,7 @@ mod schedules;
 mod sessions;
 mod shares;
 mod siwe_nonces;
+mod sweeps;
 mod workspaces;
 
 pub use ab_tests::{NewAbTest, AB_TEST_LIST_LIMIT};
@@ -29,6 +30,7 @@ pub use schedules::Claim;
 pub use sessions::SessionRecord;
 pub use shares::ShareRecord;
 pub use siwe_nonces::NonceUse;
+pub use sweeps::{NewSweep, SWEEP_LIST_LIMIT};
 pub use workspaces::{Workspace, LOCAL_OWNER};
 
 use sqlx::any::{AnyPoolOptions, AnyRow};

@@ -1,0 +1,205 @@
+//! Sweeps end to end in the server: validate the plan, record the sweep, and drive it in the background — each
+//! level a regular run (stored, live on its page, listed with the others) judged by `capacity`; after every level
+//! the report so far is written, so the sweep's page fills in as it goes. Cancelling stops the level running and
+//! keeps the levels done. Replicas share sweeps as they share runs: a cancel reaches the driving process through
+//! the database, and a sweep whose process went silent is marked interrupted.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::manager::{every, orphaned_before, while_reachable, RunManager, StartError};
+use crate::capacity::{progress_report, sweep, CapacitySpec, Criteria, LevelRun, LevelRunner, SearchEvent};
+use crate::clock::Clock;
+use crate::model::{LoadMode, RunPlanInput, RunStatus, SweepId, SweepInput, SweepPlan, SweepSummary, WorkspaceId};
+use crate::report::CapacityLevel;
+use crate::store::{NewSweep, Store, StoreError};
+
+/// Starts, cancels and looks after sweeps. Cheap to clone.
+#[derive(Clone)]
+pub struct SweepManager {
+    store: Store,
+    runs: RunManager,
+    clock: Arc<dyn Clock>,
+    live: Arc<Mutex<HashMap<SweepId, (WorkspaceId, CancellationToken)>>>,
+    /// This process, as recorded in the sweeps it drives.
+    instance: Arc<str>,
+}
+
+/// The capacity spec of a plan.
+fn spec_of(plan: &SweepPlan) -> CapacitySpec {
+    CapacitySpec {
+        levels: plan.levels.clone(),
+        criteria: Criteria { slos: plan.slos.clone(), max_error_rate: plan.max_error_rate },
+        requests_per_level: plan.requests_per_level,
+        max_in_flight: plan.max_in_flight,
+        poisson: plan.poisson,
+    }
+}
+
+/// Runs each level as a stored run of the sweep's workspace.
+struct StoredLevels {
+    runs: RunManager,
+    store: Store,
+    workspace: WorkspaceId,
+    title: String,
+    template: RunPlanInput,
+    stop: CancellationToken,
+}
+
+impl LevelRunner for StoredLevels {
+    async fn run_level(&mut self, mode: LoadMode, requests: u32, warmup: u32) -> Result<LevelRun, String> {
+        if self.stop.is_cancelled() {
+            return Err("cancelled".into());
+        }
+        let axis_level = match mode {
+            LoadMode::Closed { concurrency } => format!("{concurrency} in flight"),
+            LoadMode::Open { rate_per_second, .. } => format!("{} req/s", crate::model::trim_number(rate_per_second)),
+        };
+        let prompts = self.template.prompts.len().max(1) as u32;
+        let input = RunPlanInput {
+            title: Some(format!("{} · {axis_level}", self.title).chars().take(200).collect()),
+            mode,
+            iterations: requests.div_ceil(prompts),
+            warmup,
+            ..self.template.clone()
+        };
+        let started = Instant::now();
+        let run = self.runs.run_to_end_unless(self.workspace, input, &self.stop).await.map_err(|e| e.to_string())?;
+        if self.stop.is_cancelled() {
+            return Err("cancelled".into());
+        }
+        if let Some(failure) = run.failure {
+            return Err(format!("the run of {axis_level} failed: {failure}"));
+        }
+        let records = self.store.run_iterations(self.workspace, run.id).await.map_err(|e| e.to_string())?;
+        Ok(LevelRun { records, wall_s: started.elapsed().as_secs_f64(), run_id: Some(run.id) })
+    }
+}
+
+impl SweepManager {
+    /// A manager over the shared store, run manager and clock, with a new random instance name.
+    pub fn new(store: Store, runs: RunManager, clock: Arc<dyn Clock>) -> Self {
+        let instance = uuid::Uuid::new_v4().to_string().into();
+        Self { store, runs, clock, live: Arc::default(), instance }
+    }
+
+    fn live_sweeps(&self) -> std::sync::MutexGuard<'_, HashMap<SweepId, (WorkspaceId, CancellationToken)>> {
+        // Single inserts and removes: a panic while holding the lock cannot leave the map inconsistent.
+        self.live.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Validates `input` against its connector, records the sweep and starts it in the background.
+    pub async fn start(&self, workspace: WorkspaceId, input: SweepInput) -> Result<SweepSummary, StartError> {
+        let connector = self.store.get_connector(workspace, input.connector_id).await?;
+        let plan = input.validate(&connector.model)?;
+        let id = SweepId::new_random();
+        let sweep = NewSweep {
+            id,
+            plan: &plan,
+            connector: (input.connector_id, connector.name.as_str()),
+            owner: &self.instance,
+        };
+        let summary = self.store.create_sweep(workspace, &sweep, self.clock.now_ms()).await?;
+        let cancel = CancellationToken::new();
+        self.live_sweeps().insert(id, (workspace, cancel.clone()));
+        let manager = self.clone();
+        tokio::spawn(async move {
+            manager.drive(workspace, id, plan, cancel).await;
+            manager.live_sweeps().remove(&id);
+        });
+        Ok(summary)
+    }
+
+    async fn drive(&self, workspace: WorkspaceId, id: SweepId, plan: SweepPlan, cancel: CancellationToken) {
+        let spec = spec_of(&plan);
+        // Each finished level is written at once, from a task of its own (the event callback cannot wait).
+        let (events, mut received) = mpsc::unbounded_channel::<CapacityLevel>();
+        let writer = tokio::spawn({
+            let (store, clock, spec) = (self.store.clone(), Arc::clone(&self.clock), spec.clone());
+            let started = Instant::now();
+            async move {
+                let mut levels = Vec::new();
+                while let Some(level) = received.recv().await {
+                    levels.push(level);
+                    let report = progress_report(&spec, &levels, started.elapsed().as_secs_f64());
+                    if let Err(e) = store.set_sweep_progress(id, &report, clock.now_ms()).await {
+                        tracing::warn!(sweep = %id, error = %e, "writing the sweep's progress failed");
+                    }
+                }
+            }
+        });
+        let mut runner = StoredLevels {
+            runs: self.runs.clone(),
+            store: self.store.clone(),
+            workspace,
+            title: plan.title.clone(),
+            template: plan.template.clone(),
+            stop: cancel.clone(),
+        };
+        let outcome = sweep(&mut runner, &spec, |event| {
+            if let SearchEvent::Finished(level) = event {
+                let _ = events.send(*level);
+            }
+        })
+        .await;
+        drop(events);
+        let _ = writer.await;
+        let now = self.clock.now_ms();
+        let (status, report, failure) = match outcome {
+            Ok(report) => (RunStatus::Completed, Some(report), None),
+            Err(_) if cancel.is_cancelled() => (RunStatus::Cancelled, None, None),
+            Err(why) => (RunStatus::Failed, None, Some(why)),
+        };
+        let stored =
+            while_reachable(|| self.store.finish_sweep(id, status, report.as_ref(), failure.as_deref(), now)).await;
+        if let Err(e) = stored {
+            tracing::error!(sweep = %id, error = %e, "storing the sweep's report failed");
+            let failure = "the report could not be stored; see the server log";
+            let _ = self.store.finish_sweep(id, RunStatus::Failed, None, Some(failure), now).await;
+        }
+        tracing::info!(sweep = %id, status = status.as_str(), "sweep finished");
+    }
+
+    /// Asks a running sweep of `workspace` to stop (the levels done are kept): at once when this process drives
+    /// it, otherwise through the database. `false` when it is not running.
+    pub async fn cancel(&self, workspace: WorkspaceId, id: SweepId) -> Result<bool, StoreError> {
+        let here = self.live_sweeps().get(&id).filter(|(owner, _)| *owner == workspace).map(|(_, c)| c.clone());
+        match here {
+            Some(cancel) => {
+                cancel.cancel();
+                Ok(true)
+            }
+            None => self.store.request_sweep_cancel(workspace, id).await,
+        }
+    }
+
+    /// Every `heartbeat`: renews this process's sweeps, stops those cancelled through another process, and marks
+    /// interrupted the sweeps of processes silent for several heartbeats. Runs until the process ends.
+    pub async fn maintain(self, heartbeat: Duration) {
+        every(heartbeat, || self.maintain_once(heartbeat)).await;
+    }
+
+    /// One round of [`Self::maintain`].
+    pub async fn maintain_once(&self, heartbeat: Duration) {
+        let now = self.clock.now_ms();
+        match self.store.heartbeat_sweeps(&self.instance, now).await {
+            Ok(cancelled) => {
+                let live = self.live_sweeps();
+                for id in cancelled {
+                    if let Some((_, cancel)) = live.get(&id) {
+                        cancel.cancel();
+                    }
+                }
+            }
+            Err(e) => tracing::error!(error = %e, "renewing the heartbeat of running sweeps failed"),
+        }
+        match self.store.interrupt_orphaned_sweeps(orphaned_before(now, heartbeat), now).await {
+            Ok(0) => {}
+            Ok(n) => tracing::warn!(interrupted = n, "sweeps whose server process went silent were interrupted"),
+            Err(e) => tracing::error!(error = %e, "looking for orphaned sweeps failed"),
+        }
+    }
+}

@@ -1,0 +1,219 @@
+//! Sweeps: the row a sweep keeps while it runs (levels done, the report so far, its process's heartbeat, a cancel
+//! asked through another replica) and the report it ends with.
+
+use sqlx::any::AnyRow;
+use sqlx::Row;
+
+use super::workspaces::parse_id;
+use super::{found, from_json, spelled, to_json, Store, StoreError};
+use crate::model::{ConnectorId, LoadAxis, RunStatus, SweepId, SweepPlan, SweepSummary, WorkspaceId};
+use crate::report::CapacityReport;
+
+const SUMMARY_COLUMNS: &str =
+    "id, title, connector_name, axis, status, done_levels, report, failure, created_at, finished_at";
+
+/// What a new sweep records.
+#[derive(Debug, Clone)]
+pub struct NewSweep<'a> {
+    /// Its id.
+    pub id: SweepId,
+    /// The validated plan.
+    pub plan: &'a SweepPlan,
+    /// The connector, with its name.
+    pub connector: (ConnectorId, &'a str),
+    /// The process that drives it.
+    pub owner: &'a str,
+}
+
+/// The most sweeps a list shows.
+pub const SWEEP_LIST_LIMIT: i64 = 100;
+
+impl Store {
+    /// Records a new sweep of `workspace`, running.
+    pub async fn create_sweep(
+        &self,
+        workspace: WorkspaceId,
+        sweep: &NewSweep<'_>,
+        now_ms: i64,
+    ) -> Result<SweepSummary, StoreError> {
+        sqlx::query(
+            "INSERT INTO sweeps (id, workspace_id, connector_id, connector_name, title, axis, plan, status, owner, \
+             heartbeat_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)",
+        )
+        .bind(sweep.id.to_string())
+        .bind(workspace.to_string())
+        .bind(sweep.connector.0.to_string())
+        .bind(sweep.connector.1)
+        .bind(&sweep.plan.title)
+        .bind(sweep.plan.levels.axis().as_str())
+        .bind(to_json(sweep.plan)?)
+        .bind(RunStatus::Running.as_str())
+        .bind(sweep.owner)
+        .bind(now_ms)
+        .execute(&self.pool)
+        .await?;
+        self.sweep(workspace, sweep.id).await
+    }
+
+    /// Records a running sweep's levels so far (and that its process is alive).
+    pub async fn set_sweep_progress(
+        &self,
+        id: SweepId,
+        report: &CapacityReport,
+        now_ms: i64,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE sweeps SET done_levels = $1, report = $2, heartbeat_at = $3 WHERE id = $4 AND status = 'running'",
+        )
+        .bind(i64::try_from(report.levels.len()).unwrap_or(i64::MAX))
+        .bind(to_json(report)?)
+        .bind(now_ms)
+        .bind(id.to_string())
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Ends a running sweep with `status`, its report (the levels measured, even when cut short; `None` keeps the
+    /// last progress report) and why it failed.
+    pub async fn finish_sweep(
+        &self,
+        id: SweepId,
+        status: RunStatus,
+        report: Option<&CapacityReport>,
+        failure: Option<&str>,
+        now_ms: i64,
+    ) -> Result<(), StoreError> {
+        match report {
+            Some(report) => {
+                sqlx::query(
+                    "UPDATE sweeps SET status = $1, report = $2, done_levels = $3, failure = $4, finished_at = $5 \
+                     WHERE id = $6 AND status = 'running'",
+                )
+                .bind(status.as_str())
+                .bind(to_json(report)?)
+                .bind(i64::try_from(report.levels.len()).unwrap_or(i64::MAX))
+                .bind(failure)
+                .bind(now_ms)
+                .bind(id.to_string())
+                .execute(&self.pool)
+                .await?;
+            }
+            None => {
+                sqlx::query(
+                    "UPDATE sweeps SET status = $1, failure = $2, finished_at = $3 WHERE id = $4 AND status = 'running'",
+                )
+                .bind(status.as_str())
+                .bind(failure)
+                .bind(now_ms)
+                .bind(id.to_string())
+                .execute(&self.pool)
+                .await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A sweep of `workspace`, as lists show it.
+    pub async fn sweep(&self, workspace: WorkspaceId, id: SweepId) -> Result<SweepSummary, StoreError> {
+        let row = sqlx::query(&format!("SELECT {SUMMARY_COLUMNS} FROM sweeps WHERE id = $1 AND workspace_id = $2"))
+            .bind(id.to_string())
+            .bind(workspace.to_string())
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        summary_from_row(&row)
+    }
+
+    /// A sweep of `workspace` with its plan and its report so far (`None` before its first level ends).
+    pub async fn sweep_report(
+        &self,
+        workspace: WorkspaceId,
+        id: SweepId,
+    ) -> Result<(SweepSummary, SweepPlan, Option<CapacityReport>), StoreError> {
+        let row =
+            sqlx::query(&format!("SELECT {SUMMARY_COLUMNS}, plan FROM sweeps WHERE id = $1 AND workspace_id = $2"))
+                .bind(id.to_string())
+                .bind(workspace.to_string())
+                .fetch_optional(&self.pool)
+                .await?
+                .ok_or(StoreError::NotFound)?;
+        let report = row.try_get::<Option<String>, _>("report")?.map(|text| from_json(&text)).transpose()?;
+        Ok((summary_from_row(&row)?, from_json(&row.try_get::<String, _>("plan")?)?, report))
+    }
+
+    /// The newest sweeps of `workspace` first, at most [`SWEEP_LIST_LIMIT`].
+    pub async fn list_sweeps(&self, workspace: WorkspaceId) -> Result<Vec<SweepSummary>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {SUMMARY_COLUMNS} FROM sweeps WHERE workspace_id = $1 ORDER BY created_at DESC, id LIMIT $2"
+        ))
+        .bind(workspace.to_string())
+        .bind(SWEEP_LIST_LIMIT)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(summary_from_row).collect()
+    }
+
+    /// Asks whichever process drives a running sweep of `workspace` to stop it; `false` when it is not running.
+    pub async fn request_sweep_cancel(&self, workspace: WorkspaceId, id: SweepId) -> Result<bool, StoreError> {
+        self.sweep(workspace, id).await?;
+        let flagged = sqlx::query(
+            "UPDATE sweeps SET cancel_requested = 1 WHERE id = $1 AND workspace_id = $2 AND status = 'running'",
+        )
+        .bind(id.to_string())
+        .bind(workspace.to_string())
+        .execute(&self.pool)
+        .await?
+        .rows_affected();
+        Ok(flagged > 0)
+    }
+
+    /// Renews the heartbeat of `owner`'s running sweeps; returns those a cancel was asked of.
+    pub async fn heartbeat_sweeps(&self, owner: &str, now_ms: i64) -> Result<Vec<SweepId>, StoreError> {
+        self.heartbeat_owned("sweeps", owner, now_ms).await
+    }
+
+    /// Marks `interrupted` every running sweep whose process has been silent since `silent_since_ms`.
+    pub async fn interrupt_orphaned_sweeps(&self, silent_since_ms: i64, now_ms: i64) -> Result<u64, StoreError> {
+        Ok(sqlx::query(
+            "UPDATE sweeps SET status = 'interrupted', finished_at = $1 WHERE status = 'running' AND heartbeat_at < $2",
+        )
+        .bind(now_ms)
+        .bind(silent_since_ms)
+        .execute(&self.pool)
+        .await?
+        .rows_affected())
+    }
+
+    /// Deletes a finished sweep of `workspace` (its levels' runs stay); `Ok(false)` while it runs.
+    pub async fn delete_sweep(&self, workspace: WorkspaceId, id: SweepId) -> Result<bool, StoreError> {
+        if self.sweep(workspace, id).await?.status == RunStatus::Running {
+            return Ok(false);
+        }
+        let deleted = sqlx::query("DELETE FROM sweeps WHERE id = $1 AND workspace_id = $2 AND status <> 'running'")
+            .bind(id.to_string())
+            .bind(workspace.to_string())
+            .execute(&self.pool)
+            .await?
+            .rows_affected();
+        found(deleted).map(|()| true)
+    }
+}
+
+fn summary_from_row(row: &AnyRow) -> Result<SweepSummary, StoreError> {
+    let report: Option<CapacityReport> =
+        row.try_get::<Option<String>, _>("report")?.map(|text| from_json(&text)).transpose()?;
+    let done = row.try_get::<i64, _>("done_levels")?;
+    Ok(SweepSummary {
+        id: parse_id(&row.try_get::<String, _>("id")?)?,
+        title: row.try_get("title")?,
+        connector_name: row.try_get("connector_name")?,
+        axis: spelled(row, "axis", LoadAxis::parse)?,
+        status: spelled(row, "status", RunStatus::parse)?,
+        done_levels: u32::try_from(done).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+        answer: report.and_then(|r| r.answer),
+        failure: row.try_get("failure")?,
+        created_at_ms: row.try_get("created_at")?,
+        finished_at_ms: row.try_get("finished_at")?,
+    })
+}

@@ -1,0 +1,173 @@
+//! Sweeps through the API, as the browser starts them: each level a stored run, the report filling in as levels
+//! end, the known knee and capacity of the simulator's 4-slot model found, an over-saturated level stopping a
+//! listed sweep, a cancel keeping the levels done. On SQLite and PostgreSQL.
+#![cfg(feature = "ssr")]
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a failing test should panic loudly")]
+
+mod common;
+
+use common::{on_both, TestApp};
+use latency_guard::sim::{spawn_local, Delay, SimConfig, SimHandle};
+use serde_json::{json, Value};
+use std::time::Duration;
+
+/// 4 slots, each response ~30 ms (10 ms to the first token, 10 gaps of 2 ms): capacity under `ttft_p95_ms<=25`
+/// is 4 in flight, about 133 requests per second.
+async fn four_slots() -> SimHandle {
+    spawn_local(SimConfig {
+        ttft: Delay::Fixed(Duration::from_millis(10)),
+        itl: Delay::Fixed(Duration::from_millis(2)),
+        tokens: 11,
+        slots: Some(4),
+        ..Default::default()
+    })
+    .await
+    .unwrap()
+}
+
+async fn ok(app: &TestApp, cookie: &str, path: &str, body: Value) -> Value {
+    let (status, text) = app.call(path, body, Some(cookie)).await;
+    assert_eq!(status, 200, "{path}: {text}");
+    serde_json::from_str(&text).unwrap()
+}
+
+async fn connector(app: &TestApp, cookie: &str, sim: &SimHandle) -> String {
+    let input = json!({"name": "slots", "baseUrl": sim.base_url(), "model": "sim-model"});
+    ok(app, cookie, "connectors/create", json!({"input": input})).await["id"].as_str().unwrap().to_string()
+}
+
+/// Polls until the sweep ends; returns its view.
+async fn ended(app: &TestApp, cookie: &str, id: &str) -> Value {
+    for _ in 0..600 {
+        let view = ok(app, cookie, "sweeps/get", json!({"id": id})).await;
+        if view["summary"]["status"] != "running" {
+            return view;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the sweep did not end");
+}
+
+fn levels(view: &Value) -> Vec<(f64, bool)> {
+    view["report"]["levels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (l["level"].as_f64().unwrap(), l["passed"] == true))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_listed_sweep_runs_each_level_as_a_run_and_finds_the_knee() {
+    on_both(|app| async move {
+        let sim = four_slots().await;
+        let (_, cookie) = app.session_for("sweeper").await;
+        let conn = connector(&app, &cookie, &sim).await;
+        let input = json!({"connectorId": conn, "prompts": ["hi"], "slos": ["ttft_p95_ms<=25"], "requestsPerLevel": 40,
+                           "levels": {"kind": "listed", "axis": "concurrency", "levels": [8, 1, 2, 4]}});
+        let started = ok(&app, &cookie, "sweeps/start", json!({"input": input})).await;
+        assert_eq!(
+            (started["status"].as_str(), started["title"].as_str()),
+            (Some("running"), Some("concurrency sweep on sim-model"))
+        );
+        let view = ended(&app, &cookie, started["id"].as_str().unwrap()).await;
+        assert_eq!(view["summary"]["status"], "completed", "{view}");
+        assert_eq!(levels(&view), [(1.0, true), (2.0, true), (4.0, true), (8.0, false)], "lowest first");
+        let report = &view["report"];
+        assert_eq!((report["answer"].as_f64(), report["knee"].as_f64()), (Some(4.0), Some(4.0)), "{report}");
+        assert_eq!(report["interval"]["resamples"], 1000);
+        assert_eq!(view["summary"]["doneLevels"], 4);
+        assert_eq!(view["summary"]["answer"], 4.0);
+        // Each level is a stored run of the workspace, with its own report.
+        for level in report["levels"].as_array().unwrap() {
+            let run = ok(&app, &cookie, "runs/report", json!({"id": level["runId"]})).await;
+            let n = level["level"].as_f64().unwrap();
+            assert!(
+                run["run"]["title"].as_str().unwrap().ends_with(&format!("· {n} in flight")),
+                "{}",
+                run["run"]["title"]
+            );
+            assert_eq!(run["summary"]["measured"], 40);
+            assert_eq!(run["run"]["plan"]["mode"]["concurrency"].as_f64(), Some(n));
+        }
+        let listed = ok(&app, &cookie, "sweeps/list", json!({})).await;
+        assert_eq!(listed[0]["id"], started["id"]);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_search_finds_the_capacity_and_bad_input_is_refused_in_words() {
+    on_both(|app| async move {
+        let sim = four_slots().await;
+        let (_, cookie) = app.session_for("searcher").await;
+        let conn = connector(&app, &cookie, &sim).await;
+        let search = json!({"kind": "search", "axis": "concurrency", "min": 1, "max": 16});
+        let input = json!({"connectorId": conn, "prompts": ["hi"], "slos": ["ttft_p95_ms<=25"], "requestsPerLevel": 40,
+                           "levels": search});
+        let started = ok(&app, &cookie, "sweeps/start", json!({"input": input})).await;
+        let view = ended(&app, &cookie, started["id"].as_str().unwrap()).await;
+        assert_eq!(view["report"]["answer"], 4, "{view}");
+        assert_eq!(levels(&view), [(1.0, true), (2.0, true), (4.0, true), (8.0, false), (6.0, false), (5.0, false)]);
+
+        let refused = [
+            (json!({"connectorId": conn, "prompts": ["hi"], "levels": search}), "slos"),
+            (json!({"connectorId": conn, "prompts": ["hi"], "levels": {"kind": "listed", "axis": "concurrency", "levels": [1.5]}}), "levels"),
+            (json!({"connectorId": conn, "prompts": [], "levels": {"kind": "listed", "axis": "rate", "levels": [2]}}), "prompts"),
+            (json!({"connectorId": conn, "prompts": ["hi"], "maxErrorRate": 3, "levels": {"kind": "listed", "axis": "rate", "levels": [2]}}), "maxErrorRate"),
+        ];
+        for (input, field) in refused {
+            let (status, text) = app.call("sweeps/start", json!({"input": input}), Some(&cookie)).await;
+            assert_eq!(status, 400, "{text}");
+            assert!(text.contains(field), "{field}: {text}");
+        }
+        assert_eq!(ok(&app, &cookie, "sweeps/list", json!({})).await.as_array().unwrap().len(), 1, "nothing stored");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn an_over_saturated_level_stops_a_listed_sweep_and_a_cancel_keeps_the_levels_done() {
+    on_both(|app| async move {
+        let sim = four_slots().await;
+        let (_, cookie) = app.session_for("saturator").await;
+        let conn = connector(&app, &cookie, &sim).await;
+        // 400 req/s into ~133 req/s of capacity: the queue grows through the level; 800 is never tried.
+        let input = json!({"connectorId": conn, "prompts": ["hi"], "requestsPerLevel": 80,
+                           "levels": {"kind": "listed", "axis": "rate", "levels": [50, 400, 800]}});
+        let started = ok(&app, &cookie, "sweeps/start", json!({"input": input})).await;
+        let view = ended(&app, &cookie, started["id"].as_str().unwrap()).await;
+        let report = &view["report"];
+        assert_eq!(levels(&view).len(), 2, "stopped after the saturated level: {report}");
+        assert_eq!(report["stoppedEarly"], true);
+        let saturated = &report["levels"][1];
+        assert!(saturated["saturation"].is_string(), "{saturated}");
+        assert_eq!(saturated["passed"], false, "{saturated}");
+        assert!(report["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().starts_with("Stopped early after 400 req/s")));
+
+        // A slow endpoint: cancel once the first level is done; it is kept, the sweep says cancelled.
+        let slow = spawn_local(SimConfig::fixed_ms(50, 5, 4)).await.unwrap();
+        let conn = connector(&app, &cookie, &slow).await;
+        let input = json!({"connectorId": conn, "prompts": ["hi"], "requestsPerLevel": 5,
+                           "levels": {"kind": "listed", "axis": "concurrency", "levels": [1, 2, 3, 4]}});
+        let id = ok(&app, &cookie, "sweeps/start", json!({"input": input})).await["id"].as_str().unwrap().to_string();
+        for _ in 0..300 {
+            if ok(&app, &cookie, "sweeps/get", json!({"id": id})).await["summary"]["doneLevels"].as_u64() >= Some(1) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert_eq!(ok(&app, &cookie, "sweeps/cancel", json!({"id": id})).await, json!(true));
+        let view = ended(&app, &cookie, &id).await;
+        assert_eq!(view["summary"]["status"], "cancelled");
+        let done = levels(&view);
+        assert!(!done.is_empty() && done.len() < 4, "{done:?}");
+        assert_eq!(ok(&app, &cookie, "sweeps/cancel", json!({"id": id})).await, json!(false), "not running any more");
+        assert_eq!(ok(&app, &cookie, "sweeps/delete", json!({"id": id})).await, json!(true));
+    })
+    .await;
+}
