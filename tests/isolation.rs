@@ -307,10 +307,11 @@ async fn b_opens_nothing_of_as_by_url(app: &TestApp, a: &Owned, b_cookie: &str) 
         format!("/runs/{}", a.run),
         format!("/guard/schedules/{}", a.schedule),
         format!("/spec-lab/ab/{}", a.ab_test),
+        format!("/sweeps/{}", a.sweep),
     ] {
         let (status, _, body) = app.get(&page, Some(b_cookie)).await;
         assert!(status == 200 || status == 404, "{page}: {status}");
-        for marker in ["A-endpoint", "A-run", "A-schedule", A_KEY] {
+        for marker in ["A-endpoint", "A-run", "A-schedule", "A-sweep", A_KEY] {
             assert!(!body.contains(marker), "{page} showed B {marker}");
         }
     }

@@ -32,26 +32,10 @@ mod tests {
     fn level(level: f64, throughput: f64, p95: f64) -> CapacityLevel {
         let latency = Percentiles { p50: p95, p95, p99: p95 };
         CapacityLevel {
-            level,
-            passed: true,
-            reasons: vec![],
-            pass_probability: 1.0,
-            judged: Default::default(),
-            requests: 100,
-            failed: 0,
-            error_rate: 0.0,
-            good_fraction: 1.0,
             throughput_rps: Some(throughput),
-            good_rps: Some(throughput),
-            output_tok_per_sec: None,
-            achieved_rate: None,
-            schedule_lag_p95_ms: None,
             ttft_ms: Some(latency),
             total_ms: Some(latency),
-            wall_s: 1.0,
-            latency_growth: None,
-            saturation: None,
-            run_id: None,
+            ..CapacityLevel::at(level)
         }
     }
 

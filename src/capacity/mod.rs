@@ -252,7 +252,8 @@ fn notes(spec: &CapacitySpec, levels: &[CapacityLevel]) -> Vec<String> {
             "A level passes when every objective holds and at most {:.1} % of its requests failed. Percentile \
              objectives are taken over successful requests ({}), ITL pooled over every gap; a per-request objective \
              must be met by every measured request (a failed request never meets one). TTFT is send to the first \
-             answer token.",
+             answer token. Goodput counts requests that succeeded and met every per-request objective: with \
+             percentile objectives only, it equals the successful throughput.",
             spec.criteria.max_error_rate * 100.0,
             crate::stats::PERCENTILE_METHOD
         ),

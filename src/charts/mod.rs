@@ -11,6 +11,7 @@ mod plot;
 mod scatter;
 mod server_load;
 mod slices;
+mod sweep;
 
 pub use bottleneck::{bottleneck, BottleneckBar};
 pub use cdf::{cdf_overlay, ecdf_points, CdfSeries};
@@ -20,3 +21,4 @@ pub use markup::escape_text;
 pub use scatter::{latency_scatter, sampled_scatter, ScatterPoint, ScatterSample};
 pub use server_load::server_load;
 pub use slices::time_slices_chart;
+pub use sweep::{sweep_curve_chart, sweep_load_chart};

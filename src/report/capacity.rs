@@ -59,6 +59,34 @@ pub struct CapacityLevel {
     pub run_id: Option<RunId>,
 }
 
+impl CapacityLevel {
+    /// A level at `level` with nothing measured yet (0 requests, passed): the base that fixtures fill in.
+    pub fn at(level: f64) -> Self {
+        Self {
+            level,
+            passed: true,
+            reasons: vec![],
+            pass_probability: 1.0,
+            judged: BTreeMap::new(),
+            requests: 0,
+            failed: 0,
+            error_rate: 0.0,
+            good_fraction: 0.0,
+            throughput_rps: None,
+            good_rps: None,
+            output_tok_per_sec: None,
+            achieved_rate: None,
+            schedule_lag_p95_ms: None,
+            ttft_ms: None,
+            total_ms: None,
+            wall_s: 0.0,
+            latency_growth: None,
+            saturation: None,
+            run_id: None,
+        }
+    }
+}
+
 /// A sweep as its page shows it: progress while it runs, the levels so far, the answer once it ended.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

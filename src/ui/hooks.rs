@@ -4,6 +4,26 @@ use leptos::prelude::*;
 
 use crate::model::{LivePoint, RunId, RunProgress};
 
+/// A counter that goes up every `every` while `running` holds (in the browser only): a resource that reads it is
+/// fetched again each time, so a page follows something that runs on the server (an A/B test, a sweep) until it
+/// ends.
+pub fn use_poll_while(running: RwSignal<bool>, every: std::time::Duration) -> RwSignal<u64> {
+    let tick = RwSignal::new(0_u64);
+    Effect::new(move |_| {
+        if let Ok(handle) = set_interval_with_handle(
+            move || {
+                if running.get_untracked() {
+                    tick.update(|t| *t += 1);
+                }
+            },
+            every,
+        ) {
+            on_cleanup(move || handle.clear());
+        }
+    });
+    tick
+}
+
 /// Follows `/api/runs/{id}/events`: the latest counters and every point so far. The connection closes at the
 /// run's `end` event or when the page goes away.
 pub fn use_run_events(run: RunId) -> (ReadSignal<Option<RunProgress>>, ReadSignal<Vec<LivePoint>>) {

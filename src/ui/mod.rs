@@ -15,6 +15,7 @@ use leptos_router::path;
 use pages::{
     AbTestPage, ComparePage, ConnectorsPage, EditConnectorPage, GuardPage, GuardSetsPage, LoginPage, NewConnectorPage,
     NewRunPage, NewSchedulePage, NotFoundPage, RunPage, RunsPage, SchedulePage, SettingsPage, SharePage, SpecLabPage,
+    SweepPage, SweepsPage,
 };
 
 /// The document around the app, rendered on the server only.
@@ -57,6 +58,8 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/compare") view=ComparePage/>
                 <Route path=path!("/spec-lab") view=SpecLabPage/>
                 <Route path=path!("/spec-lab/ab/:id") view=AbTestPage/>
+                <Route path=path!("/sweeps") view=SweepsPage/>
+                <Route path=path!("/sweeps/:id") view=SweepPage/>
                 <Route path=path!("/guard") view=GuardPage/>
                 <Route path=path!("/settings") view=SettingsPage/>
                 <Route path=path!("/guard/sets") view=GuardSetsPage/>

@@ -83,6 +83,7 @@ pub fn Layout(title: &'static str, children: Children) -> impl IntoView {
                 <A href="/connectors">"Connectors"</A>
                 <A href="/runs">"Runs"</A>
                 <A href="/compare">"Compare"</A>
+                <A href="/sweeps">"Sweeps"</A>
                 <A href="/spec-lab">"Spec Lab"</A>
                 <GuardLink/>
                 <A href="/settings">"Settings"</A>

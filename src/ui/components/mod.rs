@@ -15,6 +15,7 @@ mod results_table;
 mod schedule_form;
 mod share_controls;
 mod submit_row;
+mod sweep_form;
 
 pub use ab_export::AbExportButtons;
 pub use ab_form::AbForm;
@@ -31,3 +32,4 @@ pub use results_table::ResultsTable;
 pub use schedule_form::{mail_setup, ScheduleForm};
 pub use share_controls::ShareControls;
 pub use submit_row::{invalid, number, SubmitRow};
+pub use sweep_form::SweepForm;

@@ -10,6 +10,7 @@ use crate::api::speclab::{cancel_ab_test, get_ab_test};
 use crate::model::{AbTestId, AbTestSummary, RunStatus};
 use crate::report::AbTestView;
 use crate::ui::components::{AbExportButtons, ErrorBox, Layout};
+use crate::ui::hooks::use_poll_while;
 
 /// How often a running test's page reads it again.
 const POLL_MS: u64 = 1_000;
@@ -19,7 +20,8 @@ const POLL_MS: u64 = 1_000;
 pub fn AbTestPage() -> impl IntoView {
     let params = use_params_map();
     let id = move || params.with(|p| p.get("id").and_then(|v| v.parse::<AbTestId>().ok()));
-    let tick = RwSignal::new(0_u64);
+    let running = RwSignal::new(true);
+    let tick = use_poll_while(running, std::time::Duration::from_millis(POLL_MS));
     let test = Resource::new(
         move || (id(), tick.get()),
         |(id, _)| async move {
@@ -29,20 +31,6 @@ pub fn AbTestPage() -> impl IntoView {
             }
         },
     );
-    let running = RwSignal::new(true);
-    // In the browser only: read the test again every second until it ends.
-    Effect::new(move |_| {
-        if let Ok(handle) = set_interval_with_handle(
-            move || {
-                if running.get_untracked() {
-                    tick.update(|t| *t += 1);
-                }
-            },
-            std::time::Duration::from_millis(POLL_MS),
-        ) {
-            on_cleanup(move || handle.clear());
-        }
-    });
     view! {
         <Layout title="A/B test">
             <p><A href="/spec-lab">"← Spec Lab"</A></p>

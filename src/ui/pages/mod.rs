@@ -15,6 +15,8 @@ mod runs;
 mod settings;
 mod share;
 mod spec_lab;
+mod sweep_view;
+mod sweeps;
 
 pub use ab_test::AbTestPage;
 pub use compare::ComparePage;
@@ -31,3 +33,5 @@ pub use runs::RunsPage;
 pub use settings::SettingsPage;
 pub use share::SharePage;
 pub use spec_lab::SpecLabPage;
+pub use sweep_view::SweepPage;
+pub use sweeps::SweepsPage;

@@ -1,0 +1,87 @@
+import { test, expect, Page } from "@playwright/test";
+import { execFileSync, spawn, ChildProcess } from "node:child_process";
+import * as path from "node:path";
+import * as readline from "node:readline";
+
+const projectRoot = path.resolve(__dirname, "../..");
+const bin = path.resolve(projectRoot, process.env.LG_BIN ?? "target/debug/latency-guard");
+
+function loginLink(): string {
+  return execFileSync(bin, ["login-link"], { cwd: projectRoot, encoding: "utf8" }).trim().split("\n").pop()!;
+}
+
+/// The simulator's capacity model: 4 slots, each response ~30 ms (10 ms to the first token, 10 gaps of 2 ms), so
+/// under `ttft_p95_ms<=25` the capacity is exactly 4 in flight. Resolves to its base URL.
+async function fourSlots(started: ChildProcess[]): Promise<string> {
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const sim = spawn(bin, ["sim", "--port", String(port), "--slots", "4", "--ttft-ms", "10", "--itl-ms", "2", "--tokens", "11"], {
+    cwd: projectRoot,
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  started.push(sim);
+  const line: string = await new Promise((resolve) => readline.createInterface({ input: sim.stdout! }).once("line", resolve));
+  expect(line).toContain("simulator listening at");
+  return line.trim().split(" ").pop()!;
+}
+
+async function hydrated(page: Page) {
+  await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+}
+
+test("a user searches for an endpoint's capacity from the form and reads the answer, the knee and each level's run", async ({ page }) => {
+  test.setTimeout(120_000);
+  const started: ChildProcess[] = [];
+  try {
+    const baseUrl = await fourSlots(started);
+    await page.goto(loginLink());
+    const created = await page.request.post("/api/connectors/create", { data: { input: { name: "Four slots", baseUrl, model: "sim-model" } } });
+    expect(created.status()).toBe(200);
+
+    await page.goto("/sweeps");
+    await hydrated(page);
+    await expect(page.locator("#no-sweeps")).toBeVisible();
+    // A search without an objective is refused before anything runs.
+    await page.selectOption("#sweep-connector", { label: "Four slots (sim-model)" });
+    await page.selectOption("#sweep-kind", "search");
+    await page.fill("#sweep-slos", "");
+    await page.click("#start-sweep");
+    await expect(page.locator(".error")).toContainText("a capacity search needs at least one objective");
+
+    await page.fill("#sweep-min", "1");
+    await page.fill("#sweep-max", "16");
+    await page.fill("#sweep-slos", "ttft_p95_ms<=25");
+    await page.fill("#sweep-prompts", "hello");
+    await page.fill("#sweep-requests", "40");
+    await page.click("#start-sweep");
+    await expect(page).toHaveURL(/\/sweeps\/[0-9a-f-]+$/);
+    await hydrated(page);
+    await expect(page.locator("#sweep-status")).toHaveText("completed", { timeout: 60_000 });
+    await expect(page.locator("#sweep-title")).toHaveText("concurrency capacity search on sim-model");
+    await expect(page.locator("#sweep-answer")).toHaveText("4 in flight (95 % interval 4 to 4)");
+    await expect(page.locator("#sweep-knee")).toHaveText("4 in flight");
+
+    // Every level tried, lowest first: 1, 2, 4 pass; 5, 6, 8 miss the objective.
+    const rows = page.locator("#sweep-levels tbody tr");
+    await expect(rows).toHaveCount(6);
+    const levels = await rows.evaluateAll((trs) => trs.map((tr) => [tr.getAttribute("data-level"), tr.getAttribute("data-passed")]));
+    expect(levels).toEqual([["1", "true"], ["2", "true"], ["4", "true"], ["5", "false"], ["6", "false"], ["8", "false"]]);
+    await expect(rows.nth(3)).toContainText("ttft_p95_ms<=25 missed");
+    await expect(rows.nth(0)).toContainText("ttft_p95_ms");
+    // The curve rings the knee; the load chart shows throughput and goodput.
+    await expect(page.locator("svg.sweep-curve circle.sweep-knee title")).toContainText("the knee: 4 in flight");
+    await expect(page.locator("svg.sweep-load polyline.slice-line")).toHaveCount(2); // no send rate in a closed loop
+    await expect(page.locator("#sweep-notes")).toContainText("resampled with replacement 1000 times");
+    await page.screenshot({ path: "test-results/sweep.png", fullPage: true });
+
+    // Each level is a run of its own, with its report.
+    await rows.nth(2).locator("a").click();
+    await expect(page).toHaveURL(/\/runs\/[0-9a-f-]+$/);
+    await expect(page.locator("#run-title")).toHaveText("concurrency capacity search on sim-model · 4 in flight");
+
+    await page.goto("/sweeps");
+    await expect(page.locator("#sweeps tbody tr")).toHaveCount(1);
+    await expect(page.locator("#sweeps tbody tr")).toContainText("4 in flight");
+  } finally {
+    for (const s of started) s.kill();
+  }
+});

@@ -1,0 +1,207 @@
+//! A sweep's two charts. The curve: TTFT and total-time p50 / p95 of each level against the throughput it
+//! achieved, levels joined in load order, the knee ringed — where a curve turns upward, more load buys latency
+//! instead of throughput. The load chart: throughput, goodput and (open loop) the achieved send rate against the
+//! load asked, so a generator that fell behind, or goodput falling while throughput holds, shows at a glance.
+
+use std::fmt::Write;
+
+use super::plot::{chart, empty, tick_label, Axes, Canvas, Plot};
+use crate::model::trim_number;
+use crate::report::{CapacityLevel, CapacityReport};
+use crate::stats::Percentiles;
+
+const CURVE: Canvas = Canvas { height: 260, class: "sweep-curve" };
+const CURVE_LABEL: &str = "Latency against throughput, one point per level: TTFT and total time, p50 and p95";
+const LOAD: Canvas = Canvas { height: 220, class: "sweep-load" };
+const LOAD_LABEL: &str = "Throughput, goodput and the achieved send rate against the load asked";
+
+/// One line of a chart.
+struct Series {
+    name: &'static str,
+    class: &'static str,
+    pick: fn(&CapacityLevel) -> Option<f64>,
+}
+
+fn p50(p: Option<Percentiles>) -> Option<f64> {
+    p.map(|p| p.p50)
+}
+
+fn p95(p: Option<Percentiles>) -> Option<f64> {
+    p.map(|p| p.p95)
+}
+
+const LATENCY: [Series; 4] = [
+    Series { name: "total p95", class: "total p95", pick: |l| p95(l.total_ms) },
+    Series { name: "total p50", class: "total p50", pick: |l| p50(l.total_ms) },
+    Series { name: "TTFT p95", class: "ttft p95", pick: |l| p95(l.ttft_ms) },
+    Series { name: "TTFT p50", class: "ttft p50", pick: |l| p50(l.ttft_ms) },
+];
+
+const RATES: [Series; 3] = [
+    Series { name: "throughput", class: "total p95", pick: |l| l.throughput_rps },
+    Series { name: "goodput", class: "ttft p95", pick: |l| l.good_rps },
+    Series { name: "achieved send rate", class: "total p50", pick: |l| l.achieved_rate },
+];
+
+/// The levels in load order.
+fn sorted(report: &CapacityReport) -> Vec<&CapacityLevel> {
+    let mut levels: Vec<&CapacityLevel> = report.levels.iter().collect();
+    levels.sort_by(|a, b| a.level.total_cmp(&b.level));
+    levels
+}
+
+/// Draws `series` as lines through `(x(level), series(level))`, with a titled mark per point and a legend.
+fn lines(
+    plot: &Plot,
+    report: &CapacityReport,
+    series: &[Series],
+    x: fn(&CapacityLevel) -> Option<f64>,
+    unit: &str,
+) -> String {
+    let mut svg = String::new();
+    let (left, top, _, _) = plot.edges();
+    let mut drawn = 0;
+    for s in series {
+        let mut points = Vec::new();
+        let mut marks = String::new();
+        for level in sorted(report) {
+            let (Some(px), Some(py)) = (x(level), (s.pick)(level)) else { continue };
+            let (cx, cy) = plot.at(px, py);
+            points.push(format!("{cx},{cy}"));
+            let _ = write!(
+                marks,
+                r#"<circle cx="{cx}" cy="{cy}" r="3" class="slice-point {}"><title>{}: {} {py:.1} {unit} at {:.2} req/s{}</title></circle>"#,
+                s.class,
+                report.axis.describe(level.level),
+                s.name,
+                level.throughput_rps.unwrap_or(0.0),
+                if level.passed { "" } else { " (failed)" }
+            );
+        }
+        if points.is_empty() {
+            continue;
+        }
+        let ly = top + 6 + drawn * 16;
+        drawn += 1;
+        let _ = write!(
+            svg,
+            r#"<polyline points="{}" class="slice-line {}"/>{marks}<g class="legend"><line x1="{}" x2="{}" y1="{ly}" y2="{ly}" class="slice-line {}"/><text x="{}" y="{}">{}</text></g>"#,
+            points.join(" "),
+            s.class,
+            left + 12,
+            left + 30,
+            s.class,
+            left + 36,
+            ly + 4,
+            s.name
+        );
+    }
+    svg
+}
+
+fn highest(report: &CapacityReport, series: &[Series]) -> f64 {
+    report.levels.iter().flat_map(|l| series.iter().filter_map(|s| (s.pick)(l))).fold(0.0, f64::max)
+}
+
+/// Latency against throughput, the knee ringed.
+pub fn sweep_curve_chart(report: &CapacityReport) -> String {
+    let throughput = |l: &CapacityLevel| l.throughput_rps;
+    let widest = report.levels.iter().filter_map(throughput).fold(0.0, f64::max);
+    if widest <= 0.0 {
+        return empty(CURVE, CURVE_LABEL, "No level measured yet");
+    }
+    let axes = Axes {
+        x: (0.0, widest * 1.1),
+        y: (0.0, (highest(report, &LATENCY) * 1.15).max(1.0)),
+        x_labels: 8,
+        y_labels: 4,
+        x_label: &tick_label,
+        y_label: &tick_label,
+        x_title: "throughput achieved, completed requests per second",
+        y_title: "ms",
+    };
+    chart(CURVE, CURVE_LABEL, &axes, |plot| {
+        let mut svg = lines(plot, report, &LATENCY, throughput, "ms");
+        let knee = report.knee.and_then(|k| report.levels.iter().find(|l| l.level == k));
+        if let Some((level, x, y)) = knee.and_then(|l| Some((l, l.throughput_rps?, l.total_ms?.p95))) {
+            let (cx, cy) = plot.at(x, y);
+            let _ = write!(
+                svg,
+                r#"<circle cx="{cx}" cy="{cy}" r="9" class="sweep-knee"><title>the knee: {} ({x:.2} req/s, total p95 {y:.1} ms)</title></circle>"#,
+                report.axis.describe(level.level)
+            );
+        }
+        svg
+    })
+}
+
+/// Throughput, goodput and achieved rate against the load asked.
+pub fn sweep_load_chart(report: &CapacityReport) -> String {
+    let Some(top_level) = report.levels.iter().map(|l| l.level).reduce(f64::max) else {
+        return empty(LOAD, LOAD_LABEL, "No level measured yet");
+    };
+    let axes = Axes {
+        x: (0.0, top_level * 1.05),
+        y: (0.0, (highest(report, &RATES) * 1.15).max(1.0)),
+        x_labels: 8,
+        y_labels: 4,
+        x_label: &|v| trim_number(v),
+        y_label: &tick_label,
+        x_title: match report.axis {
+            crate::model::LoadAxis::Concurrency => "requests in flight",
+            crate::model::LoadAxis::Rate => "requests per second asked",
+        },
+        y_title: "req/s",
+    };
+    chart(LOAD, LOAD_LABEL, &axes, |plot| lines(plot, report, &RATES, |l| Some(l.level), "req/s"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::LoadAxis;
+    use crate::report::AnswerInterval;
+
+    fn level(level: f64, throughput: f64, total: f64) -> CapacityLevel {
+        let p = |v: f64| Percentiles { p50: v, p95: v * 1.2, p99: v * 1.5 };
+        CapacityLevel {
+            passed: level <= 4.0,
+            requests: 40,
+            throughput_rps: Some(throughput),
+            good_rps: Some(throughput),
+            ttft_ms: Some(p(total / 3.0)),
+            total_ms: Some(p(total)),
+            ..CapacityLevel::at(level)
+        }
+    }
+
+    fn report(levels: Vec<CapacityLevel>, knee: Option<f64>) -> CapacityReport {
+        CapacityReport {
+            axis: LoadAxis::Concurrency,
+            slos: vec![],
+            max_error_rate: 0.01,
+            answer: Some(4.0),
+            bounded: true,
+            interval: AnswerInterval { low: Some(4.0), high: Some(4.0), resamples: 1000 },
+            levels,
+            knee,
+            stopped_early: false,
+            requests_sent: 0,
+            wall_s: 1.0,
+            notes: vec![],
+        }
+    }
+
+    #[test]
+    fn the_curve_joins_levels_in_load_order_and_rings_the_knee() {
+        let r = report(vec![level(8.0, 130.0, 60.0), level(1.0, 33.0, 30.0), level(4.0, 130.0, 30.0)], Some(4.0));
+        let svg = sweep_curve_chart(&r);
+        assert_eq!(svg.matches(r#"class="slice-line"#).count(), 8, "four lines and their legend");
+        assert!(svg.contains("<title>the knee: 4 in flight (130.00 req/s, total p95 36.0 ms)</title>"), "{svg}");
+        assert!(svg.contains("<title>8 in flight: total p95 72.0 ms at 130.00 req/s (failed)</title>"), "{svg}");
+        let load = sweep_load_chart(&r);
+        assert_eq!(load.matches(r#"class="slice-line"#).count(), 4, "throughput and goodput; no rate in a closed loop");
+        assert!(sweep_curve_chart(&report(vec![], None)).contains("No level measured yet"));
+        assert!(sweep_load_chart(&report(vec![], None)).contains("No level measured yet"));
+    }
+}

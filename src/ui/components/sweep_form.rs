@@ -1,0 +1,121 @@
+//! The form of the Sweeps page: a connector, the load (concurrency or rate; listed levels or a capacity search
+//! between two), the objectives, the prompts and how many requests a level sends. Starting opens the sweep's page.
+
+use leptos::prelude::*;
+use leptos_router::hooks::use_navigate;
+
+use super::submit_row::{invalid, number, SubmitRow};
+use crate::api::connectors::list_connectors;
+use crate::api::sweeps::start_sweep;
+use crate::error::AppError;
+use crate::model::{Checked, LevelPlan, LoadAxis, SearchSpace, SweepInput, DEFAULT_RESOLUTION};
+
+/// Non-blank lines, trimmed.
+fn lines(raw: &str) -> Vec<String> {
+    raw.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string).collect()
+}
+
+/// The form.
+#[component]
+pub fn SweepForm() -> impl IntoView {
+    let connectors = Resource::new(|| (), |_| list_connectors());
+    let connector = RwSignal::new(String::new());
+    let search = RwSignal::new(false);
+    let axis = RwSignal::new("concurrency".to_string());
+    let levels = RwSignal::new("1, 2, 4, 8".to_string());
+    let (min, max) = (RwSignal::new("1".to_string()), RwSignal::new("64".to_string()));
+    let slos = RwSignal::new("ttft_p95_ms<=500".to_string());
+    let prompts = RwSignal::new("Write a haiku about latency.".to_string());
+    let requests = RwSignal::new(String::new());
+    let max_tokens = RwSignal::new("128".to_string());
+    let input = move || -> Result<SweepInput, AppError> {
+        let axis =
+            LoadAxis::parse(&axis.get()).ok_or_else(|| invalid("levels", "choose concurrency or rate".into()))?;
+        let plan = if search.get() {
+            let (min, max) = (number(&min.get(), "levels.min")?, number(&max.get(), "levels.max")?);
+            LevelPlan::Search(SearchSpace { axis, min, max, resolution: DEFAULT_RESOLUTION })
+        } else {
+            let listed = levels
+                .get()
+                .split(',')
+                .map(str::trim)
+                .filter(|p| !p.is_empty())
+                .map(|p| number(p, "levels"))
+                .collect::<Result<Vec<f64>, _>>()?;
+            LevelPlan::Listed { axis, levels: listed }
+        };
+        let requests = requests.get();
+        Ok(SweepInput {
+            connector_id: connector.get().parse().map_err(|_| invalid("connectorId", "choose a connector".into()))?,
+            title: None,
+            levels: plan,
+            prompts: lines(&prompts.get()),
+            system_prompt: None,
+            max_tokens: number(&max_tokens.get(), "maxTokens")?,
+            slos: lines(&slos.get()),
+            max_error_rate: 0.01,
+            requests_per_level: if requests.trim().is_empty() {
+                None
+            } else {
+                Some(number(&requests, "requestsPerLevel")?)
+            },
+            poisson: false,
+            max_in_flight: 256,
+        })
+    };
+    let start = Action::new(|input: &Result<SweepInput, AppError>| {
+        let input = input.clone();
+        async move { start_sweep(Checked(input?)).await }
+    });
+    let navigate = use_navigate();
+    Effect::new(move |_| {
+        if let Some(Ok(sweep)) = start.value().get() {
+            navigate(&format!("/sweeps/{}", sweep.id), Default::default());
+        }
+    });
+    view! {
+        <form class="connector-form" id="sweep-form" novalidate on:submit=move |ev| { ev.prevent_default(); start.dispatch(input()); }>
+            <Suspense fallback=|| view! { <p>"Loading connectors…"</p> }>
+                {move || Suspend::new(async move {
+                    let list = connectors.await.unwrap_or_default();
+                    view! {
+                        <label>"Connector"
+                            <select id="sweep-connector" on:change=move |ev| connector.set(event_target_value(&ev)) prop:value=move || connector.get()>
+                                <option value="">"Choose a connector…"</option>
+                                {list.into_iter().map(|c| view! { <option value=c.id.to_string()>{format!("{} ({})", c.name, c.model)}</option> }).collect_view()}
+                            </select>
+                        </label>
+                    }
+                })}
+            </Suspense>
+            <div class="prices">
+                <label>"Load" <select id="sweep-axis" on:change=move |ev| axis.set(event_target_value(&ev)) prop:value=move || axis.get()>
+                    <option value="concurrency">"Concurrency (requests in flight)"</option>
+                    <option value="rate">"Rate (requests per second, open loop)"</option>
+                </select></label>
+                <label>"Levels" <select id="sweep-kind" on:change=move |ev| search.set(event_target_value(&ev) == "search")>
+                    <option value="listed">"These levels"</option>
+                    <option value="search">"Search for the capacity"</option>
+                </select></label>
+            </div>
+            {move || if search.get() {
+                view! { <div class="prices">
+                    <label>"From" <input id="sweep-min" inputmode="decimal" bind:value=min/></label>
+                    <label>"Up to" <input id="sweep-max" inputmode="decimal" bind:value=max/></label>
+                </div> }.into_any()
+            } else {
+                view! { <label>"Levels (comma-separated, run lowest first)" <input id="sweep-levels" bind:value=levels/></label> }.into_any()
+            }}
+            <label>"Objectives, one per line (e.g. ttft_p95_ms<=500, tpot_ms<=50)" <textarea id="sweep-slos" rows="2" bind:value=slos></textarea></label>
+            <label>"Prompts, one per line" <textarea id="sweep-prompts" rows="2" bind:value=prompts></textarea></label>
+            <div class="prices">
+                <label>"Requests per level (blank: enough for the percentiles judged)" <input id="sweep-requests" inputmode="numeric" bind:value=requests/></label>
+                <label>"max_tokens" <input id="sweep-max-tokens" inputmode="numeric" bind:value=max_tokens/></label>
+            </div>
+            <p class="hint">"Each level is a run of its own, listed with your runs. A search doubles the load until a level misses an \
+                objective, then bisects; a list of levels stops early once the endpoint is over-saturated."</p>
+            <SubmitRow id="start-sweep" label="Start sweep" pending=start.pending()
+                error=Signal::derive(move || start.value().get().and_then(Result::err).map(|e| e.to_string()))/>
+        </form>
+    }
+}

@@ -1,0 +1,166 @@
+//! `/sweeps/:id`: one sweep. While it runs, the levels done so far (read again every second) and a Stop button;
+//! the answer (the highest level that passed, its interval), the knee, the throughput–latency curve and the load
+//! chart, every level with the figures it was judged on and a link to its run, and how it was all computed.
+
+use leptos::prelude::*;
+use leptos_router::components::A;
+use leptos_router::hooks::use_params_map;
+
+use crate::api::sweeps::{cancel_sweep, get_sweep};
+use crate::model::{trim_number, RunStatus, SweepId, SweepSummary};
+use crate::report::{ms, CapacityLevel, CapacityReport, SweepView};
+use crate::ui::components::{ErrorBox, Layout};
+use crate::ui::hooks::use_poll_while;
+
+/// How often a running sweep's page reads it again.
+const POLL_MS: u64 = 1_000;
+
+/// The sweep page.
+#[component]
+pub fn SweepPage() -> impl IntoView {
+    let params = use_params_map();
+    let id = move || params.with(|p| p.get("id").and_then(|v| v.parse::<SweepId>().ok()));
+    let running = RwSignal::new(true);
+    let tick = use_poll_while(running, std::time::Duration::from_millis(POLL_MS));
+    let sweep = Resource::new(
+        move || (id(), tick.get()),
+        |(id, _)| async move {
+            match id {
+                Some(id) => Some(get_sweep(id).await),
+                None => None,
+            }
+        },
+    );
+    view! {
+        <Layout title="Sweep">
+            <p><A href="/sweeps">"← Sweeps"</A></p>
+            <Transition fallback=|| view! { <p>"Loading the sweep…"</p> }>
+                {move || Suspend::new(async move {
+                    match sweep.await {
+                        None => view! { <ErrorBox message="This address names no sweep.".to_string()/> }.into_any(),
+                        Some(Err(e)) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
+                        Some(Ok(view)) => {
+                            running.set(view.summary.status == RunStatus::Running);
+                            view! { <SweepBody view/> }.into_any()
+                        }
+                    }
+                })}
+            </Transition>
+        </Layout>
+    }
+}
+
+#[component]
+fn SweepBody(view: SweepView) -> impl IntoView {
+    let SweepView { summary, plan, report } = view;
+    let objectives: Vec<String> = plan.slos.iter().map(|s| s.spelled()).collect();
+    view! {
+        <header>
+            <h2 id="sweep-title">{summary.title.clone()}</h2>
+            <p class="muted">{format!("{} · objectives: {} · {} prompt(s) · max_tokens {}", summary.connector_name,
+                if objectives.is_empty() { "none".to_string() } else { objectives.join(", ") },
+                plan.template.prompts.len(), plan.template.agent.token_budget)}</p>
+        </header>
+        <SweepProgress summary=summary.clone()/>
+        {report.map(|report| view! { <SweepReport report/> })}
+    }
+}
+
+/// The state line: levels done and Stop while running, how it ended otherwise.
+#[component]
+fn SweepProgress(summary: SweepSummary) -> impl IntoView {
+    let id = summary.id;
+    let stop = Action::new(move |_: &()| cancel_sweep(id));
+    let status = summary.status;
+    view! {
+        <div class="progress-panel" id="sweep-progress" data-status=status.as_str()>
+            <strong id="sweep-status">{status.as_str()}</strong>
+            {format!(" · {} level(s) done", summary.done_levels)}
+            {(status == RunStatus::Running).then(|| view! {
+                <button type="button" id="stop-sweep" on:click=move |_| { stop.dispatch(()); } disabled=move || stop.pending().get()>
+                    "Stop (keep the levels done)"
+                </button>
+            })}
+            {summary.failure.map(|f| view! { <ErrorBox message=f/> })}
+        </div>
+    }
+}
+
+/// The answer in a sentence.
+fn answer_text(report: &CapacityReport) -> String {
+    let end = |v: Option<f64>| v.map_or_else(|| "none".to_string(), trim_number);
+    match report.answer {
+        None => "No level passed: the lowest load already missed the objectives.".to_string(),
+        Some(answer) => {
+            let interval = if report.interval.resamples > 0 {
+                format!(" (95 % interval {} to {})", end(report.interval.low), end(report.interval.high))
+            } else {
+                String::new()
+            };
+            format!("{}{}{interval}", if report.bounded { "" } else { "at least " }, report.axis.describe(answer))
+        }
+    }
+}
+
+#[component]
+fn SweepReport(report: CapacityReport) -> impl IntoView {
+    let curve = crate::charts::sweep_curve_chart(&report);
+    let load = crate::charts::sweep_load_chart(&report);
+    let mut levels = report.levels.clone();
+    levels.sort_by(|a, b| a.level.total_cmp(&b.level));
+    let axis = report.axis;
+    view! {
+        <section class="stat-cards">
+            <div class="stat-card">
+                <div class="stat-label">"Highest passing level"</div>
+                <div class="stat-value" id="sweep-answer">{answer_text(&report)}</div>
+                <div class="stat-how">"every objective held, every lower level passing"</div>
+            </div>
+            <div class="stat-card">
+                <div class="stat-label">"Knee"</div>
+                <div class="stat-value" id="sweep-knee">{report.knee.map_or_else(|| "not within these levels".to_string(), |k| axis.describe(k))}</div>
+                <div class="stat-how">"the last level before latency (total p95) grew faster than throughput"</div>
+            </div>
+        </section>
+        <div class="chart-box" inner_html=curve></div>
+        <div class="chart-box" inner_html=load></div>
+        <table class="table" id="sweep-levels">
+            <thead><tr><th>"Load"</th><th>"Verdict"</th><th>"Judged on"</th><th>"Throughput"</th><th>"Goodput"</th>
+                <th>"TTFT p50 / p95"</th><th>"Total p95"</th><th>"Failed"</th><th>"Run"</th></tr></thead>
+            <tbody>{levels.into_iter().map(|l| level_row(axis, l)).collect_view()}</tbody>
+        </table>
+        <h2>"How these numbers were made"</h2>
+        <ul class="honesty" id="sweep-notes">{report.notes.iter().map(|n| view! { <li>{n.clone()}</li> }).collect_view()}</ul>
+    }
+}
+
+fn level_row(axis: crate::model::LoadAxis, l: CapacityLevel) -> impl IntoView {
+    let rate = |v: Option<f64>| v.map_or_else(|| "—".to_string(), |v| format!("{v:.2} req/s"));
+    let judged: Vec<String> = l
+        .judged
+        .iter()
+        .map(|(name, v)| match v {
+            Some(v) if name.ends_with("_met") => format!("{name} {:.1} %", v * 100.0),
+            Some(v) => format!("{name} {}", ms(*v)),
+            None => format!("{name} —"),
+        })
+        .collect();
+    let verdict = match (l.passed, l.saturation) {
+        (true, _) => "passed".to_string(),
+        (false, Some(s)) => format!("failed — over-saturated: {}", s.describe()),
+        (false, None) => format!("failed — {}", l.reasons.join("; ")),
+    };
+    view! {
+        <tr data-level=trim_number(l.level) data-passed=l.passed.to_string()>
+            <td>{axis.describe(l.level)}</td>
+            <td>{verdict}</td>
+            <td>{judged.join(", ")}</td>
+            <td>{rate(l.throughput_rps)}</td>
+            <td>{rate(l.good_rps)}</td>
+            <td>{l.ttft_ms.map_or_else(|| "—".to_string(), |p| format!("{} / {}", ms(p.p50), ms(p.p95)))}</td>
+            <td>{l.total_ms.map_or_else(|| "—".to_string(), |p| ms(p.p95))}</td>
+            <td>{format!("{} of {}", l.failed, l.requests)}</td>
+            <td>{l.run_id.map(|id| view! { <A href=format!("/runs/{id}")>"report"</A> })}</td>
+        </tr>
+    }
+}

@@ -1,0 +1,60 @@
+//! `/sweeps`: start a sweep (listed load levels, or a search for the capacity under objectives) and find earlier
+//! ones.
+
+use leptos::prelude::*;
+use leptos_router::components::A;
+
+use crate::api::sweeps::list_sweeps;
+use crate::model::iso8601_utc;
+use crate::ui::components::{ErrorBox, Layout, SweepForm};
+
+/// The Sweeps page.
+#[component]
+pub fn SweepsPage() -> impl IntoView {
+    view! {
+        <Layout title="Sweeps">
+            <p class="lead">"How much load does this endpoint take at your latency target? A sweep runs the same requests at \
+                rising load and shows where latency starts to climb faster than throughput (the knee); a capacity search finds \
+                the highest load at which your objectives still hold, with the evidence and how sure the answer is."</p>
+            <section>
+                <h2>"New sweep"</h2>
+                <SweepForm/>
+            </section>
+            <SweepList/>
+        </Layout>
+    }
+}
+
+/// The workspace's sweeps, newest first.
+#[component]
+fn SweepList() -> impl IntoView {
+    let sweeps = Resource::new(|| (), |_| list_sweeps());
+    view! {
+        <section>
+            <h2>"Earlier sweeps"</h2>
+            <Suspense fallback=|| view! { <p>"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    match sweeps.await {
+                        Err(e) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
+                        Ok(list) if list.is_empty() => view! { <p class="muted" id="no-sweeps">"None yet."</p> }.into_any(),
+                        Ok(list) => view! {
+                            <table class="table" id="sweeps">
+                                <thead><tr><th>"Title"</th><th>"Connector"</th><th>"Status"</th><th>"Levels"</th><th>"Highest passing"</th><th>"Started (UTC)"</th></tr></thead>
+                                <tbody>{list.into_iter().map(|s| view! {
+                                    <tr>
+                                        <td><A href=format!("/sweeps/{}", s.id)>{s.title.clone()}</A></td>
+                                        <td>{s.connector_name.clone()}</td>
+                                        <td>{s.status.as_str()}</td>
+                                        <td>{s.done_levels}</td>
+                                        <td>{s.answer.map_or_else(|| "—".to_string(), |a| s.axis.describe(a))}</td>
+                                        <td>{iso8601_utc(s.created_at_ms)}</td>
+                                    </tr>
+                                }).collect_view()}</tbody>
+                            </table>
+                        }.into_any(),
+                    }
+                })}
+            </Suspense>
+        </section>
+    }
+}
