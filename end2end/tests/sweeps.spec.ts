@@ -1,5 +1,6 @@
 import { test, expect, Page } from "@playwright/test";
 import { execFileSync, spawn, ChildProcess } from "node:child_process";
+import * as fs from "node:fs";
 import * as path from "node:path";
 import * as readline from "node:readline";
 
@@ -72,6 +73,20 @@ test("a user searches for an endpoint's capacity from the form and reads the ans
     await expect(page.locator("svg.sweep-load polyline.slice-line")).toHaveCount(2); // no send rate in a closed loop
     await expect(page.locator("#sweep-notes")).toContainText("resampled with replacement 1000 times");
     await page.screenshot({ path: "test-results/sweep.png", fullPage: true });
+
+    // The HTML export, made in the browser: the answer, both charts with the knee, every level, no script.
+    const [file] = await Promise.all([page.waitForEvent("download"), page.click("#sweep-export-html")]);
+    expect(file.suggestedFilename()).toMatch(/^sweep-concurrency-capacity-search-on-sim-model-\d{4}-\d{2}-\d{2}\.html$/);
+    const html = fs.readFileSync((await file.path())!, "utf8");
+    expect(html).toContain('<span id="answer">4 in flight (95 % interval 4 to 4)</span>');
+    expect(html).toContain("the knee: 4 in flight");
+    expect((html.match(/<svg/g) ?? []).length).toBe(2);
+    expect((html.match(/<tr><td>\d in flight<\/td>/g) ?? []).length).toBe(6);
+    expect(html).not.toContain("<script");
+    const [json] = await Promise.all([page.waitForEvent("download"), page.click("#sweep-export-json")]);
+    const exported = JSON.parse(fs.readFileSync((await json.path())!, "utf8"));
+    expect(exported.report.answer).toBe(4);
+    expect(exported.report.levels.map((l: { level: number }) => l.level)).toEqual([1, 2, 4, 8, 6, 5]);
 
     // Each level is a run of its own, with its report.
     await rows.nth(2).locator("a").click();

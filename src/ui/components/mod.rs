@@ -1,12 +1,12 @@
 //! Reusable view pieces. Each takes plain data (view-models) and renders.
 
-mod ab_export;
 mod ab_form;
 mod account_panel;
 mod api_tokens_panel;
 mod connection_test_panel;
 mod connector_form;
 mod contact_panel;
+mod document_export;
 mod export_buttons;
 mod layout;
 mod probe_panel;
@@ -17,13 +17,13 @@ mod share_controls;
 mod submit_row;
 mod sweep_form;
 
-pub use ab_export::AbExportButtons;
 pub use ab_form::AbForm;
 pub use account_panel::AccountPanel;
 pub use api_tokens_panel::ApiTokensPanel;
 pub use connection_test_panel::ConnectionTestPanel;
 pub use connector_form::ConnectorForm;
 pub use contact_panel::ContactPanel;
+pub use document_export::{AbExportButtons, SweepExportButtons};
 pub use export_buttons::ExportButtons;
 pub use layout::{alert_badge, ErrorBox, Layout, PublicLayout};
 pub use probe_panel::ServerProbe;

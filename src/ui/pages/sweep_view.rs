@@ -9,7 +9,7 @@ use leptos_router::hooks::use_params_map;
 use crate::api::sweeps::{cancel_sweep, get_sweep};
 use crate::model::{trim_number, RunStatus, SweepId, SweepSummary};
 use crate::report::{ms, CapacityLevel, CapacityReport, SweepView};
-use crate::ui::components::{ErrorBox, Layout};
+use crate::ui::components::{ErrorBox, Layout, SweepExportButtons};
 use crate::ui::hooks::use_poll_while;
 
 /// How often a running sweep's page reads it again.
@@ -62,6 +62,7 @@ fn SweepBody(view: SweepView) -> impl IntoView {
                 plan.template.prompts.len(), plan.template.agent.token_budget)}</p>
         </header>
         <SweepProgress summary=summary.clone()/>
+        {report.clone().map(|_| view! { <SweepExportButtons view=SweepView { summary: summary.clone(), plan: plan.clone(), report: report.clone() }/> })}
         {report.map(|report| view! { <SweepReport report/> })}
     }
 }
@@ -86,22 +87,6 @@ fn SweepProgress(summary: SweepSummary) -> impl IntoView {
     }
 }
 
-/// The answer in a sentence.
-fn answer_text(report: &CapacityReport) -> String {
-    let end = |v: Option<f64>| v.map_or_else(|| "none".to_string(), trim_number);
-    match report.answer {
-        None => "No level passed: the lowest load already missed the objectives.".to_string(),
-        Some(answer) => {
-            let interval = if report.interval.resamples > 0 {
-                format!(" (95 % interval {} to {})", end(report.interval.low), end(report.interval.high))
-            } else {
-                String::new()
-            };
-            format!("{}{}{interval}", if report.bounded { "" } else { "at least " }, report.axis.describe(answer))
-        }
-    }
-}
-
 #[component]
 fn SweepReport(report: CapacityReport) -> impl IntoView {
     let curve = crate::charts::sweep_curve_chart(&report);
@@ -113,7 +98,7 @@ fn SweepReport(report: CapacityReport) -> impl IntoView {
         <section class="stat-cards">
             <div class="stat-card">
                 <div class="stat-label">"Highest passing level"</div>
-                <div class="stat-value" id="sweep-answer">{answer_text(&report)}</div>
+                <div class="stat-value" id="sweep-answer">{crate::export::answer_text(&report)}</div>
                 <div class="stat-how">"every objective held, every lower level passing"</div>
             </div>
             <div class="stat-card">

@@ -1,0 +1,102 @@
+//! A sweep as one self-contained, printable HTML page, like the run report's: the answer and the knee, the
+//! throughput–latency curve and the load chart (the same SVG the page draws), every level with the figures it was
+//! judged on, and how it was all computed.
+
+use std::fmt::Write;
+
+use super::html::STYLE;
+use crate::charts::{escape_text as escape, sweep_curve_chart, sweep_load_chart};
+use crate::model::{iso8601_utc, trim_number};
+use crate::report::{ms, CapacityReport, SweepView};
+
+/// Styles the sweep needs beyond the report page's.
+const SWEEP_STYLE: &str = "svg .sweep-knee{fill:none;stroke:var(--bad);stroke-width:2}.failed{color:var(--bad)}";
+
+/// The answer in words: `4 in flight (95 % interval 4 to 4)`, `at least 64 in flight`, or none.
+pub fn answer_text(report: &CapacityReport) -> String {
+    let end = |v: Option<f64>| v.map_or_else(|| "none".to_string(), trim_number);
+    match report.answer {
+        None => "none: the lowest level already missed the objectives".to_string(),
+        Some(answer) => {
+            let interval = if report.interval.resamples > 0 {
+                format!(" (95 % interval {} to {})", end(report.interval.low), end(report.interval.high))
+            } else {
+                String::new()
+            };
+            format!("{}{}{interval}", if report.bounded { "" } else { "at least " }, report.axis.describe(answer))
+        }
+    }
+}
+
+/// The export.
+pub fn sweep_to_html(view: &SweepView) -> String {
+    let SweepView { summary, plan, report } = view;
+    let mut page = String::with_capacity(32_768);
+    let title = escape(&summary.title);
+    let objectives: Vec<String> = plan.slos.iter().map(|s| s.spelled()).collect();
+    let _ = write!(
+        page,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{title} — sweep</title>\
+         <style>{STYLE}{SWEEP_STYLE}</style></head><body><header><h1>{title}</h1><p class=\"muted\">Started {} · {} · \
+         {} · objectives: {}</p></header>",
+        escape(&iso8601_utc(summary.created_at_ms)),
+        escape(&summary.connector_name),
+        summary.status.as_str(),
+        escape(&if objectives.is_empty() { "none".to_string() } else { objectives.join(", ") })
+    );
+    let Some(report) = report else {
+        page.push_str("<p>No level has finished yet.</p></body></html>\n");
+        return page;
+    };
+    let _ = write!(
+        page,
+        "<p><strong>Highest passing level:</strong> <span id=\"answer\">{}</span> · <strong>Knee:</strong> {}</p>\
+         <figure>{}</figure><figure>{}</figure>",
+        escape(&answer_text(report)),
+        report.knee.map_or_else(|| "not within these levels".to_string(), |k| report.axis.describe(k)),
+        sweep_curve_chart(report),
+        sweep_load_chart(report)
+    );
+    page.push_str(
+        "<table><thead><tr><th>Load</th><th>Verdict</th><th>Judged on</th><th class=\"num\">Throughput req/s</th>\
+         <th class=\"num\">Goodput req/s</th><th class=\"num\">TTFT p50 / p95</th><th class=\"num\">Total p95</th>\
+         <th class=\"num\">Failed</th></tr></thead><tbody>",
+    );
+    let mut levels: Vec<_> = report.levels.iter().collect();
+    levels.sort_by(|a, b| a.level.total_cmp(&b.level));
+    let rate = |v: Option<f64>| v.map_or_else(|| "—".to_string(), |v| format!("{v:.2}"));
+    for l in levels {
+        let judged: Vec<String> = l
+            .judged
+            .iter()
+            .map(|(name, v)| match v {
+                Some(v) if name.ends_with("_met") => format!("{name} {:.1} %", v * 100.0),
+                Some(v) => format!("{name} {}", ms(*v)),
+                None => format!("{name} —"),
+            })
+            .collect();
+        let verdict = if l.passed { "passed".to_string() } else { format!("failed — {}", l.reasons.join("; ")) };
+        let _ = write!(
+            page,
+            "<tr><td>{}</td><td class=\"{}\">{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+             <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{} of {}</td></tr>",
+            escape(&report.axis.describe(l.level)),
+            if l.passed { "passed" } else { "failed" },
+            escape(&verdict),
+            escape(&judged.join(", ")),
+            rate(l.throughput_rps),
+            rate(l.good_rps),
+            l.ttft_ms.map_or_else(|| "—".to_string(), |p| format!("{} / {}", ms(p.p50), ms(p.p95))),
+            l.total_ms.map_or_else(|| "—".to_string(), |p| ms(p.p95)),
+            l.failed,
+            l.requests
+        );
+    }
+    page.push_str("</tbody></table><h2>How these numbers were made</h2><ul class=\"honesty\">");
+    for note in &report.notes {
+        let _ = write!(page, "<li>{}</li>", escape(note));
+    }
+    page.push_str("</ul><footer>Exported from latency-guard · all times in milliseconds, measured by the client.</footer></body></html>\n");
+    page
+}
