@@ -67,24 +67,14 @@ pub fn sweep_to_html(view: &SweepView) -> String {
     levels.sort_by(|a, b| a.level.total_cmp(&b.level));
     let rate = |v: Option<f64>| v.map_or_else(|| "—".to_string(), |v| format!("{v:.2}"));
     for l in levels {
-        let judged: Vec<String> = l
-            .judged
-            .iter()
-            .map(|(name, v)| match v {
-                Some(v) if name.ends_with("_met") => format!("{name} {:.1} %", v * 100.0),
-                Some(v) => format!("{name} {}", ms(*v)),
-                None => format!("{name} —"),
-            })
-            .collect();
-        let verdict = if l.passed { "passed".to_string() } else { format!("failed — {}", l.reasons.join("; ")) };
         let _ = write!(
             page,
             "<tr><td>{}</td><td class=\"{}\">{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
              <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{} of {}</td></tr>",
             escape(&report.axis.describe(l.level)),
             if l.passed { "passed" } else { "failed" },
-            escape(&verdict),
-            escape(&judged.join(", ")),
+            escape(&l.verdict_text()),
+            escape(&l.judged_text()),
             rate(l.throughput_rps),
             rate(l.good_rps),
             l.ttft_ms.map_or_else(|| "—".to_string(), |p| format!("{} / {}", ms(p.p50), ms(p.p95))),

@@ -60,6 +60,32 @@ pub struct CapacityLevel {
 }
 
 impl CapacityLevel {
+    /// The figures it was judged on, in words: `ttft_p95_ms 412 ms, total_ms_met 98.0 %`.
+    pub fn judged_text(&self) -> String {
+        let parts: Vec<String> = self
+            .judged
+            .iter()
+            .map(|(name, v)| match v {
+                Some(v) if name.ends_with("_met") => format!("{name} {:.1} %", v * 100.0),
+                Some(v) => format!("{name} {}", super::ms(*v)),
+                None => format!("{name} —"),
+            })
+            .collect();
+        parts.join(", ")
+    }
+
+    /// The verdict in words: `passed`, or `failed — ` its reasons and, when it was, how it was over-saturated.
+    pub fn verdict_text(&self) -> String {
+        if self.passed {
+            return "passed".to_string();
+        }
+        let mut why = self.reasons.clone();
+        if let Some(s) = self.saturation.filter(|s| *s != Saturation::RateMissed) {
+            why.push(format!("over-saturated: {}", s.describe()));
+        }
+        format!("failed — {}", why.join("; "))
+    }
+
     /// A level at `level` with nothing measured yet (0 requests, passed): the base that fixtures fill in.
     pub fn at(level: f64) -> Self {
         Self {

@@ -121,25 +121,11 @@ fn SweepReport(report: CapacityReport) -> impl IntoView {
 
 fn level_row(axis: crate::model::LoadAxis, l: CapacityLevel) -> impl IntoView {
     let rate = |v: Option<f64>| v.map_or_else(|| "—".to_string(), |v| format!("{v:.2} req/s"));
-    let judged: Vec<String> = l
-        .judged
-        .iter()
-        .map(|(name, v)| match v {
-            Some(v) if name.ends_with("_met") => format!("{name} {:.1} %", v * 100.0),
-            Some(v) => format!("{name} {}", ms(*v)),
-            None => format!("{name} —"),
-        })
-        .collect();
-    let verdict = match (l.passed, l.saturation) {
-        (true, _) => "passed".to_string(),
-        (false, Some(s)) => format!("failed — over-saturated: {}", s.describe()),
-        (false, None) => format!("failed — {}", l.reasons.join("; ")),
-    };
     view! {
         <tr data-level=trim_number(l.level) data-passed=l.passed.to_string()>
             <td>{axis.describe(l.level)}</td>
-            <td>{verdict}</td>
-            <td>{judged.join(", ")}</td>
+            <td>{l.verdict_text()}</td>
+            <td>{l.judged_text()}</td>
             <td>{rate(l.throughput_rps)}</td>
             <td>{rate(l.good_rps)}</td>
             <td>{l.ttft_ms.map_or_else(|| "—".to_string(), |p| format!("{} / {}", ms(p.p50), ms(p.p95)))}</td>
