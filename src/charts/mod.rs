@@ -21,4 +21,4 @@ pub use markup::escape_text;
 pub use scatter::{latency_scatter, sampled_scatter, ScatterPoint, ScatterSample};
 pub use server_load::server_load;
 pub use slices::time_slices_chart;
-pub use sweep::{sweep_curve_chart, sweep_load_chart};
+pub use sweep::{sweep_curve_chart, sweep_load_chart, SweepChart, SweepPoint};

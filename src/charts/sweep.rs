@@ -6,9 +6,38 @@
 use std::fmt::Write;
 
 use super::plot::{chart, empty, tick_label, Axes, Canvas, Plot};
-use crate::model::trim_number;
-use crate::report::{CapacityLevel, CapacityReport};
+use crate::model::{trim_number, LoadAxis};
 use crate::stats::Percentiles;
+
+/// One level as the sweep charts draw it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepPoint {
+    /// The load.
+    pub level: f64,
+    /// Whether it passed.
+    pub passed: bool,
+    /// Completions per second.
+    pub throughput_rps: Option<f64>,
+    /// Good completions per second.
+    pub good_rps: Option<f64>,
+    /// Open loop: sends per second achieved.
+    pub achieved_rate: Option<f64>,
+    /// TTFT percentiles, ms.
+    pub ttft_ms: Option<Percentiles>,
+    /// Total-time percentiles, ms.
+    pub total_ms: Option<Percentiles>,
+}
+
+/// What the sweep charts draw.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepChart {
+    /// The load varied.
+    pub axis: LoadAxis,
+    /// Every level.
+    pub points: Vec<SweepPoint>,
+    /// The knee's level.
+    pub knee: Option<f64>,
+}
 
 const CURVE: Canvas = Canvas { height: 260, class: "sweep-curve" };
 const CURVE_LABEL: &str = "Latency against throughput, one point per level: TTFT and total time, p50 and p95";
@@ -19,7 +48,7 @@ const LOAD_LABEL: &str = "Throughput, goodput and the achieved send rate against
 struct Series {
     name: &'static str,
     class: &'static str,
-    pick: fn(&CapacityLevel) -> Option<f64>,
+    pick: fn(&SweepPoint) -> Option<f64>,
 }
 
 fn p50(p: Option<Percentiles>) -> Option<f64> {
@@ -44,20 +73,14 @@ const RATES: [Series; 3] = [
 ];
 
 /// The levels in load order.
-fn sorted(report: &CapacityReport) -> Vec<&CapacityLevel> {
-    let mut levels: Vec<&CapacityLevel> = report.levels.iter().collect();
+fn sorted(report: &SweepChart) -> Vec<&SweepPoint> {
+    let mut levels: Vec<&SweepPoint> = report.points.iter().collect();
     levels.sort_by(|a, b| a.level.total_cmp(&b.level));
     levels
 }
 
 /// Draws `series` as lines through `(x(level), series(level))`, with a titled mark per point and a legend.
-fn lines(
-    plot: &Plot,
-    report: &CapacityReport,
-    series: &[Series],
-    x: fn(&CapacityLevel) -> Option<f64>,
-    unit: &str,
-) -> String {
+fn lines(plot: &Plot, report: &SweepChart, series: &[Series], x: fn(&SweepPoint) -> Option<f64>, unit: &str) -> String {
     let mut svg = String::new();
     let (left, top, _, _) = plot.edges();
     let mut drawn = 0;
@@ -99,14 +122,14 @@ fn lines(
     svg
 }
 
-fn highest(report: &CapacityReport, series: &[Series]) -> f64 {
-    report.levels.iter().flat_map(|l| series.iter().filter_map(|s| (s.pick)(l))).fold(0.0, f64::max)
+fn highest(report: &SweepChart, series: &[Series]) -> f64 {
+    report.points.iter().flat_map(|l| series.iter().filter_map(|s| (s.pick)(l))).fold(0.0, f64::max)
 }
 
 /// Latency against throughput, the knee ringed.
-pub fn sweep_curve_chart(report: &CapacityReport) -> String {
-    let throughput = |l: &CapacityLevel| l.throughput_rps;
-    let widest = report.levels.iter().filter_map(throughput).fold(0.0, f64::max);
+pub fn sweep_curve_chart(report: &SweepChart) -> String {
+    let throughput = |l: &SweepPoint| l.throughput_rps;
+    let widest = report.points.iter().filter_map(throughput).fold(0.0, f64::max);
     if widest <= 0.0 {
         return empty(CURVE, CURVE_LABEL, "No level measured yet");
     }
@@ -122,7 +145,7 @@ pub fn sweep_curve_chart(report: &CapacityReport) -> String {
     };
     chart(CURVE, CURVE_LABEL, &axes, |plot| {
         let mut svg = lines(plot, report, &LATENCY, throughput, "ms");
-        let knee = report.knee.and_then(|k| report.levels.iter().find(|l| l.level == k));
+        let knee = report.knee.and_then(|k| report.points.iter().find(|l| l.level == k));
         if let Some((level, x, y)) = knee.and_then(|l| Some((l, l.throughput_rps?, l.total_ms?.p95))) {
             let (cx, cy) = plot.at(x, y);
             let _ = write!(
@@ -136,8 +159,8 @@ pub fn sweep_curve_chart(report: &CapacityReport) -> String {
 }
 
 /// Throughput, goodput and achieved rate against the load asked.
-pub fn sweep_load_chart(report: &CapacityReport) -> String {
-    let Some(top_level) = report.levels.iter().map(|l| l.level).reduce(f64::max) else {
+pub fn sweep_load_chart(report: &SweepChart) -> String {
+    let Some(top_level) = report.points.iter().map(|l| l.level).reduce(f64::max) else {
         return empty(LOAD, LOAD_LABEL, "No level measured yet");
     };
     let axes = Axes {
@@ -159,37 +182,22 @@ pub fn sweep_load_chart(report: &CapacityReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::LoadAxis;
-    use crate::report::AnswerInterval;
 
-    fn level(level: f64, throughput: f64, total: f64) -> CapacityLevel {
+    fn level(level: f64, throughput: f64, total: f64) -> SweepPoint {
         let p = |v: f64| Percentiles { p50: v, p95: v * 1.2, p99: v * 1.5 };
-        CapacityLevel {
+        SweepPoint {
+            level,
             passed: level <= 4.0,
-            requests: 40,
             throughput_rps: Some(throughput),
             good_rps: Some(throughput),
+            achieved_rate: None,
             ttft_ms: Some(p(total / 3.0)),
             total_ms: Some(p(total)),
-            ..CapacityLevel::at(level)
         }
     }
 
-    fn report(levels: Vec<CapacityLevel>, knee: Option<f64>) -> CapacityReport {
-        CapacityReport {
-            axis: LoadAxis::Concurrency,
-            slos: vec![],
-            max_error_rate: 0.01,
-            answer: Some(4.0),
-            bounded: true,
-            interval: AnswerInterval { low: Some(4.0), high: Some(4.0), resamples: 1000 },
-            levels,
-            knee,
-            stopped_early: false,
-            requests_sent: 0,
-            wall_s: 1.0,
-            notes: vec![],
-        }
+    fn report(points: Vec<SweepPoint>, knee: Option<f64>) -> SweepChart {
+        SweepChart { axis: LoadAxis::Concurrency, points, knee }
     }
 
     #[test]

@@ -55,8 +55,8 @@ pub fn sweep_to_html(view: &SweepView) -> String {
          <figure>{}</figure><figure>{}</figure>",
         escape(&answer_text(report)),
         report.knee.map_or_else(|| "not within these levels".to_string(), |k| report.axis.describe(k)),
-        sweep_curve_chart(report),
-        sweep_load_chart(report)
+        sweep_curve_chart(&report.chart()),
+        sweep_load_chart(&report.chart())
     );
     page.push_str(
         "<table><thead><tr><th>Load</th><th>Verdict</th><th>Judged on</th><th class=\"num\">Throughput req/s</th>\

@@ -113,6 +113,26 @@ impl CapacityLevel {
     }
 }
 
+impl CapacityReport {
+    /// The levels as the sweep charts draw them.
+    pub fn chart(&self) -> crate::charts::SweepChart {
+        let points = self
+            .levels
+            .iter()
+            .map(|l| crate::charts::SweepPoint {
+                level: l.level,
+                passed: l.passed,
+                throughput_rps: l.throughput_rps,
+                good_rps: l.good_rps,
+                achieved_rate: l.achieved_rate,
+                ttft_ms: l.ttft_ms,
+                total_ms: l.total_ms,
+            })
+            .collect();
+        crate::charts::SweepChart { axis: self.axis, points, knee: self.knee }
+    }
+}
+
 /// A sweep as its page shows it: progress while it runs, the levels so far, the answer once it ended.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

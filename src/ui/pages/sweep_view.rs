@@ -89,8 +89,8 @@ fn SweepProgress(summary: SweepSummary) -> impl IntoView {
 
 #[component]
 fn SweepReport(report: CapacityReport) -> impl IntoView {
-    let curve = crate::charts::sweep_curve_chart(&report);
-    let load = crate::charts::sweep_load_chart(&report);
+    let curve = crate::charts::sweep_curve_chart(&report.chart());
+    let load = crate::charts::sweep_load_chart(&report.chart());
     let mut levels = report.levels.clone();
     levels.sort_by(|a, b| a.level.total_cmp(&b.level));
     let axis = report.axis;
