@@ -19,6 +19,7 @@ async function finishedRun(page: Page, connectorId: string, title: string, maxTo
         prompts: ["hello"],
         iterations: 4,
         mode: { kind: "closed", concurrency: 2 },
+        slos: ["total_ms<=60000"],
       },
     },
   });
@@ -51,6 +52,10 @@ test("two runs compared side by side, with tests, CDFs and a warning when they d
   await expect(figures.locator("tbody tr").first().locator(".delta").last()).toHaveText(/^[+-]?\d+\.\d%$|^—$/);
   // Counts are whole numbers, on each side and as the change.
   await expect(figures.locator("tbody tr", { hasText: "Sample size" }).locator("td")).toHaveText(["4", "4", "0", "0.0%"]);
+  // Goodput against each run's own objectives; the notes say why pooled requests understate run-to-run change.
+  await expect(figures.locator("tbody tr", { hasText: "Good requests" }).locator("td").nth(1)).toHaveText("100.00 pp");
+  await expect(figures.locator("tbody tr", { hasText: "Goodput (good req/s)" })).toBeVisible();
+  await expect(page.locator("main")).toContainText("repeat each run (bench --repeat) and compare the repetitions");
   const tests = page.locator("#compare-tests tbody tr");
   await expect(tests.first()).toContainText("4 / 4");
   await expect(tests.first().locator(".p-welch")).toHaveText(/^(\d\.\d{4}|\d\.\d\de-\d+|not computable)$/);

@@ -158,6 +158,14 @@ fn ComparisonView(c: Comparison) -> impl IntoView {
                 {row("ITL p99", a.stats.itl.map(|p| p.p99), b.stats.itl.map(|p| p.p99), " ms")}
                 {row("Output tok/s", a.stats.tok_per_sec, b.stats.tok_per_sec, "")}
                 {row("Error rate", Some(a.summary.error_rate * 100.0), Some(b.summary.error_rate * 100.0), " pp")}
+                {(a.stats.goodput.is_some() || b.stats.goodput.is_some()).then(|| {
+                    let good = |s: &crate::report::ReportStats| s.goodput.as_ref().map(|g| g.good_fraction * 100.0);
+                    let rate = |s: &crate::report::ReportStats| s.goodput.as_ref().and_then(|g| g.good_requests_per_sec);
+                    view! {
+                        {row("Good requests", good(&a.stats), good(&b.stats), " pp")}
+                        {row("Goodput (good req/s)", rate(&a.stats), rate(&b.stats), "")}
+                    }
+                })}
                 {row("Total cost (USD)", a.summary.total_cost_usd, b.summary.total_cost_usd, "")}
                 {count_row("Sample size", a.summary.measured, b.summary.measured)}
             </tbody>
@@ -171,7 +179,11 @@ fn ComparisonView(c: Comparison) -> impl IntoView {
             t-test compares means without assuming equal variances (t distribution with Welch–Satterthwaite degrees of \
             freedom); Mann-Whitney U compares whole distributions by rank (normal approximation with continuity and \
             tie corrections). A small p (say below 0.05) says the difference is unlikely to be noise alone; it does not \
-            say the difference matters."</p>
+            say the difference matters. Both treat a run's requests as independent, which they are not quite: requests of \
+            one run share its conditions (the endpoint's load, caches, the network), so two runs of one endpoint can differ \
+            by more than these tests expect. To tell a real change from run-to-run variation, repeat each run \
+            (bench --repeat) and compare the repetitions' figures. Goodput rows compare each run against its own \
+            objectives."</p>
         <h3>"Total time, cumulative"</h3>
         <div class="chart-box" id="cdf-total" inner_html=cdf(&c.total_cdf, "total ms")></div>
         <h3>"TTFT, cumulative"</h3>

@@ -111,6 +111,7 @@ fn SweepReport(report: CapacityReport) -> impl IntoView {
         <div class="chart-box" inner_html=load></div>
         <table class="table" id="sweep-levels">
             <thead><tr><th>"Load"</th><th>"Verdict"</th><th>"Judged on"</th><th>"Throughput"</th><th>"Goodput"</th>
+                {(axis == crate::model::LoadAxis::Rate).then(|| view! { <th>"Sent (late p95)"</th> })}
                 <th>"TTFT p50 / p95"</th><th>"Total p95"</th><th>"Failed"</th><th>"Run"</th></tr></thead>
             <tbody>{levels.into_iter().map(|l| level_row(axis, l)).collect_view()}</tbody>
         </table>
@@ -128,6 +129,9 @@ fn level_row(axis: crate::model::LoadAxis, l: CapacityLevel) -> impl IntoView {
             <td>{l.judged_text()}</td>
             <td>{rate(l.throughput_rps)}</td>
             <td>{rate(l.good_rps)}</td>
+            {(axis == crate::model::LoadAxis::Rate).then(|| view! {
+                <td>{format!("{} ({})", rate(l.achieved_rate), l.schedule_lag_p95_ms.map_or_else(|| "—".to_string(), ms))}</td>
+            })}
             <td>{l.ttft_ms.map_or_else(|| "—".to_string(), |p| format!("{} / {}", ms(p.p50), ms(p.p95)))}</td>
             <td>{l.total_ms.map_or_else(|| "—".to_string(), |p| ms(p.p95))}</td>
             <td>{format!("{} of {}", l.failed, l.requests)}</td>
