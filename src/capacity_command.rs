@@ -242,6 +242,10 @@ async fn search(args: &CapacityArgs, config: Option<&std::path::Path>) -> Result
             eprintln!("level {index}: {} — {requests} requests", axis.describe(level));
         }
         SearchEvent::Finished(level) => eprintln!("  {}", level_line(axis, &level)),
+        SearchEvent::Probing { concurrency, requests } => {
+            eprintln!("probe: {concurrency} in flight — {requests} requests");
+        }
+        SearchEvent::Probed(level) => eprintln!("  {}", level_line(LoadAxis::Concurrency, &level)),
     })
     .await?;
     if let Some(path) = &args.out {

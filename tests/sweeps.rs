@@ -171,3 +171,41 @@ async fn an_over_saturated_level_stops_a_listed_sweep_and_a_cancel_keeps_the_lev
     })
     .await;
 }
+
+#[tokio::test]
+async fn an_automatic_sweep_probes_the_synchronous_and_saturated_rates_and_spaces_its_rates_between() {
+    on_both(|app| async move {
+        let sim = four_slots().await;
+        let (_, cookie) = app.session_for("automatic").await;
+        let conn = connector(&app, &cookie, &sim).await;
+        let input = json!({"connectorId": conn, "prompts": ["hi"], "requestsPerLevel": 48, "maxInFlight": 16,
+                           "levels": {"kind": "automatic", "levels": 4}});
+        let started = ok(&app, &cookie, "sweeps/start", json!({"input": input})).await;
+        assert_eq!(started["title"], "automatic rate sweep on sim-model");
+        let view = ended(&app, &cookie, started["id"].as_str().unwrap()).await;
+        let report = &view["report"];
+        assert_eq!(view["summary"]["status"], "completed", "{view}");
+        let probes = report["probes"].as_array().unwrap();
+        let probe_levels: Vec<f64> = probes.iter().map(|p| p["level"].as_f64().unwrap()).collect();
+        assert_eq!(probe_levels, [1.0, 16.0], "one in flight, then the most");
+        let (sync, saturated) =
+            (probes[0]["throughputRps"].as_f64().unwrap(), probes[1]["throughputRps"].as_f64().unwrap());
+        // One slot's worth (~33 req/s) and four slots' worth (~133 req/s).
+        assert!(saturated > sync * 2.5, "{sync} vs {saturated}");
+        let rates: Vec<f64> =
+            report["levels"].as_array().unwrap().iter().map(|l| l["level"].as_f64().unwrap()).collect();
+        assert!(!rates.is_empty() && rates.len() <= 4, "{rates:?}");
+        assert!((rates[0] - sync).abs() < 0.01, "the first rate is the synchronous one: {rates:?} {sync}");
+        assert!(rates.windows(2).all(|w| w[0] < w[1]) && *rates.last().unwrap() <= saturated + 0.01, "{rates:?}");
+        assert_eq!(report["axis"], "rate");
+        assert!(report["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().starts_with("Probes: one request in flight")));
+        // Each probe is a stored run too.
+        let probe_run = ok(&app, &cookie, "runs/report", json!({"id": probes[1]["runId"]})).await;
+        assert!(probe_run["run"]["title"].as_str().unwrap().ends_with("· 16 in flight"));
+    })
+    .await;
+}

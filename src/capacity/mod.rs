@@ -14,7 +14,7 @@ pub use bootstrap::{bootstrap, BootLevel, Bootstrap, RESAMPLES};
 pub use judge::{figure_name, judge, passes, Criteria, Judgment, RequestFigures};
 pub use knee::knee;
 pub use level::{level_figures, LevelRun, GROWTH_LIMIT, MIN_ACHIEVED_SHARE};
-pub use levels::{highest_passing, Picker};
+pub use levels::{highest_passing, spaced_rates, Picker, Step};
 pub use search::Search;
 
 pub use crate::model::{LevelPlan, SearchSpace, DEFAULT_RESOLUTION, MAX_LISTED_LEVELS};
@@ -71,11 +71,25 @@ pub enum SearchEvent {
     },
     /// A level ended.
     Finished(Box<CapacityLevel>),
+    /// An automatic sweep's probe (a closed loop with `concurrency` in flight) starts.
+    Probing {
+        /// Requests in flight.
+        concurrency: u32,
+        /// Measured requests it will send.
+        requests: u32,
+    },
+    /// A probe ended.
+    Probed(Box<CapacityLevel>),
 }
 
 /// Measured requests for `level`: enough that [`TAIL_REQUESTS`] lie beyond the highest judged percentile, and
 /// enough load to reach steady state (4 per slot in flight, or 5 s of arrivals).
 pub fn requests_for(spec: &CapacitySpec, level: f64) -> u32 {
+    sized(spec, spec.levels.axis(), level)
+}
+
+/// [`requests_for`] a level on `axis`.
+fn sized(spec: &CapacitySpec, axis: LoadAxis, level: f64) -> u32 {
     if let Some(n) = spec.requests_per_level {
         return n;
     }
@@ -89,7 +103,7 @@ pub fn requests_for(spec: &CapacitySpec, level: f64) -> u32 {
         })
         .reduce(f64::min);
     let for_tail = tail.map_or(f64::from(PER_REQUEST_SAMPLE), |t| (TAIL_REQUESTS / t).ceil());
-    let for_load = match spec.levels.axis() {
+    let for_load = match axis {
         LoadAxis::Concurrency => 4.0 * level,
         LoadAxis::Rate => 5.0 * level,
     };
@@ -125,25 +139,80 @@ pub async fn sweep(
     }
     let axis = plan.axis();
     let started = std::time::Instant::now();
-    let mut picker = Picker::new(plan);
+    let mut picker = Picker::new(plan, spec.max_in_flight);
     let mut runs: Vec<LevelRun> = Vec::new();
     let mut levels: Vec<CapacityLevel> = Vec::new();
-    while let Some(level) = picker.next_level() {
-        let requests = requests_for(spec, level);
-        on_event(SearchEvent::Started { index: levels.len() + 1, level, requests });
-        let run = runner.run_level(mode_of(spec, level), requests, warmup_for(level)).await?;
-        let figures = level_figures(axis, level, &spec.criteria, &run);
-        picker.record(&figures);
-        on_event(SearchEvent::Finished(Box::new(figures.clone())));
-        levels.push(figures);
-        runs.push(run);
+    let mut probes: Vec<CapacityLevel> = Vec::new();
+    let mut probe_requests = 0;
+    while let Some(step) = picker.next_step() {
+        match step {
+            Step::Probe(concurrency) => {
+                let c = f64::from(concurrency);
+                let requests = sized(spec, LoadAxis::Concurrency, c);
+                on_event(SearchEvent::Probing { concurrency, requests });
+                let run = runner.run_level(LoadMode::Closed { concurrency }, requests, warmup_for(c)).await?;
+                let figures = level_figures(LoadAxis::Concurrency, c, &spec.criteria, &run);
+                picker.record_probe(figures.throughput_rps);
+                on_event(SearchEvent::Probed(Box::new(figures.clone())));
+                probe_requests += run.records.len() as u64;
+                probes.push(figures);
+            }
+            Step::Level(level) => {
+                let requests = requests_for(spec, level);
+                on_event(SearchEvent::Started { index: levels.len() + 1, level, requests });
+                let run = runner.run_level(mode_of(spec, level), requests, warmup_for(level)).await?;
+                let figures = level_figures(axis, level, &spec.criteria, &run);
+                picker.record(&figures);
+                on_event(SearchEvent::Finished(Box::new(figures.clone())));
+                levels.push(figures);
+                runs.push(run);
+            }
+        }
     }
-    Ok(report(spec, &picker, levels, &runs, started.elapsed().as_secs_f64()))
+    let mut report = report(spec, &picker, levels, &runs, started.elapsed().as_secs_f64());
+    report.requests_sent += probe_requests;
+    insert_probe_notes(&mut report.notes, &probes);
+    report.probes = probes;
+    Ok(report)
+}
+
+/// Puts what the probes found right after the note on how levels were chosen.
+fn insert_probe_notes(notes: &mut Vec<String>, probes: &[CapacityLevel]) {
+    let at = notes.len().min(1);
+    for (i, note) in probe_notes(probes).into_iter().enumerate() {
+        notes.insert(at + i, note);
+    }
+}
+
+/// What an automatic sweep's probes found, in sentences (none for other sweeps).
+pub fn probe_notes(probes: &[CapacityLevel]) -> Vec<String> {
+    let rate = |p: Option<&CapacityLevel>| p.and_then(|p| p.throughput_rps);
+    match (probes.first(), probes.get(1)) {
+        (None, _) => vec![],
+        (Some(_), _) if rate(probes.first()).is_none() || (probes.len() == 2 && rate(probes.get(1)).is_none()) => {
+            vec!["A probe measured no throughput (every request failed?), so no rate could be chosen.".to_string()]
+        }
+        (Some(sync), Some(saturated)) => vec![format!(
+            "Probes: one request in flight completed {:.2} req/s (the synchronous rate); {} in flight completed {:.2} \
+             req/s (the saturated throughput). The rates run are evenly spaced from the first to the second.",
+            sync.throughput_rps.unwrap_or(0.0),
+            crate::model::trim_number(saturated.level),
+            saturated.throughput_rps.unwrap_or(0.0)
+        )],
+        (Some(_), None) => vec![],
+    }
 }
 
 /// The report of the levels finished so far (while a sweep runs, or after it was cut short): answer, knee and
 /// notes, without the bootstrap interval (`resamples` 0), which needs every level's requests.
-pub fn progress_report(spec: &CapacitySpec, levels: &[CapacityLevel], wall_s: f64) -> CapacityReport {
+pub fn progress_report(
+    spec: &CapacitySpec,
+    probes: &[CapacityLevel],
+    levels: &[CapacityLevel],
+    wall_s: f64,
+) -> CapacityReport {
+    let mut notes = notes(spec, levels);
+    insert_probe_notes(&mut notes, probes);
     CapacityReport {
         axis: spec.levels.axis(),
         slos: spec.criteria.slos.clone(),
@@ -153,9 +222,10 @@ pub fn progress_report(spec: &CapacitySpec, levels: &[CapacityLevel], wall_s: f6
         interval: crate::report::AnswerInterval { low: None, high: None, resamples: 0 },
         knee: knee(levels),
         stopped_early: false,
-        notes: notes(spec, levels),
-        requests_sent: levels.iter().map(|l| l.requests).sum(),
+        notes,
+        requests_sent: levels.iter().chain(probes).map(|l| l.requests).sum(),
         levels: levels.to_vec(),
+        probes: probes.to_vec(),
         wall_s,
     }
 }
@@ -203,6 +273,7 @@ fn report(
         notes,
         requests_sent: runs.iter().map(|r| r.records.len() as u64).sum(),
         levels,
+        probes: vec![],
         wall_s,
     }
 }
@@ -225,6 +296,13 @@ fn notes(spec: &CapacitySpec, levels: &[CapacityLevel]) -> Vec<String> {
                     LoadAxis::Concurrency => " to the exact whole number".to_string(),
                     LoadAxis::Rate => format!(" (geometric midpoints) to within {:.0} %", space.resolution * 100.0),
                 }
+            ),
+            LevelPlan::Automatic { levels: count } => format!(
+                "Levels: {count} {unit} chosen from two probes, as GuideLLM does (the synchronous rate, then the \
+                 saturated throughput), lowest first; a sweep stops after a level where the endpoint was \
+                 over-saturated (achieved rate under {:.0} % of the target, error rate over its limit, or the last \
+                 quarter of requests over {GROWTH_LIMIT} times slower than the first).",
+                MIN_ACHIEVED_SHARE * 100.0
             ),
             LevelPlan::Listed { .. } => format!(
                 "Levels: {unit} as listed, lowest first; a sweep stops after a level where the endpoint was \

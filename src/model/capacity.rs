@@ -88,6 +88,13 @@ pub enum LevelPlan {
     },
     /// A capacity search.
     Search(SearchSpace),
+    /// Open-loop rates found for this endpoint, as GuideLLM does: first the synchronous rate (one request in
+    /// flight) and the saturated throughput (the most in flight), then `levels` rates evenly spaced from one to the
+    /// other.
+    Automatic {
+        /// How many rates between the two, both ends included.
+        levels: u32,
+    },
 }
 
 impl LevelPlan {
@@ -96,6 +103,7 @@ impl LevelPlan {
         match self {
             Self::Listed { axis, .. } => *axis,
             Self::Search(space) => space.axis,
+            Self::Automatic { .. } => LoadAxis::Rate,
         }
     }
 
@@ -103,6 +111,13 @@ impl LevelPlan {
     pub fn validated(self) -> Result<Self, String> {
         match self {
             Self::Search(space) => space.validate().map(|()| Self::Search(space)),
+            Self::Automatic { levels } => {
+                let most = MAX_LISTED_LEVELS as u32;
+                if !(2..=most).contains(&levels) {
+                    return Err(format!("ask for 2 to {most} rates between the synchronous and the saturated one"));
+                }
+                Ok(self)
+            }
             Self::Listed { axis, mut levels } => {
                 if levels.is_empty() || levels.len() > MAX_LISTED_LEVELS {
                     return Err(format!("list 1 to {MAX_LISTED_LEVELS} levels"));

@@ -110,6 +110,7 @@ impl SweepInput {
         let highest = match &levels {
             LevelPlan::Listed { levels, .. } => levels.last().copied().unwrap_or(1.0),
             LevelPlan::Search(space) => space.max,
+            LevelPlan::Automatic { .. } => f64::from(self.max_in_flight),
         };
         if levels.axis() == LoadAxis::Concurrency && highest > f64::from(limits::MAX_CONCURRENCY) {
             return Err(ValidationError::new("levels", format!("concurrency is at most {}", limits::MAX_CONCURRENCY)));
@@ -143,6 +144,7 @@ impl SweepInput {
                 match &levels {
                     LevelPlan::Listed { axis, .. } => format!("{} sweep", axis.as_str()),
                     LevelPlan::Search(space) => format!("{} capacity search", space.axis.as_str()),
+                    LevelPlan::Automatic { .. } => "automatic rate sweep".to_string(),
                 }
             ),
         };
@@ -219,10 +221,14 @@ mod tests {
             (LevelPlan::Listed { axis: LoadAxis::Concurrency, levels: vec![] }, "levels"),
             (LevelPlan::Listed { axis: LoadAxis::Concurrency, levels: vec![1.5] }, "levels"),
             (LevelPlan::Listed { axis: LoadAxis::Concurrency, levels: vec![4096.0] }, "levels"),
+            (LevelPlan::Automatic { levels: 1 }, "levels"),
+            (LevelPlan::Automatic { levels: 99 }, "levels"),
         ];
         for (levels, field) in bad {
             assert_eq!(input(levels.clone(), &[]).validate("m").unwrap_err().field, field, "{levels:?}");
         }
+        let automatic = input(LevelPlan::Automatic { levels: 6 }, &[]).validate("m").unwrap();
+        assert_eq!(automatic.title, "automatic rate sweep on m");
         let mut empty = input(LevelPlan::Listed { axis: LoadAxis::Rate, levels: vec![2.0] }, &[]);
         empty.prompts.clear();
         assert_eq!(empty.validate("m").unwrap_err().field, "prompts");

@@ -208,6 +208,9 @@ pub struct CapacityReport {
     pub knee: Option<f64>,
     /// A listed sweep stopped before its last level because one was over-saturated.
     pub stopped_early: bool,
+    /// An automatic sweep's probes (one request in flight, then the most), which chose its rates.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub probes: Vec<CapacityLevel>,
     /// Requests sent in all, warm-ups included.
     pub requests_sent: u64,
     /// Wall time of the search, s.

@@ -116,15 +116,19 @@ impl SweepManager {
     async fn drive(&self, workspace: WorkspaceId, id: SweepId, plan: SweepPlan, cancel: CancellationToken) {
         let spec = spec_of(&plan);
         // Each finished level is written at once, from a task of its own (the event callback cannot wait).
-        let (events, mut received) = mpsc::unbounded_channel::<CapacityLevel>();
+        let (events, mut received) = mpsc::unbounded_channel::<(bool, CapacityLevel)>();
         let writer = tokio::spawn({
             let (store, clock, spec) = (self.store.clone(), Arc::clone(&self.clock), spec.clone());
             let started = Instant::now();
             async move {
-                let mut levels = Vec::new();
-                while let Some(level) = received.recv().await {
-                    levels.push(level);
-                    let report = progress_report(&spec, &levels, started.elapsed().as_secs_f64());
+                let (mut probes, mut levels) = (Vec::new(), Vec::new());
+                while let Some((probe, level)) = received.recv().await {
+                    if probe {
+                        probes.push(level);
+                    } else {
+                        levels.push(level);
+                    }
+                    let report = progress_report(&spec, &probes, &levels, started.elapsed().as_secs_f64());
                     if let Err(e) = store.set_sweep_progress(id, &report, clock.now_ms()).await {
                         tracing::warn!(sweep = %id, error = %e, "writing the sweep's progress failed");
                     }
@@ -139,10 +143,14 @@ impl SweepManager {
             template: plan.template.clone(),
             stop: cancel.clone(),
         };
-        let outcome = sweep(&mut runner, &spec, |event| {
-            if let SearchEvent::Finished(level) = event {
-                let _ = events.send(*level);
+        let outcome = sweep(&mut runner, &spec, |event| match event {
+            SearchEvent::Finished(level) => {
+                let _ = events.send((false, *level));
             }
+            SearchEvent::Probed(level) => {
+                let _ = events.send((true, *level));
+            }
+            SearchEvent::Started { .. } | SearchEvent::Probing { .. } => {}
         })
         .await;
         drop(events);

@@ -20,7 +20,9 @@ fn lines(raw: &str) -> Vec<String> {
 pub fn SweepForm() -> impl IntoView {
     let connectors = Resource::new(|| (), |_| list_connectors());
     let connector = RwSignal::new(String::new());
-    let search = RwSignal::new(false);
+    // listed | search | automatic
+    let kind = RwSignal::new("listed".to_string());
+    let rates = RwSignal::new("6".to_string());
     let axis = RwSignal::new("concurrency".to_string());
     let levels = RwSignal::new("1, 2, 4, 8".to_string());
     let (min, max) = (RwSignal::new("1".to_string()), RwSignal::new("64".to_string()));
@@ -31,18 +33,22 @@ pub fn SweepForm() -> impl IntoView {
     let input = move || -> Result<SweepInput, AppError> {
         let axis =
             LoadAxis::parse(&axis.get()).ok_or_else(|| invalid("levels", "choose concurrency or rate".into()))?;
-        let plan = if search.get() {
-            let (min, max) = (number(&min.get(), "levels.min")?, number(&max.get(), "levels.max")?);
-            LevelPlan::Search(SearchSpace { axis, min, max, resolution: DEFAULT_RESOLUTION })
-        } else {
-            let listed = levels
-                .get()
-                .split(',')
-                .map(str::trim)
-                .filter(|p| !p.is_empty())
-                .map(|p| number(p, "levels"))
-                .collect::<Result<Vec<f64>, _>>()?;
-            LevelPlan::Listed { axis, levels: listed }
+        let plan = match kind.get().as_str() {
+            "search" => {
+                let (min, max) = (number(&min.get(), "levels.min")?, number(&max.get(), "levels.max")?);
+                LevelPlan::Search(SearchSpace { axis, min, max, resolution: DEFAULT_RESOLUTION })
+            }
+            "automatic" => LevelPlan::Automatic { levels: number(&rates.get(), "levels.levels")? },
+            _ => {
+                let listed = levels
+                    .get()
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|p| !p.is_empty())
+                    .map(|p| number(p, "levels"))
+                    .collect::<Result<Vec<f64>, _>>()?;
+                LevelPlan::Listed { axis, levels: listed }
+            }
         };
         let requests = requests.get();
         Ok(SweepInput {
@@ -93,18 +99,22 @@ pub fn SweepForm() -> impl IntoView {
                     <option value="concurrency">"Concurrency (requests in flight)"</option>
                     <option value="rate">"Rate (requests per second, open loop)"</option>
                 </select></label>
-                <label>"Levels" <select id="sweep-kind" on:change=move |ev| search.set(event_target_value(&ev) == "search")>
+                <label>"Levels" <select id="sweep-kind" on:change=move |ev| kind.set(event_target_value(&ev))>
                     <option value="listed">"These levels"</option>
                     <option value="search">"Search for the capacity"</option>
+                    <option value="automatic">"Automatic rates (synchronous → saturated)"</option>
                 </select></label>
             </div>
-            {move || if search.get() {
-                view! { <div class="prices">
+            {move || match kind.get().as_str() {
+                "search" => view! { <div class="prices">
                     <label>"From" <input id="sweep-min" inputmode="decimal" bind:value=min/></label>
                     <label>"Up to" <input id="sweep-max" inputmode="decimal" bind:value=max/></label>
-                </div> }.into_any()
-            } else {
-                view! { <label>"Levels (comma-separated, run lowest first)" <input id="sweep-levels" bind:value=levels/></label> }.into_any()
+                </div> }.into_any(),
+                "automatic" => view! {
+                    <label>"How many rates (one request in flight, then the most in flight, are measured first; the rates are \
+                        spaced evenly between the two throughputs)" <input id="sweep-rates" inputmode="numeric" bind:value=rates/></label>
+                }.into_any(),
+                _ => view! { <label>"Levels (comma-separated, run lowest first)" <input id="sweep-levels" bind:value=levels/></label> }.into_any(),
             }}
             <label>"Objectives, one per line (e.g. ttft_p95_ms<=500, tpot_ms<=50)" <textarea id="sweep-slos" rows="2" bind:value=slos></textarea></label>
             <label>"Prompts, one per line" <textarea id="sweep-prompts" rows="2" bind:value=prompts></textarea></label>

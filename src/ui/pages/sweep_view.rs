@@ -107,6 +107,11 @@ fn SweepReport(report: CapacityReport) -> impl IntoView {
                 <div class="stat-how">"the last level before latency (total p95) grew faster than throughput"</div>
             </div>
         </section>
+        {(!report.probes.is_empty()).then(|| view! {
+            <p id="sweep-probes">{report.probes.iter().map(|p| format!("{} in flight: {}", trim_number(p.level),
+                p.throughput_rps.map_or_else(|| "no throughput".to_string(), |t| format!("{t:.2} req/s")))).collect::<Vec<_>>().join(" · ")}
+                " (the probes that chose the rates)"</p>
+        })}
         <div class="chart-box" inner_html=curve></div>
         <div class="chart-box" inner_html=load></div>
         <table class="table" id="sweep-levels">
