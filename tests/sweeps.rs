@@ -155,15 +155,24 @@ async fn an_over_saturated_level_stops_a_listed_sweep_and_a_cancel_keeps_the_lev
         let input = json!({"connectorId": conn, "prompts": ["hi"], "requestsPerLevel": 5,
                            "levels": {"kind": "listed", "axis": "concurrency", "levels": [1, 2, 3, 4]}});
         let id = ok(&app, &cookie, "sweeps/start", json!({"input": input})).await["id"].as_str().unwrap().to_string();
+        let mut current = Value::Null;
         for _ in 0..300 {
-            if ok(&app, &cookie, "sweeps/get", json!({"id": id})).await["summary"]["doneLevels"].as_u64() >= Some(1) {
+            let summary = ok(&app, &cookie, "sweeps/get", json!({"id": id})).await["summary"].clone();
+            if summary["doneLevels"].as_u64() >= Some(1) && summary["currentRunId"].is_string() {
+                current = summary;
                 break;
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
+        // While it runs, the sweep names the level it measures and that level's run, live.
+        let level = current["currentLevel"].as_str().unwrap_or_else(|| panic!("no current level: {current}"));
+        assert!(level.ends_with("in flight"), "{current}");
+        let run = ok(&app, &cookie, "runs/report", json!({"id": current["currentRunId"]})).await;
+        assert!(run["run"]["title"].as_str().unwrap().ends_with(&format!("· {level}")), "{run}");
         assert_eq!(ok(&app, &cookie, "sweeps/cancel", json!({"id": id})).await, json!(true));
         let view = ended(&app, &cookie, &id).await;
         assert_eq!(view["summary"]["status"], "cancelled");
+        assert!(view["summary"]["currentRunId"].is_null(), "an ended sweep measures nothing: {view}");
         let done = levels(&view);
         assert!(!done.is_empty() && done.len() < 4, "{done:?}");
         assert_eq!(ok(&app, &cookie, "sweeps/cancel", json!({"id": id})).await, json!(false), "not running any more");

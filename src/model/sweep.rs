@@ -185,6 +185,12 @@ pub struct SweepSummary {
     pub created_at_ms: i64,
     /// End, unix ms.
     pub finished_at_ms: Option<i64>,
+    /// While it runs: the run of the level being measured now (its page shows live progress).
+    #[serde(default)]
+    pub current_run_id: Option<super::RunId>,
+    /// While it runs: that level, in words (`8 in flight`, `probe: 1 in flight`).
+    #[serde(default)]
+    pub current_level: Option<String>,
 }
 
 #[cfg(test)]

@@ -94,17 +94,23 @@ impl RunManager {
     /// Validates `input`, records the run and drives it to its end (Guard's scheduled runs); the run is live on
     /// its page meanwhile like any other. Returns the run as it ended.
     pub async fn run_to_end(&self, workspace: WorkspaceId, input: RunPlanInput) -> Result<RunView, StartError> {
-        self.run_to_end_unless(workspace, input, &CancellationToken::new()).await
+        self.run_to_end_unless(workspace, input, &CancellationToken::new(), None).await
     }
 
-    /// [`Self::run_to_end`], cancelled (what was measured is kept) when `stop` is: a sweep's level.
+    /// [`Self::run_to_end`], cancelled (what was measured is kept) when `stop` is, telling `started` the run's id
+    /// once it is recorded: a sweep's level.
     pub async fn run_to_end_unless(
         &self,
         workspace: WorkspaceId,
         input: RunPlanInput,
         stop: &CancellationToken,
+        started: Option<tokio::sync::oneshot::Sender<RunId>>,
     ) -> Result<RunView, StartError> {
         let (view, target, live) = self.record(workspace, input).await?;
+        if let Some(started) = started {
+            // Nobody listening any more is not this run's business.
+            let _ = started.send(view.id);
+        }
         let (stop, cancel_run) = (stop.clone(), live.cancel.clone());
         let link = tokio::spawn(async move {
             stop.cancelled().await;

@@ -44,6 +44,7 @@ struct StoredLevels {
     runs: RunManager,
     store: Store,
     workspace: WorkspaceId,
+    sweep: SweepId,
     title: String,
     template: RunPlanInput,
     stop: CancellationToken,
@@ -67,7 +68,19 @@ impl LevelRunner for StoredLevels {
             ..self.template.clone()
         };
         let started = Instant::now();
-        let run = self.runs.run_to_end_unless(self.workspace, input, &self.stop).await.map_err(|e| e.to_string())?;
+        let (tell, told) = tokio::sync::oneshot::channel();
+        let (store, sweep, label) = (self.store.clone(), self.sweep, axis_level.clone());
+        let current = tokio::spawn(async move {
+            if let Ok(run) = told.await {
+                if let Err(e) = store.set_sweep_current(sweep, run, &label).await {
+                    tracing::warn!(sweep = %sweep, error = %e, "recording the sweep's current level failed");
+                }
+            }
+        });
+        let run =
+            self.runs.run_to_end_unless(self.workspace, input, &self.stop, Some(tell)).await.map_err(|e| e.to_string());
+        let _ = current.await;
+        let run = run?;
         if self.stop.is_cancelled() {
             return Err("cancelled".into());
         }
@@ -139,6 +152,7 @@ impl SweepManager {
             runs: self.runs.clone(),
             store: self.store.clone(),
             workspace,
+            sweep: id,
             title: plan.title.clone(),
             template: plan.template.clone(),
             stop: cancel.clone(),

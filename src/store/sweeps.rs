@@ -6,11 +6,11 @@ use sqlx::Row;
 
 use super::workspaces::parse_id;
 use super::{found, from_json, spelled, to_json, Store, StoreError};
-use crate::model::{ConnectorId, LoadAxis, RunStatus, SweepId, SweepPlan, SweepSummary, WorkspaceId};
+use crate::model::{ConnectorId, LoadAxis, RunId, RunStatus, SweepId, SweepPlan, SweepSummary, WorkspaceId};
 use crate::report::CapacityReport;
 
-const SUMMARY_COLUMNS: &str =
-    "id, title, connector_name, axis, status, done_levels, report, failure, created_at, finished_at";
+const SUMMARY_COLUMNS: &str = "id, title, connector_name, axis, status, done_levels, report, failure, created_at, \
+     finished_at, current_run_id, current_level";
 
 /// What a new sweep records.
 #[derive(Debug, Clone)]
@@ -74,6 +74,17 @@ impl Store {
         Ok(())
     }
 
+    /// Records the level a running sweep is measuring now (`label`, e.g. `8 in flight`) and its run.
+    pub async fn set_sweep_current(&self, id: SweepId, run: RunId, label: &str) -> Result<(), StoreError> {
+        sqlx::query("UPDATE sweeps SET current_run_id = $1, current_level = $2 WHERE id = $3 AND status = 'running'")
+            .bind(run.to_string())
+            .bind(label)
+            .bind(id.to_string())
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
     /// Ends a running sweep with `status`, its report (the levels measured, even when cut short; `None` keeps the
     /// last progress report) and why it failed.
     pub async fn finish_sweep(
@@ -87,8 +98,8 @@ impl Store {
         match report {
             Some(report) => {
                 sqlx::query(
-                    "UPDATE sweeps SET status = $1, report = $2, done_levels = $3, failure = $4, finished_at = $5 \
-                     WHERE id = $6 AND status = 'running'",
+                    "UPDATE sweeps SET status = $1, report = $2, done_levels = $3, failure = $4, finished_at = $5, \
+                     current_run_id = NULL, current_level = NULL WHERE id = $6 AND status = 'running'",
                 )
                 .bind(status.as_str())
                 .bind(to_json(report)?)
@@ -101,7 +112,8 @@ impl Store {
             }
             None => {
                 sqlx::query(
-                    "UPDATE sweeps SET status = $1, failure = $2, finished_at = $3 WHERE id = $4 AND status = 'running'",
+                    "UPDATE sweeps SET status = $1, failure = $2, finished_at = $3, current_run_id = NULL, \
+                     current_level = NULL WHERE id = $4 AND status = 'running'",
                 )
                 .bind(status.as_str())
                 .bind(failure)
@@ -176,7 +188,8 @@ impl Store {
     /// Marks `interrupted` every running sweep whose process has been silent since `silent_since_ms`.
     pub async fn interrupt_orphaned_sweeps(&self, silent_since_ms: i64, now_ms: i64) -> Result<u64, StoreError> {
         Ok(sqlx::query(
-            "UPDATE sweeps SET status = 'interrupted', finished_at = $1 WHERE status = 'running' AND heartbeat_at < $2",
+            "UPDATE sweeps SET status = 'interrupted', finished_at = $1, current_run_id = NULL, current_level = NULL \
+             WHERE status = 'running' AND heartbeat_at < $2",
         )
         .bind(now_ms)
         .bind(silent_since_ms)
@@ -215,5 +228,7 @@ fn summary_from_row(row: &AnyRow) -> Result<SweepSummary, StoreError> {
         failure: row.try_get("failure")?,
         created_at_ms: row.try_get("created_at")?,
         finished_at_ms: row.try_get("finished_at")?,
+        current_run_id: row.try_get::<Option<String>, _>("current_run_id")?.map(|id| parse_id(&id)).transpose()?,
+        current_level: row.try_get("current_level")?,
     })
 }

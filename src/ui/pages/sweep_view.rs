@@ -77,6 +77,12 @@ fn SweepProgress(summary: SweepSummary) -> impl IntoView {
         <div class="progress-panel" id="sweep-progress" data-status=status.as_str()>
             <strong id="sweep-status">{status.as_str()}</strong>
             {format!(" · {} level(s) done", summary.done_levels)}
+            {(status == RunStatus::Running).then(|| summary.current_run_id.map(|run| view! {
+                <span id="sweep-current">
+                    {format!(" · measuring {} — ", summary.current_level.clone().unwrap_or_default())}
+                    <A href=format!("/runs/{run}")>"its live progress"</A>
+                </span>
+            })).flatten()}
             {(status == RunStatus::Running).then(|| view! {
                 <button type="button" id="stop-sweep" on:click=move |_| { stop.dispatch(()); } disabled=move || stop.pending().get()>
                     "Stop (keep the levels done)"
