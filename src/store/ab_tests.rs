@@ -5,7 +5,7 @@ use sqlx::any::AnyRow;
 use sqlx::Row;
 
 use super::workspaces::parse_id;
-use super::{found, from_json, spelled, to_json, Store, StoreError};
+use super::{from_json, spelled, to_json, Store, StoreError};
 use crate::model::{AbPlan, AbTestId, AbTestSummary, ConnectorId, RunStatus, WorkspaceId};
 use crate::report::AbReport;
 
@@ -138,15 +138,7 @@ impl Store {
     /// Asks whichever process drives a running test of `workspace` to stop it; `false` when it is not running.
     pub async fn request_ab_cancel(&self, workspace: WorkspaceId, id: AbTestId) -> Result<bool, StoreError> {
         self.ab_test(workspace, id).await?;
-        let flagged = sqlx::query(
-            "UPDATE ab_tests SET cancel_requested = 1 WHERE id = $1 AND workspace_id = $2 AND status = 'running'",
-        )
-        .bind(id.to_string())
-        .bind(workspace.to_string())
-        .execute(&self.pool)
-        .await?
-        .rows_affected();
-        Ok(flagged > 0)
+        self.flag_cancel("ab_tests", workspace, id).await
     }
 
     /// Renews the heartbeat of `owner`'s running tests; returns those a cancel was asked of.
@@ -172,13 +164,7 @@ impl Store {
         if self.ab_test(workspace, id).await?.status == RunStatus::Running {
             return Ok(false);
         }
-        let deleted = sqlx::query("DELETE FROM ab_tests WHERE id = $1 AND workspace_id = $2 AND status <> 'running'")
-            .bind(id.to_string())
-            .bind(workspace.to_string())
-            .execute(&self.pool)
-            .await?
-            .rows_affected();
-        found(deleted).map(|()| true)
+        self.delete_finished("ab_tests", workspace, id).await.map(|()| true)
     }
 }
 

@@ -187,6 +187,42 @@ fn bool_to_db(b: bool) -> i64 {
 }
 
 impl Store {
+    /// Flags the running row `id` of `workspace` in `table` (A/B tests, sweeps) so that whichever process drives it
+    /// stops it at its next heartbeat; `false` when it is not running.
+    async fn flag_cancel(
+        &self,
+        table: &'static str,
+        workspace: crate::model::WorkspaceId,
+        id: impl std::fmt::Display,
+    ) -> Result<bool, StoreError> {
+        let flagged = sqlx::query(&format!(
+            "UPDATE {table} SET cancel_requested = 1 WHERE id = $1 AND workspace_id = $2 AND status = 'running'"
+        ))
+        .bind(id.to_string())
+        .bind(workspace.to_string())
+        .execute(&self.pool)
+        .await?
+        .rows_affected();
+        Ok(flagged > 0)
+    }
+
+    /// Deletes the finished row `id` of `workspace` from `table`; `NotFound` when there is none.
+    async fn delete_finished(
+        &self,
+        table: &'static str,
+        workspace: crate::model::WorkspaceId,
+        id: impl std::fmt::Display,
+    ) -> Result<(), StoreError> {
+        let deleted =
+            sqlx::query(&format!("DELETE FROM {table} WHERE id = $1 AND workspace_id = $2 AND status <> 'running'"))
+                .bind(id.to_string())
+                .bind(workspace.to_string())
+                .execute(&self.pool)
+                .await?
+                .rows_affected();
+        found(deleted)
+    }
+
     /// Renews the heartbeat of `owner`'s running rows of `table` (runs, A/B tests) and returns the ids of those a
     /// cancel was asked of through the database.
     async fn heartbeat_owned<T: std::str::FromStr>(

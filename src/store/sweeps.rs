@@ -5,7 +5,7 @@ use sqlx::any::AnyRow;
 use sqlx::Row;
 
 use super::workspaces::parse_id;
-use super::{found, from_json, spelled, to_json, Store, StoreError};
+use super::{from_json, spelled, to_json, Store, StoreError};
 use crate::model::{ConnectorId, LoadAxis, RunId, RunStatus, SweepId, SweepPlan, SweepSummary, WorkspaceId};
 use crate::report::CapacityReport;
 
@@ -169,15 +169,7 @@ impl Store {
     /// Asks whichever process drives a running sweep of `workspace` to stop it; `false` when it is not running.
     pub async fn request_sweep_cancel(&self, workspace: WorkspaceId, id: SweepId) -> Result<bool, StoreError> {
         self.sweep(workspace, id).await?;
-        let flagged = sqlx::query(
-            "UPDATE sweeps SET cancel_requested = 1 WHERE id = $1 AND workspace_id = $2 AND status = 'running'",
-        )
-        .bind(id.to_string())
-        .bind(workspace.to_string())
-        .execute(&self.pool)
-        .await?
-        .rows_affected();
-        Ok(flagged > 0)
+        self.flag_cancel("sweeps", workspace, id).await
     }
 
     /// Renews the heartbeat of `owner`'s running sweeps; returns those a cancel was asked of.
@@ -203,13 +195,7 @@ impl Store {
         if self.sweep(workspace, id).await?.status == RunStatus::Running {
             return Ok(false);
         }
-        let deleted = sqlx::query("DELETE FROM sweeps WHERE id = $1 AND workspace_id = $2 AND status <> 'running'")
-            .bind(id.to_string())
-            .bind(workspace.to_string())
-            .execute(&self.pool)
-            .await?
-            .rows_affected();
-        found(deleted).map(|()| true)
+        self.delete_finished("sweeps", workspace, id).await.map(|()| true)
     }
 }
 
