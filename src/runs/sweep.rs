@@ -14,7 +14,6 @@ use super::manager::{every, orphaned_before, while_reachable, RunManager, StartE
 use crate::capacity::{progress_report, sweep, CapacitySpec, Criteria, LevelRun, LevelRunner, SearchEvent};
 use crate::clock::Clock;
 use crate::model::{LoadMode, RunPlanInput, RunStatus, SweepId, SweepInput, SweepPlan, SweepSummary, WorkspaceId};
-use crate::report::CapacityLevel;
 use crate::store::{NewSweep, Store, StoreError};
 
 /// Starts, cancels and looks after sweeps. Cheap to clone.
@@ -129,17 +128,17 @@ impl SweepManager {
     async fn drive(&self, workspace: WorkspaceId, id: SweepId, plan: SweepPlan, cancel: CancellationToken) {
         let spec = spec_of(&plan);
         // Each finished level is written at once, from a task of its own (the event callback cannot wait).
-        let (events, mut received) = mpsc::unbounded_channel::<(bool, CapacityLevel)>();
+        let (events, mut received) = mpsc::unbounded_channel::<SearchEvent>();
         let writer = tokio::spawn({
             let (store, clock, spec) = (self.store.clone(), Arc::clone(&self.clock), spec.clone());
             let started = Instant::now();
             async move {
                 let (mut probes, mut levels) = (Vec::new(), Vec::new());
-                while let Some((probe, level)) = received.recv().await {
-                    if probe {
-                        probes.push(level);
-                    } else {
-                        levels.push(level);
+                while let Some(event) = received.recv().await {
+                    match event {
+                        SearchEvent::Probed(probe) => probes.push(*probe),
+                        SearchEvent::Finished(level) => levels.push(*level),
+                        SearchEvent::Started { .. } | SearchEvent::Probing { .. } => continue,
                     }
                     let report = progress_report(&spec, &probes, &levels, started.elapsed().as_secs_f64());
                     if let Err(e) = store.set_sweep_progress(id, &report, clock.now_ms()).await {
@@ -157,14 +156,8 @@ impl SweepManager {
             template: plan.template.clone(),
             stop: cancel.clone(),
         };
-        let outcome = sweep(&mut runner, &spec, |event| match event {
-            SearchEvent::Finished(level) => {
-                let _ = events.send((false, *level));
-            }
-            SearchEvent::Probed(level) => {
-                let _ = events.send((true, *level));
-            }
-            SearchEvent::Started { .. } | SearchEvent::Probing { .. } => {}
+        let outcome = sweep(&mut runner, &spec, |event| {
+            let _ = events.send(event);
         })
         .await;
         drop(events);
