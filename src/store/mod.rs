@@ -187,7 +187,7 @@ fn bool_to_db(b: bool) -> i64 {
 }
 
 impl Store {
-    /// Flags the running row `id` of `workspace` in `table` (A/B tests, sweeps) so that whichever process drives it
+    /// Flags the running row `id` of `workspace` in `table` (runs, A/B tests, sweeps) so that whichever process drives it
     /// stops it at its next heartbeat; `false` when it is not running.
     async fn flag_cancel(
         &self,

@@ -141,15 +141,7 @@ impl Store {
     /// Asks whichever server process drives a running run of `workspace` to cancel it; `false` when the run is
     /// not running.
     pub async fn request_cancel(&self, workspace: WorkspaceId, id: RunId) -> Result<bool, StoreError> {
-        let flagged = sqlx::query(
-            "UPDATE runs SET cancel_requested = 1 WHERE id = $1 AND workspace_id = $2 AND status = 'running'",
-        )
-        .bind(id.to_string())
-        .bind(workspace.to_string())
-        .execute(&self.pool)
-        .await?
-        .rows_affected();
-        Ok(flagged > 0)
+        self.flag_cancel("runs", workspace, id).await
     }
 
     /// Marks `interrupted` every running run whose owner has not renewed its heartbeat since `silent_since_ms`:
