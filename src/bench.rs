@@ -378,7 +378,9 @@ async fn run_repeated(args: &BenchArgs, config: Option<&std::path::Path>) -> Res
             tokio::time::sleep(std::time::Duration::from_secs_f64(args.pause)).await;
         }
     }
-    let report = crate::report::repeated_report(&snapshots);
+    let repetitions: Vec<crate::report::Repetition> =
+        snapshots.iter().map(crate::report::Repetition::of_snapshot).collect();
+    let report = crate::report::repeated_report(&repetitions);
     print_repeated(&report);
     if let Some(path) = &args.out {
         let json = serde_json::to_string_pretty(&serde_json::json!({ "repeated": report, "runs": snapshots }))

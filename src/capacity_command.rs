@@ -246,6 +246,7 @@ async fn search(args: &CapacityArgs, config: Option<&std::path::Path>) -> Result
             eprintln!("probe: {concurrency} in flight — {requests} requests");
         }
         SearchEvent::Probed(level) => eprintln!("  {}", level_line(LoadAxis::Concurrency, &level)),
+        SearchEvent::Repeated(_) => {}
     })
     .await?;
     if let Some(path) = &args.out {

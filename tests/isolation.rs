@@ -225,6 +225,7 @@ fn sweep(a: &Owned) -> Vec<(&'static str, Value, Expect)> {
         ),
         ("speclab/probe", json!({"id": conn}), NotFound),
         ("sweeps/cancel", json!({"id": a.sweep}), NotFound),
+        ("sweeps/compare", json!({"a": a.sweep, "b": a.sweep}), NotFound),
         ("sweeps/delete", json!({"id": a.sweep}), NotFound),
         ("sweeps/get", json!({"id": a.sweep}), NotFound),
         ("sweeps/list", json!({}), OwnOnly),

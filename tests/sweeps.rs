@@ -218,3 +218,94 @@ async fn an_automatic_sweep_probes_the_synchronous_and_saturated_rates_and_space
     })
     .await;
 }
+
+/// A repeated run of `level` in flight, `repetitions` times, `pause_s` apart.
+fn repeated_input(conn: &str, level: u32, repetitions: u32, pause_s: f64) -> Value {
+    json!({"input": {"connectorId": conn, "prompts": ["hi"], "slos": ["ttft_p95_ms<=25"], "requestsPerLevel": 24,
+                     "levels": {"kind": "repeated", "axis": "concurrency", "level": level,
+                                "repetitions": repetitions, "pauseS": pause_s}}})
+}
+
+#[tokio::test]
+async fn a_repeated_run_reports_each_figure_over_its_repetitions_and_compares_by_repetition() {
+    on_both(|app| async move {
+        let sim = four_slots().await;
+        let (_, cookie) = app.session_for("repeater").await;
+        let conn = connector(&app, &cookie, &sim).await;
+        let started = ok(&app, &cookie, "sweeps/start", repeated_input(&conn, 2, 3, 0.3)).await;
+        assert_eq!(started["title"], "2 in flight repeated 3× on sim-model");
+        let calm = ended(&app, &cookie, started["id"].as_str().unwrap()).await;
+        assert_eq!(calm["summary"]["status"], "completed", "{calm}");
+        let report = &calm["report"];
+        assert_eq!(levels(&calm), [(2.0, true); 3], "every repetition at 2 in flight, each judged: {report}");
+        assert_eq!(report["answer"], 2, "passed in every repetition");
+        assert!(report["knee"].is_null(), "one level has no knee");
+        let walls: f64 = report["levels"].as_array().unwrap().iter().map(|l| l["wallS"].as_f64().unwrap()).sum();
+        assert!(report["wallS"].as_f64().unwrap() >= walls + 0.6, "two pauses of 0.3 s between: {report}");
+
+        // Each figure's values are the repetitions' own runs' figures, in order; the interval is t-based.
+        let repeated = &report["repeated"];
+        assert_eq!(repeated["repetitions"], 3);
+        let ttft = &repeated["figures"]["ttftP50Ms"];
+        for (i, level) in report["levels"].as_array().unwrap().iter().enumerate() {
+            let run = ok(&app, &cookie, "runs/report", json!({"id": level["runId"]})).await;
+            let own = run["summary"]["ttft"]["p50"].as_f64().unwrap();
+            assert!((ttft["values"][i].as_f64().unwrap() - own).abs() < 1e-9, "repetition {i}: {ttft} vs {own}");
+        }
+        let values: Vec<f64> = ttft["values"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+        let mean = values.iter().sum::<f64>() / 3.0;
+        let sd = (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / 2.0).sqrt();
+        // scipy.stats.t.ppf(0.975, 2)
+        let half = 4.302_652_729_911_275 * sd / 3f64.sqrt();
+        assert!((ttft["mean"].as_f64().unwrap() - mean).abs() < 1e-9, "{ttft}");
+        assert!((ttft["ciHigh"].as_f64().unwrap() - (mean + half)).abs() < 1e-6, "{ttft}");
+        assert!((ttft["cv"].as_f64().unwrap() - sd / mean).abs() < 1e-9, "{ttft}");
+        assert!(repeated["agreement"]["ttft"]["pValue"].is_number(), "{repeated}");
+        let notes = report["notes"].as_array().unwrap();
+        assert!(notes.iter().any(|n| n.as_str().unwrap().starts_with("A repeated run: 2 in flight run 3 times")));
+        assert!(notes.iter().any(|n| n.as_str().unwrap().starts_with("3 repetitions. Each figure is the mean")));
+
+        // 8 in flight on 4 slots: every request queues behind another, so TTFT doubles or worse — found over the
+        // repetitions, and no objective is met.
+        let busy = ok(&app, &cookie, "sweeps/start", repeated_input(&conn, 8, 3, 0.0)).await;
+        let busy = ended(&app, &cookie, busy["id"].as_str().unwrap()).await;
+        assert!(busy["report"]["answer"].is_null(), "a repetition missed the objective: {}", busy["report"]);
+        let (a, b) = (&calm["summary"]["id"], &busy["summary"]["id"]);
+        let compared = ok(&app, &cookie, "sweeps/compare", json!({"a": a, "b": b})).await;
+        let ttft = compared["deltas"].as_array().unwrap().iter().find(|d| d["figure"] == "ttftP50Ms").unwrap();
+        assert_eq!(ttft["significant"], true, "{ttft}");
+        assert!(ttft["difference"].as_f64().unwrap() > 5.0 && ttft["pValue"].as_f64().unwrap() < 0.05, "{ttft}");
+        assert!(ttft["ciLow"].as_f64().unwrap() > 0.0, "{ttft}");
+        assert!(compared["notes"][1].as_str().unwrap().starts_with("The pooled requests are not compared"));
+
+        // Only repeated runs compare this way; bad repetitions are refused in words.
+        let listed = json!({"input": {"connectorId": conn, "prompts": ["hi"], "requestsPerLevel": 4,
+                            "levels": {"kind": "listed", "axis": "concurrency", "levels": [1]}}});
+        let listed = ok(&app, &cookie, "sweeps/start", listed).await;
+        let listed = ended(&app, &cookie, listed["id"].as_str().unwrap()).await;
+        let (status, text) =
+            app.call("sweeps/compare", json!({"a": a, "b": listed["summary"]["id"]}), Some(&cookie)).await;
+        assert_eq!(status, 400, "{text}");
+        assert!(text.contains("is not a repeated run"), "{text}");
+        let (status, text) = app.call("sweeps/start", repeated_input(&conn, 2, 1, 0.0), Some(&cookie)).await;
+        assert_eq!(status, 400, "{text}");
+        assert!(text.contains("repeat 2 to 20 times"), "{text}");
+
+        // A cancel during the pause ends the run at once; the repetition done and its summary are kept.
+        let resting = ok(&app, &cookie, "sweeps/start", repeated_input(&conn, 1, 3, 60.0)).await;
+        let id = resting["id"].as_str().unwrap().to_string();
+        for _ in 0..300 {
+            let view = ok(&app, &cookie, "sweeps/get", json!({"id": id})).await;
+            if view["report"]["repeated"]["repetitions"] == 1 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert_eq!(ok(&app, &cookie, "sweeps/cancel", json!({"id": id})).await, json!(true));
+        let view = ended(&app, &cookie, &id).await;
+        assert_eq!(view["summary"]["status"], "cancelled");
+        assert_eq!(view["report"]["repeated"]["repetitions"], 1, "{view}");
+        assert_eq!(levels(&view).len(), 1);
+    })
+    .await;
+}

@@ -1,12 +1,13 @@
 //! Sweeps and capacity searches: a series of runs over load levels against one connector, each level a stored run,
-//! the sweep's report (levels, answer, knee, interval) filling in as it goes.
+//! the sweep's report (levels, answer, knee, interval) filling in as it goes; a repeated run is a sweep of one level
+//! run again and again, and two of them compare by their repetitions.
 
 use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
 
 use crate::error::AppError;
 use crate::model::{Checked, SweepId, SweepInput, SweepSummary};
-use crate::report::SweepView;
+use crate::report::{RepeatedComparison, SweepView};
 
 #[cfg(feature = "ssr")]
 use super::context::with_session;
@@ -45,4 +46,25 @@ pub async fn cancel_sweep(id: SweepId) -> Result<bool, AppError> {
 #[server(prefix = "/api", endpoint = "sweeps/delete", input = Json)]
 pub async fn delete_sweep(id: SweepId) -> Result<bool, AppError> {
     with_session(|state, session| async move { Ok(state.store.delete_sweep(session.workspace_id, id).await?) }).await
+}
+
+/// `POST /api/sweeps/compare`, `{"a", "b"}`: two repeated runs compared by their repetitions (Welch's t-test over the
+/// repetitions' values, b against a); 400 when either is not a repeated run with a repetition done.
+#[server(prefix = "/api", endpoint = "sweeps/compare", input = Json)]
+pub async fn compare_repeated_runs(a: SweepId, b: SweepId) -> Result<RepeatedComparison, AppError> {
+    with_session(|state, session| async move {
+        let mut reports = Vec::with_capacity(2);
+        for (field, id) in [("a", a), ("b", b)] {
+            let (summary, _, report) = state.store.sweep_report(session.workspace_id, id).await?;
+            let repeated = report.and_then(|r| r.repeated).ok_or_else(|| {
+                AppError::Invalid(crate::model::ValidationError::new(
+                    field,
+                    format!("“{}” is not a repeated run with a repetition done", summary.title),
+                ))
+            })?;
+            reports.push(repeated);
+        }
+        Ok(crate::report::compare_repeated(&reports[0], &reports[1]))
+    })
+    .await
 }

@@ -47,6 +47,7 @@ impl Picker {
             LevelPlan::Search(space) => (Some(Search::new(*space)), vec![], vec![]),
             LevelPlan::Listed { levels, .. } => (None, levels.clone(), vec![]),
             LevelPlan::Automatic { .. } => (None, vec![], vec![1, most_in_flight.max(1)]),
+            LevelPlan::Repeated { level, repetitions, .. } => (None, vec![*level; *repetitions as usize], vec![]),
         };
         Self { plan, search, listed, next_listed: 0, stopped: false, probes, probed: vec![] }
     }

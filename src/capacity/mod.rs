@@ -8,6 +8,7 @@ mod judge;
 mod knee;
 mod level;
 mod levels;
+mod repeat;
 mod search;
 
 pub use bootstrap::{bootstrap, BootLevel, Bootstrap, RESAMPLES};
@@ -15,6 +16,7 @@ pub use judge::{figure_name, judge, passes, Criteria, Judgment, RequestFigures};
 pub use knee::knee;
 pub use level::{level_figures, LevelRun, GROWTH_LIMIT, MIN_ACHIEVED_SHARE};
 pub use levels::{highest_passing, spaced_rates, Picker, Step};
+pub use repeat::repeated_progress;
 pub use search::Search;
 
 pub use crate::model::{LevelPlan, SearchSpace, DEFAULT_RESOLUTION, MAX_LISTED_LEVELS};
@@ -39,6 +41,14 @@ pub trait LevelRunner {
         requests: u32,
         warmup: u32,
     ) -> impl std::future::Future<Output = Result<LevelRun, String>> + Send;
+
+    /// Rests `seconds` between two repetitions of a repeated run; an error (a cancel) ends the run.
+    fn pause(&mut self, seconds: f64) -> impl std::future::Future<Output = Result<(), String>> + Send {
+        async move {
+            tokio::time::sleep(std::time::Duration::from_secs_f64(seconds)).await;
+            Ok(())
+        }
+    }
 }
 
 /// What to measure: which levels, judged how.
@@ -80,6 +90,8 @@ pub enum SearchEvent {
     },
     /// A probe ended.
     Probed(Box<CapacityLevel>),
+    /// A repeated run's summary over the repetitions so far (after each one).
+    Repeated(Box<crate::report::RepeatedReport>),
 }
 
 /// Measured requests for `level`: enough that [`TAIL_REQUESTS`] lie beyond the highest judged percentile, and
@@ -138,6 +150,10 @@ pub async fn sweep(
         return Err("a capacity search needs at least one objective (e.g. ttft_p95_ms<=500)".into());
     }
     let axis = plan.axis();
+    if let LevelPlan::Repeated { level, repetitions, pause_s, .. } = plan {
+        let asked = repeat::Repeat { axis, level, repetitions, pause_s };
+        return repeat::repeat(runner, spec, asked, &mut on_event).await;
+    }
     let started = std::time::Instant::now();
     let mut picker = Picker::new(plan, spec.max_in_flight);
     let mut runs: Vec<LevelRun> = Vec::new();
@@ -227,6 +243,7 @@ pub fn progress_report(
         levels: levels.to_vec(),
         probes: probes.to_vec(),
         wall_s,
+        repeated: None,
     }
 }
 
@@ -275,6 +292,7 @@ fn report(
         levels,
         probes: vec![],
         wall_s,
+        repeated: None,
     }
 }
 
@@ -303,6 +321,16 @@ fn notes(spec: &CapacitySpec, levels: &[CapacityLevel]) -> Vec<String> {
                  over-saturated (achieved rate under {:.0} % of the target, error rate over its limit, or the last \
                  quarter of requests over {GROWTH_LIMIT} times slower than the first).",
                 MIN_ACHIEVED_SHARE * 100.0
+            ),
+            LevelPlan::Repeated { level, repetitions, pause_s, .. } => format!(
+                "A repeated run: {} run {repetitions} times{}, each repetition a run of its own, judged like a \
+                 sweep's level; it passes when every repetition passed.",
+                axis.describe(*level),
+                if *pause_s > 0.0 {
+                    format!(" with {} s of rest between", crate::model::trim_number(*pause_s))
+                } else {
+                    String::new()
+                }
             ),
             LevelPlan::Listed { .. } => format!(
                 "Levels: {unit} as listed, lowest first; a sweep stops after a level where the endpoint was \
@@ -335,17 +363,20 @@ fn notes(spec: &CapacitySpec, levels: &[CapacityLevel]) -> Vec<String> {
             spec.criteria.max_error_rate * 100.0,
             crate::stats::PERCENTILE_METHOD
         ),
-        format!(
+    ];
+    // A repeated run has one level: no answer to search for, no knee, no interval over levels.
+    if !matches!(spec.levels, LevelPlan::Repeated { .. }) {
+        notes.push(format!(
             "The answer is the highest level that passed with every lower level passing. The knee is the level \
              before the first step on which latency (total p95) grew faster than throughput, by over {:.0} %.",
             knee::NOISE * 100.0
-        ),
-        format!(
+        ));
+        notes.push(format!(
             "The interval: each level's requests resampled with replacement {RESAMPLES} times, every level \
              re-judged, the answer re-found as the highest level with every lower one passing; the 2.5th and 97.5th \
              percentiles of those answers. It speaks only of the levels tried."
-        ),
-    ];
+        ));
+    }
     if axis == LoadAxis::Rate {
         notes.push(format!(
             "Open loop: at most {} requests in flight; a level whose achieved send rate fell under {:.0} % of its \

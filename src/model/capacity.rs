@@ -77,7 +77,7 @@ pub const MAX_LISTED_LEVELS: usize = 24;
 
 /// How a sweep picks its levels.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", tag = "kind")]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase", tag = "kind")]
 pub enum LevelPlan {
     /// These levels, run lowest first.
     Listed {
@@ -95,7 +95,25 @@ pub enum LevelPlan {
         /// How many rates between the two, both ends included.
         levels: u32,
     },
+    /// One level run again and again: a repeated run, whose figures are reported over its repetitions (mean,
+    /// t-based interval, run-to-run variation).
+    Repeated {
+        /// Concurrency or rate.
+        axis: LoadAxis,
+        /// The level every repetition runs.
+        level: f64,
+        /// How many times.
+        repetitions: u32,
+        /// Seconds of rest between one repetition's end and the next one's start.
+        #[serde(default)]
+        pause_s: f64,
+    },
 }
+
+/// The most repetitions a repeated run has.
+pub const MAX_REPETITIONS: u32 = 20;
+/// The longest pause between repetitions, s.
+pub const MAX_REPETITION_PAUSE_S: f64 = 3_600.0;
 
 impl LevelPlan {
     /// The load varied.
@@ -104,6 +122,7 @@ impl LevelPlan {
             Self::Listed { axis, .. } => *axis,
             Self::Search(space) => space.axis,
             Self::Automatic { .. } => LoadAxis::Rate,
+            Self::Repeated { axis, .. } => *axis,
         }
     }
 
@@ -116,6 +135,17 @@ impl LevelPlan {
                 if !(2..=most).contains(&levels) {
                     return Err(format!("ask for 2 to {most} rates between the synchronous and the saturated one"));
                 }
+                Ok(self)
+            }
+            Self::Repeated { axis, level, repetitions, pause_s } => {
+                if !(2..=MAX_REPETITIONS).contains(&repetitions) {
+                    return Err(format!("repeat 2 to {MAX_REPETITIONS} times"));
+                }
+                if !(pause_s.is_finite() && (0.0..=MAX_REPETITION_PAUSE_S).contains(&pause_s)) {
+                    return Err(format!("the pause is 0 to {MAX_REPETITION_PAUSE_S} seconds"));
+                }
+                let space = SearchSpace { axis, min: level, max: level, resolution: DEFAULT_RESOLUTION };
+                space.validate().map_err(|e| format!("level {level}: {e}"))?;
                 Ok(self)
             }
             Self::Listed { axis, mut levels } => {
@@ -144,5 +174,22 @@ mod tests {
         assert_eq!(LoadAxis::Rate.describe(12.5), "12.5 req/s");
         assert_eq!(trim_number(3.0), "3");
         assert_eq!(trim_number(0.333_333), "0.333");
+    }
+
+    #[test]
+    fn a_repeated_run_is_checked() {
+        let repeated = |level: f64, repetitions: u32, pause_s: f64| {
+            LevelPlan::Repeated { axis: LoadAxis::Concurrency, level, repetitions, pause_s }.validated()
+        };
+        assert!(repeated(4.0, 5, 10.0).is_ok());
+        let written = r#"{"kind":"repeated","axis":"rate","level":2.5,"repetitions":3,"pauseS":1.5}"#;
+        let read: LevelPlan = serde_json::from_str(written).unwrap();
+        assert_eq!(read, LevelPlan::Repeated { axis: LoadAxis::Rate, level: 2.5, repetitions: 3, pause_s: 1.5 });
+        assert_eq!(repeated(4.0, 1, 0.0).unwrap_err(), "repeat 2 to 20 times");
+        assert_eq!(repeated(4.0, 21, 0.0).unwrap_err(), "repeat 2 to 20 times");
+        assert_eq!(repeated(4.0, 3, -1.0).unwrap_err(), "the pause is 0 to 3600 seconds");
+        assert_eq!(repeated(4.0, 3, f64::NAN).unwrap_err(), "the pause is 0 to 3600 seconds");
+        assert_eq!(repeated(2.5, 3, 0.0).unwrap_err(), "level 2.5: concurrency levels are whole numbers");
+        assert_eq!(repeated(0.0, 3, 0.0).unwrap_err(), "level 0: the lowest level must be a positive number");
     }
 }

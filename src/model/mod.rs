@@ -59,7 +59,10 @@ pub use api_token::{
     ApiTokenInput, ApiTokenState, ApiTokenView, NewApiToken, API_TOKEN_PREFIX, MAX_TOKEN_DAYS, MAX_TOKEN_NAME_CHARS,
 };
 pub use benchmark_set::{BenchmarkSet, BenchmarkSetInput, SetPrompt, ADVISED_MIN_PROMPTS, MAX_SET_PROMPTS};
-pub use capacity::{trim_number, LevelPlan, LoadAxis, SearchSpace, DEFAULT_RESOLUTION, MAX_LISTED_LEVELS};
+pub use capacity::{
+    trim_number, LevelPlan, LoadAxis, SearchSpace, DEFAULT_RESOLUTION, MAX_LISTED_LEVELS, MAX_REPETITIONS,
+    MAX_REPETITION_PAUSE_S,
+};
 pub use checked::Checked;
 pub use connection_test::{ConnectionTestResult, TestTarget, BODY_PREVIEW_CHARS};
 pub use connector::{BaseUrl, Connector, ConnectorInput, HeaderView, KeyChange, ModelName, Price, ValidConnector};

@@ -111,6 +111,7 @@ impl SweepInput {
             LevelPlan::Listed { levels, .. } => levels.last().copied().unwrap_or(1.0),
             LevelPlan::Search(space) => space.max,
             LevelPlan::Automatic { .. } => f64::from(self.max_in_flight),
+            LevelPlan::Repeated { level, .. } => *level,
         };
         if levels.axis() == LoadAxis::Concurrency && highest > f64::from(limits::MAX_CONCURRENCY) {
             return Err(ValidationError::new("levels", format!("concurrency is at most {}", limits::MAX_CONCURRENCY)));
@@ -145,6 +146,8 @@ impl SweepInput {
                     LevelPlan::Listed { axis, .. } => format!("{} sweep", axis.as_str()),
                     LevelPlan::Search(space) => format!("{} capacity search", space.axis.as_str()),
                     LevelPlan::Automatic { .. } => "automatic rate sweep".to_string(),
+                    LevelPlan::Repeated { axis, level, repetitions, .. } =>
+                        format!("{} repeated {repetitions}×", axis.describe(*level)),
                 }
             ),
         };

@@ -217,6 +217,9 @@ pub struct CapacityReport {
     pub wall_s: f64,
     /// How the search went and how each figure was computed, in sentences.
     pub notes: Vec<String>,
+    /// A repeated run: every figure over its repetitions (the levels are the repetitions, in order).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeated: Option<super::RepeatedReport>,
 }
 
 fn whole_when_integral<S: serde::Serializer>(value: &f64, s: S) -> Result<S::Ok, S::Error> {

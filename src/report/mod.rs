@@ -8,7 +8,6 @@ mod cards;
 mod compare;
 mod format;
 mod honesty;
-#[cfg(feature = "ssr")]
 mod repeated;
 mod server;
 mod table;
@@ -26,7 +25,8 @@ pub use compare::{comparability_warnings, delta, ComparedRun, Comparison, Latenc
 pub use format::{ms, p_value, percentile_triple, total_cost};
 pub use honesty::honesty_notes;
 #[cfg(feature = "ssr")]
-pub use repeated::{repeated_report, RepeatedReport};
+pub use repeated::{compare_repeated, repeated_report};
+pub use repeated::{figure_label, figure_value, RepeatedComparison, RepeatedDelta, RepeatedReport, Repetition};
 pub use server::{server_notes, with_server};
 pub use table::{page_count, table_page, IterationPage, SortKey, TableQuery, MAX_PAGE_SIZE};
 pub use view::{report_view, scatter_point, ReportView, ServerSection};

@@ -2,14 +2,18 @@
 //! and coefficient of variation over the repetitions' own values, and whether the repetitions' requests look like
 //! one distribution (Kruskal–Wallis on TTFT and total time). The repetitions, not the pooled requests, are the
 //! observations: requests of one run share its conditions (the endpoint's load, its cache, the network), so
-//! pooling them would shrink the interval below what another run would show.
+//! pooling them would shrink the interval below what another run would show. Two repeated runs are compared the
+//! same way: Welch's t-test over the repetitions' values. The types reach the browser (the sweep page shows
+//! them); the computations stay on the server.
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-use super::ReportSnapshot;
-use crate::stats::repeated::{kruskal_wallis, repeated_figure, KruskalWallis, RepeatedFigure, DISAGREEMENT_P};
-use crate::stats::{successful_values, summarize, RunSummary};
+use crate::model::IterationRecord;
+#[cfg(feature = "ssr")]
+use crate::stats::repeated::{kruskal_wallis, repeated_figure, DISAGREEMENT_P};
+use crate::stats::repeated::{KruskalWallis, RepeatedFigure};
+use crate::stats::{successful_values, summarize};
 
 /// The figures over the repetitions.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -26,31 +30,81 @@ pub struct RepeatedReport {
     pub notes: Vec<String>,
 }
 
-/// Reads one figure of a request.
-type Pick = fn(&crate::model::IterationRecord) -> Option<f64>;
-
-/// The headline figures of one run, by name.
-fn headline(summary: &RunSummary, snapshot: &ReportSnapshot) -> Vec<(&'static str, Option<f64>)> {
-    let p = |v: Option<crate::stats::Percentiles>, f: fn(crate::stats::Percentiles) -> f64| v.map(f);
-    vec![
-        ("ttftP50Ms", p(summary.ttft, |p| p.p50)),
-        ("ttftP95Ms", p(summary.ttft, |p| p.p95)),
-        ("totalP50Ms", p(summary.total, |p| p.p50)),
-        ("totalP95Ms", p(summary.total, |p| p.p95)),
-        ("tpotP50Ms", p(summary.tpot, |p| p.p50)),
-        ("itlP50Ms", p(summary.itl, |p| p.p50)),
-        ("outputTokPerSec", summary.tok_per_sec),
-        ("errorRate", Some(summary.error_rate)),
-        ("goodFraction", snapshot.stats.goodput.as_ref().map(|g| g.good_fraction)),
-    ]
+/// One repetition as the report reads it: its headline figures by name and its successful requests' TTFT and
+/// total times (for the agreement test).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Repetition {
+    /// `ttftP50Ms`, `totalP95Ms`, `outputTokPerSec` (one stream's speed: Σ output tokens / Σ total time of the
+    /// successful requests), `errorRate`, `goodFraction`, …; `None` when not measurable.
+    pub figures: Vec<(&'static str, Option<f64>)>,
+    /// TTFT of each successful request, ms.
+    pub ttft: Vec<f64>,
+    /// Total time of each successful request, ms.
+    pub total: Vec<f64>,
 }
 
-/// Summarises `runs` (each repetition's snapshot).
-pub fn repeated_report(runs: &[ReportSnapshot]) -> RepeatedReport {
-    let summaries: Vec<RunSummary> = runs.iter().map(|s| summarize(&s.results)).collect();
+impl Repetition {
+    /// A repetition from its requests; `good_fraction` is its share of good requests when it had objectives.
+    pub fn of_records(records: &[IterationRecord], good_fraction: Option<f64>) -> Self {
+        let summary = summarize(records);
+        let p = |v: Option<crate::stats::Percentiles>, f: fn(crate::stats::Percentiles) -> f64| v.map(f);
+        let figures = vec![
+            ("ttftP50Ms", p(summary.ttft, |p| p.p50)),
+            ("ttftP95Ms", p(summary.ttft, |p| p.p95)),
+            ("totalP50Ms", p(summary.total, |p| p.p50)),
+            ("totalP95Ms", p(summary.total, |p| p.p95)),
+            ("tpotP50Ms", p(summary.tpot, |p| p.p50)),
+            ("itlP50Ms", p(summary.itl, |p| p.p50)),
+            ("outputTokPerSec", summary.tok_per_sec),
+            ("errorRate", Some(summary.error_rate)),
+            ("goodFraction", good_fraction),
+        ];
+        Self {
+            figures,
+            ttft: successful_values(records, |r| r.ttft_ms),
+            total: successful_values(records, |r| Some(r.total_ms)),
+        }
+    }
+
+    /// A repetition from its report snapshot (the CLI's `bench --repeat`).
+    pub fn of_snapshot(snapshot: &super::ReportSnapshot) -> Self {
+        Self::of_records(&snapshot.results, snapshot.stats.goodput.as_ref().map(|g| g.good_fraction))
+    }
+}
+
+/// A figure's name in words, for pages and exports: `ttftP95Ms` → `TTFT p95`.
+pub fn figure_label(name: &str) -> &'static str {
+    match name {
+        "ttftP50Ms" => "TTFT p50",
+        "ttftP95Ms" => "TTFT p95",
+        "totalP50Ms" => "Total p50",
+        "totalP95Ms" => "Total p95",
+        "tpotP50Ms" => "TPOT p50",
+        "itlP50Ms" => "ITL p50",
+        "outputTokPerSec" => "Output tok/s per stream",
+        "errorRate" => "Error rate",
+        "goodFraction" => "Good requests",
+        _ => "other",
+    }
+}
+
+/// A figure's value in its unit: `412 ms`, `38.2 tok/s`, `1.5 %`.
+pub fn figure_value(name: &str, value: f64) -> String {
+    if name.ends_with("Ms") {
+        super::ms(value)
+    } else if name == "outputTokPerSec" {
+        format!("{value:.1} tok/s")
+    } else {
+        format!("{:.1} %", value * 100.0)
+    }
+}
+
+/// Summarises `runs` (one per repetition, in order).
+#[cfg(feature = "ssr")]
+pub fn repeated_report(runs: &[Repetition]) -> RepeatedReport {
     let mut values: BTreeMap<&'static str, Vec<f64>> = BTreeMap::new();
-    for (summary, snapshot) in summaries.iter().zip(runs) {
-        for (name, value) in headline(summary, snapshot) {
+    for run in runs {
+        for (name, value) in &run.figures {
             if let Some(v) = value.filter(|v| v.is_finite()) {
                 values.entry(name).or_default().push(v);
             }
@@ -64,17 +118,17 @@ pub fn repeated_report(runs: &[ReportSnapshot]) -> RepeatedReport {
             "{} repetitions. Each figure is the mean of the repetitions' own values with a t-based 95 % interval \
              (n − 1 degrees of freedom) and the coefficient of variation (sample SD / mean) between repetitions: the \
              repetitions are the observations, because requests of one run share its conditions and are not \
-             independent.",
+             independent. Output tok/s per stream is one request's speed (Σ output tokens / Σ total time of the \
+             successful requests), not the run's aggregate throughput.",
             runs.len()
         ),
         "Agreement: a Kruskal–Wallis test on the successful requests' TTFT and total time asks whether every \
          repetition drew from one distribution; p < 0.01 is reported as a disagreement beyond noise."
             .to_string(),
     ];
-    let metrics: [(&str, &str, Pick); 2] =
-        [("ttft", "TTFT", |r| r.ttft_ms), ("total", "total time", |r| Some(r.total_ms))];
-    for (key, label, pick) in metrics {
-        let groups: Vec<Vec<f64>> = runs.iter().map(|s| successful_values(&s.results, pick)).collect();
+    let ttft: Vec<Vec<f64>> = runs.iter().map(|r| r.ttft.clone()).collect();
+    let total: Vec<Vec<f64>> = runs.iter().map(|r| r.total.clone()).collect();
+    for (key, label, groups) in [("ttft", "TTFT", ttft), ("total", "total time", total)] {
         if let Some(test) = kruskal_wallis(&groups) {
             if test.p_value < DISAGREEMENT_P {
                 notes.push(format!(
@@ -91,4 +145,79 @@ pub fn repeated_report(runs: &[ReportSnapshot]) -> RepeatedReport {
         notes.push("With fewer than 3 repetitions the interval is very wide (t with 1 degree of freedom).".into());
     }
     RepeatedReport { repetitions: runs.len(), figures, agreement, notes }
+}
+
+/// One figure of two repeated runs compared over their repetitions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RepeatedDelta {
+    /// The figure's name (`ttftP95Ms`, …).
+    pub figure: String,
+    /// Over the first run's repetitions (the baseline).
+    pub a: RepeatedFigure,
+    /// Over the second's.
+    pub b: RepeatedFigure,
+    /// Mean of b − mean of a.
+    pub difference: f64,
+    /// That difference / mean of a; `None` when a's mean is 0.
+    pub relative: Option<f64>,
+    /// Welch's 95 % interval of the difference; `None` with fewer than 2 repetitions on a side or no spread.
+    pub ci_low: Option<f64>,
+    /// Its upper end.
+    pub ci_high: Option<f64>,
+    /// Welch's two-sided p-value over the repetitions' values.
+    pub p_value: Option<f64>,
+    /// p < [`super::ALPHA`].
+    pub significant: bool,
+}
+
+/// Two repeated runs compared by their repetitions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RepeatedComparison {
+    /// Each figure both measured, in the reports' order.
+    pub deltas: Vec<RepeatedDelta>,
+    /// How the comparison was made, in sentences.
+    pub notes: Vec<String>,
+}
+
+/// Compares `b` against `a` figure by figure: Welch's t-test over the repetitions' own values (each repetition
+/// one observation), never over the pooled requests.
+#[cfg(feature = "ssr")]
+pub fn compare_repeated(a: &RepeatedReport, b: &RepeatedReport) -> RepeatedComparison {
+    let deltas: Vec<RepeatedDelta> = a
+        .figures
+        .iter()
+        .filter_map(|(name, fa)| {
+            let fb = b.figures.get(name)?;
+            let test = crate::stats::compare::welch_t_test(&fb.values, &fa.values);
+            let difference = fb.mean - fa.mean;
+            Some(RepeatedDelta {
+                figure: name.clone(),
+                a: fa.clone(),
+                b: fb.clone(),
+                difference,
+                relative: (fa.mean != 0.0).then(|| difference / fa.mean.abs()),
+                ci_low: test.map(|t| t.ci95_low),
+                ci_high: test.map(|t| t.ci95_high),
+                p_value: test.map(|t| t.p_value),
+                significant: test.is_some_and(|t| t.p_value < super::ALPHA),
+            })
+        })
+        .collect();
+    let notes = vec![
+        format!(
+            "Each figure is compared over the repetitions: {} of the first, {} of the second, each repetition one \
+             observation, with Welch's t-test (unequal variances, two-sided) and its 95 % interval of the difference; \
+             p < {} is called a difference.",
+            a.repetitions,
+            b.repetitions,
+            super::ALPHA
+        ),
+        "The pooled requests are not compared: requests of one run share its conditions (the endpoint's load, its \
+         cache, the network), so pooling them would count one run's luck many times and find differences that \
+         another pair of runs would not repeat."
+            .to_string(),
+    ];
+    RepeatedComparison { deltas, notes }
 }

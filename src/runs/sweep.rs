@@ -11,9 +11,13 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::manager::{every, orphaned_before, while_reachable, RunManager, StartError};
-use crate::capacity::{progress_report, sweep, CapacitySpec, Criteria, LevelRun, LevelRunner, SearchEvent};
+use crate::capacity::{
+    progress_report, repeated_progress, sweep, CapacitySpec, Criteria, LevelRun, LevelRunner, SearchEvent,
+};
 use crate::clock::Clock;
-use crate::model::{LoadMode, RunPlanInput, RunStatus, SweepId, SweepInput, SweepPlan, SweepSummary, WorkspaceId};
+use crate::model::{
+    LevelPlan, LoadMode, RunPlanInput, RunStatus, SweepId, SweepInput, SweepPlan, SweepSummary, WorkspaceId,
+};
 use crate::store::{NewSweep, Store, StoreError};
 
 /// Starts, cancels and looks after sweeps. Cheap to clone.
@@ -89,6 +93,13 @@ impl LevelRunner for StoredLevels {
         let records = self.store.run_iterations(self.workspace, run.id).await.map_err(|e| e.to_string())?;
         Ok(LevelRun { records, wall_s: started.elapsed().as_secs_f64(), run_id: Some(run.id) })
     }
+
+    async fn pause(&mut self, seconds: f64) -> Result<(), String> {
+        tokio::select! {
+            () = tokio::time::sleep(Duration::from_secs_f64(seconds)) => Ok(()),
+            () = self.stop.cancelled() => Err("cancelled".into()),
+        }
+    }
 }
 
 impl SweepManager {
@@ -134,13 +145,26 @@ impl SweepManager {
             let started = Instant::now();
             async move {
                 let (mut probes, mut levels) = (Vec::new(), Vec::new());
+                let repeated_run = matches!(spec.levels, LevelPlan::Repeated { .. });
                 while let Some(event) = received.recv().await {
-                    match event {
-                        SearchEvent::Probed(probe) => probes.push(*probe),
-                        SearchEvent::Finished(level) => levels.push(*level),
+                    let wall_s = started.elapsed().as_secs_f64();
+                    let report = match event {
+                        SearchEvent::Probed(probe) => {
+                            probes.push(*probe);
+                            progress_report(&spec, &probes, &levels, wall_s)
+                        }
+                        // A repetition's level is written with the summary that follows it.
+                        SearchEvent::Finished(level) if repeated_run => {
+                            levels.push(*level);
+                            continue;
+                        }
+                        SearchEvent::Finished(level) => {
+                            levels.push(*level);
+                            progress_report(&spec, &probes, &levels, wall_s)
+                        }
+                        SearchEvent::Repeated(summary) => repeated_progress(&spec, &levels, *summary, wall_s),
                         SearchEvent::Started { .. } | SearchEvent::Probing { .. } => continue,
-                    }
-                    let report = progress_report(&spec, &probes, &levels, started.elapsed().as_secs_f64());
+                    };
                     if let Err(e) = store.set_sweep_progress(id, &report, clock.now_ms()).await {
                         tracing::warn!(sweep = %id, error = %e, "writing the sweep's progress failed");
                     }

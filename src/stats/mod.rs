@@ -1,12 +1,11 @@
 //! Statistics: pure, total functions over samples. No I/O, no clock; compiled into the browser build too, so
 //! figures shown in pages, exports and the CLI come from one implementation. The significance tests of run
-//! comparisons (`compare`) are the exception: server-side, so the browser bundle carries no statistics library.
+//! comparisons (`compare`) and the intervals of repeated runs (`repeated`) are the exception: server-side, so the browser bundle carries no statistics library.
 
 #[cfg(feature = "ssr")]
 pub mod compare;
 mod goodput;
 mod percentile;
-#[cfg(feature = "ssr")]
 pub mod repeated;
 mod slices;
 mod summary;

@@ -2,9 +2,11 @@
 //! interval over the repetitions (each repetition one observation: requests inside one run share its conditions,
 //! so they are not independent of each other) and the run-to-run coefficient of variation; a Kruskal–Wallis test
 //! on the requests of every repetition says when the repetitions disagree beyond the noise inside each.
-//! Checked against scipy (`scipy.stats.t.interval`, `scipy.stats.kruskal`).
+//! Checked against scipy (`scipy.stats.t.interval`, `scipy.stats.kruskal`). The types reach the browser (the
+//! repeated run's page shows them); the computations stay on the server, with the statistics library.
 
 use serde::{Deserialize, Serialize};
+#[cfg(feature = "ssr")]
 use statrs::distribution::{ChiSquared, ContinuousCDF, StudentsT};
 
 /// Confidence of the intervals.
@@ -30,6 +32,7 @@ pub struct RepeatedFigure {
 }
 
 /// Mean, t interval and CV of `values`; `None` when empty.
+#[cfg(feature = "ssr")]
 pub fn repeated_figure(values: &[f64]) -> Option<RepeatedFigure> {
     if values.is_empty() {
         return None;
@@ -59,6 +62,7 @@ pub struct KruskalWallis {
 }
 
 /// The test over `groups` (empty groups ignored); `None` with fewer than 2 non-empty groups or all values equal.
+#[cfg(feature = "ssr")]
 pub fn kruskal_wallis(groups: &[Vec<f64>]) -> Option<KruskalWallis> {
     let groups: Vec<&Vec<f64>> = groups.iter().filter(|g| !g.is_empty()).collect();
     if groups.len() < 2 {
@@ -97,7 +101,7 @@ pub fn kruskal_wallis(groups: &[Vec<f64>]) -> Option<KruskalWallis> {
     Some(KruskalWallis { h, p_value: 1.0 - chi.cdf(h) })
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "ssr"))]
 mod tests {
     use super::*;
 
