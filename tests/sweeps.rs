@@ -265,6 +265,15 @@ async fn a_repeated_run_reports_each_figure_over_its_repetitions_and_compares_by
         assert!(notes.iter().any(|n| n.as_str().unwrap().starts_with("A repeated run: 2 in flight run 3 times")));
         assert!(notes.iter().any(|n| n.as_str().unwrap().starts_with("3 repetitions. Each figure is the mean")));
 
+        // The HTML export (made from the view the browser holds) shows the same figures.
+        let view: latency_guard::report::SweepView = serde_json::from_value(calm.clone()).unwrap();
+        let html = latency_guard::export::sweep_to_html(&view);
+        let mean_text = latency_guard::report::figure_value("ttftP50Ms", mean);
+        for expected in ["Over 3 repetitions", "<th>Repetition</th>", "<td>#3</td>", "TTFT p50", &mean_text] {
+            assert!(html.contains(expected), "{expected} missing from the export");
+        }
+        assert!(!html.contains("Knee"), "a repeated run has no knee");
+
         // 8 in flight on 4 slots: every request queues behind another, so TTFT doubles or worse — found over the
         // repetitions, and no objective is met.
         let busy = ok(&app, &cookie, "sweeps/start", repeated_input(&conn, 8, 3, 0.0)).await;

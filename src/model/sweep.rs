@@ -182,6 +182,9 @@ pub struct SweepSummary {
     pub done_levels: u32,
     /// The highest level that passed so far.
     pub answer: Option<f64>,
+    /// A repeated run with a repetition done: its figures are reported over the repetitions.
+    #[serde(default)]
+    pub repeated: bool,
     /// Why it failed, if it did.
     pub failure: Option<String>,
     /// Start, unix ms.

@@ -221,3 +221,84 @@ pub fn compare_repeated(a: &RepeatedReport, b: &RepeatedReport) -> RepeatedCompa
     ];
     RepeatedComparison { deltas, notes }
 }
+
+impl RepeatedReport {
+    /// One row per figure, as pages and exports show them: name, mean, 95 % interval, run-to-run CV, and each
+    /// repetition's value.
+    pub fn rows(&self) -> Vec<[String; 5]> {
+        self.figures
+            .iter()
+            .map(|(name, f)| {
+                let interval = match (f.ci_low, f.ci_high) {
+                    (Some(low), Some(high)) => format!("{} – {}", figure_value(name, low), figure_value(name, high)),
+                    _ => "—".to_string(),
+                };
+                let each: Vec<String> = f.values.iter().map(|v| figure_value(name, *v)).collect();
+                [
+                    figure_label(name).to_string(),
+                    figure_value(name, f.mean),
+                    interval,
+                    f.cv.map_or_else(|| "—".to_string(), |cv| format!("{:.1} %", cv * 100.0)),
+                    each.join(" · "),
+                ]
+            })
+            .collect()
+    }
+
+    /// Whether the repetitions agree, in a sentence: the Kruskal–Wallis p-values, and which figures disagree.
+    pub fn agreement_text(&self) -> String {
+        let tests: Vec<String> = self
+            .agreement
+            .iter()
+            .map(|(key, t)| {
+                format!("{} p = {}", if key == "ttft" { "TTFT" } else { "total time" }, super::p_value(t.p_value))
+            })
+            .collect();
+        if tests.is_empty() {
+            return "Too few successful requests to test whether the repetitions agree.".to_string();
+        }
+        format!(
+            "{} (Kruskal–Wallis over the repetitions' requests: {}).",
+            if self.disagrees() {
+                "The repetitions disagree beyond noise"
+            } else {
+                "The repetitions agree within noise"
+            },
+            tests.join(", ")
+        )
+    }
+
+    /// Some repetitions disagree beyond noise.
+    pub fn disagrees(&self) -> bool {
+        self.agreement.values().any(|t| t.p_value < crate::stats::repeated::DISAGREEMENT_P)
+    }
+}
+
+impl RepeatedDelta {
+    /// The row pages and exports show: figure, baseline mean, this mean, difference (with its interval and
+    /// relative size), p-value, verdict.
+    pub fn row(&self) -> [String; 6] {
+        let name = self.figure.as_str();
+        let signed = |v: f64| {
+            let text = figure_value(name, v.abs());
+            if v < 0.0 {
+                format!("−{text}")
+            } else {
+                format!("+{text}")
+            }
+        };
+        let interval = match (self.ci_low, self.ci_high) {
+            (Some(low), Some(high)) => format!(" (95 % CI {} to {})", signed(low), signed(high)),
+            _ => String::new(),
+        };
+        let relative = self.relative.map_or_else(String::new, |r| format!(", {:+.1} %", r * 100.0));
+        [
+            figure_label(name).to_string(),
+            figure_value(name, self.a.mean),
+            figure_value(name, self.b.mean),
+            format!("{}{relative}{interval}", signed(self.difference)),
+            self.p_value.map_or_else(|| "—".to_string(), super::p_value),
+            if self.significant { "differs" } else { "no difference shown" }.to_string(),
+        ]
+    }
+}

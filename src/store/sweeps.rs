@@ -210,6 +210,7 @@ fn summary_from_row(row: &AnyRow) -> Result<SweepSummary, StoreError> {
         axis: spelled(row, "axis", LoadAxis::parse)?,
         status: spelled(row, "status", RunStatus::parse)?,
         done_levels: u32::try_from(done).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+        repeated: report.as_ref().is_some_and(|r| r.repeated.is_some()),
         answer: report.and_then(|r| r.answer),
         failure: row.try_get("failure")?,
         created_at_ms: row.try_get("created_at")?,

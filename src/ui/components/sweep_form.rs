@@ -1,5 +1,6 @@
-//! The form of the Sweeps page: a connector, the load (concurrency or rate; listed levels or a capacity search
-//! between two), the objectives, the prompts and how many requests a level sends. Starting opens the sweep's page.
+//! The form of the Sweeps page: a connector, the load (concurrency or rate; listed levels, a capacity search
+//! between two, automatic rates, or one level repeated), the objectives, the prompts and how many requests a level
+//! sends. Starting opens the sweep's page.
 
 use leptos::prelude::*;
 use leptos_router::hooks::use_navigate;
@@ -20,8 +21,11 @@ fn lines(raw: &str) -> Vec<String> {
 pub fn SweepForm() -> impl IntoView {
     let connectors = Resource::new(|| (), |_| list_connectors());
     let connector = RwSignal::new(String::new());
-    // listed | search | automatic
+    // listed | search | automatic | repeated
     let kind = RwSignal::new("listed".to_string());
+    let level = RwSignal::new("4".to_string());
+    let repetitions = RwSignal::new("5".to_string());
+    let pause = RwSignal::new("0".to_string());
     let rates = RwSignal::new("6".to_string());
     let axis = RwSignal::new("concurrency".to_string());
     let levels = RwSignal::new("1, 2, 4, 8".to_string());
@@ -39,6 +43,12 @@ pub fn SweepForm() -> impl IntoView {
                 LevelPlan::Search(SearchSpace { axis, min, max, resolution: DEFAULT_RESOLUTION })
             }
             "automatic" => LevelPlan::Automatic { levels: number(&rates.get(), "levels.levels")? },
+            "repeated" => LevelPlan::Repeated {
+                axis,
+                level: number(&level.get(), "levels.level")?,
+                repetitions: number(&repetitions.get(), "levels.repetitions")?,
+                pause_s: number(&pause.get(), "levels.pauseS")?,
+            },
             _ => {
                 let listed = levels
                     .get()
@@ -103,6 +113,7 @@ pub fn SweepForm() -> impl IntoView {
                     <option value="listed">"These levels"</option>
                     <option value="search">"Search for the capacity"</option>
                     <option value="automatic">"Automatic rates (synchronous → saturated)"</option>
+                    <option value="repeated">"One level, repeated (mean and interval over repetitions)"</option>
                 </select></label>
             </div>
             {move || match kind.get().as_str() {
@@ -114,6 +125,11 @@ pub fn SweepForm() -> impl IntoView {
                     <label>"How many rates (one request in flight, then the most in flight, are measured first; the rates are \
                         spaced evenly between the two throughputs)" <input id="sweep-rates" inputmode="numeric" bind:value=rates/></label>
                 }.into_any(),
+                "repeated" => view! { <div class="prices">
+                    <label>"Level" <input id="sweep-level" inputmode="decimal" bind:value=level/></label>
+                    <label>"Repetitions (2 to 20)" <input id="sweep-repetitions" inputmode="numeric" bind:value=repetitions/></label>
+                    <label>"Rest between (s)" <input id="sweep-pause" inputmode="decimal" bind:value=pause/></label>
+                </div> }.into_any(),
                 _ => view! { <label>"Levels (comma-separated, run lowest first)" <input id="sweep-levels" bind:value=levels/></label> }.into_any(),
             }}
             <label>"Objectives, one per line (e.g. ttft_p95_ms<=500, tpot_ms<=50)" <textarea id="sweep-slos" rows="2" bind:value=slos></textarea></label>
@@ -123,7 +139,8 @@ pub fn SweepForm() -> impl IntoView {
                 <label>"max_tokens" <input id="sweep-max-tokens" inputmode="numeric" bind:value=max_tokens/></label>
             </div>
             <p class="hint">"Each level is a run of its own, listed with your runs. A search doubles the load until a level misses an \
-                objective, then bisects; a list of levels stops early once the endpoint is over-saturated."</p>
+                objective, then bisects; a list of levels stops early once the endpoint is over-saturated. A repeated level reports each \
+                figure as the mean over its repetitions with a 95 % interval, and runs every repetition asked for."</p>
             <SubmitRow id="start-sweep" label="Start sweep" pending=start.pending()
                 error=Signal::derive(move || start.value().get().and_then(Result::err).map(|e| e.to_string()))/>
         </form>

@@ -1,6 +1,7 @@
 //! `/sweeps/:id`: one sweep. While it runs, the levels done so far (read again every second) and a Stop button;
 //! the answer (the highest level that passed, its interval), the knee, the throughput–latency curve and the load
-//! chart, every level with the figures it was judged on and a link to its run, and how it was all computed.
+//! chart, every level with the figures it was judged on and a link to its run, and how it was all computed. A
+//! repeated run shows its figures over the repetitions instead, and compares with another repeated run.
 
 use leptos::prelude::*;
 use leptos_router::components::A;
@@ -8,8 +9,9 @@ use leptos_router::hooks::use_params_map;
 
 use crate::api::sweeps::{cancel_sweep, get_sweep};
 use crate::model::{trim_number, RunStatus, SweepId, SweepSummary};
+use crate::report::RepeatedReport;
 use crate::report::{ms, CapacityLevel, CapacityReport, SweepView};
-use crate::ui::components::{ErrorBox, Layout, SweepExportButtons};
+use crate::ui::components::{ErrorBox, Layout, RepeatedCompare, RepeatedFigures, SweepExportButtons};
 use crate::ui::hooks::use_poll_while;
 
 /// How often a running sweep's page reads it again.
@@ -63,7 +65,10 @@ fn SweepBody(view: SweepView) -> impl IntoView {
         </header>
         <SweepProgress summary=summary.clone()/>
         {report.clone().map(|_| view! { <SweepExportButtons view=SweepView { summary: summary.clone(), plan: plan.clone(), report: report.clone() }/> })}
-        {report.map(|report| view! { <SweepReport report/> })}
+        {report.map(|report| match report.repeated.clone() {
+            Some(repeated) => view! { <RepeatedRunReport report repeated id=summary.id/> }.into_any(),
+            None => view! { <SweepReport report/> }.into_any(),
+        })}
     }
 }
 
@@ -124,18 +129,57 @@ fn SweepReport(report: CapacityReport) -> impl IntoView {
             <thead><tr><th>"Load"</th><th>"Verdict"</th><th>"Judged on"</th><th>"Throughput"</th><th>"Goodput"</th>
                 {(axis == crate::model::LoadAxis::Rate).then(|| view! { <th>"Sent (late p95)"</th> })}
                 <th>"TTFT p50 / p95"</th><th>"Total p95"</th><th>"Failed"</th><th>"Run"</th></tr></thead>
-            <tbody>{levels.into_iter().map(|l| level_row(axis, l)).collect_view()}</tbody>
+            <tbody>{levels.into_iter().map(|l| level_row(axis.describe(l.level), axis, l)).collect_view()}</tbody>
         </table>
-        <h2>"How these numbers were made"</h2>
-        <ul class="honesty" id="sweep-notes">{report.notes.iter().map(|n| view! { <li>{n.clone()}</li> }).collect_view()}</ul>
+        <SweepNotes notes=report.notes/>
     }
 }
 
-fn level_row(axis: crate::model::LoadAxis, l: CapacityLevel) -> impl IntoView {
+/// A repeated run: whether every repetition passed, the figures over the repetitions, each repetition (judged
+/// like a level) and the comparison with another repeated run.
+#[component]
+fn RepeatedRunReport(report: CapacityReport, repeated: RepeatedReport, id: SweepId) -> impl IntoView {
+    let axis = report.axis;
+    let level = report.levels.first().map(|l| axis.describe(l.level)).unwrap_or_default();
+    let verdict = match report.answer {
+        Some(_) => "yes".to_string(),
+        None if report.slos.is_empty() => "no (errors over the limit)".to_string(),
+        None => "no".to_string(),
+    };
+    view! {
+        <section class="stat-cards">
+            <div class="stat-card">
+                <div class="stat-label">"Passed in every repetition"</div>
+                <div class="stat-value" id="repeated-verdict">{verdict}</div>
+                <div class="stat-how">{format!("{level}: every objective held and errors stayed within the limit")}</div>
+            </div>
+        </section>
+        <RepeatedFigures report=repeated/>
+        <table class="table" id="sweep-levels">
+            <thead><tr><th>"Repetition"</th><th>"Verdict"</th><th>"Judged on"</th><th>"Throughput"</th><th>"Goodput"</th>
+                {(axis == crate::model::LoadAxis::Rate).then(|| view! { <th>"Sent (late p95)"</th> })}
+                <th>"TTFT p50 / p95"</th><th>"Total p95"</th><th>"Failed"</th><th>"Run"</th></tr></thead>
+            <tbody>{report.levels.into_iter().enumerate().map(|(i, l)| level_row(format!("#{}", i + 1), axis, l)).collect_view()}</tbody>
+        </table>
+        <RepeatedCompare id/>
+        <SweepNotes notes=report.notes/>
+    }
+}
+
+/// How the figures were made.
+#[component]
+fn SweepNotes(notes: Vec<String>) -> impl IntoView {
+    view! {
+        <h2>"How these numbers were made"</h2>
+        <ul class="honesty" id="sweep-notes">{notes.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}</ul>
+    }
+}
+
+fn level_row(label: String, axis: crate::model::LoadAxis, l: CapacityLevel) -> impl IntoView {
     let rate = |v: Option<f64>| v.map_or_else(|| "—".to_string(), |v| format!("{v:.2} req/s"));
     view! {
         <tr data-level=trim_number(l.level) data-passed=l.passed.to_string()>
-            <td>{axis.describe(l.level)}</td>
+            <td>{label}</td>
             <td>{l.verdict_text()}</td>
             <td>{l.judged_text()}</td>
             <td>{rate(l.throughput_rps)}</td>
