@@ -100,3 +100,69 @@ test("a user searches for an endpoint's capacity from the form and reads the ans
     for (const s of started) s.kill();
   }
 });
+
+test("a user repeats a level, reads each figure over the repetitions and compares two repeated runs by repetition", async ({ page }) => {
+  test.setTimeout(120_000);
+  const started: ChildProcess[] = [];
+  try {
+    const baseUrl = await fourSlots(started);
+    await page.goto(loginLink());
+    const created = await page.request.post("/api/connectors/create", { data: { input: { name: "Slots", baseUrl, model: "sim-model" } } });
+    expect(created.status()).toBe(200);
+
+    const repeat = async (level: string, repetitions: string) => {
+      await page.goto("/sweeps");
+      await hydrated(page);
+      await page.selectOption("#sweep-connector", { label: "Slots (sim-model)" });
+      await page.selectOption("#sweep-kind", "repeated");
+      await page.fill("#sweep-level", level);
+      await page.fill("#sweep-repetitions", repetitions);
+      await page.fill("#sweep-pause", "0.2");
+      await page.fill("#sweep-slos", "ttft_p95_ms<=25");
+      await page.fill("#sweep-prompts", "hello");
+      await page.fill("#sweep-requests", "24");
+      await page.click("#start-sweep");
+    };
+    // One repetition is not a repeated run: refused in words, nothing starts.
+    await repeat("2", "1");
+    await expect(page.locator(".error")).toContainText("repeat 2 to 20 times");
+
+    await repeat("2", "3");
+    await expect(page).toHaveURL(/\/sweeps\/[0-9a-f-]+$/);
+    await hydrated(page);
+    await expect(page.locator("#sweep-status")).toHaveText("completed", { timeout: 60_000 });
+    await expect(page.locator("#sweep-title")).toHaveText("2 in flight repeated 3× on sim-model");
+    await expect(page.locator("#repeated-verdict")).toHaveText("yes");
+    await expect(page.locator("#sweep-levels tbody tr")).toHaveCount(3);
+    await expect(page.locator("#sweep-levels tbody tr").nth(2)).toContainText("#3");
+    const ttft = page.locator("#repeated-figures tbody tr", { hasText: "TTFT p50" });
+    // Mean, a 95 % interval "low – high", a CV in %, and three values.
+    await expect(ttft.locator("td").nth(2)).toContainText(" – ");
+    await expect(ttft.locator("td").nth(3)).toContainText("%");
+    await expect(ttft.locator("td").nth(4)).toHaveText(/^[\d.]+ ms · [\d.]+ ms · [\d.]+ ms$/);
+    await expect(page.locator("#repeated-agreement")).toContainText("Kruskal–Wallis");
+    await expect(page.locator("#sweep-notes")).toContainText("the repetitions are the observations");
+    await expect(page.locator("#repeated-baseline")).toHaveCount(0); // nothing to compare with yet
+    const first = page.url();
+
+    // 8 in flight on 4 slots queues every other request: compared by repetition, TTFT differs.
+    await repeat("8", "3");
+    await expect(page).not.toHaveURL(first);
+    await expect(page.locator("#sweep-status")).toHaveText("completed", { timeout: 60_000 });
+    await expect(page.locator("#repeated-verdict")).toHaveText("no");
+    await page.selectOption("#repeated-baseline", { label: "2 in flight repeated 3× on sim-model" });
+    const row = page.locator('#repeated-compare tr[data-figure="ttftP50Ms"]');
+    await expect(row).toHaveAttribute("data-significant", "true");
+    await expect(row).toContainText("differs");
+    await expect(page.locator("#repeated-compare + ul")).toContainText("The pooled requests are not compared");
+    await page.screenshot({ path: "test-results/repeated.png", fullPage: true });
+
+    // The HTML export carries the figures over the repetitions.
+    const [file] = await Promise.all([page.waitForEvent("download"), page.click("#sweep-export-html")]);
+    const html = fs.readFileSync((await file.path())!, "utf8");
+    expect(html).toContain("Over 3 repetitions");
+    expect((html.match(/<tr><td>#\d<\/td>/g) ?? []).length).toBe(3);
+  } finally {
+    for (const s of started) s.kill();
+  }
+});

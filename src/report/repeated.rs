@@ -72,6 +72,24 @@ impl Repetition {
     }
 }
 
+/// The figures in the order pages and exports list them: latency first, then speed, then failures.
+const FIGURE_ORDER: [&str; 9] = [
+    "ttftP50Ms",
+    "ttftP95Ms",
+    "totalP50Ms",
+    "totalP95Ms",
+    "tpotP50Ms",
+    "itlP50Ms",
+    "outputTokPerSec",
+    "errorRate",
+    "goodFraction",
+];
+
+/// Where `name` stands in [`FIGURE_ORDER`] (unknown names last).
+fn figure_rank(name: &str) -> usize {
+    FIGURE_ORDER.iter().position(|f| *f == name).unwrap_or(FIGURE_ORDER.len())
+}
+
 /// A figure's name in words, for pages and exports: `ttftP95Ms` → `TTFT p95`.
 pub fn figure_label(name: &str) -> &'static str {
     match name {
@@ -185,7 +203,7 @@ pub struct RepeatedComparison {
 /// one observation), never over the pooled requests.
 #[cfg(feature = "ssr")]
 pub fn compare_repeated(a: &RepeatedReport, b: &RepeatedReport) -> RepeatedComparison {
-    let deltas: Vec<RepeatedDelta> = a
+    let mut deltas: Vec<RepeatedDelta> = a
         .figures
         .iter()
         .filter_map(|(name, fa)| {
@@ -205,6 +223,7 @@ pub fn compare_repeated(a: &RepeatedReport, b: &RepeatedReport) -> RepeatedCompa
             })
         })
         .collect();
+    deltas.sort_by_key(|d| figure_rank(&d.figure));
     let notes = vec![
         format!(
             "Each figure is compared over the repetitions: {} of the first, {} of the second, each repetition one \
@@ -226,8 +245,10 @@ impl RepeatedReport {
     /// One row per figure, as pages and exports show them: name, mean, 95 % interval, run-to-run CV, and each
     /// repetition's value.
     pub fn rows(&self) -> Vec<[String; 5]> {
-        self.figures
-            .iter()
+        let mut figures: Vec<(&String, &RepeatedFigure)> = self.figures.iter().collect();
+        figures.sort_by_key(|(name, _)| figure_rank(name));
+        figures
+            .into_iter()
             .map(|(name, f)| {
                 let interval = match (f.ci_low, f.ci_high) {
                     (Some(low), Some(high)) => format!("{} – {}", figure_value(name, low), figure_value(name, high)),
@@ -300,5 +321,42 @@ impl RepeatedDelta {
             self.p_value.map_or_else(|| "—".to_string(), super::p_value),
             if self.significant { "differs" } else { "no difference shown" }.to_string(),
         ]
+    }
+}
+
+#[cfg(all(test, feature = "ssr"))]
+mod tests {
+    use super::*;
+
+    fn figure(values: &[f64]) -> RepeatedFigure {
+        crate::stats::repeated::repeated_figure(values).unwrap()
+    }
+
+    fn report(ttft: &[f64], errors: &[f64]) -> RepeatedReport {
+        let figures = [("errorRate", errors), ("ttftP50Ms", ttft)];
+        RepeatedReport {
+            repetitions: ttft.len(),
+            figures: figures.iter().map(|(name, v)| ((*name).to_string(), figure(v))).collect(),
+            agreement: BTreeMap::new(),
+            notes: vec![],
+        }
+    }
+
+    /// Welch's test itself is checked against scipy in `stats::compare`; here, that the repetitions' values are
+    /// what it is given, b against a, and how the rows read.
+    #[test]
+    fn two_repeated_runs_compare_by_their_repetitions_latency_first() {
+        let (a, b) = (report(&[10.2, 10.8, 10.5], &[0.0, 0.0, 0.0]), report(&[14.1, 15.0, 14.6], &[0.0, 0.0, 0.0]));
+        let compared = compare_repeated(&a, &b);
+        assert_eq!(compared.deltas.iter().map(|d| d.figure.as_str()).collect::<Vec<_>>(), ["ttftP50Ms", "errorRate"]);
+        let ttft = &compared.deltas[0];
+        assert!((ttft.difference - 4.066_666_666_666_666).abs() < 1e-9, "{ttft:?}");
+        assert!(ttft.significant && ttft.p_value.unwrap() < 0.001, "{ttft:?}");
+        assert_eq!(ttft.row()[5], "differs");
+        assert!(ttft.row()[3].starts_with("+4.1 ms, +38.7 % (95 % CI +"), "{:?}", ttft.row());
+        let errors = &compared.deltas[1];
+        assert_eq!((errors.p_value, errors.significant), (None, false), "no spread on either side: no test");
+        assert_eq!(a.rows()[0][0], "TTFT p50", "latency first");
+        assert_eq!(a.rows()[0][4], "10.2 ms · 10.8 ms · 10.5 ms");
     }
 }
