@@ -55,7 +55,7 @@ test("two runs compared side by side, with tests, CDFs and a warning when they d
   // Goodput against each run's own objectives; the notes say why pooled requests understate run-to-run change.
   await expect(figures.locator("tbody tr", { hasText: "Good requests" }).locator("td").nth(1)).toHaveText("100.00 pp");
   await expect(figures.locator("tbody tr", { hasText: "Goodput (good req/s)" })).toBeVisible();
-  await expect(page.locator("main")).toContainText("repeat each run (bench --repeat) and compare the repetitions");
+  await expect(page.locator("main")).toContainText("compare the repetitions on the repeated run's page, where each repetition is one observation");
   const tests = page.locator("#compare-tests tbody tr");
   await expect(tests.first()).toContainText("4 / 4");
   await expect(tests.first().locator(".p-welch")).toHaveText(/^(\d\.\d{4}|\d\.\d\de-\d+|not computable)$/);

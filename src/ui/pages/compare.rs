@@ -181,8 +181,9 @@ fn ComparisonView(c: Comparison) -> impl IntoView {
             tie corrections). A small p (say below 0.05) says the difference is unlikely to be noise alone; it does not \
             say the difference matters. Both treat a run's requests as independent, which they are not quite: requests of \
             one run share its conditions (the endpoint's load, caches, the network), so two runs of one endpoint can differ \
-            by more than these tests expect. To tell a real change from run-to-run variation, repeat each run \
-            (bench --repeat) and compare the repetitions' figures. Goodput rows compare each run against its own \
+            by more than these tests expect. To tell a real change from run-to-run variation, repeat each run (Sweeps → \
+            one level, repeated; or bench --repeat) and compare the repetitions on the repeated run's page, where each \
+            repetition is one observation. Goodput rows compare each run against its own \
             objectives."</p>
         <h3>"Total time, cumulative"</h3>
         <div class="chart-box" id="cdf-total" inner_html=cdf(&c.total_cdf, "total ms")></div>

@@ -1,6 +1,7 @@
 //! `/runs/new`: the run form. Prompts are one per line.
 
 use leptos::prelude::*;
+use leptos_router::components::A;
 use leptos_router::hooks::use_navigate;
 
 use crate::api::connectors::list_connectors;
@@ -110,6 +111,9 @@ pub fn NewRunPage() -> impl IntoView {
 
     view! {
         <Layout title="New run">
+            <p class="hint" id="repeat-hint">"One run is one sample of an endpoint's day. To report each figure with an interval \
+                over several runs, and compare by repetition, repeat a level from "<A href="/sweeps">"Sweeps"</A>" (one level, \
+                repeated)."</p>
             <form class="connector-form" on:submit=on_submit novalidate>
                 <ConnectorSelect connector/>
                 <label>"Agent name" <input id="agent-name" bind:value=agent_name/></label>
