@@ -71,7 +71,8 @@ async fn run_level(client: &HttpClient, sim: &Simulator, concurrency: u32, strea
         }
     };
     let (cpu0, sim_cpu0, start) = (cpu_seconds(), cpu_seconds_of(&sim_pid), Instant::now());
-    let driver = tokio::spawn(drive(jobs, LoadMode::Closed { concurrency }, 1, CancellationToken::new(), tx, executor));
+    let driver =
+        tokio::spawn(drive(jobs, LoadMode::Closed { concurrency }, None, 1, CancellationToken::new(), tx, executor));
     let mut results = Vec::with_capacity(streams as usize);
     while let Some(f) = rx.recv().await {
         results.push((f.job.seq, f.measurement));

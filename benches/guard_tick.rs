@@ -78,6 +78,7 @@ async fn main() {
         retries: 0,
         connections: Default::default(),
         slos: Vec::new(),
+        duration_s: None,
     };
     let run = runs.run_to_end(ws.id, baseline).await.unwrap();
     let (total_ms, summary) = observe(&store.run_iterations(ws.id, run.id).await.unwrap());

@@ -80,6 +80,7 @@ async fn main() {
         retries: 0,
         connections: Default::default(),
         slos: Vec::new(),
+        duration_s: None,
     };
 
     println!("{iterations} iterations, concurrency {CONCURRENCY}, simulator: no delays, 16 tokens; SQLite store");

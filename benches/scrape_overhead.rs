@@ -66,6 +66,7 @@ async fn main() {
         retries: 0,
         connections: Default::default(),
         slos: Vec::new(),
+        duration_s: None,
     };
     let mut measured: [(Vec<f64>, Vec<f64>, u32); 2] = Default::default();
     for round in 0..rounds {

@@ -36,9 +36,14 @@ pub struct BenchArgs {
     /// The prompts.
     #[command(flatten)]
     pub prompts: PromptArgs,
-    /// Measured iterations per prompt.
-    #[arg(short = 'n', long, default_value_t = 10)]
-    pub iterations: u32,
+    /// Measured iterations per prompt (default 10; with --duration, as many as the time allows, up to the limit of
+    /// a run).
+    #[arg(short = 'n', long)]
+    pub iterations: Option<u32>,
+    /// A time limit, seconds: no request is sent once this long has passed since the first measured send (requests
+    /// in flight then finish, each within --timeout); -n is then an upper bound.
+    #[arg(long, value_name = "SECONDS")]
+    pub duration: Option<f64>,
     /// Requests in flight (closed loop).
     #[arg(short = 'c', long, default_value_t = 1, conflicts_with = "rate")]
     pub concurrency: u32,
@@ -155,8 +160,15 @@ fn plan_input(args: &BenchArgs) -> Result<RunPlanInput, BenchError> {
             tools: vec![],
             token_budget: args.max_tokens,
         },
+        iterations: match (args.iterations, args.duration) {
+            (Some(n), _) => n,
+            // The time decides: as many iterations as one run may send.
+            (None, Some(_)) => {
+                u32::try_from(crate::model::limits::MAX_REQUESTS / prompts.len().max(1) as u64).unwrap_or(u32::MAX)
+            }
+            (None, None) => 10,
+        },
         prompts,
-        iterations: args.iterations,
         warmup: args.warmup,
         mode,
         timeout_ms: Some((args.timeout * 1e3).round() as u64),
@@ -165,12 +177,15 @@ fn plan_input(args: &BenchArgs) -> Result<RunPlanInput, BenchError> {
         retries: args.retries,
         connections: if args.fresh_connections { ConnectionPolicy::Fresh } else { ConnectionPolicy::Reuse },
         slos: args.slos.clone(),
+        duration_s: args.duration,
     })
 }
 
 /// Prints progress to stderr: a redrawn bar on a terminal, a line per tenth otherwise.
 struct Progress {
     total: u64,
+    /// A time limit, s: progress is then the time passed, not the requests done (the total is only a cap).
+    limit_s: Option<f64>,
     done: u64,
     errors: u64,
     started: Instant,
@@ -190,9 +205,10 @@ impl BatchSink for Progress {
 }
 
 impl Progress {
-    fn new(total: u64) -> Self {
+    fn new(total: u64, limit_s: Option<f64>) -> Self {
         Self {
             total,
+            limit_s,
             done: 0,
             errors: 0,
             started: Instant::now(),
@@ -207,17 +223,29 @@ impl Progress {
             return;
         }
         let elapsed = self.started.elapsed().as_secs_f64();
-        let eta = elapsed / self.done as f64 * (self.total - self.done) as f64;
-        let line = format!(
-            "{}/{} done, {} failed, {elapsed:.1}s elapsed, ~{eta:.1}s left",
-            self.done, self.total, self.errors
-        );
+        // Progress in thousandths: of the requests, or of the time limit.
+        let (share, line) = match self.limit_s {
+            Some(limit) => (
+                ((elapsed / limit).min(1.0) * 1000.0) as u64,
+                format!("{} done, {} failed, {elapsed:.1}s of {limit}s", self.done, self.errors),
+            ),
+            None => {
+                let eta = elapsed / self.done as f64 * (self.total - self.done) as f64;
+                (
+                    self.done * 1000 / self.total.max(1),
+                    format!(
+                        "{}/{} done, {} failed, {elapsed:.1}s elapsed, ~{eta:.1}s left",
+                        self.done, self.total, self.errors
+                    ),
+                )
+            }
+        };
         let mut err = std::io::stderr().lock();
         if self.terminal {
-            let filled = (self.done * 30 / self.total.max(1)) as usize;
+            let filled = (share * 30 / 1000).min(30) as usize;
             let _ = write!(err, "\r[{}{}] {line}   ", "#".repeat(filled), ".".repeat(30 - filled));
-        } else if self.done * 10 / self.total.max(1) > self.last_tenth || self.done == self.total {
-            self.last_tenth = self.done * 10 / self.total.max(1);
+        } else if share / 100 > self.last_tenth || self.done == self.total {
+            self.last_tenth = share / 100;
             let _ = writeln!(err, "{line}");
         }
     }
@@ -261,7 +289,7 @@ async fn measure_here(args: &BenchArgs, config: Option<&std::path::Path>) -> Res
             stop.cancel();
         }
     });
-    let mut progress = Progress::new(plan.total_requests());
+    let mut progress = Progress::new(plan.total_requests(), args.duration);
     let execution = Execution {
         plan: Arc::new(plan.clone()),
         target: target.clone(),
@@ -332,7 +360,7 @@ async fn measure_on_server(args: &BenchArgs, server: &str, token: &str) -> Resul
             let _ = stopper.call::<bool>("runs/cancel", &serde_json::json!({ "id": id })).await;
         }
     });
-    let mut progress = Progress::new(started.total_requests);
+    let mut progress = Progress::new(started.total_requests, args.duration);
     let followed = remote
         .follow_run(id, |update| {
             progress.done = update.progress.done;

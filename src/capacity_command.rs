@@ -206,6 +206,7 @@ fn template(args: &CapacityArgs) -> Result<RunPlanInput, String> {
         retries: args.retries,
         connections: if args.fresh_connections { ConnectionPolicy::Fresh } else { ConnectionPolicy::Reuse },
         slos: args.slos.clone(),
+        duration_s: None,
     })
 }
 

@@ -214,3 +214,44 @@ async fn repeats_a_run_and_reports_figures_over_the_repetitions() {
     assert_eq!(code, 1);
     assert!(stderr.contains("repetition 1: objective(s) missed: ttft_p95_ms<=1"), "{stderr}");
 }
+
+/// `--duration`: without -n the time decides how many requests go; the report says how the run was cut, and
+/// the limit is counted from the first measured send (the warm-ups before it do not use it up).
+#[tokio::test]
+async fn a_time_limit_stops_sending_and_the_report_says_so() {
+    let config = SimConfig {
+        ttft: latency_guard::sim::Delay::Fixed(Duration::from_millis(20)),
+        itl: latency_guard::sim::Delay::Fixed(Duration::from_millis(1)),
+        tokens: 5,
+        ..Default::default()
+    };
+    let sim = sim::spawn(config, "127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("limited.json");
+    let base = sim.base_url();
+    let args = ["--base-url", &base, "--model", "m", "--prompt", "hi", "-c", "2", "--warmup", "2", "--duration", "1"];
+    let started = std::time::Instant::now();
+    let (code, stdout, stderr) = bench(&[&args[..], &["--out", out.to_str().unwrap()]].concat(), &[]).await;
+    assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(started.elapsed() < Duration::from_secs(10), "one second of sends, not a million requests");
+    assert!(stderr.contains("s of 1s"), "progress counts the time: {stderr}");
+    let snapshot: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let results = snapshot["results"].as_array().unwrap();
+    let measured: Vec<&Value> = results.iter().filter(|r| r["warmup"] == false).collect();
+    // ~25 ms a request, 2 in flight: about 80 in a second; the machine may be slower, never faster.
+    assert!((10..=90).contains(&measured.len()), "{} measured", measured.len());
+    let sends: Vec<f64> = measured.iter().map(|r| r["sentAtMs"].as_f64().unwrap()).collect();
+    let first = sends.iter().copied().fold(f64::INFINITY, f64::min);
+    let last = sends.iter().copied().fold(0.0, f64::max);
+    assert!(last - first <= 1_000.0, "nothing sent after the limit: {} ms", last - first);
+    let note =
+        snapshot["honesty"].as_array().unwrap().iter().find_map(|n| n.as_str().filter(|n| n.starts_with("Time limit")));
+    let note = note.unwrap_or_else(|| panic!("no time-limit note: {}", snapshot["honesty"]));
+    assert!(note.contains("once 1 s had passed since the first measured send"), "{note}");
+    assert!(note.contains(&format!("{} of at most 1000000 measured requests were sent", measured.len())), "{note}");
+
+    let (code, _, stderr) =
+        bench(&["--base-url", &base, "--model", "m", "--prompt", "hi", "--duration", "0.5"], &[]).await;
+    assert_ne!(code, 0, "{stderr}");
+    assert!(stderr.contains("durationS: must be between 1 and 86400 seconds"), "{stderr}");
+}

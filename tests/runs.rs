@@ -467,3 +467,33 @@ async fn a_run_with_objectives_reports_goodput_and_each_objectives_outcome() {
     assert_eq!(status, 400, "{text}");
     assert!(text.contains(r#""field":"slos[1]""#), "{text}");
 }
+
+/// A time limit through the API: an open loop of 20 req/s for up to 10,000 iterations stops sending 1 s after its
+/// first measured send; the run completes, its plan keeps the limit and its report says how it was cut.
+#[tokio::test]
+async fn a_time_limited_run_stops_sending_at_its_limit_and_completes() {
+    let app = spawn_app().await;
+    let sim = sim::spawn_local(SimConfig::fixed_ms(10, 1, 4)).await.unwrap();
+    let (_, cookie) = app.session_for("owner").await;
+    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let mut body =
+        plan(&connector, 10_000, json!({"kind": "open", "ratePerSecond": 20.0, "poisson": false, "maxConcurrency": 8}));
+    body["input"]["durationS"] = json!(1.0);
+    let run = start(&app, &cookie, body.clone()).await;
+    let events = follow(&app, &cookie, &run).await;
+    assert_eq!(events.last().unwrap().1["progress"]["status"], "completed");
+    let report = report(&app, &cookie, &run).await;
+    assert_eq!(report["run"]["plan"]["durationMs"], 1000);
+    let measured = report["summary"]["measured"].as_u64().unwrap();
+    // Sends every 50 ms from the warm-up at 0: the measured ones at 50, 100, …, 1,000 ms — the one due exactly at
+    // the limit may go or not.
+    assert!((19..=21).contains(&measured), "{measured} measured");
+    let notes = report["snapshot"]["honesty"].as_array().unwrap();
+    let note = notes.iter().filter_map(Value::as_str).find(|n| n.starts_with("Time limit")).unwrap();
+    assert!(note.contains(&format!("{measured} of at most 20000 measured requests were sent")), "{note}");
+
+    body["input"]["durationS"] = json!(0.2);
+    let (status, text) = app.call("runs/start", body, Some(&cookie)).await;
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains("durationS") && text.contains("between 1 and 86400 seconds"), "{text}");
+}

@@ -60,6 +60,7 @@ fn run_plan(
         retries: 0,
         connections: Default::default(),
         slos: Vec::new(),
+        duration_s: None,
     }
     .validate(&connector.model)
     .unwrap()

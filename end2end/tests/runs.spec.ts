@@ -76,6 +76,11 @@ test("the run form's further settings are validated, sent, and shown with the re
   await page.click("#start-run");
   await expect(page.locator(".error")).toContainText("timeout must be above 0");
   await page.fill("#timeout", "30");
+  await page.fill("#duration", "0.5");
+  await page.click("#start-run");
+  await expect(page.locator(".error")).toContainText("durationS: must be between 1 and 86400 seconds");
+  // A limit the 4 requests never reach: every one is sent, and the report says so.
+  await page.fill("#duration", "60");
   await page.fill("#retries", "9");
   await page.click("#start-run");
   await expect(page.locator(".error")).toContainText("retries");
@@ -91,7 +96,7 @@ test("the run form's further settings are validated, sent, and shown with the re
   await expect(page.locator("#run-title")).toHaveText("Settings check");
   await expect(page.locator("#run-progress .status")).toHaveText("completed", { timeout: 30_000 });
   await expect(page.locator("#run-settings")).toHaveText(
-    "temperature 0.7 · timeout 30 s per request · up to 2 retries after HTTP 429 · " +
+    "temperature 0.7 · timeout 30 s per request · time limit 60 s from the first measured send · up to 2 retries after HTTP 429 · " +
       "a fresh connection per request · 2 warm-up request(s), excluded from stats · 1 tool(s) sent",
   );
   // Warm-ups are run and listed, but the sample counts only the 2 prompts × 2 iterations.
@@ -102,6 +107,7 @@ test("the run form's further settings are validated, sent, and shown with the re
   await expect(page.locator("#stat-goodput .stat-value")).toContainText("(100.0% good: 4 of 4)");
   await expect(page.locator("#stat-objectives .stat-value")).toContainText("ttft_p95_ms<=60000 met");
   await expect(page.locator("#stat-tpot .stat-value")).not.toHaveText("not measurable");
+  await expect(page.locator(".honesty")).toContainText("4 of at most 4 measured requests were sent (every one planned, before the limit)");
 });
 
 test("the report list searches, renames and deletes; the table sorts, filters and pages", async ({ page }) => {

@@ -342,6 +342,7 @@ pub fn guard_plan(schedule: &Schedule, set: &BenchmarkSet) -> RunPlanInput {
         retries: 0,
         connections: ConnectionPolicy::Reuse,
         slos: Vec::new(),
+        duration_s: None,
     }
 }
 

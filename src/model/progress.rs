@@ -20,6 +20,9 @@ pub struct RunProgress {
     pub elapsed_ms: u64,
     /// Estimated time left at the pace so far, ms; `None` before the first result or after the end.
     pub eta_ms: Option<u64>,
+    /// The run's time limit, ms, when it has one: `total` is then only a cap, and the time decides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_limit_ms: Option<u64>,
 }
 
 impl RunProgress {
@@ -27,7 +30,18 @@ impl RunProgress {
     pub fn new(status: RunStatus, total: u64, done: u64, errors: u64, elapsed_ms: u64) -> Self {
         let eta_ms = (status == RunStatus::Running && done > 0 && done < total)
             .then(|| (elapsed_ms as f64 / done as f64 * (total - done) as f64) as u64);
-        Self { status, total, done, errors, elapsed_ms, eta_ms }
+        Self { status, total, done, errors, elapsed_ms, eta_ms, time_limit_ms: None }
+    }
+
+    /// The same progress for a run with a time limit (if any): the time left is at most what the limit leaves
+    /// (counted from the run's start, so a little early when warm-ups came first).
+    pub fn limited(mut self, time_limit_ms: Option<u64>) -> Self {
+        if let Some(limit) = time_limit_ms {
+            let left = limit.saturating_sub(self.elapsed_ms);
+            self.eta_ms = self.eta_ms.map(|eta| eta.min(left));
+            self.time_limit_ms = Some(limit);
+        }
+        self
     }
 }
 
@@ -72,5 +86,7 @@ mod tests {
         assert_eq!(RunProgress::new(RunStatus::Running, 100, 25, 0, 10_000).eta_ms, Some(30_000));
         assert_eq!(RunProgress::new(RunStatus::Running, 100, 0, 0, 10_000).eta_ms, None);
         assert_eq!(RunProgress::new(RunStatus::Completed, 100, 100, 0, 10_000).eta_ms, None);
+        let limited = RunProgress::new(RunStatus::Running, 100_000, 25, 0, 10_000).limited(Some(15_000));
+        assert_eq!((limited.eta_ms, limited.time_limit_ms), (Some(5_000), Some(15_000)), "the limit decides");
     }
 }

@@ -95,6 +95,10 @@ pub struct RunPlanInput {
     /// Objectives the run is judged against (`ttft_ms<=500`, `tpot_p95_ms<=50`, …); none by default.
     #[serde(default)]
     pub slos: Vec<String>,
+    /// A time limit, s: no request is sent once this long has passed since the first measured send (requests in
+    /// flight then finish, each within its timeout); `iterations` is then an upper bound. None: no limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_s: Option<f64>,
 }
 
 fn yes() -> bool {
@@ -129,6 +133,8 @@ pub mod limits {
     pub const MAX_TITLE_CHARS: usize = 200;
     /// Characters of an agent name.
     pub const MAX_AGENT_NAME_CHARS: usize = 100;
+    /// A run's time limit, s (a day).
+    pub const MAX_DURATION_S: f64 = 86_400.0;
 }
 
 /// A plan that passed validation.
@@ -164,6 +170,9 @@ pub struct RunPlan {
     /// Objectives the report judges the run against.
     #[serde(default)]
     pub slos: Vec<super::Slo>,
+    /// The time limit of the measured requests' sends, ms (from the first measured send).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
 }
 
 /// One request of a run.
@@ -244,6 +253,13 @@ impl RunPlanInput {
             return fail("temperature", "must be between 0 and 2".into());
         }
         let slos = super::parse_slos(&self.slos)?;
+        let duration_ms = match self.duration_s {
+            Some(d) if !(d.is_finite() && (1.0..=MAX_DURATION_S).contains(&d)) => {
+                return fail("durationS", format!("must be between 1 and {MAX_DURATION_S} seconds"));
+            }
+            Some(d) => Some((d * 1e3).round() as u64),
+            None => None,
+        };
         let title = match self.title.as_deref().filter(|t| !t.trim().is_empty()) {
             Some(title) => super::display_name(title, "title", MAX_TITLE_CHARS)?,
             None => format!("{agent_name} on {model}").chars().take(MAX_TITLE_CHARS).collect(),
@@ -262,6 +278,7 @@ impl RunPlanInput {
             retries: self.retries,
             connections: self.connections,
             slos,
+            duration_ms,
         })
     }
 }
@@ -310,6 +327,7 @@ pub(crate) mod fixtures {
             retries: 0,
             connections: ConnectionPolicy::Reuse,
             slos: Vec::new(),
+            duration_s: None,
         }
     }
 
@@ -368,6 +386,7 @@ mod tests {
             retries: 0,
             connections: ConnectionPolicy::Reuse,
             slos: Vec::new(),
+            duration_s: None,
         }
     }
 

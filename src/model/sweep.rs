@@ -135,6 +135,7 @@ impl SweepInput {
             retries: 0,
             connections: ConnectionPolicy::Reuse,
             slos: self.slos.clone(),
+            duration_s: None,
         };
         // The prompts, the token budget and the objectives are checked as a run would check them.
         template.validate(model)?;

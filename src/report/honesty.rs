@@ -45,6 +45,16 @@ pub fn honesty_notes(run: &RunView, results: &[IterationRecord], summary: &RunSu
         summary.error_rate * 100.0,
         warmups
     )];
+    if let Some(limit_ms) = run.plan.duration_ms {
+        let planned = run.plan.prompts.len() as u64 * u64::from(run.plan.iterations);
+        notes.push(format!(
+            "Time limit: no request was sent once {} s had passed since the first measured send; requests in flight \
+             then finished, each within its timeout. {} of at most {planned} measured requests were sent{}.",
+            crate::model::trim_number(limit_ms as f64 / 1e3),
+            summary.measured,
+            if summary.measured >= planned { " (every one planned, before the limit)" } else { "" }
+        ));
+    }
     if summary.succeeded < 20 {
         notes.push(format!(
             "Small sample: with {} successful iterations, p95 and p99 are interpolated between the largest few values and move a lot between runs.",

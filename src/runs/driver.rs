@@ -58,6 +58,14 @@ impl Schedule {
     }
 }
 
+/// Resolves at `deadline`; never without one.
+async fn until(deadline: Option<Instant>) {
+    match deadline {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
 fn slots(mode: LoadMode) -> usize {
     match mode {
         LoadMode::Closed { concurrency } => concurrency as usize,
@@ -67,10 +75,12 @@ fn slots(mode: LoadMode) -> usize {
 
 /// Sends every job through `execute(job, intended_send)` and reports each result on `results` (bounded: a slow
 /// consumer slows the run rather than growing memory). Stops early on `cancel`, dropping requests in flight.
-/// `seed` fixes the Poisson schedule, so a run's arrival pattern can be reproduced.
+/// `seed` fixes the Poisson schedule, so a run's arrival pattern can be reproduced. With a `limit`, no job is sent
+/// once that long has passed since the first measured (non-warm-up) send; the jobs in flight then finish.
 pub async fn drive<F, Fut>(
     jobs: impl Iterator<Item = Job>,
     mode: LoadMode,
+    limit: Option<Duration>,
     seed: u64,
     cancel: CancellationToken,
     results: mpsc::Sender<Finished>,
@@ -84,12 +94,14 @@ pub async fn drive<F, Fut>(
     let mut schedule = Schedule::new(mode, seed);
     let start = Instant::now();
     let mut in_flight = JoinSet::new();
+    let mut deadline: Option<Instant> = None;
     for job in jobs {
         let planned = schedule.next_offset().map(|offset| start + offset);
         if let Some(at) = planned {
             tokio::select! {
                 () = tokio::time::sleep_until(at) => {}
                 () = cancel.cancelled() => break,
+                () = until(deadline) => break,
             }
         }
         let permit = tokio::select! {
@@ -98,7 +110,11 @@ pub async fn drive<F, Fut>(
                 Err(_) => break,
             },
             () = cancel.cancelled() => break,
+            () = until(deadline) => break,
         };
+        if !job.warmup && deadline.is_none() {
+            deadline = limit.map(|limit| Instant::now() + limit);
+        }
         let intended = planned.unwrap_or_else(Instant::now);
         let execute = Arc::clone(&execute);
         let results = results.clone();
@@ -157,6 +173,7 @@ mod tests {
         let driver = tokio::spawn(drive(
             jobs(20),
             LoadMode::Closed { concurrency: 3 },
+            None,
             1,
             CancellationToken::new(),
             tx,
@@ -187,7 +204,7 @@ mod tests {
         let start = Instant::now();
         let mode = LoadMode::Open { rate_per_second: 100.0, poisson: false, max_concurrency: 1 };
         // Each request takes 25 ms but one is scheduled every 10 ms with one slot: sends fall behind.
-        tokio::spawn(drive(jobs(5), mode, 1, CancellationToken::new(), tx, move |_, intended| async move {
+        tokio::spawn(drive(jobs(5), mode, None, 1, CancellationToken::new(), tx, move |_, intended| async move {
             let lag = Instant::now() - intended;
             tokio::time::sleep(Duration::from_millis(25)).await;
             measurement(lag)
@@ -199,6 +216,32 @@ mod tests {
         lags.sort_unstable();
         assert_eq!(lags, vec![(0, 0), (1, 15), (2, 30), (3, 45), (4, 60)]);
         assert_eq!((Instant::now() - start).as_millis(), 125);
+    }
+
+    /// 2 warm-ups then up to 1,000 measured jobs of 10 ms, 2 in flight, limited to 95 ms from the first measured
+    /// send: the warm-ups (20 ms in all) do not count; 10 rounds of 2 go out (at 0, 10, …, 90 ms after it), and
+    /// those in flight when the limit passes finish.
+    #[tokio::test(start_paused = true)]
+    async fn a_time_limit_stops_sending_counted_from_the_first_measured_send() {
+        let (tx, mut rx) = mpsc::channel(64);
+        let start = Instant::now();
+        let warmups = (0..4).map(|seq| Job { seq, prompt_index: 0, iteration: 0, warmup: true });
+        let measured = (4..1_004).map(|seq| Job { seq, prompt_index: 0, iteration: seq as u32, warmup: false });
+        let limit = Some(Duration::from_millis(95));
+        let mode = LoadMode::Closed { concurrency: 2 };
+        let driver =
+            tokio::spawn(drive(warmups.chain(measured), mode, limit, 1, CancellationToken::new(), tx, |_, _| async {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                measurement(Duration::ZERO)
+            }));
+        let mut finished = Vec::new();
+        while let Some(f) = rx.recv().await {
+            finished.push(f.job);
+        }
+        driver.await.unwrap();
+        assert_eq!(finished.iter().filter(|j| j.warmup).count(), 4, "every warm-up, before the limit starts");
+        assert_eq!(finished.iter().filter(|j| !j.warmup).count(), 20, "sends at 0, 10, …, 90 ms; none at 100 ms");
+        assert_eq!((Instant::now() - start).as_millis(), 20 + 100, "the last two, sent at 90 ms, finished");
     }
 
     #[test]
@@ -218,7 +261,7 @@ mod tests {
         let cancel = CancellationToken::new();
         let stop = cancel.clone();
         let driver =
-            tokio::spawn(drive(jobs(1_000), LoadMode::Closed { concurrency: 2 }, 1, cancel, tx, |_, _| async {
+            tokio::spawn(drive(jobs(1_000), LoadMode::Closed { concurrency: 2 }, None, 1, cancel, tx, |_, _| async {
                 tokio::time::sleep(Duration::from_millis(10)).await;
                 measurement(Duration::ZERO)
             }));

@@ -112,7 +112,8 @@ pub async fn execute(run: Execution, sink: &mut impl BatchSink) -> Outcome {
             }
         }
     };
-    let driver = tokio::spawn(drive(plan.jobs(), plan.mode, seed, cancel.clone(), tx, executor));
+    let limit = plan.duration_ms.map(Duration::from_millis);
+    let driver = tokio::spawn(drive(plan.jobs(), plan.mode, limit, seed, cancel.clone(), tx, executor));
     let mut failure = None;
     let mut batch = Vec::with_capacity(BATCH);
     while rx.recv_many(&mut batch, BATCH).await > 0 {

@@ -237,7 +237,7 @@ impl RunManager {
 
     fn progress(&self, run: &RunView, status: RunStatus, done: u64, errors: u64) -> RunProgress {
         let elapsed = u64::try_from(self.clock.now_ms() - run.created_at_ms).unwrap_or(0);
-        RunProgress::new(status, run.total_requests, done, errors, elapsed)
+        RunProgress::new(status, run.total_requests, done, errors, elapsed).limited(run.plan.duration_ms)
     }
 }
 

@@ -164,6 +164,7 @@ impl Rig {
             retries: 0,
             connections: Default::default(),
             slos: Vec::new(),
+            duration_s: None,
         };
         let run = self.runs.run_to_end(self.ws, input).await.unwrap();
         assert_eq!(run.status, RunStatus::Completed);

@@ -55,7 +55,8 @@ pub async fn live_events(
     let elapsed = u64::try_from(end_ms - run.created_at_ms).unwrap_or(0);
     let errors = records.iter().filter(|r| r.error.is_some()).count() as u64;
     let first = RunUpdate {
-        progress: RunProgress::new(run.status, run.total_requests, records.len() as u64, errors, elapsed),
+        progress: RunProgress::new(run.status, run.total_requests, records.len() as u64, errors, elapsed)
+            .limited(run.plan.duration_ms),
         points: records.iter().map(LivePoint::from).collect(),
     };
     let seen: HashSet<u64> = records.iter().map(|r| r.seq).collect();
@@ -115,7 +116,8 @@ impl StoredFollow {
         }
         let end_ms = run.finished_at_ms.unwrap_or_else(|| self.state.clock.now_ms());
         let elapsed = u64::try_from(end_ms - run.created_at_ms).unwrap_or(0);
-        let progress = RunProgress::new(run.status, run.total_requests, seen.len() as u64, self.errors, elapsed);
+        let progress = RunProgress::new(run.status, run.total_requests, seen.len() as u64, self.errors, elapsed)
+            .limited(run.plan.duration_ms);
         self.run = run;
         Some(RunUpdate { progress, points: fresh.into_iter().map(LivePoint::from).collect() })
     }

@@ -49,13 +49,15 @@ pub fn NewRunPage() -> impl IntoView {
         title: RwSignal::new(String::new()),
         temperature: RwSignal::new("0".to_string()),
         timeout_seconds: RwSignal::new("120".to_string()),
+        duration_seconds: RwSignal::new(String::new()),
         retries: RwSignal::new("0".to_string()),
         fresh_connections: RwSignal::new(false),
         tools_json: RwSignal::new(String::new()),
     };
     let slos = RwSignal::new(String::new());
     let Load { open_loop, concurrency, rate, poisson } = load;
-    let Advanced { title, temperature, timeout_seconds, retries, fresh_connections, tools_json } = advanced;
+    let Advanced { title, temperature, timeout_seconds, duration_seconds, retries, fresh_connections, tools_json } =
+        advanced;
 
     let plan = move || -> Result<RunPlanInput, AppError> {
         let connector_id: ConnectorId = connector
@@ -92,6 +94,10 @@ pub fn NewRunPage() -> impl IntoView {
             retries: number(&retries.get(), "retries")?,
             connections: if fresh_connections.get() { ConnectionPolicy::Fresh } else { ConnectionPolicy::Reuse },
             slos: slos.get().lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string).collect(),
+            duration_s: match duration_seconds.get().trim() {
+                "" => None,
+                raw => Some(number(raw, "durationS")?),
+            },
         })
     };
     let start = Action::new(|plan: &Result<RunPlanInput, AppError>| {
@@ -157,6 +163,7 @@ struct Advanced {
     title: RwSignal<String>,
     temperature: RwSignal<String>,
     timeout_seconds: RwSignal<String>,
+    duration_seconds: RwSignal<String>,
     retries: RwSignal<String>,
     fresh_connections: RwSignal<bool>,
     tools_json: RwSignal<String>,
@@ -209,14 +216,17 @@ fn LoadFieldset(load: Load) -> impl IntoView {
 
 #[component]
 fn AdvancedSettings(advanced: Advanced) -> impl IntoView {
-    let Advanced { title, temperature, timeout_seconds, retries, fresh_connections, tools_json } = advanced;
+    let Advanced { title, temperature, timeout_seconds, duration_seconds, retries, fresh_connections, tools_json } =
+        advanced;
     view! {
         <details class="advanced">
-            <summary>"More settings: title, temperature, timeout, retries, connections, tools"</summary>
+            <summary>"More settings: title, temperature, timeout, time limit, retries, connections, tools"</summary>
             <label>"Report title (optional; default: agent on model)" <input id="title" bind:value=title/></label>
             <div class="prices">
                 <label>"Temperature (0–2)" <input id="temperature" inputmode="decimal" bind:value=temperature/></label>
                 <label>"Timeout per request (seconds)" <input id="timeout" inputmode="decimal" bind:value=timeout_seconds/></label>
+                <label>"Time limit of the run (seconds, optional: no request is sent once it has passed since the first measured \
+                    one; iterations are then an upper bound)" <input id="duration" inputmode="decimal" bind:value=duration_seconds/></label>
                 <label>"Retries after HTTP 429 (0–5; waits honour Retry-After and are not counted as latency)" <input id="retries" inputmode="numeric" bind:value=retries/></label>
             </div>
             <label class="inline">

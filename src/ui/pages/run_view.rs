@@ -98,9 +98,13 @@ fn RunHeader(report: RunReportView) -> impl IntoView {
     };
     let plan = &run.plan;
     let settings = format!(
-        "temperature {} · timeout {} s per request · {} · {} · {} warm-up request(s), excluded from stats · {}",
+        "temperature {} · timeout {} s per request{} · {} · {} · {} warm-up request(s), excluded from stats · {}",
         plan.temperature,
         plan.timeout_ms as f64 / 1e3,
+        plan.duration_ms.map_or_else(String::new, |limit| format!(
+            " · time limit {} s from the first measured send",
+            crate::model::trim_number(limit as f64 / 1e3)
+        )),
         match plan.retries {
             0 => "no retries (a 429 is a failure)".to_string(),
             n => format!("up to {n} retries after HTTP 429"),
@@ -142,13 +146,19 @@ fn ProgressPanel(
         fallback.view.iterations as u64,
         fallback.view.failures as u64,
         fallback.run.finished_at_ms.map_or(0, |end| u64::try_from(end - fallback.run.created_at_ms).unwrap_or(0)),
-    );
+    )
+    .limited(fallback.run.plan.duration_ms);
     let progress = Memo::new(move |_| live.get().unwrap_or_else(|| stored.clone()));
     view! {
         <section id="run-progress" class="progress-panel">
-            <progress max=move || progress.get().total.max(1) value=move || progress.get().done></progress>
+            // A time-limited run fills its bar with the time, since its total is only a cap.
+            <progress max=move || { let p = progress.get(); p.time_limit_ms.unwrap_or(p.total).max(1) }
+                value=move || { let p = progress.get(); p.time_limit_ms.map_or(p.done, |limit| p.elapsed_ms.min(limit)) }></progress>
             <div class="progress-text">
-                <strong class="progress-count">{move || format!("{} / {} done", progress.get().done, progress.get().total)}</strong>
+                <strong class="progress-count">{move || { let p = progress.get(); match p.time_limit_ms {
+                    Some(limit) => format!("{} done (at most {}; time limit {})", p.done, p.total, duration(limit)),
+                    None => format!("{} / {} done", p.done, p.total),
+                } }}</strong>
                 " · " <span class="status">{move || progress.get().status.as_str()}</span>
                 " · " {move || format!("{} failed", progress.get().errors)}
                 " · elapsed " {move || duration(progress.get().elapsed_ms)}
