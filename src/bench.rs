@@ -1,6 +1,7 @@
 //! `latency-guard bench`: a run from the command line, for CI pipelines. Same engine, driver and report snapshot
 //! as the server; progress on stderr, a summary table on stdout, the snapshot as JSON to `--out`, and an exit
-//! status that fails the pipeline when too many requests failed. With `--server URL --token …` the run happens on a
+//! status that fails the pipeline when too many requests failed. Finished iterations wait on disk until the report
+//! is made, so a long run's memory stays flat. With `--server URL --token …` the run happens on a
 //! running server instead (stored there, in the token's workspace) and is followed from here.
 
 use std::io::{IsTerminal, Write};
@@ -17,7 +18,7 @@ use crate::model::{
 };
 use crate::remote::RemoteServer;
 use crate::report::snapshot;
-use crate::runs::{execute, seed_from, BatchSink, Execution, SinkError};
+use crate::runs::{execute, seed_from, BatchSink, Execution, RecordSpill, SinkError};
 use crate::stats::RunSummary;
 
 /// The command's options.
@@ -189,17 +190,25 @@ struct Progress {
     done: u64,
     errors: u64,
     started: Instant,
-    records: Vec<IterationRecord>,
     terminal: bool,
     last_tenth: u64,
 }
 
-impl BatchSink for Progress {
+/// A run in this process: finished iterations go to a file on disk, so memory stays flat however long the run
+/// (they are read back once, for the report), and progress is printed.
+struct LocalSink {
+    progress: Progress,
+    records: RecordSpill,
+}
+
+impl BatchSink for LocalSink {
     async fn accept(&mut self, batch: Vec<(IterationRecord, Measurement)>) -> Result<(), SinkError> {
-        self.done += batch.len() as u64;
-        self.errors += batch.iter().filter(|(r, _)| r.error.is_some()).count() as u64;
-        self.records.extend(batch.into_iter().map(|(r, _)| r));
-        self.print();
+        self.progress.done += batch.len() as u64;
+        self.progress.errors += batch.iter().filter(|(r, _)| r.error.is_some()).count() as u64;
+        for (record, _) in &batch {
+            self.records.push(record).map_err(SinkError::Spill)?;
+        }
+        self.progress.print();
         Ok(())
     }
 }
@@ -212,7 +221,6 @@ impl Progress {
             done: 0,
             errors: 0,
             started: Instant::now(),
-            records: Vec::new(),
             terminal: std::io::stderr().is_terminal(),
             last_tenth: 0,
         }
@@ -289,7 +297,9 @@ async fn measure_here(args: &BenchArgs, config: Option<&std::path::Path>) -> Res
             stop.cancel();
         }
     });
-    let mut progress = Progress::new(plan.total_requests(), args.duration);
+    let records =
+        RecordSpill::new().map_err(|e| BenchError::Io(format!("a temporary file for the iterations: {e}")))?;
+    let mut sink = LocalSink { progress: Progress::new(plan.total_requests(), args.duration), records };
     let execution = Execution {
         plan: Arc::new(plan.clone()),
         target: target.clone(),
@@ -299,11 +309,13 @@ async fn measure_here(args: &BenchArgs, config: Option<&std::path::Path>) -> Res
         cancel: cancel.clone(),
         prices,
     };
-    let outcome = execute(execution, &mut progress).await;
-    if progress.terminal {
+    let outcome = execute(execution, &mut sink).await;
+    if sink.progress.terminal {
         eprintln!();
     }
-    progress.records.sort_by_key(|r| r.seq);
+    let mut records =
+        sink.records.read_all().map_err(|e| BenchError::Io(format!("reading back the run's iterations: {e}")))?;
+    records.sort_by_key(|r| r.seq);
     let run = RunView {
         id,
         title: plan.title.clone(),
@@ -323,8 +335,25 @@ async fn measure_here(args: &BenchArgs, config: Option<&std::path::Path>) -> Res
         created_at_ms: started_ms,
         finished_at_ms: Some(crate::clock::Clock::now_ms(&crate::clock::SystemClock)),
     };
-    let (snapshot, summary) = snapshot(&run, progress.records);
+    let (snapshot, summary) = snapshot(&run, records);
     Ok(Measured { run, snapshot, summary })
+}
+
+/// `--out` of a repeated run.
+#[derive(serde::Serialize)]
+struct RepeatedOut<'a> {
+    repeated: &'a crate::report::RepeatedReport,
+    runs: &'a [crate::report::ReportSnapshot],
+}
+
+/// Writes `value` as pretty JSON to `path`, straight to the file (a long run's snapshot is never held as one
+/// string).
+fn write_json(path: &std::path::Path, value: &impl serde::Serialize) -> Result<(), BenchError> {
+    let failed = |e: &dyn std::fmt::Display| BenchError::Io(format!("--out {}: {e}", path.display()));
+    let file = std::fs::File::create(path).map_err(|e| failed(&e))?;
+    let mut writer = std::io::BufWriter::with_capacity(1 << 16, file);
+    serde_json::to_writer_pretty(&mut writer, value).map_err(|e| failed(&e))?;
+    writer.flush().map_err(|e| failed(&e))
 }
 
 /// Writes `--out`, prints the summary and judges the run.
@@ -335,8 +364,7 @@ fn finish(
     summary: RunSummary,
 ) -> Result<BenchResult, BenchError> {
     if let Some(path) = &args.out {
-        let json = serde_json::to_string_pretty(snapshot).map_err(invalid)?;
-        std::fs::write(path, json).map_err(|e| BenchError::Io(format!("--out {}: {e}", path.display())))?;
+        write_json(path, snapshot)?;
     }
     print_summary(run, &summary);
     let missed = snapshot.stats.goodput.as_ref().map(print_goodput).unwrap_or_default();
@@ -411,9 +439,7 @@ async fn run_repeated(args: &BenchArgs, config: Option<&std::path::Path>) -> Res
     let report = crate::report::repeated_report(&repetitions);
     print_repeated(&report);
     if let Some(path) = &args.out {
-        let json = serde_json::to_string_pretty(&serde_json::json!({ "repeated": report, "runs": snapshots }))
-            .map_err(invalid)?;
-        std::fs::write(path, json).map_err(|e| BenchError::Io(format!("--out {}: {e}", path.display())))?;
+        write_json(path, &RepeatedOut { repeated: &report, runs: &snapshots })?;
     }
     let pooled: Vec<IterationRecord> = snapshots.into_iter().flat_map(|s| s.results).collect();
     Ok(BenchResult { summary: crate::stats::summarize(&pooled), failure })

@@ -60,6 +60,9 @@ pub enum SinkError {
     /// The results could not be stored (the cause is in the server log; the run's failure says where to look).
     #[error("results could not be stored; see the server log")]
     Store(#[source] crate::store::StoreError),
+    /// The results could not be written to the temporary file of a run without a database (a full disk).
+    #[error("finished iterations could not be written to a temporary file: {0}")]
+    Spill(#[source] std::io::Error),
 }
 
 /// Sends every request of the plan and hands the results to `sink`.

@@ -1,11 +1,13 @@
 //! Benchmark runs: from a plan and a stored connector to measured, stored iterations with live progress; and the
-//! single measured call behind `runBenchmarkOnce`; Spec Lab's A/B tests, which measure two connectors alike; sweeps, a series of runs over load levels.
+//! single measured call behind `runBenchmarkOnce`; Spec Lab's A/B tests, which measure two connectors alike; sweeps, a series of runs over load levels;
+//! the iterations of a run without a database, spilled to disk.
 
 mod ab;
 mod driver;
 mod execute;
 mod manager;
 mod once;
+mod spill;
 mod sweep;
 
 pub use ab::AbManager;
@@ -13,4 +15,5 @@ pub use driver::{drive, Finished};
 pub use execute::{execute, seed_from, BatchSink, Execution, Outcome, SinkError};
 pub use manager::{orphaned_before, RunManager, StartError};
 pub use once::{run_once, OnceError, OnceInput};
+pub use spill::RecordSpill;
 pub use sweep::SweepManager;
