@@ -212,6 +212,7 @@ fn sweep(a: &Owned) -> Vec<(&'static str, Value, Expect)> {
         ("runs/iterations", json!({"id": run, "query": {"page": 1, "pageSize": 10}}), NotFound),
         ("runs/list", json!({}), OwnOnly),
         ("runs/rename", json!({"id": run, "title": "taken"}), NotFound),
+        ("runs/export", json!({"id": run}), NotFound),
         ("runs/report", json!({"id": run}), NotFound),
         ("runs/start", plan(conn), NotFound),
         ("runs/view", json!({"id": run}), NotFound),

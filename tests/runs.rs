@@ -497,3 +497,25 @@ async fn a_time_limited_run_stops_sending_at_its_limit_and_completes() {
     assert_eq!(status, 400, "{text}");
     assert!(text.contains("durationS") && text.contains("between 1 and 86400 seconds"), "{text}");
 }
+
+/// The export buttons' compact form (`runs/export`) reads back as exactly the snapshot `runs/report` gives, in
+/// fewer bytes.
+#[tokio::test]
+async fn the_compact_export_form_is_the_same_snapshot_in_fewer_bytes() {
+    let app = spawn_app().await;
+    let sim = sim::spawn_local(SimConfig::fixed_ms(1, 1, 4)).await.unwrap();
+    let (_, cookie) = app.session_for("owner").await;
+    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let run = start(&app, &cookie, plan(&connector, 200, json!({"kind": "closed", "concurrency": 8}))).await;
+    follow(&app, &cookie, &run).await;
+    let (status, keyed) = app.call("runs/report", json!({"id": run}), Some(&cookie)).await;
+    assert_eq!(status, 200, "{keyed}");
+    let (status, compact) = app.call("runs/export", json!({"id": run}), Some(&cookie)).await;
+    assert_eq!(status, 200, "{compact}");
+    let keyed: latency_guard::api::runs::RunReport = serde_json::from_str(&keyed).unwrap();
+    let read: latency_guard::report::CompactSnapshot = serde_json::from_str(&compact).unwrap();
+    assert_eq!(read.version, latency_guard::report::COMPACT_VERSION);
+    assert_eq!(read.into_snapshot().unwrap(), keyed.snapshot);
+    let rows = serde_json::to_string(&keyed.snapshot).unwrap().len();
+    assert!(compact.len() * 2 < rows, "compact {} bytes, keyed {rows}", compact.len());
+}

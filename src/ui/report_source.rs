@@ -1,7 +1,7 @@
 //! Where a report page fetches what its view leaves out — later table pages and, for an export, the whole
 //! snapshot: from the owner's server functions, or from the public share routes with the link's token.
 
-use crate::api::runs::{get_iteration_page, get_run_report};
+use crate::api::runs::{get_iteration_page, get_run_export};
 use crate::model::RunId;
 use crate::report::{IterationPage, ReportSnapshot, TableQuery};
 
@@ -40,10 +40,10 @@ impl ReportSource {
         }
     }
 
-    /// The whole report snapshot, every iteration included.
+    /// The whole report snapshot, every iteration included (an owned run's in its compact form).
     pub async fn snapshot(&self) -> Result<ReportSnapshot, String> {
         match self {
-            Self::Owned(id) => get_run_report(*id).await.map(|r| r.snapshot).map_err(|e| e.to_string()),
+            Self::Owned(id) => get_run_export(*id).await.map_err(|e| e.to_string())?.into_snapshot(),
             Self::Shared { id, token } => {
                 public_get::<crate::report::SharedReport>(&format!("/api/public/reports/{id}"), token)
                     .await
