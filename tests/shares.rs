@@ -80,6 +80,12 @@ async fn a_share_token_opens_its_one_report_and_nothing_else() {
         shared["snapshot"]["results"].as_array().unwrap().iter().map(|r| r["totalMs"].as_f64().unwrap()).collect();
     assert_eq!(page["rows"][0]["totalMs"].as_f64(), Some(totals.iter().copied().fold(f64::INFINITY, f64::min)));
     assert_eq!((page["matching"].as_u64(), page["pages"].as_u64(), page["page"].as_u64()), (Some(2), Some(2), Some(1)));
+    // The exports' compact form reads back as the very snapshot.
+    let (status, body) = public_get(&app, &format!("{first}/export"), Some(&token)).await;
+    assert_eq!(status, 200, "{body}");
+    let compact: latency_guard::report::CompactSnapshot = serde_json::from_str(&body).unwrap();
+    let keyed: latency_guard::report::ReportSnapshot = serde_json::from_value(shared["snapshot"].clone()).unwrap();
+    assert_eq!(compact.into_snapshot().unwrap(), keyed);
     let (status, body) = public_get(&app, &format!("{first}/iterations?sort=fastest"), Some(&token)).await;
     assert_eq!(status, 400, "a malformed query, once the token is good, says why");
     assert!(body.contains("sort"), "{body}");
@@ -98,7 +104,12 @@ async fn a_share_token_opens_its_one_report_and_nothing_else() {
     for (status, body) in refused {
         assert_eq!((status, body.as_str()), (404, ""), "a refusal says nothing");
     }
-    for path in [format!("{first}/view"), format!("{first}/iterations"), format!("{first}/iterations?sort=fastest")] {
+    for path in [
+        format!("{first}/view"),
+        format!("{first}/export"),
+        format!("{first}/iterations"),
+        format!("{first}/iterations?sort=fastest"),
+    ] {
         for wrong in [None, Some("not-the-token"), Some(second_token.as_str())] {
             assert_eq!(public_get(&app, &path, wrong).await, (404, String::new()), "{path} with {wrong:?}");
         }

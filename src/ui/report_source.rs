@@ -40,14 +40,14 @@ impl ReportSource {
         }
     }
 
-    /// The whole report snapshot, every iteration included (an owned run's in its compact form).
+    /// The whole report snapshot, every iteration included, fetched in its compact form.
     pub async fn snapshot(&self) -> Result<ReportSnapshot, String> {
         match self {
             Self::Owned(id) => get_run_export(*id).await.map_err(|e| e.to_string())?.into_snapshot(),
             Self::Shared { id, token } => {
-                public_get::<crate::report::SharedReport>(&format!("/api/public/reports/{id}"), token)
-                    .await
-                    .map(|shared| shared.snapshot)
+                public_get::<crate::report::CompactSnapshot>(&format!("/api/public/reports/{id}/export"), token)
+                    .await?
+                    .into_snapshot()
             }
         }
     }

@@ -1,5 +1,6 @@
 //! The public routes a share link opens, read without a session and authorised by the header `x-share-token`:
-//! - `GET /api/public/reports/{id}`: the report snapshot and summary (what exports are made from);
+//! - `GET /api/public/reports/{id}`: the report snapshot and summary;
+//! - `GET /api/public/reports/{id}/export`: the snapshot in its compact, versioned form (what exports are made from);
 //! - `GET /api/public/reports/{id}/view`: the page's view of it (charts reduced, the table's first page);
 //! - `GET /api/public/reports/{id}/iterations?sort=&descending=&errorsOnly=&page=&pageSize=`: a table page.
 //!
@@ -17,7 +18,7 @@ use serde::Serialize;
 
 use crate::auth::open_shared_report;
 use crate::model::{RunId, WorkspaceId, SHARE_TOKEN_HEADER};
-use crate::report::{report_view, SharedReport, TableQuery};
+use crate::report::{report_view, CompactSnapshot, SharedReport, TableQuery};
 use crate::state::AppState;
 use crate::store::StoreError;
 
@@ -27,6 +28,16 @@ pub async fn shared_report(State(state): State<AppState>, Path(id): Path<String>
         let Some((workspace, id)) = authorise(&state, &id, &headers).await? else { return Ok(None) };
         let (_, snapshot, summary) = state.store.run_report(workspace, id).await?;
         Ok(Some(SharedReport { snapshot, summary }))
+    })
+    .await
+}
+
+/// `GET /api/public/reports/{id}/export`.
+pub async fn shared_export(State(state): State<AppState>, Path(id): Path<String>, headers: HeaderMap) -> Response {
+    respond(async {
+        let Some((workspace, id)) = authorise(&state, &id, &headers).await? else { return Ok(None) };
+        let (_, snapshot, _) = state.store.run_report(workspace, id).await?;
+        Ok(Some(CompactSnapshot::of(&snapshot)))
     })
     .await
 }
