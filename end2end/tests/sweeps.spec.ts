@@ -58,7 +58,10 @@ test("a user searches for an endpoint's capacity from the form and reads the ans
     await hydrated(page);
     await expect(page.locator("#sweep-status")).toHaveText("completed", { timeout: 60_000 });
     await expect(page.locator("#sweep-title")).toHaveText("concurrency capacity search on sim-model");
-    await expect(page.locator("#sweep-answer")).toHaveText("4 in flight (95 % interval 4 to 4)");
+    // The answer is the known capacity; its bootstrap interval ends there too, and starts lower only when the shared
+    // machine delayed a few requests at 4 in flight past the objective.
+    await expect(page.locator("#sweep-answer")).toHaveText(/^4 in flight \(95 % interval [1-4] to 4\)$/);
+    const answer = await page.locator("#sweep-answer").textContent();
     await expect(page.locator("#sweep-knee")).toHaveText("4 in flight");
 
     // Every level tried, lowest first: 1, 2, 4 pass; 5, 6, 8 miss the objective.
@@ -78,7 +81,7 @@ test("a user searches for an endpoint's capacity from the form and reads the ans
     const [file] = await Promise.all([page.waitForEvent("download"), page.click("#sweep-export-html")]);
     expect(file.suggestedFilename()).toMatch(/^sweep-concurrency-capacity-search-on-sim-model-\d{4}-\d{2}-\d{2}\.html$/);
     const html = fs.readFileSync((await file.path())!, "utf8");
-    expect(html).toContain('<span id="answer">4 in flight (95 % interval 4 to 4)</span>');
+    expect(html).toContain(`<span id="answer">${answer}</span>`);
     expect(html).toContain("the knee: 4 in flight");
     expect((html.match(/<svg/g) ?? []).length).toBe(2);
     expect((html.match(/<tr><td>\d in flight<\/td>/g) ?? []).length).toBe(6);
