@@ -25,6 +25,7 @@ pub(super) async fn repeat(
     let started = std::time::Instant::now();
     let Repeat { axis, level, repetitions, pause_s } = repeat;
     let (mut levels, mut samples, mut sent) = (Vec::new(), Vec::new(), 0u64);
+    let mut summary = repeated_report(&samples);
     for index in 1..=repetitions as usize {
         if index > 1 && pause_s > 0.0 {
             runner.pause(pause_s).await?;
@@ -39,9 +40,11 @@ pub(super) async fn repeat(
         sent += run.records.len() as u64;
         on_event(SearchEvent::Finished(Box::new(figures.clone())));
         levels.push(figures);
-        on_event(SearchEvent::Repeated(Box::new(repeated_report(&samples))));
+        summary = repeated_report(&samples);
+        on_event(SearchEvent::Repeated(Box::new(summary.clone())));
     }
-    let mut report = repeated_progress(spec, &levels, repeated_report(&samples), started.elapsed().as_secs_f64());
+    // The summary after the last repetition is the final one.
+    let mut report = repeated_progress(spec, &levels, summary, started.elapsed().as_secs_f64());
     report.requests_sent = sent;
     Ok(report)
 }
