@@ -9,14 +9,15 @@ use latency_guard::sim::{self, Delay, SimConfig};
 use serde_json::Value;
 use std::time::Duration;
 
-/// 4 slots; each response holds its slot about 30 ms (10 ms to the first token, then 10 gaps of 2 ms). With 4 or
-/// fewer in flight nobody waits (TTFT ≈ 10 ms); with 5 or more some request always waits for a slot (≈ 30 ms
-/// more), and at 5 in flight that is 1 request in 5, far above the 5 % a p95 allows. The capacity under
-/// `ttft_p95_ms<=25` is therefore exactly 4 in flight, or 4 / 30 ms ≈ 133 requests per second.
+/// 4 slots; each response holds its slot about 100 ms (40 ms to the first token, then 10 gaps of 6 ms). With 4 or
+/// fewer in flight nobody waits (TTFT ≈ 40 ms); with 5 or more some request always waits for a slot (about half a
+/// service time at 5 in flight, more beyond), and at 5 in flight that is 1 request in 5, far above the 5 % a p95
+/// allows. The capacity under `ttft_p95_ms<=65` is therefore exactly 4 in flight, or 4 / 100 ms ≈ 40 requests per
+/// second. The bound sits ~25 ms from both sides, beyond the delays a shared machine adds (seen: 15 ms).
 fn four_slots() -> SimConfig {
     SimConfig {
-        ttft: Delay::Fixed(Duration::from_millis(10)),
-        itl: Delay::Fixed(Duration::from_millis(2)),
+        ttft: Delay::Fixed(Duration::from_millis(40)),
+        itl: Delay::Fixed(Duration::from_millis(6)),
         tokens: 11,
         slots: Some(4),
         ..Default::default()
@@ -42,7 +43,7 @@ async fn finds_the_known_concurrency_with_the_evidence_for_it() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("capacity.json");
     let (base, out_path) = (sim.base_url(), out.to_str().unwrap().to_string());
-    let args = ["--base-url", &base, "--slo", "ttft_p95_ms<=25", "--requests-per-level", "100", "--out", &out_path];
+    let args = ["--base-url", &base, "--slo", "ttft_p95_ms<=65", "--requests-per-level", "100", "--out", &out_path];
     let (code, stdout, stderr) = capacity(&args).await;
     assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{stderr}");
     // The interval ends at the answer; it starts lower only when the shared machine delayed a few requests at 4
@@ -60,18 +61,18 @@ async fn finds_the_known_concurrency_with_the_evidence_for_it() {
     assert_eq!(levels(&report), [(1.0, true), (2.0, true), (4.0, true), (8.0, false), (6.0, false), (5.0, false)]);
     for level in report["levels"].as_array().unwrap() {
         let figure = level["ttft_p95_ms"].as_f64().unwrap();
-        assert_eq!(level["passed"], figure <= 25.0, "the verdict is the judged figure against the bound: {level}");
+        assert_eq!(level["passed"], figure <= 65.0, "the verdict is the judged figure against the bound: {level}");
         assert_eq!(level["requests"], 100);
         if level["passed"] == false {
-            assert!(level["reasons"][0].as_str().unwrap().starts_with("ttft_p95_ms<=25 missed"), "{level}");
+            assert!(level["reasons"][0].as_str().unwrap().starts_with("ttft_p95_ms<=65 missed"), "{level}");
             assert_eq!(level["passProbability"], 0.0, "far over the bound: no resample passes: {level}");
         }
     }
     let at = |n: f64| report["levels"].as_array().unwrap().iter().find(|l| l["level"] == n).unwrap().clone();
     let (four, five) = (at(4.0), at(5.0));
     assert!(
-        five["ttftMs"]["p95"].as_f64().unwrap() > four["ttftMs"]["p95"].as_f64().unwrap() + 15.0,
-        "past the knee a request waits a whole service time: {four} {five}"
+        five["ttftMs"]["p95"].as_f64().unwrap() > four["ttftMs"]["p95"].as_f64().unwrap() + 25.0,
+        "past the knee some requests wait for a slot: {four} {five}"
     );
     let throughput = |l: &Value| l["throughputRps"].as_f64().unwrap();
     assert!(throughput(&five) < throughput(&four) * 1.1, "no more throughput beyond 4 slots: {four} {five}");
@@ -91,12 +92,12 @@ async fn finds_the_known_rate_within_its_resolution() {
         "--base-url",
         &base,
         "--slo",
-        "ttft_p95_ms<=25",
+        "ttft_p95_ms<=65",
         "--rate",
         "--min-rate",
-        "40",
+        "10",
         "--max-rate",
-        "640",
+        "160",
         "--requests-per-level",
         "100",
         "--out",
@@ -106,8 +107,8 @@ async fn finds_the_known_rate_within_its_resolution() {
     assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{stderr}");
     let report: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     let answer = report["answer"].as_f64().unwrap();
-    // The model's capacity is 4 slots / ~30 ms ≈ 133 req/s; the search brackets 40, 80, 160 and bisects to 10 %.
-    assert!((80.0..=150.0).contains(&answer), "answer {answer} req/s: {stdout}");
+    // The model's capacity is 4 slots / ~100 ms ≈ 40 req/s; the search brackets 10, 20, 40, 80 and bisects to 10 %.
+    assert!((20.0..=45.0).contains(&answer), "answer {answer} req/s: {stdout}");
     assert_eq!(report["bounded"], true);
     for (level, passed) in levels(&report) {
         assert_eq!(passed, level <= answer, "monotone: {level} {passed}");

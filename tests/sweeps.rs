@@ -11,12 +11,15 @@ use latency_guard::sim::{spawn_local, Delay, SimConfig, SimHandle};
 use serde_json::{json, Value};
 use std::time::Duration;
 
-/// 4 slots, each response ~30 ms (10 ms to the first token, 10 gaps of 2 ms): capacity under `ttft_p95_ms<=25`
-/// is 4 in flight, about 133 requests per second.
+/// 4 slots, each response ~100 ms (40 ms to the first token, 10 gaps of 6 ms): capacity under `ttft_p95_ms<=65`
+/// is 4 in flight, about 40 requests per second. Up to 4 in flight TTFT is ~40 ms; at 5 in flight the p95 request
+/// waits about half a service time for a slot (~90 ms). The objective sits 25 ms from both, so a shared machine
+/// that delays a few requests (seen: 15 ms) does not move the answer (the 10 ms / 2 ms model it replaces left 2 to
+/// 15 ms, and failed now and then).
 async fn four_slots() -> SimHandle {
     spawn_local(SimConfig {
-        ttft: Delay::Fixed(Duration::from_millis(10)),
-        itl: Delay::Fixed(Duration::from_millis(2)),
+        ttft: Delay::Fixed(Duration::from_millis(40)),
+        itl: Delay::Fixed(Duration::from_millis(6)),
         tokens: 11,
         slots: Some(4),
         ..Default::default()
@@ -63,7 +66,7 @@ async fn a_listed_sweep_runs_each_level_as_a_run_and_finds_the_knee() {
         let sim = four_slots().await;
         let (_, cookie) = app.session_for("sweeper").await;
         let conn = connector(&app, &cookie, &sim).await;
-        let input = json!({"connectorId": conn, "prompts": ["hi"], "slos": ["ttft_p95_ms<=25"], "requestsPerLevel": 40,
+        let input = json!({"connectorId": conn, "prompts": ["hi"], "slos": ["ttft_p95_ms<=65"], "requestsPerLevel": 40,
                            "levels": {"kind": "listed", "axis": "concurrency", "levels": [8, 1, 2, 4]}});
         let started = ok(&app, &cookie, "sweeps/start", json!({"input": input})).await;
         assert_eq!(
@@ -103,7 +106,7 @@ async fn a_search_finds_the_capacity_and_bad_input_is_refused_in_words() {
         let (_, cookie) = app.session_for("searcher").await;
         let conn = connector(&app, &cookie, &sim).await;
         let search = json!({"kind": "search", "axis": "concurrency", "min": 1, "max": 16});
-        let input = json!({"connectorId": conn, "prompts": ["hi"], "slos": ["ttft_p95_ms<=25"], "requestsPerLevel": 40,
+        let input = json!({"connectorId": conn, "prompts": ["hi"], "slos": ["ttft_p95_ms<=65"], "requestsPerLevel": 40,
                            "levels": search});
         let started = ok(&app, &cookie, "sweeps/start", json!({"input": input})).await;
         let view = ended(&app, &cookie, started["id"].as_str().unwrap()).await;
@@ -132,9 +135,9 @@ async fn an_over_saturated_level_stops_a_listed_sweep_and_a_cancel_keeps_the_lev
         let sim = four_slots().await;
         let (_, cookie) = app.session_for("saturator").await;
         let conn = connector(&app, &cookie, &sim).await;
-        // 400 req/s into ~133 req/s of capacity: the queue grows through the level; 800 is never tried.
-        let input = json!({"connectorId": conn, "prompts": ["hi"], "requestsPerLevel": 80,
-                           "levels": {"kind": "listed", "axis": "rate", "levels": [50, 400, 800]}});
+        // 400 req/s into ~40 req/s of capacity: the queue grows through the level; 800 is never tried.
+        let input = json!({"connectorId": conn, "prompts": ["hi"], "requestsPerLevel": 40,
+                           "levels": {"kind": "listed", "axis": "rate", "levels": [10, 400, 800]}});
         let started = ok(&app, &cookie, "sweeps/start", json!({"input": input})).await;
         let view = ended(&app, &cookie, started["id"].as_str().unwrap()).await;
         let report = &view["report"];
@@ -199,7 +202,7 @@ async fn an_automatic_sweep_probes_the_synchronous_and_saturated_rates_and_space
         assert_eq!(probe_levels, [1.0, 16.0], "one in flight, then the most");
         let (sync, saturated) =
             (probes[0]["throughputRps"].as_f64().unwrap(), probes[1]["throughputRps"].as_f64().unwrap());
-        // One slot's worth (~33 req/s) and four slots' worth (~133 req/s).
+        // One slot's worth (~10 req/s) and four slots' worth (~40 req/s).
         assert!(saturated > sync * 2.5, "{sync} vs {saturated}");
         let rates: Vec<f64> =
             report["levels"].as_array().unwrap().iter().map(|l| l["level"].as_f64().unwrap()).collect();
@@ -221,7 +224,7 @@ async fn an_automatic_sweep_probes_the_synchronous_and_saturated_rates_and_space
 
 /// A repeated run of `level` in flight, `repetitions` times, `pause_s` apart.
 fn repeated_input(conn: &str, level: u32, repetitions: u32, pause_s: f64) -> Value {
-    json!({"input": {"connectorId": conn, "prompts": ["hi"], "slos": ["ttft_p95_ms<=25"], "requestsPerLevel": 24,
+    json!({"input": {"connectorId": conn, "prompts": ["hi"], "slos": ["ttft_p95_ms<=65"], "requestsPerLevel": 24,
                      "levels": {"kind": "repeated", "axis": "concurrency", "level": level,
                                 "repetitions": repetitions, "pauseS": pause_s}}})
 }

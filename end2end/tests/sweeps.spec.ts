@@ -11,11 +11,12 @@ function loginLink(): string {
   return execFileSync(bin, ["login-link"], { cwd: projectRoot, encoding: "utf8" }).trim().split("\n").pop()!;
 }
 
-/// The simulator's capacity model: 4 slots, each response ~30 ms (10 ms to the first token, 10 gaps of 2 ms), so
-/// under `ttft_p95_ms<=25` the capacity is exactly 4 in flight. Resolves to its base URL.
+/// The simulator's capacity model: 4 slots, each response ~100 ms (40 ms to the first token, 10 gaps of 6 ms), so
+/// under `ttft_p95_ms<=65` the capacity is exactly 4 in flight, with 25 ms to spare either side for a shared
+/// machine's delays. Resolves to its base URL.
 async function fourSlots(started: ChildProcess[]): Promise<string> {
   const port = 20_000 + Math.floor(Math.random() * 20_000);
-  const sim = spawn(bin, ["sim", "--port", String(port), "--slots", "4", "--ttft-ms", "10", "--itl-ms", "2", "--tokens", "11"], {
+  const sim = spawn(bin, ["sim", "--port", String(port), "--slots", "4", "--ttft-ms", "40", "--itl-ms", "6", "--tokens", "11"], {
     cwd: projectRoot,
     stdio: ["ignore", "pipe", "ignore"],
   });
@@ -50,7 +51,7 @@ test("a user searches for an endpoint's capacity from the form and reads the ans
 
     await page.fill("#sweep-min", "1");
     await page.fill("#sweep-max", "16");
-    await page.fill("#sweep-slos", "ttft_p95_ms<=25");
+    await page.fill("#sweep-slos", "ttft_p95_ms<=65");
     await page.fill("#sweep-prompts", "hello");
     await page.fill("#sweep-requests", "40");
     await page.click("#start-sweep");
@@ -59,8 +60,9 @@ test("a user searches for an endpoint's capacity from the form and reads the ans
     await expect(page.locator("#sweep-status")).toHaveText("completed", { timeout: 60_000 });
     await expect(page.locator("#sweep-title")).toHaveText("concurrency capacity search on sim-model");
     // The answer is the known capacity; its bootstrap interval ends there too, and starts lower only when the shared
-    // machine delayed a few requests at 4 in flight past the objective.
-    await expect(page.locator("#sweep-answer")).toHaveText(/^4 in flight \(95 % interval [1-4] to 4\)$/);
+    // machine delayed a few requests at 4 in flight past the objective ("none" when, in some resamples, not even
+    // the lowest level passed: seen once on a loaded machine).
+    await expect(page.locator("#sweep-answer")).toHaveText(/^4 in flight \(95 % interval (none|[1-4]) to 4\)$/);
     const answer = await page.locator("#sweep-answer").textContent();
     await expect(page.locator("#sweep-knee")).toHaveText("4 in flight");
 
@@ -69,7 +71,7 @@ test("a user searches for an endpoint's capacity from the form and reads the ans
     await expect(rows).toHaveCount(6);
     const levels = await rows.evaluateAll((trs) => trs.map((tr) => [tr.getAttribute("data-level"), tr.getAttribute("data-passed")]));
     expect(levels).toEqual([["1", "true"], ["2", "true"], ["4", "true"], ["5", "false"], ["6", "false"], ["8", "false"]]);
-    await expect(rows.nth(3)).toContainText("ttft_p95_ms<=25 missed");
+    await expect(rows.nth(3)).toContainText("ttft_p95_ms<=65 missed");
     await expect(rows.nth(0)).toContainText("ttft_p95_ms");
     // The curve rings the knee; the load chart shows throughput and goodput.
     await expect(page.locator("svg.sweep-curve circle.sweep-knee title")).toContainText("the knee: 4 in flight");
@@ -121,7 +123,7 @@ test("a user repeats a level, reads each figure over the repetitions and compare
       await page.fill("#sweep-level", level);
       await page.fill("#sweep-repetitions", repetitions);
       await page.fill("#sweep-pause", "0.2");
-      await page.fill("#sweep-slos", "ttft_p95_ms<=25");
+      await page.fill("#sweep-slos", "ttft_p95_ms<=65");
       await page.fill("#sweep-prompts", "hello");
       await page.fill("#sweep-requests", "24");
       await page.click("#start-sweep");
