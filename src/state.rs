@@ -12,7 +12,7 @@ use crate::config::Settings;
 use crate::engine::HttpClient;
 use crate::guard::Guard;
 use crate::notify::WebhookSender;
-use crate::runs::{AbManager, RunManager, SweepManager};
+use crate::runs::{AbManager, ExportSnapshots, ReportViews, RunManager, SweepManager};
 use crate::secrets::{SecretBox, TokenHasher};
 use crate::store::{Store, StoreError};
 
@@ -33,6 +33,10 @@ pub struct AppState {
     pub http: HttpClient,
     /// Benchmark runs in progress.
     pub runs: RunManager,
+    /// Finished runs' report views, built once per process.
+    pub report_views: ReportViews,
+    /// Finished runs' compact snapshots for export, encoded once per process.
+    pub export_snapshots: ExportSnapshots,
     /// Spec Lab's A/B tests in progress.
     pub ab_tests: AbManager,
     /// Sweeps and capacity searches in progress.

@@ -111,3 +111,32 @@ async fn a_run_whose_owner_went_silent_is_interrupted_by_another_replica() {
     assert!(orphan.finished_at_ms.unwrap() > minute_ago);
     db.cleanup().await;
 }
+
+#[tokio::test]
+async fn a_rename_on_one_replica_shows_in_the_report_view_another_replica_kept() {
+    let Some(db) = TestDb::postgres().await else { return };
+    let sim = sim::spawn(SimConfig::fixed_ms(5, 1, 4), "127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let a = replica(&db).await;
+    let (_, cookie_a) = a.session_for("owner").await;
+    let run = start_slow_run(&a, &cookie_a, &sim.base_url(), 3).await;
+    let b = replica(&db).await;
+    let (_, cookie_b) = b.session_for("owner").await;
+    let view_on_b = || async {
+        let (status, text) = b.call("runs/view", json!({"id": run}), Some(&cookie_b)).await;
+        assert_eq!(status, 200, "{text}");
+        serde_json::from_str::<Value>(&text).unwrap()
+    };
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while status_of(&a, &cookie_a, &run).await == "running" {
+        assert!(tokio::time::Instant::now() < deadline, "the run did not finish");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let before = view_on_b().await;
+    assert_eq!(b.state.report_views.len(), 1, "replica B keeps the finished run's view");
+
+    let (status, text) = a.call("runs/rename", json!({"id": run, "title": "Renamed on A"}), Some(&cookie_a)).await;
+    assert_eq!(status, 200, "{text}");
+    let after = view_on_b().await;
+    assert_eq!(after["view"]["report"]["title"], "Renamed on A");
+    assert_eq!(after["view"]["stats"], before["view"]["stats"]);
+}

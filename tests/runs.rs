@@ -40,10 +40,20 @@ async fn follow(app: &TestApp, cookie: &str, run: &str) -> Vec<(String, Value)> 
     common::follow_events(app, cookie, run, usize::MAX).await
 }
 
-async fn report(app: &TestApp, cookie: &str, run: &str) -> Value {
-    let (status, text) = app.call("runs/report", json!({"id": run}), Some(cookie)).await;
+/// `POST /api/<path>` with `{"id": run}`, which must answer 200; the body as sent.
+async fn read_run_text(app: &TestApp, cookie: &str, path: &str, run: &str) -> String {
+    let (status, text) = app.call(path, json!({"id": run}), Some(cookie)).await;
     assert_eq!(status, 200, "{text}");
-    serde_json::from_str(&text).unwrap()
+    text
+}
+
+/// The same, read as JSON.
+async fn read_run(app: &TestApp, cookie: &str, path: &str, run: &str) -> Value {
+    serde_json::from_str(&read_run_text(app, cookie, path, run).await).unwrap()
+}
+
+async fn report(app: &TestApp, cookie: &str, run: &str) -> Value {
+    read_run(app, cookie, "runs/report", run).await
 }
 
 #[tokio::test]
@@ -518,4 +528,53 @@ async fn the_compact_export_form_is_the_same_snapshot_in_fewer_bytes() {
     assert_eq!(read.into_snapshot().unwrap(), keyed.snapshot);
     let rows = serde_json::to_string(&keyed.snapshot).unwrap().len();
     assert!(compact.len() * 2 < rows, "compact {} bytes, keyed {rows}", compact.len());
+}
+
+async fn run_view(app: &TestApp, cookie: &str, run: &str) -> Value {
+    read_run(app, cookie, "runs/view", run).await
+}
+
+#[tokio::test]
+async fn a_finished_runs_report_view_and_export_are_built_once_and_follow_a_rename() {
+    common::on_both(|app| async move {
+        let sim = sim::spawn_local(SimConfig::fixed_ms(100, 1, 8)).await.unwrap();
+        let (_, cookie) = app.session_for("owner").await;
+        let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+        let run = start(&app, &cookie, plan(&connector, 4, json!({"kind": "closed", "concurrency": 1}))).await;
+
+        // While the run goes, its view is built on every visit and never kept: it changes.
+        let running = run_view(&app, &cookie, &run).await;
+        assert_eq!(running["run"]["status"], "running");
+        assert!(app.state.report_views.is_empty());
+
+        follow(&app, &cookie, &run).await;
+        let first = run_view(&app, &cookie, &run).await;
+        assert_eq!(first["run"]["status"], "completed");
+        assert_eq!(first["view"]["iterations"], 9, "1 warm-up + 2 prompts × 4 iterations");
+        assert_eq!(app.state.report_views.len(), 1, "a finished run's view is kept");
+        assert_eq!(run_view(&app, &cookie, &run).await, first, "the kept view is the one built from the store");
+        let exported = read_run_text(&app, &cookie, "runs/export", &run).await;
+        assert!(app.state.export_snapshots.bytes() >= exported.len(), "the encoded snapshot is kept");
+        assert_eq!(read_run_text(&app, &cookie, "runs/export", &run).await, exported, "sent again as encoded");
+
+        // A rename is seen at once: the kept view was built from the run as it was.
+        let (status, text) =
+            app.call("runs/rename", json!({"id": run, "title": "After the rename"}), Some(&cookie)).await;
+        assert_eq!(status, 200, "{text}");
+        let renamed = run_view(&app, &cookie, &run).await;
+        assert_eq!(renamed["run"]["title"], "After the rename");
+        assert_eq!(renamed["view"]["report"]["title"], "After the rename");
+        assert_eq!(renamed["view"]["stats"], first["view"]["stats"]);
+        assert_eq!(app.state.report_views.len(), 1);
+        let renamed_export = read_run(&app, &cookie, "runs/export", &run).await;
+        let first_export: Value = serde_json::from_str(&exported).unwrap();
+        assert_eq!(renamed_export["head"]["report"]["title"], "After the rename");
+        assert_eq!(renamed_export["results"], first_export["results"]);
+
+        // A deleted run's view is not served from what was kept.
+        let (status, text) = app.call("runs/delete", json!({"id": run}), Some(&cookie)).await;
+        assert_eq!(status, 200, "{text}");
+        assert_eq!(app.call("runs/view", json!({"id": run}), Some(&cookie)).await.0, 404);
+    })
+    .await;
 }

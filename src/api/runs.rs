@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::AppError;
 use crate::model::{Checked, RunId, RunPlanInput, RunView};
-use crate::report::{CompactSnapshot, IterationPage, ReportSnapshot, ReportView, TableQuery};
+use crate::report::{CompactExport, IterationPage, ReportSnapshot, ReportView, TableQuery};
 use crate::stats::RunSummary;
 
 #[cfg(feature = "ssr")]
@@ -60,10 +60,9 @@ pub async fn get_run_report(id: RunId) -> Result<RunReport, AppError> {
 /// `POST /api/runs/export`, `{"id"}`: the report snapshot in its compact, versioned form (the iterations as
 /// columns), which the export buttons read: a third of the bytes of `runs/report` to write, compress and parse.
 #[server(prefix = "/api", endpoint = "runs/export", input = Json)]
-pub async fn get_run_export(id: RunId) -> Result<CompactSnapshot, AppError> {
+pub async fn get_run_export(id: RunId) -> Result<CompactExport, AppError> {
     with_session(|state, session| async move {
-        let (_, snapshot, _) = state.store.run_report(session.workspace_id, id).await?;
-        Ok(CompactSnapshot::of(&snapshot))
+        Ok(state.export_snapshots.export(&state.store, session.workspace_id, id).await?)
     })
     .await
 }
@@ -85,9 +84,9 @@ async fn load_report(
 #[server(prefix = "/api", endpoint = "runs/view", input = Json)]
 pub async fn get_run_view(id: RunId) -> Result<RunReportView, AppError> {
     with_session(|state, session| async move {
-        let report = load_report(&state.store, session.workspace_id, id).await?;
-        let view = crate::report::report_view(&report.snapshot, report.summary);
-        Ok(RunReportView { view, run: report.run, shared_since_ms: report.shared_since_ms })
+        let (run, view) = state.report_views.view(&state.store, session.workspace_id, id).await?;
+        let shared_since_ms = state.store.shared_since(session.workspace_id, id).await?;
+        Ok(RunReportView { view, run, shared_since_ms })
     })
     .await
 }

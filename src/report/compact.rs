@@ -215,6 +215,59 @@ impl Columns {
     }
 }
 
+/// A [`CompactSnapshot`] as it travels. The server may send one it encoded earlier (a finished run's, kept by
+/// `runs::ExportSnapshots`) without encoding it again; whoever reads it gets the snapshot itself.
+#[derive(Debug)]
+pub struct CompactExport(ExportForm);
+
+#[derive(Debug)]
+enum ExportForm {
+    Decoded(Box<CompactSnapshot>),
+    #[cfg(feature = "ssr")]
+    Encoded(std::sync::Arc<serde_json::value::RawValue>),
+}
+
+impl CompactExport {
+    /// A snapshot already encoded as JSON (`CompactSnapshot`'s encoding): sent as it is.
+    #[cfg(feature = "ssr")]
+    pub fn encoded(json: std::sync::Arc<serde_json::value::RawValue>) -> Self {
+        Self(ExportForm::Encoded(json))
+    }
+
+    /// The snapshot again (see [`CompactSnapshot::into_snapshot`]).
+    pub fn into_snapshot(self) -> Result<ReportSnapshot, String> {
+        match self.0 {
+            ExportForm::Decoded(compact) => compact.into_snapshot(),
+            #[cfg(feature = "ssr")]
+            ExportForm::Encoded(json) => {
+                serde_json::from_str::<CompactSnapshot>(json.get()).map_err(|e| e.to_string())?.into_snapshot()
+            }
+        }
+    }
+}
+
+impl From<CompactSnapshot> for CompactExport {
+    fn from(compact: CompactSnapshot) -> Self {
+        Self(ExportForm::Decoded(Box::new(compact)))
+    }
+}
+
+impl Serialize for CompactExport {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match &self.0 {
+            ExportForm::Decoded(compact) => compact.serialize(serializer),
+            #[cfg(feature = "ssr")]
+            ExportForm::Encoded(json) => json.serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for CompactExport {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        CompactSnapshot::deserialize(deserializer).map(Self::from)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -287,5 +340,19 @@ mod tests {
         compact.results = Columns::of(&snapshot().results);
         compact.results.prompt[1] = 9;
         assert_eq!(compact.into_snapshot().unwrap_err(), "an iteration names a prompt the report lacks");
+    }
+
+    #[cfg(feature = "ssr")]
+    #[test]
+    fn a_snapshot_sent_as_encoded_earlier_is_the_same_bytes_and_reads_back_the_same() {
+        let original = snapshot();
+        let compact = CompactSnapshot::of(&original);
+        let fresh = serde_json::to_string(&CompactExport::from(compact.clone())).unwrap();
+        let raw = serde_json::value::to_raw_value(&compact).unwrap();
+        let kept = CompactExport::encoded(std::sync::Arc::from(raw));
+        assert_eq!(serde_json::to_string(&kept).unwrap(), fresh);
+        let read: CompactExport = serde_json::from_str(&fresh).unwrap();
+        assert_eq!(read.into_snapshot().unwrap(), original);
+        assert_eq!(kept.into_snapshot().unwrap(), original);
     }
 }

@@ -20,7 +20,7 @@ pub use ab::{
 };
 pub use capacity::{AnswerInterval, CapacityLevel, CapacityReport, Saturation, SweepView};
 pub use cards::{stat_cards, StatCard};
-pub use compact::{Columns, CompactSnapshot, COMPACT_VERSION};
+pub use compact::{Columns, CompactExport, CompactSnapshot, COMPACT_VERSION};
 #[cfg(feature = "ssr")]
 pub use compare::compare;
 pub use compare::{comparability_warnings, delta, ComparedRun, Comparison, LatencyTests};

@@ -7,6 +7,7 @@ mod driver;
 mod execute;
 mod manager;
 mod once;
+mod report_views;
 mod spill;
 mod sweep;
 
@@ -15,5 +16,6 @@ pub use driver::{drive, Finished};
 pub use execute::{execute, seed_from, BatchSink, Execution, Outcome, SinkError};
 pub use manager::{orphaned_before, RunManager, StartError};
 pub use once::{run_once, OnceError, OnceInput};
+pub use report_views::{ExportSnapshots, ReportViews, EXPORT_BYTES_KEPT, REPORT_VIEWS_KEPT};
 pub use spill::RecordSpill;
 pub use sweep::SweepManager;

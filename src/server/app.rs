@@ -178,6 +178,8 @@ pub async fn build_state(settings: Settings, clock: Arc<dyn Clock>) -> Result<Ap
         guard: Guard::new(store.clone(), runs.clone(), Arc::clone(&clock), guard_options),
         webhooks: WebhookSender::new(store.clone(), sealer.clone(), Arc::clone(&clock), allow),
         runs,
+        report_views: crate::runs::ReportViews::default(),
+        export_snapshots: crate::runs::ExportSnapshots::default(),
         ab_tests,
         sweeps,
         store,

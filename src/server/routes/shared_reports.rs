@@ -18,7 +18,7 @@ use serde::Serialize;
 
 use crate::auth::open_shared_report;
 use crate::model::{RunId, WorkspaceId, SHARE_TOKEN_HEADER};
-use crate::report::{report_view, CompactSnapshot, SharedReport, TableQuery};
+use crate::report::{SharedReport, TableQuery};
 use crate::state::AppState;
 use crate::store::StoreError;
 
@@ -36,8 +36,7 @@ pub async fn shared_report(State(state): State<AppState>, Path(id): Path<String>
 pub async fn shared_export(State(state): State<AppState>, Path(id): Path<String>, headers: HeaderMap) -> Response {
     respond(async {
         let Some((workspace, id)) = authorise(&state, &id, &headers).await? else { return Ok(None) };
-        let (_, snapshot, _) = state.store.run_report(workspace, id).await?;
-        Ok(Some(CompactSnapshot::of(&snapshot)))
+        Ok(Some(state.export_snapshots.export(&state.store, workspace, id).await?))
     })
     .await
 }
@@ -46,8 +45,8 @@ pub async fn shared_export(State(state): State<AppState>, Path(id): Path<String>
 pub async fn shared_report_view(State(state): State<AppState>, Path(id): Path<String>, headers: HeaderMap) -> Response {
     respond(async {
         let Some((workspace, id)) = authorise(&state, &id, &headers).await? else { return Ok(None) };
-        let (_, snapshot, summary) = state.store.run_report(workspace, id).await?;
-        Ok(Some(report_view(&snapshot, summary)))
+        let (_, view) = state.report_views.view(&state.store, workspace, id).await?;
+        Ok(Some(view))
     })
     .await
 }
