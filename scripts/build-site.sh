@@ -15,19 +15,25 @@ if [ "$mode" = debug ]; then wasm_profile=dev; wasm_dir=debug; else wasm_profile
 cargo build --lib --target wasm32-unknown-unknown --target-dir target/front \
   --no-default-features --features hydrate --profile "$wasm_profile"
 rm -rf "$site"; mkdir -p "$pkg"
-wasm-bindgen --target web --out-dir "$pkg" --out-name "$name" \
-  "target/front/wasm32-unknown-unknown/$wasm_dir/$crate.wasm"
+# Cut the bundle at its lazy routes (src/ui/lazy_pages.rs): the first chunk goes on to wasm-bindgen, the page
+# chunks, their loader and the manifest the server reads to preload them go straight to the site.
+cargo build --release --quiet --manifest-path scripts/wasm-split/Cargo.toml --target-dir target/tools
+split_main=target/front/split-main.wasm
+target/tools/release/wasm-split "target/front/wasm32-unknown-unknown/$wasm_dir/$crate.wasm" "$pkg" "$split_main" "$name.js"
+wasm-bindgen --target web --keep-lld-exports --out-dir "$pkg" --out-name "$name" "$split_main"
 # The hydration script loads /pkg/NAME.wasm.
 mv "$pkg/${name}_bg.wasm" "$pkg/$name.wasm"
 if [ "$mode" != debug ]; then
-  wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int "$pkg/$name.wasm" -o "$pkg/$name.wasm"
+  for file in "$pkg"/*.wasm; do
+    wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int "$file" -o "$file"
+  done
 fi
 cp style/main.css "$pkg/$name.css"
 cp -r public/. "$site/"
 if [ "$mode" != debug ]; then
   # Compressed once at the best level, served as-is to browsers that accept them (the server compresses the
   # rest on the fly, at a faster level). zstd is optional: without it browsers get the gzip copy.
-  for file in "$pkg/$name.wasm" "$pkg/$name.js" "$pkg/$name.css"; do
+  for file in "$pkg"/*.wasm "$pkg"/*.js "$pkg/$name.css"; do
     gzip -9 -k -f "$file"
     if command -v zstd >/dev/null; then zstd -19 -q -f "$file" -o "$file.zst"; fi
   done

@@ -70,5 +70,6 @@ pub mod targets;
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
-    leptos::mount::hydrate_body(ui::App);
+    // `hydrate_lazy`: the pages are lazily loaded routes (src/ui/lazy_pages.rs), which `hydrate_body` cannot hydrate.
+    leptos::mount::hydrate_lazy(ui::App);
 }

@@ -157,7 +157,7 @@ test("a 10,000-iteration report exports CSV and HTML in the browser (timings rec
     expect(timings.html.bytes).toBeGreaterThan(10_000 * 100);
     // Cold: a click the moment the page has hydrated waits for the snapshot still on its way.
     await page.reload();
-    await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+    await expect(page.locator(".export-buttons")).toHaveAttribute("data-hydrated", "true");
     const cold = await download(page, "csv");
     expect(Buffer.byteLength(cold.text)).toBe(timings.csv.bytes);
     const recorded = { pageBytes, snapshotFetchMs, ...timings, coldCsvClickToDownloadMs: cold.ms };

@@ -3,20 +3,23 @@
 
 mod components;
 mod hooks;
+mod lazy_pages;
 mod pages;
 mod report_source;
 mod wallet;
 
 use leptos::prelude::*;
-use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
+use leptos_meta::{provide_meta_context, MetaTags};
 use leptos_router::components::{Route, Router, Routes};
 use leptos_router::path;
 
-use pages::{
-    AbTestPage, ComparePage, ConnectorsPage, EditConnectorPage, GuardPage, GuardSetsPage, LoginPage, NewConnectorPage,
-    NewRunPage, NewSchedulePage, NotFoundPage, RunPage, RunsPage, SchedulePage, SettingsPage, SharePage, SpecLabPage,
-    SweepPage, SweepsPage,
+use lazy_pages::{
+    AbTestRoute, CompareRoute, ConnectorsRoute, EditConnectorRoute, GuardRoute, GuardSetsRoute, LoginRoute,
+    NewConnectorRoute, NewRunRoute, NewScheduleRoute, RunRoute, RunsRoute, ScheduleRoute, SettingsRoute, ShareRoute,
+    SpecLabRoute, SweepRoute, SweepsRoute,
 };
+use leptos_router::Lazy;
+use pages::NotFoundPage;
 
 /// The document around the app, rendered on the server only.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
@@ -28,6 +31,9 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
                 <AutoReload options=options.clone()/>
                 <HydrationScripts options/>
+                // In the shell, not through leptos_meta in `App`: a meta component before the router does not
+                // hydrate when the routes are lazy (`hydrate_lazy`). Each page sets its own title.
+                <link rel="stylesheet" id="leptos" href="/pkg/latency-guard.css"/>
                 <MetaTags/>
             </head>
             <body>
@@ -42,29 +48,27 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 pub fn App() -> impl IntoView {
     provide_meta_context();
     view! {
-        <Stylesheet id="leptos" href="/pkg/latency-guard.css"/>
-        <Title text="latency-guard"/>
         <Router>
             <Routes fallback=NotFoundPage>
-                <Route path=path!("/login") view=LoginPage/>
-                <Route path=path!("/") view=ConnectorsPage/>
-                <Route path=path!("/connectors") view=ConnectorsPage/>
-                <Route path=path!("/connectors/new") view=NewConnectorPage/>
-                <Route path=path!("/connectors/:id") view=EditConnectorPage/>
-                <Route path=path!("/runs") view=RunsPage/>
-                <Route path=path!("/runs/new") view=NewRunPage/>
-                <Route path=path!("/runs/:id") view=RunPage/>
-                <Route path=path!("/share/:id") view=SharePage/>
-                <Route path=path!("/compare") view=ComparePage/>
-                <Route path=path!("/spec-lab") view=SpecLabPage/>
-                <Route path=path!("/spec-lab/ab/:id") view=AbTestPage/>
-                <Route path=path!("/sweeps") view=SweepsPage/>
-                <Route path=path!("/sweeps/:id") view=SweepPage/>
-                <Route path=path!("/guard") view=GuardPage/>
-                <Route path=path!("/settings") view=SettingsPage/>
-                <Route path=path!("/guard/sets") view=GuardSetsPage/>
-                <Route path=path!("/guard/schedules/new") view=NewSchedulePage/>
-                <Route path=path!("/guard/schedules/:id") view=SchedulePage/>
+                <Route path=path!("/login") view={Lazy::<LoginRoute>::new()}/>
+                <Route path=path!("/") view={Lazy::<ConnectorsRoute>::new()}/>
+                <Route path=path!("/connectors") view={Lazy::<ConnectorsRoute>::new()}/>
+                <Route path=path!("/connectors/new") view={Lazy::<NewConnectorRoute>::new()}/>
+                <Route path=path!("/connectors/:id") view={Lazy::<EditConnectorRoute>::new()}/>
+                <Route path=path!("/runs") view={Lazy::<RunsRoute>::new()}/>
+                <Route path=path!("/runs/new") view={Lazy::<NewRunRoute>::new()}/>
+                <Route path=path!("/runs/:id") view={Lazy::<RunRoute>::new()}/>
+                <Route path=path!("/share/:id") view={Lazy::<ShareRoute>::new()}/>
+                <Route path=path!("/compare") view={Lazy::<CompareRoute>::new()}/>
+                <Route path=path!("/spec-lab") view={Lazy::<SpecLabRoute>::new()}/>
+                <Route path=path!("/spec-lab/ab/:id") view={Lazy::<AbTestRoute>::new()}/>
+                <Route path=path!("/sweeps") view={Lazy::<SweepsRoute>::new()}/>
+                <Route path=path!("/sweeps/:id") view={Lazy::<SweepRoute>::new()}/>
+                <Route path=path!("/guard") view={Lazy::<GuardRoute>::new()}/>
+                <Route path=path!("/settings") view={Lazy::<SettingsRoute>::new()}/>
+                <Route path=path!("/guard/sets") view={Lazy::<GuardSetsRoute>::new()}/>
+                <Route path=path!("/guard/schedules/new") view={Lazy::<NewScheduleRoute>::new()}/>
+                <Route path=path!("/guard/schedules/:id") view={Lazy::<ScheduleRoute>::new()}/>
             </Routes>
         </Router>
     }

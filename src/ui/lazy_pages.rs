@@ -1,0 +1,108 @@
+//! The pages are lazily loaded routes, in sections: each section's pages travel in one WASM chunk of their own
+//! (split out by `scripts/wasm-split`), so the first chunk holds only the framework, the router and the shell. A
+//! section is a group of pages used together (a report and its comparison, the Guard pages), because one chunk per
+//! page would cut the code into hundreds of small shared pieces that compress far worse than a few large ones.
+//!
+//! The server preloads the chunks of the page it renders (Leptos' `HydrationScripts` reads the split manifest), so
+//! a first visit does not wait for them one after the other; moving to a page of another section fetches that
+//! section once. On the server a lazy route is an ordinary one.
+
+use std::future::Future;
+
+use leptos::prelude::*;
+use leptos_router::LazyRoute;
+
+use super::pages::{
+    AbTestPage, ComparePage, ConnectorsPage, EditConnectorPage, GuardPage, GuardSetsPage, LoginPage, NewConnectorPage,
+    NewRunPage, NewSchedulePage, RunPage, RunsPage, SchedulePage, SettingsPage, SharePage, SpecLabPage, SweepPage,
+    SweepsPage,
+};
+
+/// `lazy_section!(Section in loader, preload { Route => Page, … })`: the enum `Section` of the section's pages, the
+/// lazily loaded `loader` that renders one of them, and a route type per page whose view calls the loader. Each page
+/// reads its own route parameters and starts its own resources, so a route carries no data.
+///
+/// `preload` is the function `#[lazy]` generates in the browser to fetch the loader's chunk (`__preload_<loader>`).
+/// The router awaits it before hydrating the page: without it the page's view would still be loading when the
+/// router hydrates, and it would be built anew beside the server's HTML instead of taking it over.
+macro_rules! lazy_section {
+    ($(#[$doc:meta])* $section:ident in $loader:ident, $preload:ident { $($route:ident => $page:ident),* $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy)]
+        #[allow(clippy::enum_variant_names, reason = "each variant is named after the page component it renders")]
+        enum $section {
+            $($page),*
+        }
+
+        #[::leptos::lazy]
+        fn $loader(page: $section) -> AnyView {
+            match page {
+                $($section::$page => view! { <$page/> }.into_any()),*
+            }
+        }
+
+        $(
+            #[doc = concat!("The lazily loaded route of [`", stringify!($page), "`].")]
+            pub struct $route;
+
+            impl LazyRoute for $route {
+                fn data() -> Self {
+                    $route
+                }
+
+                fn view(_this: Self) -> impl Future<Output = AnyView> {
+                    $loader($section::$page)
+                }
+
+                async fn preload() {
+                    #[cfg(feature = "hydrate")]
+                    $preload().await;
+                }
+            }
+        )*
+    };
+}
+
+lazy_section! {
+    /// Signing in and the workspace's settings.
+    WorkspaceSection in workspace_section, __preload_workspace_section { LoginRoute => LoginPage, SettingsRoute => SettingsPage }
+}
+
+lazy_section! {
+    /// The connector list (also the home page) and the connector form.
+    ConnectorsSection in connectors_section, __preload_connectors_section {
+        ConnectorsRoute => ConnectorsPage,
+        NewConnectorRoute => NewConnectorPage,
+        EditConnectorRoute => EditConnectorPage,
+    }
+}
+
+lazy_section! {
+    /// The report list and the new-run form.
+    RunsSection in runs_section, __preload_runs_section { RunsRoute => RunsPage, NewRunRoute => NewRunPage }
+}
+
+lazy_section! {
+    /// A report, owned or shared, and the comparison of two.
+    ReportSection in report_section, __preload_report_section { RunRoute => RunPage, ShareRoute => SharePage, CompareRoute => ComparePage }
+}
+
+lazy_section! {
+    /// Spec Lab and its A/B tests, sweeps and their reports.
+    LabSection in lab_section, __preload_lab_section {
+        SpecLabRoute => SpecLabPage,
+        AbTestRoute => AbTestPage,
+        SweepsRoute => SweepsPage,
+        SweepRoute => SweepPage,
+    }
+}
+
+lazy_section! {
+    /// Guard: the alert feed, the sets, the schedules.
+    GuardSection in guard_section, __preload_guard_section {
+        GuardRoute => GuardPage,
+        GuardSetsRoute => GuardSetsPage,
+        NewScheduleRoute => NewSchedulePage,
+        ScheduleRoute => SchedulePage,
+    }
+}
