@@ -1,7 +1,6 @@
 //! The one error type the browser sees. Internal details are logged on the server and never sent.
 
 use leptos::prelude::{FromServerFnError, ServerFnErrorErr};
-use leptos::server_fn::codec::JsonEncoding;
 use serde::{Deserialize, Serialize};
 
 use crate::model::ValidationError;
@@ -37,7 +36,7 @@ impl From<ValidationError> for AppError {
 }
 
 impl FromServerFnError for AppError {
-    type Encoder = JsonEncoding;
+    type Encoder = crate::wire::JsonWire;
 
     fn from_server_fn_error(value: ServerFnErrorErr) -> Self {
         // Decoding failures of the input name what was wrong (wrong type, missing field), which a caller needs;

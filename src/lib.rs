@@ -2,7 +2,7 @@
 //!
 //! Map of the crate (data flows downwards, from the pure shared modules to the UI):
 //! - [`model`], [`error`], [`stats`], [`report`], [`charts`]: shared, pure types, statistics, report snapshots and
-//!   SVG charts, used by the server and the browser build.
+//!   SVG charts, used by the server and the browser build; [`wire`]: how their JSON is read in each.
 //! - `bench` (the CLI's benchmark command), `config`, `clock`, `secrets`, `store`, `auth`, `engine`, `sim`, `server` (ssr only): settings, time,
 //!   sealing and token hashing, SQL, sessions, outbound calls, call targets, benchmark runs, Guard's scheduled
 //!   checks (`guard`) and their notifications (`notify`), the simulated endpoint, and the axum application.
@@ -19,6 +19,7 @@ pub mod model;
 pub mod report;
 pub mod stats;
 pub mod ui;
+pub mod wire;
 
 #[cfg(feature = "ssr")]
 pub mod auth;

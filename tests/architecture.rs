@@ -27,6 +27,7 @@ const BELOW_THE_EDGE: &[&str] = &[
     "stats",
     "store",
     "targets",
+    "wire",
 ];
 
 /// What a module below the edge must not name.

@@ -2,16 +2,16 @@
 //! signing out of every session.
 
 use leptos::prelude::*;
-use leptos::server_fn::codec::Json;
 
 use crate::error::AppError;
 use crate::model::AccountView;
+use crate::wire::Json;
 
 #[cfg(feature = "ssr")]
 use super::context::with_session;
 
 /// `POST /api/account/whoami`: the workspace's name and how its owner signs in.
-#[server(prefix = "/api", endpoint = "account/whoami", input = Json)]
+#[server(prefix = "/api", endpoint = "account/whoami", input = Json, output = Json)]
 pub async fn whoami() -> Result<AccountView, AppError> {
     with_session(|state, session| async move {
         Ok(crate::auth::account_of(&state.store, session.workspace_id, state.guard.mail().is_some()).await?)
@@ -20,7 +20,7 @@ pub async fn whoami() -> Result<AccountView, AppError> {
 }
 
 /// `POST /api/account/rename`, `{"name"}`: the workspace's display name (1–80 characters).
-#[server(prefix = "/api", endpoint = "account/rename", input = Json)]
+#[server(prefix = "/api", endpoint = "account/rename", input = Json, output = Json)]
 pub async fn rename_workspace(name: String) -> Result<AccountView, AppError> {
     with_session(|state, session| async move {
         let name = crate::model::validate_workspace_name(&name)?;
@@ -32,7 +32,7 @@ pub async fn rename_workspace(name: String) -> Result<AccountView, AppError> {
 
 /// `POST /api/account/sign-out-everywhere`: ends every browser session of the workspace, this one included; how
 /// many ended. API tokens are not sessions: revoke them one by one.
-#[server(prefix = "/api", endpoint = "account/sign-out-everywhere", input = Json)]
+#[server(prefix = "/api", endpoint = "account/sign-out-everywhere", input = Json, output = Json)]
 pub async fn sign_out_everywhere() -> Result<u64, AppError> {
     with_session(|state, session| async move {
         let ended = state.store.delete_sessions_of(session.workspace_id).await?;
@@ -44,7 +44,7 @@ pub async fn sign_out_everywhere() -> Result<u64, AppError> {
 
 /// `POST /api/account/contact`, `{"email"}`: sends a one-time link to the address; following it makes it the
 /// owner's contact for alert e-mail. The reply is the address the link went to.
-#[server(prefix = "/api", endpoint = "account/contact", input = Json)]
+#[server(prefix = "/api", endpoint = "account/contact", input = Json, output = Json)]
 pub async fn set_contact_email(email: String) -> Result<String, AppError> {
     with_session(|state, session| async move {
         let invalid = |reason: String| AppError::Invalid(crate::model::ValidationError::new("email", reason));
@@ -82,7 +82,7 @@ pub async fn set_contact_email(email: String) -> Result<String, AppError> {
 }
 
 /// `POST /api/account/contact/clear`: forgets the owner's contact address; alert e-mail to the owner stops.
-#[server(prefix = "/api", endpoint = "account/contact/clear", input = Json)]
+#[server(prefix = "/api", endpoint = "account/contact/clear", input = Json, output = Json)]
 pub async fn clear_contact_email() -> Result<(), AppError> {
     with_session(|state, session| async move { Ok(state.store.clear_owner_contact(session.workspace_id).await?) }).await
 }

@@ -1,11 +1,11 @@
 //! `runBenchmarkOnce`: one measured call against a stored connector.
 
 use leptos::prelude::*;
-use leptos::server_fn::codec::Json;
 use serde::{Deserialize, Serialize};
 
 use crate::error::AppError;
 use crate::model::{Checked, ConnectorId, TokenSource};
+use crate::wire::Json;
 
 #[cfg(feature = "ssr")]
 use super::context::with_session;
@@ -47,7 +47,7 @@ pub struct BenchmarkOnceResult {
 }
 
 /// `POST /api/benchmark/once`, `{"input": {connectorId, prompt, maxTokens?, stream?}}`.
-#[server(prefix = "/api", endpoint = "benchmark/once", input = Json)]
+#[server(prefix = "/api", endpoint = "benchmark/once", input = Json, output = Json)]
 pub async fn run_benchmark_once(input: Checked<BenchmarkOnceInput>) -> Result<BenchmarkOnceResult, AppError> {
     with_session(|state, session| async move {
         let (once, timeout) = (input.0.into(), state.settings.request_timeout);

@@ -1,7 +1,6 @@
 //! Guard: benchmark sets, schedules (with Run now, Send test and what they cost), baselines, and the alert feed.
 
 use leptos::prelude::*;
-use leptos::server_fn::codec::Json;
 use serde::{Deserialize, Serialize};
 
 use crate::error::AppError;
@@ -10,6 +9,7 @@ use crate::model::{
     RunId, Schedule, ScheduleId, ScheduleInput, ScheduleOutcome, WebhookDelivery,
 };
 pub use crate::model::{BaselineInfo, PinnableRun, ScheduleDetail};
+use crate::wire::Json;
 
 #[cfg(feature = "ssr")]
 use super::context::with_session;
@@ -35,13 +35,13 @@ pub struct PinnedBaseline {
 }
 
 /// `POST /api/guard/sets/list`, `{}`: the workspace's benchmark sets by name.
-#[server(prefix = "/api", endpoint = "guard/sets/list", input = Json)]
+#[server(prefix = "/api", endpoint = "guard/sets/list", input = Json, output = Json)]
 pub async fn list_sets() -> Result<Vec<BenchmarkSet>, AppError> {
     with_session(|state, session| async move { Ok(state.store.list_sets(session.workspace_id).await?) }).await
 }
 
 /// `POST /api/guard/sets/save`, `{"id": null | id, "input": BenchmarkSetInput}`: creates or replaces a set.
-#[server(prefix = "/api", endpoint = "guard/sets/save", input = Json)]
+#[server(prefix = "/api", endpoint = "guard/sets/save", input = Json, output = Json)]
 pub async fn save_set(id: Option<BenchmarkSetId>, input: Checked<BenchmarkSetInput>) -> Result<BenchmarkSet, AppError> {
     with_session(|state, session| async move {
         let valid = input.0.validate()?;
@@ -55,20 +55,20 @@ pub async fn save_set(id: Option<BenchmarkSetId>, input: Checked<BenchmarkSetInp
 }
 
 /// `POST /api/guard/sets/delete`, `{"id"}`: deletes a set no schedule runs.
-#[server(prefix = "/api", endpoint = "guard/sets/delete", input = Json)]
+#[server(prefix = "/api", endpoint = "guard/sets/delete", input = Json, output = Json)]
 pub async fn delete_set(id: BenchmarkSetId) -> Result<(), AppError> {
     with_session(|state, session| async move { Ok(state.store.delete_set(session.workspace_id, id).await?) }).await
 }
 
 /// `POST /api/guard/schedules/list`, `{}`: the workspace's schedules by name.
-#[server(prefix = "/api", endpoint = "guard/schedules/list", input = Json)]
+#[server(prefix = "/api", endpoint = "guard/schedules/list", input = Json, output = Json)]
 pub async fn list_schedules() -> Result<Vec<Schedule>, AppError> {
     with_session(|state, session| async move { Ok(state.store.list_schedules(session.workspace_id).await?) }).await
 }
 
 /// `POST /api/guard/schedules/save`, `{"id": null | id, "input": ScheduleInput}`: creates (first due at once)
 /// or replaces a schedule; a new one's webhook signing secret is in the reply, this once.
-#[server(prefix = "/api", endpoint = "guard/schedules/save", input = Json)]
+#[server(prefix = "/api", endpoint = "guard/schedules/save", input = Json, output = Json)]
 pub async fn save_schedule(id: Option<ScheduleId>, input: Checked<ScheduleInput>) -> Result<SavedSchedule, AppError> {
     with_session(|state, session| async move {
         let (valid, now) = (input.0.validate()?, state.clock.now_ms());
@@ -80,7 +80,7 @@ pub async fn save_schedule(id: Option<ScheduleId>, input: Checked<ScheduleInput>
 }
 
 /// `POST /api/guard/schedules/get`, `{"id"}`: a schedule with its set, baseline, cost, history and deliveries.
-#[server(prefix = "/api", endpoint = "guard/schedules/get", input = Json)]
+#[server(prefix = "/api", endpoint = "guard/schedules/get", input = Json, output = Json)]
 pub async fn get_schedule(id: ScheduleId) -> Result<ScheduleDetail, AppError> {
     with_session(|state, session| async move {
         Ok(crate::guard::schedule_detail(&state.store, session.workspace_id, id).await?)
@@ -89,7 +89,7 @@ pub async fn get_schedule(id: ScheduleId) -> Result<ScheduleDetail, AppError> {
 }
 
 /// `POST /api/guard/schedules/enable`, `{"id", "enabled"}`: pauses (`false`) or resumes a schedule.
-#[server(prefix = "/api", endpoint = "guard/schedules/enable", input = Json)]
+#[server(prefix = "/api", endpoint = "guard/schedules/enable", input = Json, output = Json)]
 pub async fn enable_schedule(id: ScheduleId, enabled: bool) -> Result<Schedule, AppError> {
     with_session(|state, session| async move {
         let now = state.clock.now_ms();
@@ -99,14 +99,14 @@ pub async fn enable_schedule(id: ScheduleId, enabled: bool) -> Result<Schedule, 
 }
 
 /// `POST /api/guard/schedules/delete`, `{"id"}`: deletes a schedule, its evaluations, alerts and webhooks.
-#[server(prefix = "/api", endpoint = "guard/schedules/delete", input = Json)]
+#[server(prefix = "/api", endpoint = "guard/schedules/delete", input = Json, output = Json)]
 pub async fn delete_schedule(id: ScheduleId) -> Result<(), AppError> {
     with_session(|state, session| async move { Ok(state.store.delete_schedule(session.workspace_id, id).await?) }).await
 }
 
 /// `POST /api/guard/schedules/run`, `{"id"}`: Run now — the tick's own evaluation for this one schedule; waits
 /// for the run and answers what it decided.
-#[server(prefix = "/api", endpoint = "guard/schedules/run", input = Json)]
+#[server(prefix = "/api", endpoint = "guard/schedules/run", input = Json, output = Json)]
 pub async fn run_schedule_now(id: ScheduleId) -> Result<ScheduleOutcome, AppError> {
     with_session(|state, session| async move {
         state.guard.run_now(session.workspace_id, id).await?.ok_or_else(|| {
@@ -118,7 +118,7 @@ pub async fn run_schedule_now(id: ScheduleId) -> Result<ScheduleOutcome, AppErro
 
 /// `POST /api/guard/schedules/test-webhook`, `{"id"}`: sends a signed test message to the schedule's webhook now
 /// (that message alone) and answers how the attempt went (it is retried like any other if it failed).
-#[server(prefix = "/api", endpoint = "guard/schedules/test-webhook", input = Json)]
+#[server(prefix = "/api", endpoint = "guard/schedules/test-webhook", input = Json, output = Json)]
 pub async fn send_test_webhook(id: ScheduleId) -> Result<WebhookDelivery, AppError> {
     with_session(|state, session| async move {
         let schedule = state.store.get_schedule(session.workspace_id, id).await?;
@@ -128,7 +128,7 @@ pub async fn send_test_webhook(id: ScheduleId) -> Result<WebhookDelivery, AppErr
 }
 
 /// `POST /api/guard/estimate`, `{"set", "connector", "cadence"}`: requests and USD a day of a schedule.
-#[server(prefix = "/api", endpoint = "guard/estimate", input = Json)]
+#[server(prefix = "/api", endpoint = "guard/estimate", input = Json, output = Json)]
 pub async fn estimate_cost(
     set: BenchmarkSetId,
     connector: ConnectorId,
@@ -145,7 +145,7 @@ pub async fn estimate_cost(
 
 /// `POST /api/guard/baselines/pin`, `{"schedule", "run"}`: pins a completed run of the schedule's connector as
 /// the baseline of its set there; earlier baselines stay in the history.
-#[server(prefix = "/api", endpoint = "guard/baselines/pin", input = Json)]
+#[server(prefix = "/api", endpoint = "guard/baselines/pin", input = Json, output = Json)]
 pub async fn pin_baseline(schedule: ScheduleId, run: RunId) -> Result<PinnedBaseline, AppError> {
     let (schedule_id, run_id) = (schedule, run);
     with_session(|state, session| async move {
@@ -157,25 +157,25 @@ pub async fn pin_baseline(schedule: ScheduleId, run: RunId) -> Result<PinnedBase
 }
 
 /// `POST /api/guard/email-enabled`, `{}`: whether alert e-mail can go out (an SMTP server is configured).
-#[server(prefix = "/api", endpoint = "guard/email-enabled", input = Json)]
+#[server(prefix = "/api", endpoint = "guard/email-enabled", input = Json, output = Json)]
 pub async fn email_enabled() -> Result<bool, AppError> {
     with_session(|state, _| async move { Ok(state.settings.smtp.is_some()) }).await
 }
 
 /// `POST /api/guard/alerts/list`, `{}`: the alert feed, open alerts first.
-#[server(prefix = "/api", endpoint = "guard/alerts/list", input = Json)]
+#[server(prefix = "/api", endpoint = "guard/alerts/list", input = Json, output = Json)]
 pub async fn list_alerts() -> Result<Vec<AlertView>, AppError> {
     with_session(|state, session| async move { Ok(state.store.list_alerts(session.workspace_id, 200).await?) }).await
 }
 
 /// `POST /api/guard/alerts/count`, `{}`: unacknowledged alerts (the sidebar badge).
-#[server(prefix = "/api", endpoint = "guard/alerts/count", input = Json)]
+#[server(prefix = "/api", endpoint = "guard/alerts/count", input = Json, output = Json)]
 pub async fn open_alert_count() -> Result<u64, AppError> {
     with_session(|state, session| async move { Ok(state.store.open_alert_count(session.workspace_id).await?) }).await
 }
 
 /// `POST /api/guard/alerts/ack`, `{"id"}`: acknowledges one alert; `false` when it was already.
-#[server(prefix = "/api", endpoint = "guard/alerts/ack", input = Json)]
+#[server(prefix = "/api", endpoint = "guard/alerts/ack", input = Json, output = Json)]
 pub async fn acknowledge_alert(id: AlertId) -> Result<bool, AppError> {
     with_session(|state, session| async move {
         let now = state.clock.now_ms();
@@ -185,7 +185,7 @@ pub async fn acknowledge_alert(id: AlertId) -> Result<bool, AppError> {
 }
 
 /// `POST /api/guard/alerts/ack-all`, `{}`: acknowledges every open alert; how many.
-#[server(prefix = "/api", endpoint = "guard/alerts/ack-all", input = Json)]
+#[server(prefix = "/api", endpoint = "guard/alerts/ack-all", input = Json, output = Json)]
 pub async fn acknowledge_all_alerts() -> Result<u64, AppError> {
     with_session(|state, session| async move {
         let now = state.clock.now_ms();

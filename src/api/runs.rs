@@ -2,13 +2,13 @@
 //! `GET /api/runs/{id}/events`.
 
 use leptos::prelude::*;
-use leptos::server_fn::codec::Json;
 use serde::{Deserialize, Serialize};
 
 use crate::error::AppError;
 use crate::model::{Checked, RunId, RunPlanInput, RunView};
 use crate::report::{CompactExport, IterationPage, ReportSnapshot, ReportView, TableQuery};
 use crate::stats::RunSummary;
+use crate::wire::Json;
 
 #[cfg(feature = "ssr")]
 use super::context::with_session;
@@ -40,26 +40,26 @@ pub struct RunReportView {
 }
 
 /// `POST /api/runs/start`, `{"input": RunPlanInput}`: validates the plan and starts the run.
-#[server(prefix = "/api", endpoint = "runs/start", input = Json)]
+#[server(prefix = "/api", endpoint = "runs/start", input = Json, output = Json)]
 pub async fn start_run(input: Checked<RunPlanInput>) -> Result<RunView, AppError> {
     with_session(|state, session| async move { Ok(state.runs.start(session.workspace_id, input.0).await?) }).await
 }
 
 /// `POST /api/runs/list`, `{}`: the workspace's runs, newest first.
-#[server(prefix = "/api", endpoint = "runs/list", input = Json)]
+#[server(prefix = "/api", endpoint = "runs/list", input = Json, output = Json)]
 pub async fn list_runs() -> Result<Vec<RunView>, AppError> {
     with_session(|state, session| async move { Ok(state.store.list_runs(session.workspace_id).await?) }).await
 }
 
 /// `POST /api/runs/report`, `{"id"}`: the run, its summary and its report snapshot (so far, while it runs).
-#[server(prefix = "/api", endpoint = "runs/report", input = Json)]
+#[server(prefix = "/api", endpoint = "runs/report", input = Json, output = Json)]
 pub async fn get_run_report(id: RunId) -> Result<RunReport, AppError> {
     with_session(|state, session| async move { load_report(&state.store, session.workspace_id, id).await }).await
 }
 
 /// `POST /api/runs/export`, `{"id"}`: the report snapshot in its compact, versioned form (the iterations as
 /// columns), which the export buttons read: a third of the bytes of `runs/report` to write, compress and parse.
-#[server(prefix = "/api", endpoint = "runs/export", input = Json)]
+#[server(prefix = "/api", endpoint = "runs/export", input = Json, output = Json)]
 pub async fn get_run_export(id: RunId) -> Result<CompactExport, AppError> {
     with_session(|state, session| async move {
         Ok(state.export_snapshots.export(&state.store, session.workspace_id, id).await?)
@@ -81,7 +81,7 @@ async fn load_report(
 
 /// `POST /api/runs/view`, `{"id"}`: what the report page shows — the run, the report without its iterations,
 /// the charts reduced and the table's first page; the same size whatever the run's length.
-#[server(prefix = "/api", endpoint = "runs/view", input = Json)]
+#[server(prefix = "/api", endpoint = "runs/view", input = Json, output = Json)]
 pub async fn get_run_view(id: RunId) -> Result<RunReportView, AppError> {
     with_session(|state, session| async move {
         let (run, view) = state.report_views.view(&state.store, session.workspace_id, id).await?;
@@ -93,7 +93,7 @@ pub async fn get_run_view(id: RunId) -> Result<RunReportView, AppError> {
 
 /// `POST /api/runs/iterations`, `{"id", "query": {"sort", "descending", "errorsOnly", "page", "pageSize"}}`: one
 /// page of the report's iteration table, sorted and filtered by the database.
-#[server(prefix = "/api", endpoint = "runs/iterations", input = Json)]
+#[server(prefix = "/api", endpoint = "runs/iterations", input = Json, output = Json)]
 pub async fn get_iteration_page(id: RunId, query: TableQuery) -> Result<IterationPage, AppError> {
     with_session(
         |state, session| async move { Ok(state.store.iteration_page(session.workspace_id, id, &query).await?) },
@@ -103,7 +103,7 @@ pub async fn get_iteration_page(id: RunId, query: TableQuery) -> Result<Iteratio
 
 /// `POST /api/runs/cancel`, `{"id"}`: stops a running run; finished iterations are kept. `false` when it was
 /// not running.
-#[server(prefix = "/api", endpoint = "runs/cancel", input = Json)]
+#[server(prefix = "/api", endpoint = "runs/cancel", input = Json, output = Json)]
 pub async fn cancel_run(id: RunId) -> Result<bool, AppError> {
     with_session(|state, session| async move {
         state.store.get_run(session.workspace_id, id).await?;
@@ -113,7 +113,7 @@ pub async fn cancel_run(id: RunId) -> Result<bool, AppError> {
 }
 
 /// `POST /api/runs/rename`, `{"id", "title"}`: renames a report (1 to 200 characters).
-#[server(prefix = "/api", endpoint = "runs/rename", input = Json)]
+#[server(prefix = "/api", endpoint = "runs/rename", input = Json, output = Json)]
 pub async fn rename_run(id: RunId, title: String) -> Result<(), AppError> {
     with_session(|state, session| async move {
         let title = crate::model::display_name(&title, "title", crate::model::limits::MAX_TITLE_CHARS)
@@ -125,7 +125,7 @@ pub async fn rename_run(id: RunId, title: String) -> Result<(), AppError> {
 
 /// `POST /api/runs/delete`, `{"id"}`: deletes a finished run, its iterations and its share link. A running run
 /// is refused (cancel it first).
-#[server(prefix = "/api", endpoint = "runs/delete", input = Json)]
+#[server(prefix = "/api", endpoint = "runs/delete", input = Json, output = Json)]
 pub async fn delete_run(id: RunId) -> Result<(), AppError> {
     with_session(|state, session| async move {
         if state.store.delete_run(session.workspace_id, id).await? {

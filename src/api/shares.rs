@@ -2,11 +2,11 @@
 //! `GET /api/public/reports/{id}` with the header `x-share-token` (`server::routes::shared_reports`).
 
 use leptos::prelude::*;
-use leptos::server_fn::codec::Json;
 use serde::{Deserialize, Serialize};
 
 use crate::error::AppError;
 use crate::model::RunId;
+use crate::wire::Json;
 
 #[cfg(feature = "ssr")]
 use super::context::with_session;
@@ -23,7 +23,7 @@ pub struct ShareLink {
 }
 
 /// `POST /api/reports/share`, `{"id"}`: a new share link for the report; an earlier link stops working.
-#[server(prefix = "/api", endpoint = "reports/share", input = Json)]
+#[server(prefix = "/api", endpoint = "reports/share", input = Json, output = Json)]
 pub async fn share_report(id: RunId) -> Result<ShareLink, AppError> {
     with_session(|state, session| async move {
         let token = crate::secrets::RandomToken::generate();
@@ -36,7 +36,7 @@ pub async fn share_report(id: RunId) -> Result<ShareLink, AppError> {
 }
 
 /// `POST /api/reports/unshare`, `{"id"}`: revokes the report's share link; `false` when it had none.
-#[server(prefix = "/api", endpoint = "reports/unshare", input = Json)]
+#[server(prefix = "/api", endpoint = "reports/unshare", input = Json, output = Json)]
 pub async fn revoke_share(id: RunId) -> Result<bool, AppError> {
     with_session(|state, session| async move {
         state.store.get_run(session.workspace_id, id).await?;

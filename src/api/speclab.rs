@@ -2,17 +2,17 @@
 //! connectors. Keys and headers go with the requests, server-side; no reply holds any of them.
 
 use leptos::prelude::*;
-use leptos::server_fn::codec::Json;
 
 use crate::error::AppError;
 use crate::model::{AbTestId, AbTestInput, AbTestSummary, Checked, ConnectorId, ProbeReport};
 use crate::report::AbTestView;
+use crate::wire::Json;
 
 #[cfg(feature = "ssr")]
 use super::context::with_session;
 
 /// `POST /api/speclab/probe`, `{"id"}`: probes the server behind the connector.
-#[server(prefix = "/api", endpoint = "speclab/probe", input = Json)]
+#[server(prefix = "/api", endpoint = "speclab/probe", input = Json, output = Json)]
 pub async fn probe_connector(id: ConnectorId) -> Result<ProbeReport, AppError> {
     with_session(|state, session| async move {
         let stored = state.store.open_connector(session.workspace_id, id, &state.sealer).await?;
@@ -26,13 +26,13 @@ pub async fn probe_connector(id: ConnectorId) -> Result<ProbeReport, AppError> {
 
 /// `POST /api/speclab/ab/start`, `{"input": {baselineConnectorId, candidateConnectorId, plan}}`: validates and
 /// starts an A/B test in the background.
-#[server(prefix = "/api", endpoint = "speclab/ab/start", input = Json)]
+#[server(prefix = "/api", endpoint = "speclab/ab/start", input = Json, output = Json)]
 pub async fn start_ab_test(input: Checked<AbTestInput>) -> Result<AbTestSummary, AppError> {
     with_session(|state, session| async move { Ok(state.ab_tests.start(session.workspace_id, input.0).await?) }).await
 }
 
 /// `POST /api/speclab/ab/get`, `{"id"}`: a test with its progress, plan and (once it ended) report.
-#[server(prefix = "/api", endpoint = "speclab/ab/get", input = Json)]
+#[server(prefix = "/api", endpoint = "speclab/ab/get", input = Json, output = Json)]
 pub async fn get_ab_test(id: AbTestId) -> Result<AbTestView, AppError> {
     with_session(|state, session| async move {
         let (summary, plan, report) = state.store.ab_test_report(session.workspace_id, id).await?;
@@ -42,14 +42,14 @@ pub async fn get_ab_test(id: AbTestId) -> Result<AbTestView, AppError> {
 }
 
 /// `POST /api/speclab/ab/list`: the workspace's tests, newest first.
-#[server(prefix = "/api", endpoint = "speclab/ab/list", input = Json)]
+#[server(prefix = "/api", endpoint = "speclab/ab/list", input = Json, output = Json)]
 pub async fn list_ab_tests() -> Result<Vec<AbTestSummary>, AppError> {
     with_session(|state, session| async move { Ok(state.store.list_ab_tests(session.workspace_id).await?) }).await
 }
 
 /// `POST /api/speclab/ab/cancel`, `{"id"}`: stops a running test (what it measured is kept); `false` when it
 /// was not running.
-#[server(prefix = "/api", endpoint = "speclab/ab/cancel", input = Json)]
+#[server(prefix = "/api", endpoint = "speclab/ab/cancel", input = Json, output = Json)]
 pub async fn cancel_ab_test(id: AbTestId) -> Result<bool, AppError> {
     with_session(|state, session| async move { Ok(state.ab_tests.cancel(session.workspace_id, id).await?) }).await
 }

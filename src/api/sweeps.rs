@@ -3,24 +3,24 @@
 //! run again and again, and two of them compare by their repetitions.
 
 use leptos::prelude::*;
-use leptos::server_fn::codec::Json;
 
 use crate::error::AppError;
 use crate::model::{Checked, SweepId, SweepInput, SweepSummary};
 use crate::report::{RepeatedComparison, SweepView};
+use crate::wire::Json;
 
 #[cfg(feature = "ssr")]
 use super::context::with_session;
 
 /// `POST /api/sweeps/start`, `{"input": {connectorId, levels, prompts, slos, …}}`: validates and starts a sweep in
 /// the background.
-#[server(prefix = "/api", endpoint = "sweeps/start", input = Json)]
+#[server(prefix = "/api", endpoint = "sweeps/start", input = Json, output = Json)]
 pub async fn start_sweep(input: Checked<SweepInput>) -> Result<SweepSummary, AppError> {
     with_session(|state, session| async move { Ok(state.sweeps.start(session.workspace_id, input.0).await?) }).await
 }
 
 /// `POST /api/sweeps/get`, `{"id"}`: a sweep with its plan and its report so far.
-#[server(prefix = "/api", endpoint = "sweeps/get", input = Json)]
+#[server(prefix = "/api", endpoint = "sweeps/get", input = Json, output = Json)]
 pub async fn get_sweep(id: SweepId) -> Result<SweepView, AppError> {
     with_session(|state, session| async move {
         let (summary, plan, report) = state.store.sweep_report(session.workspace_id, id).await?;
@@ -30,27 +30,27 @@ pub async fn get_sweep(id: SweepId) -> Result<SweepView, AppError> {
 }
 
 /// `POST /api/sweeps/list`: the workspace's sweeps, newest first.
-#[server(prefix = "/api", endpoint = "sweeps/list", input = Json)]
+#[server(prefix = "/api", endpoint = "sweeps/list", input = Json, output = Json)]
 pub async fn list_sweeps() -> Result<Vec<SweepSummary>, AppError> {
     with_session(|state, session| async move { Ok(state.store.list_sweeps(session.workspace_id).await?) }).await
 }
 
 /// `POST /api/sweeps/cancel`, `{"id"}`: stops a running sweep (the levels done are kept); `false` when it was not
 /// running.
-#[server(prefix = "/api", endpoint = "sweeps/cancel", input = Json)]
+#[server(prefix = "/api", endpoint = "sweeps/cancel", input = Json, output = Json)]
 pub async fn cancel_sweep(id: SweepId) -> Result<bool, AppError> {
     with_session(|state, session| async move { Ok(state.sweeps.cancel(session.workspace_id, id).await?) }).await
 }
 
 /// `POST /api/sweeps/delete`, `{"id"}`: deletes a finished sweep (its levels' runs stay); `false` while it runs.
-#[server(prefix = "/api", endpoint = "sweeps/delete", input = Json)]
+#[server(prefix = "/api", endpoint = "sweeps/delete", input = Json, output = Json)]
 pub async fn delete_sweep(id: SweepId) -> Result<bool, AppError> {
     with_session(|state, session| async move { Ok(state.store.delete_sweep(session.workspace_id, id).await?) }).await
 }
 
 /// `POST /api/sweeps/compare`, `{"a", "b"}`: two repeated runs compared by their repetitions (Welch's t-test over the
 /// repetitions' values, b against a); 400 when either is not a repeated run with a repetition done.
-#[server(prefix = "/api", endpoint = "sweeps/compare", input = Json)]
+#[server(prefix = "/api", endpoint = "sweeps/compare", input = Json, output = Json)]
 pub async fn compare_repeated_runs(a: SweepId, b: SweepId) -> Result<RepeatedComparison, AppError> {
     with_session(|state, session| async move {
         let mut reports = Vec::with_capacity(2);

@@ -2,10 +2,10 @@
 //! session only: a token cannot mint or revoke tokens, so a leaked one cannot entrench itself.
 
 use leptos::prelude::*;
-use leptos::server_fn::codec::Json;
 
 use crate::error::AppError;
 use crate::model::{ApiTokenId, ApiTokenInput, ApiTokenView, Checked, NewApiToken};
+use crate::wire::Json;
 
 #[cfg(feature = "ssr")]
 use super::context::with_session;
@@ -21,7 +21,7 @@ fn browser_only(session: &crate::auth::Session) -> Result<(), AppError> {
 }
 
 /// `POST /api/tokens/create`, `{"input": {name, expiresInDays?}}`: a new token, its secret shown this once.
-#[server(prefix = "/api", endpoint = "tokens/create", input = Json)]
+#[server(prefix = "/api", endpoint = "tokens/create", input = Json, output = Json)]
 pub async fn create_api_token(input: Checked<ApiTokenInput>) -> Result<NewApiToken, AppError> {
     with_session(|state, session| async move {
         browser_only(&session)?;
@@ -39,7 +39,7 @@ pub async fn create_api_token(input: Checked<ApiTokenInput>) -> Result<NewApiTok
 }
 
 /// `POST /api/tokens/list`: the workspace's tokens, newest first (never their secrets).
-#[server(prefix = "/api", endpoint = "tokens/list", input = Json)]
+#[server(prefix = "/api", endpoint = "tokens/list", input = Json, output = Json)]
 pub async fn list_api_tokens() -> Result<Vec<ApiTokenView>, AppError> {
     with_session(|state, session| async move {
         Ok(state.store.list_api_tokens(session.workspace_id, state.clock.now_ms()).await?)
@@ -48,7 +48,7 @@ pub async fn list_api_tokens() -> Result<Vec<ApiTokenView>, AppError> {
 }
 
 /// `POST /api/tokens/revoke`, `{"id"}`: the token stops working at once; `false` when it was already revoked.
-#[server(prefix = "/api", endpoint = "tokens/revoke", input = Json)]
+#[server(prefix = "/api", endpoint = "tokens/revoke", input = Json, output = Json)]
 pub async fn revoke_api_token(id: ApiTokenId) -> Result<bool, AppError> {
     with_session(|state, session| async move {
         browser_only(&session)?;

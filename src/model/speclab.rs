@@ -45,6 +45,7 @@ pub struct SpecCounters {
     /// Drafted tokens the target model accepted.
     pub accepted_tokens: f64,
     /// Accepted tokens per draft position (`0` is the first drafted token).
+    #[serde(deserialize_with = "crate::wire::number_keys")]
     pub per_position: BTreeMap<u32, f64>,
 }
 

@@ -3,6 +3,21 @@
 use leptos::prelude::*;
 
 use crate::model::{LivePoint, RunId, RunProgress};
+use crate::wire::JsonWire;
+
+/// A resource whose value travels in the page as JSON that the browser's own parser reads ([`crate::wire`]):
+/// `Resource::new` with that encoding. Every page's resources are made with it.
+pub fn resource<T, S, Fut>(
+    source: impl Fn() -> S + Send + Sync + 'static,
+    fetcher: impl Fn(S) -> Fut + Send + Sync + 'static,
+) -> Resource<T, JsonWire>
+where
+    T: serde::Serialize + serde::de::DeserializeOwned + Send + Sync + 'static,
+    S: PartialEq + Clone + Send + Sync + 'static,
+    Fut: std::future::Future<Output = T> + Send + 'static,
+{
+    Resource::new_with_options(source, fetcher, false)
+}
 
 /// A counter that goes up every `every` while `running` holds (in the browser only): a resource that reads it is
 /// fetched again each time, so a page follows something that runs on the server (an A/B test, a sweep) until it
@@ -48,7 +63,7 @@ fn connect(run: RunId, set_progress: WriteSignal<Option<RunProgress>>, set_point
     };
     let apply = move |event: web_sys::MessageEvent| {
         let Some(text) = event.data().as_string() else { return };
-        if let Ok(update) = serde_json::from_str::<RunUpdate>(&text) {
+        if let Ok(update) = crate::wire::from_json::<RunUpdate>(&text) {
             set_progress.set(Some(update.progress));
             if !update.points.is_empty() {
                 set_points.update(|all| all.extend(update.points));

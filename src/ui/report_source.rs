@@ -62,7 +62,10 @@ pub async fn public_get<T: serde::de::DeserializeOwned>(path: &str, token: &str)
         .await
         .map_err(|e| format!("The report could not be loaded: {e}"))?;
     match response.status() {
-        200 => response.json::<T>().await.map_err(|e| format!("The report could not be read: {e}")),
+        200 => {
+            let text = response.text().await.map_err(|e| format!("The report could not be loaded: {e}"))?;
+            crate::wire::from_json(&text).map_err(|e| format!("The report could not be read: {e}"))
+        }
         404 => Err("This share link does not open a report: it was revoked, replaced, or mistyped.".into()),
         status => Err(format!(
             "The report could not be loaded (HTTP {status}): {}",

@@ -45,8 +45,8 @@ pub async fn sign_in_with_wallet() -> Result<String, String> {
         .as_string()
         .ok_or_else(|| "The wallet returned no signature.".to_string())?;
     let body = serde_json::json!({ "message": message, "signature": signature });
-    let reply: serde_json::Value = post_json("/auth/siwe/verify", Some(body)).await?;
-    Ok(reply.get("address").and_then(|a| a.as_str()).unwrap_or(&address).to_string())
+    let reply: Verified = post_json("/auth/siwe/verify", Some(body)).await?;
+    Ok(reply.address.unwrap_or(address))
 }
 
 /// Signs in with the browser's wallet (only in the browser).
@@ -91,6 +91,20 @@ async fn request(
     })
 }
 
+/// The reply to a verified login: the address signed in, as the server writes it.
+#[cfg(feature = "hydrate")]
+#[derive(serde::Deserialize)]
+struct Verified {
+    address: Option<String>,
+}
+
+/// The body of a refused login: `{"error": "..."}`.
+#[cfg(feature = "hydrate")]
+#[derive(serde::Deserialize)]
+struct Refusal {
+    error: String,
+}
+
 /// POSTs JSON (or nothing) and reads a JSON reply; a refusal carries the server's reason.
 #[cfg(feature = "hydrate")]
 async fn post_json<T: serde::de::DeserializeOwned>(path: &str, body: Option<serde_json::Value>) -> Result<T, String> {
@@ -104,12 +118,13 @@ async fn post_json<T: serde::de::DeserializeOwned>(path: &str, body: Option<serd
     if !response.ok() {
         let status = response.status();
         let reason = response
-            .json::<serde_json::Value>()
+            .text()
             .await
             .ok()
-            .and_then(|v| v.get("error").and_then(|e| e.as_str()).map(str::to_string))
-            .unwrap_or_else(|| format!("HTTP {status}"));
+            .and_then(|text| crate::wire::from_json::<Refusal>(&text).ok())
+            .map_or_else(|| format!("HTTP {status}"), |refusal| refusal.error);
         return Err(format!("The server refused the login: {reason}"));
     }
-    response.json::<T>().await.map_err(|e| format!("The server's reply was not understood: {e}"))
+    let text = response.text().await.map_err(unreachable)?;
+    crate::wire::from_json(&text).map_err(|e| format!("The server's reply was not understood: {e}"))
 }

@@ -9,6 +9,7 @@ use crate::api::connectors::list_connectors;
 use crate::api::speclab::start_ab_test;
 use crate::error::AppError;
 use crate::model::{AbPlanInput, AbTestInput, Checked, Connector, ConnectorId};
+use crate::ui::hooks::resource;
 
 /// "1, 4, 16" as numbers; the error names `field` and the piece that is not one.
 fn list<T: std::str::FromStr>(raw: &str, field: &str) -> Result<Vec<T>, AppError> {
@@ -22,7 +23,7 @@ fn connector(raw: &str, field: &str) -> Result<ConnectorId, AppError> {
 /// The form.
 #[component]
 pub fn AbForm() -> impl IntoView {
-    let connectors = Resource::new(|| (), |_| list_connectors());
+    let connectors = resource(|| (), |_| list_connectors());
     let (baseline, candidate) = (RwSignal::new(String::new()), RwSignal::new(String::new()));
     let prompts = RwSignal::new("Count from one to twenty.\nWrite a haiku about latency.".to_string());
     let iterations = RwSignal::new("10".to_string());

@@ -5,11 +5,12 @@ use leptos::prelude::*;
 use super::ErrorBox;
 use crate::api::account::{rename_workspace, sign_out_everywhere, whoami};
 use crate::model::SignedInAs;
+use crate::ui::hooks::resource;
 
 /// The workspace section.
 #[component]
 pub fn AccountPanel() -> impl IntoView {
-    let account = Resource::new(|| (), |_| whoami());
+    let account = resource(|| (), |_| whoami());
     let name = RwSignal::new(String::new());
     let rename = Action::new(move |_: &()| rename_workspace(name.get_untracked()));
     Effect::new(move |_| {

@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use super::ErrorBox;
 use crate::api::tokens::{create_api_token, list_api_tokens, revoke_api_token};
 use crate::model::{utc_minute, ApiTokenId, ApiTokenInput, ApiTokenState, ApiTokenView, Checked};
+use crate::ui::hooks::resource;
 
 /// Lifetimes offered in the form, in days; "" is no expiry.
 const LIFETIMES: &[(&str, &str)] =
@@ -15,7 +16,7 @@ const LIFETIMES: &[(&str, &str)] =
 #[component]
 pub fn ApiTokensPanel() -> impl IntoView {
     let refresh = RwSignal::new(0u32);
-    let tokens = Resource::new(move || refresh.get(), |_| list_api_tokens());
+    let tokens = resource(move || refresh.get(), |_| list_api_tokens());
     let name = RwSignal::new(String::new());
     let lifetime = RwSignal::new("90".to_string());
     let create = Action::new(move |_: &()| {

@@ -6,13 +6,14 @@ use leptos_router::hooks::use_query_map;
 
 use super::ErrorBox;
 use crate::api::account::{clear_contact_email, set_contact_email, whoami};
+use crate::ui::hooks::resource;
 
 /// The alert e-mail section.
 #[component]
 pub fn ContactPanel() -> impl IntoView {
     let query = use_query_map();
     let refresh = RwSignal::new(0u32);
-    let account = Resource::new(move || refresh.get(), |_| whoami());
+    let account = resource(move || refresh.get(), |_| whoami());
     let email = RwSignal::new(String::new());
     let send = Action::new(move |_: &()| set_contact_email(email.get_untracked()));
     let clear = Action::new(|_: &()| clear_contact_email());

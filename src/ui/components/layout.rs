@@ -7,6 +7,7 @@ use leptos_router::components::A;
 
 use crate::api::account::whoami;
 use crate::api::guard::open_alert_count;
+use crate::ui::hooks::resource;
 
 /// Bumped by anything that changes how many alerts are open, so every sidebar badge reads the count again.
 #[derive(Debug, Clone, Copy)]
@@ -32,7 +33,7 @@ pub fn alert_badge() -> AlertBadge {
 #[component]
 fn GuardLink() -> impl IntoView {
     let badge = alert_badge();
-    let count = Resource::new(move || badge.0.get(), |_| open_alert_count());
+    let count = resource(move || badge.0.get(), |_| open_alert_count());
     view! {
         <A href="/guard">"Guard"
             <Transition fallback=|| ()>
@@ -48,7 +49,7 @@ fn GuardLink() -> impl IntoView {
 /// Who is signed in (a wallet's short address, or the install's owner), above the logout button.
 #[component]
 fn SignedIn() -> impl IntoView {
-    let account = Resource::new(|| (), |_| whoami());
+    let account = resource(|| (), |_| whoami());
     view! {
         <Transition fallback=|| ()>
             {move || Suspend::new(async move {

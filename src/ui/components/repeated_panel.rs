@@ -7,6 +7,7 @@ use crate::api::sweeps::{compare_repeated_runs, list_sweeps};
 use crate::model::SweepId;
 use crate::report::RepeatedReport;
 use crate::ui::components::ErrorBox;
+use crate::ui::hooks::resource;
 
 /// The figures over the repetitions.
 #[component]
@@ -29,9 +30,9 @@ pub fn RepeatedFigures(report: RepeatedReport) -> impl IntoView {
 /// Picks another repeated run of the workspace as the baseline and compares this one with it, figure by figure.
 #[component]
 pub fn RepeatedCompare(id: SweepId) -> impl IntoView {
-    let others = Resource::new(|| (), |_| list_sweeps());
+    let others = resource(|| (), |_| list_sweeps());
     let baseline = RwSignal::new(String::new());
-    let compared = Resource::new(
+    let compared = resource(
         move || baseline.get(),
         move |chosen| async move {
             let a: SweepId = chosen.parse().ok()?;

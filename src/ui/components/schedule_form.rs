@@ -12,6 +12,7 @@ use crate::model::{
     BenchmarkSet, Cadence, Checked, Connector, Metric, Notify, Op, Schedule, ScheduleInput, Severity, Threshold,
     ADVISED_MIN_PROMPTS,
 };
+use crate::ui::hooks::resource;
 
 const METRICS: [Metric; 5] = [Metric::P95Ms, Metric::MeanMs, Metric::TokS, Metric::CostUsd, Metric::ErrorRate];
 const OPS: [Op; 3] = [Op::PctIncrease, Op::PctDecrease, Op::AbsIncrease];
@@ -156,7 +157,7 @@ fn TargetFields(
         sets.with_value(|all| all.iter().find(|s| s.id.to_string() == set.get()).map(|s| s.prompts.len()))
             .filter(|n| *n < ADVISED_MIN_PROMPTS)
     };
-    let estimate = Resource::new(
+    let estimate = resource(
         move || (set.get(), connector.get(), cadence.get()),
         |(set, connector, cadence)| async move {
             match (set.parse(), connector.parse()) {

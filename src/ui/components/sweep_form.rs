@@ -10,6 +10,7 @@ use crate::api::connectors::list_connectors;
 use crate::api::sweeps::start_sweep;
 use crate::error::AppError;
 use crate::model::{Checked, LevelPlan, LoadAxis, SearchSpace, SweepInput, DEFAULT_RESOLUTION};
+use crate::ui::hooks::resource;
 
 /// Non-blank lines, trimmed.
 fn lines(raw: &str) -> Vec<String> {
@@ -19,7 +20,7 @@ fn lines(raw: &str) -> Vec<String> {
 /// The form.
 #[component]
 pub fn SweepForm() -> impl IntoView {
-    let connectors = Resource::new(|| (), |_| list_connectors());
+    let connectors = resource(|| (), |_| list_connectors());
     let connector = RwSignal::new(String::new());
     // listed | search | automatic | repeated
     let kind = RwSignal::new("listed".to_string());

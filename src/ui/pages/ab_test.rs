@@ -10,7 +10,7 @@ use crate::api::speclab::{cancel_ab_test, get_ab_test};
 use crate::model::{AbTestId, AbTestSummary, RunStatus};
 use crate::report::AbTestView;
 use crate::ui::components::{AbExportButtons, ErrorBox, Layout};
-use crate::ui::hooks::use_poll_while;
+use crate::ui::hooks::{resource, use_poll_while};
 
 /// How often a running test's page reads it again.
 const POLL_MS: u64 = 1_000;
@@ -22,7 +22,7 @@ pub fn AbTestPage() -> impl IntoView {
     let id = move || params.with(|p| p.get("id").and_then(|v| v.parse::<AbTestId>().ok()));
     let running = RwSignal::new(true);
     let tick = use_poll_while(running, std::time::Duration::from_millis(POLL_MS));
-    let test = Resource::new(
+    let test = resource(
         move || (id(), tick.get()),
         |(id, _)| async move {
             match id {

@@ -11,14 +11,15 @@ use crate::charts::{cdf_overlay, CdfSeries};
 use crate::model::{RunId, RunStatus};
 use crate::report::{delta, ms, Comparison, LatencyTests};
 use crate::ui::components::{ErrorBox, Layout};
+use crate::ui::hooks::resource;
 
 /// The comparison page.
 #[component]
 pub fn ComparePage() -> impl IntoView {
     let query = use_query_map();
     let picked = move |key: &str| query.with(|q| q.get(key).and_then(|v| v.parse::<RunId>().ok()));
-    let runs = Resource::new(|| (), |_| list_runs());
-    let comparison = Resource::new(
+    let runs = resource(|| (), |_| list_runs());
+    let comparison = resource(
         move || (picked("baseline"), picked("candidate")),
         |pair| async move {
             match pair {

@@ -7,6 +7,7 @@ use crate::api::connectors::get_connector;
 use crate::error::AppError;
 use crate::model::ConnectorId;
 use crate::ui::components::{ConnectorForm, ErrorBox, Layout, ServerProbe};
+use crate::ui::hooks::resource;
 
 /// A new connector.
 #[component]
@@ -23,7 +24,7 @@ pub fn NewConnectorPage() -> impl IntoView {
 pub fn EditConnectorPage() -> impl IntoView {
     let params = use_params_map();
     let id = move || params.with(|p| p.get("id").and_then(|raw| raw.parse::<ConnectorId>().ok()));
-    let connector = Resource::new(id, |id| async move {
+    let connector = resource(id, |id| async move {
         match id {
             Some(id) => get_connector(id).await,
             None => Err(AppError::NotFound),

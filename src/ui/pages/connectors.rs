@@ -6,12 +6,13 @@ use leptos_router::components::A;
 use crate::api::connectors::{list_connectors, DeleteConnector};
 use crate::model::{Connector, ConnectorId};
 use crate::ui::components::{ErrorBox, Layout};
+use crate::ui::hooks::resource;
 
 /// The connectors page.
 #[component]
 pub fn ConnectorsPage() -> impl IntoView {
     let delete = ServerAction::<DeleteConnector>::new();
-    let connectors = Resource::new(move || delete.version().get(), |_| list_connectors());
+    let connectors = resource(move || delete.version().get(), |_| list_connectors());
     let confirming = RwSignal::new(None::<ConnectorId>);
     view! {
         <Layout title="Connectors">

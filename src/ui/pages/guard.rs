@@ -7,6 +7,7 @@ use leptos_router::components::A;
 use crate::api::guard::{acknowledge_alert, acknowledge_all_alerts, list_alerts, list_schedules};
 use crate::model::{utc_minute as when, AlertView, EvaluationStatus, Metric, Schedule};
 use crate::ui::components::{alert_badge, ErrorBox, Layout};
+use crate::ui::hooks::resource;
 
 /// A figure with its unit.
 pub fn figure(metric: Metric, value: Option<f64>) -> String {
@@ -23,8 +24,8 @@ pub fn figure(metric: Metric, value: Option<f64>) -> String {
 #[component]
 pub fn GuardPage() -> impl IntoView {
     let badge = alert_badge();
-    let alerts = Resource::new(move || badge.0.get(), |_| list_alerts());
-    let schedules = Resource::new(|| (), |_| list_schedules());
+    let alerts = resource(move || badge.0.get(), |_| list_alerts());
+    let schedules = resource(|| (), |_| list_schedules());
     let ack_all = Action::new(move |_: &()| async move {
         let result = acknowledge_all_alerts().await;
         badge.refresh();

@@ -16,6 +16,7 @@ use crate::model::{
     Schedule, ScheduleId, WebhookDelivery, ADVISED_MIN_PROMPTS,
 };
 use crate::ui::components::{alert_badge, mail_setup, ErrorBox, Layout, ScheduleForm};
+use crate::ui::hooks::resource;
 
 fn ms(v: Option<f64>) -> String {
     v.map_or("—".into(), |v| format!("{v:.1} ms"))
@@ -24,7 +25,7 @@ fn ms(v: Option<f64>) -> String {
 /// A new schedule.
 #[component]
 pub fn NewSchedulePage() -> impl IntoView {
-    let choices = Resource::new(|| (), |_| async { (list_sets().await, list_connectors().await, mail_setup().await) });
+    let choices = resource(|| (), |_| async { (list_sets().await, list_connectors().await, mail_setup().await) });
     view! {
         <Layout title="New schedule">
             <Suspense fallback=|| view! { <p>"Loading…"</p> }>
@@ -50,7 +51,7 @@ pub fn SchedulePage() -> impl IntoView {
     let refresh = RwSignal::new(0u32);
     // Outlives the reload that follows each action, so its outcome stays on screen.
     let notice = RwSignal::new(None::<Notice>);
-    let detail = Resource::new(
+    let detail = resource(
         move || (id(), refresh.get()),
         |(id, _)| async move {
             match id {

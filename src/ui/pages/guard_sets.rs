@@ -6,12 +6,13 @@ use leptos::prelude::*;
 use crate::api::guard::{delete_set, list_sets, save_set};
 use crate::model::{BenchmarkSet, BenchmarkSetId, BenchmarkSetInput, Checked, SetPrompt, ADVISED_MIN_PROMPTS};
 use crate::ui::components::{ErrorBox, Layout};
+use crate::ui::hooks::resource;
 
 /// The sets page.
 #[component]
 pub fn GuardSetsPage() -> impl IntoView {
     let refresh = RwSignal::new(0u32);
-    let sets = Resource::new(move || refresh.get(), |_| list_sets());
+    let sets = resource(move || refresh.get(), |_| list_sets());
     let editing = RwSignal::new(None::<BenchmarkSetId>);
     let name = RwSignal::new(String::new());
     let prompts = RwSignal::new(String::new());

@@ -9,6 +9,7 @@ use crate::api::runs::start_run;
 use crate::error::AppError;
 use crate::model::{Agent, Checked, ConnectionPolicy, ConnectorId, LoadMode, RunPlanInput, ValidationError};
 use crate::ui::components::{invalid, number, Layout, SubmitRow};
+use crate::ui::hooks::resource;
 
 /// The per-request time limit, typed in seconds, as milliseconds.
 fn timeout_ms(raw: &str) -> Result<u64, AppError> {
@@ -172,7 +173,7 @@ struct Advanced {
 /// The connector list; the first one is chosen until the user picks another.
 #[component]
 fn ConnectorSelect(connector: RwSignal<String>) -> impl IntoView {
-    let connectors = Resource::new(|| (), |_| list_connectors());
+    let connectors = resource(|| (), |_| list_connectors());
     view! {
         <label>
             "Connector"

@@ -11,7 +11,7 @@ use crate::ui::components::{
     DistributionCharts, ErrorBox, ExportButtons, HonestyNotes, Layout, ResultsTable, ServerPanel, ShareControls,
     StatCards, TimeSlices,
 };
-use crate::ui::hooks::use_run_events;
+use crate::ui::hooks::{resource, use_run_events};
 use crate::ui::report_source::ReportSource;
 
 /// The run page.
@@ -42,7 +42,7 @@ fn duration(ms: u64) -> String {
 fn RunDetail(id: RunId) -> impl IntoView {
     let (live, points) = use_run_events(id);
     let over = Memo::new(move |_| live.get().is_some_and(|p| p.status != RunStatus::Running));
-    let report = Resource::new(move || over.get(), move |_| get_run_view(id));
+    let report = resource(move || over.get(), move |_| get_run_view(id));
     let cancel = Action::new(move |_: &()| cancel_run(id));
     view! {
         <Suspense fallback=|| view! { <p>"Loading run…"</p> }>

@@ -8,6 +8,7 @@ use crate::api::runs::{delete_run, list_runs, rename_run};
 use crate::model::iso8601_utc;
 use crate::model::{RunStatus, RunView};
 use crate::ui::components::{ErrorBox, Layout};
+use crate::ui::hooks::resource;
 
 /// Whether `run` matches a search: every word of `search` in its title or model, ignoring case.
 pub fn matches_search(run: &RunView, search: &str) -> bool {
@@ -18,7 +19,7 @@ pub fn matches_search(run: &RunView, search: &str) -> bool {
 /// The runs page.
 #[component]
 pub fn RunsPage() -> impl IntoView {
-    let runs = Resource::new(|| (), |_| list_runs());
+    let runs = resource(|| (), |_| list_runs());
     let search = RwSignal::new(String::new());
     view! {
         <Layout title="Runs">

@@ -8,6 +8,7 @@ use crate::api::connectors::list_connectors;
 use crate::api::speclab::list_ab_tests;
 use crate::model::{iso8601_utc, ConnectorId};
 use crate::ui::components::{AbForm, ErrorBox, Layout, ServerProbe};
+use crate::ui::hooks::resource;
 
 /// The Spec Lab page.
 #[component]
@@ -32,7 +33,7 @@ pub fn SpecLabPage() -> impl IntoView {
 /// A connector picker and the probe of its server.
 #[component]
 fn ProbeSection() -> impl IntoView {
-    let connectors = Resource::new(|| (), |_| list_connectors());
+    let connectors = resource(|| (), |_| list_connectors());
     let picked = RwSignal::new(None::<ConnectorId>);
     view! {
         <section>
@@ -58,7 +59,7 @@ fn ProbeSection() -> impl IntoView {
 /// The workspace's A/B tests, newest first.
 #[component]
 fn AbTestList() -> impl IntoView {
-    let tests = Resource::new(|| (), |_| list_ab_tests());
+    let tests = resource(|| (), |_| list_ab_tests());
     view! {
         <section>
             <h2>"Earlier A/B tests"</h2>

@@ -12,7 +12,7 @@ use crate::model::{trim_number, RunStatus, SweepId, SweepSummary};
 use crate::report::RepeatedReport;
 use crate::report::{ms, CapacityLevel, CapacityReport, SweepView};
 use crate::ui::components::{ErrorBox, Layout, RepeatedCompare, RepeatedFigures, SweepExportButtons};
-use crate::ui::hooks::use_poll_while;
+use crate::ui::hooks::{resource, use_poll_while};
 
 /// How often a running sweep's page reads it again.
 const POLL_MS: u64 = 1_000;
@@ -24,7 +24,7 @@ pub fn SweepPage() -> impl IntoView {
     let id = move || params.with(|p| p.get("id").and_then(|v| v.parse::<SweepId>().ok()));
     let running = RwSignal::new(true);
     let tick = use_poll_while(running, std::time::Duration::from_millis(POLL_MS));
-    let sweep = Resource::new(
+    let sweep = resource(
         move || (id(), tick.get()),
         |(id, _)| async move {
             match id {

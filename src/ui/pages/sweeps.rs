@@ -7,6 +7,7 @@ use leptos_router::components::A;
 use crate::api::sweeps::list_sweeps;
 use crate::model::iso8601_utc;
 use crate::ui::components::{ErrorBox, Layout, SweepForm};
+use crate::ui::hooks::resource;
 
 /// The Sweeps page.
 #[component]
@@ -28,7 +29,7 @@ pub fn SweepsPage() -> impl IntoView {
 /// The workspace's sweeps, newest first.
 #[component]
 fn SweepList() -> impl IntoView {
-    let sweeps = Resource::new(|| (), |_| list_sweeps());
+    let sweeps = resource(|| (), |_| list_sweeps());
     view! {
         <section>
             <h2>"Earlier sweeps"</h2>

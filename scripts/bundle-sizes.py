@@ -1,0 +1,35 @@
+#!/usr/bin/env python3
+"""The WASM each page downloads before it is interactive, per lazily loaded section: the first chunk plus every
+chunk the split manifest lists for the section, gzip -9 and zstd -19 per file as the release build leaves them.
+
+Usage: scripts/build-site.sh --front-only && scripts/bundle-sizes.py [target/site/pkg]
+"""
+import json
+import os
+import re
+import sys
+
+pkg = sys.argv[1] if len(sys.argv) > 1 else "target/site/pkg"
+
+
+def size(name, suffix):
+    path = os.path.join(pkg, name + suffix)
+    return os.path.getsize(path) if os.path.exists(path) else None
+
+
+manifest = json.load(open(os.path.join(pkg, "__wasm_split_manifest.json")))
+first = "latency-guard.wasm"
+rows = []
+for section, chunks in manifest.items():
+    files = [first] + [chunk + ".wasm" for chunk in chunks]
+    gz = sum(size(f, ".gz") or 0 for f in files)
+    zst = [size(f, ".zst") for f in files]
+    raw = sum(size(f, "") for f in files)
+    rows.append((re.sub(r"_\d+$", "", section), len(files), raw, gz, None if None in zst else sum(zst)))
+every = [f for f in os.listdir(pkg) if f.endswith(".wasm")]
+print(f"first chunk: {size(first, '')} B raw, {size(first, '.gz')} B gzip, {size(first, '.zst')} B zstd")
+print(f"all {len(every)} chunks: {sum(size(f, '.gz') for f in every)} B gzip")
+print("| section | files | raw | gzip | zstd |")
+print("|---|---|---|---|---|")
+for name, files, raw, gz, zst in sorted(rows, key=lambda r: -r[3]):
+    print(f"| {name} | {files} | {raw:,} | {gz:,} | {zst if zst is None else f'{zst:,}'} |")
