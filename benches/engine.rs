@@ -6,6 +6,9 @@
 //!    the HTTP stack, SSE decoding and chunk parsing.
 //! 2. Throughput: completed streams per second with 16 tokens and no delays, and the engine's CPU time per
 //!    1,000 chunks.
+//! 3. Where the first round's tail comes from: the overhead of a level's first round (every stream sent in the
+//!    same instant) on a fresh client, where each stream opens its connection, beside the same round sent again
+//!    at once on that client, whose connections are then open and idle.
 //!
 //! The simulator runs on core 1 and this process on core 0 when `taskset` is available.
 //! Run: `cargo bench --bench engine --no-default-features --features ssr`.
@@ -82,16 +85,22 @@ async fn run_level(client: &HttpClient, sim: &Simulator, concurrency: u32, strea
     Level { wall, cpu: cpu_seconds() - cpu0, sim_cpu: cpu_seconds_of(&sim_pid) - sim_cpu0, results }
 }
 
-/// Overhead of each successful stream sent after the first `skip`, sorted.
-fn overheads(level: &Level, skip: u64) -> Vec<f64> {
+/// Overhead of each successful stream whose send sequence number `sent` keeps, sorted.
+fn overheads(level: &Level, sent: impl Fn(u64) -> bool) -> Vec<f64> {
     let mut overhead: Vec<f64> = level
         .results
         .iter()
-        .filter(|(seq, m)| *seq >= skip && m.error.is_none())
+        .filter(|(seq, m)| sent(*seq) && m.error.is_none())
         .filter_map(|(_, m)| Some(m.ttft_ms()? - m.server_timing?.time_to_first_output_ms()?))
         .collect();
     overhead.sort_by(f64::total_cmp);
     overhead
+}
+
+/// `p50 / p99 / max` of sorted values, ms.
+fn spread(values: &[f64]) -> String {
+    let at = |p| percentile(values, p).unwrap_or(f64::NAN);
+    format!("{:.3} / {:.3} / {:.3}", at(50.0), at(99.0), at(100.0))
 }
 
 fn describe(level: &Level, concurrency: u32) -> String {
@@ -99,7 +108,7 @@ fn describe(level: &Level, concurrency: u32) -> String {
     let chunks: usize = level.results.iter().map(|(_, m)| m.timeline.chunks.len()).sum();
     // The first round starts all its streams in the same instant, so their first tokens are due in the same
     // instant too and queue behind each other (and behind connection set-up): reported apart from the rest.
-    let (steady, all) = (overheads(level, u64::from(concurrency)), overheads(level, 0));
+    let (steady, all) = (overheads(level, |seq| seq >= u64::from(concurrency)), overheads(level, |_| true));
     let at = |values: &[f64], p| percentile(values, p).unwrap_or(f64::NAN);
     format!(
         "| {concurrency:>5} | {:>6} | {failed:>3} | {:>7.3} | {:>7.3} | {:>7.3} | {:>8.0} | {:>6.1} | {:>4.0}% | {:>4.0}% |",
@@ -133,14 +142,30 @@ async fn main() {
     let only: Vec<u32> = std::env::args().filter_map(|a| a.parse().ok()).collect();
     let chosen = |c: &u32| only.is_empty() || only.contains(c);
     let sim = simulator(Some("1"), &["--ttft-ms", "50", "--itl-ms", "2", "--tokens", "64"]);
+    let mut first_rounds = Vec::new();
     for (concurrency, streams) in [(1, 200), (64, 1_280), (256, 2_560), (1_000, 5_000)] {
         if !chosen(&concurrency) {
             continue;
         }
-        let level = run_level(&client, &sim, concurrency, streams, 64).await;
+        // A fresh client per level, so the first round opens every connection it uses, as a run's first round
+        // does; then that round once more at once, on connections left open by the level.
+        let fresh = HttpClient::new().unwrap();
+        let level = run_level(&fresh, &sim, concurrency, streams, 64).await;
         println!("{}", describe(&level, concurrency));
+        let again = run_level(&fresh, &sim, concurrency, u64::from(concurrency), 64).await;
+        let first_round = |level: &Level| overheads(level, |seq| seq < u64::from(concurrency));
+        first_rounds.push((concurrency, first_round(&level), first_round(&again)));
     }
     drop(sim);
+
+    if !first_rounds.is_empty() {
+        println!("\n3. The first round's overhead, ms (p50 / p99 / max): opening its connections, or on open ones");
+        println!("| conc. | first round, each stream opens its connection | the same round on open connections |");
+        println!("|---|---|---|");
+        for (concurrency, opening, open) in &first_rounds {
+            println!("| {concurrency:>5} | {} | {} |", spread(opening), spread(open));
+        }
+    }
 
     println!("\n2. Throughput (simulator: no delays, 16 tokens)");
     print_header();
