@@ -23,20 +23,21 @@ target/tools/release/wasm-split "target/front/wasm32-unknown-unknown/$wasm_dir/$
 wasm-bindgen --target web --keep-lld-exports --out-dir "$pkg" --out-name "$name" "$split_main"
 # The hydration script loads /pkg/NAME.wasm.
 mv "$pkg/${name}_bg.wasm" "$pkg/$name.wasm"
+# Each chunk is optimised and compressed on its own, so they go through the cores side by side.
+jobs=${CARGO_BUILD_JOBS:-2}
 if [ "$mode" != debug ]; then
-  for file in "$pkg"/*.wasm; do
-    wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int "$file" -o "$file"
-  done
+  printf '%s\0' "$pkg"/*.wasm | xargs -0 -P "$jobs" -I{} \
+    wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int {} -o {} 2> >(grep -v "unknown name subsection" >&2)
 fi
 cp style/main.css "$pkg/$name.css"
 cp -r public/. "$site/"
 if [ "$mode" != debug ]; then
   # Compressed once at the best level, served as-is to browsers that accept them (the server compresses the
   # rest on the fly, at a faster level). zstd is optional: without it browsers get the gzip copy.
-  for file in "$pkg"/*.wasm "$pkg"/*.js "$pkg/$name.css"; do
-    gzip -9 -k -f "$file"
-    if command -v zstd >/dev/null; then zstd -19 -q -f "$file" -o "$file.zst"; fi
-  done
+  printf '%s\0' "$pkg"/*.wasm "$pkg"/*.js "$pkg/$name.css" | xargs -0 -P "$jobs" -n 1 gzip -9 -k -f
+  if command -v zstd >/dev/null; then
+    printf '%s\0' "$pkg"/*.wasm "$pkg"/*.js "$pkg/$name.css" | xargs -0 -P "$jobs" -I{} zstd -19 -q -f {} -o {}.zst
+  fi
 fi
 
 case "$mode" in
