@@ -43,8 +43,7 @@ impl<T: DeserializeOwned> Decodes<T> for JsonWire {
     type Error = WireError;
 
     fn decode(bytes: Bytes) -> Result<T, WireError> {
-        let text =
-            std::str::from_utf8(&bytes).map_err(|error| WireError(format!("the reply is not UTF-8: {error}")))?;
+        let text = std::str::from_utf8(&bytes).map_err(|error| WireError(format!("the JSON is not UTF-8: {error}")))?;
         from_json(text)
     }
 }
@@ -151,6 +150,6 @@ mod tests {
         let error = <JsonWire as Decodes<Reply>>::decode(Bytes::from_static(b"<html>")).unwrap_err();
         assert!(error.to_string().contains("expected value"), "{error}");
         let error = <JsonWire as Decodes<Reply>>::decode(Bytes::from_static(b"\xff")).unwrap_err();
-        assert!(error.to_string().starts_with("the reply is not UTF-8"), "{error}");
+        assert!(error.to_string().starts_with("the JSON is not UTF-8"), "{error}");
     }
 }
