@@ -21,7 +21,10 @@ step "clippy: browser" cargo clippy --lib --no-default-features --features hydra
   --target wasm32-unknown-unknown --target-dir target/front -- -D warnings
 step "unit, store, API tests" cargo nextest run --no-default-features --features ssr
 step "browser bundle (release WASM)" scripts/build-site.sh --front-only
-step "server binary" cargo build --bin latency-guard --no-default-features --features ssr
+# The browser tests run the server binary the test build just made (the CLI tests need it, built with the same
+# features): a separate `cargo build --bin` would build 43 crates again with other features (tokio's without the
+# dev-dependencies' ones), about 2.5 minutes.
+[ -x target/debug/latency-guard ] || step "server binary" cargo build --bin latency-guard --no-default-features --features ssr
 
 # Browser tests: a fresh database and data folder, the demo simulator on, the debug server the tests built.
 e2e_dir=$(mktemp -d)
