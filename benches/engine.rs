@@ -6,9 +6,16 @@
 //!    the HTTP stack, SSE decoding and chunk parsing.
 //! 2. Throughput: completed streams per second with 16 tokens and no delays, and the engine's CPU time per
 //!    1,000 chunks.
-//! 3. Where the first round's tail comes from: the overhead of a level's first round (every stream sent in the
-//!    same instant) on a fresh client, where each stream opens its connection, beside the same round sent again
-//!    at once on that client, whose connections are then open and idle.
+//! 3. Where the first round's tail comes from: the overhead of a first round (every stream sent in the same instant)
+//!    on a fresh client, where each stream opens its connection, beside the first round of table 1, whose
+//!    connections were opened before it as a run opens them (`engine::open_connections`).
+//!
+//! Every level of table 1 starts on a fresh client and opens its connections first, as a closed-loop run does, and
+//! its "all" column counts every stream, the first round's included. The 1,000-stream level runs against a
+//! simulator pacing tokens 20 ms apart (50 chunks/s per stream, 50,000 in all): at 2 ms apart it would need
+//! 500,000 SSE writes a second from the simulator's one core, which no single core makes. Its "open" column is the
+//! mean number of streams in flight (Little's law: the streams' summed durations over the wall time), so a
+//! saturated simulator shows as fewer streams open than asked for.
 //!
 //! The simulator runs on core 1 and this process on core 0 when `taskset` is available.
 //! Run: `cargo bench --bench engine --no-default-features --features ssr`.
@@ -17,7 +24,9 @@
 
 mod support;
 
-use latency_guard::engine::{measure, Call, ChatMessage, ChatRequest, HttpClient, RequestTarget, StreamOptions};
+use latency_guard::engine::{
+    measure, open_connections, Call, ChatMessage, ChatRequest, HttpClient, RequestTarget, StreamOptions,
+};
 use latency_guard::model::{BaseUrl, Job, LoadMode, Measurement};
 use latency_guard::runs::{drive, Finished};
 use latency_guard::stats::percentile;
@@ -49,11 +58,21 @@ struct Level {
     results: Vec<(u64, Measurement)>,
 }
 
+fn target_of(sim: &Simulator) -> RequestTarget {
+    RequestTarget { base_url: BaseUrl::parse(&sim.base_url).unwrap(), api_key: None, headers: BTreeMap::new() }
+}
+
+/// A fresh client with `concurrency` connections to the simulator opened, as a closed-loop run opens them.
+async fn client_with_connections(sim: &Simulator, concurrency: u32) -> HttpClient {
+    let client = HttpClient::new().unwrap();
+    let opened = open_connections(&client, &target_of(sim), concurrency, Duration::from_secs(10)).await;
+    assert_eq!(opened.kept, concurrency, "every connection opened ahead");
+    client
+}
+
 async fn run_level(client: &HttpClient, sim: &Simulator, concurrency: u32, streams: u64, tokens: u32) -> Level {
-    let base = &sim.base_url;
     let sim_pid = sim.child.id().to_string();
-    let target =
-        Arc::new(RequestTarget { base_url: BaseUrl::parse(base).unwrap(), api_key: None, headers: BTreeMap::new() });
+    let target = Arc::new(target_of(sim));
     let request = Arc::new(ChatRequest {
         model: "sim-model".into(),
         messages: vec![ChatMessage { role: "user", content: "benchmark".into() }],
@@ -110,8 +129,10 @@ fn describe(level: &Level, concurrency: u32) -> String {
     // instant too and queue behind each other (and behind connection set-up): reported apart from the rest.
     let (steady, all) = (overheads(level, |seq| seq >= u64::from(concurrency)), overheads(level, |_| true));
     let at = |values: &[f64], p| percentile(values, p).unwrap_or(f64::NAN);
+    let busy_ms: f64 = level.results.iter().map(|(_, m)| m.total_ms()).sum();
+    let open = busy_ms / (level.wall.as_secs_f64() * 1e3);
     format!(
-        "| {concurrency:>5} | {:>6} | {failed:>3} | {:>7.3} | {:>7.3} | {:>7.3} | {:>8.0} | {:>6.1} | {:>4.0}% | {:>4.0}% |",
+        "| {concurrency:>5} | {:>6} | {failed:>3} | {open:>6.0} | {:>7.3} | {:>7.3} | {:>7.3} | {:>8.0} | {:>6.1} | {:>4.0}% | {:>4.0}% |",
         level.results.len(),
         at(&steady, 50.0),
         at(&steady, 99.0),
@@ -125,10 +146,10 @@ fn describe(level: &Level, concurrency: u32) -> String {
 
 fn print_header() {
     println!(
-        "| conc. | streams | failed | overhead p50 ms (after round 1) | overhead p99 ms (after round 1) | \
+        "| conc. | streams | failed | open (mean) | overhead p50 ms (after round 1) | overhead p99 ms (after round 1) | \
          overhead p99 ms (all) | streams/s | engine CPU ms per 1000 chunks | engine core busy | simulator core busy |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -136,34 +157,37 @@ async fn main() {
     let _ = Command::new("taskset").args(["-cp", "0", &std::process::id().to_string()]).output();
     let client = HttpClient::new().unwrap();
 
-    println!("1. TTFT overhead (simulator: TTFT 50 ms, inter-token 2 ms, 64 tokens)");
+    println!("1. TTFT overhead (simulator: TTFT 50 ms, inter-token 2 ms, 64 tokens; at 1,000 streams 20 ms)");
     print_header();
     // `cargo bench --bench engine -- 64 256` runs only those concurrency levels.
     let only: Vec<u32> = std::env::args().filter_map(|a| a.parse().ok()).collect();
     let chosen = |c: &u32| only.is_empty() || only.contains(c);
-    let sim = simulator(Some("1"), &["--ttft-ms", "50", "--itl-ms", "2", "--tokens", "64"]);
+    let paced = simulator(Some("1"), &["--ttft-ms", "50", "--itl-ms", "2", "--tokens", "64"]);
+    let slow = simulator(Some("1"), &["--ttft-ms", "50", "--itl-ms", "20", "--tokens", "64"]);
     let mut first_rounds = Vec::new();
-    for (concurrency, streams) in [(1, 200), (64, 1_280), (256, 2_560), (1_000, 5_000)] {
+    for (concurrency, streams, sim) in
+        [(1, 200, &paced), (64, 1_280, &paced), (256, 2_560, &paced), (1_000, 5_000, &slow)]
+    {
         if !chosen(&concurrency) {
             continue;
         }
-        // A fresh client per level, so the first round opens every connection it uses, as a run's first round
-        // does; then that round once more at once, on connections left open by the level.
-        let fresh = HttpClient::new().unwrap();
-        let level = run_level(&fresh, &sim, concurrency, streams, 64).await;
+        let client = client_with_connections(sim, concurrency).await;
+        let level = run_level(&client, sim, concurrency, streams, 64).await;
         println!("{}", describe(&level, concurrency));
-        let again = run_level(&fresh, &sim, concurrency, u64::from(concurrency), 64).await;
+        // The same first round on a fresh client whose streams each open their connection, as before runs
+        // opened them ahead.
+        let opening = run_level(&HttpClient::new().unwrap(), sim, concurrency, u64::from(concurrency), 64).await;
         let first_round = |level: &Level| overheads(level, |seq| seq < u64::from(concurrency));
-        first_rounds.push((concurrency, first_round(&level), first_round(&again)));
+        first_rounds.push((concurrency, first_round(&opening), first_round(&level)));
     }
-    drop(sim);
+    drop((paced, slow));
 
     if !first_rounds.is_empty() {
-        println!("\n3. The first round's overhead, ms (p50 / p99 / max): opening its connections, or on open ones");
-        println!("| conc. | first round, each stream opens its connection | the same round on open connections |");
+        println!("\n3. The first round's overhead, ms (p50 / p99 / max): each stream opening its connection, or opened ahead");
+        println!("| conc. | first round, each stream opens its connection | first round, connections opened ahead (runs do this) |");
         println!("|---|---|---|");
-        for (concurrency, opening, open) in &first_rounds {
-            println!("| {concurrency:>5} | {} | {} |", spread(opening), spread(open));
+        for (concurrency, opening, opened) in &first_rounds {
+            println!("| {concurrency:>5} | {} | {} |", spread(opening), spread(opened));
         }
     }
 

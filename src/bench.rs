@@ -331,6 +331,7 @@ async fn measure_here(args: &BenchArgs, config: Option<&std::path::Path>) -> Res
         input_price_per_mtok: prices.0,
         output_price_per_mtok: prices.1,
         stream_options_rejected: outcome.stream_options_rejected,
+        opened_ahead: outcome.opened_ahead,
         failure: outcome.failure,
         created_at_ms: started_ms,
         finished_at_ms: Some(crate::clock::Clock::now_ms(&crate::clock::SystemClock)),

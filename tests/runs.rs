@@ -168,6 +168,31 @@ async fn failed_requests_are_iterations_with_an_error_class_and_the_run_complete
     assert!(error.starts_with("http_401: "), "{error}");
 }
 
+/// A closed loop's first round runs on connections opened before it, as every later round does: the endpoint sees
+/// one connection per request in flight and no more, and the report says so.
+#[tokio::test]
+async fn a_closed_loop_run_opens_its_connections_before_its_first_request_and_says_so() {
+    let app = spawn_app().await;
+    let sim = sim::spawn_local(SimConfig::fixed_ms(20, 1, 4)).await.unwrap();
+    let (_, cookie) = app.session_for("owner").await;
+    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let run = start(&app, &cookie, plan(&connector, 6, json!({"kind": "closed", "concurrency": 6}))).await;
+    follow(&app, &cookie, &run).await;
+
+    let reply = report(&app, &cookie, &run).await;
+    assert_eq!(reply["run"]["openedAhead"], json!({"asked": 6, "kept": 6, "http2": false}));
+    let results = reply["snapshot"]["results"].as_array().unwrap();
+    assert!(results.iter().all(|r| r["error"].is_null() && r["reconnects"] == 0), "{results:?}");
+    let notes = reply["snapshot"]["honesty"].to_string();
+    assert!(
+        notes.contains("the run's 6 connection(s), one per request in flight, were opened before its first request"),
+        "{notes}"
+    );
+    let stats: Value = reqwest::get(format!("http://{}/sim/stats", sim.addr())).await.unwrap().json().await.unwrap();
+    assert_eq!(stats["completed"], 13, "1 warm-up + 2 prompts × 6 iterations");
+    assert_eq!(stats["connections"], 7, "six for the run's 13 requests, one for this request: {stats}");
+}
+
 #[tokio::test]
 async fn an_open_loop_run_reports_its_schedule_and_latency_from_the_intended_send() {
     let app = spawn_app().await;
@@ -181,6 +206,7 @@ async fn an_open_loop_run_reports_its_schedule_and_latency_from_the_intended_sen
     let honesty = report["snapshot"]["honesty"].to_string();
     assert!(honesty.contains("open loop at 100 request(s)/s (Poisson arrivals)"), "{honesty}");
     assert!(honesty.contains("intended send time"), "{honesty}");
+    assert_eq!(report["run"]["openedAhead"], Value::Null, "an open loop's need is not known ahead");
     assert!(
         report["summary"]["totalFromIntended"]["p50"].as_f64().unwrap()
             >= report["summary"]["total"]["p50"].as_f64().unwrap()
@@ -344,6 +370,7 @@ async fn a_server_closing_kept_alive_connections_shows_no_false_errors() {
     assert!(results.iter().all(|r| r["error"].is_null() && r["reconnects"] == 0), "{results:?}");
     assert!(reply["snapshot"]["honesty"].to_string().contains("a fresh connection per request"));
     assert_eq!(reply["run"]["plan"]["connections"], "fresh");
+    assert_eq!(reply["run"]["openedAhead"], Value::Null, "set-up is measured on purpose");
 }
 
 /// A long prompt is sent whole but carried once: rows shorten it, so the report reply, the run page and the shared

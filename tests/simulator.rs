@@ -156,3 +156,33 @@ async fn slots_queue_requests_and_the_wait_is_part_of_the_first_token() {
     let alone = first_token_ms(sim.base_url(), client.clone()).await;
     assert!(alone < 75.0, "slots freed by clients that left: {alone} ms");
 }
+
+/// Several workers share one port: every request is answered whole whichever worker's listener the kernel gave its
+/// connection to, the counters are the simulator's, not a worker's, and stopping stops them all.
+#[tokio::test]
+async fn workers_share_the_port_and_the_counters_and_stop_together() {
+    let sim = sim::spawn_workers(config(4), "127.0.0.1:0".parse().unwrap(), 3).await.unwrap();
+    let fresh = reqwest::Client::builder().pool_max_idle_per_host(0).build().unwrap();
+    let body = json!({"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": true});
+    let sends = (0..60).map(|_| {
+        let request = fresh.post(format!("{}/chat/completions", sim.base_url())).json(&body).send();
+        async move { request.await.unwrap().text().await.unwrap() }
+    });
+    let answers = futures::future::join_all(sends).await;
+    assert!(answers.iter().all(|a| a.matches("lorem").count() == 1 && a.ends_with("data: [DONE]\n\n")), "{answers:?}");
+
+    let stats: Value =
+        fresh.get(format!("http://{}/sim/stats", sim.addr())).send().await.unwrap().json().await.unwrap();
+    assert_eq!(stats["completed"], 60);
+    assert_eq!(stats["connections"], 61, "one per request and this one: {stats}");
+    let per_worker: Vec<u64> =
+        stats["connectionsPerWorker"].as_array().unwrap().iter().map(|n| n.as_u64().unwrap()).collect();
+    assert_eq!(per_worker.len(), 3);
+    assert!(per_worker.iter().filter(|n| **n > 0).count() >= 2, "the kernel spread the connections: {per_worker:?}");
+
+    let addr = sim.addr();
+    sim.stop();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let refused = fresh.get(format!("http://{addr}/sim/stats")).timeout(Duration::from_secs(2)).send().await;
+    assert!(refused.is_err(), "a stopped simulator answers nothing: {refused:?}");
+}

@@ -289,7 +289,7 @@ async fn runs_store_iterations_in_order_and_running_runs_become_interrupted(db: 
     assert_eq!((run.status, run.finished_at_ms), (RunStatus::Interrupted, Some(9_000)));
     assert!(!store.request_cancel(ws, id).await.unwrap(), "an ended run cannot be cancelled");
     assert_eq!(store.heartbeat_runs("replica-1", 9_500).await.unwrap(), vec![], "nor does it keep a heartbeat");
-    store.finish_run(id, RunStatus::Completed, None, false, 10_000).await.unwrap();
+    store.finish_run(id, RunStatus::Completed, None, false, None, 10_000).await.unwrap();
     assert_eq!(store.get_run(ws, id).await.unwrap().status, RunStatus::Interrupted, "an ended run stays ended");
     // Deleting the connector later keeps the run and its report.
     store.delete_connector(ws, connector.id).await.unwrap();
@@ -324,7 +324,7 @@ async fn share_links_belong_to_one_report_of_one_workspace(db: &TestDb) {
     store.rename_run(ws, run, "Renamed").await.unwrap();
     assert_eq!(store.get_run(ws, run).await.unwrap().title, "Renamed");
     assert!(!store.delete_run(ws, run).await.unwrap(), "a running run is not deleted");
-    store.finish_run(run, latency_guard::model::RunStatus::Completed, None, false, 40).await.unwrap();
+    store.finish_run(run, latency_guard::model::RunStatus::Completed, None, false, None, 40).await.unwrap();
     store.share_report(ws, run, "h-3", 50).await.unwrap();
     assert!(matches!(store.delete_run(other, run).await, Err(StoreError::NotFound)));
     assert!(store.delete_run(ws, run).await.unwrap());

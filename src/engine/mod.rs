@@ -4,6 +4,7 @@
 pub mod chunk;
 mod connection_test;
 mod measure;
+mod preopen;
 mod redact;
 mod request;
 pub mod sse;
@@ -13,5 +14,6 @@ pub use measure::{
     measure, measure_dropping_rejected_stream_options, rejects_stream_options, Call, ERROR_DETAIL_CHARS,
     MAX_CHUNK_MARKS, MAX_COMPLETION_BODY_BYTES, MAX_ERROR_BODY_BYTES,
 };
+pub use preopen::open_connections;
 pub use redact::{Redactor, REDACTED};
 pub use request::{ChatMessage, ChatRequest, RequestTarget, StreamOptions};

@@ -89,7 +89,7 @@ pub use measurement::{
 pub use progress::{LivePoint, RunProgress, RunUpdate};
 #[cfg(test)]
 pub(crate) use run::fixtures;
-pub use run::{limits, Agent, ConnectionPolicy, Job, LoadMode, RunPlan, RunPlanInput, RunStatus, RunView};
+pub use run::{limits, Agent, ConnectionPolicy, Job, LoadMode, OpenedAhead, RunPlan, RunPlanInput, RunStatus, RunView};
 pub use schedule_detail::{BaselineInfo, PinnableRun, ScheduleDetail};
 pub use siwe_message::{eip55_address, hex_utf8, short_address, siwe_message_text, AddressError, NonceGrant};
 pub use slo::{parse_slos, Slo, SloMetric, SloScope, MAX_SLOS};

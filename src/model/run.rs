@@ -57,6 +57,19 @@ pub enum ConnectionPolicy {
     Fresh,
 }
 
+/// The connections a closed-loop run on reused connections opened before its first request, so that its first
+/// round, like every later one, is measured on open connections (`engine::open_connections`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OpenedAhead {
+    /// One per request the run keeps in flight.
+    pub asked: u32,
+    /// Answered on a connection the server kept open.
+    pub kept: u32,
+    /// The endpoint answered over HTTP/2, whose requests share connections.
+    pub http2: bool,
+}
+
 /// A run as a user submits it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -360,6 +373,7 @@ pub(crate) mod fixtures {
             input_price_per_mtok: None,
             output_price_per_mtok: None,
             stream_options_rejected: false,
+            opened_ahead: None,
             failure: None,
             created_at_ms: 0,
             finished_at_ms: Some(1),
@@ -523,6 +537,10 @@ pub struct RunView {
     pub total_requests: u64,
     /// Whether the endpoint rejected `stream_options` (so streamed token counts were estimated).
     pub stream_options_rejected: bool,
+    /// The connections opened before the first request; `None` when none were (open loop, a fresh connection
+    /// per request, or a run from before this was done).
+    #[serde(default)]
+    pub opened_ahead: Option<OpenedAhead>,
     /// Why the run failed, if it did.
     pub failure: Option<String>,
     /// Start, unix ms.

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::ReportStats;
-use crate::model::{LoadMode, RunId, RunView};
+use crate::model::{ConnectionPolicy, LoadMode, RunId, RunView};
 use crate::stats::RunSummary;
 
 /// One side of a comparison.
@@ -95,6 +95,7 @@ pub fn comparability_warnings(baseline: &RunView, candidate: &RunView) -> Vec<St
     );
     differs("load", mode_text(a.mode), mode_text(b.mode));
     differs("temperature", a.temperature.to_string(), b.temperature.to_string());
+    differs("connections", connections_text(baseline), connections_text(candidate));
     if a.prompts != b.prompts || a.agent.system_prompt != b.agent.system_prompt {
         warnings.push(format!(
             "Different prompt sets: {} prompt(s) vs {}, or a different system prompt; output lengths and so total \
@@ -107,6 +108,15 @@ pub fn comparability_warnings(baseline: &RunView, candidate: &RunView) -> Vec<St
         warnings.push("Both sides are the same run.".into());
     }
     warnings
+}
+
+/// How a run's requests got their connections, as far as it moves the first round's latency.
+fn connections_text(run: &RunView) -> String {
+    match (run.plan.connections, run.opened_ahead) {
+        (ConnectionPolicy::Fresh, _) => "a fresh connection per request".into(),
+        (ConnectionPolicy::Reuse, Some(_)) => "reused, opened before the first request".into(),
+        (ConnectionPolicy::Reuse, None) => "reused, the first requests opening them".into(),
+    }
 }
 
 /// `candidate − baseline` and its percentage of the baseline (`None` when the baseline is 0).

@@ -1,6 +1,8 @@
 //! The report's notes: sample size, how every figure was computed, and what was not measurable.
 
-use crate::model::{ConnectionPolicy, IterationRecord, LoadMode, RunStatus, RunView, TokenSource, ROW_PROMPT_CHARS};
+use crate::model::{
+    ConnectionPolicy, IterationRecord, LoadMode, OpenedAhead, RunStatus, RunView, TokenSource, ROW_PROMPT_CHARS,
+};
 use crate::stats::{RunSummary, PERCENTILE_METHOD};
 
 fn ms(v: f64) -> String {
@@ -101,6 +103,7 @@ pub fn honesty_notes(run: &RunView, results: &[IterationRecord], summary: &RunSu
             reconnected.iter().map(|r| r.reconnects).sum::<u32>()
         ));
     }
+    notes.extend(run.opened_ahead.map(opened_ahead_note));
     if run.plan.connections == ConnectionPolicy::Fresh {
         notes.push("Connections: a fresh connection per request, as the run asked: every latency includes connection set-up (TCP, and TLS for https), which reused connections would not pay.".into());
     }
@@ -166,4 +169,36 @@ pub fn honesty_notes(run: &RunView, results: &[IterationRecord], summary: &RunSu
         RunStatus::Completed => {}
     }
     notes
+}
+
+/// What opening the connections ahead did to the first round.
+fn opened_ahead_note(opened: OpenedAhead) -> String {
+    let OpenedAhead { asked, kept, http2 } = opened;
+    let how = "with one unmeasured HEAD {base}/models each, all at once";
+    if http2 && kept > 0 {
+        return format!("Connections: opened before the first request ({how}); the endpoint answered over HTTP/2, which carries many requests on one connection, so the first round's times do not include connection set-up, like later rounds' times.");
+    }
+    if kept >= asked {
+        return format!("Connections: the run's {asked} connection(s), one per request in flight, were opened before its first request ({how}), so the first round's times, like every later round's, do not include connection set-up.");
+    }
+    format!("Connections: {kept} of the run's {asked} connection(s) were opened before its first request ({how}); the rest got no answer in time or were announced as closing, so up to {} first request(s) opened their own connection and their times include its set-up (TCP, and TLS for https).", asked - kept)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn says_whether_the_first_round_paid_for_connection_set_up() {
+        let all = opened_ahead_note(OpenedAhead { asked: 8, kept: 8, http2: false });
+        assert!(all.contains("the run's 8 connection(s), one per request in flight, were opened before"), "{all}");
+        assert!(all.contains("do not include connection set-up"), "{all}");
+        let some = opened_ahead_note(OpenedAhead { asked: 8, kept: 5, http2: false });
+        assert!(some.contains("5 of the run's 8 connection(s)"), "{some}");
+        assert!(some.contains("up to 3 first request(s) opened their own connection"), "{some}");
+        let none = opened_ahead_note(OpenedAhead { asked: 4, kept: 0, http2: false });
+        assert!(none.contains("0 of the run's 4") && none.contains("include its set-up"), "{none}");
+        let shared = opened_ahead_note(OpenedAhead { asked: 64, kept: 64, http2: true });
+        assert!(shared.contains("HTTP/2, which carries many requests on one connection"), "{shared}");
+    }
 }

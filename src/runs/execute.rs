@@ -9,14 +9,19 @@ use tokio_util::sync::CancellationToken;
 
 use super::driver::{drive, Finished};
 use crate::engine::{
-    measure_dropping_rejected_stream_options, ChatMessage, ChatRequest, HttpClient, RequestTarget, StreamOptions,
+    measure_dropping_rejected_stream_options, open_connections, ChatMessage, ChatRequest, HttpClient, RequestTarget,
+    StreamOptions,
 };
-use crate::model::{IterationRecord, Job, Measurement, RetriedAttempt, RetryCause, RunPlan};
+use crate::model::{
+    ConnectionPolicy, IterationRecord, Job, LoadMode, Measurement, OpenedAhead, RetriedAttempt, RetryCause, RunPlan,
+};
 
 /// Finished iterations handed over per batch at most.
 const BATCH: usize = 256;
 /// Finished iterations waiting for the sink at most; a slow sink slows the run instead of growing memory.
 const PENDING: usize = 4_096;
+/// The longest wait for connections opened ahead; a slower endpoint's first requests open their own.
+const OPEN_AHEAD_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Everything a run needs to send its requests.
 pub struct Execution {
@@ -41,6 +46,8 @@ pub struct Execution {
 pub struct Outcome {
     /// The endpoint rejected `stream_options`, so it was dropped for the rest of the run.
     pub stream_options_rejected: bool,
+    /// The connections opened before the first request (closed loop on reused connections only).
+    pub opened_ahead: Option<OpenedAhead>,
     /// Why the run stopped early, if it failed (a sink error or a crashed driver).
     pub failure: Option<String>,
 }
@@ -69,6 +76,7 @@ pub enum SinkError {
 pub async fn execute(run: Execution, sink: &mut impl BatchSink) -> Outcome {
     let Execution { plan, target, model, client, seed, cancel, prices } = run;
     let client = client.with_policy(plan.connections);
+    let opened_ahead = open_ahead(&plan, &client, &target, &cancel).await;
     let rejected = Arc::new(AtomicBool::new(false));
     let (tx, mut rx) = mpsc::channel::<Finished>(PENDING);
     let executor = {
@@ -137,7 +145,27 @@ pub async fn execute(run: Execution, sink: &mut impl BatchSink) -> Outcome {
     if driver.await.is_err() {
         failure.get_or_insert_with(|| "the load driver stopped unexpectedly".to_string());
     }
-    Outcome { stream_options_rejected: rejected.load(Ordering::Relaxed), failure }
+    Outcome { stream_options_rejected: rejected.load(Ordering::Relaxed), opened_ahead, failure }
+}
+
+/// A closed loop on reused connections holds `concurrency` connections all run long, so they are opened before the
+/// first request and its first round is timed as every later one is. An open loop's need is not known ahead, and
+/// a run that asked for a fresh connection per request measures the set-up on purpose.
+async fn open_ahead(
+    plan: &RunPlan,
+    client: &HttpClient,
+    target: &RequestTarget,
+    cancel: &CancellationToken,
+) -> Option<OpenedAhead> {
+    let LoadMode::Closed { concurrency } = plan.mode else { return None };
+    if plan.connections != ConnectionPolicy::Reuse {
+        return None;
+    }
+    let timeout = Duration::from_millis(plan.timeout_ms).min(OPEN_AHEAD_TIMEOUT);
+    tokio::select! {
+        opened = open_connections(client, target, concurrency, timeout) => Some(opened),
+        () = cancel.cancelled() => None,
+    }
 }
 
 /// How long to wait before retrying a 429: the reply's `Retry-After` when it is between 0 and 60 s (as

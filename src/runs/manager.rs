@@ -224,6 +224,7 @@ impl RunManager {
                 status,
                 outcome.failure.as_deref(),
                 outcome.stream_options_rejected,
+                outcome.opened_ahead,
                 finished_at,
             )
         })

@@ -12,10 +12,13 @@ use std::sync::Arc;
 use tokio::net::TcpListener;
 use tower::ServiceExt;
 
-/// Accepts connections until the task is aborted; each serves one request.
-pub(super) async fn serve(listener: TcpListener, app: Router) {
+use super::completion::SimState;
+
+/// Accepts connections until the task is aborted, counting them; each serves one request.
+pub(super) async fn serve(listener: TcpListener, app: Router, state: SimState) {
     loop {
         let Ok((tcp, _)) = listener.accept().await else { continue };
+        state.count_connection();
         let _ = tcp.set_nodelay(true);
         tokio::spawn(one_response(tcp, app.clone()));
     }

@@ -72,10 +72,24 @@ pub(super) struct SimState {
     pub completed: Arc<std::sync::atomic::AtomicU64>,
     /// Serving slots (`--slots`); a fair semaphore, so waiting requests are served in arrival order.
     pub slots: Option<Arc<tokio::sync::Semaphore>>,
+    /// Connections accepted by each worker (`GET /sim/stats`): how many a client opened, and how evenly the
+    /// kernel spread them.
+    pub connections: Arc<[std::sync::atomic::AtomicU64]>,
+    /// This worker's place in `connections`.
+    pub worker: usize,
+}
+
+impl SimState {
+    /// Counts a connection this worker accepted.
+    pub fn count_connection(&self) {
+        if let Some(count) = self.connections.get(self.worker) {
+            count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
 }
 
 pub(super) async fn chat_completions(
-    State(SimState { config, timer, completed, slots }): State<SimState>,
+    State(SimState { config, timer, completed, slots, .. }): State<SimState>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
@@ -184,7 +198,14 @@ async fn complete(plan: Plan) -> Response {
     .into_response()
 }
 
-/// `GET /sim/stats`: how many responses were sent to their end (for benchmarks that count what a crash lost).
+/// `GET /sim/stats`: how many responses were sent to their end (for benchmarks that count what a crash lost) and
+/// how many connections were accepted.
 pub(super) async fn stats(State(state): State<SimState>) -> Json<Value> {
-    Json(json!({"completed": state.completed.load(std::sync::atomic::Ordering::Relaxed)}))
+    use std::sync::atomic::Ordering::Relaxed;
+    let per_worker: Vec<u64> = state.connections.iter().map(|c| c.load(Relaxed)).collect();
+    Json(json!({
+        "completed": state.completed.load(Relaxed),
+        "connections": per_worker.iter().sum::<u64>(),
+        "connectionsPerWorker": per_worker,
+    }))
 }

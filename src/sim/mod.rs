@@ -19,14 +19,25 @@ use axum::routing::{get, post};
 use axum::serve::ListenerExt;
 use axum::Router;
 use std::net::SocketAddr;
+use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpSocket};
+use tokio_util::sync::CancellationToken;
 
 /// A running simulator.
 #[derive(Debug)]
 pub struct SimHandle {
     addr: SocketAddr,
-    task: tokio::task::JoinHandle<()>,
+    workers: Workers,
+}
+
+/// Where a simulator serves.
+#[derive(Debug)]
+enum Workers {
+    /// A task of the caller's runtime.
+    Task(tokio::task::JoinHandle<()>),
+    /// Threads of its own, each with a runtime, a listener on the shared port and a timer of its own.
+    Threads(CancellationToken),
 }
 
 impl SimHandle {
@@ -42,44 +53,107 @@ impl SimHandle {
 
     /// Stops serving.
     pub fn stop(self) {
-        self.task.abort();
+        match self.workers {
+            Workers::Task(task) => task.abort(),
+            Workers::Threads(stop) => stop.cancel(),
+        }
+    }
+}
+
+/// The simulator's routes, sharing `state` (each worker gets a timer of its own).
+fn router_with(state: completion::SimState) -> Router {
+    Router::new()
+        .route("/v1/chat/completions", post(completion::chat_completions))
+        .route("/v1/models", get(completion::models))
+        .route("/sim/stats", get(completion::stats))
+        .with_state(state)
+}
+
+/// What `workers` workers share, as worker 0 sees it.
+fn shared_state(config: SimConfig, workers: usize) -> completion::SimState {
+    completion::SimState {
+        slots: config.slots.map(|n| Arc::new(tokio::sync::Semaphore::new(n as usize))),
+        config: Arc::new(config),
+        timer: timing::DeadlineTimer::default(),
+        completed: Arc::default(),
+        connections: (0..workers).map(|_| AtomicU64::new(0)).collect(),
+        worker: 0,
     }
 }
 
 /// The simulator's routes.
 pub fn router(config: SimConfig) -> Router {
-    Router::new()
-        .route("/v1/chat/completions", post(completion::chat_completions))
-        .route("/v1/models", get(completion::models))
-        .route("/sim/stats", get(completion::stats))
-        .with_state(completion::SimState {
-            slots: config.slots.map(|n| Arc::new(tokio::sync::Semaphore::new(n as usize))),
-            config: Arc::new(config),
-            timer: timing::DeadlineTimer::default(),
-            completed: Arc::default(),
-        })
+    router_with(shared_state(config, 1))
 }
 
-/// Binds `addr` (port 0 picks a free one) and serves in the background.
+/// Binds `addr` (port 0 picks a free one) and serves in the background, as a task of the caller's runtime.
 pub async fn spawn(config: SimConfig, addr: SocketAddr) -> std::io::Result<SimHandle> {
     let listener = TcpListener::bind(addr).await?;
     let addr = listener.local_addr()?;
     let closing = config.close_after_response;
-    let app = router(config);
-    let task = tokio::spawn(async move {
-        if closing {
-            return closing::serve(listener, app).await;
-        }
-        // Without TCP_NODELAY, Nagle's algorithm holds each small SSE write until the client's (delayed) ACK:
-        // up to 40 ms per chunk, which would make the simulator's timings a lie.
-        let listener = listener.tap_io(|tcp| {
-            let _ = tcp.set_nodelay(true);
-        });
-        if let Err(e) = axum::serve(listener, app).await {
-            tracing::error!(error = %e, "simulator stopped");
-        }
+    let state = shared_state(config, 1);
+    let task = tokio::spawn(serve(listener, state, closing));
+    Ok(SimHandle { addr, workers: Workers::Task(task) })
+}
+
+/// Binds `addr` `workers` times (`SO_REUSEPORT`: the kernel spreads connections over the listeners) and serves
+/// each listener on a thread of its own with a single-threaded runtime and its own deadline timer, so the
+/// simulator uses as many cores as it has workers: one timer loop serves every stream of its worker, and on one
+/// core it was the limit near a thousand streams. Counters and serving slots are shared by all workers.
+pub async fn spawn_workers(config: SimConfig, addr: SocketAddr, workers: usize) -> std::io::Result<SimHandle> {
+    let workers = workers.max(1);
+    let first = reusable_listener(addr)?;
+    let addr = first.local_addr()?;
+    let mut listeners = vec![first];
+    for _ in 1..workers {
+        listeners.push(reusable_listener(addr)?);
+    }
+    let closing = config.close_after_response;
+    let state = shared_state(config, workers);
+    let stop = CancellationToken::new();
+    for (index, listener) in listeners.into_iter().enumerate() {
+        let listener = listener.into_std()?;
+        let state = completion::SimState { timer: timing::DeadlineTimer::default(), worker: index, ..state.clone() };
+        let (stop, runtime) = (stop.clone(), tokio::runtime::Builder::new_current_thread().enable_all().build()?);
+        std::thread::Builder::new().name(format!("sim-worker-{index}")).spawn(move || {
+            runtime.block_on(async move {
+                match TcpListener::from_std(listener) {
+                    Ok(listener) => tokio::select! {
+                        () = serve(listener, state, closing) => {}
+                        () = stop.cancelled() => {}
+                    },
+                    Err(e) => tracing::error!(error = %e, worker = index, "simulator worker cannot listen"),
+                }
+            });
+        })?;
+    }
+    Ok(SimHandle { addr, workers: Workers::Threads(stop) })
+}
+
+/// A listener on `addr` that other listeners may share (`SO_REUSEPORT`).
+fn reusable_listener(addr: SocketAddr) -> std::io::Result<TcpListener> {
+    let socket = if addr.is_ipv4() { TcpSocket::new_v4()? } else { TcpSocket::new_v6()? };
+    socket.set_reuseport(true)?;
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(1_024)
+}
+
+/// Serves `listener` until the task ends, counting the connections it accepts.
+async fn serve(listener: TcpListener, state: completion::SimState, closing: bool) {
+    let app = router_with(state.clone());
+    if closing {
+        return closing::serve(listener, app, state).await;
+    }
+    // Without TCP_NODELAY, Nagle's algorithm holds each small SSE write until the client's (delayed) ACK:
+    // up to 40 ms per chunk, which would make the simulator's timings a lie.
+    let listener = listener.tap_io(move |tcp| {
+        let _ = tcp.set_nodelay(true);
+        state.count_connection();
     });
-    Ok(SimHandle { addr, task })
+    if let Err(e) = axum::serve(listener, app).await {
+        tracing::error!(error = %e, "simulator stopped");
+    }
 }
 
 /// Serves `config` on a free loopback port in the background: the usual set-up of tests, benchmarks and the
@@ -101,5 +175,5 @@ pub async fn spawn_hostile(kind: Hostile, addr: SocketAddr) -> std::io::Result<S
             tracing::error!(error = %e, "hostile endpoint stopped");
         }
     });
-    Ok(SimHandle { addr, task })
+    Ok(SimHandle { addr, workers: Workers::Task(task) })
 }

@@ -8,8 +8,8 @@ use sqlx::Row;
 use super::workspaces::parse_id;
 use super::{bool_to_db, from_json, to_json, Store, StoreError};
 use crate::model::{
-    Connector, ConnectorId, IterationRecord, Measurement, RunId, RunPlan, RunStatus, RunView, ServerMetrics,
-    TokenSource, WorkspaceId,
+    Connector, ConnectorId, IterationRecord, Measurement, OpenedAhead, RunId, RunPlan, RunStatus, RunView,
+    ServerMetrics, TokenSource, WorkspaceId,
 };
 use crate::report::{page_count, IterationPage, ReportSnapshot, SortKey, TableQuery};
 use crate::stats::RunSummary;
@@ -19,7 +19,7 @@ const ITERATION_COLUMNS: &str = "seq, prompt_index, iteration, warmup, ttft_ms, 
      itl_ms, max_itl_ms, itl_gaps, sent_at_ms";
 
 const RUN_COLUMNS: &str = "id, title, plan, base_url, model, input_price_per_mtok, output_price_per_mtok, status, \
-     total_requests, stream_options_rejected, failure, created_at, finished_at";
+     total_requests, stream_options_rejected, opened_ahead, failure, created_at, finished_at";
 
 impl Store {
     /// Records a new run of `plan` against `connector`, status `running`, driven by the server process `owner`.
@@ -116,15 +116,18 @@ impl Store {
         status: RunStatus,
         failure: Option<&str>,
         stream_options_rejected: bool,
+        opened_ahead: Option<OpenedAhead>,
         now_ms: i64,
     ) -> Result<(), StoreError> {
+        let opened_ahead = opened_ahead.as_ref().map(to_json).transpose()?;
         sqlx::query(
-            "UPDATE runs SET status = $1, failure = $2, stream_options_rejected = $3, finished_at = $4 \
-             WHERE id = $5 AND status = 'running'",
+            "UPDATE runs SET status = $1, failure = $2, stream_options_rejected = $3, opened_ahead = $4, \
+             finished_at = $5 WHERE id = $6 AND status = 'running'",
         )
         .bind(status.as_str())
         .bind(failure)
         .bind(bool_to_db(stream_options_rejected))
+        .bind(opened_ahead)
         .bind(now_ms)
         .bind(run.to_string())
         .execute(&self.pool)
@@ -439,6 +442,7 @@ fn run_from_row(row: &AnyRow) -> Result<RunView, StoreError> {
         output_price_per_mtok: row.try_get("output_price_per_mtok")?,
         total_requests: to_u64(Some(row.try_get("total_requests")?)).unwrap_or(0),
         stream_options_rejected: row.try_get::<i64, _>("stream_options_rejected")? != 0,
+        opened_ahead: row.try_get::<Option<String>, _>("opened_ahead")?.as_deref().map(from_json).transpose()?,
         failure: row.try_get("failure")?,
         created_at_ms: row.try_get("created_at")?,
         finished_at_ms: row.try_get("finished_at")?,
