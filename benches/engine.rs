@@ -14,8 +14,9 @@
 //! its "all" column counts every stream, the first round's included. The 1,000-stream level runs against a
 //! simulator pacing tokens 20 ms apart (50 chunks/s per stream, 50,000 in all): at 2 ms apart it would need
 //! 500,000 SSE writes a second from the simulator's one core, which no single core makes. Its "open" column is the
-//! mean number of streams in flight (Little's law: the streams' summed durations over the wall time), so a
-//! saturated simulator shows as fewer streams open than asked for.
+//! mean number of streams in flight (Little's law: the streams' summed durations over the wall time), and "stream
+//! ms" the mean time from send to end of stream, which a simulator keeping its schedule holds at TTFT + 63 gaps
+//! (176 ms at 2 ms, 1,310 ms at 20 ms): a late simulator shows as longer streams and fewer streams per second.
 //!
 //! The simulator runs on core 1 and this process on core 0 when `taskset` is available.
 //! Run: `cargo bench --bench engine --no-default-features --features ssr`.
@@ -131,8 +132,9 @@ fn describe(level: &Level, concurrency: u32) -> String {
     let at = |values: &[f64], p| percentile(values, p).unwrap_or(f64::NAN);
     let busy_ms: f64 = level.results.iter().map(|(_, m)| m.total_ms()).sum();
     let open = busy_ms / (level.wall.as_secs_f64() * 1e3);
+    let mean_stream_ms = busy_ms / level.results.len().max(1) as f64;
     format!(
-        "| {concurrency:>5} | {:>6} | {failed:>3} | {open:>6.0} | {:>7.3} | {:>7.3} | {:>7.3} | {:>8.0} | {:>6.1} | {:>4.0}% | {:>4.0}% |",
+        "| {concurrency:>5} | {:>6} | {failed:>3} | {open:>6.0} | {mean_stream_ms:>8.1} | {:>7.3} | {:>7.3} | {:>7.3} | {:>8.0} | {:>6.1} | {:>4.0}% | {:>4.0}% |",
         level.results.len(),
         at(&steady, 50.0),
         at(&steady, 99.0),
@@ -146,10 +148,10 @@ fn describe(level: &Level, concurrency: u32) -> String {
 
 fn print_header() {
     println!(
-        "| conc. | streams | failed | open (mean) | overhead p50 ms (after round 1) | overhead p99 ms (after round 1) | \
+        "| conc. | streams | failed | open (mean) | stream ms (mean) | overhead p50 ms (after round 1) | overhead p99 ms (after round 1) | \
          overhead p99 ms (all) | streams/s | engine CPU ms per 1000 chunks | engine core busy | simulator core busy |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
 }
 
 #[tokio::main(flavor = "current_thread")]
