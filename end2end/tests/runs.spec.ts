@@ -43,6 +43,18 @@ test("a run of 10 iterations at concurrency 2 against the demo connector ends in
   await expect(page.locator("#cdf svg polyline.cdf-line")).toHaveCount(2);
   await page.screenshot({ path: "test-results/run-report.png", fullPage: true });
 
+  // Opened again, the finished run's page has all it shows: it neither follows the run's event stream (which
+  // sends every iteration again as points, 7 MB at 100,000) nor fetches its report a second time.
+  const requests: string[] = [];
+  page.on("request", (r) => requests.push(new URL(r.url()).pathname));
+  await page.goto(page.url());
+  await expect(page.locator(".export-buttons")).toHaveAttribute("data-hydrated", "true");
+  await expect(page.locator(".export-buttons")).toHaveAttribute("data-fetch-ms", /\d/); // idle: the export fetch is done
+  await expect(page.locator("#stat-n .stat-value")).toHaveText("10 (10 ok)");
+  await expect(page.locator(".chart-box svg.scatter circle.ttft")).toHaveCount(11);
+  expect(requests.filter((p) => p.endsWith("/events") || p === "/api/runs/view")).toEqual([]);
+  expect(requests).toContain("/api/runs/export");
+
   await page.click("a[href='/runs']");
   await expect(page.locator("tr.run-row").first()).toContainText("completed");
   expect(errors).toEqual([]);

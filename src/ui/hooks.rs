@@ -39,15 +39,28 @@ pub fn use_poll_while(running: RwSignal<bool>, every: std::time::Duration) -> Rw
     tick
 }
 
-/// Follows `/api/runs/{id}/events`: the latest counters and every point so far. The connection closes at the
-/// run's `end` event or when the page goes away.
-pub fn use_run_events(run: RunId) -> (ReadSignal<Option<RunProgress>>, ReadSignal<Vec<LivePoint>>) {
+/// Follows `/api/runs/{id}/events` once `follow` holds (the page shows the run as running): the latest counters and
+/// every point so far. The connection closes at the run's `end` event or when the page goes away. A run already
+/// over is not followed: its stream would send every iteration again as points, for a page that has them all.
+pub fn use_run_events(
+    run: RunId,
+    follow: Signal<bool>,
+) -> (ReadSignal<Option<RunProgress>>, ReadSignal<Vec<LivePoint>>) {
     let (progress, set_progress) = signal(None::<RunProgress>);
     let (points, set_points) = signal(Vec::<LivePoint>::new());
     #[cfg(feature = "hydrate")]
-    Effect::new(move |_| connect(run, set_progress, set_points));
+    Effect::new(move |connected: Option<bool>| {
+        if connected == Some(true) {
+            return true; // once: the stream ends by itself at the run's end
+        }
+        let connect_now = follow.get();
+        if connect_now {
+            connect(run, set_progress, set_points);
+        }
+        connect_now
+    });
     #[cfg(not(feature = "hydrate"))]
-    let _ = (run, set_progress, set_points);
+    let _ = (run, follow, set_progress, set_points);
     (progress, points)
 }
 

@@ -40,9 +40,17 @@ fn duration(ms: u64) -> String {
 
 #[component]
 fn RunDetail(id: RunId) -> impl IntoView {
-    let (live, points) = use_run_events(id);
-    let over = Memo::new(move |_| live.get().is_some_and(|p| p.status != RunStatus::Running));
-    let report = resource(move || over.get(), move |_| get_run_view(id));
+    // The stored report; fetched once more when a run this page showed as running ends.
+    let refreshes = RwSignal::new(0_u32);
+    let report = resource(move || refreshes.get(), move |_| get_run_view(id));
+    let shown_running =
+        Memo::new(move |_| report.with(|r| matches!(r, Some(Ok(r)) if r.run.status == RunStatus::Running)));
+    let (live, points) = use_run_events(id, shown_running.into());
+    Effect::new(move |_| {
+        if live.get().is_some_and(|p| p.status != RunStatus::Running) && shown_running.get_untracked() {
+            refreshes.update(|n| *n += 1);
+        }
+    });
     let cancel = Action::new(move |_: &()| cancel_run(id));
     view! {
         <Suspense fallback=|| view! { <p>"Loading run…"</p> }>

@@ -1,0 +1,20 @@
+import { chromium } from "playwright";
+const [base, storageState, runId] = process.argv.slice(2);
+const browser = await chromium.launch({ executablePath: "/usr/bin/chromium" });
+const context = await browser.newContext({ storageState });
+const page = await context.newPage();
+const cdp = await context.newCDPSession(page);
+await cdp.send("Profiler.enable");
+await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
+await cdp.send("Profiler.start");
+await page.goto(`${base}/runs/${runId}`);
+await page.waitForSelector('.export-buttons[data-fetch-ms]', { timeout: 60000 });
+const { profile } = await cdp.send("Profiler.stop");
+const self = new Map();
+const dt = profile.timeDeltas; const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const counts = new Map();
+for (let i = 0; i < profile.samples.length; i++) counts.set(profile.samples[i], (counts.get(profile.samples[i]) ?? 0) + (dt[i] ?? 0));
+for (const [id, us] of counts) { const n = byId.get(id); const name = n.callFrame.functionName || `(${n.callFrame.url.split('/').pop()})`; self.set(name, (self.get(name) ?? 0) + us); }
+const top = [...self].sort((a, b) => b[1] - a[1]).slice(0, 45);
+for (const [name, us] of top) console.log((us / 1000).toFixed(1).padStart(7), name.slice(0, 150));
+await browser.close();
