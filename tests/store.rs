@@ -324,7 +324,14 @@ async fn share_links_belong_to_one_report_of_one_workspace(db: &TestDb) {
     store.rename_run(ws, run, "Renamed").await.unwrap();
     assert_eq!(store.get_run(ws, run).await.unwrap().title, "Renamed");
     assert!(!store.delete_run(ws, run).await.unwrap(), "a running run is not deleted");
-    store.finish_run(run, latency_guard::model::RunStatus::Completed, None, false, None, 40).await.unwrap();
+    // How the run ended travels with it, the connections it opened ahead included.
+    let opened = latency_guard::model::OpenedAhead { asked: 64, kept: 63, http2: false };
+    store.finish_run(run, latency_guard::model::RunStatus::Completed, None, true, Some(opened), 40).await.unwrap();
+    let ended = store.get_run(ws, run).await.unwrap();
+    assert_eq!(
+        (ended.opened_ahead, ended.stream_options_rejected, ended.finished_at_ms),
+        (Some(opened), true, Some(40))
+    );
     store.share_report(ws, run, "h-3", 50).await.unwrap();
     assert!(matches!(store.delete_run(other, run).await, Err(StoreError::NotFound)));
     assert!(store.delete_run(ws, run).await.unwrap());
