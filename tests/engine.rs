@@ -8,7 +8,8 @@ use axum::response::Response;
 use axum::routing::post;
 use bytes::Bytes;
 use latency_guard::engine::{
-    measure, rejects_stream_options, Call, ChatMessage, ChatRequest, HttpClient, RequestTarget, StreamOptions,
+    measure, open_connections, rejects_stream_options, Call, ChatMessage, ChatRequest, HttpClient, RequestTarget,
+    StreamOptions,
 };
 use latency_guard::model::{BaseUrl, ErrorClass, Measurement, TokenSource};
 use latency_guard::sim::{self, SimConfig};
@@ -98,6 +99,43 @@ async fn measures_ttft_within_2_ms_of_the_simulators_configured_delay() {
     ttfts.sort_by(f64::total_cmp);
     let median = ttfts[2];
     assert!((30.0..32.0).contains(&median), "median TTFT {median} ms for a configured 30 ms: {ttfts:?}");
+}
+
+/// The simulator's count of connections it accepted (this request's own included: it comes on a new client).
+async fn connections_accepted(sim: &sim::SimHandle) -> u64 {
+    let stats: serde_json::Value =
+        reqwest::get(format!("http://{}/sim/stats", sim.addr())).await.unwrap().json().await.unwrap();
+    stats["connections"].as_u64().unwrap()
+}
+
+/// Connections opened ahead are one per request to come, and those requests go out on them: the server sees no
+/// further connection when they are sent all at once.
+#[tokio::test]
+async fn connections_opened_ahead_carry_the_first_round() {
+    let sim = sim::spawn_local(SimConfig::fixed_ms(5, 1, 4)).await.unwrap();
+    let (client, to_sim) = (HttpClient::new().unwrap(), target(&sim.base_url()));
+    let opened = open_connections(&client, &to_sim, 5, Duration::from_secs(5)).await;
+    assert_eq!((opened.asked, opened.kept, opened.http2), (5, 5, false));
+    assert_eq!(connections_accepted(&sim).await, 5 + 1, "five opened ahead, one for the count");
+
+    let request = request(true);
+    let sends = (0..5).map(|_| {
+        let call = Call {
+            target: &to_sim,
+            request: &request,
+            timeout: Duration::from_secs(5),
+            intended: tokio::time::Instant::now(),
+        };
+        measure(&client, call)
+    });
+    let measured = futures::future::join_all(sends).await;
+    assert!(measured.iter().all(|m| m.error.is_none() && m.retried.is_empty()), "{measured:?}");
+    assert_eq!(connections_accepted(&sim).await, 5 + 2, "the five requests opened none: only the two counts did");
+
+    // Nothing answers: nothing is kept, and the wait is bounded.
+    let nobody = target("http://127.0.0.1:9/v1");
+    let opened = open_connections(&client, &nobody, 3, Duration::from_secs(2)).await;
+    assert_eq!((opened.asked, opened.kept), (3, 0));
 }
 
 #[tokio::test]

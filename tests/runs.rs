@@ -168,8 +168,8 @@ async fn failed_requests_are_iterations_with_an_error_class_and_the_run_complete
     assert!(error.starts_with("http_401: "), "{error}");
 }
 
-/// A closed loop's first round runs on connections opened before it, as every later round does: the endpoint sees
-/// one connection per request in flight and no more, and the report says so.
+/// A closed loop's first round runs on connections opened before it, as every later round does, and the report says
+/// so (that the requests then go out on those connections: `tests/engine.rs`).
 #[tokio::test]
 async fn a_closed_loop_run_opens_its_connections_before_its_first_request_and_says_so() {
     let app = spawn_app().await;
@@ -190,7 +190,6 @@ async fn a_closed_loop_run_opens_its_connections_before_its_first_request_and_sa
     );
     let stats: Value = reqwest::get(format!("http://{}/sim/stats", sim.addr())).await.unwrap().json().await.unwrap();
     assert_eq!(stats["completed"], 13, "1 warm-up + 2 prompts × 6 iterations");
-    assert_eq!(stats["connections"], 7, "six for the run's 13 requests, one for this request: {stats}");
 }
 
 #[tokio::test]
