@@ -83,7 +83,10 @@ async fn main() -> anyhow::Result<()> {
             let (host, port) = (args.host, args.port);
             let sim = match args.hostile {
                 Some(kind) => latency_guard::sim::spawn_hostile(kind, SocketAddr::new(host, port)).await,
-                None => latency_guard::sim::spawn_workers(config, SocketAddr::new(host, port), args.workers()).await,
+                None => {
+                    latency_guard::sim::spawn_workers(config, SocketAddr::new(host, port), usize::from(args.workers))
+                        .await
+                }
             }
             .with_context(|| format!("cannot listen on {host}:{port}"))?;
             println!("simulator listening at {}", sim.base_url());
