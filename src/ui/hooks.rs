@@ -39,29 +39,38 @@ pub fn use_poll_while(running: RwSignal<bool>, every: std::time::Duration) -> Rw
     tick
 }
 
-/// Follows `/api/runs/{id}/events` once `follow` holds (the page shows the run as running): the latest counters and
-/// every point so far. The connection closes at the run's `end` event or when the page goes away. A run already
-/// over is not followed: its stream would send every iteration again as points, for a page that has them all.
-pub fn use_run_events(
+/// A run's live progress: the latest counters and every point so far, once [`LiveRun::follow`] is called. Nothing
+/// is followed unless asked: for a run already over, `/api/runs/{id}/events` sends every iteration again as points,
+/// for a page that has them all.
+#[derive(Clone, Copy)]
+pub struct LiveRun {
     run: RunId,
-    follow: Signal<bool>,
-) -> (ReadSignal<Option<RunProgress>>, ReadSignal<Vec<LivePoint>>) {
-    let (progress, set_progress) = signal(None::<RunProgress>);
-    let (points, set_points) = signal(Vec::<LivePoint>::new());
-    #[cfg(feature = "hydrate")]
-    Effect::new(move |connected: Option<bool>| {
-        if connected == Some(true) {
-            return true; // once: the stream ends by itself at the run's end
-        }
-        let connect_now = follow.get();
-        if connect_now {
-            connect(run, set_progress, set_points);
-        }
-        connect_now
-    });
-    #[cfg(not(feature = "hydrate"))]
-    let _ = (run, follow, set_progress, set_points);
-    (progress, points)
+    progress: (ReadSignal<Option<RunProgress>>, WriteSignal<Option<RunProgress>>),
+    points: (ReadSignal<Vec<LivePoint>>, WriteSignal<Vec<LivePoint>>),
+}
+
+impl LiveRun {
+    /// Nothing followed yet.
+    pub fn new(run: RunId) -> Self {
+        Self { run, progress: signal(None), points: signal(Vec::new()) }
+    }
+
+    /// The latest counters, once followed.
+    pub fn progress(self) -> ReadSignal<Option<RunProgress>> {
+        self.progress.0
+    }
+
+    /// Every point so far, once followed.
+    pub fn points(self) -> ReadSignal<Vec<LivePoint>> {
+        self.points.0
+    }
+
+    /// Follows `/api/runs/{id}/events` (in the browser) until the run's `end` event or until the view that called
+    /// this goes away: called by the view of a run shown as running.
+    pub fn follow(self) {
+        #[cfg(feature = "hydrate")]
+        connect(self.run, self.progress.1, self.points.1);
+    }
 }
 
 #[cfg(feature = "hydrate")]

@@ -11,7 +11,7 @@ use crate::ui::components::{
     DistributionCharts, ErrorBox, ExportButtons, HonestyNotes, Layout, ResultsTable, ServerPanel, ShareControls,
     StatCards, TimeSlices,
 };
-use crate::ui::hooks::{resource, use_run_events};
+use crate::ui::hooks::{resource, LiveRun};
 use crate::ui::report_source::ReportSource;
 
 /// The run page.
@@ -40,14 +40,13 @@ fn duration(ms: u64) -> String {
 
 #[component]
 fn RunDetail(id: RunId) -> impl IntoView {
-    // The stored report; fetched once more when a run this page showed as running ends.
+    // The stored report; a run shown as running is followed live, and its report fetched once more when it ends.
     let refreshes = RwSignal::new(0_u32);
     let report = resource(move || refreshes.get(), move |_| get_run_view(id));
-    let shown_running =
-        Memo::new(move |_| report.with(|r| matches!(r, Some(Ok(r)) if r.run.status == RunStatus::Running)));
-    let (live, points) = use_run_events(id, shown_running.into());
+    let live_run = LiveRun::new(id);
+    let (live, points) = (live_run.progress(), live_run.points());
     Effect::new(move |_| {
-        if live.get().is_some_and(|p| p.status != RunStatus::Running) && shown_running.get_untracked() {
+        if live.get().is_some_and(|p| p.status != RunStatus::Running) {
             refreshes.update(|n| *n += 1);
         }
     });
@@ -59,6 +58,9 @@ fn RunDetail(id: RunId) -> impl IntoView {
                     Err(e) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
                     Ok(report) => {
                         let running = report.run.status == RunStatus::Running;
+                        if running {
+                            live_run.follow();
+                        }
                         let view = report.view.clone();
                         let stored = view.scatter.clone();
                         let source = ReportSource::Owned(id);
