@@ -70,6 +70,8 @@ impl LiveRun {
     pub fn follow(self) {
         #[cfg(feature = "hydrate")]
         connect(self.run, self.progress.1, self.points.1);
+        #[cfg(not(feature = "hydrate"))]
+        let _ = self.run; // the server renders the run as stored; only the browser follows it
     }
 }
 
