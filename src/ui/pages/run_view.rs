@@ -40,16 +40,12 @@ fn duration(ms: u64) -> String {
 
 #[component]
 fn RunDetail(id: RunId) -> impl IntoView {
-    // The stored report; a run shown as running is followed live, and its report fetched once more when it ends.
-    let refreshes = RwSignal::new(0_u32);
-    let report = resource(move || refreshes.get(), move |_| get_run_view(id));
+    // A run shown as running is followed live (only then does `live` get a value), and its report is fetched once
+    // more when it ends.
     let live_run = LiveRun::new(id);
     let (live, points) = (live_run.progress(), live_run.points());
-    Effect::new(move |_| {
-        if live.get().is_some_and(|p| p.status != RunStatus::Running) {
-            refreshes.update(|n| *n += 1);
-        }
-    });
+    let over = Memo::new(move |_| live.get().is_some_and(|p| p.status != RunStatus::Running));
+    let report = resource(move || over.get(), move |_| get_run_view(id));
     let cancel = Action::new(move |_: &()| cancel_run(id));
     view! {
         <Suspense fallback=|| view! { <p>"Loading run…"</p> }>
