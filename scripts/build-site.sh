@@ -16,10 +16,12 @@ cargo build --lib --target wasm32-unknown-unknown --target-dir target/front \
   --no-default-features --features hydrate --profile "$wasm_profile"
 rm -rf "$site"; mkdir -p "$pkg"
 # Cut the bundle at its lazy routes (src/ui/lazy_pages.rs): the first chunk goes on to wasm-bindgen, the page
-# chunks, their loader and the manifest the server reads to preload them go straight to the site.
+# chunks, their loader and the manifest the server reads to preload them go straight to the site. Code that at
+# least SPLIT_SECTIONS of the page sections need stays in the first chunk (see scripts/wasm-split/src/main.rs).
 cargo build --release --quiet --manifest-path scripts/wasm-split/Cargo.toml --target-dir target/tools
 split_main=target/front/split-main.wasm
-target/tools/release/wasm-split "target/front/wasm32-unknown-unknown/$wasm_dir/$crate.wasm" "$pkg" "$split_main" "$name.js"
+target/tools/release/wasm-split "target/front/wasm32-unknown-unknown/$wasm_dir/$crate.wasm" "$pkg" "$split_main" "$name.js" \
+  "${SPLIT_SECTIONS:-6}"
 wasm-bindgen --target web --keep-lld-exports --out-dir "$pkg" --out-name "$name" "$split_main"
 # The hydration script loads /pkg/NAME.wasm.
 mv "$pkg/${name}_bg.wasm" "$pkg/$name.wasm"

@@ -75,11 +75,16 @@ pub fn to_json<T: Serialize + ?Sized>(value: &T) -> Result<String, WireError> {
 
 /// Reads a `T` from JSON text: with serde_json on the server, with `JSON.parse` and serde-wasm-bindgen in the
 /// browser. Both accept the same documents for the types this app sends (objects with string keys, numbers within
-/// 2^53 as integers).
+/// 2^53 as integers). JSON a user typed into a form is read with it too: serde_json's parser would otherwise add
+/// itself to the page's WASM.
 pub fn from_json<T: DeserializeOwned>(text: &str) -> Result<T, WireError> {
     #[cfg(feature = "hydrate")]
     {
-        let value = js_sys::JSON::parse(text).map_err(|_| WireError("the reply is not JSON".to_string()))?;
+        let value = js_sys::JSON::parse(text).map_err(|error| {
+            // `JSON.parse` throws a SyntaxError whose message says where the text stops being JSON.
+            let said = js_sys::Error::from(error).message().as_string().unwrap_or_default();
+            WireError(format!("not JSON: {said}"))
+        })?;
         serde_wasm_bindgen::from_value(value).map_err(|error| WireError(error.to_string()))
     }
     #[cfg(not(feature = "hydrate"))]

@@ -75,7 +75,9 @@ test("the run form's further settings are validated, sent, and shown with the re
   // Bad values are named before anything is sent.
   await page.fill("#tools", "[{\"type\": \"function\"");
   await page.click("#start-run");
+  // Read by the browser's own JSON parser, whose message says where the text stops being JSON.
   await expect(page.locator(".error")).toContainText("agent.tools");
+  await expect(page.locator(".error")).toContainText("not a JSON array of tool objects: not JSON: ");
   await page.fill("#tools", "[\"lookup\"]");
   await page.click("#start-run");
   await expect(page.locator(".error")).toContainText("tool 0 is not a JSON object");

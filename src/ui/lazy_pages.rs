@@ -1,7 +1,12 @@
 //! The pages are lazily loaded routes, in sections: each section's pages travel in one WASM chunk of their own
-//! (split out by `scripts/wasm-split`), so the first chunk holds only the framework, the router and the shell. A
-//! section is a group of pages used together (a report and its comparison, the Guard pages), because one chunk per
-//! page would cut the code into hundreds of small shared pieces that compress far worse than a few large ones.
+//! (split out by `scripts/wasm-split`), so the first chunk holds the framework, the router, the shell and the code
+//! most sections share. A section is a group of pages used together (a report and its comparison, the Guard
+//! pages), because one chunk per page would cut the code into hundreds of small shared pieces that compress far
+//! worse than a few large ones. The home page (the connector list) and the forms are sections of their own: each
+//! is visited alone, and the list no longer carries the form's code.
+//!
+//! Each section's loader is named `<name>_section`: the splitter counts the users of shared code by that name
+//! (`scripts/wasm-split/src/main.rs`).
 //!
 //! The server preloads the chunks of the page it renders (Leptos' `HydrationScripts` reads the split manifest), so
 //! a first visit does not wait for them one after the other; moving to a page of another section fetches that
@@ -69,17 +74,26 @@ lazy_section! {
 }
 
 lazy_section! {
-    /// The connector list (also the home page) and the connector form.
-    ConnectorsSection in connectors_section, __preload_connectors_section {
-        ConnectorsRoute => ConnectorsPage,
+    /// The connector list, also the home page.
+    ConnectorsSection in connectors_section, __preload_connectors_section { ConnectorsRoute => ConnectorsPage }
+}
+
+lazy_section! {
+    /// The connector form, new and edited.
+    ConnectorFormSection in connector_form_section, __preload_connector_form_section {
         NewConnectorRoute => NewConnectorPage,
         EditConnectorRoute => EditConnectorPage,
     }
 }
 
 lazy_section! {
-    /// The report list and the new-run form.
-    RunsSection in runs_section, __preload_runs_section { RunsRoute => RunsPage, NewRunRoute => NewRunPage }
+    /// The report list.
+    RunsSection in runs_section, __preload_runs_section { RunsRoute => RunsPage }
+}
+
+lazy_section! {
+    /// The new-run form.
+    NewRunSection in new_run_section, __preload_new_run_section { NewRunRoute => NewRunPage }
 }
 
 lazy_section! {

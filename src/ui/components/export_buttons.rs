@@ -4,10 +4,14 @@
 //! focus reaches the buttons — so it is usually there by the click, and every export is made from it without
 //! another request. The group remembers how long the fetch took (`data-fetch-ms`) and each button how long its
 //! last export took (`data-export-ms`), which the browser benchmark reads.
+//!
+//! The code that reads the snapshot and makes the files (CSV, JSON, the standalone HTML with its charts) is not
+//! part of the page's first load: [`load_exports`] is a lazily loaded function, so that code travels in a WASM
+//! chunk of its own, fetched together with the snapshot.
 
 use leptos::prelude::*;
 
-use crate::export::{export, file_name, ExportFormat};
+use crate::export::{file_name, ExportFormat};
 use crate::report::ReportSnapshot;
 use crate::ui::report_source::ReportSource;
 
@@ -16,11 +20,25 @@ use crate::ui::report_source::ReportSource;
 /// reach the buttons, so that merely viewing a very large report does not download it.
 pub const IDLE_PREFETCH_MAX_ITERATIONS: usize = 20_000;
 
+/// A report's whole snapshot and the function that makes its files, as [`load_exports`] hands them over.
+struct LoadedExports {
+    snapshot: ReportSnapshot,
+    /// [`crate::export::export`], reached through this pointer so that its code stays in the lazily loaded chunk.
+    make: fn(&ReportSnapshot, ExportFormat) -> String,
+}
+
+/// Fetches the report's snapshot and brings the export code with it (a lazily loaded chunk in the browser).
+#[leptos::lazy]
+async fn load_exports(source: ReportSource) -> Result<LoadedExports, String> {
+    let snapshot = source.snapshot().await?;
+    Ok(LoadedExports { snapshot, make: crate::export::export })
+}
+
 /// The snapshot the exports are made from, fetched once, and the export asked for while it was on its way.
 #[derive(Clone, Copy)]
 struct Exporter {
     source: StoredValue<ReportSource>,
-    snapshot: StoredValue<Option<ReportSnapshot>>,
+    loaded: StoredValue<Option<LoadedExports>>,
     fetching: RwSignal<bool>,
     fetch_ms: RwSignal<Option<f64>>,
     waiting: RwSignal<Option<ExportFormat>>,
@@ -33,7 +51,7 @@ impl Exporter {
     fn new(source: ReportSource) -> Self {
         Self {
             source: StoredValue::new(source),
-            snapshot: StoredValue::new(None),
+            loaded: StoredValue::new(None),
             fetching: RwSignal::new(false),
             fetch_ms: RwSignal::new(None),
             waiting: RwSignal::new(None),
@@ -46,17 +64,17 @@ impl Exporter {
     /// come after the user left).
     fn prefetch(self) {
         match self.fetching.try_get_untracked() {
-            Some(false) if self.snapshot.try_with_value(Option::is_none) == Some(true) => {}
+            Some(false) if self.loaded.try_with_value(Option::is_none) == Some(true) => {}
             _ => return,
         }
         self.fetching.set(true);
         leptos::task::spawn_local(async move {
             let started = now_ms();
-            let fetched = self.source.get_value().snapshot().await;
+            let fetched = load_exports(self.source.get_value()).await;
             self.fetching.set(false);
             match fetched {
-                Ok(snapshot) => {
-                    self.snapshot.set_value(Some(snapshot));
+                Ok(loaded) => {
+                    self.loaded.set_value(Some(loaded));
                     self.fetch_ms.set(Some(now_ms() - started));
                     if let Some(format) = self.waiting.get_untracked() {
                         self.waiting.set(None);
@@ -74,7 +92,7 @@ impl Exporter {
     /// Exports now if the snapshot is here, else as soon as it arrives.
     fn request(self, format: ExportFormat) {
         self.failure.set(None);
-        if self.snapshot.with_value(Option::is_none) {
+        if self.loaded.with_value(Option::is_none) {
             self.waiting.set(Some(format));
             self.prefetch();
         } else {
@@ -84,9 +102,9 @@ impl Exporter {
 
     fn write(self, format: ExportFormat) {
         let started = now_ms();
-        let result = self.snapshot.with_value(|s| {
-            let s = s.as_ref().ok_or("the report was not fetched")?;
-            save_file(&file_name(s, format), format.media_type(), &export(s, format))
+        let result = self.loaded.with_value(|loaded| {
+            let LoadedExports { snapshot, make } = loaded.as_ref().ok_or("the report was not fetched")?;
+            save_file(&file_name(snapshot, format), format.media_type(), &make(snapshot, format))
         });
         let took = now_ms() - started;
         self.failure.set(result.err());

@@ -26,7 +26,7 @@ fn tools(raw: &str) -> Result<Vec<serde_json::Value>, AppError> {
     if raw.trim().is_empty() {
         return Ok(vec![]);
     }
-    serde_json::from_str(raw).map_err(|e| invalid("agent.tools", format!("not a JSON array of tool objects: {e}")))
+    crate::wire::from_json(raw).map_err(|e| invalid("agent.tools", format!("not a JSON array of tool objects: {e}")))
 }
 
 /// The new-run page.
