@@ -2,8 +2,8 @@
 //! (split out by `scripts/wasm-split`), so the first chunk holds the framework, the router, the shell and the code
 //! most sections share. A section is a group of pages used together (a report and its comparison, the Guard
 //! pages), because one chunk per page would cut the code into hundreds of small shared pieces that compress far
-//! worse than a few large ones. The home page (the connector list) and the forms are sections of their own: each
-//! is visited alone, and the list no longer carries the form's code.
+//! worse than a few large ones. The home page (the connector list), the forms, and Guard's schedules are sections
+//! of their own: each is visited alone, and the lists (the alert feed among them) no longer carry the forms' code.
 //!
 //! Each section's loader is named `<name>_section`: the splitter counts the users of shared code by that name
 //! (`scripts/wasm-split/src/main.rs`).
@@ -112,10 +112,13 @@ lazy_section! {
 }
 
 lazy_section! {
-    /// Guard: the alert feed, the sets, the schedules.
-    GuardSection in guard_section, __preload_guard_section {
-        GuardRoute => GuardPage,
-        GuardSetsRoute => GuardSetsPage,
+    /// Guard: the alert feed and the sets.
+    GuardSection in guard_section, __preload_guard_section { GuardRoute => GuardPage, GuardSetsRoute => GuardSetsPage }
+}
+
+lazy_section! {
+    /// Guard's schedules: a new one and one with its baseline and deliveries.
+    ScheduleSection in schedule_section, __preload_schedule_section {
         NewScheduleRoute => NewSchedulePage,
         ScheduleRoute => SchedulePage,
     }
