@@ -47,7 +47,17 @@ test("the browser bundle and pages travel compressed", async () => {
 // section's pages share one set of chunks. The single bundle before the split was 670,055 B gzip; no page may need
 // more than that. The goal is 400 KB (docs/PERFORMANCE.md holds the figures per section).
 const SINGLE_BUNDLE_GZIP = 670_055;
-const SECTION_PAGES = ["/connectors", "/connectors/new", "/runs", "/runs/new", "/compare", "/spec-lab", "/guard", "/guard/schedules/new", "/settings"];
+const SECTION_PAGES = [
+  "/connectors",
+  "/connectors/new",
+  "/runs",
+  "/runs/new",
+  "/compare",
+  "/spec-lab",
+  "/guard",
+  "/guard/schedules/new",
+  "/settings",
+];
 
 test("each page's first visit downloads its own section's chunks, not the whole app", async ({ browser }) => {
   const { execFileSync } = await import("node:child_process");
