@@ -6,6 +6,8 @@
 //! - `bench` (the CLI's benchmark command), `config`, `clock`, `secrets`, `store`, `auth`, `engine`, `sim`, `server` (ssr only): settings, time,
 //!   sealing and token hashing, SQL, sessions, outbound calls, call targets, benchmark runs, Guard's scheduled
 //!   checks (`guard`) and their notifications (`notify`), the simulated endpoint, and the axum application.
+//! - `fragments` (ssr only): the parts of pages that never change once shown, rendered to HTML on the server so
+//!   the browser build carries neither their views nor the types they read.
 //! - [`api`]: `#[server]` functions, thin shells over the ssr modules.
 //! - [`ui`]: Leptos pages and components; they render, never compute.
 
@@ -39,6 +41,8 @@ pub mod config;
 pub mod engine;
 #[cfg(feature = "ssr")]
 pub mod export_command;
+#[cfg(feature = "ssr")]
+pub mod fragments;
 #[cfg(feature = "ssr")]
 pub mod guard;
 #[cfg(feature = "ssr")]

@@ -55,7 +55,7 @@ impl<T: Serialize + 'static> codee::Encoder<T> for JsonWire {
     type Encoded = String;
 
     fn encode(value: &T) -> Result<String, WireError> {
-        to_json(value)
+        in_page_data(|| to_json(value))
     }
 }
 
@@ -65,6 +65,61 @@ impl<T: DeserializeOwned + 'static> codee::Decoder<T> for JsonWire {
 
     fn decode(text: &str) -> Result<T, WireError> {
         from_json(text)
+    }
+}
+
+std::thread_local! {
+    /// Whether the JSON being written goes into the page as a resource's hydration data.
+    static WRITING_PAGE_DATA: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+fn in_page_data<R>(write: impl FnOnce() -> R) -> R {
+    WRITING_PAGE_DATA.with(|flag| flag.set(true));
+    let written = write();
+    WRITING_PAGE_DATA.with(|flag| flag.set(false));
+    written
+}
+
+/// HTML the server rendered: the parts of a page that do not change once shown (a report's figures, notes and
+/// charts), whose view code and data types the browser then never compiles (the `fragments` module).
+///
+/// In a reply (a server function's JSON, read when the browser moves to a page or reads it again) it is the HTML.
+/// In a page's hydration data it is written empty: the same HTML is already in the page, and the browser's
+/// `inner_html` leaves a server-rendered element's children as they are when it hydrates, so sending it twice
+/// would only double the page.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ServerHtml(String);
+
+impl ServerHtml {
+    /// HTML from the server's renderer (the `fragments` module): trusted markup, shown as it is.
+    pub fn trusted(html: String) -> Self {
+        Self(html)
+    }
+
+    /// The HTML; empty in a page being hydrated.
+    pub fn into_string(self) -> String {
+        self.0
+    }
+
+    /// The HTML; empty in a page being hydrated.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Serialize for ServerHtml {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if WRITING_PAGE_DATA.with(std::cell::Cell::get) {
+            serializer.serialize_str("")
+        } else {
+            serializer.serialize_str(&self.0)
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ServerHtml {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        String::deserialize(deserializer).map(Self)
     }
 }
 
@@ -148,6 +203,23 @@ mod tests {
         assert_eq!(from_json::<PerPosition>(&json).unwrap(), written);
         let error = from_json::<PerPosition>(r#"{"first":1.0}"#).unwrap_err();
         assert!(error.to_string().contains(r#"the key "first" is not a number"#), "{error}");
+    }
+
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct Page {
+        count: u32,
+        body: ServerHtml,
+    }
+
+    #[test]
+    fn server_html_travels_in_replies_but_not_twice_in_a_page() {
+        let page = Page { count: 3, body: ServerHtml::trusted("<p id=\"x\">figures</p>".into()) };
+        let reply = <JsonWire as Encodes<Page>>::encode(&page).unwrap();
+        assert_eq!(<JsonWire as Decodes<Page>>::decode(reply).unwrap(), page, "a reply carries the HTML");
+        let in_page = <JsonWire as codee::Encoder<Page>>::encode(&page).unwrap();
+        assert_eq!(in_page, r#"{"count":3,"body":""}"#, "hydration data leaves it to the page's own HTML");
+        // The flag is only up while page data is written: the next reply carries the HTML again.
+        assert!(to_json(&page).unwrap().contains("figures"));
     }
 
     #[test]

@@ -16,6 +16,7 @@ const BELOW_THE_EDGE: &[&str] = &[
     "engine",
     "error",
     "export",
+    "fragments",
     "guard",
     "model",
     "notify",

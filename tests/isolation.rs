@@ -208,6 +208,8 @@ fn sweep(a: &Owned) -> Vec<(&'static str, Value, Expect)> {
         ("reports/unshare", json!({"id": run}), NotFound),
         ("runs/cancel", json!({"id": run}), NotFound),
         ("runs/compare", json!({"baseline": run, "candidate": run}), NotFound),
+        // The page's pickers are B's own runs; the comparison of A's runs is "not found" inside it.
+        ("runs/compare_page", json!({"baseline": run, "candidate": run}), OwnOnly),
         ("runs/delete", json!({"id": run}), NotFound),
         ("runs/iterations", json!({"id": run, "query": {"page": 1, "pageSize": 10}}), NotFound),
         ("runs/list", json!({}), OwnOnly),
@@ -216,6 +218,7 @@ fn sweep(a: &Owned) -> Vec<(&'static str, Value, Expect)> {
         ("runs/report", json!({"id": run}), NotFound),
         ("runs/start", plan(conn), NotFound),
         ("runs/view", json!({"id": run}), NotFound),
+        ("runs/page", json!({"id": run}), NotFound),
         ("speclab/ab/cancel", json!({"id": a.ab_test}), NotFound),
         ("speclab/ab/get", json!({"id": a.ab_test}), NotFound),
         ("speclab/ab/list", json!({}), OwnOnly),

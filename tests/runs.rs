@@ -121,6 +121,33 @@ async fn a_closed_loop_run_streams_progress_and_ends_in_a_report_with_honest_not
     assert_eq!((view["view"]["iterations"].as_u64(), view["view"]["failures"].as_u64()), (Some(11), Some(0)));
     assert_eq!(view["view"]["firstPage"]["rows"], snapshot["results"], "11 rows fit the first page");
     assert!(view["view"].get("results").is_none());
+    // The run page: what never changes once shown comes as the server's HTML, in the reply and once in a served
+    // page (the page's hydration data leaves it empty: the browser keeps the HTML already there).
+    let (status, text) = app.call("runs/page", json!({"id": run}), Some(&cookie)).await;
+    assert_eq!(status, 200, "{text}");
+    let page: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!((page["status"].as_str(), page["progress"]["done"].as_u64()), (Some("completed"), Some(11)));
+    assert_eq!(page["report"]["firstPage"]["rows"], snapshot["results"]);
+    let body = page["report"]["body"].as_str().unwrap();
+    let note = snapshot["honesty"][0].as_str().unwrap();
+    assert!(body.contains(r#"id="stats""#) && body.contains(r#"id="time-slices""#), "{body}");
+    assert!(body.contains(note.split('\'').next().unwrap_or(note)), "the honesty notes: {body}");
+    assert!(page["report"]["header"].as_str().unwrap().contains(r#"id="run-title""#));
+    assert!(page["report"]["scatter"].as_str().unwrap().starts_with("<svg"));
+    let served = common::client()
+        .get(format!("{}/runs/{run}", app.base))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(served.contains(r#"id="stats""#), "the page shows the figures");
+    // However the data were escaped, a second copy would repeat each card's explanation.
+    let cards = body.matches("stat-how").count();
+    assert!(cards >= 5, "{body}");
+    assert_eq!(served.matches("stat-how").count(), cards, "the hydration data does not carry the figures' HTML again");
     let query = json!({"id": run, "query": {"sort": "ttft", "descending": true, "pageSize": 4, "page": 2}});
     let (status, text) = app.call("runs/iterations", query, Some(&cookie)).await;
     assert_eq!(status, 200, "{text}");

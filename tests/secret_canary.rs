@@ -78,7 +78,7 @@ fn start_server(dir: &std::path::Path) -> (Server, String, String) {
 /// What the public share API answers with `token`: the snapshot, the view and a table page (each a 200).
 async fn shared_reads(client: &reqwest::Client, base: &str, run: &str, token: &str) -> Vec<(String, String)> {
     let mut replies = Vec::new();
-    for path in ["", "/view", "/iterations?sort=total"] {
+    for path in ["", "/view", "/page", "/iterations?sort=total"] {
         let public =
             client.get(format!("{base}/api/public/reports/{run}{path}")).header("x-share-token", token).send().await;
         let public = public.unwrap();
@@ -154,7 +154,7 @@ async fn no_secret_reaches_pages_replies_hydration_data_logs_or_the_database_fil
     assert_eq!(status, 200);
     assert!(report.contains(r#""error":null"#), "the run used the stored key: {report}");
     seen.push(("runs/report reply".into(), report));
-    for path in ["runs/view", "runs/iterations"] {
+    for path in ["runs/view", "runs/page", "runs/iterations"] {
         let (status, reply) = call(path, json!({"id": run, "query": {"errorsOnly": false}})).await;
         assert_eq!(status, 200, "{reply}");
         seen.push((format!("{path} reply"), reply));
@@ -353,7 +353,7 @@ async fn secrets_echoed_by_the_endpoint_reach_no_report_reply_page_log_file_or_d
     let (_, report) = call("runs/report", json!({"id": run})).await;
     assert!(report.contains("[redacted]"), "the echoes were recorded, scrubbed: {report}");
     seen.push(("runs/report reply".into(), report));
-    for path in ["runs/view", "runs/iterations"] {
+    for path in ["runs/view", "runs/page", "runs/iterations"] {
         let (status, reply) = call(path, json!({"id": run, "query": {"errorsOnly": true}})).await;
         assert_eq!(status, 200, "{reply}");
         seen.push((format!("{path} reply"), reply));

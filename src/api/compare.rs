@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use crate::error::AppError;
 use crate::model::RunId;
 use crate::report::Comparison;
-use crate::wire::Json;
+use crate::wire::{Json, ServerHtml};
 
 #[cfg(feature = "ssr")]
 use super::context::with_session;
@@ -18,6 +18,45 @@ pub async fn compare_runs(baseline: RunId, candidate: RunId) -> Result<Compariso
         let load = |id| state.store.run_with_iterations(session.workspace_id, id);
         let ((a_run, a_records), (b_run, b_records)) = (load(baseline).await?, load(candidate).await?);
         Ok(crate::report::compare((&a_run, a_records), (&b_run, b_records)))
+    })
+    .await
+}
+
+/// The compare page: the run pickers' choices and, when both runs are picked, their comparison, as HTML the
+/// server rendered (`runs/compare` has the comparison as data).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ComparePage {
+    /// The baseline picker's `<option>`s.
+    pub baseline_choices: ServerHtml,
+    /// The candidate picker's `<option>`s.
+    pub candidate_choices: ServerHtml,
+    /// The comparison, once both are picked; why not, when it cannot be made.
+    pub comparison: Option<Result<ServerHtml, AppError>>,
+}
+
+/// `POST /api/runs/compare_page`, `{"baseline", "candidate"}` (either may be null): the compare page as the
+/// browser shows it.
+#[server(prefix = "/api", endpoint = "runs/compare_page", input = Json, output = Json)]
+pub async fn get_compare_page(baseline: Option<RunId>, candidate: Option<RunId>) -> Result<ComparePage, AppError> {
+    with_session(|state, session| async move {
+        let runs = state.store.list_runs(session.workspace_id).await?;
+        let comparison = match (baseline, candidate) {
+            (Some(baseline), Some(candidate)) => {
+                let load = |id| state.store.run_with_iterations(session.workspace_id, id);
+                let compared = async {
+                    let ((a_run, a_records), (b_run, b_records)) = (load(baseline).await?, load(candidate).await?);
+                    Ok::<_, crate::store::StoreError>(crate::report::compare((&a_run, a_records), (&b_run, b_records)))
+                };
+                Some(compared.await.map(|c| crate::fragments::comparison(&c)).map_err(AppError::from))
+            }
+            _ => None,
+        };
+        Ok(ComparePage {
+            baseline_choices: crate::fragments::run_choices(&runs, baseline),
+            candidate_choices: crate::fragments::run_choices(&runs, candidate),
+            comparison,
+        })
     })
     .await
 }

@@ -5,8 +5,8 @@ use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::AppError;
-use crate::model::{Checked, RunId, RunPlanInput, RunView};
-use crate::report::{CompactExport, IterationPage, ReportSnapshot, ReportView, TableQuery};
+use crate::model::{Checked, RunId, RunPlanInput, RunProgress, RunStatus, RunView};
+use crate::report::{CompactExport, IterationPage, ReportPage, ReportSnapshot, ReportView, TableQuery};
 use crate::stats::RunSummary;
 use crate::wire::Json;
 
@@ -87,6 +87,37 @@ pub async fn get_run_view(id: RunId) -> Result<RunReportView, AppError> {
         let (run, view) = state.report_views.view(&state.store, session.workspace_id, id).await?;
         let shared_since_ms = state.store.shared_since(session.workspace_id, id).await?;
         Ok(RunReportView { view, run, shared_since_ms })
+    })
+    .await
+}
+
+/// The run page: the report's parts the server renders, and what the page's live parts read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunPage {
+    /// Running, or how it ended.
+    pub status: RunStatus,
+    /// The progress as stored, shown until (and unless) the page follows the run live.
+    pub progress: RunProgress,
+    /// Since when a share link opens it (unix ms), if one does.
+    pub shared_since_ms: Option<i64>,
+    /// The report.
+    pub report: ReportPage,
+}
+
+/// `POST /api/runs/page`, `{"id"}`: the run page as the browser shows it — the report's header, scatter,
+/// figures, notes and charts as HTML the server rendered (`runs/view` has the same as data), the stored
+/// progress and the table's first page.
+#[server(prefix = "/api", endpoint = "runs/page", input = Json, output = Json)]
+pub async fn get_run_page(id: RunId) -> Result<RunPage, AppError> {
+    with_session(|state, session| async move {
+        let (run, view) = state.report_views.view(&state.store, session.workspace_id, id).await?;
+        let shared_since_ms = state.store.shared_since(session.workspace_id, id).await?;
+        let elapsed_ms = run.finished_at_ms.map_or(0, |end| u64::try_from(end - run.created_at_ms).unwrap_or(0));
+        let progress =
+            RunProgress::new(run.status, run.total_requests, view.iterations as u64, view.failures as u64, elapsed_ms)
+                .limited(run.plan.duration_ms);
+        Ok(RunPage { status: run.status, progress, shared_since_ms, report: crate::fragments::run_page(&run, &view) })
     })
     .await
 }

@@ -9,6 +9,7 @@ mod compact;
 mod compare;
 mod format;
 mod honesty;
+mod page;
 mod repeated;
 mod server;
 mod table;
@@ -26,6 +27,7 @@ pub use compare::compare;
 pub use compare::{comparability_warnings, delta, ComparedRun, Comparison, LatencyTests};
 pub use format::{ms, p_value, percentile_triple, total_cost};
 pub use honesty::honesty_notes;
+pub use page::ReportPage;
 #[cfg(feature = "ssr")]
 pub use repeated::{compare_repeated, repeated_report};
 pub use repeated::{figure_label, figure_value, RepeatedComparison, RepeatedDelta, RepeatedReport, Repetition};

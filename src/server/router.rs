@@ -25,6 +25,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/public/reports/{id}", get(routes::shared_report))
         .route("/api/public/reports/{id}/export", get(routes::shared_export))
         .route("/api/public/reports/{id}/view", get(routes::shared_report_view))
+        .route("/api/public/reports/{id}/page", get(routes::shared_report_page))
         .route("/api/public/reports/{id}/iterations", get(routes::shared_iterations))
         .route("/api/public/hooks/guard-tick", post(routes::guard_tick_hook))
         .leptos_routes_with_context(

@@ -13,5 +13,5 @@ pub use contact_link::contact_link_routes;
 pub use guard_hook::guard_tick_hook;
 pub use live_events::live_events;
 pub use login::login_routes;
-pub use shared_reports::{shared_export, shared_iterations, shared_report, shared_report_view};
+pub use shared_reports::{shared_export, shared_iterations, shared_report, shared_report_page, shared_report_view};
 pub use wallet_login::wallet_login_routes;

@@ -2,6 +2,7 @@
 //! - `GET /api/public/reports/{id}`: the report snapshot and summary;
 //! - `GET /api/public/reports/{id}/export`: the snapshot in its compact, versioned form (what exports are made from);
 //! - `GET /api/public/reports/{id}/view`: the page's view of it (charts reduced, the table's first page);
+//! - `GET /api/public/reports/{id}/page`: what the share page shows: its parts rendered to HTML, the table's first page;
 //! - `GET /api/public/reports/{id}/iterations?sort=&descending=&errorsOnly=&page=&pageSize=`: a table page.
 //!
 //! Any failure to authorise — no header, malformed id, no share, wrong or revoked token — is the same bare 404,
@@ -47,6 +48,16 @@ pub async fn shared_report_view(State(state): State<AppState>, Path(id): Path<St
         let Some((workspace, id)) = authorise(&state, &id, &headers).await? else { return Ok(None) };
         let (_, view) = state.report_views.view(&state.store, workspace, id).await?;
         Ok(Some(view))
+    })
+    .await
+}
+
+/// `GET /api/public/reports/{id}/page`.
+pub async fn shared_report_page(State(state): State<AppState>, Path(id): Path<String>, headers: HeaderMap) -> Response {
+    respond(async {
+        let Some((workspace, id)) = authorise(&state, &id, &headers).await? else { return Ok(None) };
+        let (_, view) = state.report_views.view(&state.store, workspace, id).await?;
+        Ok(Some(crate::fragments::shared_page(&view)))
     })
     .await
 }

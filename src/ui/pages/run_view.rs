@@ -4,13 +4,10 @@
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
-use crate::api::runs::{cancel_run, get_run_view, RunReportView};
-use crate::charts::{latency_scatter, sampled_scatter, ScatterPoint};
+use crate::api::runs::{cancel_run, get_run_page};
+use crate::charts::{latency_scatter, ScatterPoint};
 use crate::model::{LivePoint, RunId, RunProgress, RunStatus};
-use crate::ui::components::{
-    DistributionCharts, ErrorBox, ExportButtons, HonestyNotes, Layout, ResultsTable, ServerPanel, ShareControls,
-    StatCards, TimeSlices,
-};
+use crate::ui::components::{ErrorBox, ExportButtons, Layout, ResultsTable, ServerPart, ShareControls};
 use crate::ui::hooks::{resource, LiveRun};
 use crate::ui::report_source::ReportSource;
 
@@ -38,45 +35,45 @@ fn duration(ms: u64) -> String {
     }
 }
 
+/// The report's header, figures, notes and charts come rendered by the server (`runs/page`); the page itself
+/// holds only what moves: the progress, the live scatter, the export and share buttons and the table.
 #[component]
 fn RunDetail(id: RunId) -> impl IntoView {
-    // A run shown as running is followed live (only then does `live` get a value), and its report is fetched once
+    // A run shown as running is followed live (only then does `live` get a value), and its page is fetched once
     // more when it ends.
     let live_run = LiveRun::new(id);
     let (live, points) = (live_run.progress(), live_run.points());
     let over = Memo::new(move |_| live.get().is_some_and(|p| p.status != RunStatus::Running));
-    let report = resource(move || over.get(), move |_| get_run_view(id));
+    let page = resource(move || over.get(), move |_| get_run_page(id));
     let cancel = Action::new(move |_: &()| cancel_run(id));
     view! {
         <Suspense fallback=|| view! { <p>"Loading run…"</p> }>
             {move || Suspend::new(async move {
-                match report.await {
+                match page.await {
                     Err(e) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
-                    Ok(report) => {
-                        let running = report.run.status == RunStatus::Running;
+                    Ok(page) => {
+                        let running = page.status == RunStatus::Running;
                         if running {
                             live_run.follow();
                         }
-                        let view = report.view.clone();
-                        let stored = view.scatter.clone();
+                        let report = page.report;
+                        let stored = report.scatter.into_string();
                         let source = ReportSource::Owned(id);
                         view! {
-                            <RunHeader report=report.clone()/>
+                            <ServerPart html=report.header/>
                             {(!running).then(|| view! {
-                                <ExportButtons source=source.clone() iterations=view.iterations/>
-                                <ShareControls id shared_since_ms=report.shared_since_ms/>
+                                <ExportButtons source=source.clone() iterations=report.iterations/>
+                                <ShareControls id shared_since_ms=page.shared_since_ms/>
                             })}
-                            <ProgressPanel live fallback=report.clone() cancel running/>
+                            <ProgressPanel live stored=page.progress cancel running/>
+                            // The stored scatter is the server's SVG (empty while the page hydrates: the page has
+                            // it); live points redraw it here.
                             <div class="chart-box" inner_html=move || {
                                 let live_points = points.get();
-                                if live_points.is_empty() { sampled_scatter(&stored) } else { latency_scatter(&live_points.iter().map(live_point).collect::<Vec<_>>()) }
+                                if live_points.is_empty() { stored.clone() } else { latency_scatter(&live_points.iter().map(live_point).collect::<Vec<_>>()) }
                             }></div>
-                            <StatCards stats=view.stats summary=view.summary/>
-                            <HonestyNotes notes=view.honesty/>
-                            {(!running).then(|| view! { <DistributionCharts histogram_svg=view.histogram_svg cdf_svg=view.cdf_svg/> })}
-                            {(!running).then(|| view! { <TimeSlices slices=view.slices svg=view.slices_svg/> })}
-                            {view.server.map(|section| view! { <ServerPanel section/> })}
-                            <ResultsTable source first=view.first_page/>
+                            <ServerPart html=report.body/>
+                            <ResultsTable source first=report.first_page/>
                         }
                         .into_any()
                     }
@@ -91,69 +88,12 @@ fn live_point(p: &LivePoint) -> ScatterPoint {
 }
 
 #[component]
-fn RunHeader(report: RunReportView) -> impl IntoView {
-    let run = report.run;
-    let mode = match run.plan.mode {
-        crate::model::LoadMode::Closed { concurrency } => format!("closed loop × {concurrency}"),
-        crate::model::LoadMode::Open { rate_per_second, poisson, max_concurrency } => {
-            format!(
-                "open loop {rate_per_second}/s{} (≤ {max_concurrency} in flight)",
-                if poisson { " Poisson" } else { "" }
-            )
-        }
-    };
-    let plan = &run.plan;
-    let settings = format!(
-        "temperature {} · timeout {} s per request{} · {} · {} · {} warm-up request(s), excluded from stats · {}",
-        plan.temperature,
-        plan.timeout_ms as f64 / 1e3,
-        plan.duration_ms.map_or_else(String::new, |limit| format!(
-            " · time limit {} s from the first measured send",
-            crate::model::trim_number(limit as f64 / 1e3)
-        )),
-        match plan.retries {
-            0 => "no retries (a 429 is a failure)".to_string(),
-            n => format!("up to {n} retries after HTTP 429"),
-        },
-        match plan.connections {
-            crate::model::ConnectionPolicy::Reuse => "connections reused",
-            crate::model::ConnectionPolicy::Fresh => "a fresh connection per request",
-        },
-        plan.warmup,
-        match plan.agent.tools.len() {
-            0 => "no tools".to_string(),
-            n => format!("{n} tool(s) sent"),
-        },
-    );
-    view! {
-        <section class="run-header">
-            <h2 id="run-title">{run.title.clone()}</h2>
-            <p class="muted">
-                <span class="mono">{run.base_url.clone()}</span> " · " <span class="mono">{run.model.clone()}</span>
-                " · agent " {run.plan.agent.name.clone()} " · " {run.plan.prompts.len()} " prompt(s) × " {run.plan.iterations}
-                " · " {mode} " · max_tokens " {run.plan.agent.token_budget} " · " {if run.plan.stream { "streamed" } else { "not streamed" }}
-                " · started " {report.view.report.created_at.clone()}
-            </p>
-            <p class="muted" id="run-settings">{settings}</p>
-        </section>
-    }
-}
-
-#[component]
 fn ProgressPanel(
     live: ReadSignal<Option<RunProgress>>,
-    fallback: RunReportView,
+    stored: RunProgress,
     cancel: Action<(), Result<bool, crate::error::AppError>>,
     running: bool,
 ) -> impl IntoView {
-    let stored = RunProgress::new(
-        fallback.run.status,
-        fallback.run.total_requests,
-        fallback.view.iterations as u64,
-        fallback.view.failures as u64,
-        fallback.run.finished_at_ms.map_or(0, |end| u64::try_from(end - fallback.run.created_at_ms).unwrap_or(0)),
-    )
-    .limited(fallback.run.plan.duration_ms);
     let progress = Memo::new(move |_| live.get().unwrap_or_else(|| stored.clone()));
     view! {
         <section id="run-progress" class="progress-panel">

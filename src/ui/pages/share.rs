@@ -5,18 +5,15 @@
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
-use crate::charts::sampled_scatter;
-use crate::report::ReportView;
-use crate::ui::components::{
-    DistributionCharts, ErrorBox, ExportButtons, HonestyNotes, PublicLayout, ResultsTable, StatCards, TimeSlices,
-};
+use crate::report::ReportPage;
+use crate::ui::components::{ErrorBox, ExportButtons, PublicLayout, ResultsTable, ServerPart};
 use crate::ui::report_source::ReportSource;
 
 /// The share page.
 #[component]
 pub fn SharePage() -> impl IntoView {
     let id = use_params_map().with_untracked(|p| p.get("id").unwrap_or_default());
-    let report = RwSignal::new(None::<Result<(ReportView, ReportSource), String>>);
+    let report = RwSignal::new(None::<Result<(ReportPage, ReportSource), String>>);
     #[cfg(feature = "hydrate")]
     Effect::new(move |_| {
         let id = id.clone();
@@ -29,41 +26,33 @@ pub fn SharePage() -> impl IntoView {
             {move || match report.get() {
                 None => view! { <p id="share-loading">"Loading the shared report…"</p> }.into_any(),
                 Some(Err(message)) => view! { <ErrorBox message/> }.into_any(),
-                Some(Ok((view, source))) => view! { <SharedReportView view source/> }.into_any(),
+                Some(Ok((page, source))) => view! { <SharedReportView page source/> }.into_any(),
             }}
         </PublicLayout>
     }
 }
 
+/// The report's header, figures, notes and charts come rendered by the server; the page holds the export
+/// buttons and the table.
 #[component]
-fn SharedReportView(view: ReportView, source: ReportSource) -> impl IntoView {
+fn SharedReportView(page: ReportPage, source: ReportSource) -> impl IntoView {
     view! {
-        <section class="run-header">
-            <h2 id="run-title">{view.report.title.clone()}</h2>
-            <p class="muted">
-                <span class="mono">{view.connector.base_url.clone()}</span> " · "
-                <span class="mono">{view.connector.model.clone()}</span> " · agent " {view.agent.name.clone()}
-                " · max_tokens " {view.agent.token_budget} " · started " {view.report.created_at.clone()}
-            </p>
-        </section>
-        <ExportButtons source=source.clone() iterations=view.iterations/>
-        <div class="chart-box" inner_html=sampled_scatter(&view.scatter)></div>
-        <StatCards stats=view.stats summary=view.summary/>
-        <HonestyNotes notes=view.honesty/>
-        <DistributionCharts histogram_svg=view.histogram_svg cdf_svg=view.cdf_svg/>
-        <TimeSlices slices=view.slices svg=view.slices_svg/>
-        <ResultsTable source first=view.first_page/>
+        <ServerPart html=page.header/>
+        <ExportButtons source=source.clone() iterations=page.iterations/>
+        <div class="chart-box" inner_html=page.scatter.into_string()></div>
+        <ServerPart html=page.body/>
+        <ResultsTable source first=page.first_page/>
     }
 }
 
-/// Reads the token from the URL fragment and fetches the report's view with it.
+/// Reads the token from the URL fragment and fetches the report's page with it.
 #[cfg(feature = "hydrate")]
-async fn fetch_shared(id: String) -> Result<(ReportView, ReportSource), String> {
+async fn fetch_shared(id: String) -> Result<(ReportPage, ReportSource), String> {
     let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
     let token = hash.trim_start_matches('#').to_string();
     if token.is_empty() {
         return Err("This link has no share token: copy the whole link, including the part after #.".into());
     }
-    let view = crate::ui::report_source::public_get(&format!("/api/public/reports/{id}/view"), &token).await?;
-    Ok((view, ReportSource::Shared { id, token }))
+    let page = crate::ui::report_source::public_get(&format!("/api/public/reports/{id}/page"), &token).await?;
+    Ok((page, ReportSource::Shared { id, token }))
 }

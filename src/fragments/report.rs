@@ -1,0 +1,208 @@
+//! The parts of a report every view shows — the owner's run page and a share link alike: the header, the
+//! scatter as stored, stat cards, honesty notes, distribution charts, the run over time and the server's own
+//! metrics (the table, which pages and sorts, is `ui::components::ResultsTable`).
+
+use leptos::prelude::*;
+
+use super::render;
+use crate::charts::sampled_scatter;
+use crate::model::{ConnectionPolicy, LoadMode, RunView};
+use crate::report::{stat_cards, ReportPage, ReportStats, ReportView, ServerSection};
+use crate::stats::RunSummary;
+use crate::wire::ServerHtml;
+
+/// The owner's page of a run: its header, and the body as the run's state asks.
+pub fn run_page(run: &RunView, view: &ReportView) -> ReportPage {
+    let body = if run.status == crate::model::RunStatus::Running { BodyFor::RunningRun } else { BodyFor::FinishedRun };
+    page(run_header(run, view), view, body)
+}
+
+/// A share link's page.
+pub fn shared_page(view: &ReportView) -> ReportPage {
+    page(shared_header(view), view, BodyFor::SharedReport)
+}
+
+fn page(header: ServerHtml, view: &ReportView, body: BodyFor) -> ReportPage {
+    ReportPage {
+        header,
+        scatter: scatter(view),
+        body: report_body(view, body),
+        iterations: view.iterations,
+        first_page: view.first_page.clone(),
+    }
+}
+
+/// The owner's run page header: title, endpoint, model, agent and every setting the run was made with.
+fn run_header(run: &RunView, view: &ReportView) -> ServerHtml {
+    let mode = match run.plan.mode {
+        LoadMode::Closed { concurrency } => format!("closed loop × {concurrency}"),
+        LoadMode::Open { rate_per_second, poisson, max_concurrency } => {
+            format!(
+                "open loop {rate_per_second}/s{} (≤ {max_concurrency} in flight)",
+                if poisson { " Poisson" } else { "" }
+            )
+        }
+    };
+    let plan = &run.plan;
+    let settings = format!(
+        "temperature {} · timeout {} s per request{} · {} · {} · {} warm-up request(s), excluded from stats · {}",
+        plan.temperature,
+        plan.timeout_ms as f64 / 1e3,
+        plan.duration_ms.map_or_else(String::new, |limit| format!(
+            " · time limit {} s from the first measured send",
+            crate::model::trim_number(limit as f64 / 1e3)
+        )),
+        match plan.retries {
+            0 => "no retries (a 429 is a failure)".to_string(),
+            n => format!("up to {n} retries after HTTP 429"),
+        },
+        match plan.connections {
+            ConnectionPolicy::Reuse => "connections reused",
+            ConnectionPolicy::Fresh => "a fresh connection per request",
+        },
+        plan.warmup,
+        match plan.agent.tools.len() {
+            0 => "no tools".to_string(),
+            n => format!("{n} tool(s) sent"),
+        },
+    );
+    render(view! {
+        <section class="run-header">
+            <h2 id="run-title">{run.title.clone()}</h2>
+            <p class="muted">
+                <span class="mono">{run.base_url.clone()}</span> " · " <span class="mono">{run.model.clone()}</span>
+                " · agent " {plan.agent.name.clone()} " · " {plan.prompts.len()} " prompt(s) × " {plan.iterations}
+                " · " {mode} " · max_tokens " {plan.agent.token_budget} " · " {if plan.stream { "streamed" } else { "not streamed" }}
+                " · started " {view.report.created_at.clone()}
+            </p>
+            <p class="muted" id="run-settings">{settings}</p>
+        </section>
+    })
+}
+
+/// A shared report's header: what the snapshot says of the endpoint and the agent.
+fn shared_header(view: &ReportView) -> ServerHtml {
+    render(view! {
+        <section class="run-header">
+            <h2 id="run-title">{view.report.title.clone()}</h2>
+            <p class="muted">
+                <span class="mono">{view.connector.base_url.clone()}</span> " · "
+                <span class="mono">{view.connector.model.clone()}</span> " · agent " {view.agent.name.clone()}
+                " · max_tokens " {view.agent.token_budget} " · started " {view.report.created_at.clone()}
+            </p>
+        </section>
+    })
+}
+
+/// The scatter of the stored points (an even sample beyond the chart's limit), SVG.
+fn scatter(view: &ReportView) -> ServerHtml {
+    ServerHtml::trusted(sampled_scatter(&view.scatter))
+}
+
+/// Which page a report's body is for: what it shows depends on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BodyFor {
+    /// The owner's page of a run still going: figures so far, no distribution or slices yet.
+    RunningRun,
+    /// The owner's page of a run that is over.
+    FinishedRun,
+    /// A share link's page: the report without the server's own metrics.
+    SharedReport,
+}
+
+/// Everything between the scatter and the table: stat cards and honesty notes, then, once the run is over, the
+/// distribution and the run over time, and on the owner's page the server's own metrics when they were recorded.
+fn report_body(view: &ReportView, page: BodyFor) -> ServerHtml {
+    let view = view.clone();
+    let over = page != BodyFor::RunningRun;
+    let server = view.server.filter(|_| page != BodyFor::SharedReport);
+    render(view! {
+        <StatCards stats=view.stats summary=view.summary/>
+        <HonestyNotes notes=view.honesty/>
+        {over.then(|| view! { <DistributionCharts histogram_svg=view.histogram_svg cdf_svg=view.cdf_svg/> })}
+        {over.then(|| view! { <TimeSlices slices=view.slices svg=view.slices_svg/> })}
+        {server.map(|section| view! { <ServerPanel section/> })}
+    })
+}
+
+/// The distribution of a finished report, drawn on the server: a histogram and the cumulative distribution of
+/// total time and TTFT over the successful measured iterations.
+#[component]
+fn DistributionCharts(histogram_svg: String, cdf_svg: String) -> impl IntoView {
+    view! {
+        <div class="chart-pair">
+            <figure id="histogram"><figcaption>"How latencies spread"</figcaption><div class="chart-box" inner_html=histogram_svg></div></figure>
+            <figure id="cdf"><figcaption>"Share of requests at or below each latency"</figcaption><div class="chart-box" inner_html=cdf_svg></div></figure>
+        </div>
+    }
+}
+
+/// The headline figures, each saying how it was computed.
+#[component]
+fn StatCards(stats: ReportStats, summary: RunSummary) -> impl IntoView {
+    view! {
+        <section class="stat-cards" id="stats">
+            {stat_cards(&stats, &summary).into_iter().map(|card| view! {
+                <div class="stat-card" id=format!("stat-{}", card.id)>
+                    <div class="stat-label">{card.label}</div>
+                    <div class="stat-value">{card.value}</div>
+                    <div class="stat-how">{card.how}</div>
+                </div>
+            }).collect_view()}
+        </section>
+    }
+}
+
+/// What the server's own metrics said during the run: speculative decoding and the load, with their source.
+#[component]
+fn ServerPanel(section: ServerSection) -> impl IntoView {
+    view! {
+        <section class="server-section" id="server">
+            <h3>"The server, from its own metrics"</h3>
+            <ul>{section.notes.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}</ul>
+            <div class="chart-box" id="server-load" inner_html=section.load_svg></div>
+        </section>
+    }
+}
+
+/// The run over time: the chart, and per slice its completions, failures and latency.
+#[component]
+fn TimeSlices(slices: Vec<crate::stats::TimeSlice>, svg: String) -> impl IntoView {
+    let ms = |p: Option<crate::stats::Percentiles>, pick: fn(&crate::stats::Percentiles) -> f64| {
+        p.as_ref().map_or_else(|| "—".to_string(), |p| format!("{:.1}", pick(p)))
+    };
+    (!slices.is_empty()).then(|| view! {
+        <section class="time-slices" id="time-slices">
+            <h3>"Over the run"</h3>
+            <p class="muted">"Requests grouped by when they finished, in equal slices: warm-up, throttling or a slow \
+                drift inside the run show here. The slices' counts add up to the run's measured requests."</p>
+            <div class="chart-box" id="slices-chart" inner_html=svg></div>
+            <table class="table" id="slices">
+                <thead><tr><th>"Seconds"</th><th>"Done"</th><th>"Failed"</th><th>"Done/s"</th><th>"Output tok/s"</th>
+                    <th>"Total p50 / p95 (ms)"</th><th>"TTFT p50 / p95 (ms)"</th></tr></thead>
+                <tbody>{slices.into_iter().map(|s| view! {
+                    <tr>
+                        <td>{format!("{}–{}", s.start_s, s.end_s)}</td>
+                        <td>{s.completed}</td>
+                        <td>{s.failed}</td>
+                        <td>{format!("{:.2}", s.requests_per_sec)}</td>
+                        <td>{format!("{:.1}", s.output_tokens_per_sec)}</td>
+                        <td>{format!("{} / {}", ms(s.total, |p| p.p50), ms(s.total, |p| p.p95))}</td>
+                        <td>{format!("{} / {}", ms(s.ttft, |p| p.p50), ms(s.ttft, |p| p.p95))}</td>
+                    </tr>
+                }).collect_view()}</tbody>
+            </table>
+        </section>
+    })
+}
+
+/// How the figures were made, shown prominently.
+#[component]
+fn HonestyNotes(notes: Vec<String>) -> impl IntoView {
+    view! {
+        <section class="honesty" id="honesty">
+            <h3>"How these numbers were made"</h3>
+            <ul>{notes.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}</ul>
+        </section>
+    }
+}
