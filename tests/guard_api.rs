@@ -34,6 +34,7 @@ async fn every_guard_function_needs_a_session() {
         ("guard/schedules/list", json!({})),
         ("guard/schedules/save", json!({"id": null, "input": schedule_input(&id, &id, None)})),
         ("guard/schedules/get", json!({"id": id})),
+        ("guard/schedules/page", json!({"id": id})),
         ("guard/schedules/enable", json!({"id": id, "enabled": false})),
         ("guard/schedules/delete", json!({"id": id})),
         ("guard/schedules/run", json!({"id": id})),
@@ -123,6 +124,19 @@ async fn a_schedule_from_set_to_acknowledged_alert_through_the_api() {
     assert_eq!(detail["evaluations"][0]["trigger"], "run_now");
     assert_eq!(detail["evaluations"][0]["decision"]["n"], json!([10, 5]));
     assert!(detail["historySvg"].as_str().unwrap().contains("baseline-band"));
+    // The page shows the same, rendered by the server: the chart, the evaluation and the baselines, and the runs
+    // to pin as choices.
+    let page = ok(&app, &cookie, "guard/schedules/page", json!({"id": schedule_id})).await;
+    let history = page["history"].as_str().unwrap();
+    assert!(history.contains("baseline-band") && history.contains(r#"id="evaluations""#), "{history}");
+    assert!(history.contains(&format!(r#"href="/runs/{}""#, detail["evaluations"][0]["runId"].as_str().unwrap())));
+    assert!(page["baselines"].as_str().unwrap().contains("1 earlier baseline(s)"), "{page}");
+    assert!(page["pinnableChoices"].as_str().unwrap().contains(&format!(r#"value="{run}""#)));
+    assert_eq!(
+        (&page["firstPinnable"], &page["schedule"]["id"]),
+        (&detail["pinnableRuns"][0]["id"], &json!(schedule_id))
+    );
+    assert!(page["header"].as_str().unwrap().contains(r#"id="schedule-title""#));
 
     // The endpoint slows down threefold: Run now breaches the p95 threshold, the feed and the badge show one open
     // alert, and only a person closes it — once.
@@ -150,6 +164,7 @@ async fn a_schedule_from_set_to_acknowledged_alert_through_the_api() {
     // Another workspace sees none of it.
     for (path, body) in [
         ("guard/schedules/get", json!({"id": schedule_id})),
+        ("guard/schedules/page", json!({"id": schedule_id})),
         ("guard/schedules/run", json!({"id": schedule_id})),
         ("guard/schedules/enable", json!({"id": schedule_id, "enabled": false})),
         ("guard/schedules/delete", json!({"id": schedule_id})),

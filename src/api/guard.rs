@@ -9,7 +9,7 @@ use crate::model::{
     RunId, Schedule, ScheduleId, ScheduleInput, ScheduleOutcome, WebhookDelivery,
 };
 pub use crate::model::{BaselineInfo, PinnableRun, ScheduleDetail};
-use crate::wire::Json;
+use crate::wire::{Json, ServerHtml};
 
 #[cfg(feature = "ssr")]
 use super::context::with_session;
@@ -84,6 +84,42 @@ pub async fn save_schedule(id: Option<ScheduleId>, input: Checked<ScheduleInput>
 pub async fn get_schedule(id: ScheduleId) -> Result<ScheduleDetail, AppError> {
     with_session(|state, session| async move {
         Ok(crate::guard::schedule_detail(&state.store, session.workspace_id, id).await?)
+    })
+    .await
+}
+
+/// A schedule's page: what its form and actions read, and the rest as HTML the server rendered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SchedulePage {
+    /// The schedule: the form's values, whether it is paused, whether it has a webhook.
+    pub schedule: Schedule,
+    /// What it runs, against what, how often, at what cost; its last failure.
+    pub header: ServerHtml,
+    /// The baseline in force and the earlier ones.
+    pub baselines: ServerHtml,
+    /// The runs that could be pinned as baseline, as `<option>`s; the first is chosen.
+    pub pinnable_choices: ServerHtml,
+    /// The first of them, if any.
+    pub first_pinnable: Option<RunId>,
+    /// The history chart, the evaluations and the webhook deliveries.
+    pub history: ServerHtml,
+}
+
+/// `POST /api/guard/schedules/page`, `{"id"}`: the schedule's page as the browser shows it (`guard/schedules/get`
+/// has the same as data).
+#[server(prefix = "/api", endpoint = "guard/schedules/page", input = Json, output = Json)]
+pub async fn get_schedule_page(id: ScheduleId) -> Result<SchedulePage, AppError> {
+    with_session(|state, session| async move {
+        let detail = crate::guard::schedule_detail(&state.store, session.workspace_id, id).await?;
+        Ok(SchedulePage {
+            header: crate::fragments::schedule_header(&detail),
+            baselines: crate::fragments::baselines(&detail),
+            pinnable_choices: crate::fragments::pinnable_choices(&detail),
+            first_pinnable: detail.pinnable_runs.first().map(|r| r.id),
+            history: crate::fragments::history(&detail),
+            schedule: detail.schedule,
+        })
     })
     .await
 }

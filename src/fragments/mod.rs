@@ -1,11 +1,12 @@
 //! Server-rendered parts of pages: what never changes once a page shows it (a report's header, figures, honesty
-//! notes and charts; a comparison of two runs), rendered to HTML on the server with Leptos views and sent as
+//! notes and charts; a comparison of two runs; a Guard schedule's history), rendered to HTML on the server with Leptos views and sent as
 //! [`ServerHtml`]. The browser build does not compile this module, so neither these views nor the types they read
 //! travel in the page's WASM; a page shows the HTML with `ui::components::ServerPart`. Knows nothing of storage,
 //! sessions or HTTP: values in, HTML out.
 
 mod compare;
 mod report;
+mod schedule;
 
 use leptos::prelude::*;
 
@@ -13,6 +14,7 @@ use crate::wire::ServerHtml;
 
 pub use compare::{comparison, run_choices};
 pub use report::{run_page, shared_page};
+pub use schedule::{baselines, history, pinnable_choices, schedule_header};
 
 /// A view rendered once, as HTML.
 fn render(view: impl IntoView) -> ServerHtml {

@@ -1,0 +1,158 @@
+//! A Guard schedule's page, the parts that change only when the page is read again: what the schedule runs and
+//! costs, its baseline and the earlier ones, the runs that could be pinned, the history chart, every evaluation
+//! with why it did or did not alert, and the webhook delivery log.
+
+use leptos::prelude::*;
+
+use super::render;
+use crate::model::{
+    utc_second as when, BenchmarkSet, CostEstimate, EvaluationStatus, EvaluationView, Schedule, ScheduleDetail,
+    WebhookDelivery, ADVISED_MIN_PROMPTS,
+};
+use crate::wire::ServerHtml;
+
+fn ms(v: Option<f64>) -> String {
+    v.map_or("—".into(), |v| format!("{v:.1} ms"))
+}
+
+/// The header: what the schedule runs, against what, how often and at what cost; its last failure.
+pub fn schedule_header(detail: &ScheduleDetail) -> ServerHtml {
+    let d = detail.clone();
+    render(view! { <ScheduleHeader schedule=d.schedule set=d.set connector_name=d.connector_name cost=d.cost/> })
+}
+
+/// The baseline in force and the earlier ones.
+pub fn baselines(detail: &ScheduleDetail) -> ServerHtml {
+    let (baseline, earlier) = (detail.baseline.clone(), detail.earlier_baselines.clone());
+    render(view! {
+        {match baseline {
+            Some(b) => view! { <p id="baseline-info">
+                {format!("Pinned {} UTC from ", when(b.pinned_at_ms))}<a href=format!("/runs/{}", b.run_id)>"this run"</a>
+                {format!(": {} successful requests, p95 {}, mean {}.", b.n, ms(b.summary.p95_ms), ms(b.summary.mean_ms))}
+            </p> }.into_any(),
+            None => view! { <p id="baseline-info" class="warning">"No baseline yet: runs are recorded but not compared. Pin a completed run of this connector (30 or more requests of the set's prompts make a steady one)."</p> }.into_any(),
+        }}
+        {(!earlier.is_empty()).then(|| view! {
+            <details id="earlier-baselines"><summary>{format!("{} earlier baseline(s)", earlier.len())}</summary>
+                <ul>{earlier.into_iter().map(|b| view! { <li>
+                    {format!("Pinned {} UTC from ", when(b.pinned_at_ms))}<a href=format!("/runs/{}", b.run_id)>"this run"</a>
+                    {format!(": {} requests, p95 {}, mean {}", b.n, ms(b.summary.p95_ms), ms(b.summary.mean_ms))}
+                </li> }).collect_view()}</ul>
+            </details>
+        })}
+    })
+}
+
+/// The `<option>`s of the runs that could be pinned as baseline, newest first.
+pub fn pinnable_choices(detail: &ScheduleDetail) -> ServerHtml {
+    let runs = detail.pinnable_runs.clone();
+    render(view! {
+        {runs.into_iter().map(|r| view! { <option value=r.id.to_string()>{format!("{} · {} UTC", r.title, when(r.created_at_ms))}</option> }).collect_view()}
+    })
+}
+
+/// The history chart, the evaluations and the webhook deliveries.
+pub fn history(detail: &ScheduleDetail) -> ServerHtml {
+    let (svg, evaluations, deliveries) =
+        (detail.history_svg.clone(), detail.evaluations.clone(), detail.deliveries.clone());
+    render(view! {
+        <h2>"History"</h2>
+        <p class="muted">"p95 and mean total time of each evaluation; the band is the baseline from its mean to its p95; large red marks breached."</p>
+        <div class="chart-box" id="history" inner_html=svg></div>
+        <h2>"Evaluations"</h2>
+        <p class="muted">"Each compares this run's successful total times with the baseline's (Welch's t-test, two-sided) and checks every threshold."</p>
+        <table class="table" id="evaluations">
+            <thead><tr><th>"Started (UTC)"</th><th>"By"</th><th>"Outcome"</th><th>"n (baseline / run)"</th><th>"p95 / mean"</th><th>"Welch p"</th><th>"Why"</th></tr></thead>
+            <tbody>{evaluations.into_iter().map(evaluation_row).collect_view()}</tbody>
+        </table>
+        <h2>"Webhook deliveries"</h2>
+        <DeliveriesTable deliveries/>
+    })
+}
+
+#[component]
+fn ScheduleHeader(
+    schedule: Schedule,
+    set: BenchmarkSet,
+    connector_name: Option<String>,
+    cost: CostEstimate,
+) -> impl IntoView {
+    let enabled = schedule.input.enabled;
+    view! {
+        <section class="run-header">
+            <h2 id="schedule-title">{schedule.input.name.clone()}</h2>
+            <p class="muted">
+                {format!("Runs the set \"{}\" ({} prompts, once each, not streamed, temperature 0.2) against ", set.name, set.prompts.len())}
+                {connector_name.unwrap_or_else(|| "a deleted connector".into())}
+                {format!(" every {} · {} · next run {} UTC · {} requests a day", schedule.input.cadence.as_str(), if enabled { "active" } else { "paused" }, when(schedule.next_run_at_ms), cost.requests_per_day)}
+                {cost.usd_per_day.map(|usd| format!(", about ${usd:.4} a day at most"))}
+            </p>
+            {schedule.last_error.clone().filter(|_| schedule.last_status == Some(EvaluationStatus::Failed)).map(|e| view! {
+                <p class="error" id="last-error">{format!("Last run failed: {e}")}</p>
+            })}
+            {(set.prompts.len() < ADVISED_MIN_PROMPTS).then(|| view! { <p class="warning">{format!("The set has {} prompt(s); at least {ADVISED_MIN_PROMPTS} are advised for Welch's test.", set.prompts.len())}</p> })}
+        </section>
+    }
+}
+
+/// The webhook delivery log.
+#[component]
+fn DeliveriesTable(deliveries: Vec<WebhookDelivery>) -> impl IntoView {
+    if deliveries.is_empty() {
+        view! { <p class="muted" id="no-deliveries">"No webhook messages yet."</p> }.into_any()
+    } else {
+        view! {
+                <table class="table" id="deliveries">
+                    <thead><tr><th>"Message"</th><th>"Written (UTC)"</th><th>"Attempts"</th><th>"State"</th></tr></thead>
+                    <tbody>{deliveries.into_iter().map(|d| {
+                        let state = match (d.delivered_at_ms, d.gave_up_at_ms) {
+                            (Some(at), _) => format!("delivered {}", when(at)),
+                            (_, Some(at)) => format!("gave up {}: {}", when(at), d.last_error.clone().unwrap_or_default()),
+                            _ => format!("next attempt {}{}", when(d.next_attempt_at_ms), d.last_error.clone().map(|e| format!(" · last: {e}")).unwrap_or_default()),
+                        };
+                        view! { <tr><td class="mono">{d.id.clone()}{d.alert_id.is_none().then_some(" (test)")}</td><td>{when(d.created_at_ms)}</td><td>{d.attempts}</td><td>{state}</td></tr> }
+                    }).collect_view()}</tbody>
+                </table>
+            }.into_any()
+    }
+}
+
+fn evaluation_row(e: EvaluationView) -> impl IntoView {
+    let n = match (e.baseline_n, e.observed_n) {
+        (Some(b), Some(o)) => format!("{b} / {o}"),
+        (None, Some(o)) => format!("— / {o}"),
+        _ => "—".into(),
+    };
+    let figures = e.observed_summary.map_or("—".into(), |s| format!("{} / {}", ms(s.p95_ms), ms(s.mean_ms)));
+    let why = match (&e.error, &e.decision) {
+        (Some(error), _) => error.clone(),
+        (None, Some(d)) => d
+            .checks
+            .iter()
+            .map(|c| format!("{} {}: {}", c.threshold.metric.as_str(), c.threshold.op.as_str(), c.reason))
+            .collect::<Vec<_>>()
+            .join("; "),
+        (None, None) => match e.status {
+            EvaluationStatus::NoBaseline => "no baseline pinned: recorded, not compared".into(),
+            EvaluationStatus::Running => "the run is under way".into(),
+            EvaluationStatus::Healthy | EvaluationStatus::Breached | EvaluationStatus::Failed => String::new(),
+        },
+    };
+    let failed = e.status == EvaluationStatus::Failed;
+    let status = e.status.label();
+    let outcome = match e.run_id {
+        Some(run) => view! { <a href=format!("/runs/{run}")>{status}</a> }.into_any(),
+        None => view! { <span>{status}</span> }.into_any(),
+    };
+    view! {
+        <tr class:failed=failed>
+            <td>{when(e.started_at_ms)}</td>
+            <td>{e.trigger.label()}</td>
+            <td class="status">{outcome}</td>
+            <td>{n}</td>
+            <td>{figures}</td>
+            <td>{e.p_value.map_or("—".into(), crate::report::p_value)}</td>
+            <td class="why">{why}</td>
+        </tr>
+    }
+}
