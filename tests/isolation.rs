@@ -222,6 +222,7 @@ fn sweep(a: &Owned) -> Vec<(&'static str, Value, Expect)> {
         ("runs/page", json!({"id": run}), NotFound),
         ("speclab/ab/cancel", json!({"id": a.ab_test}), NotFound),
         ("speclab/ab/get", json!({"id": a.ab_test}), NotFound),
+        ("speclab/ab/page", json!({"id": a.ab_test}), NotFound),
         ("speclab/ab/list", json!({}), OwnOnly),
         (
             "speclab/ab/start",
@@ -233,6 +234,7 @@ fn sweep(a: &Owned) -> Vec<(&'static str, Value, Expect)> {
         ("sweeps/compare", json!({"a": a.sweep, "b": a.sweep}), NotFound),
         ("sweeps/delete", json!({"id": a.sweep}), NotFound),
         ("sweeps/get", json!({"id": a.sweep}), NotFound),
+        ("sweeps/page", json!({"id": a.sweep}), NotFound),
         ("sweeps/list", json!({}), OwnOnly),
         ("sweeps/start", sweep_input(conn), NotFound),
         ("tokens/create", json!({"input": {"name": "B-token"}}), TokenManagement(200)),

@@ -311,6 +311,14 @@ async fn the_api_runs_an_ab_between_probed_connectors_and_stops_one_on_request()
     assert_eq!(cell["plan"]["concurrency"], 2);
     assert_eq!(cell["candidate"]["server"]["spec"]["acceptanceRate"], 1.0, "{cell}");
     assert!(cell["verdict"]["summary"].as_str().unwrap().contains("of drafted tokens accepted"));
+    // The page shows the report rendered by the server: each cell's section and the notes.
+    let (status, text) = app.call("speclab/ab/page", json!({"id": id}), Some(&cookie)).await;
+    assert_eq!(status, 200, "{text}");
+    let page: Value = serde_json::from_str(&text).unwrap();
+    let shown = page["report"].as_str().unwrap();
+    assert!(shown.contains("of drafted tokens accepted") && shown.contains(r#"id="ab-notes""#), "{shown}");
+    assert!(page["header"].as_str().unwrap().contains("spec off (baseline) vs spec on (candidate)"), "{page}");
+    assert_eq!(page["summary"]["doneRequests"], 28);
     let listed: Value = serde_json::from_str(&app.call("speclab/ab/list", json!({}), Some(&cookie)).await.1).unwrap();
     assert_eq!(listed[0]["id"], id.as_str());
     assert_eq!(app.call("speclab/ab/cancel", json!({"id": id}), Some(&cookie)).await.1, "false", "it had ended");

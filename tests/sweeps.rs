@@ -95,6 +95,18 @@ async fn a_listed_sweep_runs_each_level_as_a_run_and_finds_the_knee() {
         }
         let listed = ok(&app, &cookie, "sweeps/list", json!({})).await;
         assert_eq!(listed[0]["id"], started["id"]);
+        // The page shows the same, rendered by the server: the answer, the knee, every level with its run.
+        let page = ok(&app, &cookie, "sweeps/page", json!({"id": started["id"]})).await;
+        let shown = page["report"].as_str().unwrap();
+        assert!(
+            shown.contains(r#"id="sweep-answer""#) && shown.contains(r#"data-level="8" data-passed="false""#),
+            "{shown}"
+        );
+        let first_run = report["levels"][0]["runId"].as_str().unwrap();
+        assert!(shown.contains(&format!(r#"href="/runs/{first_run}""#)), "{shown}");
+        assert!(page["notes"].as_str().unwrap().contains(r#"id="sweep-notes""#));
+        assert!(page["header"].as_str().unwrap().contains("ttft_p95_ms"), "{page}");
+        assert_eq!((page["repeated"].as_bool(), &page["summary"]["doneLevels"]), (Some(false), &json!(4)));
     })
     .await;
 }
@@ -268,7 +280,13 @@ async fn a_repeated_run_reports_each_figure_over_its_repetitions_and_compares_by
         assert!(notes.iter().any(|n| n.as_str().unwrap().starts_with("A repeated run: 2 in flight run 3 times")));
         assert!(notes.iter().any(|n| n.as_str().unwrap().starts_with("3 repetitions. Each figure is the mean")));
 
-        // The HTML export (made from the view the browser holds) shows the same figures.
+        // The page: the figures over the repetitions as the server rendered them; the comparison is the page's own.
+        let page = ok(&app, &cookie, "sweeps/page", json!({"id": started["id"]})).await;
+        assert_eq!(page["repeated"], true);
+        let shown = page["report"].as_str().unwrap();
+        assert!(shown.contains("Over 3 repetitions") && shown.contains(r#"id="repeated-figures""#), "{shown}");
+
+        // The HTML export (made from the sweep as the API returns it) shows the same figures.
         let view: latency_guard::report::SweepView = serde_json::from_value(calm.clone()).unwrap();
         let html = latency_guard::export::sweep_to_html(&view);
         let mean_text = latency_guard::report::figure_value("ttftP50Ms", mean);

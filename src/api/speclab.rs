@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use crate::error::AppError;
 use crate::model::{AbTestId, AbTestInput, AbTestSummary, Checked, ConnectorId, ProbeReport};
 use crate::report::AbTestView;
-use crate::wire::Json;
+use crate::wire::{Json, ServerHtml};
 
 #[cfg(feature = "ssr")]
 use super::context::with_session;
@@ -37,6 +37,35 @@ pub async fn get_ab_test(id: AbTestId) -> Result<AbTestView, AppError> {
     with_session(|state, session| async move {
         let (summary, plan, report) = state.store.ab_test_report(session.workspace_id, id).await?;
         Ok(AbTestView { summary, plan, report })
+    })
+    .await
+}
+
+/// An A/B test's page: its state, which the page's progress line and Stop button read, and the rest as HTML the
+/// server rendered.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AbTestPage {
+    /// Status and progress.
+    pub summary: AbTestSummary,
+    /// Which connectors, cells, prompts and iterations.
+    pub header: ServerHtml,
+    /// Once it ended: each cell's verdict, bottleneck panel, differences and caveats, and the notes.
+    pub report: Option<ServerHtml>,
+}
+
+/// `POST /api/speclab/ab/page`, `{"id"}`: the test's page as the browser shows it (`speclab/ab/get` has the same
+/// as data).
+#[server(prefix = "/api", endpoint = "speclab/ab/page", input = Json, output = Json)]
+pub async fn get_ab_test_page(id: AbTestId) -> Result<AbTestPage, AppError> {
+    with_session(|state, session| async move {
+        let (summary, plan, report) = state.store.ab_test_report(session.workspace_id, id).await?;
+        let view = AbTestView { summary, plan, report };
+        Ok(AbTestPage {
+            header: crate::fragments::ab_header(&view),
+            report: view.report.as_ref().map(crate::fragments::ab_report),
+            summary: view.summary,
+        })
     })
     .await
 }

@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use crate::error::AppError;
 use crate::model::{Checked, SweepId, SweepInput, SweepSummary};
 use crate::report::{RepeatedComparison, SweepView};
-use crate::wire::Json;
+use crate::wire::{Json, ServerHtml};
 
 #[cfg(feature = "ssr")]
 use super::context::with_session;
@@ -25,6 +25,40 @@ pub async fn get_sweep(id: SweepId) -> Result<SweepView, AppError> {
     with_session(|state, session| async move {
         let (summary, plan, report) = state.store.sweep_report(session.workspace_id, id).await?;
         Ok(SweepView { summary, plan, report })
+    })
+    .await
+}
+
+/// A sweep's page: its state, which the page's progress line and Stop button read, and the rest as HTML the
+/// server rendered.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SweepPage {
+    /// Status, levels done, the level being measured.
+    pub summary: SweepSummary,
+    /// Title, connector, objectives, prompts.
+    pub header: ServerHtml,
+    /// The report so far (absent until a level is done): answer, knee, charts, levels; a repeated run's figures.
+    pub report: Option<ServerHtml>,
+    /// How the figures were made, after the comparison a repeated run offers.
+    pub notes: Option<ServerHtml>,
+    /// Whether it is a repeated run, which the page offers to compare with another.
+    pub repeated: bool,
+}
+
+/// `POST /api/sweeps/page`, `{"id"}`: the sweep's page as the browser shows it (`sweeps/get` has the same as data).
+#[server(prefix = "/api", endpoint = "sweeps/page", input = Json, output = Json)]
+pub async fn get_sweep_page(id: SweepId) -> Result<SweepPage, AppError> {
+    with_session(|state, session| async move {
+        let (summary, plan, report) = state.store.sweep_report(session.workspace_id, id).await?;
+        let view = SweepView { summary, plan, report };
+        Ok(SweepPage {
+            header: crate::fragments::sweep_header(&view),
+            report: view.report.as_ref().map(crate::fragments::sweep_report),
+            notes: view.report.as_ref().map(crate::fragments::sweep_notes),
+            repeated: view.report.as_ref().is_some_and(|r| r.repeated.is_some()),
+            summary: view.summary,
+        })
     })
     .await
 }

@@ -1,20 +1,24 @@
 //! Server-rendered parts of pages: what never changes once a page shows it (a report's header, figures, honesty
-//! notes and charts; a comparison of two runs; a Guard schedule's history), rendered to HTML on the server with Leptos views and sent as
+//! notes and charts; a comparison of two runs; a Guard schedule's history; a sweep's and an A/B test's reports), rendered to HTML on the server with Leptos views and sent as
 //! [`ServerHtml`]. The browser build does not compile this module, so neither these views nor the types they read
 //! travel in the page's WASM; a page shows the HTML with `ui::components::ServerPart`. Knows nothing of storage,
 //! sessions or HTTP: values in, HTML out.
 
+mod ab;
 mod compare;
 mod report;
 mod schedule;
+mod sweep;
 
 use leptos::prelude::*;
 
 use crate::wire::ServerHtml;
 
+pub use ab::{ab_header, ab_report};
 pub use compare::{comparison, run_choices};
 pub use report::{run_page, shared_page};
 pub use schedule::{baselines, history, pinnable_choices, schedule_header};
+pub use sweep::{sweep_header, sweep_notes, sweep_report};
 
 /// A view rendered once, as HTML.
 fn render(view: impl IntoView) -> ServerHtml {

@@ -1,29 +1,71 @@
-//! JSON and HTML export buttons for a document already on the page (an A/B test, a sweep): each file is made at
-//! once in the browser by the shared export code (the same bytes a CLI command or a test makes).
+//! JSON and HTML export buttons of an A/B test's or a sweep's page. The page shows the document as the server
+//! rendered it, so a click fetches the document's data and makes the file in the browser with the shared export
+//! code (the same bytes a CLI command or a test makes). The fetch, the document's types and the export code travel
+//! in a lazily loaded WASM chunk ([`make_document_file`]), not in the page's first load.
 
 use leptos::prelude::*;
 
 use super::export_buttons::save_file;
-use crate::report::{AbReport, SweepView};
+use crate::model::{AbTestId, SweepId};
 
-/// `<prefix>-export-json` and `<prefix>-export-html` buttons saving `<kind>-<title>-<date>.json|html`.
+/// A document a page exports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Document {
+    /// An ended A/B test: `ab-test-<title>-<date>.json|html`, the JSON being its report.
+    AbTest(AbTestId),
+    /// A sweep: `sweep-<title>-<date>.json|html`, the JSON being the sweep as the API returns it.
+    Sweep(SweepId),
+}
+
+impl Document {
+    fn id_prefix(self) -> &'static str {
+        match self {
+            Self::AbTest(_) => "ab",
+            Self::Sweep(_) => "sweep",
+        }
+    }
+}
+
+/// Fetches the document and makes its file, `(name, body)` (a lazily loaded chunk in the browser).
+#[leptos::lazy]
+async fn make_document_file(document: Document, as_html: bool) -> Result<(String, String), String> {
+    let extension = if as_html { "html" } else { "json" };
+    match document {
+        Document::AbTest(id) => {
+            let view = crate::api::speclab::get_ab_test(id).await.map_err(|e| e.to_string())?;
+            let report = view.report.ok_or_else(|| "the test has no report yet".to_string())?;
+            let name = crate::export::named_file("ab-test", &report.title, &report.created_at, extension);
+            let body = if as_html { crate::export::ab_to_html(&report) } else { pretty(&report)? };
+            Ok((name, body))
+        }
+        Document::Sweep(id) => {
+            let view = crate::api::sweeps::get_sweep(id).await.map_err(|e| e.to_string())?;
+            let created = crate::model::iso8601_utc(view.summary.created_at_ms);
+            let name = crate::export::named_file("sweep", &view.summary.title, &created, extension);
+            let body = if as_html { crate::export::sweep_to_html(&view) } else { pretty(&view)? };
+            Ok((name, body))
+        }
+    }
+}
+
+fn pretty<T: serde::Serialize>(value: &T) -> Result<String, String> {
+    serde_json::to_string_pretty(value).map_err(|e| e.to_string())
+}
+
+/// `<prefix>-export-json` and `<prefix>-export-html` buttons.
 #[component]
-fn JsonHtmlButtons(
-    prefix: &'static str,
-    kind: &'static str,
-    title: String,
-    created_at: String,
-    json: Callback<(), String>,
-    html: Callback<(), String>,
-) -> impl IntoView {
+pub fn DocumentExportButtons(document: Document) -> impl IntoView {
     let failure = RwSignal::new(None::<String>);
-    let named = StoredValue::new((title, created_at));
     let save = move |as_html: bool| {
-        let (extension, media_type, body) =
-            if as_html { ("html", "text/html", html.run(())) } else { ("json", "application/json", json.run(())) };
-        let name = named.with_value(|(title, created)| crate::export::named_file(kind, title, created, extension));
-        failure.set(save_file(&name, media_type, &body).err());
+        leptos::task::spawn_local(async move {
+            let media_type = if as_html { "text/html" } else { "application/json" };
+            let saved = make_document_file(document, as_html)
+                .await
+                .and_then(|(name, body)| save_file(&name, media_type, &body));
+            failure.set(saved.err());
+        });
     };
+    let prefix = document.id_prefix();
     view! {
         <div class="export-buttons" role="group" aria-label="Export">
             <span class="muted">"Export:"</span>
@@ -32,24 +74,4 @@ fn JsonHtmlButtons(
             {move || failure.get().map(|e| view! { <span class="error" role="alert">{format!("Export failed: {e}")}</span> })}
         </div>
     }
-}
-
-/// An A/B test's exports: `ab-test-<title>-<date>.json|html`.
-#[component]
-pub fn AbExportButtons(report: AbReport) -> impl IntoView {
-    let (title, created_at) = (report.title.clone(), report.created_at.clone());
-    let report = StoredValue::new(report);
-    let json = Callback::new(move |()| report.with_value(|r| serde_json::to_string_pretty(r).unwrap_or_default()));
-    let html = Callback::new(move |()| report.with_value(crate::export::ab_to_html));
-    view! { <JsonHtmlButtons prefix="ab" kind="ab-test" title created_at json html/> }
-}
-
-/// A sweep's exports: `sweep-<title>-<date>.json|html` (the JSON is the sweep as the API returns it).
-#[component]
-pub fn SweepExportButtons(view: SweepView) -> impl IntoView {
-    let (title, created_at) = (view.summary.title.clone(), crate::model::iso8601_utc(view.summary.created_at_ms));
-    let view_value = StoredValue::new(view);
-    let json = Callback::new(move |()| view_value.with_value(|v| serde_json::to_string_pretty(v).unwrap_or_default()));
-    let html = Callback::new(move |()| view_value.with_value(crate::export::sweep_to_html));
-    view! { <JsonHtmlButtons prefix="sweep" kind="sweep" title created_at json html/> }
 }

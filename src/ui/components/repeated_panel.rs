@@ -1,31 +1,12 @@
-//! A repeated run's figures over its repetitions (mean, 95 % interval, run-to-run variation, each repetition's
-//! value, whether they agree), and its comparison with another repeated run by repetitions.
+//! A repeated run's comparison with another repeated run by repetitions (its figures over the repetitions are
+//! rendered by the server with the rest of its page).
 
 use leptos::prelude::*;
 
 use crate::api::sweeps::{compare_repeated_runs, list_sweeps};
 use crate::model::SweepId;
-use crate::report::RepeatedReport;
 use crate::ui::components::ErrorBox;
 use crate::ui::hooks::resource;
-
-/// The figures over the repetitions.
-#[component]
-pub fn RepeatedFigures(report: RepeatedReport) -> impl IntoView {
-    let agreement = report.agreement_text();
-    let class = if report.disagrees() { "warning" } else { "muted" };
-    view! {
-        <h2>{format!("Over {} repetitions", report.repetitions)}</h2>
-        <p id="repeated-agreement" class=class>{agreement}</p>
-        <table class="table" id="repeated-figures">
-            <thead><tr><th>"Figure"</th><th>"Mean"</th><th>"95 % interval of the mean"</th><th>"Run-to-run CV"</th>
-                <th>"Each repetition"</th></tr></thead>
-            <tbody>{report.rows().into_iter().map(|row| view! {
-                <tr>{row.into_iter().map(|cell| view! { <td>{cell}</td> }).collect_view()}</tr>
-            }).collect_view()}</tbody>
-        </table>
-    }
-}
 
 /// Picks another repeated run of the workspace as the baseline and compares this one with it, figure by figure.
 #[component]

@@ -6,10 +6,9 @@ use leptos::prelude::*;
 use leptos_router::components::A;
 use leptos_router::hooks::use_params_map;
 
-use crate::api::speclab::{cancel_ab_test, get_ab_test};
+use crate::api::speclab::{cancel_ab_test, get_ab_test_page, AbTestPage as AbTestPageView};
 use crate::model::{AbTestId, AbTestSummary, RunStatus};
-use crate::report::AbTestView;
-use crate::ui::components::{AbExportButtons, ErrorBox, Layout};
+use crate::ui::components::{Document, DocumentExportButtons, ErrorBox, Layout, ServerPart};
 use crate::ui::hooks::{resource, use_poll_while};
 
 /// How often a running test's page reads it again.
@@ -26,7 +25,7 @@ pub fn AbTestPage() -> impl IntoView {
         move || (id(), tick.get()),
         |(id, _)| async move {
             match id {
-                Some(id) => Some(get_ab_test(id).await),
+                Some(id) => Some(get_ab_test_page(id).await),
                 None => None,
             }
         },
@@ -39,9 +38,9 @@ pub fn AbTestPage() -> impl IntoView {
                     match test.await {
                         None => view! { <ErrorBox message="This address names no A/B test.".to_string()/> }.into_any(),
                         Some(Err(e)) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
-                        Some(Ok(view)) => {
-                            running.set(view.summary.status == RunStatus::Running);
-                            view! { <AbTestBody view/> }.into_any()
+                        Some(Ok(page)) => {
+                            running.set(page.summary.status == RunStatus::Running);
+                            view! { <AbTestBody page/> }.into_any()
                         }
                     }
                 })}
@@ -50,27 +49,18 @@ pub fn AbTestPage() -> impl IntoView {
     }
 }
 
+/// The header and the report come rendered by the server (`speclab/ab/page`); the page holds the progress, Stop
+/// and the exports.
 #[component]
-fn AbTestBody(view: AbTestView) -> impl IntoView {
-    let AbTestView { summary, plan, report } = view;
-    let cells = plan.cells.len();
+fn AbTestBody(page: AbTestPageView) -> impl IntoView {
+    let AbTestPageView { summary, header, report } = page;
+    let id = summary.id;
     view! {
-        <header class="ab-header">
-            <h2 id="ab-title">{summary.title.clone()}</h2>
-            <p class="muted">
-                {format!("{} (baseline) vs {} (candidate) · {} cell(s) · {} prompt(s) × {} iteration(s) per arm and cell · max_tokens {}",
-                    summary.baseline_name, summary.candidate_name, cells, plan.prompts.len(), plan.iterations, plan.max_tokens)}
-            </p>
-        </header>
-        <AbProgress summary=summary.clone()/>
-        {report.map(|report| {
-            let section = crate::export::ab_section(&report);
-            view! {
-                <AbExportButtons report=report.clone()/>
-                <div class="ab-report" inner_html=section></div>
-                <h2>"How these numbers were made"</h2>
-                <ul class="honesty" id="ab-notes">{report.notes.iter().map(|n| view! { <li>{n.clone()}</li> }).collect_view()}</ul>
-            }
+        <ServerPart html=header/>
+        <AbProgress summary/>
+        {report.map(|report| view! {
+            <DocumentExportButtons document=Document::AbTest(id)/>
+            <ServerPart html=report/>
         })}
     }
 }

@@ -1,0 +1,150 @@
+//! A sweep's page, the parts that change only when the page is read again: its header (objectives, prompts), the
+//! answer and the knee, the throughput–latency curve and the load chart, every level with the figures it was judged
+//! on and a link to its run, a repeated run's figures over its repetitions, and how it was all computed.
+
+use leptos::prelude::*;
+
+use super::render;
+use crate::model::trim_number;
+use crate::report::{ms, CapacityLevel, CapacityReport, RepeatedReport, SweepView};
+use crate::wire::ServerHtml;
+
+/// The header: title, connector, objectives, prompts and token budget.
+pub fn sweep_header(view: &SweepView) -> ServerHtml {
+    let (summary, plan) = (&view.summary, &view.plan);
+    let objectives: Vec<String> = plan.slos.iter().map(|s| s.spelled()).collect();
+    render(view! {
+        <header>
+            <h2 id="sweep-title">{summary.title.clone()}</h2>
+            <p class="muted">{format!("{} · objectives: {} · {} prompt(s) · max_tokens {}", summary.connector_name,
+                if objectives.is_empty() { "none".to_string() } else { objectives.join(", ") },
+                plan.template.prompts.len(), plan.template.agent.token_budget)}</p>
+        </header>
+    })
+}
+
+/// The report so far, before the comparison a repeated run's page offers.
+pub fn sweep_report(report: &CapacityReport) -> ServerHtml {
+    let report = report.clone();
+    match report.repeated.clone() {
+        Some(repeated) => render(view! { <RepeatedRunReport report repeated/> }),
+        None => render(view! { <SweepReport report/> }),
+    }
+}
+
+/// How the figures were made: the page's last part.
+pub fn sweep_notes(report: &CapacityReport) -> ServerHtml {
+    render(view! { <SweepNotes notes=report.notes.clone()/> })
+}
+
+#[component]
+fn SweepReport(report: CapacityReport) -> impl IntoView {
+    let curve = crate::charts::sweep_curve_chart(&report.chart());
+    let load = crate::charts::sweep_load_chart(&report.chart());
+    let mut levels = report.levels.clone();
+    levels.sort_by(|a, b| a.level.total_cmp(&b.level));
+    let axis = report.axis;
+    view! {
+        <section class="stat-cards">
+            <div class="stat-card">
+                <div class="stat-label">"Highest passing level"</div>
+                <div class="stat-value" id="sweep-answer">{crate::export::answer_text(&report)}</div>
+                <div class="stat-how">"every objective held, every lower level passing"</div>
+            </div>
+            <div class="stat-card">
+                <div class="stat-label">"Knee"</div>
+                <div class="stat-value" id="sweep-knee">{report.knee.map_or_else(|| "not within these levels".to_string(), |k| axis.describe(k))}</div>
+                <div class="stat-how">"the last level before latency (total p95) grew faster than throughput"</div>
+            </div>
+        </section>
+        {(!report.probes.is_empty()).then(|| view! {
+            <p id="sweep-probes">{report.probes.iter().map(|p| format!("{} in flight: {}", trim_number(p.level),
+                p.throughput_rps.map_or_else(|| "no throughput".to_string(), |t| format!("{t:.2} req/s")))).collect::<Vec<_>>().join(" · ")}
+                " (the probes that chose the rates)"</p>
+        })}
+        <div class="chart-box" inner_html=curve></div>
+        <div class="chart-box" inner_html=load></div>
+        <table class="table" id="sweep-levels">
+            <thead><tr><th>"Load"</th><th>"Verdict"</th><th>"Judged on"</th><th>"Throughput"</th><th>"Goodput"</th>
+                {(axis == crate::model::LoadAxis::Rate).then(|| view! { <th>"Sent (late p95)"</th> })}
+                <th>"TTFT p50 / p95"</th><th>"Total p95"</th><th>"Failed"</th><th>"Run"</th></tr></thead>
+            <tbody>{levels.into_iter().map(|l| level_row(axis.describe(l.level), axis, l)).collect_view()}</tbody>
+        </table>
+    }
+}
+
+/// A repeated run: whether every repetition passed, the figures over the repetitions, each repetition (judged
+/// like a level); the comparison with another repeated run and the notes follow on the page.
+#[component]
+fn RepeatedRunReport(report: CapacityReport, repeated: RepeatedReport) -> impl IntoView {
+    let axis = report.axis;
+    let level = report.levels.first().map(|l| axis.describe(l.level)).unwrap_or_default();
+    let verdict = match report.answer {
+        Some(_) => "yes".to_string(),
+        None if report.slos.is_empty() => "no (errors over the limit)".to_string(),
+        None => "no".to_string(),
+    };
+    view! {
+        <section class="stat-cards">
+            <div class="stat-card">
+                <div class="stat-label">"Passed in every repetition"</div>
+                <div class="stat-value" id="repeated-verdict">{verdict}</div>
+                <div class="stat-how">{format!("{level}: every objective held and errors stayed within the limit")}</div>
+            </div>
+        </section>
+        <RepeatedFigures report=repeated/>
+        <table class="table" id="sweep-levels">
+            <thead><tr><th>"Repetition"</th><th>"Verdict"</th><th>"Judged on"</th><th>"Throughput"</th><th>"Goodput"</th>
+                {(axis == crate::model::LoadAxis::Rate).then(|| view! { <th>"Sent (late p95)"</th> })}
+                <th>"TTFT p50 / p95"</th><th>"Total p95"</th><th>"Failed"</th><th>"Run"</th></tr></thead>
+            <tbody>{report.levels.into_iter().enumerate().map(|(i, l)| level_row(format!("#{}", i + 1), axis, l)).collect_view()}</tbody>
+        </table>
+    }
+}
+
+/// How the figures were made.
+#[component]
+fn SweepNotes(notes: Vec<String>) -> impl IntoView {
+    view! {
+        <h2>"How these numbers were made"</h2>
+        <ul class="honesty" id="sweep-notes">{notes.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}</ul>
+    }
+}
+
+/// The figures over the repetitions.
+#[component]
+fn RepeatedFigures(report: RepeatedReport) -> impl IntoView {
+    let agreement = report.agreement_text();
+    let class = if report.disagrees() { "warning" } else { "muted" };
+    view! {
+        <h2>{format!("Over {} repetitions", report.repetitions)}</h2>
+        <p id="repeated-agreement" class=class>{agreement}</p>
+        <table class="table" id="repeated-figures">
+            <thead><tr><th>"Figure"</th><th>"Mean"</th><th>"95 % interval of the mean"</th><th>"Run-to-run CV"</th>
+                <th>"Each repetition"</th></tr></thead>
+            <tbody>{report.rows().into_iter().map(|row| view! {
+                <tr>{row.into_iter().map(|cell| view! { <td>{cell}</td> }).collect_view()}</tr>
+            }).collect_view()}</tbody>
+        </table>
+    }
+}
+
+fn level_row(label: String, axis: crate::model::LoadAxis, l: CapacityLevel) -> impl IntoView {
+    let rate = |v: Option<f64>| v.map_or_else(|| "—".to_string(), |v| format!("{v:.2} req/s"));
+    view! {
+        <tr data-level=trim_number(l.level) data-passed=l.passed.to_string()>
+            <td>{label}</td>
+            <td>{l.verdict_text()}</td>
+            <td>{l.judged_text()}</td>
+            <td>{rate(l.throughput_rps)}</td>
+            <td>{rate(l.good_rps)}</td>
+            {(axis == crate::model::LoadAxis::Rate).then(|| view! {
+                <td>{format!("{} ({})", rate(l.achieved_rate), l.schedule_lag_p95_ms.map_or_else(|| "—".to_string(), ms))}</td>
+            })}
+            <td>{l.ttft_ms.map_or_else(|| "—".to_string(), |p| format!("{} / {}", ms(p.p50), ms(p.p95)))}</td>
+            <td>{l.total_ms.map_or_else(|| "—".to_string(), |p| ms(p.p95))}</td>
+            <td>{format!("{} of {}", l.failed, l.requests)}</td>
+            <td>{l.run_id.map(|id| view! { <a href=format!("/runs/{id}")>"report"</a> })}</td>
+        </tr>
+    }
+}
