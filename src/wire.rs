@@ -74,10 +74,16 @@ std::thread_local! {
 }
 
 fn in_page_data<R>(write: impl FnOnce() -> R) -> R {
+    /// Lowers the flag however `write` ends, so a later reply on this thread carries its HTML.
+    struct Lowered;
+    impl Drop for Lowered {
+        fn drop(&mut self) {
+            WRITING_PAGE_DATA.with(|flag| flag.set(false));
+        }
+    }
     WRITING_PAGE_DATA.with(|flag| flag.set(true));
-    let written = write();
-    WRITING_PAGE_DATA.with(|flag| flag.set(false));
-    written
+    let _lowered = Lowered;
+    write()
 }
 
 /// HTML the server rendered: the parts of a page that do not change once shown (a report's figures, notes and

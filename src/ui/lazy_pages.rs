@@ -2,8 +2,9 @@
 //! (split out by `scripts/wasm-split`), so the first chunk holds the framework, the router, the shell and the code
 //! most sections share. A section is a group of pages used together (a report and its comparison, the Guard
 //! pages), because one chunk per page would cut the code into hundreds of small shared pieces that compress far
-//! worse than a few large ones. The home page (the connector list), the forms, and Guard's schedules are sections
-//! of their own: each is visited alone, and the lists (the alert feed among them) no longer carry the forms' code.
+//! worse than a few large ones. The home page (the connector list), the forms, Guard's schedules, a run's report
+//! and the sweeps are sections of their own: each is visited alone, and the lists (the alert feed among them) no
+//! longer carry the forms' code, nor Spec Lab's pages the sweep form's.
 //!
 //! Each section's loader is named `<name>_section`: the splitter counts the users of shared code by that name
 //! (`scripts/wasm-split/src/main.rs`).
@@ -97,18 +98,26 @@ lazy_section! {
 }
 
 lazy_section! {
-    /// A report, owned or shared, and the comparison of two.
-    ReportSection in report_section, __preload_report_section { RunRoute => RunPage, ShareRoute => SharePage, CompareRoute => ComparePage }
+    /// A run's report, as its owner sees it (followed live while it runs).
+    ReportSection in report_section, __preload_report_section { RunRoute => RunPage }
 }
 
 lazy_section! {
-    /// Spec Lab and its A/B tests, sweeps and their reports.
-    LabSection in lab_section, __preload_lab_section {
-        SpecLabRoute => SpecLabPage,
-        AbTestRoute => AbTestPage,
-        SweepsRoute => SweepsPage,
-        SweepRoute => SweepPage,
+    /// A shared report, and the comparison of two.
+    SharedReportSection in shared_report_section, __preload_shared_report_section {
+        ShareRoute => SharePage,
+        CompareRoute => ComparePage,
     }
+}
+
+lazy_section! {
+    /// Spec Lab and its A/B tests.
+    LabSection in lab_section, __preload_lab_section { SpecLabRoute => SpecLabPage, AbTestRoute => AbTestPage }
+}
+
+lazy_section! {
+    /// Sweeps and their reports.
+    SweepsSection in sweeps_section, __preload_sweeps_section { SweepsRoute => SweepsPage, SweepRoute => SweepPage }
 }
 
 lazy_section! {
