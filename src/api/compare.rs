@@ -15,11 +15,22 @@ use super::context::with_session;
 #[server(prefix = "/api", endpoint = "runs/compare", input = Json, output = Json)]
 pub async fn compare_runs(baseline: RunId, candidate: RunId) -> Result<Comparison, AppError> {
     with_session(|state, session| async move {
-        let load = |id| state.store.run_with_iterations(session.workspace_id, id);
-        let ((a_run, a_records), (b_run, b_records)) = (load(baseline).await?, load(candidate).await?);
-        Ok(crate::report::compare((&a_run, a_records), (&b_run, b_records)))
+        Ok(compare_stored(&state.store, session.workspace_id, baseline, candidate).await?)
     })
     .await
+}
+
+/// Both runs of the workspace read with their iterations and compared: `runs/compare` and the compare page.
+#[cfg(feature = "ssr")]
+async fn compare_stored(
+    store: &crate::store::Store,
+    workspace: crate::model::WorkspaceId,
+    baseline: RunId,
+    candidate: RunId,
+) -> Result<Comparison, crate::store::StoreError> {
+    let ((a_run, a_records), (b_run, b_records)) =
+        (store.run_with_iterations(workspace, baseline).await?, store.run_with_iterations(workspace, candidate).await?);
+    Ok(crate::report::compare((&a_run, a_records), (&b_run, b_records)))
 }
 
 /// The compare page: the run pickers' choices and, when both runs are picked, their comparison, as HTML the
@@ -42,14 +53,12 @@ pub async fn get_compare_page(baseline: Option<RunId>, candidate: Option<RunId>)
     with_session(|state, session| async move {
         let runs = state.store.list_runs(session.workspace_id).await?;
         let comparison = match (baseline, candidate) {
-            (Some(baseline), Some(candidate)) => {
-                let load = |id| state.store.run_with_iterations(session.workspace_id, id);
-                let compared = async {
-                    let ((a_run, a_records), (b_run, b_records)) = (load(baseline).await?, load(candidate).await?);
-                    Ok::<_, crate::store::StoreError>(crate::report::compare((&a_run, a_records), (&b_run, b_records)))
-                };
-                Some(compared.await.map(|c| crate::fragments::comparison(&c)).map_err(AppError::from))
-            }
+            (Some(baseline), Some(candidate)) => Some(
+                compare_stored(&state.store, session.workspace_id, baseline, candidate)
+                    .await
+                    .map(|c| crate::fragments::comparison(&c))
+                    .map_err(AppError::from),
+            ),
             _ => None,
         };
         Ok(ComparePage {
