@@ -220,6 +220,7 @@ fn sweep(a: &Owned) -> Vec<(&'static str, Value, Expect)> {
         ("runs/start", plan(conn), NotFound),
         ("runs/view", json!({"id": run}), NotFound),
         ("runs/page", json!({"id": run}), NotFound),
+        ("runs/scatter", json!({"id": run}), NotFound),
         ("speclab/ab/cancel", json!({"id": a.ab_test}), NotFound),
         ("speclab/ab/get", json!({"id": a.ab_test}), NotFound),
         ("speclab/ab/page", json!({"id": a.ab_test}), NotFound),

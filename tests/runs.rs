@@ -179,6 +179,53 @@ async fn a_closed_loop_run_streams_progress_and_ends_in_a_report_with_honest_not
     assert_eq!(compressed.headers().get("content-encoding").map(|v| v.as_bytes()), Some(&b"gzip"[..]));
 }
 
+/// How many iterations a scatter SVG draws (each has a TTFT circle; the legend has one more).
+fn drawn_points(svg: &str) -> usize {
+    svg.matches(r#"class="ttft""#).count().saturating_sub(1)
+}
+
+#[tokio::test]
+async fn a_running_runs_page_follows_counters_alone_and_its_scatter_is_drawn_by_the_server() {
+    let app = spawn_app().await;
+    // 40 ms a request, one at a time: the run lasts about two seconds.
+    let sim = sim::spawn_local(SimConfig::fixed_ms(30, 1, 8)).await.unwrap();
+    let (_, cookie) = app.session_for("owner").await;
+    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let run = start(&app, &cookie, plan(&connector, 25, json!({"kind": "closed", "concurrency": 1}))).await;
+
+    // The page's stream: counters in every event, no points, down to the end.
+    let events = common::follow_event_stream(&app, &cookie, &format!("/api/runs/{run}/events?points=false"), 3).await;
+    assert!(events.iter().all(|(_, e)| e["points"] == json!([])), "{events:?}");
+    assert!(events.iter().all(|(_, e)| e["progress"]["done"].is_u64()), "{events:?}");
+
+    // Mid-run, the scatter is of what is stored so far.
+    let (status, text) = app.call("runs/scatter", json!({"id": run}), Some(&cookie)).await;
+    assert_eq!(status, 200, "{text}");
+    let mid: String = serde_json::from_str(&text).unwrap();
+    assert!(mid.starts_with(r#"<svg class="chart scatter""#), "{mid}");
+    let drawn_mid = drawn_points(&mid);
+    assert!(drawn_mid < 51, "drawn before the end: {drawn_mid}");
+
+    let events = common::follow_event_stream(&app, &cookie, &format!("/api/runs/{run}/events?points=false"), 100).await;
+    let (name, last) = events.last().unwrap();
+    assert_eq!((name.as_str(), last["progress"]["done"].as_u64()), ("end", Some(51)));
+    assert_eq!(last["points"], json!([]), "not even the end carries the points");
+    // Once over, it is the report's own scatter, point for point.
+    let (_, text) = app.call("runs/scatter", json!({"id": run}), Some(&cookie)).await;
+    let end: String = serde_json::from_str(&text).unwrap();
+    assert_eq!(drawn_points(&end), 51, "1 warm-up + 2 prompts × 25 iterations");
+    let page = read_run(&app, &cookie, "runs/page", &run).await;
+    assert_eq!(page["report"]["scatter"].as_str(), Some(end.as_str()));
+
+    // A mistyped points option is refused plainly; another workspace gets nothing.
+    let (status, _, text) = app.get(&format!("/api/runs/{run}/events?points=some"), Some(&cookie)).await;
+    assert_eq!(status, 400);
+    assert!(text.contains("points"), "{text}");
+    let (_, other) = app.session_for("other").await;
+    let (status, _) = app.call("runs/scatter", json!({"id": run}), Some(&other)).await;
+    assert_eq!(status, 404);
+}
+
 #[tokio::test]
 async fn failed_requests_are_iterations_with_an_error_class_and_the_run_completes() {
     let app = spawn_app().await;

@@ -60,6 +60,36 @@ test("a run of 10 iterations at concurrency 2 against the demo connector ends in
   expect(errors).toEqual([]);
 });
 
+test("a running run's scatter grows as its iterations finish, drawn by the server", async ({ page }) => {
+  const events: string[] = [];
+  page.on("request", (r) => r.url().includes("/events") && events.push(new URL(r.url()).search));
+  await page.goto(loginLink());
+  await page.goto("/runs/new");
+  await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+  await page.selectOption("#connector", { label: "Demo (simulated) (sim-model)" });
+  await page.fill("#prompts", "What is latency?");
+  await page.fill("#iterations", "20"); // about 240 ms each, one at a time: five seconds
+  await page.fill("#concurrency", "1");
+  await page.fill("#token-budget", "8");
+  await page.click("#start-run");
+  await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
+  await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+
+  // While the run goes, the chart shows more points than the page came with (circle.ttft: the points + the legend).
+  const progress = page.locator("#run-progress");
+  const drawnWhileRunning = async () =>
+    (await progress.locator(".status").textContent()) === "running"
+      ? (await page.locator(".chart-box svg.scatter circle.ttft").count()) - 1
+      : -1;
+  const atFirst = await drawnWhileRunning();
+  expect(atFirst).toBeGreaterThanOrEqual(0);
+  await expect.poll(drawnWhileRunning, { timeout: 10_000 }).toBeGreaterThan(Math.max(atFirst, 2));
+  await expect(progress.locator(".progress-count")).toHaveText("20 / 20 done", { timeout: 30_000 });
+  await expect(page.locator(".chart-box svg.scatter circle.ttft")).toHaveCount(21);
+  // The page followed the counters alone: the points come drawn.
+  expect(events).toEqual(["?points=false"]);
+});
+
 test("the run form's further settings are validated, sent, and shown with the report", async ({ page }) => {
   await page.goto(loginLink());
   await page.goto("/runs/new");

@@ -20,15 +20,31 @@ async function llamaServer(draft: boolean, started: ChildProcess[]): Promise<str
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lg-llama-"));
   const script = path.resolve(projectRoot, "tests/support/llama_server.py");
+  // The server's own log stays beside the test's results: when a request stalls, it says what the server did.
+  const results = path.resolve(__dirname, "../test-results");
+  fs.mkdirSync(results, { recursive: true });
+  const log = fs.openSync(path.join(results, `llama-${draft ? "drafting" : "plain"}.log`), "w");
   const server = spawn(python, [script, String(port), dir, ...(draft ? ["--draft"] : [])], {
     cwd: projectRoot,
-    stdio: ["pipe", "pipe", "ignore"],
+    stdio: ["pipe", "pipe", log],
   });
   started.push(server);
   const line: string = await new Promise((resolve) => readline.createInterface({ input: server.stdout! }).once("line", resolve));
   expect(line).toMatch(/^READY http/);
   return line.trim().split(" ").pop()!;
 }
+
+// A failed test prints the end of each llama.cpp server's log, so that a run whose output is all that is kept
+// still says what the servers were doing.
+test.afterEach(async ({}, testInfo) => {
+  if (testInfo.status === testInfo.expectedStatus) return;
+  for (const kind of ["plain", "drafting"]) {
+    const file = path.resolve(__dirname, `../test-results/llama-${kind}.log`);
+    if (!fs.existsSync(file)) continue;
+    const lines = fs.readFileSync(file, "utf8").trimEnd().split("\n");
+    console.log(`--- the ${kind} llama.cpp server's log, last 40 of ${lines.length} lines ---\n${lines.slice(-40).join("\n")}`);
+  }
+});
 
 async function hydrated(page: Page) {
   await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");

@@ -122,6 +122,18 @@ pub async fn get_run_page(id: RunId) -> Result<RunPage, AppError> {
     .await
 }
 
+/// `POST /api/runs/scatter`, `{"id"}`: the run's latency scatter as the server draws it (SVG, the same chart and
+/// sampling as the report's) from the iterations stored so far. The page of a running run reads it again as the
+/// run goes, so that the browser never draws a chart nor gathers every point.
+#[server(prefix = "/api", endpoint = "runs/scatter", input = Json, output = Json)]
+pub async fn get_run_scatter(id: RunId) -> Result<crate::wire::ServerHtml, AppError> {
+    with_session(|state, session| async move {
+        let records = state.store.run_iterations(session.workspace_id, id).await?;
+        Ok(crate::fragments::live_scatter(&records))
+    })
+    .await
+}
+
 /// `POST /api/runs/iterations`, `{"id", "query": {"sort", "descending", "errorsOnly", "page", "pageSize"}}`: one
 /// page of the report's iteration table, sorted and filtered by the database.
 #[server(prefix = "/api", endpoint = "runs/iterations", input = Json, output = Json)]

@@ -16,7 +16,7 @@ use crate::wire::ServerHtml;
 
 pub use ab::{ab_header, ab_report};
 pub use compare::{comparison, run_choices};
-pub use report::{run_page, shared_page};
+pub use report::{live_scatter, run_page, shared_page};
 pub use schedule::{baselines, history, pinnable_choices, schedule_header};
 pub use sweep::{sweep_header, sweep_notes, sweep_report};
 

@@ -5,9 +5,9 @@
 use leptos::prelude::*;
 
 use super::render;
-use crate::charts::sampled_scatter;
-use crate::model::{ConnectionPolicy, LoadMode, RunView};
-use crate::report::{stat_cards, ReportPage, ReportStats, ReportView, ServerSection};
+use crate::charts::{latency_scatter, sampled_scatter};
+use crate::model::{ConnectionPolicy, IterationRecord, LoadMode, RunView};
+use crate::report::{scatter_point, stat_cards, ReportPage, ReportStats, ReportView, ServerSection};
 use crate::stats::RunSummary;
 use crate::wire::ServerHtml;
 
@@ -97,6 +97,12 @@ fn shared_header(view: &ReportView) -> ServerHtml {
 /// The scatter of the stored points (an even sample beyond the chart's limit), SVG.
 fn scatter(view: &ReportView) -> ServerHtml {
     ServerHtml::trusted(sampled_scatter(&view.scatter))
+}
+
+/// The scatter of a running run's iterations stored so far, drawn the way the report draws it: the run page
+/// shows it again as the run goes, so that the browser draws no chart.
+pub fn live_scatter(records: &[IterationRecord]) -> ServerHtml {
+    ServerHtml::trusted(latency_scatter(&records.iter().map(scatter_point).collect::<Vec<_>>()))
 }
 
 /// Which page a report's body is for: what it shows depends on it.

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::model::{LivePoint, RunId, RunProgress};
+use crate::model::{RunId, RunProgress};
 use crate::wire::JsonWire;
 
 /// A resource whose value travels in the page as JSON that the browser's own parser reads ([`crate::wire`]):
@@ -39,20 +39,18 @@ pub fn use_poll_while(running: RwSignal<bool>, every: std::time::Duration) -> Rw
     tick
 }
 
-/// A run's live progress: the latest counters and every point so far, once [`LiveRun::follow`] is called. Nothing
-/// is followed unless asked: for a run already over, `/api/runs/{id}/events` sends every iteration again as points,
-/// for a page that has them all.
+/// A run's live counters, once [`LiveRun::follow`] is called. Nothing is followed unless asked. The events come
+/// without their points (`?points=false`): the page shows the scatter the server draws, not one of its own.
 #[derive(Clone, Copy)]
 pub struct LiveRun {
     run: RunId,
     progress: (ReadSignal<Option<RunProgress>>, WriteSignal<Option<RunProgress>>),
-    points: (ReadSignal<Vec<LivePoint>>, WriteSignal<Vec<LivePoint>>),
 }
 
 impl LiveRun {
     /// Nothing followed yet.
     pub fn new(run: RunId) -> Self {
-        Self { run, progress: signal(None), points: signal(Vec::new()) }
+        Self { run, progress: signal(None) }
     }
 
     /// The latest counters, once followed.
@@ -60,38 +58,36 @@ impl LiveRun {
         self.progress.0
     }
 
-    /// Every point so far, once followed.
-    pub fn points(self) -> ReadSignal<Vec<LivePoint>> {
-        self.points.0
-    }
-
     /// Follows `/api/runs/{id}/events` (in the browser) until the run's `end` event or until the view that called
     /// this goes away: called by the view of a run shown as running.
     pub fn follow(self) {
         #[cfg(feature = "hydrate")]
-        connect(self.run, self.progress.1, self.points.1);
+        connect(self.run, self.progress.1);
         #[cfg(not(feature = "hydrate"))]
         let _ = self.run; // the server renders the run as stored; only the browser follows it
     }
 }
 
+/// What the page reads of an event: the counters (the points, had any been sent, would be skipped unread).
 #[cfg(feature = "hydrate")]
-fn connect(run: RunId, set_progress: WriteSignal<Option<RunProgress>>, set_points: WriteSignal<Vec<LivePoint>>) {
-    use crate::model::RunUpdate;
+#[derive(serde::Deserialize)]
+struct Counters {
+    progress: RunProgress,
+}
+
+#[cfg(feature = "hydrate")]
+fn connect(run: RunId, set_progress: WriteSignal<Option<RunProgress>>) {
     use send_wrapper::SendWrapper;
     use wasm_bindgen::prelude::Closure;
     use wasm_bindgen::JsCast;
 
-    let Ok(source) = web_sys::EventSource::new(&format!("/api/runs/{run}/events")) else {
+    let Ok(source) = web_sys::EventSource::new(&format!("/api/runs/{run}/events?points=false")) else {
         return;
     };
     let apply = move |event: web_sys::MessageEvent| {
         let Some(text) = event.data().as_string() else { return };
-        if let Ok(update) = crate::wire::from_json::<RunUpdate>(&text) {
+        if let Ok(update) = crate::wire::from_json::<Counters>(&text) {
             set_progress.set(Some(update.progress));
-            if !update.points.is_empty() {
-                set_points.update(|all| all.extend(update.points));
-            }
         }
     };
     let on_update = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(apply);

@@ -226,9 +226,19 @@ pub fn client() -> reqwest::Client {
 /// Reads `/api/runs/{id}/events` until its `end` or until `count` events came, returning (event name, JSON data)
 /// pairs; panics when neither happens within 30 s.
 pub async fn follow_events(app: &TestApp, cookie: &str, run: &str, count: usize) -> Vec<(String, serde_json::Value)> {
+    follow_event_stream(app, cookie, &format!("/api/runs/{run}/events"), count).await
+}
+
+/// The same for the event stream at `path` (with its query, if any).
+pub async fn follow_event_stream(
+    app: &TestApp,
+    cookie: &str,
+    path: &str,
+    count: usize,
+) -> Vec<(String, serde_json::Value)> {
     use futures::StreamExt;
     let response = client()
-        .get(format!("{}/api/runs/{run}/events", app.base))
+        .get(format!("{}{path}", app.base))
         .header("cookie", cookie)
         .header("accept-encoding", "zstd, gzip")
         .send()

@@ -3,8 +3,12 @@
 //! `update`s with the points finished since, and an `end` when it is over; a run already over gets a single `end`
 //! with everything. A run driven by another server process on the same database (replicas) is followed by
 //! reading its new iterations once a second, server-side; the browser never polls.
+//!
+//! `?points=false` leaves the points out (every event's `points` is empty): the counters are all the run page
+//! needs, since the server draws its scatter, and a long run's first event would otherwise carry every
+//! iteration again (about 7 MB at 100,000).
 
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -20,7 +24,34 @@ use crate::model::{LivePoint, RunId, RunProgress, RunStatus, RunUpdate, RunView,
 use crate::state::AppState;
 use crate::store::StoreError;
 
-fn event(name: &str, update: &RunUpdate) -> Event {
+/// What a client asked to be sent: `?points=false` for the counters alone.
+#[derive(Debug, Clone, Copy, serde::Deserialize)]
+pub struct EventsQuery {
+    /// Whether events carry the iterations' points (default true).
+    #[serde(default = "every_point")]
+    points: bool,
+}
+
+fn every_point() -> bool {
+    true
+}
+
+/// Whether the events carry the iterations' points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Points {
+    Sent,
+    LeftOut,
+}
+
+fn event(name: &str, update: &RunUpdate, points: Points) -> Event {
+    let counters_only;
+    let update = match points {
+        Points::Sent => update,
+        Points::LeftOut => {
+            counters_only = RunUpdate { progress: update.progress.clone(), points: Vec::new() };
+            &counters_only
+        }
+    };
     Event::default().event(name).json_data(update).unwrap_or_else(|_| Event::default().event(name))
 }
 
@@ -29,7 +60,9 @@ pub async fn live_events(
     State(state): State<AppState>,
     Extension(session): Extension<Session>,
     Path(id): Path<String>,
+    Query(query): Query<EventsQuery>,
 ) -> Response {
+    let points = if query.points { Points::Sent } else { Points::LeftOut };
     let Ok(id) = id.parse::<RunId>() else {
         return StatusCode::NOT_FOUND.into_response();
     };
@@ -68,7 +101,7 @@ pub async fn live_events(
         }
         _ => Source::Over,
     };
-    Sse::new(updates(first, seen, source))
+    Sse::new(updates(first, seen, source, points))
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
         .into_response()
 }
@@ -124,18 +157,23 @@ impl StoredFollow {
 }
 
 /// The snapshot, then later updates without the points already sent, then `end`.
-fn updates(first: RunUpdate, seen: HashSet<u64>, source: Source) -> impl Stream<Item = Result<Event, Infallible>> {
+fn updates(
+    first: RunUpdate,
+    seen: HashSet<u64>,
+    source: Source,
+    points: Points,
+) -> impl Stream<Item = Result<Event, Infallible>> {
     // A run that is over gets one `end` event with everything; a running one an `update` first.
     let finished = matches!(source, Source::Over);
-    let head = stream::iter([Ok(event(if finished { "end" } else { "update" }, &first))]);
-    let tail = stream::unfold((source, seen), |(source, mut seen)| async move {
+    let head = stream::iter([Ok(event(if finished { "end" } else { "update" }, &first, points))]);
+    let tail = stream::unfold((source, seen), move |(source, mut seen)| async move {
         let mut receiver = match source {
             Source::Over => return None,
             Source::Elsewhere(mut follow) => {
                 let update = follow.next(&mut seen).await?;
                 let over = update.progress.status != RunStatus::Running;
                 let next = if over { Source::Over } else { Source::Elsewhere(follow) };
-                return Some((Ok(event(if over { "end" } else { "update" }, &update)), (next, seen)));
+                return Some((Ok(event(if over { "end" } else { "update" }, &update, points)), (next, seen)));
             }
             Source::Here(receiver) => receiver,
         };
@@ -146,7 +184,7 @@ fn updates(first: RunUpdate, seen: HashSet<u64>, source: Source) -> impl Stream<
                     let over = update.progress.status != RunStatus::Running;
                     let name = if over { "end" } else { "update" };
                     let next = if over { Source::Over } else { Source::Here(receiver) };
-                    return Some((Ok(event(name, &update)), (next, seen)));
+                    return Some((Ok(event(name, &update, points)), (next, seen)));
                 }
                 // A slow reader missed some updates: the counters in the next one are still right, and the
                 // report reads every point from the database.

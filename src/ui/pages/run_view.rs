@@ -4,9 +4,8 @@
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
-use crate::api::runs::{cancel_run, get_run_page};
-use crate::charts::{latency_scatter, ScatterPoint};
-use crate::model::{LivePoint, RunId, RunProgress, RunStatus};
+use crate::api::runs::{cancel_run, get_run_page, get_run_scatter};
+use crate::model::{RunId, RunProgress, RunStatus};
 use crate::ui::components::{ErrorBox, ExportButtons, Layout, ResultsTable, ServerPart, ShareControls};
 use crate::ui::hooks::{resource, LiveRun};
 use crate::ui::report_source::ReportSource;
@@ -42,7 +41,7 @@ fn RunDetail(id: RunId) -> impl IntoView {
     // A run shown as running is followed live (only then does `live` get a value), and its page is fetched once
     // more when it ends.
     let live_run = LiveRun::new(id);
-    let (live, points) = (live_run.progress(), live_run.points());
+    let live = live_run.progress();
     let over = Memo::new(move |_| live.get().is_some_and(|p| p.status != RunStatus::Running));
     let page = resource(move || over.get(), move |_| get_run_page(id));
     let cancel = Action::new(move |_: &()| cancel_run(id));
@@ -57,7 +56,15 @@ fn RunDetail(id: RunId) -> impl IntoView {
                             live_run.follow();
                         }
                         let report = page.report;
-                        let stored = report.scatter.into_string();
+                        let scatter = LiveScatter::new(id, report.scatter.into_string());
+                        if running {
+                            // Each change of the counters asks for the scatter again (at most once a second).
+                            Effect::new(move |_| {
+                                if live.with(|p| p.as_ref().is_some_and(|p| p.status == RunStatus::Running)) {
+                                    scatter.redraw();
+                                }
+                            });
+                        }
                         let source = ReportSource::Owned(id);
                         view! {
                             <ServerPart html=report.header/>
@@ -66,12 +73,9 @@ fn RunDetail(id: RunId) -> impl IntoView {
                                 <ShareControls id shared_since_ms=page.shared_since_ms/>
                             })}
                             <ProgressPanel live stored=page.progress cancel running/>
-                            // The stored scatter is the server's SVG (empty while the page hydrates: the page has
-                            // it); live points redraw it here.
-                            <div class="chart-box" inner_html=move || {
-                                let live_points = points.get();
-                                if live_points.is_empty() { stored.clone() } else { latency_scatter(&live_points.iter().map(live_point).collect::<Vec<_>>()) }
-                            }></div>
+                            // The server's SVG (empty while the page hydrates: the page has it), drawn again by
+                            // the server while the run goes.
+                            <div class="chart-box" inner_html=move || scatter.svg.get()></div>
                             <ServerPart html=report.body/>
                             <ResultsTable source first=report.first_page/>
                         }
@@ -83,8 +87,49 @@ fn RunDetail(id: RunId) -> impl IntoView {
     }
 }
 
-fn live_point(p: &LivePoint) -> ScatterPoint {
-    ScatterPoint { seq: p.seq, ttft_ms: p.ttft_ms, total_ms: p.total_ms, error: p.error }
+/// How long the page waits between two redraws of a running run's scatter: each reads every stored iteration on
+/// the server, and a chart that moves once a second is as readable as one that moves with every batch.
+const REDRAW_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The scatter of a running run, drawn again by the server (`runs/scatter`) from what is stored so far: one
+/// request at a time, at most one per [`REDRAW_EVERY`], and one more after a request that came while busy, so
+/// the last batch is always drawn.
+#[derive(Clone, Copy)]
+struct LiveScatter {
+    id: RunId,
+    svg: RwSignal<String>,
+    busy: StoredValue<bool>,
+    asked_again: StoredValue<bool>,
+}
+
+impl LiveScatter {
+    fn new(id: RunId, stored: String) -> Self {
+        Self { id, svg: RwSignal::new(stored), busy: StoredValue::new(false), asked_again: StoredValue::new(false) }
+    }
+
+    fn redraw(self) {
+        if self.busy.try_get_value() != Some(false) {
+            // Busy, or the page has gone.
+            self.asked_again.try_set_value(true);
+            return;
+        }
+        self.busy.set_value(true);
+        self.asked_again.set_value(false);
+        leptos::task::spawn_local(async move {
+            // A failed redraw keeps the last chart: the counters still move, and the report replaces it at the end.
+            if let Ok(svg) = get_run_scatter(self.id).await {
+                self.svg.try_set(svg.into_string());
+            }
+            set_timeout(
+                move || {
+                    if self.busy.try_set_value(false).is_none() && self.asked_again.try_get_value() == Some(true) {
+                        self.redraw();
+                    }
+                },
+                REDRAW_EVERY,
+            );
+        });
+    }
 }
 
 #[component]
