@@ -21,7 +21,7 @@ rm -rf "$site"; mkdir -p "$pkg"
 cargo build --release --quiet --manifest-path scripts/wasm-split/Cargo.toml --target-dir target/tools
 split_main=target/front/split-main.wasm
 target/tools/release/wasm-split "target/front/wasm32-unknown-unknown/$wasm_dir/$crate.wasm" "$pkg" "$split_main" "$name.js" \
-  "${SPLIT_SECTIONS:-5}"
+  "${SPLIT_SECTIONS:-4}"
 wasm-bindgen --target web --keep-lld-exports --out-dir "$pkg" --out-name "$name" "$split_main"
 # The hydration script loads /pkg/NAME.wasm.
 mv "$pkg/${name}_bg.wasm" "$pkg/$name.wasm"

@@ -75,12 +75,14 @@ test("a running run's scatter grows as its iterations finish, drawn by the serve
   await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
   await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
 
-  // While the run goes, the chart shows more points than the page came with (circle.ttft: the points + the legend).
+  // While the run goes, the chart shows more points than the page came with (circle.ttft: the points + the
+  // legend; a chart of no iterations yet has neither). Once the run is over this reads -1.
   const progress = page.locator("#run-progress");
   const drawnWhileRunning = async () =>
     (await progress.locator(".status").textContent()) === "running"
-      ? (await page.locator(".chart-box svg.scatter circle.ttft").count()) - 1
+      ? Math.max((await page.locator(".chart-box svg.scatter circle.ttft").count()) - 1, 0)
       : -1;
+  await expect(progress.locator(".status")).toHaveText("running");
   const atFirst = await drawnWhileRunning();
   expect(atFirst).toBeGreaterThanOrEqual(0);
   await expect.poll(drawnWhileRunning, { timeout: 10_000 }).toBeGreaterThan(Math.max(atFirst, 2));
