@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use super::render;
+use super::{how_made, render};
 use crate::report::{AbReport, AbTestView};
 use crate::wire::ServerHtml;
 
@@ -28,7 +28,6 @@ pub fn ab_report(report: &AbReport) -> ServerHtml {
     let notes = report.notes.clone();
     render(view! {
         <div class="ab-report" inner_html=section></div>
-        <h2>"How these numbers were made"</h2>
-        <ul class="honesty" id="ab-notes">{notes.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}</ul>
+        {how_made("ab-notes", notes)}
     })
 }

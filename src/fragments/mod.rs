@@ -24,3 +24,11 @@ pub use sweep::{sweep_header, sweep_notes, sweep_report};
 fn render(view: impl IntoView) -> ServerHtml {
     ServerHtml::trusted(view.into_view().to_html())
 }
+
+/// A lab page's last part: how its numbers were made, one note a line, in the list `id`.
+fn how_made(id: &'static str, notes: Vec<String>) -> impl IntoView {
+    view! {
+        <h2>"How these numbers were made"</h2>
+        <ul class="honesty" id=id>{notes.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}</ul>
+    }
+}

@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use super::render;
+use super::{how_made, render};
 use crate::model::trim_number;
 use crate::report::{ms, CapacityLevel, CapacityReport, RepeatedReport, SweepView};
 use crate::wire::ServerHtml;
@@ -34,7 +34,7 @@ pub fn sweep_report(report: &CapacityReport) -> ServerHtml {
 
 /// How the figures were made: the page's last part.
 pub fn sweep_notes(report: &CapacityReport) -> ServerHtml {
-    render(view! { <SweepNotes notes=report.notes.clone()/> })
+    render(how_made("sweep-notes", report.notes.clone()))
 }
 
 #[component]
@@ -64,12 +64,7 @@ fn SweepReport(report: CapacityReport) -> impl IntoView {
         })}
         <div class="chart-box" inner_html=curve></div>
         <div class="chart-box" inner_html=load></div>
-        <table class="table" id="sweep-levels">
-            <thead><tr><th>"Load"</th><th>"Verdict"</th><th>"Judged on"</th><th>"Throughput"</th><th>"Goodput"</th>
-                {(axis == crate::model::LoadAxis::Rate).then(|| view! { <th>"Sent (late p95)"</th> })}
-                <th>"TTFT p50 / p95"</th><th>"Total p95"</th><th>"Failed"</th><th>"Run"</th></tr></thead>
-            <tbody>{levels.into_iter().map(|l| level_row(axis.describe(l.level), axis, l)).collect_view()}</tbody>
-        </table>
+        {levels_table("Load", axis, levels.into_iter().map(|l| (axis.describe(l.level), l)))}
     }
 }
 
@@ -93,21 +88,7 @@ fn RepeatedRunReport(report: CapacityReport, repeated: RepeatedReport) -> impl I
             </div>
         </section>
         <RepeatedFigures report=repeated/>
-        <table class="table" id="sweep-levels">
-            <thead><tr><th>"Repetition"</th><th>"Verdict"</th><th>"Judged on"</th><th>"Throughput"</th><th>"Goodput"</th>
-                {(axis == crate::model::LoadAxis::Rate).then(|| view! { <th>"Sent (late p95)"</th> })}
-                <th>"TTFT p50 / p95"</th><th>"Total p95"</th><th>"Failed"</th><th>"Run"</th></tr></thead>
-            <tbody>{report.levels.into_iter().enumerate().map(|(i, l)| level_row(format!("#{}", i + 1), axis, l)).collect_view()}</tbody>
-        </table>
-    }
-}
-
-/// How the figures were made.
-#[component]
-fn SweepNotes(notes: Vec<String>) -> impl IntoView {
-    view! {
-        <h2>"How these numbers were made"</h2>
-        <ul class="honesty" id="sweep-notes">{notes.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}</ul>
+        {levels_table("Repetition", axis, report.levels.into_iter().enumerate().map(|(i, l)| (format!("#{}", i + 1), l)))}
     }
 }
 
@@ -125,6 +106,22 @@ fn RepeatedFigures(report: RepeatedReport) -> impl IntoView {
             <tbody>{report.rows().into_iter().map(|row| view! {
                 <tr>{row.into_iter().map(|cell| view! { <td>{cell}</td> }).collect_view()}</tr>
             }).collect_view()}</tbody>
+        </table>
+    }
+}
+
+/// The levels (or repetitions), one row each, labelled in the column `first_column`.
+fn levels_table(
+    first_column: &'static str,
+    axis: crate::model::LoadAxis,
+    rows: impl Iterator<Item = (String, CapacityLevel)>,
+) -> impl IntoView {
+    view! {
+        <table class="table" id="sweep-levels">
+            <thead><tr><th>{first_column}</th><th>"Verdict"</th><th>"Judged on"</th><th>"Throughput"</th><th>"Goodput"</th>
+                {(axis == crate::model::LoadAxis::Rate).then(|| view! { <th>"Sent (late p95)"</th> })}
+                <th>"TTFT p50 / p95"</th><th>"Total p95"</th><th>"Failed"</th><th>"Run"</th></tr></thead>
+            <tbody>{rows.map(|(label, l)| level_row(label, axis, l)).collect_view()}</tbody>
         </table>
     }
 }
