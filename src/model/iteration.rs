@@ -35,7 +35,8 @@ pub struct IterationRecord {
     pub warmup: bool,
     /// Reported by the server or estimated.
     pub token_source: TokenSource,
-    /// How late the request was sent against its schedule, ms (open loop; 0 in a closed loop).
+    /// How late the request was sent behind the instant it was due, ms: its schedule's instant in an open loop, the
+    /// instant its slot came free in a closed loop (there usually microseconds).
     pub schedule_lag_ms: f64,
     /// Earlier attempts rate-limited (HTTP 429) and retried before this result.
     #[serde(default)]

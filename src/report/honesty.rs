@@ -50,8 +50,9 @@ pub fn honesty_notes(run: &RunView, results: &[IterationRecord], summary: &RunSu
     if let Some(limit_ms) = run.plan.duration_ms {
         let planned = run.plan.prompts.len() as u64 * u64::from(run.plan.iterations);
         notes.push(format!(
-            "Time limit: no request was sent once {} s had passed since the first measured send; requests in flight \
-             then finished, each within its timeout. {} of at most {planned} measured requests were sent{}.",
+            "Time limit: no request was sent that was due once {} s had passed since the first measured one was due \
+             (each send's delay behind the instant it was due is its schedule lag); requests in flight then finished, \
+             each within its timeout. {} of at most {planned} measured requests were sent{}.",
             crate::model::trim_number(limit_ms as f64 / 1e3),
             summary.measured,
             if summary.measured >= planned { " (every one planned, before the limit)" } else { "" }

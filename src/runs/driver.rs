@@ -75,8 +75,10 @@ fn slots(mode: LoadMode) -> usize {
 
 /// Sends every job through `execute(job, intended_send)` and reports each result on `results` (bounded: a slow
 /// consumer slows the run rather than growing memory). Stops early on `cancel`, dropping requests in flight.
-/// `seed` fixes the Poisson schedule, so a run's arrival pattern can be reproduced. With a `limit`, no job is sent
-/// once that long has passed since the first measured (non-warm-up) send; the jobs in flight then finish.
+/// `seed` fixes the Poisson schedule, so a run's arrival pattern can be reproduced. With a `limit`, no job due at or
+/// after that long past the instant the first measured (non-warm-up) job was due is sent; the jobs in flight then
+/// finish. "Due" is the schedule's instant, or in a closed loop the instant a slot came free; each send's lag
+/// behind it is measured by `execute` and kept as the schedule lag.
 pub async fn drive<F, Fut>(
     jobs: impl Iterator<Item = Job>,
     mode: LoadMode,
@@ -112,10 +114,15 @@ pub async fn drive<F, Fut>(
             () = cancel.cancelled() => break,
             () = until(deadline) => break,
         };
-        if !job.warmup && deadline.is_none() {
-            deadline = limit.map(|limit| Instant::now() + limit);
-        }
+        // The limit is counted between the instants sends were due, on one clock reading: the first measured job's
+        // own instant starts it, and a job due at or after the limit is not sent even when its slot was free.
         let intended = planned.unwrap_or_else(Instant::now);
+        if deadline.is_some_and(|limit| intended >= limit) {
+            break;
+        }
+        if !job.warmup && deadline.is_none() {
+            deadline = limit.map(|limit| intended + limit);
+        }
         let execute = Arc::clone(&execute);
         let results = results.clone();
         in_flight.spawn(async move {
@@ -242,6 +249,25 @@ mod tests {
         assert_eq!(finished.iter().filter(|j| j.warmup).count(), 4, "every warm-up, before the limit starts");
         assert_eq!(finished.iter().filter(|j| !j.warmup).count(), 20, "sends at 0, 10, …, 90 ms; none at 100 ms");
         assert_eq!((Instant::now() - start).as_millis(), 20 + 100, "the last two, sent at 90 ms, finished");
+    }
+
+    /// An open loop at 100/s limited to 50 ms: jobs are due at 0, 10, …, 40 ms; the one due exactly at 50 ms is not
+    /// sent although a slot is free for it.
+    #[tokio::test(start_paused = true)]
+    async fn an_open_loop_sends_nothing_due_at_or_after_the_limit() {
+        let (tx, mut rx) = mpsc::channel(64);
+        let mode = LoadMode::Open { rate_per_second: 100.0, poisson: false, max_concurrency: 8 };
+        let limit = Some(Duration::from_millis(50));
+        let sent = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = Arc::clone(&sent);
+        let start = Instant::now();
+        let driver = tokio::spawn(drive(jobs(1_000), mode, limit, 1, CancellationToken::new(), tx, move |_, due| {
+            seen.lock().unwrap().push((due - start).as_millis());
+            async { measurement(Duration::ZERO) }
+        }));
+        while rx.recv().await.is_some() {}
+        driver.await.unwrap();
+        assert_eq!(*sent.lock().unwrap(), vec![0, 10, 20, 30, 40]);
     }
 
     #[test]
