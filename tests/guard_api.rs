@@ -35,6 +35,7 @@ async fn every_guard_function_needs_a_session() {
         ("guard/schedules/save", json!({"id": null, "input": schedule_input(&id, &id, None)})),
         ("guard/schedules/get", json!({"id": id})),
         ("guard/schedules/page", json!({"id": id})),
+        ("guard/schedules/choices", json!({})),
         ("guard/schedules/enable", json!({"id": id, "enabled": false})),
         ("guard/schedules/delete", json!({"id": id})),
         ("guard/schedules/run", json!({"id": id})),
@@ -65,6 +66,14 @@ async fn a_schedule_from_set_to_acknowledged_alert_through_the_api() {
     let set =
         ok(&app, &cookie, "guard/sets/save", json!({"id": null, "input": set_input(&["a", "b", "c", "d", "e"])})).await;
     let set_id = set["id"].as_str().unwrap().to_string();
+
+    // The form's pickers: the set with its prompt count, the connector with its model, and no e-mail here (no SMTP
+    // server, no contact address); only what the pickers show.
+    let choices = ok(&app, &cookie, "guard/schedules/choices", json!({})).await;
+    assert_eq!(choices["sets"], json!([{"id": set_id, "name": "Checkout", "prompts": 5}]));
+    assert_eq!(choices["connectors"][0]["id"], demo.as_str());
+    assert_eq!(choices["connectors"][0].as_object().unwrap().keys().collect::<Vec<_>>(), ["id", "model", "name"]);
+    assert_eq!(choices["mail"], json!({"enabled": false, "ownerContact": null}));
 
     // The estimate: 5 prompts every 15 minutes is 480 requests a day (the demo connector has no prices).
     let estimate =

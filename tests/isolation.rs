@@ -193,6 +193,7 @@ fn sweep(a: &Owned) -> Vec<(&'static str, Value, Expect)> {
         ("guard/schedules/enable", json!({"id": sched, "enabled": false}), NotFound),
         ("guard/schedules/get", json!({"id": sched}), NotFound),
         ("guard/schedules/page", json!({"id": sched}), NotFound),
+        ("guard/schedules/choices", json!({}), OwnOnly),
         ("guard/schedules/list", json!({}), OwnOnly),
         ("guard/schedules/run", json!({"id": sched}), NotFound),
         ("guard/schedules/save", json!({"id": sched, "input": schedule_input(set, conn)}), NotFound),

@@ -66,9 +66,26 @@ test("a slower endpoint raises one alert on Run now, shown in the badge and the 
     await expect(page.locator("#sets tbody tr")).toHaveCount(1);
     await expect(page.locator("#sets tbody tr td").nth(1)).toHaveText("3");
 
-    // A schedule: every 15 minutes is 288 requests a day for three prompts.
+    // A one-prompt set beside it, for the form's warning.
+    const smoke = await page.request.post("/api/guard/sets/save", {
+      data: { id: null, input: { name: "Smoke", prompts: [{ text: prompts[0] }], maxTokens: 8 } },
+    });
+    expect(smoke.status()).toBe(200);
+    const smokeId = (await smoke.json()).id;
+
+    // A schedule: every 15 minutes is 288 requests a day for three prompts. The pickers start at the first set by
+    // name; picking the one-prompt set warns, picking the first again does not.
     await page.goto("/guard/schedules/new");
     await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+    await expect(page.locator("#schedule-set option")).toHaveText(["Checkout prompts (3 prompts)", "Smoke (1 prompts)"]);
+    await expect(page.locator("#schedule-set")).not.toHaveValue(smokeId);
+    await expect(page.locator("#few-prompts")).toHaveCount(0);
+    await page.selectOption("#schedule-set", smokeId);
+    await expect(page.locator("#few-prompts")).toContainText("This set has 1 prompt(s); at least 3 are advised");
+    await page.selectOption("#schedule-set", { label: "Checkout prompts (3 prompts)" });
+    await expect(page.locator("#few-prompts")).toHaveCount(0);
+    // This server has no SMTP server: the form says alerts reach the feed and the webhook only.
+    await expect(page.locator("#email-off")).toContainText("E-mail is off: no SMTP server is configured");
     await page.fill("#schedule-name", "Checkout p95");
     await page.selectOption("#schedule-connector", connector.id);
     await page.selectOption("#schedule-cadence", "15m");
@@ -78,6 +95,10 @@ test("a slower endpoint raises one alert on Run now, shown in the badge and the 
     await page.click("#open-schedule");
     await expect(page.locator("#schedule-title")).toHaveText("Checkout p95");
     await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+    // Its settings form shows what was saved.
+    await expect(page.locator("#schedule-set option:checked")).toHaveText("Checkout prompts (3 prompts)");
+    await expect(page.locator("#schedule-connector")).toHaveValue(connector.id);
+    await expect(page.locator("#schedule-cadence")).toHaveValue("15m");
 
     // Pin the fast run as the baseline; the page says what makes it a weaker one.
     await page.selectOption("#pin-run", run.id);

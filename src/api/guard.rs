@@ -66,6 +66,75 @@ pub async fn list_schedules() -> Result<Vec<Schedule>, AppError> {
     with_session(|state, session| async move { Ok(state.store.list_schedules(session.workspace_id).await?) }).await
 }
 
+/// What a schedule's form offers: the sets and connectors to pick from, and what e-mail it can send. Only what
+/// the pickers show, so the form's page reads neither the sets' prompts nor the connectors' settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScheduleChoices {
+    /// The workspace's benchmark sets, by name.
+    pub sets: Vec<SetChoice>,
+    /// The workspace's connectors, by name.
+    pub connectors: Vec<ConnectorChoice>,
+    /// What e-mail a schedule can send here.
+    pub mail: MailSetup,
+}
+
+/// A benchmark set in the schedule form's picker.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SetChoice {
+    /// Id.
+    pub id: BenchmarkSetId,
+    /// Name.
+    pub name: String,
+    /// How many prompts it has (too few, and the form warns).
+    pub prompts: usize,
+}
+
+/// A connector in the schedule form's picker.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConnectorChoice {
+    /// Id.
+    pub id: ConnectorId,
+    /// Name.
+    pub name: String,
+    /// The model it asks for.
+    pub model: String,
+}
+
+/// What e-mail a schedule can send here.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MailSetup {
+    /// Whether an SMTP server is configured.
+    pub enabled: bool,
+    /// The owner's confirmed contact address, if any.
+    pub owner_contact: Option<String>,
+}
+
+/// `POST /api/guard/schedules/choices`, `{}`: the schedule form's sets, connectors and mail setup.
+#[server(prefix = "/api", endpoint = "guard/schedules/choices", input = Json, output = Json)]
+pub async fn get_schedule_choices() -> Result<ScheduleChoices, AppError> {
+    with_session(|state, session| async move {
+        let workspace = session.workspace_id;
+        let sets = state.store.list_sets(workspace).await?;
+        let connectors = state.store.list_connectors(workspace).await?;
+        Ok(ScheduleChoices {
+            sets: sets.into_iter().map(|s| SetChoice { id: s.id, name: s.name, prompts: s.prompts.len() }).collect(),
+            connectors: connectors
+                .into_iter()
+                .map(|c| ConnectorChoice { id: c.id, name: c.name, model: c.model })
+                .collect(),
+            mail: MailSetup {
+                enabled: state.guard.mail().is_some(),
+                owner_contact: state.store.owner_contact(workspace).await?,
+            },
+        })
+    })
+    .await
+}
+
 /// `POST /api/guard/schedules/save`, `{"id": null | id, "input": ScheduleInput}`: creates (first due at once)
 /// or replaces a schedule; a new one's webhook signing secret is in the reply, this once.
 #[server(prefix = "/api", endpoint = "guard/schedules/save", input = Json, output = Json)]

@@ -336,9 +336,11 @@ impl ScheduleInput {
     }
 }
 
-/// A stored schedule, as the user sees it (the webhook secret is never in it).
+/// A stored schedule, as the user sees it (the webhook secret is never in it). On the wire its input's fields sit
+/// beside its own; it is read through [`ScheduleWire`], because serde's `flatten` buffers every field first and
+/// that reader was the largest part of Guard's pages in the browser.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", from = "ScheduleWire")]
 pub struct Schedule {
     /// Id.
     pub id: super::ids::ScheduleId,
@@ -355,6 +357,51 @@ pub struct Schedule {
     pub last_error: Option<String>,
     /// Created, unix ms.
     pub created_at_ms: i64,
+}
+
+/// [`Schedule`] as the server writes it: every field at one level, `notify` always there.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ScheduleWire {
+    id: super::ids::ScheduleId,
+    name: String,
+    set_id: BenchmarkSetId,
+    connector_id: ConnectorId,
+    enabled: bool,
+    cadence: Cadence,
+    notify: Notify,
+    thresholds: Vec<Threshold>,
+    alpha: f64,
+    require_significance: bool,
+    next_run_at_ms: i64,
+    last_run_at_ms: Option<i64>,
+    last_status: Option<EvaluationStatus>,
+    last_error: Option<String>,
+    created_at_ms: i64,
+}
+
+impl From<ScheduleWire> for Schedule {
+    fn from(wire: ScheduleWire) -> Self {
+        Self {
+            id: wire.id,
+            input: ScheduleInput {
+                name: wire.name,
+                set_id: wire.set_id,
+                connector_id: wire.connector_id,
+                enabled: wire.enabled,
+                cadence: wire.cadence,
+                notify: wire.notify,
+                thresholds: wire.thresholds,
+                alpha: wire.alpha,
+                require_significance: wire.require_significance,
+            },
+            next_run_at_ms: wire.next_run_at_ms,
+            last_run_at_ms: wire.last_run_at_ms,
+            last_status: wire.last_status,
+            last_error: wire.last_error,
+            created_at_ms: wire.created_at_ms,
+        }
+    }
 }
 
 /// What a schedule will cost: its requests and, with the connector's prices, dollars a day.
@@ -433,6 +480,29 @@ mod tests {
         wire["notify"] = notify;
         let both: ScheduleInput = serde_json::from_value(wire).unwrap();
         assert_eq!(both.notify, input().notify, "notify wins over the flat fields");
+    }
+
+    #[test]
+    fn a_schedule_is_written_flat_and_read_back_whole() {
+        let schedule = Schedule {
+            id: super::super::ids::ScheduleId(Uuid::from_u128(7)),
+            input: input(),
+            next_run_at_ms: 2_000,
+            last_run_at_ms: Some(1_000),
+            last_status: Some(EvaluationStatus::Breached),
+            last_error: Some("timed out".into()),
+            created_at_ms: 500,
+        };
+        let wire = serde_json::to_value(&schedule).unwrap();
+        assert_eq!((wire["name"].as_str(), wire["cadence"].as_str()), (Some(" API p95 "), Some("15m")));
+        assert_eq!(wire["notify"]["webhookUrl"], " ");
+        assert_eq!(serde_json::from_value::<Schedule>(wire.clone()).unwrap(), schedule);
+        let mut never_run = wire;
+        for field in ["lastRunAtMs", "lastStatus", "lastError"] {
+            never_run.as_object_mut().unwrap().remove(field);
+        }
+        let read: Schedule = serde_json::from_value(never_run).unwrap();
+        assert_eq!((read.last_run_at_ms, read.last_status, read.last_error), (None, None, None));
     }
 
     #[test]

@@ -30,7 +30,7 @@ pub use layout::{alert_badge, ErrorBox, Layout, PublicLayout};
 pub use probe_panel::ServerProbe;
 pub use repeated_panel::RepeatedCompare;
 pub use results_table::ResultsTable;
-pub use schedule_form::{mail_setup, ScheduleForm};
+pub use schedule_form::ScheduleForm;
 pub use server_part::ServerPart;
 pub use share_controls::ShareControls;
 pub use submit_row::{invalid, number, SubmitRow};

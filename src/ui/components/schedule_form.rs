@@ -4,13 +4,12 @@
 use leptos::prelude::*;
 
 use super::ErrorBox;
-use serde::{Deserialize, Serialize};
 
-use crate::api::account::whoami;
-use crate::api::guard::{estimate_cost, save_schedule, SavedSchedule};
+use crate::api::guard::{
+    estimate_cost, save_schedule, ConnectorChoice, MailSetup, SavedSchedule, ScheduleChoices, SetChoice,
+};
 use crate::model::{
-    BenchmarkSet, Cadence, Checked, Connector, Metric, Notify, Op, Schedule, ScheduleInput, Severity, Threshold,
-    ADVISED_MIN_PROMPTS,
+    Cadence, Checked, Metric, Notify, Op, Schedule, ScheduleInput, Severity, Threshold, ADVISED_MIN_PROMPTS,
 };
 use crate::ui::hooks::resource;
 
@@ -21,28 +20,10 @@ fn select_value<T: Copy>(options: &[T], name: impl Fn(T) -> &'static str, value:
     options.iter().copied().find(|o| name(*o) == value)
 }
 
-/// What e-mail a schedule can send here.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MailSetup {
-    /// Whether an SMTP server is configured.
-    pub enabled: bool,
-    /// The owner's verified contact address, if any.
-    pub owner_contact: Option<String>,
-}
-
-/// The mail setup of the signed-in workspace (nothing, if it cannot be read).
-pub async fn mail_setup() -> MailSetup {
-    whoami().await.map(|a| MailSetup { enabled: a.email_enabled, owner_contact: a.contact_email }).unwrap_or_default()
-}
-
 /// The form; `existing` is `None` for a new schedule.
 #[component]
-pub fn ScheduleForm(
-    existing: Option<Schedule>,
-    sets: Vec<BenchmarkSet>,
-    connectors: Vec<Connector>,
-    mail: MailSetup,
-) -> impl IntoView {
+pub fn ScheduleForm(existing: Option<Schedule>, choices: ScheduleChoices) -> impl IntoView {
+    let ScheduleChoices { sets, connectors, mail } = choices;
     let id = existing.as_ref().map(|s| s.id);
     let first = existing.as_ref().map(|s| s.input.clone());
     let name = RwSignal::new(first.as_ref().map(|i| i.name.clone()).unwrap_or_default());
@@ -146,15 +127,25 @@ fn OwnerMailSwitch(mail: MailSetup, email_owner: RwSignal<bool>) -> impl IntoVie
 /// Which set runs against which connector how often, with the set's size warning and what it costs.
 #[component]
 fn TargetFields(
-    sets: Vec<BenchmarkSet>,
-    connectors: Vec<Connector>,
+    sets: Vec<SetChoice>,
+    connectors: Vec<ConnectorChoice>,
     set: RwSignal<String>,
     connector: RwSignal<String>,
     cadence: RwSignal<Cadence>,
 ) -> impl IntoView {
-    let sets = StoredValue::new(sets);
+    // The options start chosen as the signals do; after that only the user changes them.
+    let (first_set, first_connector, first_cadence) =
+        (set.get_untracked(), connector.get_untracked(), cadence.get_untracked());
+    let set_options = sets
+        .iter()
+        .map(|s| {
+            let value = s.id.to_string();
+            view! { <option selected=value == first_set value=value>{format!("{} ({} prompts)", s.name, s.prompts)}</option> }
+        })
+        .collect_view();
+    let prompts_in: Vec<(String, usize)> = sets.into_iter().map(|s| (s.id.to_string(), s.prompts)).collect();
     let few_prompts = move || {
-        sets.with_value(|all| all.iter().find(|s| s.id.to_string() == set.get()).map(|s| s.prompts.len()))
+        set.with(|chosen| prompts_in.iter().find(|(id, _)| id == chosen).map(|(_, n)| *n))
             .filter(|n| *n < ADVISED_MIN_PROMPTS)
     };
     let estimate = resource(
@@ -169,19 +160,16 @@ fn TargetFields(
     view! {
         <div class="prices">
             <label>"Benchmark set"<select id="schedule-set" on:change=move |ev| set.set(event_target_value(&ev))>
-                {sets.get_value().into_iter().map(|s| {
-                    let value = s.id.to_string();
-                    view! { <option value=value.clone() selected=move || set.get() == value>{format!("{} ({} prompts)", s.name, s.prompts.len())}</option> }
-                }).collect_view()}
+                {set_options}
             </select></label>
             <label>"Connector"<select id="schedule-connector" on:change=move |ev| connector.set(event_target_value(&ev))>
                 {connectors.into_iter().map(|c| {
                     let value = c.id.to_string();
-                    view! { <option value=value.clone() selected=move || connector.get() == value>{format!("{} · {}", c.name, c.model)}</option> }
+                    view! { <option selected=value == first_connector value=value>{format!("{} · {}", c.name, c.model)}</option> }
                 }).collect_view()}
             </select></label>
             <label>"Every"<select id="schedule-cadence" on:change=move |ev| if let Some(c) = Cadence::parse(&event_target_value(&ev)) { cadence.set(c) }>
-                {Cadence::ALL.into_iter().map(|c| view! { <option value=c.as_str() selected=move || cadence.get() == c>{c.as_str()}</option> }).collect_view()}
+                {Cadence::ALL.into_iter().map(|c| view! { <option value=c.as_str() selected=c == first_cadence>{c.as_str()}</option> }).collect_view()}
             </select></label>
         </div>
         {move || few_prompts().map(|n| view! { <p class="warning" id="few-prompts">{format!("This set has {n} prompt(s); at least {ADVISED_MIN_PROMPTS} are advised: Welch's test with so few requests rarely finds anything significant.")}</p> })}

@@ -6,29 +6,28 @@ use leptos::prelude::*;
 use leptos_router::components::A;
 use leptos_router::hooks::{use_navigate, use_params_map};
 
-use crate::api::connectors::list_connectors;
 use crate::api::guard::{
-    delete_schedule, enable_schedule, get_schedule_page, list_sets, pin_baseline, run_schedule_now, send_test_webhook,
-    SchedulePage as SchedulePageView,
+    delete_schedule, enable_schedule, get_schedule_choices, get_schedule_page, pin_baseline, run_schedule_now,
+    send_test_webhook, SchedulePage as SchedulePageView,
 };
 use crate::model::{EvaluationStatus, RunId, ScheduleId};
-use crate::ui::components::{alert_badge, mail_setup, ErrorBox, Layout, ScheduleForm, ServerPart};
+use crate::ui::components::{alert_badge, ErrorBox, Layout, ScheduleForm, ServerPart};
 use crate::ui::hooks::resource;
 
 /// A new schedule.
 #[component]
 pub fn NewSchedulePage() -> impl IntoView {
-    let choices = resource(|| (), |_| async { (list_sets().await, list_connectors().await, mail_setup().await) });
+    let choices = resource(|| (), |_| get_schedule_choices());
     view! {
         <Layout title="New schedule">
             <Suspense fallback=|| view! { <p>"Loading…"</p> }>
                 {move || Suspend::new(async move {
                     match choices.await {
-                        (Ok(sets), _, _) if sets.is_empty() => view! {
+                        Ok(choices) if choices.sets.is_empty() => view! {
                             <p id="need-set">"A schedule runs a benchmark set: " <A href="/guard/sets">"create one first"</A> "."</p>
                         }.into_any(),
-                        (Ok(sets), Ok(connectors), mail) => view! { <ScheduleForm existing=None sets connectors mail/> }.into_any(),
-                        (Err(e), _, _) | (_, Err(e), _) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
+                        Ok(choices) => view! { <ScheduleForm existing=None choices/> }.into_any(),
+                        Err(e) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
                     }
                 })}
             </Suspense>
@@ -48,9 +47,7 @@ pub fn SchedulePage() -> impl IntoView {
         move || (id(), refresh.get()),
         |(id, _)| async move {
             match id {
-                Some(id) => {
-                    Some((get_schedule_page(id).await, list_sets().await, list_connectors().await, mail_setup().await))
-                }
+                Some(id) => Some((get_schedule_page(id).await, get_schedule_choices().await)),
                 None => None,
             }
         },
@@ -61,15 +58,15 @@ pub fn SchedulePage() -> impl IntoView {
                 {move || Suspend::new(async move {
                     match detail.await {
                         None => view! { <ErrorBox message="No such schedule.".to_string()/> }.into_any(),
-                        Some((Ok(page), Ok(sets), Ok(connectors), mail)) => {
+                        Some((Ok(page), Ok(choices))) => {
                             let schedule = page.schedule.clone();
                             view! {
                                 <ScheduleView page refresh notice/>
                                 <h2>"Settings"</h2>
-                                <ScheduleForm existing=Some(schedule) sets connectors mail/>
+                                <ScheduleForm existing=Some(schedule) choices/>
                             }.into_any()
                         }
-                        Some((Err(e), _, _, _) | (_, Err(e), _, _) | (_, _, Err(e), _)) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
+                        Some((Err(e), _) | (_, Err(e))) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
                     }
                 })}
             </Transition>
