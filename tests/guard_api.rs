@@ -70,9 +70,14 @@ async fn a_schedule_from_set_to_acknowledged_alert_through_the_api() {
     // The form's pickers: the set with its prompt count, the connector with its model, and no e-mail here (no SMTP
     // server, no contact address); only what the pickers show.
     let choices = ok(&app, &cookie, "guard/schedules/choices", json!({})).await;
-    assert_eq!(choices["sets"], json!([{"id": set_id, "name": "Checkout", "prompts": 5}]));
+    // Five one-character prompts, no system prompt, 8 tokens each at most.
+    let volume = json!({"requests": 5, "inputTokens": 5.0, "outputTokens": 40.0});
+    assert_eq!(choices["sets"], json!([{"id": set_id, "name": "Checkout", "volume": volume}]));
     assert_eq!(choices["connectors"][0]["id"], demo.as_str());
-    assert_eq!(choices["connectors"][0].as_object().unwrap().keys().collect::<Vec<_>>(), ["id", "model", "name"]);
+    assert_eq!(
+        choices["connectors"][0].as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["id", "inputPricePerMtok", "model", "name", "outputPricePerMtok"]
+    );
     assert_eq!(choices["mail"], json!({"enabled": false, "ownerContact": null}));
 
     // The estimate: 5 prompts every 15 minutes is 480 requests a day (the demo connector has no prices).

@@ -31,7 +31,13 @@ test("a slower endpoint raises one alert on Run now, shown in the badge and the 
     const prompts = ["What is latency?", "Say hi", "Name a colour"];
 
     // The endpoint as it was: a connector on the fast simulator and a 5-iteration run of the set's prompts.
-    const connectorInput = (baseUrl: string) => ({ name: "Checkout gateway", baseUrl, model: "sim-model" });
+    const connectorInput = (baseUrl: string) => ({
+      name: "Checkout gateway",
+      baseUrl,
+      model: "sim-model",
+      inputPricePerMtok: 3,
+      outputPricePerMtok: 15,
+    });
     const created = await page.request.post("/api/connectors/create", { data: { input: connectorInput(fast) } });
     expect(created.status()).toBe(200);
     const connector = await created.json();
@@ -89,7 +95,19 @@ test("a slower endpoint raises one alert on Run now, shown in the badge and the 
     await page.fill("#schedule-name", "Checkout p95");
     await page.selectOption("#schedule-connector", connector.id);
     await page.selectOption("#schedule-cadence", "15m");
-    await expect(page.locator("#schedule-cost")).toContainText("288 requests a day");
+    // The estimate follows the picks in the page, and says what the server's guard/estimate says: 10 input tokens
+    // (4 characters each, rounded up per prompt) × $3/M + 3 × 8 output tokens × $15/M, 96 times a day.
+    await expect(page.locator("#schedule-cost")).toContainText("288 requests a day, about $0.0374 a day at most");
+    const estimate = await (
+      await page.request.post("/api/guard/estimate", {
+        data: { set: await page.inputValue("#schedule-set"), connector: connector.id, cadence: "15m" },
+      })
+    ).json();
+    expect(estimate.requestsPerDay).toBe(288);
+    expect(estimate.usdPerDay).toBeCloseTo(0.03744, 10);
+    await page.selectOption("#schedule-cadence", "daily");
+    await expect(page.locator("#schedule-cost")).toContainText("3 requests a day, about $0.0004 a day at most");
+    await page.selectOption("#schedule-cadence", "15m");
     await page.click("#save-schedule");
     await expect(page.locator("#webhook-secret")).toHaveValue(/^whsec_/);
     await page.click("#open-schedule");

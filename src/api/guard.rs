@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::AppError;
 use crate::model::{
     AlertId, AlertView, BenchmarkSet, BenchmarkSetId, BenchmarkSetInput, Cadence, Checked, ConnectorId, CostEstimate,
-    RunId, Schedule, ScheduleId, ScheduleInput, ScheduleOutcome, WebhookDelivery,
+    RunId, RunVolume, Schedule, ScheduleId, ScheduleInput, ScheduleOutcome, WebhookDelivery,
 };
 pub use crate::model::{BaselineInfo, PinnableRun, ScheduleDetail};
 use crate::wire::{Json, ServerHtml};
@@ -66,8 +66,8 @@ pub async fn list_schedules() -> Result<Vec<Schedule>, AppError> {
     with_session(|state, session| async move { Ok(state.store.list_schedules(session.workspace_id).await?) }).await
 }
 
-/// What a schedule's form offers: the sets and connectors to pick from, and what e-mail it can send. Only what
-/// the pickers show, so the form's page reads neither the sets' prompts nor the connectors' settings.
+/// What a schedule's form offers: the sets and connectors to pick from, with what its cost estimate needs, and what
+/// e-mail it can send. Only that: the form's page reads neither the sets' prompts nor the connectors' settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ScheduleChoices {
@@ -80,19 +80,20 @@ pub struct ScheduleChoices {
 }
 
 /// A benchmark set in the schedule form's picker.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SetChoice {
     /// Id.
     pub id: BenchmarkSetId,
     /// Name.
     pub name: String,
-    /// How many prompts it has (too few, and the form warns).
-    pub prompts: usize,
+    /// What one run sends: its requests (one per prompt; too few, and the form warns) and tokens, for the form's
+    /// cost estimate.
+    pub volume: RunVolume,
 }
 
 /// A connector in the schedule form's picker.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ConnectorChoice {
     /// Id.
@@ -101,6 +102,17 @@ pub struct ConnectorChoice {
     pub name: String,
     /// The model it asks for.
     pub model: String,
+    /// USD per 1M input tokens, if priced.
+    pub input_price_per_mtok: Option<f64>,
+    /// USD per 1M output tokens, if priced.
+    pub output_price_per_mtok: Option<f64>,
+}
+
+impl ConnectorChoice {
+    /// (input, output) USD per 1M tokens, as [`RunVolume::per_day`] takes them.
+    pub fn prices(&self) -> (Option<f64>, Option<f64>) {
+        (self.input_price_per_mtok, self.output_price_per_mtok)
+    }
 }
 
 /// What e-mail a schedule can send here.
@@ -121,10 +133,16 @@ pub async fn get_schedule_choices() -> Result<ScheduleChoices, AppError> {
         let sets = state.store.list_sets(workspace).await?;
         let connectors = state.store.list_connectors(workspace).await?;
         Ok(ScheduleChoices {
-            sets: sets.into_iter().map(|s| SetChoice { id: s.id, name: s.name, prompts: s.prompts.len() }).collect(),
+            sets: sets.into_iter().map(|s| SetChoice { id: s.id, volume: s.volume(), name: s.name }).collect(),
             connectors: connectors
                 .into_iter()
-                .map(|c| ConnectorChoice { id: c.id, name: c.name, model: c.model })
+                .map(|c| ConnectorChoice {
+                    id: c.id,
+                    input_price_per_mtok: c.input_price_per_mtok,
+                    output_price_per_mtok: c.output_price_per_mtok,
+                    name: c.name,
+                    model: c.model,
+                })
                 .collect(),
             mail: MailSetup {
                 enabled: state.guard.mail().is_some(),

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::guard::{cost_estimate, Cadence, CostEstimate};
+use super::guard::{Cadence, CostEstimate, RunVolume};
 use super::ids::BenchmarkSetId;
 use super::run::limits::MAX_TOKEN_BUDGET;
 use super::ValidationError;
@@ -60,8 +60,13 @@ pub struct BenchmarkSet {
 impl BenchmarkSet {
     /// Requests and USD a day of running this set on `cadence` at `prices` (input, output USD per million tokens).
     pub fn cost_estimate(&self, cadence: Cadence, prices: (Option<f64>, Option<f64>)) -> CostEstimate {
+        self.volume().per_day(cadence, prices)
+    }
+
+    /// What one run of the set sends.
+    pub fn volume(&self) -> RunVolume {
         let prompts: Vec<&str> = self.prompts.iter().map(|p| p.text.as_str()).collect();
-        cost_estimate(&prompts, self.system_prompt.as_deref(), self.max_tokens, cadence, prices)
+        RunVolume::of(&prompts, self.system_prompt.as_deref(), self.max_tokens)
     }
 }
 

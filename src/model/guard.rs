@@ -415,29 +415,44 @@ pub struct CostEstimate {
     pub usd_per_day: Option<f64>,
 }
 
-/// The cost of running `prompts` (their texts) with `system_prompt` and `max_tokens` at `cadence`, at the
-/// connector's USD prices per 1M input and output tokens.
-pub fn cost_estimate(
-    prompts: &[&str],
-    system_prompt: Option<&str>,
-    max_tokens: u32,
-    cadence: Cadence,
-    prices: (Option<f64>, Option<f64>),
-) -> CostEstimate {
-    let runs = cadence.runs_per_day();
-    let requests_per_day = prompts.len() as f64 * runs;
-    let tokens = |text: &str| (text.chars().count() as f64 / 4.0).ceil();
-    let system = system_prompt.map_or(0.0, tokens);
-    let usd_per_day = match prices {
-        (None, None) => None,
-        (input, output) => {
-            let input_tokens: f64 = prompts.iter().map(|p| tokens(p) + system).sum();
-            let output_tokens = prompts.len() as f64 * f64::from(max_tokens);
-            let per_run = (input_tokens * input.unwrap_or(0.0) + output_tokens * output.unwrap_or(0.0)) / 1_000_000.0;
-            Some(per_run * runs)
+/// What one run of a benchmark set sends: its requests and their estimated tokens. With a cadence and a connector's
+/// prices it gives the schedule's [`CostEstimate`]; the schedule form computes that in the browser from the same
+/// numbers, so the estimate follows each pick without asking the server.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunVolume {
+    /// Requests a run (one per prompt).
+    pub requests: u32,
+    /// Input tokens a run, estimated at 4 characters a token (each prompt with the system prompt).
+    pub input_tokens: f64,
+    /// Output tokens a run at most: every answer at `max_tokens`.
+    pub output_tokens: f64,
+}
+
+impl RunVolume {
+    /// The volume of `prompts` (their texts) with `system_prompt` and `max_tokens`.
+    pub fn of(prompts: &[&str], system_prompt: Option<&str>, max_tokens: u32) -> Self {
+        let tokens = |text: &str| (text.chars().count() as f64 / 4.0).ceil();
+        let system = system_prompt.map_or(0.0, tokens);
+        Self {
+            requests: prompts.len() as u32,
+            input_tokens: prompts.iter().map(|p| tokens(p) + system).sum(),
+            output_tokens: prompts.len() as f64 * f64::from(max_tokens),
         }
-    };
-    CostEstimate { requests_per_day, usd_per_day }
+    }
+
+    /// Requests and USD a day at `cadence`, at the connector's USD prices per 1M input and output tokens.
+    pub fn per_day(&self, cadence: Cadence, prices: (Option<f64>, Option<f64>)) -> CostEstimate {
+        let runs = cadence.runs_per_day();
+        let usd_per_day = match prices {
+            (None, None) => None,
+            (input, output) => Some(
+                (self.input_tokens * input.unwrap_or(0.0) + self.output_tokens * output.unwrap_or(0.0)) / 1_000_000.0
+                    * runs,
+            ),
+        };
+        CostEstimate { requests_per_day: f64::from(self.requests) * runs, usd_per_day }
+    }
 }
 
 #[cfg(test)]
@@ -515,11 +530,11 @@ mod tests {
 
     #[test]
     fn a_five_prompt_set_at_15m_is_480_requests_a_day() {
-        let estimate = cost_estimate(&["a"; 5], None, 100, Cadence::FifteenMinutes, (Some(1.0), Some(2.0)));
+        let estimate = RunVolume::of(&["a"; 5], None, 100).per_day(Cadence::FifteenMinutes, (Some(1.0), Some(2.0)));
         assert_eq!(estimate.requests_per_day, 480.0);
         // Per run: 5 × 1 input token × $1/M + 5 × 100 output tokens × $2/M = $0.001005; 96 runs a day.
         assert!((estimate.usd_per_day.unwrap() - 0.001005 * 96.0).abs() < 1e-12);
-        assert_eq!(cost_estimate(&["a"], None, 1, Cadence::Weekly, (None, None)).usd_per_day, None);
+        assert_eq!(RunVolume::of(&["a"], None, 1).per_day(Cadence::Weekly, (None, None)).usd_per_day, None);
     }
 
     #[test]

@@ -69,8 +69,8 @@ pub use connector::{BaseUrl, Connector, ConnectorInput, HeaderView, KeyChange, M
 pub use engine_timings::{EngineTimingTotals, EngineTimings};
 pub use evaluation::{AlertPlan, EvaluationEnd, OpenAlert};
 pub use guard::{
-    cost_estimate, Cadence, CostEstimate, GuardSummary, Metric, Notify, Op, Schedule, ScheduleInput, Severity,
-    Threshold, MAX_THRESHOLDS,
+    Cadence, CostEstimate, GuardSummary, Metric, Notify, Op, RunVolume, Schedule, ScheduleInput, Severity, Threshold,
+    MAX_THRESHOLDS,
 };
 pub use guard_records::{
     AlertView, Baseline, Breach, Decision, EvaluationView, ScheduleOutcome, ThresholdCheck, WebhookDelivery,

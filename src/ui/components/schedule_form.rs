@@ -5,13 +5,10 @@ use leptos::prelude::*;
 
 use super::ErrorBox;
 
-use crate::api::guard::{
-    estimate_cost, save_schedule, ConnectorChoice, MailSetup, SavedSchedule, ScheduleChoices, SetChoice,
-};
+use crate::api::guard::{save_schedule, ConnectorChoice, MailSetup, SavedSchedule, ScheduleChoices, SetChoice};
 use crate::model::{
-    Cadence, Checked, Metric, Notify, Op, Schedule, ScheduleInput, Severity, Threshold, ADVISED_MIN_PROMPTS,
+    Cadence, Checked, Metric, Notify, Op, RunVolume, Schedule, ScheduleInput, Severity, Threshold, ADVISED_MIN_PROMPTS,
 };
-use crate::ui::hooks::resource;
 
 const METRICS: [Metric; 5] = [Metric::P95Ms, Metric::MeanMs, Metric::TokS, Metric::CostUsd, Metric::ErrorRate];
 const OPS: [Op; 3] = [Op::PctIncrease, Op::PctDecrease, Op::AbsIncrease];
@@ -140,33 +137,34 @@ fn TargetFields(
         .iter()
         .map(|s| {
             let value = s.id.to_string();
-            view! { <option selected=value == first_set value=value>{format!("{} ({} prompts)", s.name, s.prompts)}</option> }
+            view! { <option selected=value == first_set value=value>{format!("{} ({} prompts)", s.name, s.volume.requests)}</option> }
         })
         .collect_view();
-    let prompts_in: Vec<(String, usize)> = sets.into_iter().map(|s| (s.id.to_string(), s.prompts)).collect();
-    let few_prompts = move || {
-        set.with(|chosen| prompts_in.iter().find(|(id, _)| id == chosen).map(|(_, n)| *n))
-            .filter(|n| *n < ADVISED_MIN_PROMPTS)
+    let connector_options = connectors
+        .iter()
+        .map(|c| {
+            let value = c.id.to_string();
+            view! { <option selected=value == first_connector value=value>{format!("{} · {}", c.name, c.model)}</option> }
+        })
+        .collect_view();
+    let volumes: Vec<(String, RunVolume)> = sets.into_iter().map(|s| (s.id.to_string(), s.volume)).collect();
+    let (volumes, connectors) = (StoredValue::new(volumes), StoredValue::new(connectors));
+    let volume =
+        move || set.with(|chosen| volumes.with_value(|all| all.iter().find(|(id, _)| id == chosen).map(|(_, v)| *v)));
+    let few_prompts = move || volume().map(|v| v.requests).filter(|n| (*n as usize) < ADVISED_MIN_PROMPTS);
+    let estimate = move || {
+        let prices = connector.with(|chosen| {
+            connectors.with_value(|all| all.iter().find(|c| c.id.to_string() == *chosen).map(|c| c.prices()))
+        })?;
+        Some(volume()?.per_day(cadence.get(), prices))
     };
-    let estimate = resource(
-        move || (set.get(), connector.get(), cadence.get()),
-        |(set, connector, cadence)| async move {
-            match (set.parse(), connector.parse()) {
-                (Ok(set), Ok(connector)) => Some(estimate_cost(set, connector, cadence).await),
-                _ => None,
-            }
-        },
-    );
     view! {
         <div class="prices">
             <label>"Benchmark set"<select id="schedule-set" on:change=move |ev| set.set(event_target_value(&ev))>
                 {set_options}
             </select></label>
             <label>"Connector"<select id="schedule-connector" on:change=move |ev| connector.set(event_target_value(&ev))>
-                {connectors.into_iter().map(|c| {
-                    let value = c.id.to_string();
-                    view! { <option selected=value == first_connector value=value>{format!("{} · {}", c.name, c.model)}</option> }
-                }).collect_view()}
+                {connector_options}
             </select></label>
             <label>"Every"<select id="schedule-cadence" on:change=move |ev| if let Some(c) = Cadence::parse(&event_target_value(&ev)) { cadence.set(c) }>
                 {Cadence::ALL.into_iter().map(|c| view! { <option value=c.as_str() selected=c == first_cadence>{c.as_str()}</option> }).collect_view()}
@@ -174,19 +172,14 @@ fn TargetFields(
         </div>
         {move || few_prompts().map(|n| view! { <p class="warning" id="few-prompts">{format!("This set has {n} prompt(s); at least {ADVISED_MIN_PROMPTS} are advised: Welch's test with so few requests rarely finds anything significant.")}</p> })}
         <p class="muted" id="schedule-cost">
-            <Transition fallback=|| "Estimating what it costs…">
-                {move || Suspend::new(async move {
-                    match estimate.await {
-                        Some(Ok(e)) => format!(
-                            "{} requests a day{}",
-                            e.requests_per_day,
-                            e.usd_per_day.map_or(" (the connector has no prices, so no cost estimate)".to_string(), |usd| format!(", about ${usd:.4} a day at most (input tokens estimated at 4 characters each, every answer at max_tokens)"))
-                        ),
-                        Some(Err(e)) => e.to_string(),
-                        None => "Pick a set and a connector to see what it costs.".to_string(),
-                    }
-                })}
-            </Transition>
+            {move || match estimate() {
+                Some(e) => format!(
+                    "{} requests a day{}",
+                    e.requests_per_day,
+                    e.usd_per_day.map_or(" (the connector has no prices, so no cost estimate)".to_string(), |usd| format!(", about ${usd:.4} a day at most (input tokens estimated at 4 characters each, every answer at max_tokens)"))
+                ),
+                None => "Pick a set and a connector to see what it costs.".to_string(),
+            }}
         </p>
     }
 }
