@@ -4,14 +4,23 @@ chunk the split manifest lists for the section, gzip -9 and zstd -19 per file as
 Lazily loaded functions that are not page sections (the report's export code, `load_exports`) are listed apart:
 what they add is fetched after the page is interactive; their row is the first chunk plus the function's chunks.
 
-Usage: scripts/build-site.sh --front-only && scripts/bundle-sizes.py [target/site/pkg]
+With `--budget BYTES`, it also fails (exit 1) when a page's first load is more than BYTES of gzip, naming each such
+page and by how much: the test command runs it with the budget of docs/PERFORMANCE.md (400,000 B).
+
+Usage: scripts/build-site.sh --front-only && scripts/bundle-sizes.py [--budget BYTES] [target/site/pkg]
 """
 import json
 import os
 import re
 import sys
 
-pkg = sys.argv[1] if len(sys.argv) > 1 else "target/site/pkg"
+args = sys.argv[1:]
+budget = None
+if "--budget" in args:
+    at = args.index("--budget")
+    budget = int(args[at + 1])
+    del args[at : at + 2]
+pkg = args[0] if args else "target/site/pkg"
 
 
 def size(name, suffix):
@@ -37,3 +46,12 @@ ordered = sorted(rows, key=lambda r: (not r[0].endswith("_section"), -r[3]))
 for name, files, raw, gz, zst in ordered:
     label = name if name.endswith("_section") else f"{name} (loaded later, not a first load)"
     print(f"| {label} | {files} | {raw:,} | {gz:,} | {zst if zst is None else f'{zst:,}'} |")
+
+if budget is not None:
+    over = [(name, gz) for name, _, _, gz, _ in ordered if name.endswith("_section") and gz > budget]
+    for name, gz in over:
+        print(f"{name}: its first load is {gz:,} B of gzip, {gz - budget:,} B over the budget of {budget:,} B "
+              "(docs/PERFORMANCE.md, 'Browser bundle', says what was tried and what each section carries)")
+    if over:
+        sys.exit(1)
+    print(f"every page's first load is within the budget of {budget:,} B of gzip")

@@ -21,6 +21,8 @@ step "clippy: browser" cargo clippy --lib --no-default-features --features hydra
   --target wasm32-unknown-unknown --target-dir target/front -- -D warnings
 step "unit, store, API tests" cargo nextest run --no-default-features --features ssr
 step "browser bundle (release WASM)" scripts/build-site.sh --front-only
+# Each page's first load stays within its budget of gzip WASM (docs/PERFORMANCE.md); the table goes in the log.
+step "first-load budget" python3 scripts/bundle-sizes.py --budget 400000
 # The browser tests run the server binary the test build just made (the CLI tests need it, built with the same
 # features): a separate `cargo build --bin` would build 43 crates again with other features (tokio's without the
 # dev-dependencies' ones), about 2.5 minutes.
