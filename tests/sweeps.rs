@@ -234,9 +234,12 @@ async fn an_automatic_sweep_probes_the_synchronous_and_saturated_rates_and_space
     .await;
 }
 
-/// A repeated run of `level` in flight, `repetitions` times, `pause_s` apart.
+/// A repeated run of `level` in flight, `repetitions` times, `pause_s` apart. Its objective sits 60 ms above the
+/// ~40 ms TTFT of 2 in flight (24 requests: p95 falls between the 2nd and 3rd slowest, and a CI run under load once
+/// saw 97 ms) and 40 ms below the ~140 ms of 8 in flight on 4 slots, where each request waits a
+/// whole service time for a slot, a gap that load only widens.
 fn repeated_input(conn: &str, level: u32, repetitions: u32, pause_s: f64) -> Value {
-    json!({"input": {"connectorId": conn, "prompts": ["hi"], "slos": ["ttft_p95_ms<=65"], "requestsPerLevel": 24,
+    json!({"input": {"connectorId": conn, "prompts": ["hi"], "slos": ["ttft_p95_ms<=100"], "requestsPerLevel": 24,
                      "levels": {"kind": "repeated", "axis": "concurrency", "level": level,
                                 "repetitions": repetitions, "pauseS": pause_s}}})
 }
