@@ -60,7 +60,12 @@ struct Level {
 }
 
 fn target_of(sim: &Simulator) -> RequestTarget {
-    RequestTarget { base_url: BaseUrl::parse(&sim.base_url).unwrap(), api_key: None, headers: BTreeMap::new() }
+    RequestTarget {
+        base_url: BaseUrl::parse(&sim.base_url).unwrap(),
+        api_key: None,
+        headers: BTreeMap::new(),
+        reach: latency_guard::outbound::Reach::Anywhere,
+    }
 }
 
 /// A fresh client with `concurrency` connections to the simulator opened, as a closed-loop run opens them.

@@ -91,7 +91,8 @@ pub async fn open_connector(
     let workspace = state.store.connector_workspace(id).await.map_err(|e| format!("{option} {id}: {e}"))?;
     let stored =
         state.store.open_connector(workspace, id, &state.sealer).await.map_err(|e| format!("{option} {id}: {e}"))?;
-    Ok(crate::targets::stored_target(stored))
+    // The command line is the operator's: it reaches any address.
+    Ok(crate::targets::stored_target(stored, crate::outbound::Reach::Anywhere))
 }
 
 /// The prompts a command names: one per non-blank line of `file`, else the `given` values.

@@ -4,7 +4,7 @@
 //! - [`model`], [`error`], [`stats`], [`report`], [`charts`]: shared, pure types, statistics, report snapshots and
 //!   SVG charts, used by the server and the browser build; [`wire`]: how their JSON is read in each.
 //! - `bench` (the CLI's benchmark command), `config`, `clock`, `secrets`, `store`, `auth`, `engine`, `sim`, `server` (ssr only): settings, time,
-//!   sealing and token hashing, SQL, sessions, outbound calls, call targets, benchmark runs, Guard's scheduled
+//!   sealing and token hashing, SQL, sessions, outbound calls and the one address policy they obey (`outbound`), call targets, benchmark runs, Guard's scheduled
 //!   checks (`guard`) and their notifications (`notify`), the simulated endpoint, and the axum application.
 //! - `fragments` (ssr only): the parts of pages that never change once shown, rendered to HTML on the server so
 //!   the browser build carries neither their views nor the types they read.
@@ -47,6 +47,8 @@ pub mod fragments;
 pub mod guard;
 #[cfg(feature = "ssr")]
 pub mod notify;
+#[cfg(feature = "ssr")]
+pub mod outbound;
 #[cfg(feature = "ssr")]
 pub mod rate_limit;
 #[cfg(feature = "ssr")]

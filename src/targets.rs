@@ -4,8 +4,12 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::RequestTarget;
-use crate::model::{BaseUrl, Connector, HeaderSet, HeaderValueChange, TestTarget, ValidationError, WorkspaceId};
+use crate::engine::{HttpClient, RequestTarget};
+use crate::model::{
+    credentials_kept_for, BaseUrl, Connector, ConnectorId, HeaderSet, HeaderValueChange, TestTarget, ValidationError,
+    WorkspaceId,
+};
+use crate::outbound::{AddressPolicy, Reach};
 use crate::secrets::SecretBox;
 use crate::store::{Store, StoreError, StoredConnector};
 
@@ -41,46 +45,106 @@ pub fn command_line_target(
         let name = crate::model::HeaderName::parse(name, "--header").map_err(|e| format!("--header: {}", e.reason))?;
         parsed.insert(name.as_str().to_string(), value.trim().to_string());
     }
-    Ok(RequestTarget { base_url, api_key, headers: parsed })
+    // The command line is the operator's: it reaches any address.
+    Ok(RequestTarget { base_url, api_key, headers: parsed, reach: Reach::Anywhere })
 }
 
-/// A stored connector's browser-safe view and the target to call it with (URL, key, every header).
-pub fn stored_target(stored: StoredConnector) -> (Connector, RequestTarget) {
+/// A stored connector's browser-safe view and the target to call it with (URL, key, every header), reaching as
+/// far as `reach`.
+pub fn stored_target(stored: StoredConnector, reach: Reach) -> (Connector, RequestTarget) {
     let target = RequestTarget {
         base_url: stored.base_url,
         api_key: stored.credentials.api_key,
         headers: stored.credentials.headers,
+        reach,
     };
     (stored.connector, target)
 }
 
+/// How far `workspace`'s requests may go, as `addresses` trusts its owner.
+pub async fn workspace_reach(
+    store: &Store,
+    addresses: &AddressPolicy,
+    workspace: WorkspaceId,
+) -> Result<Reach, StoreError> {
+    Ok(addresses.reach_of(&store.get_workspace(workspace).await?.owner))
+}
+
+/// A connector of `workspace`, opened to be called, with the reach its workspace has.
+pub async fn open_target(
+    store: &Store,
+    sealer: &SecretBox,
+    addresses: &AddressPolicy,
+    workspace: WorkspaceId,
+    id: ConnectorId,
+) -> Result<(Connector, RequestTarget), StoreError> {
+    let reach = workspace_reach(store, addresses, workspace).await?;
+    Ok(stored_target(store.open_connector(workspace, id, sealer).await?, reach))
+}
+
+/// Fails with a validation error of `field` when `target` is a destination its workspace may not reach (see
+/// [`HttpClient::refusal`]).
+pub async fn refuse_unreachable(http: &HttpClient, target: &RequestTarget, field: &str) -> Result<(), ValidationError> {
+    match http.refusal(target).await {
+        Some(refusal) => Err(ValidationError::new(field, refusal.to_string())),
+        None => Ok(()),
+    }
+}
+
+/// Refuses to save a connector of `workspace` at `base_url` when the workspace may not reach it (it is checked
+/// again at every use: a name may resolve elsewhere later).
+pub async fn refuse_unreachable_base_url(
+    store: &Store,
+    http: &HttpClient,
+    workspace: WorkspaceId,
+    base_url: &BaseUrl,
+) -> Result<(), ResolveError> {
+    let reach = workspace_reach(store, http.addresses(), workspace).await?;
+    let target = RequestTarget { base_url: base_url.clone(), api_key: None, headers: BTreeMap::new(), reach };
+    Ok(refuse_unreachable(http, &target, "baseUrl").await?)
+}
+
 /// Builds the request target of a connection test. With `connectorId`, an omitted key and `null` credential
-/// headers take the stored values; without it, they mean "none".
+/// headers take the stored values, but only for the stored base URL's origin (a stored key never goes to an
+/// address the caller typed); without it, they mean "none".
 pub async fn resolve_test_target(
     store: &Store,
     sealer: &SecretBox,
+    addresses: &AddressPolicy,
     workspace: WorkspaceId,
     target: &TestTarget,
 ) -> Result<RequestTarget, ResolveError> {
     let base_url = BaseUrl::parse(&target.base_url)?;
     let headers = HeaderSet::parse(&target.headers)?;
+    let reach = workspace_reach(store, addresses, workspace).await?;
     let stored = match target.connector_id {
-        Some(id) => Some(store.open_connector(workspace, id, sealer).await?.credentials),
+        Some(id) => Some(store.open_connector(workspace, id, sealer).await?),
         None => None,
     };
+    let moved = |field: &str| stored.as_ref().and_then(|s| credentials_kept_for(&s.base_url, &base_url, field));
+    let stored = stored.as_ref().map(|s| &s.credentials);
     let typed_key = target.api_key.as_deref().map(str::trim).filter(|k| !k.is_empty());
-    let api_key = typed_key.map(str::to_string).or_else(|| stored.as_ref().and_then(|s| s.api_key.clone()));
+    let stored_key = stored.and_then(|s| s.api_key.clone());
+    if typed_key.is_none() && stored_key.is_some() {
+        if let Some(refused) = moved("apiKey") {
+            return Err(refused.into());
+        }
+    }
+    let api_key = typed_key.map(str::to_string).or(stored_key);
     let mut resolved = BTreeMap::new();
     for (name, change) in headers.0 {
         let value = match change {
             HeaderValueChange::Set(v) => v,
             HeaderValueChange::KeepStored => {
-                stored.as_ref().and_then(|s| s.headers.get(name.as_str()).cloned()).ok_or_else(|| {
+                if let Some(refused) = moved(&format!("headers.{}", name.as_str())) {
+                    return Err(refused.into());
+                }
+                stored.and_then(|s| s.headers.get(name.as_str()).cloned()).ok_or_else(|| {
                     ValidationError::new(format!("headers.{}", name.as_str()), "no stored value; enter the value")
                 })?
             }
         };
         resolved.insert(name.as_str().to_string(), value);
     }
-    Ok(RequestTarget { base_url, api_key, headers: resolved })
+    Ok(RequestTarget { base_url, api_key, headers: resolved, reach })
 }

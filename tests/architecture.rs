@@ -20,6 +20,7 @@ const BELOW_THE_EDGE: &[&str] = &[
     "guard",
     "model",
     "notify",
+    "outbound",
     "report",
     "runs",
     "rate_limit",

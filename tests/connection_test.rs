@@ -16,6 +16,7 @@ fn target(base: &str, key: Option<&str>) -> RequestTarget {
         base_url: BaseUrl::parse(base).unwrap(),
         api_key: key.map(str::to_string),
         headers: BTreeMap::new(),
+        reach: latency_guard::outbound::Reach::Anywhere,
     }
 }
 

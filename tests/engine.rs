@@ -30,7 +30,12 @@ fn request(stream: bool) -> ChatRequest {
 }
 
 fn target(base: &str) -> RequestTarget {
-    RequestTarget { base_url: BaseUrl::parse(base).unwrap(), api_key: None, headers: BTreeMap::new() }
+    RequestTarget {
+        base_url: BaseUrl::parse(base).unwrap(),
+        api_key: None,
+        headers: BTreeMap::new(),
+        reach: latency_guard::outbound::Reach::Anywhere,
+    }
 }
 
 async fn run(base: &str, request: &ChatRequest, timeout: Duration) -> Measurement {

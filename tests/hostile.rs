@@ -32,6 +32,7 @@ fn target(base: &str) -> RequestTarget {
         base_url: BaseUrl::parse(base).unwrap(),
         api_key: Some(KEY.into()),
         headers: BTreeMap::from([("x-api-key".to_string(), HEADER.to_string())]),
+        reach: latency_guard::outbound::Reach::Anywhere,
     }
 }
 

@@ -16,7 +16,12 @@ use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
 fn target(base_url: &str) -> RequestTarget {
-    RequestTarget { base_url: BaseUrl::parse(base_url).unwrap(), api_key: None, headers: BTreeMap::new() }
+    RequestTarget {
+        base_url: BaseUrl::parse(base_url).unwrap(),
+        api_key: None,
+        headers: BTreeMap::new(),
+        reach: latency_guard::outbound::Reach::Anywhere,
+    }
 }
 
 async fn counters(client: &HttpClient, target: &RequestTarget) -> SpecCounters {
@@ -51,7 +56,17 @@ async fn the_probe_tells_a_drafting_server_from_a_plain_one_and_windows_equal_th
         let body = json!({"model": "tiny", "messages": [{"role": "user", "content": format!("count {i}")}],
                           "max_tokens": 24, "temperature": 0});
         let url = format!("{}/chat/completions", drafting.base_url);
-        let reply: Value = client.inner().post(url).json(&body).send().await.unwrap().json().await.unwrap();
+        let reply: Value = client
+            .for_target(&drafting_target)
+            .unwrap()
+            .post(url)
+            .json(&body)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
         drafted += reply["timings"]["draft_n"].as_f64().unwrap_or(0.0);
         accepted += reply["timings"]["draft_n_accepted"].as_f64().unwrap_or(0.0);
     }
@@ -123,7 +138,8 @@ async fn the_api_probes_a_stored_connectors_server_with_its_key_and_never_return
     assert_eq!(app.call("connectors/update", renamed, Some(&cookie)).await.0, 200);
     let connector = listed(app.call("connectors/list", json!({}), Some(&cookie)).await.1);
     assert_eq!(connector["serverKind"], "llama_cpp", "the same server keeps its mark");
-    let moved = json!({"id": id, "input": {"name": "llama 2", "baseUrl": "http://127.0.0.1:9/v1", "model": "tiny"}});
+    let moved = json!({"id": id, "input": {"name": "llama 2", "baseUrl": "http://127.0.0.1:9/v1", "model": "tiny",
+                                          "apiKey": "sk-entered-again"}});
     assert_eq!(app.call("connectors/update", moved, Some(&cookie)).await.0, 200);
     let connector = listed(app.call("connectors/list", json!({}), Some(&cookie)).await.1);
     assert_eq!((connector["serverKind"].clone(), connector["probedAtMs"].clone()), (Value::Null, Value::Null));

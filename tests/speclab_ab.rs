@@ -16,7 +16,12 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 fn target(base_url: &str) -> RequestTarget {
-    RequestTarget { base_url: BaseUrl::parse(base_url).unwrap(), api_key: None, headers: BTreeMap::new() }
+    RequestTarget {
+        base_url: BaseUrl::parse(base_url).unwrap(),
+        api_key: None,
+        headers: BTreeMap::new(),
+        reach: latency_guard::outbound::Reach::Anywhere,
+    }
 }
 
 #[tokio::test]
@@ -207,12 +212,12 @@ async fn a_server_restarted_during_the_work_is_caught_even_when_it_counts_past_w
     let client = HttpClient::new().unwrap();
     let base_url = first.base_url.clone();
     let ask = |n: u32| {
-        let (client, url) = (client.clone(), format!("{base_url}/chat/completions"));
+        let (client, url, endpoint) = (client.clone(), format!("{base_url}/chat/completions"), target(&base_url));
         async move {
             for i in 0..n {
                 let body = json!({"model": "tiny", "messages": [{"role": "user", "content": format!("go {i}")}],
                                   "max_tokens": 16, "temperature": 0});
-                let reply = client.inner().post(&url).json(&body).send().await.unwrap();
+                let reply = client.for_target(&endpoint).unwrap().post(&url).json(&body).send().await.unwrap();
                 assert!(reply.status().is_success());
             }
         }

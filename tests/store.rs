@@ -412,7 +412,9 @@ async fn a_probed_engine_stays_with_its_connector_until_the_server_changes(db: &
     let renamed = ConnectorInput { name: "Renamed".into(), api_key: None, ..input("x") };
     let same_server = store.update_connector(ws, created.id, &valid(&renamed), sealer(), 2_000).await.unwrap();
     assert_eq!(same_server.server_kind, Some(ServerKind::Vllm));
-    let moved = ConnectorInput { base_url: "https://other.example/v1".into(), api_key: None, ..renamed };
+    // Another origin takes the key entered again (a stored key goes only where it was entered for).
+    let moved =
+        ConnectorInput { base_url: "https://other.example/v1".into(), api_key: Some("sk-other".into()), ..renamed };
     let elsewhere = store.update_connector(ws, created.id, &valid(&moved), sealer(), 3_000).await.unwrap();
     assert_eq!((elsewhere.server_kind, elsewhere.probed_at_ms), (None, None));
     store.record_probe(ws, created.id, None, 4_000).await.unwrap();

@@ -8,91 +8,13 @@ mod common;
 
 use serde_json::{json, Value};
 use std::process::Stdio;
-use tokio::io::AsyncWriteExt;
 
+use common::wallet::{address_of, body, grant, message, sign_helper, signed_login, verify};
 use common::{client, spawn_app, spawn_app_on, TestApp, TestDb};
 
 /// Throwaway keys: 32 bytes of 0x11 (address 0x19E7…Ff2A) and of 0x22.
 const KEY_A: &str = "0x1111111111111111111111111111111111111111111111111111111111111111";
 const KEY_B: &str = "0x2222222222222222222222222222222222222222222222222222222222222222";
-
-/// Runs the signing helper; `None` (and the test returns) when its Python lacks eth-account and the suite does not
-/// require it.
-async fn sign_helper(key: &str, message: &str, extra: &[&str]) -> Option<String> {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/siwe_sign.py");
-    let mut child = tokio::process::Command::new(common::python())
-        .arg(script)
-        .arg(key)
-        .args(extra)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(message.as_bytes()).await.unwrap();
-    let output = child.wait_with_output().await.unwrap();
-    if !output.status.success() {
-        let required =
-            std::env::var("CI").is_ok_and(|v| v == "true") || std::env::var("LG_REQUIRE_LLAMA").is_ok_and(|v| v == "1");
-        assert!(!required, "signing failed: {}", String::from_utf8_lossy(&output.stderr));
-        eprintln!("SKIPPED: {} cannot sign (is eth-account installed? scripts/setup.sh --test)", common::python());
-        return None;
-    }
-    Some(String::from_utf8(output.stdout).unwrap().trim().to_string())
-}
-
-async fn address_of(key: &str) -> Option<String> {
-    sign_helper(key, "", &["--address"]).await
-}
-
-/// A nonce grant from `app`.
-async fn grant(app: &TestApp) -> Value {
-    let reply = client().post(format!("{}/auth/siwe/nonce", app.base)).send().await.unwrap();
-    assert_eq!(reply.status(), 200);
-    reply.json().await.unwrap()
-}
-
-/// The EIP-4361 message a wallet page builds from `grant` for `address`.
-fn message(grant: &Value, address: &str) -> String {
-    format!(
-        "{} wants you to sign in with your Ethereum account:\n{address}\n\n{}\n\nURI: {}\nVersion: 1\nChain ID: {}\n\
-         Nonce: {}\nIssued At: {}\nExpiration Time: {}",
-        grant["domain"].as_str().unwrap(),
-        grant["statement"].as_str().unwrap(),
-        grant["uri"].as_str().unwrap(),
-        grant["chainId"],
-        grant["nonce"].as_str().unwrap(),
-        grant["issuedAt"].as_str().unwrap(),
-        grant["expirationTime"].as_str().unwrap()
-    )
-}
-
-/// Posts `body` to verify; status, JSON reply and the session cookie it set.
-async fn verify(app: &TestApp, body: impl Into<reqwest::Body>) -> (u16, Value, Option<String>) {
-    let reply = client()
-        .post(format!("{}/auth/siwe/verify", app.base))
-        .header("content-type", "application/json")
-        .body(body)
-        .send()
-        .await
-        .unwrap();
-    let status = reply.status().as_u16();
-    let cookie = reply.headers().get("set-cookie").map(|v| v.to_str().unwrap().split(';').next().unwrap().to_string());
-    let text = reply.text().await.unwrap();
-    (status, serde_json::from_str(&text).unwrap_or(Value::String(text)), cookie)
-}
-
-/// Signs a fresh login for `key` at `app`: (message, signature).
-async fn signed_login(app: &TestApp, key: &str) -> Option<(String, String)> {
-    let address = address_of(key).await?;
-    let text = message(&grant(app).await, &address);
-    let signature = sign_helper(key, &text, &[]).await?;
-    Some((text, signature))
-}
-
-fn body(message: &str, signature: &str) -> String {
-    json!({"message": message, "signature": signature}).to_string()
-}
 
 #[tokio::test]
 async fn a_wallet_signs_in_to_a_workspace_of_its_own_and_a_replay_is_refused() {

@@ -13,7 +13,8 @@ use common::TestDb;
 use hmac::Mac;
 use latency_guard::clock::Clock;
 use latency_guard::model::{Cadence, EvaluationStatus};
-use latency_guard::notify::{AllowList, WebhookSender};
+use latency_guard::notify::WebhookSender;
+use latency_guard::outbound::{AddressPolicy, AllowRules, SystemLookup, Trust};
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
 
@@ -59,7 +60,7 @@ async fn a_slow_endpoint_alerts_a_receiver_that_was_down_until_a_retry(db: &Test
     let outcome = rig.guard.tick().await.unwrap().ran.remove(0);
     assert_eq!(outcome.status, EvaluationStatus::Breached, "{outcome:?}");
     let sender =
-        WebhookSender::new(rig.store.clone(), rig.sealer.clone(), rig.clock.clone(), AllowList::parse("127.0.0.1"));
+        WebhookSender::new(rig.store.clone(), rig.sealer.clone(), rig.clock.clone(), webhook_policy("127.0.0.1"));
 
     assert_eq!(sender.deliver_due().await.unwrap(), 0);
     let log = rig.store.list_webhook_deliveries(rig.ws, schedule.id, 10).await.unwrap();
@@ -105,13 +106,13 @@ async fn a_slow_endpoint_alerts_a_receiver_that_was_down_until_a_retry(db: &Test
     assert!(text.starts_with("🚨 latency-guard alert [warn] checkout\np95_ms +"), "{text}");
 
     // The same receiver, not allow-listed: refused before any request leaves.
-    let strict = WebhookSender::new(rig.store.clone(), rig.sealer.clone(), rig.clock.clone(), AllowList::default());
+    let strict = WebhookSender::new(rig.store.clone(), rig.sealer.clone(), rig.clock.clone(), webhook_policy(""));
     rig.store.queue_test_webhook(rig.ws, schedule.id, &url, "msg_test", "{}", rig.clock.now_ms()).await.unwrap();
     assert!(!strict.deliver_now(rig.ws, "msg_test").await.unwrap());
     let test_message = rig.store.list_webhook_deliveries(rig.ws, schedule.id, 10).await.unwrap().remove(0);
     assert_eq!(test_message.id, "msg_test");
     assert!(
-        test_message.last_error.as_deref().unwrap().starts_with("refused: 127.0.0.1 resolves to 127.0.0.1"),
+        test_message.last_error.as_deref().unwrap().starts_with("refused: 127.0.0.1 is a loopback address"),
         "{:?}",
         test_message.last_error
     );
@@ -158,7 +159,7 @@ async fn a_message_leased_by_a_deliverer_that_died_is_sent_after_the_lease(db: &
     let leased = rig.store.lease_due_webhooks(rig.clock.now_ms(), 60_000, 50).await.unwrap();
     assert_eq!(leased.len(), 1);
     let sender =
-        WebhookSender::new(rig.store.clone(), rig.sealer.clone(), rig.clock.clone(), AllowList::parse("127.0.0.1"));
+        WebhookSender::new(rig.store.clone(), rig.sealer.clone(), rig.clock.clone(), webhook_policy("127.0.0.1"));
     assert_eq!(sender.deliver_due().await.unwrap(), 0, "held by the lease");
     rig.clock.advance(60_000);
     assert_eq!(sender.deliver_due().await.unwrap(), 1, "sent once the lease ended");
@@ -174,3 +175,9 @@ both_backends!(
     discord_urls_get_content_instead_of_text,
     a_message_leased_by_a_deliverer_that_died_is_sent_after_the_lease,
 );
+
+/// The webhook address policy the server builds from `webhook-allow`.
+fn webhook_policy(allow: &str) -> AddressPolicy {
+    let rules = AllowRules::parse("webhook-allow", allow).unwrap();
+    AddressPolicy::new(rules, Trust::Owners(std::sync::Arc::default()), std::sync::Arc::new(SystemLookup))
+}

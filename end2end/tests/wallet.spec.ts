@@ -66,8 +66,13 @@ test("a wallet signs in to an empty workspace of its own, adds a connector and l
   await page.click("#new-connector");
   await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
   await page.fill("#name", "Wallet's own endpoint");
+  // The server's own network is not a wallet's to reach: the save is refused, naming the rule and the setting.
   await page.fill("#base-url", "http://127.0.0.1:9/v1");
   await page.fill("#model", "m");
+  await page.click("#save");
+  await expect(page.locator("#save-error")).toContainText("refused: 127.0.0.1 is a loopback address");
+  await expect(page.locator("#save-error")).toContainText("connector-allow");
+  await page.fill("#base-url", "http://8.8.8.8:9/v1");
   await page.click("#save");
   await expect(page).toHaveURL(/\/connectors$/);
   await expect(page.locator("tr.connector-row", { hasText: "Wallet's own endpoint" })).toBeVisible();

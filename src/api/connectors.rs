@@ -26,6 +26,8 @@ pub async fn get_connector(id: ConnectorId) -> Result<Connector, AppError> {
 pub async fn create_connector(input: Checked<ConnectorInput>) -> Result<Connector, AppError> {
     with_session(|state, session| async move {
         let valid = input.0.validate()?;
+        crate::targets::refuse_unreachable_base_url(&state.store, &state.http, session.workspace_id, &valid.base_url)
+            .await?;
         let now = state.clock.now_ms();
         Ok(state.store.create_connector(session.workspace_id, &valid, false, &state.sealer, now).await?)
     })
@@ -38,6 +40,8 @@ pub async fn create_connector(input: Checked<ConnectorInput>) -> Result<Connecto
 pub async fn update_connector(id: ConnectorId, input: Checked<ConnectorInput>) -> Result<Connector, AppError> {
     with_session(|state, session| async move {
         let valid = input.0.validate()?;
+        crate::targets::refuse_unreachable_base_url(&state.store, &state.http, session.workspace_id, &valid.base_url)
+            .await?;
         let now = state.clock.now_ms();
         Ok(state.store.update_connector(session.workspace_id, id, &valid, &state.sealer, now).await?)
     })
@@ -57,8 +61,14 @@ pub async fn delete_connector(id: ConnectorId) -> Result<(), AppError> {
 pub async fn test_connector(target: Checked<TestTarget>) -> Result<ConnectionTestResult, AppError> {
     with_session(|state, session| async move {
         let target = target.0;
-        let request_target =
-            crate::targets::resolve_test_target(&state.store, &state.sealer, session.workspace_id, &target).await?;
+        let request_target = crate::targets::resolve_test_target(
+            &state.store,
+            &state.sealer,
+            state.http.addresses(),
+            session.workspace_id,
+            &target,
+        )
+        .await?;
         let model = crate::model::ModelName::parse(&target.model)?;
         Ok(crate::engine::test_connection(
             &state.http,

@@ -15,8 +15,9 @@ use super::context::with_session;
 #[server(prefix = "/api", endpoint = "speclab/probe", input = Json, output = Json)]
 pub async fn probe_connector(id: ConnectorId) -> Result<ProbeReport, AppError> {
     with_session(|state, session| async move {
-        let stored = state.store.open_connector(session.workspace_id, id, &state.sealer).await?;
-        let (_, target) = crate::targets::stored_target(stored);
+        let (_, target) =
+            crate::targets::open_target(&state.store, &state.sealer, state.http.addresses(), session.workspace_id, id)
+                .await?;
         let report = crate::speclab::probe(&state.http, &target).await;
         state.store.record_probe(session.workspace_id, id, report.kind, state.clock.now_ms()).await?;
         Ok(report)

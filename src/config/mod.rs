@@ -11,6 +11,12 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// The setting that names the webhook receivers allowed at addresses that are not public.
+pub const WEBHOOK_ALLOW: &str = "webhook-allow";
+
+/// The setting that names what connectors of untrusted workspaces may reach besides public addresses.
+pub const CONNECTOR_ALLOW: &str = "connector-allow";
+
 /// Why settings could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -122,7 +128,12 @@ pub struct Settings {
     pub guard_tick_api_key: Option<ApiKey>,
     /// Webhook receivers allowed at private, loopback or link-local addresses: host names or IP addresses,
     /// comma-separated (self-hosted receivers); every other private receiver is refused.
-    pub webhook_allow: String,
+    pub webhook_allow: crate::outbound::AllowRules,
+    /// What workspaces other than the install owner's and the trusted ones may reach besides public addresses:
+    /// host names, IP addresses and CIDR ranges (`connector-allow`).
+    pub connector_allow: crate::outbound::AllowRules,
+    /// Wallets (EIP-55 addresses) whose workspaces reach any address, as the install owner's does.
+    pub trusted_wallets: Vec<String>,
     /// Where alert e-mail goes out; `None`: e-mail is off.
     pub smtp: Option<SmtpSettings>,
 }
@@ -244,7 +255,9 @@ impl Settings {
             guard_tick_limit: 25,
             guard_tick_parallelism: 4,
             guard_tick_api_key: None,
-            webhook_allow: String::new(),
+            webhook_allow: crate::outbound::AllowRules::none(WEBHOOK_ALLOW),
+            connector_allow: crate::outbound::AllowRules::none(CONNECTOR_ALLOW),
+            trusted_wallets: Vec::new(),
             smtp: None,
         }
     }

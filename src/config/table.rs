@@ -264,14 +264,45 @@ pub const SETTINGS: &[Setting] = &[
         },
     },
     Setting {
-        key: Some("webhook-allow"),
+        key: Some(super::WEBHOOK_ALLOW),
         env: "LATENCY_GUARD_WEBHOOK_ALLOW",
         default: "none",
-        meaning: "comma-separated host names or IP addresses of webhook receivers allowed at private, loopback or \
-                  link-local addresses (self-hosted receivers)",
+        meaning: "comma-separated host names, IP addresses and CIDR ranges of webhook receivers allowed at \
+                  addresses that are not public (loopback, private, link-local: self-hosted receivers)",
         secret: false,
         apply: |s, v| {
-            s.webhook_allow = v.into();
+            s.webhook_allow = crate::outbound::AllowRules::parse(super::WEBHOOK_ALLOW, v).map_err(|e| e.to_string())?;
+            Ok(())
+        },
+    },
+    Setting {
+        key: Some(super::CONNECTOR_ALLOW),
+        env: "LATENCY_GUARD_CONNECTOR_ALLOW",
+        default: "none",
+        meaning: "comma-separated host names, IP addresses and CIDR ranges (`10.0.0.0/8`) that connectors of every \
+                  workspace may reach besides public addresses; the install owner's and trusted workspaces reach \
+                  any address",
+        secret: false,
+        apply: |s, v| {
+            s.connector_allow =
+                crate::outbound::AllowRules::parse(super::CONNECTOR_ALLOW, v).map_err(|e| e.to_string())?;
+            Ok(())
+        },
+    },
+    Setting {
+        key: Some("trusted-wallets"),
+        env: "LATENCY_GUARD_TRUSTED_WALLETS",
+        default: "none",
+        meaning: "comma-separated wallet addresses whose workspaces reach any address, as the install owner's does \
+                  (every other wallet's connectors reach public addresses and `connector-allow` only)",
+        secret: false,
+        apply: |s, v| {
+            s.trusted_wallets = v
+                .split(',')
+                .map(str::trim)
+                .filter(|a| !a.is_empty())
+                .map(|a| crate::model::eip55_address(a).map_err(|e| format!("{a:?}: {e}")))
+                .collect::<Result<_, _>>()?;
             Ok(())
         },
     },

@@ -1,36 +1,66 @@
 //! The connection test: one 1-token, non-streamed request, reported as `{ok, status, ms, body}`.
 
 use futures::StreamExt;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::request::{ChatRequest, RequestTarget};
 use crate::model::{ConnectionPolicy, ConnectionTestResult, BODY_PREVIEW_CHARS};
+use crate::outbound::{AddressError, AddressPolicy, AllowRules, GuardedResolver, Reach, Refusal, SystemLookup, Trust};
 
 /// The most of a response body a test reads before cutting it off; the preview is far shorter.
 const MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// The shared outbound HTTP client: one connection pool for the process, and a second client that never keeps a
 /// connection (for runs that ask for a fresh connection per request, and for re-sending a request that a server
-/// lost by closing a pooled connection). Cheap to clone.
+/// lost by closing a pooled connection); each pair twice, once for targets that may reach any address and once,
+/// connecting through the address policy's resolver, for targets that may reach public addresses only. Every
+/// request goes out through [`HttpClient::for_target`], which picks by the target's reach. Cheap to clone.
 #[derive(Debug, Clone)]
 pub struct HttpClient {
+    anywhere: ClientPair,
+    public_only: ClientPair,
+    addresses: AddressPolicy,
+    policy: ConnectionPolicy,
+}
+
+/// A pooled client and one that opens a connection per request.
+#[derive(Debug, Clone)]
+struct ClientPair {
     pooled: reqwest::Client,
     fresh: reqwest::Client,
-    policy: ConnectionPolicy,
+}
+
+impl ClientPair {
+    fn new(resolver: Option<Arc<GuardedResolver>>) -> Result<Self, reqwest::Error> {
+        let builder = || {
+            let builder = reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .user_agent(concat!("latency-guard/", env!("CARGO_PKG_VERSION")));
+            match &resolver {
+                // A proxy would resolve the name itself, out of the policy's sight.
+                Some(resolver) => builder.no_proxy().dns_resolver(Arc::clone(resolver)),
+                None => builder,
+            }
+        };
+        Ok(Self { pooled: builder().build()?, fresh: builder().pool_max_idle_per_host(0).build()? })
+    }
 }
 
 impl HttpClient {
     /// Clients that never follow redirects (a redirect is reported, not silently re-sent as GET); connections are
-    /// reused.
+    /// reused; every owner is trusted (the command line's clients, run by the operator).
     pub fn new() -> Result<Self, reqwest::Error> {
-        let builder = || {
-            reqwest::Client::builder()
-                .redirect(reqwest::redirect::Policy::none())
-                .user_agent(concat!("latency-guard/", env!("CARGO_PKG_VERSION")))
-        };
+        let policy = AddressPolicy::new(AllowRules::none("connector-allow"), Trust::Everyone, Arc::new(SystemLookup));
+        Self::with_addresses(policy)
+    }
+
+    /// The same, judging targets that may reach public addresses only by `addresses`.
+    pub fn with_addresses(addresses: AddressPolicy) -> Result<Self, reqwest::Error> {
         Ok(Self {
-            pooled: builder().build()?,
-            fresh: builder().pool_max_idle_per_host(0).build()?,
+            anywhere: ClientPair::new(None)?,
+            public_only: ClientPair::new(Some(GuardedResolver::new(addresses.clone())))?,
+            addresses,
             policy: ConnectionPolicy::Reuse,
         })
     }
@@ -45,17 +75,51 @@ impl HttpClient {
         self.policy
     }
 
-    /// The client for a request under this policy.
-    pub fn inner(&self) -> &reqwest::Client {
-        match self.policy {
-            ConnectionPolicy::Reuse => &self.pooled,
-            ConnectionPolicy::Fresh => &self.fresh,
+    /// The address policy public-only targets are judged by.
+    pub fn addresses(&self) -> &AddressPolicy {
+        &self.addresses
+    }
+
+    /// The client for a request to `target` under this connection policy, once the target's host, when it is an
+    /// IP address (which no resolver sees), is one its reach allows; names are judged by the client's resolver.
+    pub fn for_target(&self, target: &RequestTarget) -> Result<&reqwest::Client, Refusal> {
+        let pair = self.pair(target)?;
+        Ok(match self.policy {
+            ConnectionPolicy::Reuse => &pair.pooled,
+            ConnectionPolicy::Fresh => &pair.fresh,
+        })
+    }
+
+    /// The client that opens a new connection for every request to `target`.
+    pub(super) fn fresh_for(&self, target: &RequestTarget) -> Result<&reqwest::Client, Refusal> {
+        Ok(&self.pair(target)?.fresh)
+    }
+
+    fn pair(&self, target: &RequestTarget) -> Result<&ClientPair, Refusal> {
+        match target.reach {
+            Reach::Anywhere => Ok(&self.anywhere),
+            Reach::PublicOnly => {
+                if let Ok(url) = url::Url::parse(target.base_url.as_str()) {
+                    self.addresses.check_literal(Reach::PublicOnly, &url)?;
+                }
+                Ok(&self.public_only)
+            }
         }
     }
 
-    /// The client that opens a new connection for every request.
-    pub(super) fn fresh(&self) -> &reqwest::Client {
-        &self.fresh
+    /// Resolves `target`'s host and checks every address against its reach: before a run, a test or a probe
+    /// starts, and when a connector is saved, so a refused destination is said at once rather than in every
+    /// request's error. A name that does not resolve now is no refusal (its requests will say so, and a name may
+    /// resolve later); each connection is judged again when it is made.
+    pub async fn refusal(&self, target: &RequestTarget) -> Option<Refusal> {
+        if target.reach == Reach::Anywhere {
+            return None;
+        }
+        let url = url::Url::parse(target.base_url.as_str()).ok()?;
+        match self.addresses.resolve(Reach::PublicOnly, &url).await {
+            Err(AddressError::Refused(refusal)) => Some(refusal),
+            _ => None,
+        }
     }
 }
 
@@ -73,6 +137,10 @@ pub async fn test_connection(
         Ok(h) => h,
         Err(e) => return no_response(e),
     };
+    let (pooled, fresh) = match (client.for_target(target), client.fresh_for(target)) {
+        (Ok(pooled), Ok(fresh)) => (pooled, fresh),
+        (Err(refusal), _) | (_, Err(refusal)) => return no_response(refusal.to_string()),
+    };
     let send = |client: &reqwest::Client| {
         client
             .post(target.base_url.chat_completions_url())
@@ -81,9 +149,9 @@ pub async fn test_connection(
             .send()
     };
     let attempt = async {
-        let response = match send(client.inner()).await {
+        let response = match send(pooled).await {
             // A pooled connection the server had closed: the ping never reached it, so it goes once more, fresh.
-            Err(e) if lost_to_keep_alive_race(&e, started.elapsed()) => send(client.fresh()).await?,
+            Err(e) if lost_to_keep_alive_race(&e, started.elapsed()) => send(fresh).await?,
             other => other?,
         };
         let status = response.status().as_u16();
@@ -135,11 +203,15 @@ pub(super) fn lost_to_keep_alive_race(error: &reqwest::Error, since_send: Durati
 }
 
 /// reqwest's top-level message ("error sending request") hides the cause; the source chain names it. Whole
-/// (it may name the URL): callers scrub secrets before cutting it.
+/// (it may name the URL): callers scrub secrets before cutting it. A refusal by the address policy (met where
+/// the connection resolved its host) is said alone, in its own words.
 pub fn describe_error(error: &reqwest::Error) -> String {
     let mut parts = vec![];
     let mut source: Option<&dyn std::error::Error> = Some(error);
     while let Some(e) = source {
+        if let Some(refusal) = e.downcast_ref::<Refusal>() {
+            return refusal.to_string();
+        }
         let text = e.to_string();
         if !parts.iter().any(|p: &String| p.contains(&text)) {
             parts.push(text);

@@ -55,7 +55,15 @@ pub fn rejects_stream_options(measurement: &Measurement) -> bool {
 /// Sends `call` and measures it. A request lost because the server closed a reused connection before answering
 /// is sent once more at once on a fresh connection, timed from that send; the lost attempt is kept in `retried`.
 pub async fn measure(client: &HttpClient, call: Call<'_>) -> Measurement {
-    let first = attempt(client.inner(), &call).await;
+    let (pooled, fresh) = match (client.for_target(call.target), client.fresh_for(call.target)) {
+        (Ok(pooled), Ok(fresh)) => (pooled, fresh),
+        (Err(refusal), _) | (_, Err(refusal)) => {
+            let mut refused = Recorder::new(Instant::now(), call.intended, call.request.stream);
+            refused.fail(ErrorClass::Connect, refusal.to_string());
+            return refused.finish(prompt_chars(call.request));
+        }
+    };
+    let first = attempt(pooled, &call).await;
     let measurement = if first.lost_to_keep_alive_race && client.policy() == ConnectionPolicy::Reuse {
         let lost = RetriedAttempt {
             cause: RetryCause::ClosedConnection,
@@ -63,7 +71,7 @@ pub async fn measure(client: &HttpClient, call: Call<'_>) -> Measurement {
             total_ms: first.offset(Instant::now()) as f64 / 1e3,
             waited_ms: 0.0,
         };
-        let mut again = attempt(client.fresh(), &call).await.finish(prompt_chars(call.request));
+        let mut again = attempt(fresh, &call).await.finish(prompt_chars(call.request));
         again.retried.insert(0, lost);
         again
     } else {

@@ -30,10 +30,14 @@ pub async fn open_connections(
         // The run's own requests will fail with this reason; nothing to open ahead.
         return OpenedAhead { asked: count, kept: 0, http2: false };
     };
+    let Ok(client) = client.for_target(target) else {
+        // Refused: the run's own requests say why.
+        return OpenedAhead { asked: count, kept: 0, http2: false };
+    };
     let url = target.base_url.endpoint("models");
     // All sends are polled once before any answer can arrive, so none finds another's connection idle.
     let opens = (0..count).map(|_| {
-        let request = client.inner().head(&url).headers(headers.clone()).send();
+        let request = client.head(&url).headers(headers.clone()).send();
         async move {
             match tokio::time::timeout(timeout, request).await {
                 Ok(Ok(response)) => Some((!announces_close(&response), response.version() == reqwest::Version::HTTP_2)),

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use super::redact::Redactor;
 use crate::model::BaseUrl;
+use crate::outbound::Reach;
 
 /// Where and as whom to call: URL, key and extra headers. `Debug` redacts the secrets.
 #[derive(Clone)]
@@ -16,6 +17,8 @@ pub struct RequestTarget {
     pub api_key: Option<String>,
     /// Sent after the defaults, replacing a default of the same name.
     pub headers: BTreeMap<String, String>,
+    /// How far the request may go: decided by who asked for it (the address policy, `crate::outbound`).
+    pub reach: Reach,
 }
 
 impl std::fmt::Debug for RequestTarget {
@@ -24,6 +27,7 @@ impl std::fmt::Debug for RequestTarget {
             .field("base_url", &self.base_url)
             .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
             .field("headers", &self.headers.keys().collect::<Vec<_>>())
+            .field("reach", &self.reach)
             .finish()
     }
 }
@@ -136,6 +140,7 @@ mod tests {
                 ("api-version".into(), "2024-10-21".into()),
                 ("authorization".into(), "Token x".into()),
             ]),
+            reach: Reach::Anywhere,
         };
         let map = target.header_map().unwrap();
         assert_eq!(map["content-type"], "application/json");
@@ -145,8 +150,12 @@ mod tests {
 
     #[test]
     fn no_authorization_without_a_key_and_debug_redacts() {
-        let target =
-            RequestTarget { base_url: BaseUrl::parse("http://h/v1").unwrap(), api_key: None, headers: BTreeMap::new() };
+        let target = RequestTarget {
+            base_url: BaseUrl::parse("http://h/v1").unwrap(),
+            api_key: None,
+            headers: BTreeMap::new(),
+            reach: Reach::Anywhere,
+        };
         assert!(!target.header_map().unwrap().contains_key("authorization"));
         let with_key = RequestTarget { api_key: Some("sk-canary-123".into()), ..target };
         assert!(!format!("{with_key:?}").contains("sk-canary-123"));

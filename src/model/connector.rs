@@ -65,6 +65,11 @@ impl BaseUrl {
         &self.0
     }
 
+    /// Scheme, host and port (`https://api.example.com:443`): where the credentials stored with this URL may go.
+    pub fn origin(&self) -> String {
+        url::Url::parse(&self.0).map(|url| url.origin().ascii_serialization()).unwrap_or_default()
+    }
+
     /// `{base}/chat/completions`, with the base's query string (if any) kept after the new path.
     pub fn chat_completions_url(&self) -> String {
         self.endpoint("chat/completions")
@@ -172,6 +177,21 @@ pub enum KeyChange {
     Clear,
     /// Store this one.
     Set(String),
+}
+
+/// Why a stored key or credential header may not go to `new`: it was entered for `stored`'s origin, and a key
+/// follows a connector only within its origin (else whoever may edit a connector, or holds an API token, could send
+/// every stored provider key to an address of their choice). `None` when `new` has the same origin.
+pub fn credentials_kept_for(stored: &BaseUrl, new: &BaseUrl, field: &str) -> Option<ValidationError> {
+    let (from, to) = (stored.origin(), new.origin());
+    (from != to).then(|| {
+        ValidationError::new(
+            field,
+            format!(
+                "the stored value was entered for {from} and goes nowhere else; enter it again to use it with {to}"
+            ),
+        )
+    })
 }
 
 /// A connector input that passed validation.

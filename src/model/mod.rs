@@ -65,7 +65,9 @@ pub use capacity::{
 };
 pub use checked::Checked;
 pub use connection_test::{ConnectionTestResult, TestTarget, BODY_PREVIEW_CHARS};
-pub use connector::{BaseUrl, Connector, ConnectorInput, HeaderView, KeyChange, ModelName, Price, ValidConnector};
+pub use connector::{
+    credentials_kept_for, BaseUrl, Connector, ConnectorInput, HeaderView, KeyChange, ModelName, Price, ValidConnector,
+};
 pub use engine_timings::{EngineTimingTotals, EngineTimings};
 pub use evaluation::{AlertPlan, EvaluationEnd, OpenAlert};
 pub use guard::{

@@ -1,44 +1,7 @@
 //! How sending a notification fails, typed: the text of each is what the delivery log and the server log show.
 
-use std::net::IpAddr;
-
+use crate::outbound::AddressError;
 use crate::store::StoreError;
-
-/// Why a webhook receiver's address was refused or not found.
-#[derive(Debug, thiserror::Error)]
-pub enum AddressError {
-    /// The URL names no host.
-    #[error("the URL has no host")]
-    NoHost,
-    /// The URL has no port and its scheme has no default.
-    #[error("the URL has no port")]
-    NoPort,
-    /// The host did not resolve.
-    #[error("{host} does not resolve: {source}")]
-    Unresolvable {
-        /// The host.
-        host: String,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// The host resolved to nothing.
-    #[error("{host} resolves to no address")]
-    NoAddress {
-        /// The host.
-        host: String,
-    },
-    /// The host resolves to an internal address the allow-list does not name.
-    #[error(
-        "refused: {host} resolves to {ip}, a private, loopback or link-local address; add it to the webhook-allow \
-         setting (LATENCY_GUARD_WEBHOOK_ALLOW) for a self-hosted receiver"
-    )]
-    Internal {
-        /// The host.
-        host: String,
-        /// The internal address.
-        ip: IpAddr,
-    },
-}
 
 /// Why a message could not be signed.
 #[derive(Debug, thiserror::Error)]

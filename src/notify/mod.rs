@@ -8,7 +8,7 @@ mod retry;
 mod webhook;
 
 pub use email::{MailSender, MailedAlert, Mailer};
-pub use error::{AddressError, DeliveryError, MailError, SignError, TestError};
+pub use error::{DeliveryError, MailError, SignError, TestError};
 pub use message::{is_discord, new_message_id, test_message_body, AlertMessage, EVENT_TYPE};
 pub use retry::{next_step, RETRY_DELAYS_S};
-pub use webhook::{checked_address, is_internal, new_webhook_secret, sign, AllowList, WebhookSender};
+pub use webhook::{new_webhook_secret, sign, WebhookSender};

@@ -1,13 +1,13 @@
 //! Webhook delivery from the outbox, signed per Standard Webhooks: `webhook-id`, `webhook-timestamp` (unix
 //! seconds) and `webhook-signature: v1,<base64 HMAC-SHA256 over "id.timestamp.body">` with the schedule's
 //! `whsec_` secret. A failed attempt is retried with growing delays, then given up; every attempt is logged.
-//! Receivers at private, loopback or link-local addresses are refused unless the allow-list names them: the
-//! address is checked after resolving, and the request goes to that checked address (no second lookup).
+//! Receivers at addresses that are not public are refused unless the `webhook-allow` setting names them, by the
+//! outbound-address policy every request on a user's behalf goes through (`crate::outbound`): the address is
+//! checked after resolving, and the request goes to that checked address (no second lookup).
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use hmac::{Hmac, Mac};
-use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -16,9 +16,10 @@ use crate::model::{Schedule, WebhookDelivery, WorkspaceId};
 use crate::secrets::SecretBox;
 use crate::store::{Attempt, OutboxMessage, Store, StoreError};
 
-use super::error::{AddressError, DeliveryError, SignError, TestError};
+use super::error::{DeliveryError, SignError, TestError};
 use super::message::{new_message_id, test_message_body};
 use super::retry::{every, next_step, BATCH, LEASE_MS};
+use crate::outbound::{AddressPolicy, Reach};
 
 /// A fresh signing secret: `whsec_` and 32 random bytes in base64.
 pub fn new_webhook_secret() -> String {
@@ -37,78 +38,21 @@ pub fn sign(secret: &str, message_id: &str, timestamp_s: i64, body: &str) -> Res
     Ok(format!("v1,{}", STANDARD.encode(mac.finalize().into_bytes())))
 }
 
-/// Which receivers may be private: exact host names or IP addresses from the `webhook-allow` setting.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct AllowList(Vec<String>);
-
-impl AllowList {
-    /// From a comma-separated list.
-    pub fn parse(text: &str) -> Self {
-        Self(text.split(',').map(|h| h.trim().to_ascii_lowercase()).filter(|h| !h.is_empty()).collect())
-    }
-
-    fn allows(&self, host: &str, ip: IpAddr) -> bool {
-        let host = host.trim_start_matches('[').trim_end_matches(']').to_ascii_lowercase();
-        self.0.iter().any(|entry| *entry == host || entry.parse::<IpAddr>().is_ok_and(|allowed| allowed == ip))
-    }
-}
-
-/// Addresses a public receiver never has: loopback, private, link-local, shared (CGNAT), unspecified, multicast.
-pub fn is_internal(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => {
-            let [a, b, ..] = v4.octets();
-            v4.is_loopback()
-                || v4.is_private()
-                || v4.is_link_local()
-                || v4.is_unspecified()
-                || v4.is_broadcast()
-                || v4.is_multicast()
-                || a == 0
-                || (a == 100 && (64..128).contains(&b))
-        }
-        IpAddr::V6(v6) => {
-            let first = v6.segments()[0];
-            v6.is_loopback()
-                || v6.is_unspecified()
-                || v6.is_multicast()
-                || (first & 0xfe00) == 0xfc00
-                || (first & 0xffc0) == 0xfe80
-                || v6.to_ipv4_mapped().is_some_and(|v4| is_internal(IpAddr::V4(v4)))
-        }
-    }
-}
-
-/// Resolves `url`'s host and checks every address; the first allowed one is where the request goes.
-pub async fn checked_address(url: &url::Url, allow: &AllowList) -> Result<SocketAddr, AddressError> {
-    let host = url.host_str().ok_or(AddressError::NoHost)?;
-    let port = url.port_or_known_default().ok_or(AddressError::NoPort)?;
-    let addresses: Vec<SocketAddr> =
-        tokio::net::lookup_host((host.trim_start_matches('[').trim_end_matches(']'), port))
-            .await
-            .map_err(|source| AddressError::Unresolvable { host: host.into(), source })?
-            .collect();
-    let first = *addresses.first().ok_or_else(|| AddressError::NoAddress { host: host.into() })?;
-    if let Some(internal) = addresses.iter().find(|a| is_internal(a.ip()) && !allow.allows(host, a.ip())) {
-        return Err(AddressError::Internal { host: host.into(), ip: internal.ip() });
-    }
-    Ok(first)
-}
-
 /// Sends the outbox's due messages.
 #[derive(Clone)]
 pub struct WebhookSender {
     store: Store,
     sealer: SecretBox,
     clock: Arc<dyn Clock>,
-    allow: Arc<AllowList>,
+    addresses: AddressPolicy,
     timeout: Duration,
 }
 
 impl WebhookSender {
-    /// A sender over the shared store and clock; `allow` names private receivers that are permitted.
-    pub fn new(store: Store, sealer: SecretBox, clock: Arc<dyn Clock>, allow: AllowList) -> Self {
-        Self { store, sealer, clock, allow: Arc::new(allow), timeout: Duration::from_secs(10) }
+    /// A sender over the shared store and clock; receivers must be public or allowed by `addresses` (whose
+    /// rules are the `webhook-allow` setting's: a schedule's owner does not widen where its webhooks may go).
+    pub fn new(store: Store, sealer: SecretBox, clock: Arc<dyn Clock>, addresses: AddressPolicy) -> Self {
+        Self { store, sealer, clock, addresses, timeout: Duration::from_secs(10) }
     }
 
     /// One pass: leases the due messages and attempts each once. Returns how many were delivered.
@@ -169,7 +113,7 @@ impl WebhookSender {
     /// Sends one message: the HTTP status on a 2xx, else the status (if any) and what went wrong.
     async fn attempt(&self, message: &OutboxMessage) -> Result<u16, DeliveryError> {
         let url = url::Url::parse(&message.url)?;
-        let address = checked_address(&url, &self.allow).await?;
+        let addresses = self.addresses.resolve(Reach::PublicOnly, &url).await?;
         let secret = self
             .store
             .schedule_webhook_secret(message.workspace, message.schedule, &self.sealer)
@@ -181,7 +125,7 @@ impl WebhookSender {
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .timeout(self.timeout)
-            .resolve(&host, address)
+            .resolve_to_addrs(&host, &addresses)
             .user_agent(concat!("latency-guard/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(DeliveryError::Client)?;
@@ -220,31 +164,5 @@ mod tests {
             "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="
         );
         assert!(new_webhook_secret().starts_with("whsec_") && sign(&new_webhook_secret(), "m", 1, "{}").is_ok());
-    }
-
-    #[test]
-    fn internal_addresses_are_recognised() {
-        for ip in [
-            "127.0.0.1",
-            "10.1.2.3",
-            "172.16.0.1",
-            "192.168.1.1",
-            "169.254.169.254",
-            "100.64.0.1",
-            "0.0.0.0",
-            "::1",
-            "fd00::1",
-            "fe80::1",
-            "::ffff:10.0.0.1",
-        ] {
-            assert!(is_internal(ip.parse().unwrap()), "{ip}");
-        }
-        for ip in ["93.184.216.34", "1.1.1.1", "2606:4700::1111"] {
-            assert!(!is_internal(ip.parse().unwrap()), "{ip}");
-        }
-        let allow = AllowList::parse(" 127.0.0.1, Hooks.Internal ");
-        assert!(allow.allows("127.0.0.1", "127.0.0.1".parse().unwrap()));
-        assert!(allow.allows("hooks.internal", "10.0.0.5".parse().unwrap()));
-        assert!(!allow.allows("other.internal", "10.0.0.6".parse().unwrap()));
     }
 }

@@ -18,7 +18,7 @@ use crate::report::AbEndpoint;
 use crate::secrets::SecretBox;
 use crate::speclab::{ab_report, run_ab, AbArm, AbProgress};
 use crate::store::{NewAbTest, Store, StoreError};
-use crate::targets::stored_target;
+use crate::targets::open_target;
 
 /// How often a running test's progress is written.
 const PROGRESS_EVERY: Duration = Duration::from_secs(1);
@@ -59,7 +59,10 @@ impl AbManager {
         let mut arms = Vec::with_capacity(2);
         let mut endpoints = Vec::with_capacity(2);
         for id in [input.baseline_connector_id, input.candidate_connector_id] {
-            let (connector, target) = stored_target(self.store.open_connector(workspace, id, &self.sealer).await?);
+            let (connector, target) =
+                open_target(&self.store, &self.sealer, self.http.addresses(), workspace, id).await?;
+            let field = if id == input.baseline_connector_id { "baselineConnectorId" } else { "candidateConnectorId" };
+            crate::targets::refuse_unreachable(&self.http, &target, field).await?;
             endpoints.push(AbEndpoint {
                 name: connector.name.clone(),
                 base_url: connector.base_url.clone(),

@@ -15,12 +15,12 @@ use super::execute::{execute, seed_from, BatchSink, Execution, SinkError};
 use crate::clock::Clock;
 use crate::engine::{HttpClient, RequestTarget};
 use crate::model::{
-    IterationRecord, LivePoint, Measurement, RunId, RunPlanInput, RunProgress, RunStatus, RunUpdate, RunView,
-    ValidationError, WorkspaceId,
+    ConnectorId, IterationRecord, LivePoint, Measurement, RunId, RunPlanInput, RunProgress, RunStatus, RunUpdate,
+    RunView, ValidationError, WorkspaceId,
 };
 use crate::secrets::SecretBox;
 use crate::store::{Store, StoreError};
-use crate::targets::stored_target;
+use crate::targets::{open_target, refuse_unreachable};
 
 /// Why a run could not start.
 #[derive(Debug, thiserror::Error)]
@@ -122,13 +122,21 @@ impl RunManager {
         Ok(self.store.get_run(workspace, view.id).await?)
     }
 
+    /// Fails when `workspace` may not reach the connector's address (the address policy, `crate::outbound`): what
+    /// starts runs later (a sweep's levels) says so before it begins.
+    pub async fn check_reachable(&self, workspace: WorkspaceId, connector: ConnectorId) -> Result<(), StartError> {
+        let (_, target) = open_target(&self.store, &self.sealer, self.http.addresses(), workspace, connector).await?;
+        Ok(refuse_unreachable(&self.http, &target, "connectorId").await?)
+    }
+
     async fn record(
         &self,
         workspace: WorkspaceId,
         input: RunPlanInput,
     ) -> Result<(RunView, Target, LiveRun), StartError> {
         let (connector, target) =
-            stored_target(self.store.open_connector(workspace, input.connector_id, &self.sealer).await?);
+            open_target(&self.store, &self.sealer, self.http.addresses(), workspace, input.connector_id).await?;
+        refuse_unreachable(&self.http, &target, "connectorId").await?;
         let target = Target { request: target, server_kind: connector.server_kind };
         let plan = input.validate(&connector.model)?;
         let id = RunId::new_random();

@@ -6,7 +6,7 @@ use crate::engine::{measure_dropping_rejected_stream_options, ChatMessage, ChatR
 use crate::model::{ConnectorId, Measurement, ValidationError, WorkspaceId};
 use crate::secrets::SecretBox;
 use crate::store::{Store, StoreError};
-use crate::targets::stored_target;
+use crate::targets::open_target;
 
 /// What to measure.
 #[derive(Debug, Clone)]
@@ -50,7 +50,8 @@ pub async fn run_once(
             ValidationError::new("maxTokens", format!("must be between 1 and 8192, got {}", input.max_tokens)).into()
         );
     }
-    let (connector, target) = stored_target(store.open_connector(workspace, input.connector_id, sealer).await?);
+    let (connector, target) = open_target(store, sealer, client.addresses(), workspace, input.connector_id).await?;
+    crate::targets::refuse_unreachable(client, &target, "connectorId").await?;
     let mut request = ChatRequest {
         model: connector.model,
         messages: vec![ChatMessage { role: "user", content: input.prompt }],

@@ -118,6 +118,7 @@ impl SweepManager {
     pub async fn start(&self, workspace: WorkspaceId, input: SweepInput) -> Result<SweepSummary, StartError> {
         let connector = self.store.get_connector(workspace, input.connector_id).await?;
         let plan = input.validate(&connector.model)?;
+        self.runs.check_reachable(workspace, input.connector_id).await?;
         let id = SweepId::new_random();
         let sweep = NewSweep {
             id,

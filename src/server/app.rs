@@ -12,7 +12,8 @@ use crate::config::{Secret, Settings};
 use crate::engine::HttpClient;
 use crate::guard::{Guard, GuardOptions};
 use crate::model::{BaseUrl, ConnectorInput, ValidationError};
-use crate::notify::{AllowList, MailError, Mailer, WebhookSender};
+use crate::notify::{MailError, Mailer, WebhookSender};
+use crate::outbound::{AddressPolicy, Lookup, SystemLookup, Trust};
 use crate::runs::{AbManager, RunManager, SweepManager};
 use crate::secrets::{SecretBox, TokenHasher};
 use crate::sim::{SimConfig, SimHandle};
@@ -75,18 +76,25 @@ impl Application {
 
     /// Builds with an injected clock.
     pub async fn build_with_clock(settings: Settings, clock: Arc<dyn Clock>) -> Result<Self, StartupError> {
+        Self::build_in(settings, Surroundings { clock, lookup: Arc::new(SystemLookup) }).await
+    }
+
+    /// Builds with an injected clock and name lookup (tests script what a host name resolves to).
+    pub async fn build_in(settings: Settings, surroundings: Surroundings) -> Result<Self, StartupError> {
         let addr = settings.site_addr;
         let listener = TcpListener::bind(addr).await.map_err(|source| StartupError::Bind { addr, source })?;
         let mut settings = settings;
         // With port 0 the real port is known only now; links printed later must carry it.
         settings.site_addr = listener.local_addr().map_err(|source| StartupError::Bind { addr, source })?;
-        let state = build_state(settings, clock).await?;
-        let simulator = if state.settings.demo_simulator {
+        let simulator = if settings.demo_simulator {
             let sim = crate::sim::spawn_local(SimConfig::default()).await.map_err(StartupError::Simulator)?;
+            // The demo simulator stays reachable for every workspace: its address and port, nothing else there.
+            settings.connector_allow = settings.connector_allow.clone().with_socket(sim.addr());
             Some(sim)
         } else {
             None
         };
+        let state = build_state_in(settings, surroundings).await?;
         let first_login_link = seed(&state, simulator.as_ref()).await?;
         Ok(Self { listener, state, simulator, first_login_link })
     }
@@ -144,8 +152,23 @@ impl Application {
     }
 }
 
+/// What the application takes from the world besides its settings: the time, and what host names resolve to.
+#[derive(Clone)]
+pub struct Surroundings {
+    /// The clock.
+    pub clock: Arc<dyn Clock>,
+    /// How every outbound request's host names are resolved (and so judged by the address policy).
+    pub lookup: Arc<dyn Lookup>,
+}
+
 /// Opens the store, loads or creates the secret, builds the clients.
 pub async fn build_state(settings: Settings, clock: Arc<dyn Clock>) -> Result<AppState, StartupError> {
+    build_state_in(settings, Surroundings { clock, lookup: Arc::new(SystemLookup) }).await
+}
+
+/// [`build_state`] with an injected name lookup.
+pub async fn build_state_in(settings: Settings, surroundings: Surroundings) -> Result<AppState, StartupError> {
+    let Surroundings { clock, lookup } = surroundings;
     let store = Store::connect(&settings.database_url).await?;
     let secret = match &settings.secret {
         Some(secret) => secret.clone(),
@@ -155,7 +178,13 @@ pub async fn build_state(settings: Settings, clock: Arc<dyn Clock>) -> Result<Ap
         leptos::config::get_configuration(None).map_err(|e| StartupError::Leptos(e.to_string()))?.leptos_options;
     leptos_options.site_addr = settings.site_addr;
     let sealer = SecretBox::new(&secret);
-    let http = HttpClient::new()?;
+    // The install's owner and the trusted wallets reach any address; every other workspace public ones only.
+    let trusted = std::iter::once(LOCAL_OWNER.to_string())
+        .chain(settings.trusted_wallets.iter().map(|address| crate::auth::wallet_identity(address)))
+        .collect();
+    let addresses =
+        AddressPolicy::new(settings.connector_allow.clone(), Trust::Owners(Arc::new(trusted)), Arc::clone(&lookup));
+    let http = HttpClient::with_addresses(addresses)?;
     let runs = RunManager::new(store.clone(), sealer.clone(), http.clone(), Arc::clone(&clock));
     let ab_tests = AbManager::new(store.clone(), sealer.clone(), http.clone(), Arc::clone(&clock));
     let sweeps = SweepManager::new(store.clone(), runs.clone(), Arc::clone(&clock));
@@ -166,7 +195,9 @@ pub async fn build_state(settings: Settings, clock: Arc<dyn Clock>) -> Result<Ap
         database_clock: true,
         mailer: settings.smtp.as_ref().map(|smtp| Mailer::new(&smtp.url, &smtp.from)).transpose()?,
     };
-    let allow = AllowList::parse(&settings.webhook_allow);
+    // Webhooks are judged by their own allow setting whoever owns the schedule: the install owner's receivers
+    // on a private network are named there.
+    let webhook_addresses = AddressPolicy::new(settings.webhook_allow.clone(), Trust::Owners(Arc::default()), lookup);
     let contract_wallets = match &settings.siwe_rpc_url {
         Some(url) => Some(
             crate::auth::ContractWallets::new(url, std::time::Duration::from_secs(5))
@@ -176,7 +207,7 @@ pub async fn build_state(settings: Settings, clock: Arc<dyn Clock>) -> Result<Ap
     };
     Ok(AppState {
         guard: Guard::new(store.clone(), runs.clone(), Arc::clone(&clock), guard_options),
-        webhooks: WebhookSender::new(store.clone(), sealer.clone(), Arc::clone(&clock), allow),
+        webhooks: WebhookSender::new(store.clone(), sealer.clone(), Arc::clone(&clock), webhook_addresses),
         runs,
         report_views: crate::runs::ReportViews::default(),
         export_snapshots: crate::runs::ExportSnapshots::default(),

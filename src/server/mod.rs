@@ -6,5 +6,5 @@ mod middleware;
 mod router;
 mod routes;
 
-pub use app::{build_state, Application, StartupError};
+pub use app::{build_state, build_state_in, Application, StartupError, Surroundings};
 pub use router::router;

@@ -72,7 +72,7 @@ pub enum ExpositionError {
     Malformed {
         /// 1-based line number.
         line: usize,
-        /// What is wrong, with an excerpt of the line.
+        /// What is wrong (not the line's text).
         reason: String,
     },
     /// Nothing in it is a sample.
@@ -111,7 +111,9 @@ impl Exposition {
                 }
                 continue;
             }
-            let sample = sample_line(line).map_err(|reason| malformed(format!("{reason}: {}", excerpt(line))))?;
+            // The reason only, never the line: a body that is not metrics may be anything (a user must not read an
+            // internal service's answer through a probe's error).
+            let sample = sample_line(line).map_err(malformed)?;
             if parsed.samples.len() == MAX_SAMPLES {
                 return Err(ExpositionError::TooManySamples);
             }
@@ -256,16 +258,6 @@ fn number(text: &str) -> Option<f64> {
         "+Inf" | "Inf" => Some(f64::INFINITY),
         "-Inf" => Some(f64::NEG_INFINITY),
         other => other.parse().ok(),
-    }
-}
-
-/// The start of a long line, for an error message.
-fn excerpt(line: &str) -> String {
-    let cut: String = line.chars().take(120).collect();
-    if cut.len() < line.len() {
-        format!("{cut}…")
-    } else {
-        cut
     }
 }
 

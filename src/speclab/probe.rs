@@ -82,7 +82,8 @@ pub async fn scrape(client: &HttpClient, target: &RequestTarget) -> Result<Expos
     let url = format!("{}/metrics", server_root(&target.base_url));
     let headers = target.header_map().unwrap_or_default();
     let scrubbed = |text: String| target.redactor().scrub_and_clip(&text, 300);
-    match fetch(client.inner(), url, &headers, MAX_BODY_BYTES).await {
+    let client = client.for_target(target).map_err(|refusal| refusal.to_string())?;
+    match fetch(client, url, &headers, MAX_BODY_BYTES).await {
         Fetched::Body(text, start_header) => Exposition::parse(&text)
             .map(|metrics| Exposition { start_header, ..metrics })
             .map_err(|e| scrubbed(e.to_string())),
@@ -96,7 +97,15 @@ pub async fn probe(client: &HttpClient, target: &RequestTarget) -> ProbeReport {
     let root = server_root(&target.base_url);
     let redactor = target.redactor();
     let headers = target.header_map().unwrap_or_default();
-    let get = |path: &str, limit: usize| fetch(client.inner(), format!("{root}{path}"), &headers, limit);
+    let refused = client.refusal(target).await;
+    let client = match refused.map_or_else(|| client.for_target(target), Err) {
+        Ok(client) => client,
+        Err(refusal) => {
+            let refused = ProbedPath { path: "/".into(), outcome: refusal.to_string(), usable: false };
+            return report(root, vec![refused], Found::default());
+        }
+    };
+    let get = |path: &str, limit: usize| fetch(client, format!("{root}{path}"), &headers, limit);
     let (metrics, props, slots, info, version, server_info) = futures::join!(
         get("/metrics", MAX_BODY_BYTES),
         get("/props", JSON_LIMIT),
@@ -153,6 +162,7 @@ pub async fn probe(client: &HttpClient, target: &RequestTarget) -> ProbeReport {
 }
 
 /// What the probed paths gave, before it is judged.
+#[derive(Default)]
 struct Found {
     metrics: Option<Exposition>,
     props: Option<Value>,

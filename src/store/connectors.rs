@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 use super::workspaces::parse_id;
 use super::{bool_to_db, found, from_json, spelled_or_null, to_json, Store, StoreError};
 use crate::model::{
-    is_credential_header, BaseUrl, Connector, ConnectorId, HeaderValueChange, HeaderView, KeyChange, ServerKind,
-    ValidConnector, ValidationError, WorkspaceId,
+    credentials_kept_for, is_credential_header, BaseUrl, Connector, ConnectorId, HeaderValueChange, HeaderView,
+    KeyChange, ServerKind, ValidConnector, ValidationError, WorkspaceId,
 };
 use crate::secrets::SecretBox;
 
@@ -67,14 +67,22 @@ fn seal_context(workspace: WorkspaceId, id: ConnectorId) -> String {
 }
 
 /// Applies an input's key and header changes to what is stored (nothing stored on create).
+/// The headers and secrets to store: the input's, with the values it keeps taken from `stored` (entered for the
+/// base URL `stored_for`, to which alone they may go).
 fn merge_secrets(
     input: &ValidConnector,
     stored: &SealedSecrets,
+    stored_for: Option<&BaseUrl>,
 ) -> Result<(BTreeMap<String, String>, SealedSecrets), ValidationError> {
+    let moved = |field: &str| stored_for.and_then(|old| credentials_kept_for(old, &input.base_url, field));
     let mut public = BTreeMap::new();
     let mut sealed = SealedSecrets {
         api_key: match &input.api_key {
-            KeyChange::Keep => stored.api_key.clone(),
+            KeyChange::Keep if stored.api_key.is_some() => match moved("apiKey") {
+                Some(refused) => return Err(refused),
+                None => stored.api_key.clone(),
+            },
+            KeyChange::Keep => None,
             KeyChange::Clear => None,
             KeyChange::Set(key) => Some(key.clone()),
         },
@@ -84,9 +92,17 @@ fn merge_secrets(
         let name = name.as_str().to_string();
         let value = match change {
             HeaderValueChange::Set(v) => v.clone(),
-            HeaderValueChange::KeepStored => stored.headers.get(&name).cloned().ok_or_else(|| {
-                ValidationError::new(format!("headers.{name}"), "no stored value to keep; enter the value")
-            })?,
+            HeaderValueChange::KeepStored => {
+                let field = format!("headers.{name}");
+                if let Some(refused) = moved(&field) {
+                    return Err(refused);
+                }
+                stored
+                    .headers
+                    .get(&name)
+                    .cloned()
+                    .ok_or_else(|| ValidationError::new(field, "no stored value to keep; enter the value"))?
+            }
         };
         if is_credential_header(&name) {
             sealed.headers.insert(name, value);
@@ -111,7 +127,7 @@ impl Store {
         let query = format!(
             "INSERT INTO connectors ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $10)"
         );
-        let fields = ConnectorFields::prepare(input, &SealedSecrets::default(), sealer, workspace, id)?;
+        let fields = ConnectorFields::prepare(input, &SealedSecrets::default(), None, sealer, workspace, id)?;
         fields.bind(sqlx::query(&query), now_ms, id, workspace).bind(bool_to_db(is_demo)).execute(&self.pool).await?;
         self.get_connector(workspace, id).await
     }
@@ -130,7 +146,7 @@ impl Store {
             api_key: current.credentials.api_key,
             headers: current.credentials.headers.into_iter().filter(|(name, _)| is_credential_header(name)).collect(),
         };
-        let fields = ConnectorFields::prepare(input, &stored, sealer, workspace, id)?;
+        let fields = ConnectorFields::prepare(input, &stored, Some(&current.base_url), sealer, workspace, id)?;
         let query = "UPDATE connectors SET name = $1, base_url = $2, model = $3, headers = $4, \
              secret_header_names = $5, has_api_key = $6, sealed_secrets = $7, input_price_per_mtok = $8, \
              output_price_per_mtok = $9, updated_at = $10, \
@@ -270,11 +286,12 @@ impl ConnectorFields {
     fn prepare(
         input: &ValidConnector,
         stored: &SealedSecrets,
+        stored_for: Option<&BaseUrl>,
         sealer: &SecretBox,
         workspace: WorkspaceId,
         id: ConnectorId,
     ) -> Result<Self, StoreError> {
-        let (public, secrets) = merge_secrets(input, stored)?;
+        let (public, secrets) = merge_secrets(input, stored, stored_for)?;
         Ok(Self {
             name: input.name.clone(),
             base_url: input.base_url.as_str().to_string(),

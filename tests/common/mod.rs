@@ -6,15 +6,18 @@ pub mod guard_rig;
 pub mod llama;
 pub mod outage;
 pub mod smtp;
+pub mod wallet;
 
 use latency_guard::config::{Secret, Settings};
 use latency_guard::model::WorkspaceId;
+use latency_guard::outbound::{Lookup, SystemLookup};
 use latency_guard::secrets::RandomToken;
-use latency_guard::server::Application;
+use latency_guard::server::{Application, Surroundings};
 use latency_guard::state::AppState;
 use latency_guard::store::Store;
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// A fresh, empty database of one backend, dropped (PostgreSQL) or deleted (SQLite) by `cleanup`.
 pub struct TestDb {
@@ -127,6 +130,11 @@ pub fn test_settings(dir: &std::path::Path, database_url: &str, demo_simulator: 
     settings.connection_test_timeout = std::time::Duration::from_secs(5);
     // Tests tick Guard themselves (the hook, Run now, or `Guard::tick`), never on a timer.
     settings.guard_tick_interval = None;
+    // The tests' endpoints are loopback servers, called from workspaces of every kind of owner: allowed here as
+    // an operator would allow a private network. The address policy's own tests (tests/outbound.rs) start from
+    // the default, which allows nothing.
+    settings.connector_allow =
+        latency_guard::outbound::AllowRules::parse(latency_guard::config::CONNECTOR_ALLOW, "127.0.0.0/8, ::1").unwrap();
     settings
 }
 
@@ -151,24 +159,38 @@ pub async fn spawn_app_with_demo() -> TestApp {
 async fn spawn_on_fresh_sqlite(demo_simulator: bool) -> TestApp {
     let dir = tempfile::tempdir().unwrap();
     let url = latency_guard::config::sqlite_url(&dir.path().join("app.db"));
-    serve(dir, &url, demo_simulator, |_| {}).await
+    serve(dir, &url, demo_simulator, Arc::new(SystemLookup), |_| {}).await
 }
 
 /// Builds and serves an app (no demo simulator) on the database at `database_url`, e.g. one of several
 /// replicas on one PostgreSQL database; `configure` adjusts its settings.
 pub async fn spawn_app_on(database_url: &str, configure: impl FnOnce(&mut Settings)) -> TestApp {
-    serve(tempfile::tempdir().unwrap(), database_url, false, configure).await
+    serve(tempfile::tempdir().unwrap(), database_url, false, Arc::new(SystemLookup), configure).await
+}
+
+/// An app on a fresh SQLite file, with the demo simulator when asked, that resolves host names with `lookup`;
+/// `configure` adjusts its settings.
+pub async fn spawn_app_resolving(
+    demo_simulator: bool,
+    lookup: Arc<dyn Lookup>,
+    configure: impl FnOnce(&mut Settings),
+) -> TestApp {
+    let dir = tempfile::tempdir().unwrap();
+    let url = latency_guard::config::sqlite_url(&dir.path().join("app.db"));
+    serve(dir, &url, demo_simulator, lookup, configure).await
 }
 
 async fn serve(
     dir: tempfile::TempDir,
     url: &str,
     demo_simulator: bool,
+    lookup: Arc<dyn Lookup>,
     configure: impl FnOnce(&mut Settings),
 ) -> TestApp {
     let mut settings = test_settings(dir.path(), url, demo_simulator);
     configure(&mut settings);
-    let app = Application::build(settings).await.unwrap();
+    let clock = Arc::new(latency_guard::clock::SystemClock);
+    let app = Application::build_in(settings, Surroundings { clock, lookup }).await.unwrap();
     let base = format!("http://127.0.0.1:{}", app.port());
     let state = app.state().clone();
     let first_login_link = app.first_login_link().map(str::to_string);
