@@ -205,14 +205,24 @@ fn flood() -> Chunks {
 }
 
 /// Everything the request carried that could be secret (every header value and the URL), in shape `n mod 4`.
+/// How many shapes the echo takes, one per request in turn.
+pub const ECHO_SHAPES: usize = 8;
+
+/// The request's URL and headers sent back, in the shape `n` picks: plainly quoted (a 401, an SSE error event, a
+/// non-JSON stream line, padded to straddle the 240- and 300-character cuts), and then encoded as endpoints and
+/// the proxies before them were seen to encode what they echo.
 fn echo(n: usize, uri: &Uri, headers: &HeaderMap) -> Response {
     let mut quoted = format!("url {uri}; ");
     for (name, value) in headers {
         quoted.push_str(&format!("{name}: {}; ", value.to_str().unwrap_or("?")));
     }
     let hello = std::str::from_utf8(HELLO).unwrap_or_default();
-    match n % 4 {
-        0 => (StatusCode::UNAUTHORIZED, format!("{{\"error\":{{\"message\":\"denied: {quoted}\"}}}}")).into_response(),
+    let auth = headers.get("authorization").and_then(|v| v.to_str().ok()).unwrap_or_default();
+    let key = auth.strip_prefix("Bearer ").unwrap_or(auth);
+    let header = headers.get("x-api-key").and_then(|v| v.to_str().ok()).unwrap_or_default();
+    let denied = |body: String| (StatusCode::UNAUTHORIZED, body).into_response();
+    match n % ECHO_SHAPES {
+        0 => denied(format!("{{\"error\":{{\"message\":\"denied: {quoted}\"}}}}")),
         1 => response(
             StatusCode::OK,
             "text/event-stream",
@@ -221,13 +231,48 @@ fn echo(n: usize, uri: &Uri, headers: &HeaderMap) -> Response {
             )),
         ),
         2 => response(StatusCode::OK, "text/event-stream", Body::from(format!("{hello}data: {quoted}\n\n"))),
-        _ => {
-            let auth = headers.get("authorization").and_then(|v| v.to_str().ok()).unwrap_or_default();
+        3 => {
             let half = auth.len() / 2;
             let pad = |cut: usize, before: usize| "x".repeat(cut.saturating_sub(before + half));
             let first = format!("{}{auth} ", pad(240, 0));
             let second = format!("{}{auth} ", pad(300, first.chars().count()));
-            (StatusCode::UNAUTHORIZED, format!("{first}{second}and more")).into_response()
+            denied(format!("{first}{second}and more"))
+        }
+        // A debugging proxy's dump: base64 of the request's lines, at each alignment the key can have in them.
+        4 => {
+            use base64::Engine as _;
+            let (standard, url_safe) =
+                (base64::engine::general_purpose::STANDARD, base64::engine::general_purpose::URL_SAFE_NO_PAD);
+            denied(format!(
+                "request dump {} {} {} {}",
+                standard.encode(format!("x{key}")),
+                standard.encode(format!("xy{key}")),
+                standard.encode(format!("x-api-key: {header}")),
+                url_safe.encode(format!("authorization: {auth}")),
+            ))
+        }
+        // Bytes written out: hex, and every byte percent-encoded in upper and lower case.
+        5 => {
+            let hex = |text: &str| text.bytes().map(|b| format!("{b:02x}")).collect::<String>();
+            let upper = |text: &str| text.bytes().map(|b| format!("%{b:02X}")).collect::<String>();
+            let lower = |text: &str| text.bytes().map(|b| format!("%{b:02x}")).collect::<String>();
+            denied(format!("raw {} {} {}", hex(key).to_uppercase(), upper(header), lower(key)))
+        }
+        // Escaped for JSON (`\u00xx`) and for HTML (numeric character references).
+        6 => {
+            let unicode = |text: &str| text.chars().map(|c| format!("\\u{:04x}", u32::from(c))).collect::<String>();
+            let entities = |text: &str| text.chars().map(|c| format!("&#{};", u32::from(c))).collect::<String>();
+            denied(format!("{{\"detail\":\"{}\"}} <p>{}</p>", unicode(key), entities(header)))
+        }
+        // Mangled: the case swapped, split over a line break, and cut short in the middle of the text.
+        _ => {
+            let swapped: String = key
+                .chars()
+                .map(|c| if c.is_ascii_uppercase() { c.to_ascii_lowercase() } else { c.to_ascii_uppercase() })
+                .collect();
+            let (head, tail) = header.split_at(header.len() / 2);
+            let cut: String = key.chars().take(12).collect();
+            denied(format!("key {swapped} refused\nheader {head}\r\n{tail} refused\nthe key {cut}... is unknown"))
         }
     }
 }

@@ -13,7 +13,7 @@ mod timing;
 
 pub use args::SimArgs;
 pub use config::{Delay, Fault, SimConfig, UsageMode};
-pub use hostile::Hostile;
+pub use hostile::{Hostile, ECHO_SHAPES};
 
 use axum::routing::{get, post};
 use axum::serve::ListenerExt;
