@@ -118,6 +118,14 @@ async fn invalid_input_is_refused_with_the_field_named_and_stored_data_kept() {
             "headers.bad name",
         ),
         (json!({"name": "x", "baseUrl": "http://h/v1", "model": "m", "inputPricePerMtok": -2}), "inputPricePerMtok"),
+        // Sizes no credential has, and a name that reads as another.
+        (json!({"name": "x", "baseUrl": "http://h/v1", "model": "m", "apiKey": "k".repeat(1 << 20)}), "apiKey"),
+        (
+            json!({"name": "x", "baseUrl": "http://h/v1", "model": "m", "headers": {"x-api-key": "v".repeat(1 << 20)}}),
+            "headers.x-api-key",
+        ),
+        (json!({"name": "x", "baseUrl": "http://h/v1", "model": "m", "headers": many_headers(10_000)}), "headers"),
+        (json!({"name": "gpt\u{202E}inim", "baseUrl": "http://h/v1", "model": "m"}), "name"),
     ];
     for (input, field) in cases {
         let (status, text) = app.call("connectors/update", json!({"id": id, "input": input}), Some(&cookie)).await;
@@ -149,6 +157,37 @@ async fn invalid_input_is_refused_with_the_field_named_and_stored_data_kept() {
     let after: Value = serde_json::from_str(&after).unwrap();
     assert_eq!(after["name"], "Good");
     assert_eq!(after["baseUrl"], "http://127.0.0.1:9/v1");
+}
+
+fn many_headers(count: usize) -> Value {
+    Value::Object((0..count).map(|i| (format!("x-h{i}"), json!("v"))).collect())
+}
+
+/// Values that used to be stored (and then failed later, or showed as something else) are refused when sent,
+/// naming the field.
+#[tokio::test]
+async fn out_of_range_rates_and_invisible_tricks_in_names_are_refused_at_once() {
+    let app = spawn_app().await;
+    let (_, cookie) = app.session_for("owner").await;
+    let (_, created) =
+        app.call("connectors/create", connector_body("Good", "http://127.0.0.1:9/v1"), Some(&cookie)).await;
+    let connector = serde_json::from_str::<Value>(&created).unwrap()["id"].clone();
+    for rates in [json!([1e-300]), json!([1e9]), json!([1.0, 1e9])] {
+        let sweep = json!({"input": {"connectorId": connector, "prompts": ["x"], "requestsPerLevel": 2,
+                                     "levels": {"kind": "listed", "axis": "rate", "levels": rates}}});
+        let (status, text) = app.call("sweeps/start", sweep, Some(&cookie)).await;
+        assert_eq!(status, 400, "{rates}: {text}");
+        let error: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(error["detail"]["field"], "levels", "{text}");
+        assert!(text.contains("between 0.01 and 100000 requests per second"), "{text}");
+    }
+    let (_, sweeps) = app.call("sweeps/list", json!({}), Some(&cookie)).await;
+    assert_eq!(sweeps, "[]", "nothing was stored");
+    for name in ["a\u{0}b", "ci\u{202E}gnp.exe", " "] {
+        let (status, text) = app.call("tokens/create", json!({"input": {"name": name}}), Some(&cookie)).await;
+        assert_eq!(status, 400, "{name:?}: {text}");
+        assert_eq!(serde_json::from_str::<Value>(&text).unwrap()["detail"]["field"], "name", "{text}");
+    }
 }
 
 #[tokio::test]

@@ -28,13 +28,10 @@ pub struct ApiTokenInput {
 impl ApiTokenInput {
     /// The trimmed name and the lifetime in ms, or the field that is wrong.
     pub fn validate(&self) -> Result<(String, Option<i64>), ValidationError> {
-        let name = self.name.trim();
-        if name.is_empty() {
+        if self.name.trim().is_empty() {
             return Err(ValidationError::new("name", "give the token a name, e.g. what will use it"));
         }
-        if name.chars().count() > MAX_TOKEN_NAME_CHARS {
-            return Err(ValidationError::new("name", format!("at most {MAX_TOKEN_NAME_CHARS} characters")));
-        }
+        let name = super::display_name(&self.name, "name", MAX_TOKEN_NAME_CHARS)?;
         let lifetime = match self.expires_in_days {
             None => None,
             Some(days @ 1..=MAX_TOKEN_DAYS) => Some(i64::from(days) * 86_400_000),
@@ -45,7 +42,7 @@ impl ApiTokenInput {
                 ))
             }
         };
-        Ok((name.to_string(), lifetime))
+        Ok((name, lifetime))
     }
 }
 

@@ -1,6 +1,7 @@
 //! The load a capacity search or a sweep varies, which levels it runs (listed, or a search space), and how
 //! levels are written.
 
+use super::limits;
 use serde::{Deserialize, Serialize};
 
 /// Which load a search varies.
@@ -64,6 +65,9 @@ impl SearchSpace {
         }
         if self.axis == LoadAxis::Concurrency && (self.min.fract() != 0.0 || self.max.fract() != 0.0) {
             return Err("concurrency levels are whole numbers".into());
+        }
+        if self.axis == LoadAxis::Rate && (self.min < limits::MIN_RATE || self.max > limits::MAX_RATE) {
+            return Err(format!("a rate is between {} and {} requests per second", limits::MIN_RATE, limits::MAX_RATE));
         }
         if self.axis == LoadAxis::Rate && !(self.resolution > 0.0 && self.resolution <= 1.0) {
             return Err("the rate resolution must be above 0 and at most 1 (e.g. 0.1 for 10 %)".into());

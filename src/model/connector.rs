@@ -220,6 +220,13 @@ impl ConnectorInput {
         let api_key = match (&self.api_key, self.clear_api_key) {
             (Some(key), _) if !key.trim().is_empty() => {
                 let key = key.trim();
+                let chars = key.chars().count();
+                if chars > super::headers::MAX_CREDENTIAL_CHARS {
+                    return Err(ValidationError::new(
+                        "apiKey",
+                        format!("API key has {chars} characters; at most {}", super::headers::MAX_CREDENTIAL_CHARS),
+                    ));
+                }
                 if key.chars().any(|c| c.is_control() || c == ' ') {
                     return Err(ValidationError::new("apiKey", "API key contains spaces or control characters"));
                 }

@@ -71,6 +71,14 @@ pub enum HeaderValueChange {
     KeepStored,
 }
 
+/// The most extra headers a connector sends (gateways ask for a handful).
+pub const MAX_HEADERS: usize = 32;
+/// The longest header name.
+pub const MAX_HEADER_NAME_CHARS: usize = 128;
+/// The longest header value, and the longest API key: a signed token of a few kilobytes fits; a megabyte is no
+/// credential, and would be sealed, stored and sent with every request.
+pub const MAX_CREDENTIAL_CHARS: usize = 8 * 1024;
+
 /// A validated set of extra headers: unique names, values free of line breaks.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HeaderSet(pub BTreeMap<HeaderName, HeaderValueChange>);
@@ -78,11 +86,24 @@ pub struct HeaderSet(pub BTreeMap<HeaderName, HeaderValueChange>);
 impl HeaderSet {
     /// Validates the raw `name -> value` map of an input (`None` = keep the stored credential value).
     pub fn parse(raw: &BTreeMap<String, Option<String>>) -> Result<Self, ValidationError> {
+        if raw.len() > MAX_HEADERS {
+            return Err(ValidationError::new("headers", format!("{} headers; at most {MAX_HEADERS}", raw.len())));
+        }
         let mut set = BTreeMap::new();
         for (raw_name, value) in raw {
-            let field = format!("headers.{raw_name}");
+            let shown: String = raw_name.chars().take(MAX_HEADER_NAME_CHARS).collect();
+            let field = format!("headers.{shown}");
+            if raw_name.chars().count() > MAX_HEADER_NAME_CHARS {
+                return Err(ValidationError::new(field, format!("header name longer than {MAX_HEADER_NAME_CHARS}")));
+            }
             let name = HeaderName::parse(raw_name, &field)?;
             let change = match value {
+                Some(v) if v.chars().count() > MAX_CREDENTIAL_CHARS => {
+                    return Err(ValidationError::new(
+                        field,
+                        format!("header value has {} characters; at most {MAX_CREDENTIAL_CHARS}", v.chars().count()),
+                    ))
+                }
                 Some(v) => {
                     if v.chars().any(|c| c == '\r' || c == '\n' || c == '\0') {
                         return Err(ValidationError::new(field, "header value contains a line break or NUL"));

@@ -11,6 +11,12 @@ fn is_invisible(c: char) -> bool {
         || matches!(c, '\u{00AD}' | '\u{180E}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
 }
 
+/// Embeddings, overrides and isolates: they reorder the characters after them, so a name can show as another
+/// (`U+202E` turns `gpt-4o-mini` into what reads as something else).
+fn is_direction_override(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
 /// A name or title: trimmed, 1 to `max_chars` characters, something visible, no control characters.
 pub fn display_name(raw: &str, field: &str, max_chars: usize) -> Result<String, ValidationError> {
     let text = raw.trim_matches(is_invisible);
@@ -19,6 +25,15 @@ pub fn display_name(raw: &str, field: &str, max_chars: usize) -> Result<String, 
     }
     if text.chars().any(char::is_control) {
         return Err(ValidationError::new(field, "contains a control character (such as NUL or a line break)"));
+    }
+    if let Some(c) = text.chars().find(|c| is_direction_override(*c)) {
+        return Err(ValidationError::new(
+            field,
+            format!(
+                "contains the text-direction control U+{:04X}, which makes a name read as another; type it without",
+                u32::from(c)
+            ),
+        ));
     }
     let chars = text.chars().count();
     if chars > max_chars {
@@ -66,6 +81,12 @@ mod tests {
         }
         for control in ["a\0b", "a\nb", "bell\u{7}"] {
             assert!(display_name(control, "name", 100).unwrap_err().reason.contains("control"), "{control:?}");
+        }
+        for reordered in ["prod\u{202E}lmth.exe", "a\u{2066}b", "a\u{202A}b"] {
+            assert!(
+                display_name(reordered, "name", 100).unwrap_err().reason.contains("text-direction"),
+                "{reordered:?}"
+            );
         }
         let long = "é".repeat(101);
         assert_eq!(display_name(&long, "title", 100).unwrap_err().reason, "has 101 characters; at most 100");
