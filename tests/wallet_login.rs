@@ -160,6 +160,38 @@ async fn a_client_asking_too_often_gets_429_and_others_are_not_held_back() {
     db.cleanup().await;
 }
 
+/// The operator's switch: closed to new wallets (a wallet with a workspace still signs in), then a list of the
+/// wallets that may (others, old or new, are refused with a 403 that says why); on SQLite and on PostgreSQL.
+#[tokio::test]
+async fn the_operator_closes_sign_in_to_new_wallets_or_lists_who_may_sign_in() {
+    use latency_guard::model::WalletAdmission;
+    for db in [Some(TestDb::sqlite().await), TestDb::postgres().await].into_iter().flatten() {
+        let open = spawn_app_on(&db.url, |_| {}).await;
+        let Some((text, signature)) = signed_login(&open, KEY_A).await else { return };
+        assert_eq!(verify(&open, body(&text, &signature)).await.0, 200, "A signs in while sign-in is open");
+
+        let closed = spawn_app_on(&db.url, |s| s.wallet_sign_in = WalletAdmission::Closed).await;
+        let (text, signature) = signed_login(&closed, KEY_A).await.unwrap();
+        assert_eq!(verify(&closed, body(&text, &signature)).await.0, 200, "A has a workspace: still let in");
+        let (text, signature) = signed_login(&closed, KEY_B).await.unwrap();
+        let (status, reply, cookie) = verify(&closed, body(&text, &signature)).await;
+        assert_eq!(status, 403, "{reply}");
+        assert!(reply["error"].as_str().unwrap().contains("takes no new wallets"), "{reply}");
+        assert!(reply["error"].as_str().unwrap().contains("wallet-sign-in"), "{reply}");
+        assert!(cookie.is_none(), "no session for a wallet not let in");
+
+        let address_b = address_of(KEY_B).await.unwrap();
+        let listed = spawn_app_on(&db.url, |s| s.wallet_sign_in = WalletAdmission::Listed(vec![address_b])).await;
+        let (text, signature) = signed_login(&listed, KEY_B).await.unwrap();
+        assert_eq!(verify(&listed, body(&text, &signature)).await.0, 200, "B is listed");
+        let (text, signature) = signed_login(&listed, KEY_A).await.unwrap();
+        let (status, reply, _) = verify(&listed, body(&text, &signature)).await;
+        assert_eq!(status, 403, "A is not listed, though it has a workspace: {reply}");
+        assert!(reply["error"].as_str().unwrap().contains("not among those"), "{reply}");
+        db.cleanup().await;
+    }
+}
+
 fn client_request(app: &TestApp, path: &str) -> reqwest::RequestBuilder {
     client().post(format!("{}{path}", app.base))
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use super::eip1271::ContractWallets;
 use super::links::{open_session, NewSession};
 use super::siwe::{check_message, wallet_identity, SiwePolicy, SiweRejection};
-use crate::model::{iso8601_utc, short_address, NonceGrant};
+use crate::model::{iso8601_utc, short_address, NonceGrant, NotAdmitted, WalletAdmission};
 use crate::rate_limit::{Budget, PerClient};
 use crate::secrets::TokenHasher;
 use crate::store::{NonceUse, Store, StoreError};
@@ -78,6 +78,9 @@ pub enum WalletLoginError {
         NonceUse::Consumed => "the nonce was accepted",
     })]
     Nonce(NonceUse),
+    /// The signature was good, but the operator does not let this wallet in (a 403).
+    #[error("{0}")]
+    NotAdmitted(#[from] NotAdmitted),
     /// The database failed (a 500, not a refusal).
     #[error("{0}")]
     Store(#[from] StoreError),
@@ -93,11 +96,11 @@ pub struct WalletSession {
 
 /// Checks a signed message — an ordinary wallet's signature, else, when `contracts` is set, a smart-contract
 /// wallet's (EIP-1271) — consumes its nonce, and opens a session lasting `ttl` in the wallet's own workspace (created
-/// on its first login, owned by `<lowercase address>@wallet.local`).
+/// on its first login, owned by `<lowercase address>@wallet.local`) when `admission` lets the wallet in.
 pub async fn login_with_wallet(
     store: &Store,
     tokens: &TokenHasher,
-    (policy, contracts): (&SiwePolicy, Option<&ContractWallets>),
+    (policy, contracts, admission): (&SiwePolicy, Option<&ContractWallets>, &WalletAdmission),
     (message, signature): (&str, &str),
     now_ms: i64,
     ttl: Duration,
@@ -116,7 +119,10 @@ pub async fn login_with_wallet(
         refused => return Err(WalletLoginError::Nonce(refused)),
     }
     let address = checked.address;
-    let (workspace, _) = store.ensure_workspace(&wallet_identity(&address), &short_address(&address), now_ms).await?;
+    let identity = wallet_identity(&address);
+    let has_workspace = store.workspace_of_owner(&identity).await?.is_some();
+    admission.admits(&address, has_workspace)?;
+    let (workspace, _) = store.ensure_workspace(&identity, &short_address(&address), now_ms).await?;
     let session = open_session(store, tokens, workspace.id, now_ms, ttl).await?;
     Ok(WalletSession { session, address })
 }

@@ -134,6 +134,8 @@ pub struct Settings {
     pub connector_allow: crate::outbound::AllowRules,
     /// Wallets (EIP-55 addresses) whose workspaces reach any address, as the install owner's does.
     pub trusted_wallets: Vec<String>,
+    /// Which wallets may sign in (`wallet-sign-in`: open, closed to new wallets, or a list).
+    pub wallet_sign_in: crate::model::WalletAdmission,
     /// Where alert e-mail goes out; `None`: e-mail is off.
     pub smtp: Option<SmtpSettings>,
 }
@@ -258,6 +260,7 @@ impl Settings {
             webhook_allow: crate::outbound::AllowRules::none(WEBHOOK_ALLOW),
             connector_allow: crate::outbound::AllowRules::none(CONNECTOR_ALLOW),
             trusted_wallets: Vec::new(),
+            wallet_sign_in: crate::model::WalletAdmission::Open,
             smtp: None,
         }
     }

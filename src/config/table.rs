@@ -290,6 +290,18 @@ pub const SETTINGS: &[Setting] = &[
         },
     },
     Setting {
+        key: Some(crate::model::WALLET_SIGN_IN),
+        env: "LATENCY_GUARD_WALLET_SIGN_IN",
+        default: "`open`",
+        meaning: "who may sign in with a wallet: `open` (any wallet gets a workspace), `closed` (no new wallets; \
+                  those with a workspace still sign in) or comma-separated wallet addresses (those only)",
+        secret: false,
+        apply: |s, v| {
+            s.wallet_sign_in = crate::model::WalletAdmission::parse(v)?;
+            Ok(())
+        },
+    },
+    Setting {
         key: Some("trusted-wallets"),
         env: "LATENCY_GUARD_TRUSTED_WALLETS",
         default: "none",

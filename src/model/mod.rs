@@ -52,6 +52,7 @@ mod speclab;
 mod sweep;
 mod text;
 mod time;
+mod wallet_admission;
 
 pub use ab::{ab_limits, AbCellPlan, AbPlan, AbPlanInput, AbTestInput, AbTestSummary};
 pub use account::{validate_workspace_name, AccountView, SignedInAs, MAX_WORKSPACE_NAME_CHARS};
@@ -102,6 +103,7 @@ pub use speclab::{
 pub use sweep::{SweepInput, SweepPlan, SweepSummary, MAX_SWEEP_REQUESTS_PER_LEVEL};
 pub use text::{display_name, is_one_email_address, prompt_text};
 pub use time::{iso8601_utc, utc_minute, utc_second};
+pub use wallet_admission::{NotAdmitted, WalletAdmission, WALLET_SIGN_IN};
 
 /// A field-level validation failure: which input field, and why, in words a user can act on.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]

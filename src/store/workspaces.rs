@@ -60,6 +60,15 @@ impl Store {
         Ok(())
     }
 
+    /// The workspace of `owner`, if it has one.
+    pub async fn workspace_of_owner(&self, owner: &str) -> Result<Option<Workspace>, StoreError> {
+        let row = sqlx::query("SELECT id, owner, name FROM workspaces WHERE owner = $1")
+            .bind(owner)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(workspace_row).transpose()
+    }
+
     /// The workspace with this id.
     pub async fn get_workspace(&self, id: WorkspaceId) -> Result<Workspace, StoreError> {
         let row = sqlx::query("SELECT id, owner, name FROM workspaces WHERE id = $1")

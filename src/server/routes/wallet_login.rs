@@ -1,6 +1,7 @@
 //! Wallet login's two routes, usable by the login page and by any other client: `POST /auth/siwe/nonce` (a fresh
 //! nonce with what the message must say) and `POST /auth/siwe/verify` with `{"message", "signature"}` (200, the
-//! session cookie and the address; or 401 with a short reason, also logged). Both count against the client's
+//! session cookie and the address; or 401 with a short reason, also logged; 403 when the signature is good but the
+//! operator's `wallet-sign-in` does not let the wallet in). Both count against the client's
 //! budget (`auth::WALLET_LOGIN_BUDGET`): 429 with `Retry-After` beyond it.
 
 use axum::body::to_bytes;
@@ -93,12 +94,16 @@ async fn verify(State(state): State<AppState>, request: Request) -> Response {
     let (now, ttl) = (state.clock.now_ms(), state.settings.session_ttl);
     let policy = policy(&state);
     let pair = (signed.message.as_str(), signed.signature.as_str());
-    let verifiers = (&policy, state.contract_wallets.as_ref());
+    let verifiers = (&policy, state.contract_wallets.as_ref(), &state.settings.wallet_sign_in);
     let login = match login_with_wallet(&state.store, &state.tokens, verifiers, pair, now, ttl).await {
         Ok(login) => login,
         Err(WalletLoginError::Store(e)) => {
             tracing::error!(error = %e, "a wallet login failed on the database");
             return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+        }
+        Err(WalletLoginError::NotAdmitted(why)) => {
+            tracing::warn!(reason = %why, "a wallet login was not let in");
+            return (StatusCode::FORBIDDEN, Json(json!({ "error": why.to_string() }))).into_response();
         }
         Err(refusal) => return refused(&refusal.to_string()),
     };
