@@ -1,6 +1,7 @@
 //! API tokens over HTTP: created from a browser session (secret shown once), used as `Authorization: Bearer` on
 //! the API in place of the cookie, last use noted, revoked or expired → 401, kept to their own workspace, and
-//! never able to manage tokens themselves. On SQLite and PostgreSQL.
+//! never able to manage tokens themselves or end browser sessions, each within its scope (read, run, admin). On
+//! SQLite and PostgreSQL.
 #![cfg(feature = "ssr")]
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a failing test should panic loudly")]
 
@@ -9,7 +10,7 @@ mod common;
 use serde_json::{json, Value};
 
 use common::{client, on_both, TestApp};
-use latency_guard::model::{ApiTokenId, ApiTokenState, ApiTokenView};
+use latency_guard::model::{ApiTokenId, ApiTokenState, ApiTokenView, TokenScope};
 
 /// `POST /api/<path>` with a bearer token.
 async fn call_with_token(app: &TestApp, path: &str, body: Value, token: &str) -> (u16, String) {
@@ -57,7 +58,7 @@ async fn a_token_works_in_place_of_the_cookie_until_it_is_revoked() {
         // A token cannot manage tokens.
         let (status, body) = call_with_token(&app, "tokens/create", json!({"input": {"name": "more"}}), &token).await;
         assert_eq!(status, 403, "{body}");
-        assert!(body.contains("managed from a signed-in browser"), "{body}");
+        assert!(body.contains("signed-in browser"), "{body}");
         let id = tokens[0].id;
         assert_eq!(call_with_token(&app, "tokens/revoke", json!({"id": id}), &token).await.0, 403);
 
@@ -104,6 +105,7 @@ async fn expired_unknown_or_misplaced_tokens_are_refused_and_other_workspaces_st
             last_used_at_ms: None,
             revoked_at_ms: None,
             state: ApiTokenState::Active,
+            scope: TokenScope::Admin,
         };
         app.state.store.insert_api_token(workspace_a, &view, &app.state.tokens.hash(expired)).await.unwrap();
         assert_eq!(call_with_token(&app, "connectors/list", json!({}), expired).await.0, 401);
@@ -140,4 +142,73 @@ async fn expired_unknown_or_misplaced_tokens_are_refused_and_other_workspaces_st
         assert_eq!(status, 400, "an unknown field is refused: {body}");
     })
     .await;
+}
+
+/// Each scope does what it names and no more: a read token reads, a run token also starts and stops work, an
+/// admin token also changes the workspace; none manages tokens or signs the owner out; the refusal says why.
+#[tokio::test]
+async fn a_token_does_what_its_scope_names_and_no_more() {
+    on_both(|app| async move {
+        let sim = latency_guard::sim::spawn_local(latency_guard::sim::SimConfig::fixed_ms(1, 1, 4)).await.unwrap();
+        let (_, cookie) = app.session_for("scoped@example.test").await;
+        let made = json!({"input": {"name": "sim", "baseUrl": sim.base_url(), "model": "m"}});
+        let (_, connector) = app.call("connectors/create", made, Some(&cookie)).await;
+        let connector = serde_json::from_str::<Value>(&connector).unwrap()["id"].clone();
+        let token = |scope: &'static str| {
+            let (app, cookie) = (&app, &cookie);
+            async move {
+                let made = create(app, cookie, json!({"name": format!("{scope} script"), "scope": scope})).await;
+                assert_eq!(made["view"]["scope"], scope);
+                made["token"].as_str().unwrap().to_string()
+            }
+        };
+        let (read, run, admin) = (token("read").await, token("run").await, token("admin").await);
+        let default = create(&app, &cookie, json!({"name": "unsaid"})).await;
+        assert_eq!(default["view"]["scope"], "run", "a token made without a scope may run");
+
+        let once = json!({"input": {"connectorId": connector, "prompt": "hi", "maxTokens": 2}});
+        let rename = json!({"id": connector, "input": {"name": "renamed", "baseUrl": sim.base_url(), "model": "m"}});
+        let calls = [
+            ("connectors/list", json!({}), [200, 200, 200]),
+            ("runs/list", json!({}), [200, 200, 200]),
+            ("benchmark/once", once, [403, 200, 200]),
+            ("connectors/update", rename, [403, 403, 200]),
+            ("account/sign-out-everywhere", json!({}), [403, 403, 403]),
+            ("tokens/list", json!({}), [403, 403, 403]),
+        ];
+        for (path, body, expected) in calls {
+            for (token, scope, status) in
+                [(&read, "read", expected[0]), (&run, "run", expected[1]), (&admin, "admin", expected[2])]
+            {
+                let (got, reply) = call_with_token(&app, path, body.clone(), token).await;
+                assert_eq!(got, status, "{scope} token, {path}: {reply}");
+                if got == 403 {
+                    let error: Value = serde_json::from_str(&reply).unwrap();
+                    assert_eq!(error["kind"], "forbidden", "{reply}");
+                    assert!(error["detail"].as_str().unwrap().contains(path), "the refusal names the call: {reply}");
+                }
+            }
+        }
+        let (_, refused) = call_with_token(&app, "benchmark/once", json!({}), &read).await;
+        assert!(refused.contains("this token's scope is read; benchmark/once needs a run token"), "{refused}");
+        // The owner's browser session is untouched by every refused sign-out.
+        assert_eq!(app.call("account/whoami", json!({}), Some(&cookie)).await.0, 200);
+        let listed = listed_tokens(&app, &cookie).await;
+        let scopes: Vec<TokenScope> = listed.iter().map(|t| t.scope).collect();
+        assert!(scopes.contains(&TokenScope::Read) && scopes.contains(&TokenScope::Admin), "{scopes:?}");
+        sim.stop();
+    })
+    .await;
+}
+
+/// Every server function the app serves is in the scope table: a new one left out would be refused to every
+/// token without anyone deciding so.
+#[tokio::test]
+async fn the_scope_table_names_every_server_function_the_app_serves() {
+    let _app = common::spawn_app().await; // registers the server functions
+    let unnamed: Vec<String> = leptos::server_fn::axum::server_fn_paths()
+        .map(|(path, _)| path.trim_start_matches("/api/").to_string())
+        .filter(|path| latency_guard::auth::token_needs(path).is_none())
+        .collect();
+    assert_eq!(unnamed, Vec::<String>::new(), "server functions without a scope: add them to src/auth/scopes.rs");
 }

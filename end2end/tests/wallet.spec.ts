@@ -138,11 +138,14 @@ test("in settings a wallet names its workspace, makes an API token that works on
   await expect(page.locator("#no-tokens")).toBeVisible();
   await page.fill("#token-name", "CI nightly");
   await page.selectOption("#token-expiry", "30");
+  await expect(page.locator("#token-scope")).toHaveValue("run"); // the default a script that runs needs
+  await page.selectOption("#token-scope", "read");
   await page.click("#create-token");
   const token = (await page.locator("#new-token-value").textContent())!.trim();
   expect(token).toMatch(/^lgt_[A-Za-z0-9_-]{43}$/);
   const row = page.locator("tr.token-row", { hasText: "CI nightly" });
   await expect(row.locator(".token-state")).toHaveText("active");
+  await expect(row.locator(".token-scope")).toHaveText("read");
   await expect(row).toContainText(token.slice(0, 8));
   await page.screenshot({ path: "test-results/settings-token-created.png", fullPage: true });
 
@@ -150,11 +153,15 @@ test("in settings a wallet names its workspace, makes an API token that works on
   const script = await playwright.request.newContext({ baseURL: page.url().replace(/\/settings$/, "") });
   const asScript = () => script.post("/api/connectors/list", { data: {}, headers: { Authorization: `Bearer ${token}` } });
   expect((await asScript()).status()).toBe(200);
+  // A read token starts nothing, and the refusal says why.
+  const start = await script.post("/api/runs/start", { data: {}, headers: { Authorization: `Bearer ${token}` } });
+  expect(start.status()).toBe(403);
+  expect((await start.json()).detail).toContain("runs/start needs a run token");
   await page.reload();
   await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
   await expect(page.locator("#new-token-value")).toHaveCount(0); // shown once only
   expect(await page.content()).not.toContain(token);
-  await expect(page.locator("tr.token-row", { hasText: "CI nightly" }).locator("td").nth(4)).not.toHaveText("—"); // last used
+  await expect(page.locator("tr.token-row", { hasText: "CI nightly" }).locator("td").nth(5)).not.toHaveText("—"); // last used
 
   await page.locator("tr.token-row", { hasText: "CI nightly" }).locator(".revoke-token").click();
   await expect(page.locator("tr.token-row", { hasText: "CI nightly" }).locator(".token-state")).toContainText("revoked");

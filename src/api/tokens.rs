@@ -14,7 +14,7 @@ use super::context::with_session;
 fn browser_only(session: &crate::auth::Session) -> Result<(), AppError> {
     match session.credential {
         crate::auth::Credential::Browser { .. } => Ok(()),
-        crate::auth::Credential::ApiToken(_) => {
+        crate::auth::Credential::ApiToken { .. } => {
             Err(AppError::Forbidden("API tokens are managed from a signed-in browser, not with a token".into()))
         }
     }

@@ -41,6 +41,7 @@ pub async fn create_api_token(
         last_used_at_ms: None,
         revoked_at_ms: None,
         state: ApiTokenState::Active,
+        scope: input.scope,
     };
     store.insert_api_token(workspace, &view, &hasher.hash(&token)).await?;
     Ok(NewApiToken { token, view })
@@ -57,8 +58,8 @@ pub async fn session_for_api_token(
     if !presented.starts_with(API_TOKEN_PREFIX) {
         return Ok(Err(TokenRefusal::Unknown));
     }
-    Ok(store
-        .use_api_token(&hasher.hash(presented), now_ms)
-        .await?
-        .map(|record| Session { workspace_id: record.workspace_id, credential: Credential::ApiToken(record.id) }))
+    Ok(store.use_api_token(&hasher.hash(presented), now_ms).await?.map(|record| Session {
+        workspace_id: record.workspace_id,
+        credential: Credential::ApiToken { id: record.id, scope: record.scope },
+    }))
 }

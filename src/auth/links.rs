@@ -26,8 +26,13 @@ pub enum Credential {
         /// The keyed hash of the session token.
         token_hash: String,
     },
-    /// An API token (`Authorization: Bearer lgt_…`).
-    ApiToken(ApiTokenId),
+    /// An API token (`Authorization: Bearer lgt_…`), and what it may do.
+    ApiToken {
+        /// The token.
+        id: ApiTokenId,
+        /// Its scope.
+        scope: crate::model::TokenScope,
+    },
 }
 
 /// A session just opened by a login link: its token goes to the browser once.

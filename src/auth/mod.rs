@@ -7,6 +7,7 @@ mod api_tokens;
 mod contact_email;
 mod eip1271;
 mod links;
+mod scopes;
 mod shares;
 mod siwe;
 mod wallet_login;
@@ -19,6 +20,7 @@ pub use contact_email::{
 };
 pub use eip1271::{is_valid_signature_call, ContractWallets, EIP1271_MAGIC};
 pub use links::{create_login_link, end_session, find_session, redeem_login_link, Credential, NewSession, Session};
+pub use scopes::{needs as token_needs, refusal as token_scope_refusal, Needs};
 pub use shares::open_shared_report;
 pub use siwe::{
     check_message, check_signed_message, wallet_identity, CheckedMessage, ParsedMessage, SiwePolicy, SiweRejection,

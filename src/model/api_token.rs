@@ -14,6 +14,45 @@ pub const MAX_TOKEN_NAME_CHARS: usize = 80;
 /// The longest lifetime a token may be given, in days (ten years); no expiry is also allowed.
 pub const MAX_TOKEN_DAYS: u32 = 3_650;
 
+/// What a token may do. Each scope includes the ones before it; none manages tokens or ends browser sessions
+/// (that takes a signed-in browser, so a leaked token cannot entrench itself or lock the owner out).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TokenScope {
+    /// Read: lists, reports, pages, exports, estimates.
+    Read,
+    /// Read, and start and stop work: runs, once, connection tests, probes, A/B tests, sweeps, Guard's run now,
+    /// test webhooks.
+    #[default]
+    Run,
+    /// Run, and change the workspace: connectors, sets, schedules, baselines, alerts, shares, names, deletions.
+    Admin,
+}
+
+impl TokenScope {
+    /// Every scope, narrowest first.
+    pub const ALL: [TokenScope; 3] = [Self::Read, Self::Run, Self::Admin];
+
+    /// Its name on the wire and in the database.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Read => "read",
+            Self::Run => "run",
+            Self::Admin => "admin",
+        }
+    }
+
+    /// The scope a stored name reads as.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.as_str() == text)
+    }
+
+    /// Whether a token of this scope may do what `needed` allows.
+    pub fn covers(self, needed: TokenScope) -> bool {
+        self >= needed
+    }
+}
+
 /// What creating a token takes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -23,6 +62,9 @@ pub struct ApiTokenInput {
     /// Days until it stops working; `None`: until revoked.
     #[serde(default)]
     pub expires_in_days: Option<u32>,
+    /// What it may do; `run` when not said.
+    #[serde(default)]
+    pub scope: TokenScope,
 }
 
 impl ApiTokenInput {
@@ -66,6 +108,8 @@ pub struct ApiTokenView {
     pub revoked_at_ms: Option<i64>,
     /// Whether it is accepted, as of the listing.
     pub state: ApiTokenState,
+    /// What it may do.
+    pub scope: TokenScope,
 }
 
 /// Whether a token is accepted.
@@ -106,7 +150,7 @@ mod tests {
     use super::*;
 
     fn input(name: &str, days: Option<u32>) -> ApiTokenInput {
-        ApiTokenInput { name: name.into(), expires_in_days: days }
+        ApiTokenInput { name: name.into(), expires_in_days: days, scope: TokenScope::Run }
     }
 
     #[test]

@@ -57,7 +57,8 @@ mod wallet_admission;
 pub use ab::{ab_limits, AbCellPlan, AbPlan, AbPlanInput, AbTestInput, AbTestSummary};
 pub use account::{validate_workspace_name, AccountView, SignedInAs, MAX_WORKSPACE_NAME_CHARS};
 pub use api_token::{
-    ApiTokenInput, ApiTokenState, ApiTokenView, NewApiToken, API_TOKEN_PREFIX, MAX_TOKEN_DAYS, MAX_TOKEN_NAME_CHARS,
+    ApiTokenInput, ApiTokenState, ApiTokenView, NewApiToken, TokenScope, API_TOKEN_PREFIX, MAX_TOKEN_DAYS,
+    MAX_TOKEN_NAME_CHARS,
 };
 pub use benchmark_set::{BenchmarkSet, BenchmarkSetInput, SetPrompt, ADVISED_MIN_PROMPTS, MAX_SET_PROMPTS};
 pub use capacity::{

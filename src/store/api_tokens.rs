@@ -6,7 +6,7 @@ use sqlx::Row;
 
 use super::workspaces::parse_id;
 use super::{Store, StoreError};
-use crate::model::{ApiTokenId, ApiTokenState, ApiTokenView, WorkspaceId};
+use crate::model::{ApiTokenId, ApiTokenState, ApiTokenView, TokenScope, WorkspaceId};
 
 /// How stale a token's last-used time may get before a request writes it again: one write a minute per token at
 /// most, not one per request.
@@ -22,6 +22,8 @@ pub struct ApiTokenRecord {
     pub id: ApiTokenId,
     /// The workspace it acts for.
     pub workspace_id: WorkspaceId,
+    /// What it may do.
+    pub scope: TokenScope,
 }
 
 /// Why a presented token hash is not accepted (logged; the caller only hears "not accepted").
@@ -56,8 +58,8 @@ impl Store {
             )));
         }
         sqlx::query(
-            "INSERT INTO api_tokens (id, workspace_id, name, token_hash, hint, created_at, expires_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            "INSERT INTO api_tokens (id, workspace_id, name, token_hash, hint, created_at, expires_at, scope) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
         )
         .bind(view.id.to_string())
         .bind(workspace.to_string())
@@ -66,6 +68,7 @@ impl Store {
         .bind(&view.hint)
         .bind(view.created_at_ms)
         .bind(view.expires_at_ms)
+        .bind(view.scope.as_str())
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
@@ -75,7 +78,7 @@ impl Store {
     /// The workspace's tokens, newest first, with their state at `now_ms`.
     pub async fn list_api_tokens(&self, workspace: WorkspaceId, now_ms: i64) -> Result<Vec<ApiTokenView>, StoreError> {
         let rows = sqlx::query(
-            "SELECT id, name, hint, created_at, expires_at, last_used_at, revoked_at FROM api_tokens \
+            "SELECT id, name, hint, created_at, expires_at, last_used_at, revoked_at, scope FROM api_tokens \
              WHERE workspace_id = $1 ORDER BY created_at DESC, id",
         )
         .bind(workspace.to_string())
@@ -118,7 +121,7 @@ impl Store {
         now_ms: i64,
     ) -> Result<Result<ApiTokenRecord, TokenRefusal>, StoreError> {
         let Some(row) =
-            sqlx::query("SELECT id, workspace_id, expires_at, revoked_at FROM api_tokens WHERE token_hash = $1")
+            sqlx::query("SELECT id, workspace_id, expires_at, revoked_at, scope FROM api_tokens WHERE token_hash = $1")
                 .bind(token_hash)
                 .fetch_optional(&self.pool)
                 .await?
@@ -143,6 +146,7 @@ impl Store {
         Ok(Ok(ApiTokenRecord {
             id: parse_id(&id)?,
             workspace_id: parse_id(&row.try_get::<String, _>("workspace_id")?)?,
+            scope: scope_of(&row)?,
         }))
     }
 }
@@ -158,5 +162,11 @@ fn view_from_row(row: &AnyRow, now_ms: i64) -> Result<ApiTokenView, StoreError> 
         last_used_at_ms: row.try_get("last_used_at")?,
         revoked_at_ms,
         state: ApiTokenState::at(now_ms, revoked_at_ms, expires_at_ms),
+        scope: scope_of(row)?,
     })
+}
+
+fn scope_of(row: &AnyRow) -> Result<TokenScope, StoreError> {
+    let stored: String = row.try_get("scope")?;
+    TokenScope::parse(&stored).ok_or_else(|| StoreError::Corrupt(format!("token scope {stored:?}")))
 }

@@ -7,7 +7,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
 use std::sync::Arc;
 
-use crate::auth::{find_session, session_for_api_token};
+use crate::auth::{find_session, session_for_api_token, token_scope_refusal, Credential};
 use crate::config::Settings;
 use crate::state::AppState;
 
@@ -47,8 +47,15 @@ fn unauthorized() -> Response {
         .into_response()
 }
 
+/// The 403 the browser's error type reads (`{"kind": "forbidden", "detail": …}`).
+fn forbidden(why: &str) -> Response {
+    let body = serde_json::json!({ "kind": "forbidden", "detail": why }).to_string();
+    (StatusCode::FORBIDDEN, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
 /// Resolves the caller into a [`crate::auth::Session`] in the request's extensions: an API token
-/// (`Authorization: Bearer lgt_…`, on `/api/` only) or else the session cookie. Pages without a session redirect
+/// (`Authorization: Bearer lgt_…`, on `/api/` only, and only for the calls its scope covers: `auth::Needs`) or
+/// else the session cookie. Pages without a session redirect
 /// to `/login`, API calls get 401; a token that is not accepted is a 401 even when a cookie is present too.
 pub async fn require_session(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
     let path = request.uri().path().to_string();
@@ -59,6 +66,12 @@ pub async fn require_session(State(state): State<AppState>, mut request: Request
         let now = state.clock.now_ms();
         return match session_for_api_token(&state.store, &state.tokens, token, now).await {
             Ok(Ok(session)) => {
+                if let Credential::ApiToken { scope, .. } = session.credential {
+                    if let Some(why) = token_scope_refusal(scope, path.trim_start_matches("/api/")) {
+                        tracing::warn!(path, reason = %why, "an API token's scope does not cover the call");
+                        return forbidden(&why);
+                    }
+                }
                 request.extensions_mut().insert(session);
                 next.run(request).await
             }
