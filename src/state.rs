@@ -6,7 +6,6 @@ use axum::extract::FromRef;
 use leptos::config::LeptosOptions;
 use std::sync::Arc;
 
-use crate::auth::LoginLimit;
 use crate::clock::Clock;
 use crate::config::Settings;
 use crate::engine::HttpClient;
@@ -47,10 +46,6 @@ pub struct AppState {
     pub webhooks: WebhookSender,
     /// Checks smart-contract wallets' signatures, when `siwe-rpc-url` is set.
     pub contract_wallets: Option<crate::auth::ContractWallets>,
-    /// The wallet-login routes' budget per client address.
-    pub login_limit: LoginLimit,
-    /// Contact-verification e-mails per workspace (each one is a message to a stranger's inbox).
-    pub contact_limit: crate::rate_limit::PerClient<crate::model::WorkspaceId>,
     /// Leptos' own options (site root, output name).
     pub leptos_options: LeptosOptions,
 }

@@ -101,3 +101,35 @@ async fn a_missing_or_wrong_key_runs_nothing_and_the_right_one_ticks() {
     }
     assert_eq!(statuses, [200, 200, 200, 429, 429, 429], "a burst of 5 hook ticks, then one every 6 s");
 }
+
+/// Wrong keys are no free guesses: every call counts against its client before the key is compared, on every
+/// replica alike (the buckets are in the shared database), so a guesser is stopped after 10 calls — even the right
+/// key then waits — while another client is not held back. On SQLite and PostgreSQL.
+#[tokio::test]
+async fn guessing_the_key_is_stopped_across_replicas_and_other_clients_are_not_held_back() {
+    for db in [Some(common::TestDb::sqlite().await), common::TestDb::postgres().await].into_iter().flatten() {
+        let configure = |s: &mut latency_guard::config::Settings| {
+            s.guard_tick_api_key = Some(ApiKey::parse(KEY).unwrap());
+            s.client_ip_header = Some(http::HeaderName::from_static("x-forwarded-for"));
+        };
+        let replicas = [spawn_app_on(&db.url, configure).await, spawn_app_on(&db.url, configure).await];
+        let call = |replica: usize, client_address: &str, key: &str| {
+            client()
+                .post(format!("{}/api/public/hooks/guard-tick", replicas[replica].base))
+                .header("apikey", key)
+                .header("x-forwarded-for", client_address)
+                .send()
+        };
+        let mut statuses = Vec::new();
+        for i in 0..200 {
+            statuses.push(call(i % 2, "203.0.113.9", "tick-key-wrong-guess-000000").await.unwrap().status().as_u16());
+        }
+        assert_eq!(statuses[..10], [401; 10], "ten guesses are answered");
+        assert!(statuses[10..].iter().all(|s| *s == 429), "then every guess waits, on both replicas: {statuses:?}");
+        let right = call(0, "203.0.113.9", KEY).await.unwrap();
+        assert_eq!(right.status(), 429, "the guesser's right key waits too: no guess is free");
+        assert!(right.headers().contains_key("retry-after"));
+        assert_eq!(call(1, "203.0.113.10", KEY).await.unwrap().status(), 200, "another client ticks");
+        db.cleanup().await;
+    }
+}

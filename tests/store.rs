@@ -524,7 +524,38 @@ async fn wallet_login_nonces_are_used_once_before_they_expire(db: &TestDb) {
     assert_eq!(store.consume_siwe_nonce("nonce-stale-0002", 2_000).await.unwrap(), NonceUse::Unknown);
 }
 
+/// A shared token bucket: a burst, then one call per refill, the wait said; buckets are per key, and quiet ones
+/// are forgotten (full again).
+async fn rate_buckets_give_a_burst_then_one_per_refill_with_the_wait_said(db: &TestDb) {
+    use latency_guard::rate_limit::Budget;
+    use std::time::Duration;
+    let store = &db.store;
+    let budget = Budget { burst: 3.0, refill: Duration::from_secs(2) };
+    let t0 = 1_000_000;
+    for _ in 0..3 {
+        assert_eq!(store.take_rate_token("a", budget, t0).await.unwrap(), Ok(()));
+    }
+    assert_eq!(store.take_rate_token("a", budget, t0).await.unwrap(), Err(Duration::from_secs(2)));
+    assert_eq!(store.take_rate_token("a", budget, t0 + 1_000).await.unwrap(), Err(Duration::from_secs(1)));
+    assert_eq!(store.take_rate_token("a", budget, t0 + 2_000).await.unwrap(), Ok(()), "one more after a refill");
+    assert_eq!(store.take_rate_token("b", budget, t0 + 2_000).await.unwrap(), Ok(()), "another key is not held");
+    assert_eq!(
+        store.take_rate_token("a", budget, t0 - 60_000).await.unwrap(),
+        Err(Duration::from_secs(2)),
+        "a clock going back refills nothing"
+    );
+    for _ in 0..3 {
+        assert_eq!(
+            store.take_rate_token("a", budget, t0 + 100_000).await.unwrap(),
+            Ok(()),
+            "a quiet spell refills to the burst"
+        );
+    }
+    assert_eq!(store.forget_idle_rate_buckets(t0 + 2_000 + 24 * 3_600_000 + 1).await.unwrap(), 1, "b was idle a day");
+}
+
 both_backends!(
+    rate_buckets_give_a_burst_then_one_per_refill_with_the_wait_said,
     contact_links_confirm_once_and_only_the_newest_works,
     wallet_login_nonces_are_used_once_before_they_expire,
     ab_tests_keep_progress_and_report_and_their_orphans_are_interrupted,

@@ -53,7 +53,10 @@ pub async fn set_contact_email(email: String) -> Result<String, AppError> {
         };
         // Only messages that would go out count against the budget.
         crate::auth::contact_address(&email)?;
-        if let Err(wait) = state.contact_limit.admit(&session.workspace_id) {
+        let bucket = crate::rate_limit::Caller::ContactLinks(session.workspace_id).key();
+        let taken =
+            state.store.take_rate_token(&bucket, crate::auth::CONTACT_LINK_BUDGET, state.clock.now_ms()).await?;
+        if let Err(wait) = taken {
             return Err(invalid(format!("too many links asked for; try again in {} minutes", wait.as_secs() / 60 + 1)));
         }
         let (base, now) = (state.settings.public_base(), state.clock.now_ms());

@@ -9,7 +9,7 @@ use super::eip1271::ContractWallets;
 use super::links::{open_session, NewSession};
 use super::siwe::{check_message, wallet_identity, SiwePolicy, SiweRejection};
 use crate::model::{iso8601_utc, short_address, NonceGrant, NotAdmitted, WalletAdmission};
-use crate::rate_limit::{Budget, PerClient};
+use crate::rate_limit::Budget;
 use crate::secrets::TokenHasher;
 use crate::store::{NonceUse, Store, StoreError};
 
@@ -19,9 +19,6 @@ pub const SIWE_NONCE_TTL_MS: i64 = 10 * 60 * 1000;
 /// Each client address may ask for 20 nonces or verifications at once, then one every 3 s: far more than a person
 /// signing in needs (one of each), far less than a script guessing would want.
 pub const WALLET_LOGIN_BUDGET: Budget = Budget { burst: 20.0, refill: Duration::from_secs(3) };
-
-/// The wallet-login routes' budget, one bucket per client address.
-pub type LoginLimit = PerClient<std::net::IpAddr>;
 
 /// The statement the browser's message carries.
 pub const SIWE_STATEMENT: &str = "Sign in to latency-guard.";

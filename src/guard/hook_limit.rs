@@ -1,31 +1,24 @@
-//! The tick hook's budget: one hook tick at a time, a burst of 5, then one every 6 s. The route itself is the
-//! edge's (`server::routes::guard_hook`).
+//! The tick hook's budget: one hook tick at a time in this process (a second one while the first runs is refused),
+//! a burst of 5 and then one every 6 s across replicas, and each client calling the hook 10 calls at once and then
+//! one every 6 s, counted before its key is compared. The route itself is the edge's (`server::routes::guard_hook`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
-use crate::rate_limit::{Budget, TokenBucket};
+use crate::rate_limit::Budget;
 
 /// One more hook tick is allowed after this long.
 const REFILL: Duration = Duration::from_secs(6);
 /// Five hook ticks at once after a quiet spell, then one every six seconds.
-const BUDGET: Budget = Budget { burst: 5.0, refill: REFILL };
+pub const HOOK_BUDGET: Budget = Budget { burst: 5.0, refill: REFILL };
+/// Each client: ten calls at once, then one every six seconds, whether its key is right or not.
+pub const HOOK_CLIENT_BUDGET: Budget = Budget { burst: 10.0, refill: REFILL };
 
-/// The hook's budget: one tick at a time, and a token bucket over time.
-#[derive(Debug, Clone)]
+/// The hook's one-at-a-time rule in this process.
+#[derive(Debug, Clone, Default)]
 pub struct HookLimit {
     running: Arc<AtomicBool>,
-    bucket: Arc<Mutex<TokenBucket>>,
-}
-
-impl Default for HookLimit {
-    fn default() -> Self {
-        Self {
-            running: Arc::new(AtomicBool::new(false)),
-            bucket: Arc::new(Mutex::new(TokenBucket::full(BUDGET, Instant::now()))),
-        }
-    }
 }
 
 /// Why a hook tick was refused, and when to come back.
@@ -35,6 +28,18 @@ pub struct Refusal {
     pub reason: &'static str,
     /// When a call may succeed.
     pub retry_after: Duration,
+}
+
+impl Refusal {
+    /// The hook's budget across replicas is spent.
+    pub fn too_many(retry_after: Duration) -> Self {
+        Self { reason: "too many guard ticks from the hook; try again later", retry_after }
+    }
+
+    /// This client called too often (right key or not).
+    pub fn client_too_often(retry_after: Duration) -> Self {
+        Self { reason: "too many calls to the hook from this address; try again later", retry_after }
+    }
 }
 
 /// A hook tick under way; dropping it lets the next one in.
@@ -48,22 +53,11 @@ impl Drop for Turn {
 }
 
 impl HookLimit {
-    /// Admits a tick now, or says why not.
-    pub fn admit(&self) -> Result<Turn, Refusal> {
-        self.admit_at(Instant::now())
-    }
-
-    fn admit_at(&self, now: Instant) -> Result<Turn, Refusal> {
-        // The bucket's lock is held throughout, so the running flag is read and set by one caller at a time.
-        let mut bucket = self.bucket.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if self.running.load(Ordering::Acquire) {
+    /// Starts a tick now, or says that one is still running.
+    pub fn start(&self) -> Result<Turn, Refusal> {
+        if self.running.swap(true, Ordering::AcqRel) {
             return Err(Refusal { reason: "a guard tick from the hook is still running", retry_after: REFILL });
         }
-        bucket.take(BUDGET, now).map_err(|retry_after| Refusal {
-            reason: "too many guard ticks from the hook; try again later",
-            retry_after,
-        })?;
-        self.running.store(true, Ordering::Release);
         Ok(Turn(Arc::clone(&self.running)))
     }
 }
@@ -73,20 +67,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn one_tick_at_a_time_and_a_burst_then_one_every_six_seconds() {
+    fn one_tick_at_a_time() {
         let limit = HookLimit::default();
-        let start = Instant::now();
-        let turn = limit.admit_at(start).unwrap();
-        assert_eq!(limit.admit_at(start).unwrap_err().reason, "a guard tick from the hook is still running");
+        let turn = limit.start().unwrap();
+        assert_eq!(limit.start().unwrap_err().reason, "a guard tick from the hook is still running");
         drop(turn);
-        for _ in 1..5 {
-            drop(limit.admit_at(start).unwrap());
-        }
-        let refused = limit.admit_at(start).unwrap_err();
-        assert!(refused.reason.starts_with("too many"));
-        assert!(refused.retry_after <= REFILL && refused.retry_after > Duration::ZERO);
-        assert!(limit.admit_at(start + REFILL).is_ok(), "one more after six seconds");
-        assert!(limit.admit_at(start + REFILL).is_err());
-        assert!(limit.admit_at(start + REFILL * 100).is_ok(), "a quiet spell refills the burst");
+        assert!(limit.start().is_ok(), "the next one goes once the first ended");
     }
 }

@@ -12,7 +12,7 @@ mod tick;
 
 pub use alerts::{plan_alerts, Channels};
 pub use decide::{decide, observe};
-pub use hook_limit::{HookLimit, Refusal, Turn};
+pub use hook_limit::{HookLimit, Refusal, Turn, HOOK_BUDGET, HOOK_CLIENT_BUDGET};
 pub use pin::pin_run;
 pub use schedule_page::{save_schedule, schedule_detail, HISTORY};
 pub use tick::{guard_plan, Guard, GuardOptions, TickReport, GUARD_TEMPERATURE, MAX_EVALUATION_MS};

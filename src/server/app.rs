@@ -220,8 +220,6 @@ pub async fn build_state_in(settings: Settings, surroundings: Surroundings) -> R
         http,
         settings: Arc::new(settings),
         contract_wallets,
-        login_limit: crate::auth::LoginLimit::new(crate::auth::WALLET_LOGIN_BUDGET),
-        contact_limit: crate::rate_limit::PerClient::new(crate::auth::CONTACT_LINK_BUDGET),
         leptos_options,
     })
 }

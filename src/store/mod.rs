@@ -11,6 +11,7 @@ mod connectors;
 mod contacts;
 mod mail;
 mod outbox;
+mod rate_buckets;
 mod runs;
 mod schedules;
 mod sessions;

@@ -104,7 +104,8 @@ impl Store {
             .bind(now_ms)
             .execute(&self.pool)
             .await?;
-        Ok(sessions.rows_affected() + tokens.rows_affected() + nonces.rows_affected() + links.rows_affected())
+        let buckets = self.forget_idle_rate_buckets(now_ms).await?;
+        Ok(sessions.rows_affected() + tokens.rows_affected() + nonces.rows_affected() + links.rows_affected() + buckets)
     }
 
     /// Both token tables have the same shape; `table` is one of their two names, never user input.

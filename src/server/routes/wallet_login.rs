@@ -2,21 +2,24 @@
 //! nonce with what the message must say) and `POST /auth/siwe/verify` with `{"message", "signature"}` (200, the
 //! session cookie and the address; or 401 with a short reason, also logged; 403 when the signature is good but the
 //! operator's `wallet-sign-in` does not let the wallet in). Both count against the client's
-//! budget (`auth::WALLET_LOGIN_BUDGET`): 429 with `Retry-After` beyond it.
+//! budget (`auth::WALLET_LOGIN_BUDGET`, counted in the database across replicas): 429 with `Retry-After` beyond it.
 
 use axum::body::to_bytes;
-use axum::extract::{ConnectInfo, Request, State};
+use axum::extract::{Request, State};
 use axum::http::{header, request::Parts, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::json;
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
 use super::login::{session_cookie, with_cookie};
-use crate::auth::{end_session, issue_siwe_nonce, login_with_wallet, siwe_policy, WalletLoginError, MAX_MESSAGE_BYTES};
-use crate::server::middleware::session_token;
+use crate::auth::{
+    end_session, issue_siwe_nonce, login_with_wallet, siwe_policy, WalletLoginError, MAX_MESSAGE_BYTES,
+    WALLET_LOGIN_BUDGET,
+};
+use crate::rate_limit::Caller;
+use crate::server::middleware::{client_address, session_token};
 use crate::state::AppState;
 
 /// The largest body `verify` reads: a message at its limit, a signature and the JSON around them.
@@ -27,20 +30,20 @@ pub fn wallet_login_routes() -> Router<AppState> {
     Router::new().route("/auth/siwe/nonce", post(nonce)).route("/auth/siwe/verify", post(verify))
 }
 
-/// The client a request counts against: the last entry of the configured proxy header, else the peer address.
-fn client_of(parts: &Parts, state: &AppState) -> IpAddr {
-    let from_proxy = state.settings.client_ip_header.as_ref().and_then(|name| {
-        let values = parts.headers.get_all(name).iter().filter_map(|v| v.to_str().ok());
-        values.flat_map(|v| v.split(',')).next_back().and_then(|last| last.trim().parse().ok())
-    });
-    let peer = || parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|ConnectInfo(addr)| addr.ip());
-    from_proxy.or_else(peer).unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED))
-}
-
-/// 429 when the client has used its budget; the wait goes in `Retry-After`.
-fn over_budget(parts: &Parts, state: &AppState) -> Option<Response> {
-    let client = client_of(parts, state);
-    let wait = state.login_limit.admit(&client).err()?;
+/// 429 when the client has used its budget (counted in the database, across replicas); the wait goes in
+/// `Retry-After`.
+async fn over_budget(parts: &Parts, state: &AppState) -> Option<Response> {
+    let client = client_address(parts, &state.settings);
+    let bucket = Caller::WalletLogin(client).key();
+    let taken = state.store.take_rate_token(&bucket, WALLET_LOGIN_BUDGET, state.clock.now_ms());
+    let wait = match taken.await {
+        Ok(granted) => granted.err()?,
+        Err(e) => {
+            // The login itself needs the database: it will fail and say so.
+            tracing::error!(error = %e, "counting a wallet-login request failed");
+            return None;
+        }
+    };
     tracing::warn!(%client, path = %parts.uri.path(), "wallet-login request over the client's budget");
     let seconds = wait.as_secs() + 1;
     let reason = format!("too many wallet-login requests from this address; try again in {seconds} s");
@@ -51,7 +54,7 @@ fn over_budget(parts: &Parts, state: &AppState) -> Option<Response> {
 }
 
 async fn nonce(State(state): State<AppState>, request: Request) -> Response {
-    if let Some(refused) = over_budget(&request.into_parts().0, &state) {
+    if let Some(refused) = over_budget(&request.into_parts().0, &state).await {
         return refused;
     }
     match issue_siwe_nonce(&state.store, &policy(&state), state.clock.now_ms()).await {
@@ -81,7 +84,7 @@ fn refused(reason: &str) -> Response {
 
 async fn verify(State(state): State<AppState>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
-    if let Some(refused) = over_budget(&parts, &state) {
+    if let Some(refused) = over_budget(&parts, &state).await {
         return refused;
     }
     let Ok(bytes) = to_bytes(body, MAX_VERIFY_BODY).await else {
