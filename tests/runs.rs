@@ -678,3 +678,35 @@ async fn a_finished_runs_report_view_and_export_are_built_once_and_follow_a_rena
     })
     .await;
 }
+
+/// A shared server's quota: a wallet's workspace runs at most `workspace-max-running-runs` at once (the next start
+/// is refused, naming the setting, until one ends); the install owner's is not limited.
+#[tokio::test]
+async fn a_wallets_workspace_runs_no_more_at_once_than_the_quota_and_the_owners_is_not_limited() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = latency_guard::config::sqlite_url(&dir.path().join("app.db"));
+    let app = common::spawn_app_on(&url, |s| s.workspace_quota.max_running_runs = 1).await;
+    let slow = sim::spawn_local(SimConfig::fixed_ms(2_000, 1, 4)).await.unwrap();
+    let wallet = latency_guard::auth::wallet_identity("0x1563915e194D8CfBA1943570603F7606A3115508");
+    for (owner, second_start) in [(wallet.as_str(), 400), (latency_guard::store::LOCAL_OWNER, 200)] {
+        let (_, cookie) = app.session_for(owner).await;
+        let made = json!({"input": {"name": "slow", "baseUrl": slow.base_url(), "model": "m"}});
+        let (_, connector) = app.call("connectors/create", made, Some(&cookie)).await;
+        let connector = serde_json::from_str::<Value>(&connector).unwrap()["id"].clone();
+        let plan = json!({"input": {"connectorId": connector, "agent": {"name": "bot", "tokenBudget": 4},
+                                    "prompts": ["a"], "iterations": 1, "mode": {"kind": "closed", "concurrency": 1}}});
+        let (status, first) = app.call("runs/start", plan.clone(), Some(&cookie)).await;
+        assert_eq!(status, 200, "{first}");
+        let (status, second) = app.call("runs/start", plan.clone(), Some(&cookie)).await;
+        assert_eq!(status, second_start, "{owner}: {second}");
+        if status == 400 {
+            assert!(second.contains("workspace-max-running-runs"), "{second}");
+        }
+        for run in
+            [&first, &second].into_iter().filter_map(|r| serde_json::from_str::<Value>(r).ok()?.get("id").cloned())
+        {
+            app.call("runs/cancel", json!({"id": run}), Some(&cookie)).await;
+        }
+    }
+    slow.stop();
+}

@@ -554,7 +554,36 @@ async fn rate_buckets_give_a_burst_then_one_per_refill_with_the_wait_said(db: &T
     assert_eq!(store.forget_idle_rate_buckets(t0 + 2_000 + 24 * 3_600_000 + 1).await.unwrap(), 1, "b was idle a day");
 }
 
+/// A workspace's quota holds within the insert's transaction: runs running at once, and the requests its runs
+/// hold; an ended run makes room for a new one, a deleted run for more requests; other workspaces are not counted.
+async fn a_workspace_quota_admits_runs_within_its_limits_only(db: &TestDb) {
+    use latency_guard::model::{RunId, RunStatus, WorkspaceQuota};
+    let store = &db.store;
+    let (ws, other) = (workspace(store, "quota-a").await, workspace(store, "quota-b").await);
+    let connector = store.create_connector(ws, &valid(&input("Gateway")), false, sealer(), 1).await.unwrap();
+    let plan = run_plan(&connector, &["a", "b"], 2, 0, 8); // 4 requests
+    let quota = WorkspaceQuota { max_running_runs: 1, max_stored_requests: 10 };
+    let start = |workspace| {
+        let (plan, connector) = (&plan, &connector);
+        async move { store.create_run_within(workspace, RunId::new_random(), plan, (connector, "r"), Some(&quota), 1).await }
+    };
+    let first = start(ws).await.unwrap();
+    let refused = start(ws).await.unwrap_err();
+    assert!(refused.to_string().contains("workspace-max-running-runs"), "{refused}");
+    assert!(start(other).await.is_ok(), "another workspace has its own count");
+    store.finish_run(first.id, RunStatus::Completed, None, false, None, 2).await.unwrap();
+    let second = start(ws).await.unwrap();
+    store.finish_run(second.id, RunStatus::Completed, None, false, None, 3).await.unwrap();
+    let full = start(ws).await.unwrap_err();
+    assert!(full.to_string().contains("holds 8 measured requests and this run plans 4"), "{full}");
+    assert!(store.delete_run(ws, first.id).await.unwrap());
+    assert!(start(ws).await.is_ok(), "a deleted run made room");
+    let counted: Vec<RunStatus> = store.list_runs(ws).await.unwrap().iter().map(|r| r.status).collect();
+    assert_eq!(counted.len(), 2, "refused runs left nothing behind: {counted:?}");
+}
+
 both_backends!(
+    a_workspace_quota_admits_runs_within_its_limits_only,
     rate_buckets_give_a_burst_then_one_per_refill_with_the_wait_said,
     contact_links_confirm_once_and_only_the_newest_works,
     wallet_login_nonces_are_used_once_before_they_expire,

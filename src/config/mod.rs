@@ -134,6 +134,8 @@ pub struct Settings {
     pub connector_allow: crate::outbound::AllowRules,
     /// Wallets (EIP-55 addresses) whose workspaces reach any address, as the install owner's does.
     pub trusted_wallets: Vec<String>,
+    /// What a workspace other than the install owner's and trusted wallets' may run at once and keep.
+    pub workspace_quota: crate::model::WorkspaceQuota,
     /// Which wallets may sign in (`wallet-sign-in`: open, closed to new wallets, or a list).
     pub wallet_sign_in: crate::model::WalletAdmission,
     /// Where alert e-mail goes out; `None`: e-mail is off.
@@ -261,6 +263,7 @@ impl Settings {
             connector_allow: crate::outbound::AllowRules::none(CONNECTOR_ALLOW),
             trusted_wallets: Vec::new(),
             wallet_sign_in: crate::model::WalletAdmission::Open,
+            workspace_quota: crate::model::WorkspaceQuota::default(),
             smtp: None,
         }
     }

@@ -302,6 +302,32 @@ pub const SETTINGS: &[Setting] = &[
         },
     },
     Setting {
+        key: Some("workspace-max-running-runs"),
+        env: "LATENCY_GUARD_WORKSPACE_MAX_RUNNING_RUNS",
+        default: "`4`",
+        meaning: "runs one workspace may have running at once (sweep levels and Guard's runs count); the install \
+                  owner's and trusted wallets' workspaces are not limited",
+        secret: false,
+        apply: |s, v| {
+            s.workspace_quota.max_running_runs =
+                v.parse().ok().filter(|n| *n >= 1).ok_or("a whole number of runs, at least 1")?;
+            Ok(())
+        },
+    },
+    Setting {
+        key: Some("workspace-max-stored-requests"),
+        env: "LATENCY_GUARD_WORKSPACE_MAX_STORED_REQUESTS",
+        default: "`5000000`",
+        meaning: "measured requests one workspace's runs may hold, planned ones included (delete runs to make \
+                  room); the install owner's and trusted wallets' workspaces are not limited",
+        secret: false,
+        apply: |s, v| {
+            s.workspace_quota.max_stored_requests =
+                v.parse().ok().filter(|n| *n >= 1).ok_or("a whole number of requests, at least 1")?;
+            Ok(())
+        },
+    },
+    Setting {
         key: Some("trusted-wallets"),
         env: "LATENCY_GUARD_TRUSTED_WALLETS",
         default: "none",

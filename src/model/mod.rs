@@ -44,6 +44,7 @@ mod iteration;
 mod log_histogram;
 mod measurement;
 mod progress;
+mod quota;
 mod run;
 mod schedule_detail;
 pub(crate) mod siwe_message;
@@ -91,6 +92,7 @@ pub use measurement::{
     ChunkMark, ErrorClass, IterationError, Measurement, RetriedAttempt, RetryCause, ServerTiming, Timeline, TokenSource,
 };
 pub use progress::{LivePoint, RunProgress, RunUpdate};
+pub use quota::WorkspaceQuota;
 #[cfg(test)]
 pub(crate) use run::fixtures;
 pub use run::{limits, Agent, ConnectionPolicy, Job, LoadMode, OpenedAhead, RunPlan, RunPlanInput, RunStatus, RunView};

@@ -16,11 +16,12 @@ use crate::clock::Clock;
 use crate::engine::{HttpClient, RequestTarget};
 use crate::model::{
     ConnectorId, IterationRecord, LivePoint, Measurement, RunId, RunPlanInput, RunProgress, RunStatus, RunUpdate,
-    RunView, ValidationError, WorkspaceId,
+    RunView, ValidationError, WorkspaceId, WorkspaceQuota,
 };
+use crate::outbound::Reach;
 use crate::secrets::SecretBox;
 use crate::store::{Store, StoreError};
-use crate::targets::{open_target, refuse_unreachable};
+use crate::targets::{open_target, refuse_unreachable, workspace_reach};
 
 /// Why a run could not start.
 #[derive(Debug, thiserror::Error)]
@@ -57,6 +58,8 @@ pub struct RunManager {
     live: Arc<Mutex<HashMap<RunId, LiveRun>>>,
     /// This process, as recorded in the runs it drives.
     instance: Arc<str>,
+    /// What an untrusted workspace may run and keep; `None`: no limits (the command line, test rigs).
+    quota: Option<WorkspaceQuota>,
 }
 
 /// Heartbeats a run's owner may miss before the run counts as orphaned.
@@ -71,7 +74,12 @@ impl RunManager {
     /// A manager over the shared store, secrets, client and clock, with a new random instance name.
     pub fn new(store: Store, sealer: SecretBox, http: HttpClient, clock: Arc<dyn Clock>) -> Self {
         let instance = uuid::Uuid::new_v4().to_string().into();
-        Self { store, sealer, http, clock, live: Arc::default(), instance }
+        Self { store, sealer, http, clock, live: Arc::default(), instance, quota: None }
+    }
+
+    /// The same, holding workspaces other than the install owner's and trusted wallets' to `quota`.
+    pub fn with_quota(self, quota: WorkspaceQuota) -> Self {
+        Self { quota: Some(quota), ..self }
     }
 
     fn live_runs(&self) -> std::sync::MutexGuard<'_, HashMap<RunId, LiveRun>> {
@@ -140,7 +148,17 @@ impl RunManager {
         let target = Target { request: target, server_kind: connector.server_kind };
         let plan = input.validate(&connector.model)?;
         let id = RunId::new_random();
-        let view = self.store.create_run(workspace, id, &plan, &connector, &self.instance, self.clock.now_ms()).await?;
+        let quota = match self.quota {
+            Some(quota)
+                if workspace_reach(&self.store, self.http.addresses(), workspace).await? == Reach::PublicOnly =>
+            {
+                Some(quota)
+            }
+            _ => None,
+        };
+        let now = self.clock.now_ms();
+        let owned_by = (&connector, &*self.instance);
+        let view = self.store.create_run_within(workspace, id, &plan, owned_by, quota.as_ref(), now).await?;
         let live = LiveRun { workspace, cancel: CancellationToken::new(), updates: broadcast::channel(256).0 };
         self.live_runs().insert(id, live.clone());
         Ok((view, target, live))

@@ -185,7 +185,8 @@ pub async fn build_state_in(settings: Settings, surroundings: Surroundings) -> R
     let addresses =
         AddressPolicy::new(settings.connector_allow.clone(), Trust::Owners(Arc::new(trusted)), Arc::clone(&lookup));
     let http = HttpClient::with_addresses(addresses)?;
-    let runs = RunManager::new(store.clone(), sealer.clone(), http.clone(), Arc::clone(&clock));
+    let runs = RunManager::new(store.clone(), sealer.clone(), http.clone(), Arc::clone(&clock))
+        .with_quota(settings.workspace_quota);
     let ab_tests = AbManager::new(store.clone(), sealer.clone(), http.clone(), Arc::clone(&clock));
     let sweeps = SweepManager::new(store.clone(), runs.clone(), Arc::clone(&clock));
     let guard_options = GuardOptions {

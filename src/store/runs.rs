@@ -6,10 +6,10 @@ use sqlx::any::AnyRow;
 use sqlx::Row;
 
 use super::workspaces::parse_id;
-use super::{bool_to_db, from_json, to_json, Store, StoreError};
+use super::{bool_to_db, from_json, to_json, Backend, Store, StoreError};
 use crate::model::{
     Connector, ConnectorId, IterationRecord, Measurement, OpenedAhead, RunId, RunPlan, RunStatus, RunView,
-    ServerMetrics, TokenSource, WorkspaceId,
+    ServerMetrics, TokenSource, WorkspaceId, WorkspaceQuota,
 };
 use crate::report::{page_count, IterationPage, ReportSnapshot, SortKey, TableQuery};
 use crate::stats::RunSummary;
@@ -32,7 +32,42 @@ impl Store {
         owner: &str,
         now_ms: i64,
     ) -> Result<RunView, StoreError> {
+        self.create_run_within(workspace, id, plan, (connector, owner), None, now_ms).await
+    }
+
+    /// [`Store::create_run`] when `quota` (if any) admits it, counted and inserted in one transaction: two starts
+    /// at once cannot both take the last place (on PostgreSQL the workspace's row is locked; SQLite has one
+    /// writer). `Invalid`, naming the limit, when it does not.
+    pub async fn create_run_within(
+        &self,
+        workspace: WorkspaceId,
+        id: RunId,
+        plan: &RunPlan,
+        (connector, owner): (&Connector, &str),
+        quota: Option<&WorkspaceQuota>,
+        now_ms: i64,
+    ) -> Result<RunView, StoreError> {
         let plan_json = serde_json::to_string(plan).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let mut tx = self.begin_write().await?;
+        if let Some(quota) = quota {
+            if self.backend == Backend::Postgres {
+                sqlx::query("SELECT id FROM workspaces WHERE id = $1 FOR UPDATE")
+                    .bind(workspace.to_string())
+                    .fetch_optional(&mut *tx)
+                    .await?;
+            }
+            let row = sqlx::query(
+                "SELECT CAST(COALESCE(SUM(CASE WHEN status = 'running' THEN 1 ELSE 0 END), 0) AS BIGINT) AS running, \
+                 CAST(COALESCE(SUM(total_requests), 0) AS BIGINT) AS stored FROM runs WHERE workspace_id = $1",
+            )
+            .bind(workspace.to_string())
+            .fetch_one(&mut *tx)
+            .await?;
+            let count = |column: &str| -> Result<u64, StoreError> {
+                Ok(u64::try_from(row.try_get::<i64, _>(column)?).unwrap_or(0))
+            };
+            quota.admits(count("running")?, count("stored")?, plan.total_requests())?;
+        }
         sqlx::query(
             "INSERT INTO runs (id, workspace_id, connector_id, title, plan, base_url, model, input_price_per_mtok, \
              output_price_per_mtok, status, total_requests, created_at, owner, heartbeat_at) \
@@ -51,8 +86,9 @@ impl Store {
         .bind(i64::try_from(plan.total_requests()).unwrap_or(i64::MAX))
         .bind(now_ms)
         .bind(owner)
-        .execute(&self.pool)
+        .execute(&mut *tx)
         .await?;
+        tx.commit().await?;
         self.get_run(workspace, id).await
     }
 
