@@ -83,16 +83,18 @@ impl HttpClient {
     /// The client for a request to `target` under this connection policy, once the target's host, when it is an
     /// IP address (which no resolver sees), is one its reach allows; names are judged by the client's resolver.
     pub fn for_target(&self, target: &RequestTarget) -> Result<&reqwest::Client, Refusal> {
-        let pair = self.pair(target)?;
-        Ok(match self.policy {
-            ConnectionPolicy::Reuse => &pair.pooled,
-            ConnectionPolicy::Fresh => &pair.fresh,
-        })
+        self.clients_for(target).map(|(client, _)| client)
     }
 
-    /// The client that opens a new connection for every request to `target`.
-    pub(super) fn fresh_for(&self, target: &RequestTarget) -> Result<&reqwest::Client, Refusal> {
-        Ok(&self.pair(target)?.fresh)
+    /// [`HttpClient::for_target`], and the client that opens a new connection for every request to `target` (for
+    /// re-sending a request lost to a closed pooled connection): the target is checked once for both.
+    pub(super) fn clients_for(&self, target: &RequestTarget) -> Result<(&reqwest::Client, &reqwest::Client), Refusal> {
+        let pair = self.pair(target)?;
+        let client = match self.policy {
+            ConnectionPolicy::Reuse => &pair.pooled,
+            ConnectionPolicy::Fresh => &pair.fresh,
+        };
+        Ok((client, &pair.fresh))
     }
 
     fn pair(&self, target: &RequestTarget) -> Result<&ClientPair, Refusal> {
@@ -137,9 +139,9 @@ pub async fn test_connection(
         Ok(h) => h,
         Err(e) => return no_response(e),
     };
-    let (pooled, fresh) = match (client.for_target(target), client.fresh_for(target)) {
-        (Ok(pooled), Ok(fresh)) => (pooled, fresh),
-        (Err(refusal), _) | (_, Err(refusal)) => return no_response(refusal.to_string()),
+    let (pooled, fresh) = match client.clients_for(target) {
+        Ok(clients) => clients,
+        Err(refusal) => return no_response(refusal.to_string()),
     };
     let send = |client: &reqwest::Client| {
         client

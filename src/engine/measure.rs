@@ -55,9 +55,9 @@ pub fn rejects_stream_options(measurement: &Measurement) -> bool {
 /// Sends `call` and measures it. A request lost because the server closed a reused connection before answering
 /// is sent once more at once on a fresh connection, timed from that send; the lost attempt is kept in `retried`.
 pub async fn measure(client: &HttpClient, call: Call<'_>) -> Measurement {
-    let (pooled, fresh) = match (client.for_target(call.target), client.fresh_for(call.target)) {
-        (Ok(pooled), Ok(fresh)) => (pooled, fresh),
-        (Err(refusal), _) | (_, Err(refusal)) => {
+    let (pooled, fresh) = match client.clients_for(call.target) {
+        Ok(clients) => clients,
+        Err(refusal) => {
             let mut refused = Recorder::new(Instant::now(), call.intended, call.request.stream);
             refused.fail(ErrorClass::Connect, refusal.to_string());
             return refused.finish(prompt_chars(call.request));
