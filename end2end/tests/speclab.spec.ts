@@ -17,14 +17,14 @@ function loginLink(): string {
 /// A real llama.cpp server (the xllamacpp wheel, a tiny local model); with `draft`, it drafts with itself.
 /// Resolves to its base URL. It stops when its standard input closes (the test kills it).
 async function llamaServer(draft: boolean, started: ChildProcess[]): Promise<string> {
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lg-llama-"));
   const script = path.resolve(projectRoot, "tests/support/llama_server.py");
   // The server's own log stays beside the test's results: when a request stalls, it says what the server did.
   const results = path.resolve(__dirname, "../test-results");
   fs.mkdirSync(results, { recursive: true });
   const log = fs.openSync(path.join(results, `llama-${draft ? "drafting" : "plain"}.log`), "w");
-  const server = spawn(python, [script, String(port), dir, ...(draft ? ["--draft"] : [])], {
+  // Port 0: the script picks a free port, and another if that one is taken before its server binds it.
+  const server = spawn(python, [script, "0", dir, ...(draft ? ["--draft"] : [])], {
     cwd: projectRoot,
     stdio: ["pipe", "pipe", log],
   });

@@ -15,8 +15,8 @@ pub struct LlamaServer {
 /// loud note) only when xllamacpp is missing and neither `CI=true` nor `LG_REQUIRE_LLAMA=1` is set.
 /// `scripts/setup.sh --test` installs it.
 pub async fn llama_server(draft: bool) -> Option<LlamaServer> {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    llama_server_at(port, draft).await
+    // Port 0: the script picks a free port, and another when that one was taken before the server bound it.
+    llama_server_at(0, draft).await
 }
 
 /// [`llama_server`] on a given port (a test that restarts a server starts the new one where the old one was).

@@ -4,10 +4,15 @@ its standard input closes (the test that started it ended).
 
 Usage: python3 llama_server.py PORT MODEL_DIR [--draft]
 
+PORT 0 picks a free port, and picks another when the one picked was taken before the server bound it (a port
+found free can be taken by any process's outgoing connection in the meantime). A server that cannot start prints
+`FAILED <why>` instead, so the test that waits for its first line fails at once.
+
 With --draft the same tiny model also serves as the draft model, so the server decodes speculatively
 (llama.cpp's draft-simple type): Spec Lab's tests compare it with the plain instance.
 """
 import os
+import socket
 import sys
 
 import xllamacpp
@@ -24,7 +29,6 @@ params = xllamacpp.CommonParams()
 params.model.path = model
 params.n_ctx = 4096
 params.n_parallel = 4
-params.port = port
 params.endpoint_metrics = True
 params.endpoint_slots = True
 params.endpoint_props = True
@@ -39,6 +43,23 @@ if draft:
     draft_params.n_max = 4
     params.speculative = speculative
 params.cpuparams.n_threads = 1
-server = xllamacpp.Server(params)
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+attempts = 5 if port == 0 else 1
+for attempt in range(attempts):
+    params.port = port or free_port()
+    try:
+        server = xllamacpp.Server(params)
+        break
+    except RuntimeError as error:
+        if attempt == attempts - 1:
+            print(f"FAILED port {params.port}: {error}", flush=True)
+            sys.exit(1)
 print(f"READY {server.listening_address}/v1", flush=True)
 sys.stdin.read()
