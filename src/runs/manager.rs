@@ -318,11 +318,19 @@ where
 
 impl BatchSink for StoreAndBroadcast<'_> {
     async fn accept(&mut self, batch: Vec<(IterationRecord, Measurement)>) -> Result<(), SinkError> {
+        let started = std::time::Instant::now();
         // Idempotent: a batch whose commit went through unacknowledged is not stored twice.
         if let Err(e) = while_reachable(|| self.manager.store.insert_iterations(self.run.id, &batch)).await {
             tracing::error!(run = %self.run.id, error = %e, "storing iterations failed; stopping the run");
             return Err(SinkError::Store(e));
         }
+        // What a crash can lose is what finishes during two writes (docs/RELIABILITY.md): this is their length.
+        tracing::debug!(
+            run = %self.run.id,
+            rows = batch.len(),
+            write_ms = started.elapsed().as_secs_f64() * 1e3,
+            "iterations stored"
+        );
         self.done += batch.len() as u64;
         self.errors += batch.iter().filter(|(r, _)| r.error.is_some()).count() as u64;
         let points = batch.iter().map(|(r, _)| LivePoint::from(r)).collect();
