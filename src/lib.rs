@@ -3,7 +3,7 @@
 //! Map of the crate (data flows downwards, from the pure shared modules to the UI):
 //! - [`model`], [`error`], [`stats`], [`report`], [`charts`]: shared, pure types, statistics, report snapshots and
 //!   SVG charts, used by the server and the browser build; [`wire`]: how their JSON is read in each.
-//! - `bench` (the CLI's benchmark command), `config`, `clock`, `secrets`, `store`, `auth`, `engine`, `sim`, `server` (ssr only): settings, time,
+//! - `cli` (the command line's commands), `config`, `clock`, `secrets`, `store`, `auth`, `engine`, `sim`, `server` (ssr only): settings, time,
 //!   sealing and token hashing, SQL, sessions, outbound calls and the one address policy they obey (`outbound`), call targets, benchmark runs, Guard's scheduled
 //!   checks (`guard`) and their notifications (`notify`), the simulated endpoint, and the axum application.
 //! - `fragments` (ssr only): the parts of pages that never change once shown, rendered to HTML on the server so
@@ -26,21 +26,15 @@ pub mod wire;
 #[cfg(feature = "ssr")]
 pub mod auth;
 #[cfg(feature = "ssr")]
-pub mod bench;
-#[cfg(feature = "ssr")]
 pub mod capacity;
 #[cfg(feature = "ssr")]
-pub mod capacity_command;
+pub mod cli;
 #[cfg(feature = "ssr")]
 pub mod clock;
-#[cfg(feature = "ssr")]
-pub mod command_endpoint;
 #[cfg(feature = "ssr")]
 pub mod config;
 #[cfg(feature = "ssr")]
 pub mod engine;
-#[cfg(feature = "ssr")]
-pub mod export_command;
 #[cfg(feature = "ssr")]
 pub mod fragments;
 #[cfg(feature = "ssr")]
@@ -52,8 +46,6 @@ pub mod outbound;
 #[cfg(feature = "ssr")]
 pub mod rate_limit;
 #[cfg(feature = "ssr")]
-pub mod remote;
-#[cfg(feature = "ssr")]
 pub mod runs;
 #[cfg(feature = "ssr")]
 pub mod secrets;
@@ -63,8 +55,6 @@ pub mod server;
 pub mod sim;
 #[cfg(feature = "ssr")]
 pub mod speclab;
-#[cfg(feature = "ssr")]
-pub mod speclab_command;
 #[cfg(feature = "ssr")]
 pub mod state;
 #[cfg(feature = "ssr")]

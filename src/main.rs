@@ -25,16 +25,16 @@ enum Command {
     /// Print a fresh one-time login link.
     LoginLink,
     /// Benchmark an endpoint from the command line (progress on stderr, summary on stdout).
-    Bench(latency_guard::bench::BenchArgs),
+    Bench(latency_guard::cli::bench::BenchArgs),
     /// Find the highest concurrency (or rate) at which objectives hold (levels on stderr, answer on stdout).
-    Capacity(latency_guard::capacity_command::CapacityArgs),
+    Capacity(latency_guard::cli::capacity::CapacityArgs),
     /// Export a report as JSON, CSV or HTML (to stdout, or --out FILE).
-    Export(latency_guard::export_command::ExportArgs),
+    Export(latency_guard::cli::export::ExportArgs),
     /// Serve a simulated OpenAI-compatible endpoint at http://127.0.0.1:PORT/v1.
     Sim(latency_guard::sim::SimArgs),
     /// Spec Lab: probe a self-hosted server (engine, metrics, speculative decoding).
     #[command(subcommand)]
-    SpecLab(latency_guard::speclab_command::SpecLabCommand),
+    SpecLab(latency_guard::cli::spec_lab::SpecLabCommand),
 }
 
 #[tokio::main]
@@ -62,7 +62,7 @@ async fn main() -> anyhow::Result<()> {
             Ok(())
         }
         Command::Bench(args) => {
-            let result = latency_guard::bench::run(args, cli.config.as_deref()).await?;
+            let result = latency_guard::cli::bench::run(args, cli.config.as_deref()).await?;
             if let Some(why) = result.failure {
                 eprintln!("{why}; failing");
                 std::process::exit(1);
@@ -70,12 +70,12 @@ async fn main() -> anyhow::Result<()> {
             Ok(())
         }
         Command::Capacity(args) => {
-            let code = latency_guard::capacity_command::run(args, cli.config.as_deref()).await;
+            let code = latency_guard::cli::capacity::run(args, cli.config.as_deref()).await;
             std::process::exit(code);
         }
-        Command::Export(args) => latency_guard::export_command::run(args, cli.config.as_deref()).await,
+        Command::Export(args) => latency_guard::cli::export::run(args, cli.config.as_deref()).await,
         Command::SpecLab(command) => {
-            let code = latency_guard::speclab_command::run(command, cli.config.as_deref()).await?;
+            let code = latency_guard::cli::spec_lab::run(command, cli.config.as_deref()).await?;
             std::process::exit(code);
         }
         Command::Sim(args) => {

@@ -1,11 +1,13 @@
 //! What the measuring commands (`bench`, `capacity`) share on their command line: the endpoint — a stored
-//! connector, or a base URL, model, key variable and headers — and the prompts.
+//! connector, or a base URL, model, key variable and headers — the prompts, and a plan's execution against it.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
 
-use crate::engine::RequestTarget;
-use crate::model::ConnectorId;
+use crate::engine::{HttpClient, RequestTarget};
+use crate::model::{ConnectorId, RunId, RunPlan};
+use crate::runs::{seed_from, Execution};
 
 /// Which endpoint to measure.
 #[derive(Debug, Clone, clap::Args)]
@@ -57,6 +59,23 @@ pub struct Endpoint {
     pub model: String,
     /// USD per 1M input and output tokens, from a stored connector.
     pub prices: (Option<f64>, Option<f64>),
+}
+
+impl Endpoint {
+    /// The execution of `plan` against this endpoint as a run with a new id (which seeds its Poisson schedule).
+    pub fn execution(&self, plan: RunPlan, client: HttpClient, cancel: CancellationToken) -> (RunId, Execution) {
+        let id = RunId(uuid::Uuid::new_v4());
+        let execution = Execution {
+            plan: Arc::new(plan),
+            target: self.target.clone(),
+            model: self.model.clone(),
+            client,
+            seed: seed_from(&id.0),
+            cancel,
+            prices: self.prices,
+        };
+        (id, execution)
+    }
 }
 
 impl EndpointArgs {

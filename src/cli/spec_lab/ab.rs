@@ -192,7 +192,7 @@ async fn resolve(
         (Some(id), _) => {
             let option = format!("--{}-connector", role.name());
             let (connector, target) =
-                crate::command_endpoint::open_connector(config, id, &option).await.map_err(Refusal::Options)?;
+                crate::cli::endpoint::open_connector(config, id, &option).await.map_err(Refusal::Options)?;
             let model = own_model.clone().unwrap_or(connector.model);
             (connector.name, model, target)
         }
@@ -227,7 +227,7 @@ async fn resolve(
 
 fn plan_input(args: &AbArgs) -> Result<AbPlanInput, Refusal> {
     let prompts =
-        crate::command_endpoint::prompts(args.prompts_file.as_deref(), &args.prompts).map_err(Refusal::Options)?;
+        crate::cli::endpoint::prompts(args.prompts_file.as_deref(), &args.prompts).map_err(Refusal::Options)?;
     if !(args.timeout.is_finite() && args.timeout > 0.0) {
         return Err(Refusal::Options("--timeout must be a positive number of seconds".into()));
     }

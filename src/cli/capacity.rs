@@ -4,20 +4,18 @@
 //! level passed (and the answer reaches `--require`), 1 when none did or the answer is short of it, 2 when the
 //! search could not run.
 
-use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
-use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
+use super::endpoint::{Endpoint, EndpointArgs, PromptArgs};
+use super::progress::{Piped, Progress};
 use crate::capacity::{sweep, CapacitySpec, Criteria, LevelPlan, LevelRun, LevelRunner, SearchEvent, SearchSpace};
-use crate::command_endpoint::{Endpoint, EndpointArgs, PromptArgs};
 use crate::engine::HttpClient;
 use crate::model::{
-    parse_slos, Agent, ConnectionPolicy, ConnectorId, IterationRecord, LoadAxis, LoadMode, Measurement, RunId,
-    RunPlanInput,
+    parse_slos, Agent, ConnectionPolicy, ConnectorId, IterationRecord, LoadAxis, LoadMode, Measurement, RunPlanInput,
 };
 use crate::report::{CapacityLevel, CapacityReport};
-use crate::runs::{execute, seed_from, BatchSink, Execution, SinkError};
+use crate::runs::{execute, BatchSink, SinkError};
 
 /// The command's options.
 #[derive(Debug, clap::Args)]
@@ -123,23 +121,12 @@ impl LevelRunner for LocalLevels {
         let prompts = self.template.prompts.len().max(1) as u32;
         let input = RunPlanInput { mode, iterations: requests.div_ceil(prompts), warmup, ..self.template.clone() };
         let plan = input.validate(&self.endpoint.model).map_err(|e| format!("{}: {}", e.field, e.reason))?;
-        let id = RunId(uuid::Uuid::new_v4());
-        let mut sink = LevelProgress::new(plan.total_requests());
+        let mut sink =
+            LevelProgress { progress: Progress::new(plan.total_requests(), None, Piped::Silent), records: vec![] };
         let started = std::time::Instant::now();
-        let outcome = execute(
-            Execution {
-                plan: Arc::new(plan),
-                target: self.endpoint.target.clone(),
-                model: self.endpoint.model.clone(),
-                client: self.client.clone(),
-                seed: seed_from(&id.0),
-                cancel: self.cancel.clone(),
-                prices: self.endpoint.prices,
-            },
-            &mut sink,
-        )
-        .await;
-        sink.clear_line();
+        let (_, execution) = self.endpoint.execution(plan, self.client.clone(), self.cancel.clone());
+        let outcome = execute(execution, &mut sink).await;
+        sink.progress.finish();
         if let Some(failure) = outcome.failure {
             return Err(format!("the level's run failed: {failure}"));
         }
@@ -151,33 +138,17 @@ impl LevelRunner for LocalLevels {
     }
 }
 
-/// Keeps a level's iterations; on a terminal, redraws a count.
+/// Keeps a level's iterations and shows its progress (on a terminal only: each level ends in a line of its own).
 struct LevelProgress {
-    total: u64,
+    progress: Progress,
     records: Vec<IterationRecord>,
-    terminal: bool,
-}
-
-impl LevelProgress {
-    fn new(total: u64) -> Self {
-        Self { total, records: Vec::new(), terminal: std::io::stderr().is_terminal() }
-    }
-
-    fn clear_line(&self) {
-        if self.terminal {
-            eprint!("\r{:60}\r", "");
-        }
-    }
 }
 
 impl BatchSink for LevelProgress {
     async fn accept(&mut self, batch: Vec<(IterationRecord, Measurement)>) -> Result<(), SinkError> {
+        let errors = batch.iter().filter(|(r, _)| r.error.is_some()).count() as u64;
+        self.progress.add(batch.len() as u64, errors);
         self.records.extend(batch.into_iter().map(|(r, _)| r));
-        if self.terminal {
-            let failed = self.records.iter().filter(|r| r.error.is_some()).count();
-            eprint!("\r  {}/{} done, {failed} failed   ", self.records.len(), self.total);
-            let _ = std::io::stderr().flush();
-        }
         Ok(())
     }
 }
@@ -228,13 +199,7 @@ async fn search(args: &CapacityArgs, config: Option<&std::path::Path>) -> Result
     let spec = spec(args)?;
     let template = template(args)?;
     let endpoint = args.endpoint.resolve(config).await?;
-    let cancel = CancellationToken::new();
-    let stop = cancel.clone();
-    tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            stop.cancel();
-        }
-    });
+    let cancel = super::cancelled_by_ctrl_c();
     let client = HttpClient::new().map_err(|e| e.to_string())?;
     let mut runner = LocalLevels { endpoint, template, client, cancel };
     let axis = spec.levels.axis();

@@ -62,7 +62,7 @@ fn read_snapshot(path: &std::path::Path) -> anyhow::Result<ReportSnapshot> {
 
 async fn fetch_report(id: &str, server: &str, token: &str) -> anyhow::Result<ReportSnapshot> {
     let id: RunId = id.parse().map_err(|_| anyhow::anyhow!("{id:?} is not a report id (a UUID)"))?;
-    let remote = crate::remote::RemoteServer::new(server, token)?;
+    let remote = crate::cli::remote::RemoteServer::new(server, token)?;
     let report: crate::api::runs::RunReport = remote.call("runs/report", &serde_json::json!({ "id": id })).await?;
     Ok(report.snapshot)
 }

@@ -1,0 +1,49 @@
+//! The options of `bench` as a run plan.
+
+use super::{invalid, BenchArgs, BenchError};
+use crate::model::{Agent, ConnectionPolicy, ConnectorId, LoadMode, RunPlanInput};
+
+/// The plan the options describe (its connector is set by a run on a server).
+pub(super) fn plan_input(args: &BenchArgs) -> Result<RunPlanInput, BenchError> {
+    let prompts = args.prompts.read().map_err(BenchError::Io)?;
+    if !(args.timeout.is_finite() && args.timeout > 0.0) {
+        return Err(invalid("--timeout must be a positive number of seconds"));
+    }
+    if !(0.0..=1.0).contains(&args.max_error_rate) {
+        return Err(invalid("--max-error-rate must be between 0 and 1"));
+    }
+    let mode = match args.rate {
+        Some(rate) => {
+            LoadMode::Open { rate_per_second: rate, poisson: args.poisson, max_concurrency: args.max_concurrency }
+        }
+        None => LoadMode::Closed { concurrency: args.concurrency },
+    };
+    Ok(RunPlanInput {
+        connector_id: ConnectorId(uuid::Uuid::nil()),
+        title: None,
+        agent: Agent {
+            name: "cli".into(),
+            system_prompt: args.prompts.system.clone(),
+            tools: vec![],
+            token_budget: args.max_tokens,
+        },
+        iterations: match (args.iterations, args.duration) {
+            (Some(n), _) => n,
+            // The time decides: as many iterations as one run may send.
+            (None, Some(_)) => {
+                u32::try_from(crate::model::limits::MAX_REQUESTS / prompts.len().max(1) as u64).unwrap_or(u32::MAX)
+            }
+            (None, None) => 10,
+        },
+        prompts,
+        warmup: args.warmup,
+        mode,
+        timeout_ms: Some((args.timeout * 1e3).round() as u64),
+        stream: !args.no_stream,
+        temperature: 0.0,
+        retries: args.retries,
+        connections: if args.fresh_connections { ConnectionPolicy::Fresh } else { ConnectionPolicy::Reuse },
+        slos: args.slos.clone(),
+        duration_s: args.duration,
+    })
+}

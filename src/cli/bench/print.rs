@@ -1,0 +1,79 @@
+//! What `bench` prints on stdout: the summary, goodput and objectives, and the figures over repetitions.
+
+use crate::model::RunView;
+use crate::stats::RunSummary;
+
+pub(super) fn print_repetition(i: u32, s: &RunSummary) {
+    let p50 = |p: Option<crate::stats::Percentiles>| p.map_or_else(|| "—".to_string(), |p| format!("{:.1}", p.p50));
+    println!(
+        "repetition {i:<3} {} measured, TTFT p50 {} ms, total p50 {} ms, {} output tok/s, {:.2}% failed",
+        s.measured,
+        p50(s.ttft),
+        p50(s.total),
+        s.tok_per_sec.map_or_else(|| "—".to_string(), |t| format!("{t:.1}")),
+        s.error_rate * 100.0
+    );
+}
+
+/// The figures over the repetitions: mean, 95 % interval, CV and each repetition's value; then the notes.
+pub(super) fn print_repeated(report: &crate::report::RepeatedReport) {
+    println!("{:<16} {:>10} {:>23} {:>7}   values", "over repetitions", "mean", "95% interval", "CV");
+    for (name, f) in &report.figures {
+        let interval = match (f.ci_low, f.ci_high) {
+            (Some(low), Some(high)) => format!("{low:.2} to {high:.2}"),
+            _ => "—".to_string(),
+        };
+        let cv = f.cv.map_or_else(|| "—".to_string(), |cv| format!("{:.1}%", cv * 100.0));
+        let values: Vec<String> = f.values.iter().map(|v| format!("{v:.2}")).collect();
+        println!("{name:<16} {:>10.2} {interval:>23} {cv:>7}   {}", f.mean, values.join(", "));
+    }
+    for note in &report.notes {
+        println!("note: {note}");
+    }
+}
+
+/// Prints goodput and each objective's outcome; the objectives missed.
+pub(super) fn print_goodput(g: &crate::stats::Goodput) -> Vec<String> {
+    let rate = |v: Option<f64>| v.map_or_else(|| "—".to_string(), |v| format!("{v:.2}"));
+    println!(
+        "{:<14} {}/s good of {}/s ({:.1}% good), good output tok/s {}",
+        "goodput",
+        rate(g.good_requests_per_sec),
+        rate(g.requests_per_sec),
+        g.good_fraction * 100.0,
+        rate(g.good_output_tokens_per_sec)
+    );
+    for o in &g.objectives {
+        let detail = match (o.measured_ms, o.met_fraction) {
+            (Some(v), _) => format!("{v:.1} ms"),
+            (_, Some(f)) => format!("met by {:.1}% of requests", f * 100.0),
+            _ => "not measurable".into(),
+        };
+        println!("{:<14} {} {} ({detail})", "objective", o.slo.spelled(), if o.met { "met" } else { "MISSED" });
+    }
+    missed_objectives(g)
+}
+
+/// The objectives a run missed, as written.
+pub(super) fn missed_objectives(g: &crate::stats::Goodput) -> Vec<String> {
+    g.objectives.iter().filter(|o| !o.met).map(|o| o.slo.spelled()).collect()
+}
+
+pub(super) fn print_summary(run: &RunView, s: &RunSummary) {
+    let row = |name: &str, p: Option<crate::stats::Percentiles>| match p {
+        Some(p) => println!("{name:<14} p50 {:>9.1}   p95 {:>9.1}   p99 {:>9.1}", p.p50, p.p95, p.p99),
+        None => println!("{name:<14} not measurable"),
+    };
+    println!("{} ({} at {})", run.title, run.model, run.base_url);
+    println!("{:<14} {} measured ({} ok, {} failed)", "requests", s.measured, s.succeeded, s.measured - s.succeeded);
+    row("TTFT ms", s.ttft);
+    row("total ms", s.total);
+    row("TPOT ms", s.tpot);
+    row("ITL ms", s.itl);
+    match s.tok_per_sec {
+        Some(t) => println!("{:<14} {t:.1}", "output tok/s"),
+        None => println!("{:<14} not measurable", "output tok/s"),
+    }
+    println!("{:<14} {:.2}%", "error rate", s.error_rate * 100.0);
+    println!("percentiles: {}", crate::stats::PERCENTILE_METHOD);
+}
