@@ -45,7 +45,9 @@ async fn prints_a_summary_writes_the_snapshot_and_passes() {
         "--out",
         &out_path,
     ];
-    let (code, stdout, stderr) = bench(&args, &[("LG_TEST_KEY", "sk-cli")]).await;
+    // A token kept in the environment for runs on a server does not stop a run here.
+    let env = [("LG_TEST_KEY", "sk-cli"), ("LATENCY_GUARD_TOKEN", "lgt_kept_for_remote_runs")];
+    let (code, stdout, stderr) = bench(&args, &env).await;
     assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{stderr}");
     assert!(stdout.contains("6 measured (6 ok, 0 failed)"), "{stdout}");
     assert!(stdout.lines().any(|l| l.starts_with("TTFT ms") && l.contains("p99")), "{stdout}");

@@ -22,8 +22,9 @@ pub struct ExportArgs {
     /// Read the report from this running server (its URL) instead of the local database.
     #[arg(long, requires = "token", conflicts_with = "from", value_name = "URL")]
     pub server: Option<String>,
-    /// An API token of that server (Settings → API tokens); better given as the environment variable.
-    #[arg(long, env = "LATENCY_GUARD_TOKEN", hide_env_values = true, requires = "server")]
+    /// An API token of that server (Settings → API tokens); better given as the environment variable. Used only
+    /// with --server: a token left in the environment does not stop a command on this machine.
+    #[arg(long, env = "LATENCY_GUARD_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
     /// `json`, `csv` or `html`.
     #[arg(long, value_parser = parse_format)]

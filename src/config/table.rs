@@ -1,5 +1,5 @@
 //! Every setting once: its file key, its environment variable, how its text becomes part of [`Settings`], and
-//! how the README documents it (`tests/readme_settings.rs` checks the README's table against this one).
+//! how `docs/CONFIGURATION.md` documents it (`tests/settings_doc.rs` checks its table against this one).
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -12,9 +12,9 @@ pub struct Setting {
     pub key: Option<&'static str>,
     /// Its environment variable.
     pub env: &'static str,
-    /// Its default, as the README writes it.
+    /// Its default, as the configuration page writes it.
     pub default: &'static str,
-    /// What it does, as the README writes it.
+    /// What it does, as the configuration page writes it.
     pub meaning: &'static str,
     /// Its value is a secret: never echoed in an error.
     pub secret: bool,
@@ -31,7 +31,7 @@ impl Setting {
         }
     }
 
-    /// The README's row for it.
+    /// Its row in the configuration page's table.
     pub fn readme_row(&self) -> String {
         let key = self.key.map_or("—".to_string(), |k| format!("`{k}`"));
         format!("| {key} / `{}` | {} | {} |", self.env, self.default, self.meaning)
@@ -41,7 +41,7 @@ impl Setting {
 /// The data folder's setting: read before the others, whose defaults depend on it.
 pub(super) const DATA_DIR: &str = "LATENCY_GUARD_DATA_DIR";
 
-/// Every setting, in the README's order.
+/// Every setting, in the configuration page's order.
 pub const SETTINGS: &[Setting] = &[
     Setting {
         key: Some("database-url"),

@@ -23,7 +23,7 @@ use crate::store::{Backend, Claim, Store, StoreError, WebhookNotice};
 /// with room to spare. An evaluation running longer was abandoned by a stopped process.
 pub const MAX_EVALUATION_MS: i64 = 4 * 3_600_000;
 
-/// The temperature of scheduled runs (the README's Guard section documents it).
+/// The temperature of scheduled runs (`docs/GUARD.md` documents it).
 pub const GUARD_TEMPERATURE: f64 = 0.2;
 
 /// What one tick did.

@@ -175,7 +175,7 @@ impl Threshold {
     }
 }
 
-/// What a run is judged by (`p95Ms, meanMs, tokS, costUsd, errorRate`, as the README's Guard section lists). Latencies are total times of the
+/// What a run is judged by (`p95Ms, meanMs, tokS, costUsd, errorRate`, as `docs/GUARD.md` lists). Latencies are total times of the
 /// successful measured requests; `null` where nothing was measurable.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -31,7 +31,7 @@ pub struct ThresholdCheck {
 }
 
 /// A breach, as alerts and webhooks carry it (`metric, op, threshold, delta, pctChange, pValue, severity`, as
-/// `docs/` and the README's webhook section describe).
+/// `docs/GUARD.md` describes).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Breach {

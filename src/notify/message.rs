@@ -1,5 +1,5 @@
 //! What an alert says, once, for every channel: the webhook body (its fields are listed in the
-//! README's Guard section) with its two-line `text`
+//! `docs/GUARD.md`) with its two-line `text`
 //! fallback, which Slack-style incoming webhooks show as-is (Discord reads `content` instead).
 
 use serde::Serialize;

@@ -1,7 +1,7 @@
 //! What each engine's `/metrics` says: which engine it is (metric prefixes) and what it shows of speculative
 //! decoding. vLLM (V1 names, and V0 for old servers) and llama.cpp count drafts, drafted and accepted tokens;
 //! SGLang only has last-batch gauges (a sample, not a window); TGI records tokens skipped per decode step.
-//! Names and formulas: `../shared/PROTOCOLS.md` §1–3, summarised in the README's Spec Lab section.
+//! Names and formulas: `../shared/PROTOCOLS.md` §1–3, summarised in `docs/SPEC_LAB.md`.
 
 use super::exposition::Exposition;
 use crate::model::{ServerKind, SpecCounters};

@@ -29,8 +29,9 @@ pub struct BenchArgs {
     /// stored there, in the token's workspace, like one started from the browser.
     #[arg(long, requires_all = ["connector", "token"], value_name = "URL")]
     pub server: Option<String>,
-    /// An API token of that server (Settings → API tokens); better given as the environment variable.
-    #[arg(long, env = "LATENCY_GUARD_TOKEN", hide_env_values = true, requires = "server")]
+    /// An API token of that server (Settings → API tokens); better given as the environment variable. Used only
+    /// with --server: a token left in the environment does not stop a command on this machine.
+    #[arg(long, env = "LATENCY_GUARD_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
     /// The prompts.
     #[command(flatten)]
