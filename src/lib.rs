@@ -1,15 +1,9 @@
 //! latency-guard: measures language-model endpoints and guards them against regressions.
 //!
-//! Map of the crate (data flows downwards, from the pure shared modules to the UI):
-//! - [`model`], [`error`], [`stats`], [`report`], [`charts`]: shared, pure types, statistics, report snapshots and
-//!   SVG charts, used by the server and the browser build; [`wire`]: how their JSON is read in each.
-//! - `cli` (the command line's commands), `config`, `clock`, `secrets`, `store`, `auth`, `engine`, `sim`, `server` (ssr only): settings, time,
-//!   sealing and token hashing, SQL, sessions, outbound calls and the one address policy they obey (`outbound`), call targets, benchmark runs, Guard's scheduled
-//!   checks (`guard`) and their notifications (`notify`), the simulated endpoint, and the axum application.
-//! - `fragments` (ssr only): the parts of pages that never change once shown, rendered to HTML on the server so
-//!   the browser build carries neither their views nor the types they read.
-//! - [`api`]: `#[server]` functions, thin shells over the ssr modules.
-//! - [`ui`]: Leptos pages and components; they render, never compute.
+//! The map of the crate, its layers and where new code goes are in `docs/ARCHITECTURE.md` (its module list is
+//! checked against `src/` by `tests/architecture.rs`). In short: shared pure modules at the bottom (also compiled
+//! for the browser), the domain above them, `api` and `ui` above that, and `server` (axum) at the edge; `cli`
+//! holds the command line's commands.
 
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, reason = "a failing test should panic loudly"))]
 

@@ -188,3 +188,42 @@ fn the_loop_finder_finds_a_loop() {
     assert_eq!(find_loop(&graph(&looped, 2)).as_deref(), Some("sim::completion -> sim::stream -> sim::completion"));
     assert_eq!(find_loop(&graph(&looped[..1], 1)), None);
 }
+
+/// The paths the module list of `docs/ARCHITECTURE.md` names (`src/model`, `src/lib.rs`, `tests/`, …): the first
+/// word of each line of the code block under "Where each module lives".
+fn mapped_paths(doc: &str) -> BTreeSet<String> {
+    let section = doc.split("## Where each module lives").nth(1).expect("the map has its module list");
+    let block = section.split("```").nth(1).expect("the module list is a code block");
+    block
+        .lines()
+        .filter(|line| !line.starts_with(' '))
+        .filter_map(|line| line.split_whitespace().next())
+        .map(|path| path.trim_end_matches('/').to_string())
+        .collect()
+}
+
+#[test]
+fn the_map_names_every_module_of_src_and_nothing_that_is_not_there() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("docs/ARCHITECTURE.md")).unwrap();
+    let mapped = mapped_paths(&doc);
+    let present: BTreeSet<String> = std::fs::read_dir(root.join("src"))
+        .unwrap()
+        .map(|entry| format!("src/{}", entry.unwrap().file_name().to_string_lossy()))
+        .collect();
+    let in_src: BTreeSet<String> = mapped.iter().filter(|p| p.starts_with("src/")).cloned().collect();
+    let unmapped: Vec<&String> = present.difference(&in_src).collect();
+    let gone: Vec<&String> = in_src.difference(&present).collect();
+    assert!(unmapped.is_empty(), "docs/ARCHITECTURE.md's module list does not name {unmapped:?}");
+    assert!(gone.is_empty(), "docs/ARCHITECTURE.md's module list names {gone:?}, which src/ does not hold");
+    for folder in mapped.iter().filter(|p| !p.starts_with("src/")) {
+        assert!(root.join(folder).is_dir(), "docs/ARCHITECTURE.md's module list names {folder}/, which is not there");
+    }
+}
+
+#[test]
+fn the_map_reader_sees_names_and_skips_continuation_lines() {
+    let doc = "x\n## Where each module lives\n\n```\nsrc/a      one\n           still a\nsrc/b.rs   two\ntests/     three\n```\n";
+    let expected: BTreeSet<String> = ["src/a", "src/b.rs", "tests"].iter().map(|s| s.to_string()).collect();
+    assert_eq!(mapped_paths(doc), expected);
+}
