@@ -26,7 +26,8 @@ if ! wasm-bindgen --version 2>/dev/null | grep -q " ${wb_version}\$"; then
   cargo install wasm-bindgen-cli --version "${wb_version}" --force
 fi
 
-# npm packages: binaryen's wasm-opt (Debian's version breaks hydration) and Playwright (no browser download).
+# npm packages: binaryen, which optimises the release WASM (Debian's version breaks hydration), and Playwright (no
+# browser download).
 if [ ! -x end2end/node_modules/.bin/wasm-opt ] || [ end2end/package-lock.json -nt end2end/node_modules/.package-lock.json ]; then
   say "installing end2end npm packages"
   (cd end2end && npm ci --no-audit --no-fund)
