@@ -421,4 +421,120 @@ mod tests {
         assert_eq!(warmup_for(0.5), 1);
         assert_eq!(warmup_for(12.0), 12);
     }
+
+    /// An endpoint whose TTFT is 100 ms up to `capacity` (requests in flight, or per second) and 2 s beyond it, as
+    /// a runner of levels: it answers each level at once and keeps what it was asked. `fail_at`: the call (from 1)
+    /// that fails, as a cancel does.
+    struct ScriptedEndpoint {
+        capacity: f64,
+        fail_at: Option<usize>,
+        asked: Vec<(LoadMode, u32, u32)>,
+    }
+
+    impl ScriptedEndpoint {
+        fn new(capacity: f64) -> Self {
+            Self { capacity, fail_at: None, asked: Vec::new() }
+        }
+    }
+
+    impl LevelRunner for ScriptedEndpoint {
+        async fn run_level(&mut self, mode: LoadMode, requests: u32, warmup: u32) -> Result<LevelRun, String> {
+            self.asked.push((mode, requests, warmup));
+            if self.fail_at == Some(self.asked.len()) {
+                return Err("interrupted".into());
+            }
+            let (load, gap_ms) = match mode {
+                LoadMode::Closed { concurrency } => (f64::from(concurrency), 10.0),
+                LoadMode::Open { rate_per_second, .. } => (rate_per_second, 1e3 / rate_per_second),
+            };
+            let ttft = if load <= self.capacity { 100.0 } else { 2_000.0 };
+            let records = (0..warmup + requests)
+                .map(|i| crate::model::IterationRecord {
+                    seq: u64::from(i),
+                    warmup: i < warmup,
+                    sent_at_ms: Some(f64::from(i) * gap_ms),
+                    ttft_ms: Some(ttft),
+                    total_ms: ttft + 100.0,
+                    ..crate::model::IterationRecord::blank()
+                })
+                .collect();
+            Ok(LevelRun { records, wall_s: 1.0, run_id: None })
+        }
+    }
+
+    fn levels_asked(endpoint: &ScriptedEndpoint) -> Vec<f64> {
+        endpoint
+            .asked
+            .iter()
+            .map(|(mode, _, _)| match mode {
+                LoadMode::Closed { concurrency } => f64::from(*concurrency),
+                LoadMode::Open { rate_per_second, .. } => *rate_per_second,
+            })
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn a_sweep_brackets_then_bisects_running_each_level_sized_and_warmed_as_it_says() {
+        let spec = spec(LoadAxis::Concurrency, &["ttft_p95_ms<=500"]);
+        let mut endpoint = ScriptedEndpoint::new(11.0);
+        let mut events = Vec::new();
+        let report = sweep(&mut endpoint, &spec, |e| events.push(e)).await.unwrap();
+        assert_eq!(levels_asked(&endpoint), [1.0, 2.0, 4.0, 8.0, 16.0, 12.0, 10.0, 11.0]);
+        for (mode, requests, warmup) in &endpoint.asked {
+            let LoadMode::Closed { concurrency } = *mode else { panic!("a concurrency search runs closed loops") };
+            assert_eq!(*requests, requests_for(&spec, f64::from(concurrency)));
+            assert_eq!(*warmup, concurrency, "one warm-up per slot in flight");
+        }
+        assert_eq!((report.answer, report.bounded), (Some(11.0), true));
+        let verdicts: Vec<(f64, bool)> = report.levels.iter().map(|l| (l.level, l.passed)).collect();
+        assert_eq!(verdicts.iter().filter(|(_, passed)| *passed).count(), 6, "{verdicts:?}");
+        assert!(verdicts.iter().all(|(level, passed)| *passed == (*level <= 11.0)), "{verdicts:?}");
+        // What a user follows: each level announced with its number and size, then its verdict.
+        assert_eq!(events.iter().filter(|e| matches!(e, SearchEvent::Started { .. })).count(), 8);
+        assert!(matches!(events[0], SearchEvent::Started { index: 1, level, requests: 200 } if level == 1.0));
+        assert!(matches!(&events[15], SearchEvent::Finished(l) if l.level == 11.0 && l.passed));
+        let sent: u64 = endpoint.asked.iter().map(|(_, r, w)| u64::from(r + w)).sum();
+        assert_eq!(report.requests_sent, sent, "warm-ups are sent requests too");
+    }
+
+    #[tokio::test]
+    async fn a_rate_search_runs_open_loops_and_stops_at_its_resolution() {
+        let mut spec = spec(LoadAxis::Rate, &["ttft_p95_ms<=500"]);
+        spec.levels = LevelPlan::Search(SearchSpace { axis: LoadAxis::Rate, min: 1.0, max: 1000.0, resolution: 0.05 });
+        spec.poisson = true;
+        let mut endpoint = ScriptedEndpoint::new(37.0);
+        let report = sweep(&mut endpoint, &spec, |_| {}).await.unwrap();
+        for (mode, _, _) in &endpoint.asked {
+            assert!(matches!(mode, LoadMode::Open { poisson: true, max_concurrency: 64, .. }), "{mode:?}");
+        }
+        let answer = report.answer.unwrap();
+        let lowest_failure = report.levels.iter().filter(|l| !l.passed).map(|l| l.level).fold(f64::MAX, f64::min);
+        assert!(answer <= 37.0 && lowest_failure > 37.0, "{answer} passes, {lowest_failure} fails");
+        assert!(lowest_failure <= answer * 1.05, "bisected to 5 %: {answer}..{lowest_failure}");
+    }
+
+    #[tokio::test]
+    async fn nothing_passing_ends_after_the_lowest_level_and_every_level_passing_is_at_least_the_top() {
+        let spec = spec(LoadAxis::Concurrency, &["ttft_p95_ms<=500"]);
+        let mut nothing = ScriptedEndpoint::new(0.0);
+        let report = sweep(&mut nothing, &spec, |_| {}).await.unwrap();
+        assert_eq!(levels_asked(&nothing), [1.0]);
+        assert_eq!((report.answer, report.bounded), (None, true));
+        let mut everything = ScriptedEndpoint::new(1_000.0);
+        let report = sweep(&mut everything, &spec, |_| {}).await.unwrap();
+        assert_eq!(levels_asked(&everything), [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0]);
+        assert_eq!((report.answer, report.bounded), (Some(64.0), false), "at least 64");
+    }
+
+    #[tokio::test]
+    async fn a_level_that_cannot_run_ends_the_sweep_with_its_reason() {
+        let spec = spec(LoadAxis::Concurrency, &["ttft_p95_ms<=500"]);
+        let mut endpoint = ScriptedEndpoint { fail_at: Some(3), ..ScriptedEndpoint::new(11.0) };
+        let outcome = sweep(&mut endpoint, &spec, |_| {}).await;
+        assert_eq!(outcome.unwrap_err(), "interrupted");
+        assert_eq!(levels_asked(&endpoint), [1.0, 2.0, 4.0], "no level after the one that failed");
+        let no_objective = CapacitySpec { criteria: Criteria { slos: vec![], max_error_rate: 0.0 }, ..spec };
+        let refused = sweep(&mut ScriptedEndpoint::new(11.0), &no_objective, |_| {}).await;
+        assert!(refused.unwrap_err().contains("at least one objective"));
+    }
 }
