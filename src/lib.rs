@@ -34,6 +34,8 @@ pub mod fragments;
 #[cfg(feature = "ssr")]
 pub mod guard;
 #[cfg(feature = "ssr")]
+pub mod jobs;
+#[cfg(feature = "ssr")]
 pub mod notify;
 #[cfg(feature = "ssr")]
 pub mod outbound;

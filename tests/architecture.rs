@@ -18,6 +18,7 @@ const BELOW_THE_EDGE: &[&str] = &[
     "export",
     "fragments",
     "guard",
+    "jobs",
     "model",
     "notify",
     "outbound",

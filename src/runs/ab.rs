@@ -4,15 +4,15 @@
 //! tests as they share runs: a cancel reaches the driving process through the database, and a test whose process
 //! went silent is marked interrupted.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
-use super::manager::{every, orphaned_before, while_reachable, StartError};
+use super::manager::{every, while_reachable, StartError};
 use crate::clock::Clock;
 use crate::engine::HttpClient;
+use crate::jobs::{JobRecords, LiveJobs};
 use crate::model::{AbTestId, AbTestInput, AbTestSummary, RunStatus, ValidationError, WorkspaceId};
 use crate::report::AbEndpoint;
 use crate::secrets::SecretBox;
@@ -30,21 +30,14 @@ pub struct AbManager {
     sealer: SecretBox,
     http: HttpClient,
     clock: Arc<dyn Clock>,
-    live: Arc<Mutex<HashMap<AbTestId, (WorkspaceId, CancellationToken)>>>,
-    /// This process, as recorded in the tests it drives.
-    instance: Arc<str>,
+    /// The tests this process drives.
+    jobs: LiveJobs<AbTestId>,
 }
 
 impl AbManager {
     /// A manager over the shared store, secrets, client and clock, with a new random instance name.
     pub fn new(store: Store, sealer: SecretBox, http: HttpClient, clock: Arc<dyn Clock>) -> Self {
-        let instance = uuid::Uuid::new_v4().to_string().into();
-        Self { store, sealer, http, clock, live: Arc::default(), instance }
-    }
-
-    fn live_tests(&self) -> std::sync::MutexGuard<'_, HashMap<AbTestId, (WorkspaceId, CancellationToken)>> {
-        // Single inserts and removes: a panic while holding the lock cannot leave the map inconsistent.
-        self.live.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        Self { store, sealer, http, clock, jobs: LiveJobs::new() }
     }
 
     /// Validates `input` and both connectors, records the test and starts it in the background.
@@ -88,16 +81,15 @@ impl AbManager {
                 (input.baseline_connector_id, endpoints[0].name.as_str()),
                 (input.candidate_connector_id, endpoints[1].name.as_str()),
             ],
-            owner: &self.instance,
+            owner: self.jobs.instance(),
         };
         let summary = self.store.create_ab_test(workspace, &test, self.clock.now_ms()).await?;
-        let cancel = CancellationToken::new();
-        self.live_tests().insert(id, (workspace, cancel.clone()));
+        let driving = self.jobs.drive(id, workspace, ());
         let manager = self.clone();
         let started_ms = summary.created_at_ms;
         tokio::spawn(async move {
-            manager.drive(id, plan, endpoints, arms, cancel, started_ms).await;
-            manager.live_tests().remove(&id);
+            manager.drive(id, plan, endpoints, arms, driving.cancel.clone(), started_ms).await;
+            drop(driving);
         });
         Ok(summary)
     }
@@ -153,14 +145,7 @@ impl AbManager {
     /// Asks a running test of `workspace` to stop (what was measured is kept): at once when this process drives
     /// it, otherwise through the database. `false` when it is not running.
     pub async fn cancel(&self, workspace: WorkspaceId, id: AbTestId) -> Result<bool, StoreError> {
-        let here = self.live_tests().get(&id).filter(|(owner, _)| *owner == workspace).map(|(_, c)| c.clone());
-        match here {
-            Some(cancel) => {
-                cancel.cancel();
-                Ok(true)
-            }
-            None => self.store.request_ab_cancel(workspace, id).await,
-        }
+        self.jobs.cancel(&AbTestRecords(&self.store), workspace, id).await
     }
 
     /// Every `heartbeat`: renews this process's tests, stops those cancelled through another process, and marks
@@ -171,22 +156,26 @@ impl AbManager {
 
     /// One round of [`Self::maintain`].
     pub async fn maintain_once(&self, heartbeat: Duration) {
-        let now = self.clock.now_ms();
-        match self.store.heartbeat_ab_tests(&self.instance, now).await {
-            Ok(cancelled) => {
-                let live = self.live_tests();
-                for id in cancelled {
-                    if let Some((_, cancel)) = live.get(&id) {
-                        cancel.cancel();
-                    }
-                }
-            }
-            Err(e) => tracing::error!(error = %e, "renewing the heartbeat of running A/B tests failed"),
-        }
-        match self.store.interrupt_orphaned_ab_tests(orphaned_before(now, heartbeat), now).await {
-            Ok(0) => {}
-            Ok(n) => tracing::warn!(interrupted = n, "A/B tests whose server process went silent were interrupted"),
-            Err(e) => tracing::error!(error = %e, "looking for orphaned A/B tests failed"),
-        }
+        self.jobs.upkeep(&AbTestRecords(&self.store), heartbeat, self.clock.now_ms()).await;
+    }
+}
+
+/// A/B tests as jobs: their rows in the store.
+struct AbTestRecords<'a>(&'a Store);
+
+impl JobRecords for AbTestRecords<'_> {
+    type Id = AbTestId;
+    const KIND: &'static str = "A/B tests";
+
+    async fn heartbeat(&self, owner: &str, now_ms: i64) -> Result<Vec<AbTestId>, StoreError> {
+        self.0.heartbeat_ab_tests(owner, now_ms).await
+    }
+
+    async fn request_cancel(&self, workspace: WorkspaceId, id: AbTestId) -> Result<bool, StoreError> {
+        self.0.request_ab_cancel(workspace, id).await
+    }
+
+    async fn interrupt_orphaned(&self, silent_since_ms: i64, now_ms: i64) -> Result<u64, StoreError> {
+        self.0.interrupt_orphaned_ab_tests(silent_since_ms, now_ms).await
     }
 }

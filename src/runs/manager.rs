@@ -5,8 +5,7 @@
 //! renews a heartbeat while it runs; a cancel asked of another process reaches the owner through the database, and
 //! a run whose owner went silent is marked interrupted by whichever process notices first.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
@@ -14,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::execute::{execute, seed_from, BatchSink, Execution, SinkError};
 use crate::clock::Clock;
 use crate::engine::{HttpClient, RequestTarget};
+use crate::jobs::{Driving, JobRecords, LiveJobs};
 use crate::model::{
     ConnectorId, IterationRecord, LivePoint, Measurement, RunId, RunPlanInput, RunProgress, RunStatus, RunUpdate,
     RunView, ValidationError, WorkspaceId, WorkspaceQuota,
@@ -40,12 +40,30 @@ struct Target {
     server_kind: Option<crate::model::ServerKind>,
 }
 
-/// A run in progress: how to stop it and how to follow it.
-#[derive(Clone)]
+/// A run driven here: registered while it runs (dropping it forgets the run), and where its updates go.
 struct LiveRun {
-    workspace: WorkspaceId,
-    cancel: CancellationToken,
+    driving: Driving<RunId, broadcast::Sender<RunUpdate>>,
     updates: broadcast::Sender<RunUpdate>,
+}
+
+/// Runs as jobs: their rows in the store.
+struct RunRecords<'a>(&'a Store);
+
+impl JobRecords for RunRecords<'_> {
+    type Id = RunId;
+    const KIND: &'static str = "runs";
+
+    async fn heartbeat(&self, owner: &str, now_ms: i64) -> Result<Vec<RunId>, StoreError> {
+        self.0.heartbeat_runs(owner, now_ms).await
+    }
+
+    async fn request_cancel(&self, workspace: WorkspaceId, id: RunId) -> Result<bool, StoreError> {
+        self.0.request_cancel(workspace, id).await
+    }
+
+    async fn interrupt_orphaned(&self, silent_since_ms: i64, now_ms: i64) -> Result<u64, StoreError> {
+        self.0.interrupt_orphaned_runs(silent_since_ms, now_ms).await
+    }
 }
 
 /// Starts, follows and cancels runs. Cheap to clone.
@@ -55,36 +73,21 @@ pub struct RunManager {
     sealer: SecretBox,
     http: HttpClient,
     clock: Arc<dyn Clock>,
-    live: Arc<Mutex<HashMap<RunId, LiveRun>>>,
-    /// This process, as recorded in the runs it drives.
-    instance: Arc<str>,
+    /// The runs this process drives, and their live updates.
+    jobs: LiveJobs<RunId, broadcast::Sender<RunUpdate>>,
     /// What an untrusted workspace may run and keep; `None`: no limits (the command line, test rigs).
     quota: Option<WorkspaceQuota>,
-}
-
-/// Heartbeats a run's owner may miss before the run counts as orphaned.
-const MISSED_HEARTBEATS: u32 = 6;
-
-/// The time (unix ms) before which a running run's last heartbeat makes it an orphan, at `now_ms`.
-pub fn orphaned_before(now_ms: i64, heartbeat: Duration) -> i64 {
-    now_ms.saturating_sub(i64::try_from((heartbeat * MISSED_HEARTBEATS).as_millis()).unwrap_or(i64::MAX))
 }
 
 impl RunManager {
     /// A manager over the shared store, secrets, client and clock, with a new random instance name.
     pub fn new(store: Store, sealer: SecretBox, http: HttpClient, clock: Arc<dyn Clock>) -> Self {
-        let instance = uuid::Uuid::new_v4().to_string().into();
-        Self { store, sealer, http, clock, live: Arc::default(), instance, quota: None }
+        Self { store, sealer, http, clock, jobs: LiveJobs::new(), quota: None }
     }
 
     /// The same, holding workspaces other than the install owner's and trusted wallets' to `quota`.
     pub fn with_quota(self, quota: WorkspaceQuota) -> Self {
         Self { quota: Some(quota), ..self }
-    }
-
-    fn live_runs(&self) -> std::sync::MutexGuard<'_, HashMap<RunId, LiveRun>> {
-        // A panic while holding this lock cannot leave the map inconsistent (single inserts and removes).
-        self.live.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Validates `input`, records the run and starts it in the background.
@@ -94,7 +97,6 @@ impl RunManager {
         let run = view.clone();
         tokio::spawn(async move {
             manager.execute(run, target, live).await;
-            manager.live_runs().remove(&view.id);
         });
         Ok(view)
     }
@@ -119,14 +121,13 @@ impl RunManager {
             // Nobody listening any more is not this run's business.
             let _ = started.send(view.id);
         }
-        let (stop, cancel_run) = (stop.clone(), live.cancel.clone());
+        let (stop, cancel_run) = (stop.clone(), live.driving.cancel.clone());
         let link = tokio::spawn(async move {
             stop.cancelled().await;
             cancel_run.cancel();
         });
         self.execute(view.clone(), target, live).await;
         link.abort();
-        self.live_runs().remove(&view.id);
         Ok(self.store.get_run(workspace, view.id).await?)
     }
 
@@ -157,27 +158,17 @@ impl RunManager {
             _ => None,
         };
         let now = self.clock.now_ms();
-        let owned_by = (&connector, &*self.instance);
+        let owned_by = (&connector, self.jobs.instance());
         let view = self.store.create_run_within(workspace, id, &plan, owned_by, quota.as_ref(), now).await?;
-        let live = LiveRun { workspace, cancel: CancellationToken::new(), updates: broadcast::channel(256).0 };
-        self.live_runs().insert(id, live.clone());
+        let updates = broadcast::channel(256).0;
+        let live = LiveRun { driving: self.jobs.drive(id, workspace, updates.clone()), updates };
         Ok((view, target, live))
     }
 
     /// Asks a running run of `workspace` to stop: at once when this process drives it, otherwise through the
     /// database, so its owner stops it at its next heartbeat. `false` when the run is not running.
     pub async fn cancel(&self, workspace: WorkspaceId, id: RunId) -> Result<bool, StoreError> {
-        let here = match self.live_runs().get(&id) {
-            Some(live) if live.workspace == workspace => {
-                live.cancel.cancel();
-                true
-            }
-            _ => false,
-        };
-        if here {
-            return Ok(true);
-        }
-        self.store.request_cancel(workspace, id).await
+        self.jobs.cancel(&RunRecords(&self.store), workspace, id).await
     }
 
     /// Every `heartbeat`: renews this process's runs, stops those cancelled through another process, and marks
@@ -188,28 +179,12 @@ impl RunManager {
 
     /// One round of [`Self::maintain`].
     pub async fn maintain_once(&self, heartbeat: Duration) {
-        let now = self.clock.now_ms();
-        match self.store.heartbeat_runs(&self.instance, now).await {
-            Ok(cancelled) => {
-                let live = self.live_runs();
-                for id in cancelled {
-                    if let Some(run) = live.get(&id) {
-                        run.cancel.cancel();
-                    }
-                }
-            }
-            Err(e) => tracing::error!(error = %e, "renewing the heartbeat of running runs failed"),
-        }
-        match self.store.interrupt_orphaned_runs(orphaned_before(now, heartbeat), now).await {
-            Ok(0) => {}
-            Ok(n) => tracing::warn!(interrupted = n, "runs whose server process went silent were marked interrupted"),
-            Err(e) => tracing::error!(error = %e, "looking for orphaned runs failed"),
-        }
+        self.jobs.upkeep(&RunRecords(&self.store), heartbeat, self.clock.now_ms()).await;
     }
 
     /// Live updates of a running run of `workspace`; `None` when it is not running here.
     pub fn subscribe(&self, workspace: WorkspaceId, id: RunId) -> Option<broadcast::Receiver<RunUpdate>> {
-        self.live_runs().get(&id).filter(|l| l.workspace == workspace).map(|l| l.updates.subscribe())
+        self.jobs.read(workspace, id, broadcast::Sender::subscribe)
     }
 
     async fn execute(&self, run: RunView, target: Target, live: LiveRun) {
@@ -219,7 +194,7 @@ impl RunManager {
             model: run.model.clone(),
             client: self.http.clone(),
             seed: seed_from(&run.id.0),
-            cancel: live.cancel.clone(),
+            cancel: live.driving.cancel.clone(),
             prices: (run.input_price_per_mtok, run.output_price_per_mtok),
         };
         let mut sink = StoreAndBroadcast { manager: self, run: &run, live: &live, done: 0, errors: 0 };
@@ -238,7 +213,7 @@ impl RunManager {
             None => execute(execution, &mut sink).await,
         };
         let (done, errors) = (sink.done, sink.errors);
-        let status = match (&outcome.failure, live.cancel.is_cancelled()) {
+        let status = match (&outcome.failure, live.driving.cancel.is_cancelled()) {
             (Some(_), _) => RunStatus::Failed,
             (None, true) => RunStatus::Cancelled,
             (None, false) => RunStatus::Completed,

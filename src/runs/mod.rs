@@ -14,7 +14,7 @@ mod sweep;
 pub use ab::AbManager;
 pub use driver::{drive, Finished};
 pub use execute::{execute, seed_from, BatchSink, Execution, Outcome, SinkError};
-pub use manager::{orphaned_before, RunManager, StartError};
+pub use manager::{RunManager, StartError};
 pub use once::{run_once, OnceError, OnceInput};
 pub use report_views::{ExportSnapshots, ReportViews, EXPORT_BYTES_KEPT, REPORT_VIEWS_KEPT};
 pub use spill::RecordSpill;

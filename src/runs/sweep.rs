@@ -4,17 +4,17 @@
 //! keeps the levels done. Replicas share sweeps as they share runs: a cancel reaches the driving process through
 //! the database, and a sweep whose process went silent is marked interrupted.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::manager::{every, orphaned_before, while_reachable, RunManager, StartError};
+use super::manager::{every, while_reachable, RunManager, StartError};
 use crate::capacity::{
     progress_report, repeated_progress, sweep, CapacitySpec, Criteria, LevelRun, LevelRunner, SearchEvent,
 };
 use crate::clock::Clock;
+use crate::jobs::{JobRecords, LiveJobs};
 use crate::model::{
     LevelPlan, LoadMode, RunPlanInput, RunStatus, SweepId, SweepInput, SweepPlan, SweepSummary, WorkspaceId,
 };
@@ -26,9 +26,8 @@ pub struct SweepManager {
     store: Store,
     runs: RunManager,
     clock: Arc<dyn Clock>,
-    live: Arc<Mutex<HashMap<SweepId, (WorkspaceId, CancellationToken)>>>,
-    /// This process, as recorded in the sweeps it drives.
-    instance: Arc<str>,
+    /// The sweeps this process drives.
+    jobs: LiveJobs<SweepId>,
 }
 
 /// The capacity spec of a plan.
@@ -105,13 +104,7 @@ impl LevelRunner for StoredLevels {
 impl SweepManager {
     /// A manager over the shared store, run manager and clock, with a new random instance name.
     pub fn new(store: Store, runs: RunManager, clock: Arc<dyn Clock>) -> Self {
-        let instance = uuid::Uuid::new_v4().to_string().into();
-        Self { store, runs, clock, live: Arc::default(), instance }
-    }
-
-    fn live_sweeps(&self) -> std::sync::MutexGuard<'_, HashMap<SweepId, (WorkspaceId, CancellationToken)>> {
-        // Single inserts and removes: a panic while holding the lock cannot leave the map inconsistent.
-        self.live.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        Self { store, runs, clock, jobs: LiveJobs::new() }
     }
 
     /// Validates `input` against its connector, records the sweep and starts it in the background.
@@ -124,15 +117,14 @@ impl SweepManager {
             id,
             plan: &plan,
             connector: (input.connector_id, connector.name.as_str()),
-            owner: &self.instance,
+            owner: self.jobs.instance(),
         };
         let summary = self.store.create_sweep(workspace, &sweep, self.clock.now_ms()).await?;
-        let cancel = CancellationToken::new();
-        self.live_sweeps().insert(id, (workspace, cancel.clone()));
+        let driving = self.jobs.drive(id, workspace, ());
         let manager = self.clone();
         tokio::spawn(async move {
-            manager.drive(workspace, id, plan, cancel).await;
-            manager.live_sweeps().remove(&id);
+            manager.drive(workspace, id, plan, driving.cancel.clone()).await;
+            drop(driving);
         });
         Ok(summary)
     }
@@ -206,14 +198,7 @@ impl SweepManager {
     /// Asks a running sweep of `workspace` to stop (the levels done are kept): at once when this process drives
     /// it, otherwise through the database. `false` when it is not running.
     pub async fn cancel(&self, workspace: WorkspaceId, id: SweepId) -> Result<bool, StoreError> {
-        let here = self.live_sweeps().get(&id).filter(|(owner, _)| *owner == workspace).map(|(_, c)| c.clone());
-        match here {
-            Some(cancel) => {
-                cancel.cancel();
-                Ok(true)
-            }
-            None => self.store.request_sweep_cancel(workspace, id).await,
-        }
+        self.jobs.cancel(&SweepRecords(&self.store), workspace, id).await
     }
 
     /// Every `heartbeat`: renews this process's sweeps, stops those cancelled through another process, and marks
@@ -224,22 +209,26 @@ impl SweepManager {
 
     /// One round of [`Self::maintain`].
     pub async fn maintain_once(&self, heartbeat: Duration) {
-        let now = self.clock.now_ms();
-        match self.store.heartbeat_sweeps(&self.instance, now).await {
-            Ok(cancelled) => {
-                let live = self.live_sweeps();
-                for id in cancelled {
-                    if let Some((_, cancel)) = live.get(&id) {
-                        cancel.cancel();
-                    }
-                }
-            }
-            Err(e) => tracing::error!(error = %e, "renewing the heartbeat of running sweeps failed"),
-        }
-        match self.store.interrupt_orphaned_sweeps(orphaned_before(now, heartbeat), now).await {
-            Ok(0) => {}
-            Ok(n) => tracing::warn!(interrupted = n, "sweeps whose server process went silent were interrupted"),
-            Err(e) => tracing::error!(error = %e, "looking for orphaned sweeps failed"),
-        }
+        self.jobs.upkeep(&SweepRecords(&self.store), heartbeat, self.clock.now_ms()).await;
+    }
+}
+
+/// Sweeps as jobs: their rows in the store.
+struct SweepRecords<'a>(&'a Store);
+
+impl JobRecords for SweepRecords<'_> {
+    type Id = SweepId;
+    const KIND: &'static str = "sweeps";
+
+    async fn heartbeat(&self, owner: &str, now_ms: i64) -> Result<Vec<SweepId>, StoreError> {
+        self.0.heartbeat_sweeps(owner, now_ms).await
+    }
+
+    async fn request_cancel(&self, workspace: WorkspaceId, id: SweepId) -> Result<bool, StoreError> {
+        self.0.request_sweep_cancel(workspace, id).await
+    }
+
+    async fn interrupt_orphaned(&self, silent_since_ms: i64, now_ms: i64) -> Result<u64, StoreError> {
+        self.0.interrupt_orphaned_sweeps(silent_since_ms, now_ms).await
     }
 }

@@ -121,29 +121,23 @@ impl Application {
         let listener = self.listener.tap_io(|tcp| {
             let _ = tcp.set_nodelay(true);
         });
-        let maintenance = tokio::spawn(self.state.runs.clone().maintain(self.state.settings.run_heartbeat));
-        let ab_maintenance = tokio::spawn(self.state.ab_tests.clone().maintain(self.state.settings.run_heartbeat));
-        let sweep_maintenance = tokio::spawn(self.state.sweeps.clone().maintain(self.state.settings.run_heartbeat));
-        let ticking = self
-            .state
-            .settings
-            .guard_tick_interval
-            .map(|every| tokio::spawn(crate::guard::tick_forever(self.state.guard.clone(), every)));
-        let webhooks = tokio::spawn(self.state.webhooks.clone().deliver_forever(WEBHOOK_PASS));
-        let mail = self.state.guard.mail().cloned().map(|mail| tokio::spawn(mail.deliver_forever(WEBHOOK_PASS)));
+        // The background loops end with the server: the set aborts every task it holds when it is dropped.
+        let mut background = tokio::task::JoinSet::new();
+        let (state, heartbeat) = (&self.state, self.state.settings.run_heartbeat);
+        background.spawn(state.runs.clone().maintain(heartbeat));
+        background.spawn(state.ab_tests.clone().maintain(heartbeat));
+        background.spawn(state.sweeps.clone().maintain(heartbeat));
+        background.spawn(state.webhooks.clone().deliver_forever(WEBHOOK_PASS));
+        if let Some(every) = state.settings.guard_tick_interval {
+            background.spawn(crate::guard::tick_forever(state.guard.clone(), every));
+        }
+        if let Some(mail) = state.guard.mail().cloned() {
+            background.spawn(mail.deliver_forever(WEBHOOK_PASS));
+        }
         // The peer address is the wallet-login routes' rate-limit key (unless a proxy's header is configured).
         let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
         let result = axum::serve(listener, app).with_graceful_shutdown(shutdown_signal()).await;
-        maintenance.abort();
-        ab_maintenance.abort();
-        sweep_maintenance.abort();
-        webhooks.abort();
-        if let Some(mail) = mail {
-            mail.abort();
-        }
-        if let Some(ticking) = ticking {
-            ticking.abort();
-        }
+        background.shutdown().await;
         if let Some(sim) = self.simulator {
             sim.stop();
         }
@@ -233,7 +227,7 @@ async fn seed(state: &AppState, simulator: Option<&SimHandle>) -> Result<Option<
     // previous life. On PostgreSQL other replicas may be driving runs: only the silent owners' runs are orphans.
     let silent_since = match state.store.backend() {
         Backend::Sqlite => i64::MAX,
-        Backend::Postgres => crate::runs::orphaned_before(now, state.settings.run_heartbeat),
+        Backend::Postgres => crate::jobs::orphaned_before(now, state.settings.run_heartbeat),
     };
     let interrupted = state.store.interrupt_orphaned_runs(silent_since, now).await?
         + state.store.interrupt_orphaned_ab_tests(silent_since, now).await?

@@ -1,0 +1,280 @@
+//! What every kind of background job (runs, A/B tests, sweeps) shares: the jobs this process drives, how a cancel
+//! reaches one (at once when it is driven here, otherwise through the database, where its driver finds it at its
+//! next heartbeat), and the upkeep round that renews their heartbeat, stops those cancelled through another
+//! process and marks interrupted the jobs of processes gone silent. Several server processes may share one
+//! database; each job records the process driving it (`owner`, this process's [`LiveJobs::instance`]).
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::hash::Hash;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+use crate::model::WorkspaceId;
+use crate::store::StoreError;
+
+/// Heartbeats a job's driver may miss before the job counts as orphaned.
+pub const MISSED_HEARTBEATS: u32 = 6;
+
+/// The time (unix ms) before which a running job's last heartbeat makes it an orphan, at `now_ms`.
+pub fn orphaned_before(now_ms: i64, heartbeat: Duration) -> i64 {
+    now_ms.saturating_sub(i64::try_from((heartbeat * MISSED_HEARTBEATS).as_millis()).unwrap_or(i64::MAX))
+}
+
+/// The database side of one kind of job.
+pub trait JobRecords: Send + Sync {
+    /// The job's id.
+    type Id: Copy + Eq + Hash + std::fmt::Display + Send + Sync + 'static;
+    /// What the log calls these jobs ("runs").
+    const KIND: &'static str;
+
+    /// Renews the heartbeat of the running jobs `owner` drives; returns those a cancel was asked of elsewhere.
+    fn heartbeat(&self, owner: &str, now_ms: i64) -> impl Future<Output = Result<Vec<Self::Id>, StoreError>> + Send;
+
+    /// Asks the driver of a running job of `workspace` to stop it; `false` when it is not running.
+    fn request_cancel(
+        &self,
+        workspace: WorkspaceId,
+        id: Self::Id,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+
+    /// Marks interrupted the running jobs whose last heartbeat is older than `silent_since_ms`; how many.
+    fn interrupt_orphaned(
+        &self,
+        silent_since_ms: i64,
+        now_ms: i64,
+    ) -> impl Future<Output = Result<u64, StoreError>> + Send;
+}
+
+/// A job driven here: whose it is, how to stop it, and what else its kind keeps (a run's live updates).
+struct LiveJob<T> {
+    workspace: WorkspaceId,
+    cancel: CancellationToken,
+    extra: T,
+}
+
+/// The jobs of one kind this process drives. Cheap to clone.
+pub struct LiveJobs<Id, T = ()> {
+    live: Arc<Mutex<HashMap<Id, LiveJob<T>>>>,
+    instance: Arc<str>,
+}
+
+impl<Id, T> Clone for LiveJobs<Id, T> {
+    fn clone(&self) -> Self {
+        Self { live: Arc::clone(&self.live), instance: Arc::clone(&self.instance) }
+    }
+}
+
+/// A job registered as driven here. Dropping it forgets the job, however its driving ended (finished, failed, or
+/// its task stopped), so no ended job stays cancellable or followable here.
+pub struct Driving<Id: Eq + Hash, T> {
+    id: Id,
+    jobs: LiveJobs<Id, T>,
+    /// Cancelled when the job is asked to stop.
+    pub cancel: CancellationToken,
+}
+
+impl<Id: Eq + Hash, T> Drop for Driving<Id, T> {
+    fn drop(&mut self) {
+        self.jobs.lock().remove(&self.id);
+    }
+}
+
+impl<Id: Eq + Hash, T> LiveJobs<Id, T> {
+    fn lock(&self) -> MutexGuard<'_, HashMap<Id, LiveJob<T>>> {
+        // Single inserts and removes: a panic while holding the lock cannot leave the map inconsistent.
+        self.live.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl<Id: Copy + Eq + Hash + std::fmt::Display, T> LiveJobs<Id, T> {
+    /// No jobs yet, under a new random instance name.
+    pub fn new() -> Self {
+        Self { live: Arc::default(), instance: uuid::Uuid::new_v4().to_string().into() }
+    }
+
+    /// This process, as recorded in the jobs it drives.
+    pub fn instance(&self) -> &str {
+        &self.instance
+    }
+
+    /// Registers job `id` of `workspace` as driven here until the returned value is dropped.
+    pub fn drive(&self, id: Id, workspace: WorkspaceId, extra: T) -> Driving<Id, T> {
+        let cancel = CancellationToken::new();
+        self.lock().insert(id, LiveJob { workspace, cancel: cancel.clone(), extra });
+        Driving { id, jobs: self.clone(), cancel }
+    }
+
+    /// `read` of what a job of `workspace` driven here keeps; `None` when it is not driven here.
+    pub fn read<R>(&self, workspace: WorkspaceId, id: Id, read: impl FnOnce(&T) -> R) -> Option<R> {
+        self.lock().get(&id).filter(|job| job.workspace == workspace).map(|job| read(&job.extra))
+    }
+
+    /// Asks a running job of `workspace` to stop: at once when it is driven here, otherwise through the database.
+    /// `false` when it is not running.
+    pub async fn cancel<R: JobRecords<Id = Id>>(
+        &self,
+        records: &R,
+        workspace: WorkspaceId,
+        id: Id,
+    ) -> Result<bool, StoreError> {
+        let here = self.lock().get(&id).filter(|job| job.workspace == workspace).map(|job| job.cancel.clone());
+        match here {
+            Some(cancel) => {
+                cancel.cancel();
+                Ok(true)
+            }
+            None => records.request_cancel(workspace, id).await,
+        }
+    }
+
+    /// One upkeep round at `now_ms`: renews the heartbeat of the jobs driven here, stops those cancelled through
+    /// another process, and marks interrupted the jobs of processes silent for [`MISSED_HEARTBEATS`] heartbeats.
+    pub async fn upkeep<R: JobRecords<Id = Id>>(&self, records: &R, heartbeat: Duration, now_ms: i64) {
+        match records.heartbeat(&self.instance, now_ms).await {
+            Ok(cancelled) => {
+                let live = self.lock();
+                for id in cancelled {
+                    if let Some(job) = live.get(&id) {
+                        job.cancel.cancel();
+                    }
+                }
+            }
+            Err(e) => tracing::error!(kind = R::KIND, error = %e, "renewing the heartbeat of running jobs failed"),
+        }
+        match records.interrupt_orphaned(orphaned_before(now_ms, heartbeat), now_ms).await {
+            Ok(0) => {}
+            Ok(n) => {
+                tracing::warn!(
+                    kind = R::KIND,
+                    interrupted = n,
+                    "jobs whose server process went silent were interrupted"
+                );
+            }
+            Err(e) => tracing::error!(kind = R::KIND, error = %e, "looking for orphaned jobs failed"),
+        }
+    }
+}
+
+impl<Id: Copy + Eq + Hash + std::fmt::Display, T> Default for LiveJobs<Id, T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A row of the table below.
+    struct Row {
+        workspace: WorkspaceId,
+        owner: String,
+        heartbeat_ms: i64,
+        cancel_requested: bool,
+        running: bool,
+    }
+
+    impl Row {
+        fn running(workspace: WorkspaceId, owner: &str) -> Self {
+            Self { workspace, owner: owner.to_string(), heartbeat_ms: 0, cancel_requested: false, running: true }
+        }
+    }
+
+    /// The database side of a kind of job, as a table in memory.
+    #[derive(Default)]
+    struct Table {
+        rows: Mutex<HashMap<u32, Row>>,
+    }
+
+    impl Table {
+        fn insert(&self, id: u32, row: Row) {
+            self.rows.lock().unwrap().insert(id, row);
+        }
+
+        fn running(&self) -> Vec<u32> {
+            self.rows.lock().unwrap().iter().filter(|(_, row)| row.running).map(|(id, _)| *id).collect()
+        }
+    }
+
+    impl JobRecords for Table {
+        type Id = u32;
+        const KIND: &'static str = "tests";
+
+        async fn heartbeat(&self, owner: &str, now_ms: i64) -> Result<Vec<u32>, StoreError> {
+            let mut rows = self.rows.lock().unwrap();
+            let mut cancelled = Vec::new();
+            for (id, row) in rows.iter_mut().filter(|(_, row)| row.owner == owner && row.running) {
+                row.heartbeat_ms = now_ms;
+                if row.cancel_requested {
+                    cancelled.push(*id);
+                }
+            }
+            Ok(cancelled)
+        }
+
+        async fn request_cancel(&self, workspace: WorkspaceId, id: u32) -> Result<bool, StoreError> {
+            let mut rows = self.rows.lock().unwrap();
+            let row = rows.get_mut(&id).filter(|row| row.workspace == workspace && row.running);
+            Ok(row.map(|row| row.cancel_requested = true).is_some())
+        }
+
+        async fn interrupt_orphaned(&self, silent_since_ms: i64, _now_ms: i64) -> Result<u64, StoreError> {
+            let mut rows = self.rows.lock().unwrap();
+            let mut n = 0;
+            for row in rows.values_mut().filter(|row| row.running && row.heartbeat_ms < silent_since_ms) {
+                row.running = false;
+                n += 1;
+            }
+            Ok(n)
+        }
+    }
+
+    const HEARTBEAT: Duration = Duration::from_secs(5);
+
+    #[tokio::test]
+    async fn a_cancel_reaches_the_job_here_at_once_and_elsewhere_at_the_drivers_next_heartbeat() {
+        let (mine, theirs) = (WorkspaceId::new_random(), WorkspaceId::new_random());
+        let table = Table::default();
+        let (here, there) = (LiveJobs::<u32>::new(), LiveJobs::<u32>::new());
+        let job = there.drive(7, mine, ());
+        table.insert(7, Row::running(mine, there.instance()));
+
+        assert!(!here.cancel(&table, theirs, 7).await.unwrap(), "another workspace's job is not running for it");
+        assert!(here.cancel(&table, mine, 7).await.unwrap(), "asked through the database");
+        assert!(!job.cancel.is_cancelled(), "the driver has not looked yet");
+        there.upkeep(&table, HEARTBEAT, 1_000).await;
+        assert!(job.cancel.is_cancelled(), "its next heartbeat stops it");
+
+        let local = here.drive(8, mine, ());
+        assert!(here.cancel(&table, mine, 8).await.unwrap());
+        assert!(local.cancel.is_cancelled(), "at once, without the database");
+    }
+
+    #[tokio::test]
+    async fn a_silent_driver_s_jobs_are_interrupted_after_the_missed_heartbeats_and_a_live_one_s_are_not() {
+        let workspace = WorkspaceId::new_random();
+        let table = Table::default();
+        let (alive, gone) = (LiveJobs::<u32>::new(), LiveJobs::<u32>::new());
+        let _kept = alive.drive(1, workspace, ());
+        table.insert(1, Row::running(workspace, alive.instance()));
+        table.insert(2, Row::running(workspace, gone.instance()));
+        let limit = i64::try_from((HEARTBEAT * MISSED_HEARTBEATS).as_millis()).unwrap();
+        alive.upkeep(&table, HEARTBEAT, limit).await;
+        assert_eq!(table.running().len(), 2, "exactly the limit is not yet silent");
+        alive.upkeep(&table, HEARTBEAT, limit + 1).await;
+        assert_eq!(table.running(), [1], "the job whose driver renewed its heartbeat runs on");
+    }
+
+    #[test]
+    fn an_ended_job_is_forgotten_and_what_it_kept_is_read_only_by_its_workspace() {
+        let (mine, theirs) = (WorkspaceId::new_random(), WorkspaceId::new_random());
+        let jobs = LiveJobs::<u32, &str>::new();
+        let job = jobs.drive(3, mine, "updates");
+        assert_eq!(jobs.read(mine, 3, |kept| kept.len()), Some(7));
+        assert_eq!(jobs.read(theirs, 3, |kept| kept.len()), None);
+        drop(job);
+        assert_eq!(jobs.read(mine, 3, |kept| kept.len()), None, "no ended job stays followable");
+    }
+}
