@@ -9,6 +9,7 @@ use std::future::Future;
 use std::hash::Hash;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
+use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 use crate::model::WorkspaceId;
@@ -58,11 +59,20 @@ struct LiveJob<T> {
 pub struct LiveJobs<Id, T = ()> {
     live: Arc<Mutex<HashMap<Id, LiveJob<T>>>>,
     instance: Arc<str>,
+    /// Cancelled when the process stops: a job then ends as interrupted, not cancelled.
+    stopping: CancellationToken,
+    /// Told whenever a job is forgotten.
+    ended: Arc<Notify>,
 }
 
 impl<Id, T> Clone for LiveJobs<Id, T> {
     fn clone(&self) -> Self {
-        Self { live: Arc::clone(&self.live), instance: Arc::clone(&self.instance) }
+        Self {
+            live: Arc::clone(&self.live),
+            instance: Arc::clone(&self.instance),
+            stopping: self.stopping.clone(),
+            ended: Arc::clone(&self.ended),
+        }
     }
 }
 
@@ -78,6 +88,7 @@ pub struct Driving<Id: Eq + Hash, T> {
 impl<Id: Eq + Hash, T> Drop for Driving<Id, T> {
     fn drop(&mut self) {
         self.jobs.lock().remove(&self.id);
+        self.jobs.ended.notify_waiters();
     }
 }
 
@@ -91,7 +102,36 @@ impl<Id: Eq + Hash, T> LiveJobs<Id, T> {
 impl<Id: Copy + Eq + Hash + std::fmt::Display, T> LiveJobs<Id, T> {
     /// No jobs yet, under a new random instance name.
     pub fn new() -> Self {
-        Self { live: Arc::default(), instance: uuid::Uuid::new_v4().to_string().into() }
+        Self {
+            live: Arc::default(),
+            instance: uuid::Uuid::new_v4().to_string().into(),
+            stopping: CancellationToken::new(),
+            ended: Arc::default(),
+        }
+    }
+
+    /// Whether the process is stopping: a job cancelled now was stopped by the server, not by its user, and ends
+    /// as interrupted (what it measured kept).
+    pub fn stopping(&self) -> bool {
+        self.stopping.is_cancelled()
+    }
+
+    /// Stops every job driven here as the process stops: each is cancelled (knowing it is the server stopping)
+    /// and waited for up to `grace` while it stores what it measured and closes. Returns how many had not ended
+    /// by then (a restart marks them interrupted, as after a crash).
+    pub async fn stop_all(&self, grace: Duration) -> usize {
+        self.stopping.cancel();
+        for job in self.lock().values() {
+            job.cancel.cancel();
+        }
+        let deadline = tokio::time::Instant::now() + grace;
+        loop {
+            let ended = self.ended.notified();
+            let left = self.lock().len();
+            if left == 0 || tokio::time::timeout_at(deadline, ended).await.is_err() {
+                return self.lock().len();
+            }
+        }
     }
 
     /// This process, as recorded in the jobs it drives.
@@ -265,6 +305,28 @@ mod tests {
         assert_eq!(table.running().len(), 2, "exactly the limit is not yet silent");
         alive.upkeep(&table, HEARTBEAT, limit + 1).await;
         assert_eq!(table.running(), [1], "the job whose driver renewed its heartbeat runs on");
+    }
+
+    #[tokio::test]
+    async fn stopping_cancels_every_job_as_the_server_s_doing_and_waits_for_them_to_end() {
+        let workspace = WorkspaceId::new_random();
+        let jobs = LiveJobs::<u32>::new();
+        for id in 0..3 {
+            let job = jobs.drive(id, workspace, ());
+            let seen_stopping = jobs.clone();
+            tokio::spawn(async move {
+                job.cancel.cancelled().await;
+                assert!(seen_stopping.stopping(), "the job knows it is the server stopping");
+                // Storing what it measured takes a moment; the job is forgotten when `job` is dropped.
+                tokio::time::sleep(Duration::from_millis(20 * u64::from(id))).await;
+                drop(job);
+            });
+        }
+        assert!(!jobs.stopping());
+        assert_eq!(jobs.stop_all(Duration::from_secs(10)).await, 0, "every job ended within the grace");
+        let stuck = jobs.drive(9, workspace, ());
+        assert_eq!(jobs.stop_all(Duration::from_millis(30)).await, 1, "one that does not end is counted");
+        drop(stuck);
     }
 
     #[test]

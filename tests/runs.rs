@@ -316,6 +316,29 @@ async fn cancelling_keeps_finished_iterations_and_says_so() {
 }
 
 #[tokio::test]
+async fn a_stopping_server_closes_its_running_run_as_interrupted_with_what_finished() {
+    let app = spawn_app().await;
+    let sim = sim::spawn_local(SimConfig::fixed_ms(100, 1, 2)).await.unwrap();
+    let (_, cookie) = app.session_for("owner").await;
+    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let run = start(&app, &cookie, plan(&connector, 200, json!({"kind": "closed", "concurrency": 1}))).await;
+    let stored = || async { report(&app, &cookie, &run).await["snapshot"]["results"].as_array().unwrap().len() };
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while stored().await < 2 {
+        assert!(tokio::time::Instant::now() < deadline, "no iteration was stored");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // What the server does after its last request on SIGTERM.
+    assert_eq!(app.state.runs.stop_all(Duration::from_secs(10)).await, 0, "the run ended within the grace");
+    let report = report(&app, &cookie, &run).await;
+    assert_eq!(report["run"]["status"], "interrupted", "stopped by the server, not cancelled by its user");
+    let kept = report["snapshot"]["results"].as_array().unwrap().len();
+    assert!(kept >= 2, "what finished is kept: {kept}");
+    let honesty = report["snapshot"]["honesty"].to_string();
+    assert!(honesty.contains(&format!("The server stopped during the run; {kept} of 401")), "{honesty}");
+}
+
+#[tokio::test]
 async fn invalid_plans_and_other_workspaces_are_refused() {
     let app = spawn_app().await;
     let (_, cookie) = app.session_for("owner").await;

@@ -130,7 +130,11 @@ impl AbManager {
         finished.cancel();
         let _ = writer.await;
         let report = ab_report(&plan, endpoints, started_ms, &cells);
-        let status = if cancel.is_cancelled() { RunStatus::Cancelled } else { RunStatus::Completed };
+        let status = match (cancel.is_cancelled(), self.jobs.stopping()) {
+            (true, true) => RunStatus::Interrupted,
+            (true, false) => RunStatus::Cancelled,
+            (false, _) => RunStatus::Completed,
+        };
         let now = self.clock.now_ms();
         let _ = self.store.set_ab_progress(id, done.load(Ordering::Relaxed), now).await;
         let stored = while_reachable(|| self.store.finish_ab_test(id, status, Some(&report), None, now)).await;
@@ -146,6 +150,12 @@ impl AbManager {
     /// it, otherwise through the database. `false` when it is not running.
     pub async fn cancel(&self, workspace: WorkspaceId, id: AbTestId) -> Result<bool, StoreError> {
         self.jobs.cancel(&AbTestRecords(&self.store), workspace, id).await
+    }
+
+    /// Stops the tests this process drives as it stops: they end as interrupted with what they measured stored.
+    /// Returns how many had not ended within `grace`.
+    pub async fn stop_all(&self, grace: Duration) -> usize {
+        self.jobs.stop_all(grace).await
     }
 
     /// Every `heartbeat`: renews this process's tests, stops those cancelled through another process, and marks

@@ -182,6 +182,12 @@ impl RunManager {
         self.jobs.upkeep(&RunRecords(&self.store), heartbeat, self.clock.now_ms()).await;
     }
 
+    /// Stops the runs this process drives as it stops: they end as interrupted with what they measured stored.
+    /// Returns how many had not ended within `grace`.
+    pub async fn stop_all(&self, grace: Duration) -> usize {
+        self.jobs.stop_all(grace).await
+    }
+
     /// Live updates of a running run of `workspace`; `None` when it is not running here.
     pub fn subscribe(&self, workspace: WorkspaceId, id: RunId) -> Option<broadcast::Receiver<RunUpdate>> {
         self.jobs.read(workspace, id, broadcast::Sender::subscribe)
@@ -215,6 +221,7 @@ impl RunManager {
         let (done, errors) = (sink.done, sink.errors);
         let status = match (&outcome.failure, live.driving.cancel.is_cancelled()) {
             (Some(_), _) => RunStatus::Failed,
+            (None, true) if self.jobs.stopping() => RunStatus::Interrupted,
             (None, true) => RunStatus::Cancelled,
             (None, false) => RunStatus::Completed,
         };

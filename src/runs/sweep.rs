@@ -182,6 +182,7 @@ impl SweepManager {
         let now = self.clock.now_ms();
         let (status, report, failure) = match outcome {
             Ok(report) => (RunStatus::Completed, Some(report), None),
+            Err(_) if cancel.is_cancelled() && self.jobs.stopping() => (RunStatus::Interrupted, None, None),
             Err(_) if cancel.is_cancelled() => (RunStatus::Cancelled, None, None),
             Err(why) => (RunStatus::Failed, None, Some(why)),
         };
@@ -199,6 +200,12 @@ impl SweepManager {
     /// it, otherwise through the database. `false` when it is not running.
     pub async fn cancel(&self, workspace: WorkspaceId, id: SweepId) -> Result<bool, StoreError> {
         self.jobs.cancel(&SweepRecords(&self.store), workspace, id).await
+    }
+
+    /// Stops the sweeps this process drives as it stops: they end as interrupted with the levels done kept.
+    /// Returns how many had not ended within `grace`.
+    pub async fn stop_all(&self, grace: Duration) -> usize {
+        self.jobs.stop_all(grace).await
     }
 
     /// Every `heartbeat`: renews this process's sweeps, stops those cancelled through another process, and marks

@@ -22,6 +22,8 @@ use crate::store::{Backend, Store, StoreError, LOCAL_OWNER};
 
 /// How often the webhook outbox is looked at for due messages.
 const WEBHOOK_PASS: std::time::Duration = std::time::Duration::from_secs(5);
+/// How long a stopping server waits for its running jobs to store what they measured and close.
+const JOB_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Why the server could not start.
 #[derive(Debug, thiserror::Error)]
@@ -137,6 +139,21 @@ impl Application {
         // The peer address is the wallet-login routes' rate-limit key (unless a proxy's header is configured).
         let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
         let result = axum::serve(listener, app).with_graceful_shutdown(shutdown_signal()).await;
+        // Running jobs end as interrupted with what they measured stored, rather than being found orphaned later.
+        // Runs first: a sweep's level is a run, and it must know it is the server stopping it.
+        let (runs, ab_tests, sweeps) = tokio::join!(
+            self.state.runs.stop_all(JOB_GRACE),
+            self.state.ab_tests.stop_all(JOB_GRACE),
+            self.state.sweeps.stop_all(JOB_GRACE),
+        );
+        if runs + ab_tests + sweeps > 0 {
+            tracing::warn!(
+                runs,
+                ab_tests,
+                sweeps,
+                "jobs still running at shutdown; the next start marks them interrupted"
+            );
+        }
         background.shutdown().await;
         if let Some(sim) = self.simulator {
             sim.stop();
