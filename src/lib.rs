@@ -1,7 +1,7 @@
 //! latency-guard: measures language-model endpoints and guards them against regressions.
 //!
 //! The map of the crate, its layers and where new code goes are in `docs/ARCHITECTURE.md` (its module list is
-//! checked against `src/` by `tests/architecture.rs`). In short: shared pure modules at the bottom (also compiled
+//! checked against `src/` by `tests/app/architecture.rs`). In short: shared pure modules at the bottom (also compiled
 //! for the browser), the domain above them, `api` and `ui` above that, and `server` (axum) at the edge; `cli`
 //! holds the command line's commands.
 

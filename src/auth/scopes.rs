@@ -1,5 +1,5 @@
 //! What each API call asks of an API token: the narrowest scope that may make it, or a signed-in browser. A call
-//! not in this table is refused to every token (fail closed); `tests/api_tokens.rs` checks that the table names
+//! not in this table is refused to every token (fail closed); `tests/app/api_tokens.rs` checks that the table names
 //! every server function the app serves, so a new one cannot be forgotten silently.
 
 use crate::model::TokenScope;

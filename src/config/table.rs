@@ -1,5 +1,5 @@
 //! Every setting once: its file key, its environment variable, how its text becomes part of [`Settings`], and
-//! how `docs/CONFIGURATION.md` documents it (`tests/settings_doc.rs` checks its table against this one).
+//! how `docs/CONFIGURATION.md` documents it (`tests/app/settings_doc.rs` checks its table against this one).
 
 use std::net::SocketAddr;
 use std::time::Duration;

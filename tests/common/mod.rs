@@ -132,7 +132,7 @@ pub fn test_settings(dir: &std::path::Path, database_url: &str, demo_simulator: 
     // Tests tick Guard themselves (the hook, Run now, or `Guard::tick`), never on a timer.
     settings.guard_tick_interval = None;
     // The tests' endpoints are loopback servers, called from workspaces of every kind of owner: allowed here as
-    // an operator would allow a private network. The address policy's own tests (tests/outbound.rs) start from
+    // an operator would allow a private network. The address policy's own tests (tests/lab/outbound.rs) start from
     // the default, which allows nothing.
     settings.connector_allow =
         latency_guard::outbound::AllowRules::parse(latency_guard::config::CONNECTOR_ALLOW, "127.0.0.0/8, ::1").unwrap();

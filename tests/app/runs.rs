@@ -1,0 +1,744 @@
+//! Benchmark runs through the HTTP API against the simulator: start, follow live over SSE, report, cancel,
+//! failures recorded as iterations, interruption on restart.
+#![cfg(feature = "ssr")]
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a failing test should panic loudly")]
+
+use crate::common;
+
+use crate::common::{spawn_app, TestApp};
+use latency_guard::sim::{self, SimConfig};
+use serde_json::{json, Value};
+use std::time::Duration;
+
+async fn connector(app: &TestApp, cookie: &str, base_url: &str, key: Option<&str>) -> String {
+    let input = json!({"input": {"name": "sim", "baseUrl": base_url, "model": "sim-model", "apiKey": key,
+                                 "inputPricePerMtok": 1.0, "outputPricePerMtok": 2.0}});
+    let (status, text) = app.call("connectors/create", input, Some(cookie)).await;
+    assert_eq!(status, 200, "{text}");
+    serde_json::from_str::<Value>(&text).unwrap()["id"].as_str().unwrap().to_string()
+}
+
+fn plan(connector_id: &str, iterations: u32, mode: Value) -> Value {
+    json!({"input": {
+        "connectorId": connector_id,
+        "agent": {"name": "support-bot", "systemPrompt": "Be brief.", "tokenBudget": 64},
+        "prompts": ["What is latency?", "Say hi"],
+        "iterations": iterations,
+        "warmup": 1,
+        "mode": mode,
+    }})
+}
+
+async fn start(app: &TestApp, cookie: &str, body: Value) -> String {
+    let (status, text) = app.call("runs/start", body, Some(cookie)).await;
+    assert_eq!(status, 200, "{text}");
+    serde_json::from_str::<Value>(&text).unwrap()["id"].as_str().unwrap().to_string()
+}
+
+/// Reads `/api/runs/{id}/events` to its `end`, returning (event name, JSON data) pairs.
+async fn follow(app: &TestApp, cookie: &str, run: &str) -> Vec<(String, Value)> {
+    common::follow_events(app, cookie, run, usize::MAX).await
+}
+
+/// `POST /api/<path>` with `{"id": run}`, which must answer 200; the body as sent.
+async fn read_run_text(app: &TestApp, cookie: &str, path: &str, run: &str) -> String {
+    let (status, text) = app.call(path, json!({"id": run}), Some(cookie)).await;
+    assert_eq!(status, 200, "{text}");
+    text
+}
+
+/// The same, read as JSON.
+async fn read_run(app: &TestApp, cookie: &str, path: &str, run: &str) -> Value {
+    serde_json::from_str(&read_run_text(app, cookie, path, run).await).unwrap()
+}
+
+async fn report(app: &TestApp, cookie: &str, run: &str) -> Value {
+    read_run(app, cookie, "runs/report", run).await
+}
+
+#[tokio::test]
+async fn a_closed_loop_run_streams_progress_and_ends_in_a_report_with_honest_notes() {
+    let app = spawn_app().await;
+    let sim = sim::spawn_local(SimConfig::fixed_ms(20, 1, 12)).await.unwrap();
+    let (_, cookie) = app.session_for("owner").await;
+    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let run = start(&app, &cookie, plan(&connector, 5, json!({"kind": "closed", "concurrency": 2}))).await;
+
+    let events = follow(&app, &cookie, &run).await;
+    let (last_name, last) = events.last().unwrap();
+    assert_eq!(last_name, "end");
+    assert_eq!(last["progress"]["status"], "completed");
+    assert_eq!(last["progress"]["done"], 11, "1 warm-up + 2 prompts × 5 iterations");
+    assert_eq!(last["progress"]["total"], 11);
+    let points: usize = events.iter().map(|(_, e)| e["points"].as_array().unwrap().len()).sum();
+    assert_eq!(points, 11, "every point is sent exactly once");
+
+    let report = report(&app, &cookie, &run).await;
+    let snapshot = &report["snapshot"];
+    common::assert_report_schema(snapshot);
+    assert_eq!(snapshot["results"].as_array().unwrap().len(), 11);
+    assert_eq!(snapshot["connector"], json!({"baseUrl": sim.base_url(), "model": "sim-model"}));
+    assert_eq!(snapshot["agent"]["systemPrompt"], "Be brief.");
+    assert_eq!(snapshot["agent"]["tokenBudget"], 64);
+    let ttft = &snapshot["stats"]["ttft"];
+    assert!(ttft["p50"].as_f64().unwrap() >= 20.0, "{ttft}");
+    assert!(ttft["p99"].as_f64().unwrap() >= ttft["p50"].as_f64().unwrap());
+    assert!(snapshot["stats"]["tokPerSec"].as_f64().unwrap() > 0.0);
+    let first = &snapshot["results"][0];
+    assert_eq!(first["warmup"], true);
+    let measured = &snapshot["results"][1];
+    for field in ["prompt", "iteration", "ttftMs", "totalMs", "tokensIn", "tokensOut", "costUsd", "error"] {
+        assert!(measured.get(field).is_some(), "results carry the documented field {field}");
+    }
+    assert_eq!(measured["error"], Value::Null);
+    assert_eq!(measured["iteration"], 0);
+    assert_eq!(measured["tokensOut"], 12);
+    let expected_cost = (measured["tokensIn"].as_f64().unwrap() * 1.0 + 12.0 * 2.0) / 1e6;
+    assert!((measured["costUsd"].as_f64().unwrap() - expected_cost).abs() < 1e-12);
+    let honesty =
+        snapshot["honesty"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect::<Vec<_>>().join("\n");
+    for needle in [
+        "10 measured iterations",
+        "linear interpolation",
+        "TTFT = time from sending",
+        "reported by the endpoint",
+        "closed loop, 2",
+        "Speculative decoding",
+        "Small sample",
+    ] {
+        assert!(honesty.contains(needle), "honesty notes lack {needle:?}:\n{honesty}");
+    }
+    assert_eq!(report["summary"]["errorRate"], 0.0);
+    assert_eq!(report["summary"]["measured"], 10);
+
+    // The page's view carries the same figures without the iterations; the table pages come one at a time.
+    let (status, text) = app.call("runs/view", json!({"id": run}), Some(&cookie)).await;
+    assert_eq!(status, 200, "{text}");
+    let view: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(view["view"]["stats"], snapshot["stats"]);
+    assert_eq!(view["view"]["summary"], report["summary"]);
+    assert_eq!(view["view"]["honesty"], snapshot["honesty"]);
+    assert_eq!((view["view"]["iterations"].as_u64(), view["view"]["failures"].as_u64()), (Some(11), Some(0)));
+    assert_eq!(view["view"]["firstPage"]["rows"], snapshot["results"], "11 rows fit the first page");
+    assert!(view["view"].get("results").is_none());
+    // The run page: what never changes once shown comes as the server's HTML, in the reply and once in a served
+    // page (the page's hydration data leaves it empty: the browser keeps the HTML already there).
+    let (status, text) = app.call("runs/page", json!({"id": run}), Some(&cookie)).await;
+    assert_eq!(status, 200, "{text}");
+    let page: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!((page["status"].as_str(), page["progress"]["done"].as_u64()), (Some("completed"), Some(11)));
+    assert_eq!(page["report"]["firstPage"]["rows"], snapshot["results"]);
+    let body = page["report"]["body"].as_str().unwrap();
+    let note = snapshot["honesty"][0].as_str().unwrap();
+    assert!(body.contains(r#"id="stats""#) && body.contains(r#"id="time-slices""#), "{body}");
+    assert!(body.contains(note.split('\'').next().unwrap_or(note)), "the honesty notes: {body}");
+    assert!(page["report"]["header"].as_str().unwrap().contains(r#"id="run-title""#));
+    assert!(page["report"]["scatter"].as_str().unwrap().starts_with("<svg"));
+    let served = common::client()
+        .get(format!("{}/runs/{run}", app.base))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(served.contains(r#"id="stats""#), "the page shows the figures");
+    // However the data were escaped, a second copy would repeat each card's explanation.
+    let cards = body.matches("stat-how").count();
+    assert!(cards >= 5, "{body}");
+    assert_eq!(served.matches("stat-how").count(), cards, "the hydration data does not carry the figures' HTML again");
+    let query = json!({"id": run, "query": {"sort": "ttft", "descending": true, "pageSize": 4, "page": 2}});
+    let (status, text) = app.call("runs/iterations", query, Some(&cookie)).await;
+    assert_eq!(status, 200, "{text}");
+    let page: Value = serde_json::from_str(&text).unwrap();
+    let mut ttfts: Vec<f64> =
+        snapshot["results"].as_array().unwrap().iter().filter_map(|r| r["ttftMs"].as_f64()).collect();
+    ttfts.sort_by(|a, b| b.total_cmp(a));
+    let shown: Vec<f64> = page["rows"].as_array().unwrap().iter().map(|r| r["ttftMs"].as_f64().unwrap()).collect();
+    assert_eq!(
+        (shown, page["pages"].as_u64()),
+        (ttfts[8..].to_vec(), Some(3)),
+        "the third page of four, slowest first"
+    );
+    let (status, text) =
+        app.call("runs/iterations", json!({"id": run, "query": {"sort": "fastest"}}), Some(&cookie)).await;
+    assert_eq!(status, 400, "{text}");
+
+    let (_, list) = app.call("runs/list", json!({}), Some(&cookie)).await;
+    assert_eq!(serde_json::from_str::<Value>(&list).unwrap()[0]["status"], "completed");
+    // Replies travel compressed to clients that accept it.
+    let compressed = common::client()
+        .post(format!("{}/api/runs/view", app.base))
+        .header("cookie", &cookie)
+        .header("accept-encoding", "gzip")
+        .json(&json!({"id": run}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(compressed.headers().get("content-encoding").map(|v| v.as_bytes()), Some(&b"gzip"[..]));
+}
+
+/// How many iterations a scatter SVG draws (each has a TTFT circle; the legend has one more).
+fn drawn_points(svg: &str) -> usize {
+    svg.matches(r#"class="ttft""#).count().saturating_sub(1)
+}
+
+#[tokio::test]
+async fn a_running_runs_page_follows_counters_alone_and_its_scatter_is_drawn_by_the_server() {
+    let app = spawn_app().await;
+    // 40 ms a request, one at a time: the run lasts about two seconds.
+    let sim = sim::spawn_local(SimConfig::fixed_ms(30, 1, 8)).await.unwrap();
+    let (_, cookie) = app.session_for("owner").await;
+    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let run = start(&app, &cookie, plan(&connector, 25, json!({"kind": "closed", "concurrency": 1}))).await;
+
+    // The page's stream: counters in every event, no points, down to the end.
+    let events = common::follow_event_stream(&app, &cookie, &format!("/api/runs/{run}/events?points=false"), 3).await;
+    assert!(events.iter().all(|(_, e)| e["points"] == json!([])), "{events:?}");
+    assert!(events.iter().all(|(_, e)| e["progress"]["done"].is_u64()), "{events:?}");
+
+    // Mid-run, the scatter is of what is stored so far.
+    let (status, text) = app.call("runs/scatter", json!({"id": run}), Some(&cookie)).await;
+    assert_eq!(status, 200, "{text}");
+    let mid: String = serde_json::from_str(&text).unwrap();
+    assert!(mid.starts_with(r#"<svg class="chart scatter""#), "{mid}");
+    let drawn_mid = drawn_points(&mid);
+    assert!(drawn_mid < 51, "drawn before the end: {drawn_mid}");
+
+    let events = common::follow_event_stream(&app, &cookie, &format!("/api/runs/{run}/events?points=false"), 100).await;
+    let (name, last) = events.last().unwrap();
+    assert_eq!((name.as_str(), last["progress"]["done"].as_u64()), ("end", Some(51)));
+    assert_eq!(last["points"], json!([]), "not even the end carries the points");
+    // Once over, it is the report's own scatter, point for point.
+    let (_, text) = app.call("runs/scatter", json!({"id": run}), Some(&cookie)).await;
+    let end: String = serde_json::from_str(&text).unwrap();
+    assert_eq!(drawn_points(&end), 51, "1 warm-up + 2 prompts × 25 iterations");
+    let page = read_run(&app, &cookie, "runs/page", &run).await;
+    assert_eq!(page["report"]["scatter"].as_str(), Some(end.as_str()));
+
+    // A mistyped points option is refused plainly; another workspace gets nothing.
+    let (status, _, text) = app.get(&format!("/api/runs/{run}/events?points=some"), Some(&cookie)).await;
+    assert_eq!(status, 400);
+    assert!(text.contains("points"), "{text}");
+    let (_, other) = app.session_for("other").await;
+    let (status, _) = app.call("runs/scatter", json!({"id": run}), Some(&other)).await;
+    assert_eq!(status, 404);
+}
+
+#[tokio::test]
+async fn failed_requests_are_iterations_with_an_error_class_and_the_run_completes() {
+    let app = spawn_app().await;
+    let sim = sim::spawn_local(SimConfig::fixed_ms(1, 1, 4).with_key(Some("sk-right"))).await.unwrap();
+    let (_, cookie) = app.session_for("owner").await;
+    let connector = connector(&app, &cookie, &sim.base_url(), Some("sk-wrong")).await;
+    let run = start(&app, &cookie, plan(&connector, 2, json!({"kind": "closed", "concurrency": 1}))).await;
+    follow(&app, &cookie, &run).await;
+    let report = report(&app, &cookie, &run).await;
+    assert_eq!(report["run"]["status"], "completed");
+    assert_eq!(report["summary"]["errorRate"], 1.0);
+    assert_eq!(report["snapshot"]["stats"]["total"], Value::Null, "no successful iteration, no percentiles");
+    let error = report["snapshot"]["results"][1]["error"].as_str().unwrap();
+    assert!(error.starts_with("http_401: "), "{error}");
+}
+
+/// A closed loop's first round runs on connections opened before it, as every later round does, and the report says
+/// so (that the requests then go out on those connections: `tests/lab/engine.rs`).
+#[tokio::test]
+async fn a_closed_loop_run_opens_its_connections_before_its_first_request_and_says_so() {
+    let app = spawn_app().await;
+    let sim = sim::spawn_local(SimConfig::fixed_ms(20, 1, 4)).await.unwrap();
+    let (_, cookie) = app.session_for("owner").await;
+    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let run = start(&app, &cookie, plan(&connector, 6, json!({"kind": "closed", "concurrency": 6}))).await;
+    follow(&app, &cookie, &run).await;
+
+    let reply = report(&app, &cookie, &run).await;
+    assert_eq!(reply["run"]["openedAhead"], json!({"asked": 6, "kept": 6, "http2": false}));
+    let results = reply["snapshot"]["results"].as_array().unwrap();
+    assert!(results.iter().all(|r| r["error"].is_null() && r["reconnects"] == 0), "{results:?}");
+    let notes = reply["snapshot"]["honesty"].to_string();
+    assert!(
+        notes.contains("the run's 6 connection(s), one per request in flight, were opened before its first request"),
+        "{notes}"
+    );
+    let stats: Value = reqwest::get(format!("http://{}/sim/stats", sim.addr())).await.unwrap().json().await.unwrap();
+    assert_eq!(stats["completed"], 13, "1 warm-up + 2 prompts × 6 iterations");
+}
+
+#[tokio::test]
+async fn an_open_loop_run_reports_its_schedule_and_latency_from_the_intended_send() {
+    let app = spawn_app().await;
+    let sim = sim::spawn_local(SimConfig::fixed_ms(5, 1, 4)).await.unwrap();
+    let (_, cookie) = app.session_for("owner").await;
+    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let mode = json!({"kind": "open", "ratePerSecond": 100.0, "poisson": true, "maxConcurrency": 4});
+    let run = start(&app, &cookie, plan(&connector, 4, mode)).await;
+    follow(&app, &cookie, &run).await;
+    let report = report(&app, &cookie, &run).await;
+    let honesty = report["snapshot"]["honesty"].to_string();
+    assert!(honesty.contains("open loop at 100 request(s)/s (Poisson arrivals)"), "{honesty}");
+    assert!(honesty.contains("intended send time"), "{honesty}");
+    assert_eq!(report["run"]["openedAhead"], Value::Null, "an open loop's need is not known ahead");
+    assert!(
+        report["summary"]["totalFromIntended"]["p50"].as_f64().unwrap()
+            >= report["summary"]["total"]["p50"].as_f64().unwrap()
+    );
+}
+
+#[tokio::test]
+async fn cancelling_keeps_finished_iterations_and_says_so() {
+    let app = spawn_app().await;
+    let sim = sim::spawn_local(SimConfig::fixed_ms(100, 1, 2)).await.unwrap();
+    let (_, cookie) = app.session_for("owner").await;
+    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let run = start(&app, &cookie, plan(&connector, 200, json!({"kind": "closed", "concurrency": 1}))).await;
+    // Cancelled once two iterations are stored, while the rest (100 ms each, one at a time) are still to come.
+    let stored = || async { report(&app, &cookie, &run).await["snapshot"]["results"].as_array().unwrap().len() };
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    let mut at_cancel = stored().await;
+    while at_cancel < 2 {
+        assert!(tokio::time::Instant::now() < deadline, "no iteration was stored");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        at_cancel = stored().await;
+    }
+    let (status, text) = app.call("runs/cancel", json!({"id": run}), Some(&cookie)).await;
+    assert_eq!((status, text.as_str()), (200, "true"));
+    let events = follow(&app, &cookie, &run).await;
+    assert_eq!(events.last().unwrap().1["progress"]["status"], "cancelled");
+    let report = report(&app, &cookie, &run).await;
+    let kept = report["snapshot"]["results"].as_array().unwrap().len();
+    // Stopped within a few of its 100 ms requests (one at a time), every stored one kept.
+    assert!((at_cancel..at_cancel + 10).contains(&kept), "{at_cancel} stored at the cancel, {kept} kept");
+    assert!(report["snapshot"]["honesty"].to_string().contains(&format!("cancelled after {kept} of 401")));
+    let (_, again) = app.call("runs/cancel", json!({"id": run}), Some(&cookie)).await;
+    assert_eq!(again, "false", "no longer running");
+}
+
+#[tokio::test]
+async fn a_stopping_server_closes_its_running_run_as_interrupted_with_what_finished() {
+    let app = spawn_app().await;
+    let sim = sim::spawn_local(SimConfig::fixed_ms(100, 1, 2)).await.unwrap();
+    let (_, cookie) = app.session_for("owner").await;
+    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let run = start(&app, &cookie, plan(&connector, 200, json!({"kind": "closed", "concurrency": 1}))).await;
+    let stored = || async { report(&app, &cookie, &run).await["snapshot"]["results"].as_array().unwrap().len() };
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while stored().await < 2 {
+        assert!(tokio::time::Instant::now() < deadline, "no iteration was stored");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // What the server does after its last request on SIGTERM.
+    assert_eq!(app.state.runs.stop_all(Duration::from_secs(10)).await, 0, "the run ended within the grace");
+    let report = report(&app, &cookie, &run).await;
+    assert_eq!(report["run"]["status"], "interrupted", "stopped by the server, not cancelled by its user");
+    let kept = report["snapshot"]["results"].as_array().unwrap().len();
+    assert!(kept >= 2, "what finished is kept: {kept}");
+    let honesty = report["snapshot"]["honesty"].to_string();
+    assert!(honesty.contains(&format!("The server stopped during the run; {kept} of 401")), "{honesty}");
+}
+
+#[tokio::test]
+async fn invalid_plans_and_other_workspaces_are_refused() {
+    let app = spawn_app().await;
+    let (_, cookie) = app.session_for("owner").await;
+    let (_, other) = app.session_for("other").await;
+    let connector = connector(&app, &cookie, "http://127.0.0.1:9/v1", None).await;
+    let (status, text) =
+        app.call("runs/start", plan(&connector, 0, json!({"kind": "closed", "concurrency": 1})), Some(&cookie)).await;
+    assert_eq!(status, 400);
+    assert_eq!(serde_json::from_str::<Value>(&text).unwrap()["detail"]["field"], "iterations");
+    let (status, text) =
+        app.call("runs/start", plan(&connector, 1, json!({"kind": "closed", "concurrency": 0})), Some(&cookie)).await;
+    assert_eq!(serde_json::from_str::<Value>(&text).unwrap()["detail"]["field"], "mode.concurrency", "{status} {text}");
+    let (status, text) = app.call("runs/start", plan(&connector, 1, json!({"kind": "sideways"})), Some(&cookie)).await;
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains("mode"), "{text}");
+    let (status, _) =
+        app.call("runs/start", plan(&connector, 1, json!({"kind": "closed", "concurrency": 1})), Some(&other)).await;
+    assert_eq!(status, 404, "another workspace's connector");
+
+    let run = start(&app, &cookie, plan(&connector, 1, json!({"kind": "closed", "concurrency": 1}))).await;
+    for path in ["runs/report", "runs/view", "runs/iterations"] {
+        let (status, _) = app.call(path, json!({"id": run, "query": {}}), Some(&other)).await;
+        assert_eq!(status, 404, "{path} of another workspace's run");
+    }
+    let response = common::client()
+        .get(format!("{}/api/runs/{run}/events", app.base))
+        .header("cookie", &other)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 404);
+    let response = common::client().get(format!("{}/api/runs/{run}/events", app.base)).send().await.unwrap();
+    assert_eq!(response.status(), 401);
+}
+
+#[tokio::test]
+async fn a_run_against_a_flaky_endpoint_completes_and_counts_each_failure() {
+    use latency_guard::sim::Fault;
+    let app = spawn_app().await;
+    let config = SimConfig {
+        fault_rate: 0.5,
+        faults: vec![Fault::RateLimit, Fault::MidStreamError, Fault::Reset, Fault::Truncated],
+        ..SimConfig::fixed(Duration::from_millis(2), Duration::from_millis(1), 6)
+    };
+    let sim = sim::spawn(config, "127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let (_, cookie) = app.session_for("owner").await;
+    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let run = start(&app, &cookie, plan(&connector, 30, json!({"kind": "closed", "concurrency": 4}))).await;
+    follow(&app, &cookie, &run).await;
+    let report = report(&app, &cookie, &run).await;
+    assert_eq!(report["run"]["status"], "completed");
+    let results = report["snapshot"]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 61, "every request is an iteration, failed or not");
+    let codes: std::collections::BTreeSet<String> =
+        results.iter().filter_map(|r| r["error"].as_str()).map(|e| e.split(':').next().unwrap().to_string()).collect();
+    assert!(
+        codes.iter().all(|c| ["http_429", "stream_error", "reset", "truncated"].contains(&c.as_str())),
+        "{codes:?}"
+    );
+    assert!(codes.len() >= 3, "with 61 requests at 50% faults, most kinds show up: {codes:?}");
+    let rate = report["summary"]["errorRate"].as_f64().unwrap();
+    assert!((0.25..0.75).contains(&rate), "error rate {rate}");
+    assert!(report["snapshot"]["stats"]["total"]["p50"].as_f64().is_some(), "successes still get percentiles");
+}
+
+#[tokio::test]
+async fn rate_limited_requests_are_retried_when_asked_and_the_retries_are_reported() {
+    use latency_guard::sim::Fault;
+    let app = spawn_app().await;
+    let config = SimConfig {
+        fault_rate: 0.5,
+        faults: vec![Fault::RateLimit],
+        ..SimConfig::fixed(Duration::from_millis(2), Duration::from_millis(1), 4)
+    };
+    let sim = sim::spawn(config, "127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let (_, cookie) = app.session_for("owner").await;
+    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let mut body = plan(&connector, 10, json!({"kind": "closed", "concurrency": 4}));
+    body["input"]["retries"] = json!(5);
+    let run = start(&app, &cookie, body).await;
+    follow(&app, &cookie, &run).await;
+    let report = report(&app, &cookie, &run).await;
+    let results = report["snapshot"]["results"].as_array().unwrap();
+    let retried = results.iter().filter(|r| r["retries"].as_u64().unwrap() > 0).count();
+    assert!(retried >= 3, "about half of 21 requests hit a 429 at least once: {retried}");
+    let failed = results.iter().filter(|r| !r["error"].is_null()).count();
+    assert!(failed <= 2, "six tries at 50% leave few failures: {failed}");
+    let honesty = report["snapshot"]["honesty"].to_string();
+    assert!(honesty.contains("up to 5 retries after HTTP 429"), "{honesty}");
+    assert!(honesty.contains(&format!("{retried} iteration(s) were retried")), "{honesty}");
+
+    let mut too_many = plan(&connector, 1, json!({"kind": "closed", "concurrency": 1}));
+    too_many["input"]["retries"] = json!(6);
+    let (status, text) = app.call("runs/start", too_many, Some(&cookie)).await;
+    assert_eq!(status, 400);
+    assert_eq!(serde_json::from_str::<Value>(&text).unwrap()["detail"]["field"], "retries");
+}
+
+/// A server that closes each connection after one response while advertising keep-alive (as llama.cpp's does):
+/// a request sent on the pooled connection is lost before any response byte. The engine re-sends it once on a
+/// fresh connection, so a healthy endpoint shows no errors; the report counts the re-sent requests and says how
+/// they were timed. With a fresh connection per request nothing is lost and the notes say set-up is measured.
+#[tokio::test]
+async fn a_server_closing_kept_alive_connections_shows_no_false_errors() {
+    let app = spawn_app().await;
+    let config = SimConfig {
+        close_after_response: true,
+        ..SimConfig::fixed(Duration::from_millis(2), Duration::from_millis(1), 4)
+    };
+    let sim = sim::spawn(config, "127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let (_, cookie) = app.session_for("owner").await;
+    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+
+    let body = plan(&connector, 15, json!({"kind": "closed", "concurrency": 1}));
+    let run = start(&app, &cookie, body.clone()).await;
+    follow(&app, &cookie, &run).await;
+    let reply = report(&app, &cookie, &run).await;
+    let results = reply["snapshot"]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 31);
+    assert!(results.iter().all(|r| r["error"].is_null()), "no false errors: {results:?}");
+    let reconnects: u64 = results.iter().map(|r| r["reconnects"].as_u64().unwrap()).sum();
+    assert!(reconnects >= 10, "every reuse of a closed connection was re-sent: {reconnects}");
+    assert!(results.iter().all(|r| r["retries"] == 0), "not counted as rate-limit retries");
+    let notes = reply["snapshot"]["honesty"].to_string();
+    assert!(notes.contains(&format!("before answering {reconnects} request(s)")), "{notes}");
+    common::assert_report_schema(&reply["snapshot"]);
+
+    let mut fresh = body;
+    fresh["input"]["connections"] = json!("fresh");
+    let run = start(&app, &cookie, fresh).await;
+    follow(&app, &cookie, &run).await;
+    let reply = report(&app, &cookie, &run).await;
+    let results = reply["snapshot"]["results"].as_array().unwrap();
+    assert!(results.iter().all(|r| r["error"].is_null() && r["reconnects"] == 0), "{results:?}");
+    assert!(reply["snapshot"]["honesty"].to_string().contains("a fresh connection per request"));
+    assert_eq!(reply["run"]["plan"]["connections"], "fresh");
+    assert_eq!(reply["run"]["openedAhead"], Value::Null, "set-up is measured on purpose");
+}
+
+/// A long prompt is sent whole but carried once: rows shorten it, so the report reply, the run page and the shared
+/// report stay small however many iterations there are; a prompt over the limit is refused with the field named.
+#[tokio::test]
+async fn a_long_prompt_keeps_reports_pages_and_shared_reports_small() {
+    let app = spawn_app().await;
+    let sim = sim::spawn_local(SimConfig::fixed_ms(0, 1, 2)).await.unwrap();
+    let (_, cookie) = app.session_for("owner").await;
+    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let long = "lorem ipsum ".repeat(8_000); // 96,000 characters
+    let mut body = plan(&connector, 100, json!({"kind": "closed", "concurrency": 4}));
+    body["input"]["prompts"] = json!([long]);
+    let run = start(&app, &cookie, body.clone()).await;
+    follow(&app, &cookie, &run).await;
+
+    let (status, reply) = app.call("runs/report", json!({"id": run}), Some(&cookie)).await;
+    assert_eq!(status, 200);
+    assert!(reply.len() < 1_000_000, "report reply {} bytes for 101 rows of a 96,000-character prompt", reply.len());
+    let report: Value = serde_json::from_str(&reply).unwrap();
+    let row_prompt = report["snapshot"]["results"][0]["prompt"].as_str().unwrap();
+    assert!(row_prompt.ends_with("… [+95000 characters]"), "{}", &row_prompt[row_prompt.len() - 40..]);
+    assert_eq!(report["run"]["plan"]["prompts"][0].as_str().unwrap().len(), long.len(), "the settings keep it whole");
+    assert!(report["snapshot"]["honesty"].to_string().contains("longer than 1000 characters"));
+    let (status, _, page) = app.get(&format!("/runs/{run}"), Some(&cookie)).await;
+    assert_eq!(status, 200);
+    assert!(page.len() < 1_500_000, "run page {} bytes", page.len());
+    let (_, shared) = app.call("reports/share", json!({"id": run}), Some(&cookie)).await;
+    let token = serde_json::from_str::<Value>(&shared).unwrap()["token"].as_str().unwrap().to_string();
+    let public = common::client()
+        .get(format!("{}/api/public/reports/{run}", app.base))
+        .header("x-share-token", token)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(public.len() < 1_000_000, "shared report {} bytes", public.len());
+
+    body["input"]["prompts"] = json!(["x".repeat(100_001)]);
+    let (status, reply) = app.call("runs/start", body, Some(&cookie)).await;
+    assert_eq!(status, 400, "{reply}");
+    assert!(reply.contains("prompts[0]") && reply.contains("at most 100000"), "{reply}");
+}
+
+/// TPOT, ITL and the first output against an endpoint whose pace is known: 4 ms between tokens, 16 tokens, TTFT
+/// 20 ms. Each row carries them, the stats hold their percentiles (ITL pooled, ±1 %), and the notes define them;
+/// they survive the database (the report is read back), and the CSV keeps exactly its columns.
+#[tokio::test]
+async fn tpot_and_itl_come_out_at_the_endpoints_known_pace() {
+    let app = spawn_app().await;
+    let sim = sim::spawn_local(SimConfig::fixed_ms(20, 4, 16)).await.unwrap();
+    let (_, cookie) = app.session_for("owner").await;
+    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let run = start(&app, &cookie, plan(&connector, 5, json!({"kind": "closed", "concurrency": 2}))).await;
+    follow(&app, &cookie, &run).await;
+    let report = report(&app, &cookie, &run).await;
+    let stats = &report["snapshot"]["stats"];
+    let near = |v: &Value, want: f64, slack: f64| {
+        let got = v.as_f64().unwrap();
+        assert!((got - want).abs() <= slack, "{got} vs {want} ± {slack}");
+    };
+    // The scheduler adds a little to each gap; it never makes one shorter.
+    near(&stats["tpot"]["p50"], 4.0, 1.5);
+    near(&stats["itl"]["p50"], 4.0, 1.5);
+    assert!(stats["itl"]["p99"].as_f64().unwrap() >= stats["itl"]["p50"].as_f64().unwrap());
+    assert_eq!(stats["firstOutput"], stats["ttft"], "no reasoning: the first output is the first answer token");
+    for row in report["snapshot"]["results"].as_array().unwrap() {
+        near(&row["tpotMs"], 4.0, 2.0);
+        near(&row["itlMs"], 4.0, 2.0);
+        assert!(row["maxItlMs"].as_f64().unwrap() >= row["itlMs"].as_f64().unwrap());
+        assert_eq!(row["firstOutputMs"], row["ttftMs"]);
+    }
+    let notes = report["snapshot"]["honesty"].to_string();
+    assert!(
+        notes.contains("TPOT (time per output token) = (last output chunk − first output chunk) / (tokensOut − 1)"),
+        "{notes}"
+    );
+    assert!(notes.contains("pooled over all tokens of all successful requests"), "{notes}");
+    common::assert_report_schema(&report["snapshot"]);
+    let csv = latency_guard::export::export(
+        &serde_json::from_value(report["snapshot"].clone()).unwrap(),
+        latency_guard::export::ExportFormat::Csv,
+    );
+    assert_eq!(
+        csv.lines().next().unwrap(),
+        "report_id,agent,connector_model,prompt,iteration,ttft_ms,total_ms,tokens_in,tokens_out,cost_usd,error"
+    );
+}
+
+/// Objectives carried by a run: each request judged (rows say `good`), goodput beside the raw rates, each
+/// objective's outcome with its margin, the notes saying how; a bad objective is refused with its field.
+#[tokio::test]
+async fn a_run_with_objectives_reports_goodput_and_each_objectives_outcome() {
+    let app = spawn_app().await;
+    let sim = sim::spawn_local(SimConfig::fixed_ms(20, 2, 8)).await.unwrap();
+    let (_, cookie) = app.session_for("owner").await;
+    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let mut body = plan(&connector, 4, json!({"kind": "closed", "concurrency": 2}));
+    body["input"]["slos"] = json!(["ttft_ms<=5000", "total_ms<=1", "ttft_p95_ms<=5000", "tpot_p50_ms<=0.5"]);
+    let run = start(&app, &cookie, body.clone()).await;
+    follow(&app, &cookie, &run).await;
+    let report = report(&app, &cookie, &run).await;
+    let g = &report["snapshot"]["stats"]["goodput"];
+    // Nothing finishes within 1 ms: no request is good, yet every one met the generous TTFT bound.
+    assert_eq!((g["measured"].as_u64(), g["good"].as_u64(), g["goodFraction"].as_f64()), (Some(8), Some(0), Some(0.0)));
+    assert_eq!(g["objectives"][0]["metFraction"], 1.0);
+    assert_eq!(
+        (g["objectives"][1]["met"].as_bool(), g["objectives"][1]["metFraction"].as_f64()),
+        (Some(false), Some(0.0))
+    );
+    let p95 = &g["objectives"][2];
+    assert_eq!(p95["met"], true);
+    let ttft_p95 = report["snapshot"]["stats"]["ttft"]["p95"].as_f64().unwrap();
+    assert!((p95["measuredMs"].as_f64().unwrap() - ttft_p95).abs() < 1e-9, "judged on the reported percentile");
+    assert!((p95["marginMs"].as_f64().unwrap() - (5000.0 - ttft_p95)).abs() < 1e-9);
+    assert_eq!(g["objectives"][3]["met"], false, "TPOT is about 2 ms, not 0.5");
+    assert!(g["requestsPerSec"].as_f64().unwrap() > 0.0 && g["goodRequestsPerSec"] == 0.0);
+    let rows = report["snapshot"]["results"].as_array().unwrap();
+    assert!(rows.iter().filter(|r| !r["warmup"].as_bool().unwrap()).all(|r| r["good"] == false));
+    assert!(rows.iter().filter(|r| r["warmup"].as_bool().unwrap()).all(|r| r.get("good").is_none()));
+    assert_eq!(report["run"]["plan"]["slos"][2], "ttft_p95_ms<=5000", "the plan keeps them as written");
+    assert!(report["snapshot"]["honesty"]
+        .to_string()
+        .contains("A request is good when it succeeded and met every per-request objective"));
+    common::assert_report_schema(&report["snapshot"]);
+
+    body["input"]["slos"] = json!(["ttft_ms<=500", "latency_p99<=3"]);
+    let (status, text) = app.call("runs/start", body, Some(&cookie)).await;
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains(r#""field":"slos[1]""#), "{text}");
+}
+
+/// A time limit through the API: an open loop of 20 req/s for up to 10,000 iterations stops sending 1 s after its
+/// first measured send; the run completes, its plan keeps the limit and its report says how it was cut.
+#[tokio::test]
+async fn a_time_limited_run_stops_sending_at_its_limit_and_completes() {
+    let app = spawn_app().await;
+    let sim = sim::spawn_local(SimConfig::fixed_ms(10, 1, 4)).await.unwrap();
+    let (_, cookie) = app.session_for("owner").await;
+    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let mut body =
+        plan(&connector, 10_000, json!({"kind": "open", "ratePerSecond": 20.0, "poisson": false, "maxConcurrency": 8}));
+    body["input"]["durationS"] = json!(1.0);
+    let run = start(&app, &cookie, body.clone()).await;
+    let events = follow(&app, &cookie, &run).await;
+    assert_eq!(events.last().unwrap().1["progress"]["status"], "completed");
+    let report = report(&app, &cookie, &run).await;
+    assert_eq!(report["run"]["plan"]["durationMs"], 1000);
+    let measured = report["summary"]["measured"].as_u64().unwrap();
+    // Sends every 50 ms from the warm-up at 0: the measured ones at 50, 100, …, 1,000 ms — the one due exactly at
+    // the limit may go or not.
+    assert!((19..=21).contains(&measured), "{measured} measured");
+    let notes = report["snapshot"]["honesty"].as_array().unwrap();
+    let note = notes.iter().filter_map(Value::as_str).find(|n| n.starts_with("Time limit")).unwrap();
+    assert!(note.contains(&format!("{measured} of at most 20000 measured requests were sent")), "{note}");
+
+    body["input"]["durationS"] = json!(0.2);
+    let (status, text) = app.call("runs/start", body, Some(&cookie)).await;
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains("durationS") && text.contains("between 1 and 86400 seconds"), "{text}");
+}
+
+/// The export buttons' compact form (`runs/export`) reads back as exactly the snapshot `runs/report` gives, in
+/// fewer bytes.
+#[tokio::test]
+async fn the_compact_export_form_is_the_same_snapshot_in_fewer_bytes() {
+    let app = spawn_app().await;
+    let sim = sim::spawn_local(SimConfig::fixed_ms(1, 1, 4)).await.unwrap();
+    let (_, cookie) = app.session_for("owner").await;
+    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let run = start(&app, &cookie, plan(&connector, 200, json!({"kind": "closed", "concurrency": 8}))).await;
+    follow(&app, &cookie, &run).await;
+    let (status, keyed) = app.call("runs/report", json!({"id": run}), Some(&cookie)).await;
+    assert_eq!(status, 200, "{keyed}");
+    let (status, compact) = app.call("runs/export", json!({"id": run}), Some(&cookie)).await;
+    assert_eq!(status, 200, "{compact}");
+    let keyed: latency_guard::api::runs::RunReport = serde_json::from_str(&keyed).unwrap();
+    let read: latency_guard::report::CompactSnapshot = serde_json::from_str(&compact).unwrap();
+    assert_eq!(read.version, latency_guard::report::COMPACT_VERSION);
+    assert_eq!(read.into_snapshot().unwrap(), keyed.snapshot);
+    let rows = serde_json::to_string(&keyed.snapshot).unwrap().len();
+    assert!(compact.len() * 2 < rows, "compact {} bytes, keyed {rows}", compact.len());
+}
+
+async fn run_view(app: &TestApp, cookie: &str, run: &str) -> Value {
+    read_run(app, cookie, "runs/view", run).await
+}
+
+#[tokio::test]
+async fn a_finished_runs_report_view_and_export_are_built_once_and_follow_a_rename() {
+    common::on_both(|app| async move {
+        let sim = sim::spawn_local(SimConfig::fixed_ms(100, 1, 8)).await.unwrap();
+        let (_, cookie) = app.session_for("owner").await;
+        let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+        let run = start(&app, &cookie, plan(&connector, 4, json!({"kind": "closed", "concurrency": 1}))).await;
+
+        // While the run goes, its view is built on every visit and never kept: it changes.
+        let running = run_view(&app, &cookie, &run).await;
+        assert_eq!(running["run"]["status"], "running");
+        assert!(app.state.report_views.is_empty());
+
+        follow(&app, &cookie, &run).await;
+        let first = run_view(&app, &cookie, &run).await;
+        assert_eq!(first["run"]["status"], "completed");
+        assert_eq!(first["view"]["iterations"], 9, "1 warm-up + 2 prompts × 4 iterations");
+        assert_eq!(app.state.report_views.len(), 1, "a finished run's view is kept");
+        assert_eq!(run_view(&app, &cookie, &run).await, first, "the kept view is the one built from the store");
+        let exported = read_run_text(&app, &cookie, "runs/export", &run).await;
+        assert!(app.state.export_snapshots.bytes() >= exported.len(), "the encoded snapshot is kept");
+        assert_eq!(read_run_text(&app, &cookie, "runs/export", &run).await, exported, "sent again as encoded");
+
+        // A rename is seen at once: the kept view was built from the run as it was.
+        let (status, text) =
+            app.call("runs/rename", json!({"id": run, "title": "After the rename"}), Some(&cookie)).await;
+        assert_eq!(status, 200, "{text}");
+        let renamed = run_view(&app, &cookie, &run).await;
+        assert_eq!(renamed["run"]["title"], "After the rename");
+        assert_eq!(renamed["view"]["report"]["title"], "After the rename");
+        assert_eq!(renamed["view"]["stats"], first["view"]["stats"]);
+        assert_eq!(app.state.report_views.len(), 1);
+        let renamed_export = read_run(&app, &cookie, "runs/export", &run).await;
+        let first_export: Value = serde_json::from_str(&exported).unwrap();
+        assert_eq!(renamed_export["head"]["report"]["title"], "After the rename");
+        assert_eq!(renamed_export["results"], first_export["results"]);
+
+        // A deleted run's view is not served from what was kept.
+        let (status, text) = app.call("runs/delete", json!({"id": run}), Some(&cookie)).await;
+        assert_eq!(status, 200, "{text}");
+        assert_eq!(app.call("runs/view", json!({"id": run}), Some(&cookie)).await.0, 404);
+    })
+    .await;
+}
+
+/// A shared server's quota: a wallet's workspace runs at most `workspace-max-running-runs` at once (the next start
+/// is refused, naming the setting, until one ends); the install owner's is not limited.
+#[tokio::test]
+async fn a_wallets_workspace_runs_no_more_at_once_than_the_quota_and_the_owners_is_not_limited() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = latency_guard::config::sqlite_url(&dir.path().join("app.db"));
+    let app = common::spawn_app_on(&url, |s| s.workspace_quota.max_running_runs = 1).await;
+    let slow = sim::spawn_local(SimConfig::fixed_ms(2_000, 1, 4)).await.unwrap();
+    let wallet = latency_guard::auth::wallet_identity("0x1563915e194D8CfBA1943570603F7606A3115508");
+    for (owner, second_start) in [(wallet.as_str(), 400), (latency_guard::store::LOCAL_OWNER, 200)] {
+        let (_, cookie) = app.session_for(owner).await;
+        let made = json!({"input": {"name": "slow", "baseUrl": slow.base_url(), "model": "m"}});
+        let (_, connector) = app.call("connectors/create", made, Some(&cookie)).await;
+        let connector = serde_json::from_str::<Value>(&connector).unwrap()["id"].clone();
+        let plan = json!({"input": {"connectorId": connector, "agent": {"name": "bot", "tokenBudget": 4},
+                                    "prompts": ["a"], "iterations": 1, "mode": {"kind": "closed", "concurrency": 1}}});
+        let (status, first) = app.call("runs/start", plan.clone(), Some(&cookie)).await;
+        assert_eq!(status, 200, "{first}");
+        let (status, second) = app.call("runs/start", plan.clone(), Some(&cookie)).await;
+        assert_eq!(status, second_start, "{owner}: {second}");
+        if status == 400 {
+            assert!(second.contains("workspace-max-running-runs"), "{second}");
+        }
+        for run in
+            [&first, &second].into_iter().filter_map(|r| serde_json::from_str::<Value>(r).ok()?.get("id").cloned())
+        {
+            app.call("runs/cancel", json!({"id": run}), Some(&cookie)).await;
+        }
+    }
+    slow.stop();
+}

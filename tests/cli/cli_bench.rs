@@ -1,0 +1,261 @@
+//! `latency-guard bench` as a CI pipeline runs it: the real binary against the simulator on loopback.
+#![cfg(feature = "ssr")]
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a failing test should panic loudly")]
+
+use crate::common;
+
+use latency_guard::sim::{self, SimConfig};
+use serde_json::Value;
+use std::time::Duration;
+
+async fn bench(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    common::cli(&[&["bench"], args].concat(), env).await
+}
+
+#[tokio::test]
+async fn prints_a_summary_writes_the_snapshot_and_passes() {
+    let config = SimConfig {
+        ttft: latency_guard::sim::Delay::Fixed(Duration::from_millis(10)),
+        itl: latency_guard::sim::Delay::Fixed(Duration::from_millis(1)),
+        tokens: 8,
+        api_key: Some("sk-cli".into()),
+        ..Default::default()
+    };
+    let sim = sim::spawn(config, "127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report.json");
+    let (base, out_path) = (sim.base_url(), out.to_str().unwrap().to_string());
+    let args = [
+        "--base-url",
+        &base,
+        "--model",
+        "sim-model",
+        "--api-key-env",
+        "LG_TEST_KEY",
+        "--prompt",
+        "hello",
+        "--prompt",
+        "bye",
+        "-n",
+        "3",
+        "-c",
+        "2",
+        "--warmup",
+        "1",
+        "--out",
+        &out_path,
+    ];
+    // A token kept in the environment for runs on a server does not stop a run here.
+    let env = [("LG_TEST_KEY", "sk-cli"), ("LATENCY_GUARD_TOKEN", "lgt_kept_for_remote_runs")];
+    let (code, stdout, stderr) = bench(&args, &env).await;
+    assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(stdout.contains("6 measured (6 ok, 0 failed)"), "{stdout}");
+    assert!(stdout.lines().any(|l| l.starts_with("TTFT ms") && l.contains("p99")), "{stdout}");
+    assert!(stdout.lines().any(|l| l.starts_with("TPOT ms") && l.contains("p50")), "{stdout}");
+    assert!(stdout.lines().any(|l| l.starts_with("ITL ms") && l.contains("p95")), "{stdout}");
+
+    // Objectives: met ones pass; a missed one fails the pipeline and says which.
+    let with = |slo: &'static str| [&args[..], &["--slo", "ttft_p95_ms<=60000", "--slo", slo]].concat();
+    let (code, stdout, stderr) = bench(&with("total_ms<=60000"), &[("LG_TEST_KEY", "sk-cli")]).await;
+    assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(stdout.contains("(100.0% good)") && stdout.contains("objective      ttft_p95_ms<=60000 met"), "{stdout}");
+    let (code, stdout, stderr) = bench(&with("total_ms<=1"), &[("LG_TEST_KEY", "sk-cli")]).await;
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("total_ms<=1 MISSED"), "{stdout}");
+    assert!(stderr.contains("objective(s) missed: total_ms<=1"), "{stderr}");
+    assert!(stderr.contains("7/7 done"), "progress on stderr: {stderr}");
+    assert!(!stdout.contains("sk-cli") && !stderr.contains("sk-cli"));
+    let snapshot: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let keys: Vec<&str> = snapshot.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys, ["agent", "connector", "honesty", "report", "results", "stats"]);
+    assert_eq!(snapshot["results"].as_array().unwrap().len(), 7);
+    common::assert_report_schema(&snapshot);
+    assert!(!snapshot.to_string().contains("sk-cli"), "the snapshot never carries the key");
+}
+
+#[tokio::test]
+async fn fails_the_pipeline_when_requests_fail_and_explains_bad_options() {
+    let config = SimConfig {
+        api_key: Some("sk-right".into()),
+        ttft: latency_guard::sim::Delay::Fixed(Duration::ZERO),
+        itl: latency_guard::sim::Delay::Fixed(Duration::ZERO),
+        tokens: 2,
+        ..Default::default()
+    };
+    let sim = sim::spawn(config, "127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let base = sim.base_url();
+    let (code, stdout, stderr) = bench(&["--base-url", &base, "--model", "m", "--prompt", "x", "-n", "2"], &[]).await;
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(stdout.contains("error rate     100.00%"), "{stdout}");
+    assert!(stderr.contains("above --max-error-rate"), "{stderr}");
+
+    let cases: [(&[&str], &str); 5] = [
+        (&["--base-url", "ftp://x", "--model", "m", "--prompt", "x"], "--base-url"),
+        // A rate so low that no request would ever be sent: a CI gate must not pass on it.
+        (
+            &["--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--prompt", "x", "--rate", "1e-300"],
+            "mode.ratePerSecond",
+        ),
+        (
+            &["--base-url", "http://127.0.0.1:9/v1?api_key=sk-1", "--model", "m", "--prompt", "x"],
+            "looks like a credential",
+        ),
+        (&["--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--prompt", "x", "-c", "0"], "mode.concurrency"),
+        (
+            &[
+                "--base-url",
+                "http://127.0.0.1:9/v1",
+                "--model",
+                "m",
+                "--prompt",
+                "x",
+                "--api-key-env",
+                "LG_UNSET_VAR_XYZ",
+            ],
+            "LG_UNSET_VAR_XYZ is not set",
+        ),
+    ];
+    for (args, needle) in cases {
+        let (code, _, stderr) = bench(args, &[]).await;
+        assert_ne!(code, 0, "{args:?}");
+        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+    }
+}
+
+#[tokio::test]
+async fn benchmarks_a_stored_connector_with_its_key_and_prices() {
+    use latency_guard::config::{sqlite_url, Secret};
+    use latency_guard::model::ConnectorInput;
+    use latency_guard::secrets::SecretBox;
+    let config = SimConfig {
+        api_key: Some("sk-stored".into()),
+        ..SimConfig::fixed(Duration::from_millis(2), Duration::ZERO, 4)
+    };
+    let sim = sim::spawn(config, "127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let url = sqlite_url(&dir.path().join("app.db"));
+    let secret_hex = "ab".repeat(32);
+    let store = latency_guard::store::Store::connect(&url).await.unwrap();
+    let (ws, _) = store.ensure_workspace("local:owner", "w", 1).await.unwrap();
+    let input = ConnectorInput {
+        name: "stored".into(),
+        base_url: sim.base_url(),
+        model: "sim-model".into(),
+        api_key: Some("sk-stored".into()),
+        input_price_per_mtok: Some(1.0),
+        output_price_per_mtok: Some(2.0),
+        ..Default::default()
+    };
+    let sealer = SecretBox::new(&Secret::from_text(&secret_hex).unwrap());
+    let connector = store.create_connector(ws.id, &input.validate().unwrap(), false, &sealer, 1).await.unwrap();
+    store.close().await;
+
+    let out = dir.path().join("r.json");
+    let (id, out_path) = (connector.id.to_string(), out.to_str().unwrap().to_string());
+    let env = [
+        ("DATABASE_URL", url.as_str()),
+        ("LATENCY_GUARD_SECRET", secret_hex.as_str()),
+        ("LATENCY_GUARD_DEMO_SIMULATOR", "false"),
+    ];
+    let (code, stdout, stderr) =
+        bench(&["--connector", &id, "--prompt", "hello", "-n", "2", "--out", &out_path], &env).await;
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let snapshot: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(snapshot["connector"]["model"], "sim-model");
+    assert_eq!(snapshot["results"][0]["error"], Value::Null, "the stored key was used");
+    assert!(snapshot["results"][0]["costUsd"].as_f64().unwrap() > 0.0, "the stored prices were used");
+
+    let (code, _, stderr) = bench(&["--connector", &uuid::Uuid::new_v4().to_string(), "--prompt", "x"], &env).await;
+    assert_ne!(code, 0);
+    assert!(stderr.contains("not found"), "{stderr}");
+}
+
+/// `--repeat`: three runs, each in a line, then every figure over the repetitions (mean, 95 % interval, CV) and
+/// `--out` holding the summary and each run's snapshot.
+#[tokio::test]
+async fn repeats_a_run_and_reports_figures_over_the_repetitions() {
+    let config = SimConfig {
+        ttft: latency_guard::sim::Delay::Fixed(Duration::from_millis(5)),
+        itl: latency_guard::sim::Delay::Fixed(Duration::from_millis(1)),
+        tokens: 6,
+        ..Default::default()
+    };
+    let sim = sim::spawn(config, "127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("repeated.json");
+    let (base, out_path) = (sim.base_url(), out.to_str().unwrap().to_string());
+    let args = ["--base-url", &base, "--model", "m", "--prompt", "hi", "-n", "8", "--repeat", "3", "--pause", "0.05"];
+    let (code, stdout, stderr) =
+        bench(&[&args[..], &["--slo", "ttft_p95_ms<=60000", "--out", &out_path]].concat(), &[]).await;
+    assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(stderr.contains("repetition 3/3"), "{stderr}");
+    assert_eq!(stdout.lines().filter(|l| l.starts_with("repetition ")).count(), 3, "{stdout}");
+    let line = stdout.lines().find(|l| l.starts_with("ttftP50Ms")).unwrap();
+    assert!(line.contains(" to ") && line.contains('%'), "mean, interval and CV: {line}");
+    assert!(stdout.contains("note: 3 repetitions."), "{stdout}");
+
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let runs = written["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 3);
+    let ttft = &written["repeated"]["figures"]["ttftP50Ms"];
+    let values: Vec<f64> = ttft["values"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+    let per_run: Vec<f64> = runs.iter().map(|r| r["stats"]["ttft"]["p50"].as_f64().unwrap()).collect();
+    assert_eq!(values, per_run, "one value per repetition, its own run's p50");
+    let mean = ttft["mean"].as_f64().unwrap();
+    assert!((mean - values.iter().sum::<f64>() / 3.0).abs() < 1e-9);
+    assert!(ttft["ciLow"].as_f64().unwrap() <= mean && mean <= ttft["ciHigh"].as_f64().unwrap());
+    assert!(mean > 5.0 && mean < 40.0, "the simulator's 5 ms and the client's overhead: {mean}");
+    assert_eq!(written["repeated"]["figures"]["goodFraction"]["mean"], 1.0);
+    assert!(written["repeated"]["agreement"]["ttft"]["pValue"].is_number());
+    for run in runs {
+        common::assert_report_schema(run);
+    }
+
+    // A repetition that fails the pipeline fails the command, and says which.
+    let (code, _, stderr) = bench(&[&args[..], &["--slo", "ttft_p95_ms<=1"]].concat(), &[]).await;
+    assert_eq!(code, 1);
+    assert!(stderr.contains("repetition 1: objective(s) missed: ttft_p95_ms<=1"), "{stderr}");
+}
+
+/// `--duration`: without -n the time decides how many requests go; the report says how the run was cut, and
+/// the limit is counted from the first measured send (the warm-ups before it do not use it up).
+#[tokio::test]
+async fn a_time_limit_stops_sending_and_the_report_says_so() {
+    let config = SimConfig {
+        ttft: latency_guard::sim::Delay::Fixed(Duration::from_millis(20)),
+        itl: latency_guard::sim::Delay::Fixed(Duration::from_millis(1)),
+        tokens: 5,
+        ..Default::default()
+    };
+    let sim = sim::spawn(config, "127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("limited.json");
+    let base = sim.base_url();
+    let args = ["--base-url", &base, "--model", "m", "--prompt", "hi", "-c", "2", "--warmup", "2", "--duration", "1"];
+    let started = std::time::Instant::now();
+    let (code, stdout, stderr) = bench(&[&args[..], &["--out", out.to_str().unwrap()]].concat(), &[]).await;
+    assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(started.elapsed() < Duration::from_secs(10), "one second of sends, not a million requests");
+    assert!(stderr.contains("s of 1s"), "progress counts the time: {stderr}");
+    let snapshot: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let results = snapshot["results"].as_array().unwrap();
+    let measured: Vec<&Value> = results.iter().filter(|r| r["warmup"] == false).collect();
+    // ~25 ms a request, 2 in flight: about 80 in a second; the machine may be slower, never faster.
+    assert!((10..=90).contains(&measured.len()), "{} measured", measured.len());
+    // The limit is between the instants sends were due: the send itself trails that by its recorded schedule lag.
+    // Both figures are whole microseconds, so the comparison is in microseconds too.
+    let micros = |ms: &Value| (ms.as_f64().unwrap() * 1_000.0).round() as i64;
+    let due: Vec<i64> = measured.iter().map(|r| micros(&r["sentAtMs"]) - micros(&r["scheduleLagMs"])).collect();
+    let (first, last) = (due.iter().min().unwrap(), due.iter().max().unwrap());
+    assert!(last - first <= 1_000_000, "nothing due after the limit was sent: {} µs", last - first);
+    let note =
+        snapshot["honesty"].as_array().unwrap().iter().find_map(|n| n.as_str().filter(|n| n.starts_with("Time limit")));
+    let note = note.unwrap_or_else(|| panic!("no time-limit note: {}", snapshot["honesty"]));
+    assert!(note.contains("due once 1 s had passed since the first measured one was due"), "{note}");
+    assert!(note.contains(&format!("{} of at most 1000000 measured requests were sent", measured.len())), "{note}");
+
+    let (code, _, stderr) =
+        bench(&["--base-url", &base, "--model", "m", "--prompt", "hi", "--duration", "0.5"], &[]).await;
+    assert_ne!(code, 0, "{stderr}");
+    assert!(stderr.contains("durationS: must be between 1 and 86400 seconds"), "{stderr}");
+}

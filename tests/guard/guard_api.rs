@@ -1,0 +1,205 @@
+//! Guard's API over real HTTP: sets and schedules with their validation, the signing secret shown once, the
+//! cost estimate, pinning a baseline, Run now, the alert feed with acknowledgement, and workspace isolation.
+#![cfg(feature = "ssr")]
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a failing test should panic loudly")]
+
+use crate::common::{follow_events, spawn_app, spawn_app_with_demo, TestApp};
+use serde_json::{json, Value};
+
+async fn ok(app: &TestApp, cookie: &str, path: &str, body: Value) -> Value {
+    let (status, text) = app.call(path, body, Some(cookie)).await;
+    assert_eq!(status, 200, "{path}: {text}");
+    serde_json::from_str(&text).unwrap()
+}
+
+fn set_input(prompts: &[&str]) -> Value {
+    json!({"name": "Checkout", "prompts": prompts.iter().map(|p| json!({"text": p})).collect::<Vec<_>>(), "maxTokens": 8})
+}
+
+fn schedule_input(set: &str, connector: &str, webhook: Option<&str>) -> Value {
+    json!({"name": "Checkout p95", "setId": set, "connectorId": connector, "cadence": "15m", "notify": {"webhookUrl": webhook},
+           "thresholds": [{"metric": "p95_ms", "op": "pct_increase", "value": 20}]})
+}
+
+#[tokio::test]
+async fn every_guard_function_needs_a_session() {
+    let app = spawn_app().await;
+    let id = uuid::Uuid::new_v4().to_string();
+    for (path, body) in [
+        ("guard/sets/list", json!({})),
+        ("guard/sets/save", json!({"id": null, "input": set_input(&["a"])})),
+        ("guard/sets/delete", json!({"id": id})),
+        ("guard/schedules/list", json!({})),
+        ("guard/schedules/save", json!({"id": null, "input": schedule_input(&id, &id, None)})),
+        ("guard/schedules/get", json!({"id": id})),
+        ("guard/schedules/page", json!({"id": id})),
+        ("guard/schedules/choices", json!({})),
+        ("guard/schedules/enable", json!({"id": id, "enabled": false})),
+        ("guard/schedules/delete", json!({"id": id})),
+        ("guard/schedules/run", json!({"id": id})),
+        ("guard/schedules/test-webhook", json!({"id": id})),
+        ("guard/estimate", json!({"set": id, "connector": id, "cadence": "15m"})),
+        ("guard/baselines/pin", json!({"schedule": id, "run": id})),
+        ("guard/alerts/list", json!({})),
+        ("guard/alerts/count", json!({})),
+        ("guard/alerts/ack", json!({"id": id})),
+        ("guard/alerts/ack-all", json!({})),
+    ] {
+        assert_eq!(app.call(path, body, None).await.0, 401, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn a_schedule_from_set_to_acknowledged_alert_through_the_api() {
+    let app = spawn_app_with_demo().await;
+    let (ws, cookie) = app.session_for(latency_guard::store::LOCAL_OWNER).await;
+    let (_, stranger) = app.session_for("someone-else").await;
+    let demo = app.state.store.list_connectors(ws).await.unwrap().remove(0).id.to_string();
+
+    // Sets: bad input names its field; a good one is stored.
+    let (status, text) =
+        app.call("guard/sets/save", json!({"id": null, "input": set_input(&["ok", " "])}), Some(&cookie)).await;
+    assert_eq!(status, 400, "{text}");
+    assert_eq!(serde_json::from_str::<Value>(&text).unwrap()["detail"]["field"], "prompts.1");
+    let set =
+        ok(&app, &cookie, "guard/sets/save", json!({"id": null, "input": set_input(&["a", "b", "c", "d", "e"])})).await;
+    let set_id = set["id"].as_str().unwrap().to_string();
+
+    // The form's pickers: the set with its prompt count, the connector with its model, and no e-mail here (no SMTP
+    // server, no contact address); only what the pickers show.
+    let choices = ok(&app, &cookie, "guard/schedules/choices", json!({})).await;
+    // Five one-character prompts, no system prompt, 8 tokens each at most.
+    let volume = json!({"requests": 5, "inputTokens": 5.0, "outputTokens": 40.0});
+    assert_eq!(choices["sets"], json!([{"id": set_id, "name": "Checkout", "volume": volume}]));
+    assert_eq!(choices["connectors"][0]["id"], demo.as_str());
+    assert_eq!(
+        choices["connectors"][0].as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["id", "inputPricePerMtok", "model", "name", "outputPricePerMtok"]
+    );
+    assert_eq!(choices["mail"], json!({"enabled": false, "ownerContact": null}));
+
+    // The estimate: 5 prompts every 15 minutes is 480 requests a day (the demo connector has no prices).
+    let estimate =
+        ok(&app, &cookie, "guard/estimate", json!({"set": set_id, "connector": demo, "cadence": "15m"})).await;
+    assert_eq!((estimate["requestsPerDay"].as_f64(), estimate["usdPerDay"].clone()), (Some(480.0), Value::Null));
+
+    // A schedule: its signing secret comes back once, never again.
+    let (status, text) =
+        app.call("guard/schedules/save", json!({"id": null, "input": {"name": "x"}}), Some(&cookie)).await;
+    assert_eq!(status, 400, "{text}");
+    let saved = ok(
+        &app,
+        &cookie,
+        "guard/schedules/save",
+        json!({"id": null, "input": schedule_input(&set_id, &demo, Some("http://127.0.0.1:9/hook"))}),
+    )
+    .await;
+    let secret = saved["webhookSecret"].as_str().unwrap().to_string();
+    assert!(secret.starts_with("whsec_"));
+    let schedule_id = saved["schedule"]["id"].as_str().unwrap().to_string();
+    let detail = ok(&app, &cookie, "guard/schedules/get", json!({"id": schedule_id})).await;
+    assert!(!detail.to_string().contains(&secret), "the secret is shown once");
+    assert_eq!(detail["baseline"], Value::Null);
+    assert_eq!(detail["schedule"]["enabled"], true);
+    let list = ok(&app, &cookie, "guard/schedules/list", json!({})).await;
+    assert!(!list.to_string().contains(&secret));
+    let (status, text) = app.call("guard/sets/delete", json!({"id": set_id}), Some(&cookie)).await;
+    assert_eq!(status, 400);
+    assert!(text.contains("Checkout p95"), "names the schedule that runs it: {text}");
+
+    // A baseline run on the same connector, pinned through the API, with what makes it a weaker baseline.
+    let plan = json!({"input": {"connectorId": demo, "agent": {"name": "bot", "tokenBudget": 8}, "prompts": ["a", "b", "c", "d", "e"],
+                                "iterations": 2, "mode": {"kind": "closed", "concurrency": 1}}});
+    let run = ok(&app, &cookie, "runs/start", plan).await["id"].as_str().unwrap().to_string();
+    follow_events(&app, &cookie, &run, usize::MAX).await;
+    let pinned = ok(&app, &cookie, "guard/baselines/pin", json!({"schedule": schedule_id, "run": run})).await;
+    assert_eq!(pinned["baseline"]["n"], 10);
+    let warnings = pinned["warnings"].to_string();
+    assert!(
+        warnings.contains("streamed") && warnings.contains("temperature") && warnings.contains("30 or more"),
+        "{warnings}"
+    );
+    let detail = ok(&app, &cookie, "guard/schedules/get", json!({"id": schedule_id})).await;
+    assert_eq!(detail["baseline"]["runId"], run.as_str());
+    assert_eq!(detail["pinnableRuns"][0]["id"], run.as_str());
+    // Re-pinning replaces the baseline in force and keeps the earlier one in the history.
+    ok(&app, &cookie, "guard/baselines/pin", json!({"schedule": schedule_id, "run": run})).await;
+    let detail = ok(&app, &cookie, "guard/schedules/get", json!({"id": schedule_id})).await;
+    assert_eq!(detail["earlierBaselines"].as_array().unwrap().len(), 1);
+    assert_eq!(detail["earlierBaselines"][0]["runId"], run.as_str());
+
+    // Run now against the same endpoint: compared, and the feed and badge say what it decided.
+    let outcome = ok(&app, &cookie, "guard/schedules/run", json!({"id": schedule_id})).await;
+    assert!(["healthy", "breached"].contains(&outcome["status"].as_str().unwrap()), "{outcome}");
+    assert!(outcome["pValue"].is_number());
+    let detail = ok(&app, &cookie, "guard/schedules/get", json!({"id": schedule_id})).await;
+    assert_eq!(detail["evaluations"][0]["trigger"], "run_now");
+    assert_eq!(detail["evaluations"][0]["decision"]["n"], json!([10, 5]));
+    assert!(detail["historySvg"].as_str().unwrap().contains("baseline-band"));
+    // The page shows the same, rendered by the server: the chart, the evaluation and the baselines, and the runs
+    // to pin as choices.
+    let page = ok(&app, &cookie, "guard/schedules/page", json!({"id": schedule_id})).await;
+    let history = page["history"].as_str().unwrap();
+    assert!(history.contains("baseline-band") && history.contains(r#"id="evaluations""#), "{history}");
+    assert!(history.contains(&format!(r#"href="/runs/{}""#, detail["evaluations"][0]["runId"].as_str().unwrap())));
+    assert!(page["baselines"].as_str().unwrap().contains("1 earlier baseline(s)"), "{page}");
+    assert!(page["pinnableChoices"].as_str().unwrap().contains(&format!(r#"value="{run}""#)));
+    assert_eq!(
+        (&page["firstPinnable"], &page["schedule"]["id"]),
+        (&detail["pinnableRuns"][0]["id"], &json!(schedule_id))
+    );
+    assert!(page["header"].as_str().unwrap().contains(r#"id="schedule-title""#));
+
+    // The endpoint slows down threefold: Run now breaches the p95 threshold, the feed and the badge show one open
+    // alert, and only a person closes it — once.
+    let slow = latency_guard::sim::spawn_local(latency_guard::sim::SimConfig::fixed_ms(600, 15, 64)).await.unwrap();
+    let repoint =
+        json!({"id": demo, "input": {"name": "Demo (simulated)", "baseUrl": slow.base_url(), "model": "sim-model"}});
+    ok(&app, &cookie, "connectors/update", repoint).await;
+    let breached = ok(&app, &cookie, "guard/schedules/run", json!({"id": schedule_id})).await;
+    assert_eq!(breached["status"], "breached", "{breached}");
+    assert_eq!(ok(&app, &cookie, "guard/alerts/count", json!({})).await, json!(1));
+    let feed = ok(&app, &cookie, "guard/alerts/list", json!({})).await;
+    let alert = feed[0]["id"].as_str().unwrap().to_string();
+    assert_eq!(
+        (feed[0]["breach"]["metric"].as_str(), feed[0]["acknowledged"].as_bool()),
+        (Some("p95_ms"), Some(false))
+    );
+    assert_eq!(ok(&app, &cookie, "guard/alerts/ack", json!({"id": alert})).await, json!(true));
+    assert_eq!(ok(&app, &cookie, "guard/alerts/ack", json!({"id": alert})).await, json!(false), "already acknowledged");
+    assert_eq!(ok(&app, &cookie, "guard/alerts/count", json!({})).await, json!(0));
+    assert_eq!(ok(&app, &cookie, "guard/alerts/ack-all", json!({})).await, json!(0));
+    let feed = ok(&app, &cookie, "guard/alerts/list", json!({})).await;
+    assert_eq!((feed[0]["id"].as_str(), feed[0]["acknowledged"].as_bool()), (Some(alert.as_str()), Some(true)));
+    slow.stop();
+
+    // Another workspace sees none of it.
+    for (path, body) in [
+        ("guard/schedules/get", json!({"id": schedule_id})),
+        ("guard/schedules/page", json!({"id": schedule_id})),
+        ("guard/schedules/run", json!({"id": schedule_id})),
+        ("guard/schedules/enable", json!({"id": schedule_id, "enabled": false})),
+        ("guard/schedules/delete", json!({"id": schedule_id})),
+        ("guard/sets/delete", json!({"id": set_id})),
+        ("guard/baselines/pin", json!({"schedule": schedule_id, "run": run})),
+    ] {
+        assert_eq!(app.call(path, body, Some(&stranger)).await.0, 404, "{path}");
+    }
+    assert_eq!(ok(&app, &stranger, "guard/schedules/list", json!({})).await, json!([]));
+    assert_eq!(ok(&app, &stranger, "guard/alerts/count", json!({})).await, json!(0));
+
+    // Pause, resume, and a test message to a loopback receiver that is not allow-listed: refused, and said so.
+    assert_eq!(
+        ok(&app, &cookie, "guard/schedules/enable", json!({"id": schedule_id, "enabled": false})).await["enabled"],
+        false
+    );
+    assert_eq!(
+        ok(&app, &cookie, "guard/schedules/enable", json!({"id": schedule_id, "enabled": true})).await["enabled"],
+        true
+    );
+    let test = ok(&app, &cookie, "guard/schedules/test-webhook", json!({"id": schedule_id})).await;
+    assert_eq!(test["attempts"], 1);
+    assert!(test["lastError"].as_str().unwrap().starts_with("refused: 127.0.0.1"), "{test}");
+    ok(&app, &cookie, "guard/schedules/delete", json!({"id": schedule_id})).await;
+    ok(&app, &cookie, "guard/sets/delete", json!({"id": set_id})).await;
+}

@@ -1,0 +1,181 @@
+//! Webhook delivery from the outbox to a real HTTP receiver on loopback (allow-listed): the exact body with a
+//! valid Standard Webhooks signature; a receiver that is down gets the message on a later attempt; private
+//! receivers not on the allow-list are refused; Discord URLs get `content`.
+#![cfg(feature = "ssr")]
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a failing test should panic loudly")]
+
+use crate::common::guard_rig::{simulator, Rig, MINUTE};
+use crate::common::TestDb;
+use axum::http::HeaderMap;
+use base64::Engine as _;
+use hmac::Mac;
+use latency_guard::clock::Clock;
+use latency_guard::model::{Cadence, EvaluationStatus};
+use latency_guard::notify::WebhookSender;
+use latency_guard::outbound::{AddressPolicy, AllowRules, SystemLookup, Trust};
+use serde_json::Value;
+use std::sync::{Arc, Mutex};
+
+type Received = Arc<Mutex<Vec<(HeaderMap, String)>>>;
+
+/// A receiver on `port` recording each request; answers 204.
+async fn receiver(listener: tokio::net::TcpListener) -> Received {
+    let received: Received = Arc::default();
+    let store = received.clone();
+    let app = axum::Router::new().route(
+        "/hook",
+        axum::routing::post(move |headers: HeaderMap, body: String| {
+            let store = store.clone();
+            async move {
+                store.lock().unwrap().push((headers, body));
+                axum::http::StatusCode::NO_CONTENT
+            }
+        }),
+    );
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    received
+}
+
+fn verify(secret: &str, id: &str, timestamp: &str, body: &str, signature: &str) -> bool {
+    let engine = base64::engine::general_purpose::STANDARD;
+    let key = engine.decode(secret.trim_start_matches("whsec_")).unwrap();
+    let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(&key).unwrap();
+    mac.update(format!("{id}.{timestamp}.{body}").as_bytes());
+    signature == format!("v1,{}", engine.encode(mac.finalize().into_bytes()))
+}
+
+async fn a_slow_endpoint_alerts_a_receiver_that_was_down_until_a_retry(db: &TestDb) {
+    let rig = Rig::new(&db.store, 25).await;
+    let (fast, slow) = (simulator(20).await, simulator(120).await);
+    let connector = rig.connector(&fast.base_url()).await;
+    let set = rig.set(4).await;
+    // The receiver's port, closed for now: the first delivery attempt is refused.
+    let port = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap().local_addr().unwrap().port();
+    let url = format!("http://127.0.0.1:{port}/hook");
+    let schedule = rig.schedule_notifying("checkout", &set, connector, Cadence::Hourly, true, Some(&url), None).await;
+    rig.pin(&set, connector).await;
+    rig.repoint(connector, &slow.base_url()).await;
+    let outcome = rig.guard.tick().await.unwrap().ran.remove(0);
+    assert_eq!(outcome.status, EvaluationStatus::Breached, "{outcome:?}");
+    let sender =
+        WebhookSender::new(rig.store.clone(), rig.sealer.clone(), rig.clock.clone(), webhook_policy("127.0.0.1"));
+
+    assert_eq!(sender.deliver_due().await.unwrap(), 0);
+    let log = rig.store.list_webhook_deliveries(rig.ws, schedule.id, 10).await.unwrap();
+    assert_eq!((log.len(), log[0].attempts, log[0].delivered_at_ms), (1, 1, None));
+    assert!(log[0].last_error.as_deref().unwrap().contains("no response"), "{:?}", log[0].last_error);
+    assert_eq!(log[0].next_attempt_at_ms, rig.clock.now_ms() + 30_000, "retried after 30 s");
+    assert_eq!(sender.deliver_due().await.unwrap(), 0, "not due again yet");
+
+    let received = receiver(tokio::net::TcpListener::bind(("127.0.0.1", port)).await.unwrap()).await;
+    rig.clock.advance(30_000);
+    assert_eq!(sender.deliver_due().await.unwrap(), 1);
+    let log = rig.store.list_webhook_deliveries(rig.ws, schedule.id, 10).await.unwrap();
+    assert_eq!((log[0].attempts, log[0].delivered_at_ms), (2, Some(rig.clock.now_ms())));
+    assert_eq!(sender.deliver_due().await.unwrap(), 0, "delivered once");
+
+    let (headers, body) = received.lock().unwrap().remove(0);
+    let header = |name: &str| headers[name].to_str().unwrap().to_string();
+    assert_eq!(header("content-type"), "application/json");
+    assert_eq!(header("webhook-id"), log[0].id);
+    assert_eq!(header("webhook-timestamp"), (rig.clock.now_ms() / 1_000).to_string());
+    assert_eq!(body, rig.store.webhook_body(rig.ws, &log[0].id).await.unwrap(), "the exact stored body");
+    let secret = rig.store.schedule_webhook_secret(rig.ws, schedule.id, &rig.sealer).await.unwrap();
+    assert!(verify(&secret, &log[0].id, &header("webhook-timestamp"), &body, &header("webhook-signature")));
+    assert!(!verify(
+        &secret,
+        &log[0].id,
+        &header("webhook-timestamp"),
+        &body.replace("p95_ms", "p50_ms"),
+        &header("webhook-signature")
+    ));
+    let json: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        (json["type"].as_str(), json["scheduleName"].as_str()),
+        (Some("latency_guard.guard.alert"), Some("checkout"))
+    );
+    assert_eq!(json["scheduleId"], schedule.id.to_string());
+    assert_eq!(json["benchmarkSetId"], set.id.to_string());
+    assert_eq!(json["breaches"][0]["metric"], "p95_ms");
+    assert_eq!(json["breaches"][0]["pValue"].as_f64(), outcome.p_value);
+    assert_eq!(json["runUrl"], format!("http://lg.test/guard/sets#set-{}", set.id), "the benchmark set in the app");
+    assert_eq!(json["reportUrl"], format!("http://lg.test/runs/{}", outcome.run_id.unwrap()));
+    let text = json["text"].as_str().unwrap();
+    assert!(text.starts_with("🚨 latency-guard alert [warn] checkout\np95_ms +"), "{text}");
+
+    // The same receiver, not allow-listed: refused before any request leaves.
+    let strict = WebhookSender::new(rig.store.clone(), rig.sealer.clone(), rig.clock.clone(), webhook_policy(""));
+    rig.store.queue_test_webhook(rig.ws, schedule.id, &url, "msg_test", "{}", rig.clock.now_ms()).await.unwrap();
+    assert!(!strict.deliver_now(rig.ws, "msg_test").await.unwrap());
+    let test_message = rig.store.list_webhook_deliveries(rig.ws, schedule.id, 10).await.unwrap().remove(0);
+    assert_eq!(test_message.id, "msg_test");
+    assert!(
+        test_message.last_error.as_deref().unwrap().starts_with("refused: 127.0.0.1 is a loopback address"),
+        "{:?}",
+        test_message.last_error
+    );
+    assert!(received.lock().unwrap().is_empty(), "nothing reached the receiver");
+    fast.stop();
+    slow.stop();
+}
+
+async fn discord_urls_get_content_instead_of_text(db: &TestDb) {
+    let rig = Rig::new(&db.store, 25).await;
+    let (fast, slow) = (simulator(20).await, simulator(120).await);
+    let connector = rig.connector(&fast.base_url()).await;
+    let set = rig.set(4).await;
+    let discord = "https://discord.com/api/webhooks/123/token";
+    let schedule = rig.schedule_notifying("discord", &set, connector, Cadence::Hourly, true, Some(discord), None).await;
+    rig.pin(&set, connector).await;
+    rig.repoint(connector, &slow.base_url()).await;
+    rig.clock.advance(MINUTE);
+    assert_eq!(rig.guard.tick().await.unwrap().ran[0].status, EvaluationStatus::Breached);
+    let message = rig.store.list_webhook_deliveries(rig.ws, schedule.id, 10).await.unwrap().remove(0);
+    let body: Value = serde_json::from_str(&rig.store.webhook_body(rig.ws, &message.id).await.unwrap()).unwrap();
+    assert!(body.get("text").is_none());
+    assert!(body["content"].as_str().unwrap().starts_with("🚨 latency-guard alert [warn] discord\n"));
+    fast.stop();
+    slow.stop();
+}
+
+/// A deliverer killed while sending (kill -9 holding the lease): nobody sends the message during the lease, and
+/// once it ends any deliverer sends it. Delivery is at least once; nothing is lost.
+async fn a_message_leased_by_a_deliverer_that_died_is_sent_after_the_lease(db: &TestDb) {
+    let rig = Rig::new(&db.store, 25).await;
+    let (fast, slow) = (simulator(20).await, simulator(120).await);
+    let connector = rig.connector(&fast.base_url()).await;
+    let set = rig.set(4).await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://127.0.0.1:{}/hook", listener.local_addr().unwrap().port());
+    let received = receiver(listener).await;
+    let schedule = rig.schedule_notifying("checkout", &set, connector, Cadence::Hourly, true, Some(&url), None).await;
+    rig.pin(&set, connector).await;
+    rig.repoint(connector, &slow.base_url()).await;
+    assert_eq!(rig.guard.tick().await.unwrap().ran[0].status, EvaluationStatus::Breached);
+
+    // The dead deliverer: it leased the message, then never recorded an attempt.
+    let leased = rig.store.lease_due_webhooks(rig.clock.now_ms(), 60_000, 50).await.unwrap();
+    assert_eq!(leased.len(), 1);
+    let sender =
+        WebhookSender::new(rig.store.clone(), rig.sealer.clone(), rig.clock.clone(), webhook_policy("127.0.0.1"));
+    assert_eq!(sender.deliver_due().await.unwrap(), 0, "held by the lease");
+    rig.clock.advance(60_000);
+    assert_eq!(sender.deliver_due().await.unwrap(), 1, "sent once the lease ended");
+    assert_eq!(received.lock().unwrap().len(), 1);
+    let log = rig.store.list_webhook_deliveries(rig.ws, schedule.id, 10).await.unwrap();
+    assert_eq!((log[0].attempts, log[0].delivered_at_ms), (1, Some(rig.clock.now_ms())));
+    fast.stop();
+    slow.stop();
+}
+
+both_backends!(
+    a_slow_endpoint_alerts_a_receiver_that_was_down_until_a_retry,
+    discord_urls_get_content_instead_of_text,
+    a_message_leased_by_a_deliverer_that_died_is_sent_after_the_lease,
+);
+
+/// The webhook address policy the server builds from `webhook-allow`.
+fn webhook_policy(allow: &str) -> AddressPolicy {
+    let rules = AllowRules::parse("webhook-allow", allow).unwrap();
+    AddressPolicy::new(rules, Trust::Owners(std::sync::Arc::default()), std::sync::Arc::new(SystemLookup))
+}
