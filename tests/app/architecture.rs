@@ -36,6 +36,25 @@ const BELOW_THE_EDGE: &[&str] = &[
 /// What a module below the edge must not name.
 const EDGE_ONLY: &[&str] = &["axum", "crate::state", "crate::server", "crate::api", "crate::ui"];
 
+/// The layers of `docs/ARCHITECTURE.md` in full, bottom first: a module imports only modules of layers below its
+/// own. A new top-level module needs a place here.
+const LAYERS: &[&[&str]] = &[
+    &["wire", "clock", "outbound", "sim"],
+    &["model"],
+    &["stats", "error", "rate_limit"],
+    &["charts", "config", "engine"],
+    &["report", "secrets"],
+    &["export", "capacity", "store", "speclab"],
+    &["fragments", "jobs", "auth", "targets", "notify"],
+    &["runs"],
+    &["guard"],
+    &["state"],
+    &["api"],
+    &["ui"],
+    &["server"],
+    &["cli"],
+];
+
 /// A source file: its module path (`["guard", "tick"]`) and its text without the unit-test module.
 struct Source {
     module: Vec<String>,
@@ -227,4 +246,45 @@ fn the_map_reader_sees_names_and_skips_continuation_lines() {
     let doc = "x\n## Where each module lives\n\n```\nsrc/a      one\n           still a\nsrc/b.rs   two\ntests/     three\n```\n";
     let expected: BTreeSet<String> = ["src/a", "src/b.rs", "tests"].iter().map(|s| s.to_string()).collect();
     assert_eq!(mapped_paths(doc), expected);
+}
+
+/// The top-level modules without a layer, and the imports that do not point down the layers (`from -> to`).
+fn layer_violations(sources: &[Source]) -> (Vec<String>, Vec<String>) {
+    let layer_of = |module: &str| LAYERS.iter().position(|layer| layer.contains(&module));
+    let modules: BTreeSet<String> = sources.iter().filter_map(|s| s.module.first().cloned()).collect();
+    let unplaced = modules.iter().filter(|m| layer_of(m).is_none()).cloned().collect();
+    let mut upward = Vec::new();
+    for (from, targets) in graph(sources, 1) {
+        let Some(own) = layer_of(&from) else { continue };
+        for to in targets.iter().filter(|t| layer_of(t).is_some_and(|theirs| theirs >= own)) {
+            upward.push(format!("{from} -> {to}"));
+        }
+    }
+    (unplaced, upward)
+}
+
+#[test]
+fn every_import_points_down_the_written_layers_and_every_module_has_one() {
+    let (unplaced, upward) = layer_violations(&sources());
+    assert!(unplaced.is_empty(), "top-level modules without a layer in LAYERS: {unplaced:?}");
+    assert!(upward.is_empty(), "imports that do not point down the layers (docs/ARCHITECTURE.md): {upward:?}");
+}
+
+#[test]
+fn the_layer_check_finds_an_upward_import_and_an_unplaced_module() {
+    let code = |module: &[&str], text: &str| Source {
+        module: module.iter().map(|m| (*m).to_string()).collect(),
+        path: PathBuf::from(module.join("/")),
+        code: text.to_string(),
+    };
+    let tree = [
+        code(&["model", "run"], "use crate::store::Store;"),
+        code(&["store", "runs"], "use crate::model::RunId;"),
+        code(&["novel"], "use crate::model::RunId;"),
+        code(&["engine", "measure"], "use crate::outbound::Reach;"),
+        code(&["outbound"], ""),
+    ];
+    let (unplaced, upward) = layer_violations(&tree);
+    assert_eq!(unplaced, ["novel"]);
+    assert_eq!(upward, ["model -> store"], "store -> model and engine -> outbound point down");
 }
