@@ -29,24 +29,10 @@ pub enum TokenScope {
     Admin,
 }
 
+// Narrowest first, as the enum declares them (`covers` compares in that order).
+spelled!(TokenScope { Read => "read", Run => "run", Admin => "admin" });
+
 impl TokenScope {
-    /// Every scope, narrowest first.
-    pub const ALL: [TokenScope; 3] = [Self::Read, Self::Run, Self::Admin];
-
-    /// Its name on the wire and in the database.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Read => "read",
-            Self::Run => "run",
-            Self::Admin => "admin",
-        }
-    }
-
-    /// The scope a stored name reads as.
-    pub fn parse(text: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|s| s.as_str() == text)
-    }
-
     /// Whether a token of this scope may do what `needed` allows.
     pub fn covers(self, needed: TokenScope) -> bool {
         self >= needed

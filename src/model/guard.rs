@@ -28,10 +28,9 @@ pub enum Cadence {
     Weekly,
 }
 
-impl Cadence {
-    /// Every cadence, shortest first.
-    pub const ALL: [Cadence; 4] = [Cadence::FifteenMinutes, Cadence::Hourly, Cadence::Daily, Cadence::Weekly];
+spelled!(Cadence { FifteenMinutes => "15m", Hourly => "hourly", Daily => "daily", Weekly => "weekly" });
 
+impl Cadence {
     /// The time between two runs, ms.
     pub fn period_ms(self) -> i64 {
         const MINUTE: i64 = 60_000;
@@ -46,21 +45,6 @@ impl Cadence {
     /// Runs per day (a weekly schedule runs 1/7 times a day).
     pub fn runs_per_day(self) -> f64 {
         86_400_000.0 / self.period_ms() as f64
-    }
-
-    /// `15m`, `hourly`, `daily` or `weekly`, as stored and sent.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Cadence::FifteenMinutes => "15m",
-            Cadence::Hourly => "hourly",
-            Cadence::Daily => "daily",
-            Cadence::Weekly => "weekly",
-        }
-    }
-
-    /// The cadence spelled `text`.
-    pub fn parse(text: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|c| c.as_str() == text)
     }
 }
 
@@ -81,17 +65,6 @@ pub enum Metric {
 }
 
 impl Metric {
-    /// `p95_ms`, …, as stored and sent.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Metric::P95Ms => "p95_ms",
-            Metric::MeanMs => "mean_ms",
-            Metric::TokS => "tok_s",
-            Metric::CostUsd => "cost_usd",
-            Metric::ErrorRate => "error_rate",
-        }
-    }
-
     /// Whether the figure is made of the run's total times, so Welch's test on them speaks to it.
     pub fn is_latency(self) -> bool {
         matches!(self, Metric::P95Ms | Metric::MeanMs | Metric::TokS)
@@ -109,6 +82,8 @@ impl Metric {
     }
 }
 
+spelled!(Metric { P95Ms => "p95_ms", MeanMs => "mean_ms", TokS => "tok_s", CostUsd => "cost_usd", ErrorRate => "error_rate" });
+
 /// How a threshold compares the observed figure with the baseline's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -121,16 +96,7 @@ pub enum Op {
     AbsIncrease,
 }
 
-impl Op {
-    /// `pct_increase`, …, as stored and sent.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Op::PctIncrease => "pct_increase",
-            Op::PctDecrease => "pct_decrease",
-            Op::AbsIncrease => "abs_increase",
-        }
-    }
-}
+spelled!(Op { PctIncrease => "pct_increase", PctDecrease => "pct_decrease", AbsIncrease => "abs_increase" });
 
 /// How loud an alert is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -143,15 +109,7 @@ pub enum Severity {
     Critical,
 }
 
-impl Severity {
-    /// `warn` or `critical`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Warn => "warn",
-            Severity::Critical => "critical",
-        }
-    }
-}
+spelled!(Severity { Warn => "warn", Critical => "critical" });
 
 /// One rule of a schedule.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

@@ -493,25 +493,13 @@ pub enum RunStatus {
     Failed,
 }
 
-impl RunStatus {
-    /// The stored spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Running => "running",
-            Self::Completed => "completed",
-            Self::Cancelled => "cancelled",
-            Self::Interrupted => "interrupted",
-            Self::Failed => "failed",
-        }
-    }
-
-    /// Parses the stored spelling.
-    pub fn parse(text: &str) -> Option<Self> {
-        [Self::Running, Self::Completed, Self::Cancelled, Self::Interrupted, Self::Failed]
-            .into_iter()
-            .find(|s| s.as_str() == text)
-    }
-}
+spelled!(RunStatus {
+    Running => "running",
+    Completed => "completed",
+    Cancelled => "cancelled",
+    Interrupted => "interrupted",
+    Failed => "failed",
+});
 
 /// A run as pages and API replies show it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

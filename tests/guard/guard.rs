@@ -19,7 +19,7 @@ async fn due_paused_and_cadences(db: &TestDb) {
     let connector = rig.connector(&sim.base_url()).await;
     let set = rig.set(2).await;
     let mut schedules = Vec::new();
-    for cadence in Cadence::ALL {
+    for &cadence in Cadence::ALL {
         schedules.push(rig.schedule(cadence.as_str(), &set, connector, cadence, true).await);
         rig.clock.advance(1);
     }

@@ -167,7 +167,7 @@ fn TargetFields(
                 {connector_options}
             </select></label>
             <label>"Every"<select id="schedule-cadence" on:change=move |ev| if let Some(c) = Cadence::parse(&event_target_value(&ev)) { cadence.set(c) }>
-                {Cadence::ALL.into_iter().map(|c| view! { <option value=c.as_str() selected=c == first_cadence>{c.as_str()}</option> }).collect_view()}
+                {Cadence::ALL.iter().copied().map(|c| view! { <option value=c.as_str() selected=c == first_cadence>{c.as_str()}</option> }).collect_view()}
             </select></label>
         </div>
         {move || few_prompts().map(|n| view! { <p class="warning" id="few-prompts">{format!("This set has {n} prompt(s); at least {ADVISED_MIN_PROMPTS} are advised: Welch's test with so few requests rarely finds anything significant.")}</p> })}
