@@ -56,6 +56,19 @@ async fn report(app: &TestApp, cookie: &str, run: &str) -> Value {
     read_run(app, cookie, "runs/report", run).await
 }
 
+/// Waits until a running run has stored at least `n` iterations; returns how many it had then.
+async fn stored_at_least(app: &TestApp, cookie: &str, run: &str, n: usize) -> usize {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let stored = report(app, cookie, run).await["snapshot"]["results"].as_array().unwrap().len();
+        if stored >= n {
+            return stored;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{stored} of {n} iterations stored after 30 s");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 #[tokio::test]
 async fn a_closed_loop_run_streams_progress_and_ends_in_a_report_with_honest_notes() {
     let app = spawn_app().await;
@@ -294,14 +307,7 @@ async fn cancelling_keeps_finished_iterations_and_says_so() {
     let connector = connector(&app, &cookie, &sim.base_url(), None).await;
     let run = start(&app, &cookie, plan(&connector, 200, json!({"kind": "closed", "concurrency": 1}))).await;
     // Cancelled once two iterations are stored, while the rest (100 ms each, one at a time) are still to come.
-    let stored = || async { report(&app, &cookie, &run).await["snapshot"]["results"].as_array().unwrap().len() };
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    let mut at_cancel = stored().await;
-    while at_cancel < 2 {
-        assert!(tokio::time::Instant::now() < deadline, "no iteration was stored");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-        at_cancel = stored().await;
-    }
+    let at_cancel = stored_at_least(&app, &cookie, &run, 2).await;
     let (status, text) = app.call("runs/cancel", json!({"id": run}), Some(&cookie)).await;
     assert_eq!((status, text.as_str()), (200, "true"));
     let events = follow(&app, &cookie, &run).await;
@@ -322,12 +328,7 @@ async fn a_stopping_server_closes_its_running_run_as_interrupted_with_what_finis
     let (_, cookie) = app.session_for("owner").await;
     let connector = connector(&app, &cookie, &sim.base_url(), None).await;
     let run = start(&app, &cookie, plan(&connector, 200, json!({"kind": "closed", "concurrency": 1}))).await;
-    let stored = || async { report(&app, &cookie, &run).await["snapshot"]["results"].as_array().unwrap().len() };
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    while stored().await < 2 {
-        assert!(tokio::time::Instant::now() < deadline, "no iteration was stored");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    stored_at_least(&app, &cookie, &run, 2).await;
     // What the server does after its last request on SIGTERM.
     assert_eq!(app.state.runs.stop_all(Duration::from_secs(10)).await, 0, "the run ended within the grace");
     let report = report(&app, &cookie, &run).await;
