@@ -13,7 +13,7 @@ use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 use crate::model::WorkspaceId;
-use crate::store::StoreError;
+use crate::store::{JobTable, Store, StoreError};
 
 /// Heartbeats a job's driver may miss before the job counts as orphaned.
 pub const MISSED_HEARTBEATS: u32 = 6;
@@ -23,22 +23,18 @@ pub fn orphaned_before(now_ms: i64, heartbeat: Duration) -> i64 {
     now_ms.saturating_sub(i64::try_from((heartbeat * MISSED_HEARTBEATS).as_millis()).unwrap_or(i64::MAX))
 }
 
-/// The database side of one kind of job.
-pub trait JobRecords: Send + Sync {
-    /// The job's id.
-    type Id: Copy + Eq + Hash + std::fmt::Display + Send + Sync + 'static;
+/// The database side of one kind of job, whose ids are `Id`: the store for every kind (its tables), a table in
+/// memory for this module's tests.
+pub trait JobRecords<Id>: Send + Sync {
     /// What the log calls these jobs ("runs").
     const KIND: &'static str;
 
     /// Renews the heartbeat of the running jobs `owner` drives; returns those a cancel was asked of elsewhere.
-    fn heartbeat(&self, owner: &str, now_ms: i64) -> impl Future<Output = Result<Vec<Self::Id>, StoreError>> + Send;
+    fn heartbeat(&self, owner: &str, now_ms: i64) -> impl Future<Output = Result<Vec<Id>, StoreError>> + Send;
 
-    /// Asks the driver of a running job of `workspace` to stop it; `false` when it is not running.
-    fn request_cancel(
-        &self,
-        workspace: WorkspaceId,
-        id: Self::Id,
-    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+    /// Asks the driver of a running job of `workspace` to stop it; `false` when it is not running, `NotFound`
+    /// when the workspace has no such job.
+    fn request_cancel(&self, workspace: WorkspaceId, id: Id) -> impl Future<Output = Result<bool, StoreError>> + Send;
 
     /// Marks interrupted the running jobs whose last heartbeat is older than `silent_since_ms`; how many.
     fn interrupt_orphaned(
@@ -46,6 +42,71 @@ pub trait JobRecords: Send + Sync {
         silent_since_ms: i64,
         now_ms: i64,
     ) -> impl Future<Output = Result<u64, StoreError>> + Send;
+}
+
+impl<J: JobTable> JobRecords<J> for Store {
+    const KIND: &'static str = J::TABLE;
+
+    async fn heartbeat(&self, owner: &str, now_ms: i64) -> Result<Vec<J>, StoreError> {
+        self.heartbeat_jobs(owner, now_ms).await
+    }
+
+    async fn request_cancel(&self, workspace: WorkspaceId, id: J) -> Result<bool, StoreError> {
+        self.request_job_cancel(workspace, id).await
+    }
+
+    async fn interrupt_orphaned(&self, silent_since_ms: i64, now_ms: i64) -> Result<u64, StoreError> {
+        self.interrupt_orphaned_jobs::<J>(silent_since_ms, now_ms).await
+    }
+}
+
+/// A manager of one kind of job, as the rest of the server sees it: it gives its [`LiveJobs`], its store and the
+/// time; cancelling, the upkeep loop and stopping at shutdown are the same for every kind and come from here.
+pub trait JobOwner: Send + Sync {
+    /// The job's id, which names its table.
+    type Id: JobTable + Eq + Hash;
+    /// What the kind keeps of each job driven here (a run's live updates).
+    type Kept: Send + Sync;
+
+    /// The jobs this process drives.
+    fn live_jobs(&self) -> &LiveJobs<Self::Id, Self::Kept>;
+    /// Where the jobs are recorded.
+    fn store(&self) -> &Store;
+    /// Now, unix ms, by the manager's clock.
+    fn now_ms(&self) -> i64;
+
+    /// Asks a running job of `workspace` to stop (what it measured is kept): at once when this process drives it,
+    /// otherwise through the database, so its driver stops it at its next heartbeat. `false` when it is not
+    /// running.
+    fn cancel(&self, workspace: WorkspaceId, id: Self::Id) -> impl Future<Output = Result<bool, StoreError>> + Send {
+        self.live_jobs().cancel(self.store(), workspace, id)
+    }
+
+    /// One upkeep round ([`LiveJobs::upkeep`]) now.
+    fn maintain_once(&self, heartbeat: Duration) -> impl Future<Output = ()> + Send {
+        self.live_jobs().upkeep(self.store(), heartbeat, self.now_ms())
+    }
+
+    /// An upkeep round every `heartbeat` (a late one is not made up) until the process ends.
+    fn maintain(self, heartbeat: Duration) -> impl Future<Output = ()> + Send
+    where
+        Self: Sized,
+    {
+        async move {
+            let mut ticks = tokio::time::interval(heartbeat);
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                ticks.tick().await;
+                self.maintain_once(heartbeat).await;
+            }
+        }
+    }
+
+    /// Stops the jobs this process drives as it stops ([`LiveJobs::stop_all`]): they end as interrupted with what
+    /// they measured stored. Returns how many had not ended within `grace`.
+    fn stop_all(&self, grace: Duration) -> impl Future<Output = usize> + Send {
+        self.live_jobs().stop_all(grace)
+    }
 }
 
 /// A job driven here: whose it is, how to stop it, and what else its kind keeps (a run's live updates).
@@ -153,7 +214,7 @@ impl<Id: Copy + Eq + Hash + std::fmt::Display, T> LiveJobs<Id, T> {
 
     /// Asks a running job of `workspace` to stop: at once when it is driven here, otherwise through the database.
     /// `false` when it is not running.
-    pub async fn cancel<R: JobRecords<Id = Id>>(
+    pub async fn cancel<R: JobRecords<Id>>(
         &self,
         records: &R,
         workspace: WorkspaceId,
@@ -171,7 +232,7 @@ impl<Id: Copy + Eq + Hash + std::fmt::Display, T> LiveJobs<Id, T> {
 
     /// One upkeep round at `now_ms`: renews the heartbeat of the jobs driven here, stops those cancelled through
     /// another process, and marks interrupted the jobs of processes silent for [`MISSED_HEARTBEATS`] heartbeats.
-    pub async fn upkeep<R: JobRecords<Id = Id>>(&self, records: &R, heartbeat: Duration, now_ms: i64) {
+    pub async fn upkeep<R: JobRecords<Id>>(&self, records: &R, heartbeat: Duration, now_ms: i64) {
         match records.heartbeat(&self.instance, now_ms).await {
             Ok(cancelled) => {
                 let live = self.lock();
@@ -238,8 +299,7 @@ mod tests {
         }
     }
 
-    impl JobRecords for Table {
-        type Id = u32;
+    impl JobRecords<u32> for Table {
         const KIND: &'static str = "tests";
 
         async fn heartbeat(&self, owner: &str, now_ms: i64) -> Result<Vec<u32>, StoreError> {
@@ -256,8 +316,9 @@ mod tests {
 
         async fn request_cancel(&self, workspace: WorkspaceId, id: u32) -> Result<bool, StoreError> {
             let mut rows = self.rows.lock().unwrap();
-            let row = rows.get_mut(&id).filter(|row| row.workspace == workspace && row.running);
-            Ok(row.map(|row| row.cancel_requested = true).is_some())
+            let row = rows.get_mut(&id).filter(|row| row.workspace == workspace).ok_or(StoreError::NotFound)?;
+            row.cancel_requested |= row.running;
+            Ok(row.running)
         }
 
         async fn interrupt_orphaned(&self, silent_since_ms: i64, _now_ms: i64) -> Result<u64, StoreError> {
@@ -281,7 +342,10 @@ mod tests {
         let job = there.drive(7, mine, ());
         table.insert(7, Row::running(mine, there.instance()));
 
-        assert!(!here.cancel(&table, theirs, 7).await.unwrap(), "another workspace's job is not running for it");
+        assert!(
+            matches!(here.cancel(&table, theirs, 7).await, Err(StoreError::NotFound)),
+            "another workspace's job is not found"
+        );
         assert!(here.cancel(&table, mine, 7).await.unwrap(), "asked through the database");
         assert!(!job.cancel.is_cancelled(), "the driver has not looked yet");
         there.upkeep(&table, HEARTBEAT, 1_000).await;

@@ -113,6 +113,22 @@ impl ServerHtml {
     }
 }
 
+/// The page of a job with a live report (an A/B test, a sweep), as its server function returns it: `summary` is
+/// the state the page's progress line and Stop button read; the rest is HTML the server rendered, filled in as
+/// the job goes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JobPage<S> {
+    /// Status and progress.
+    pub summary: S,
+    /// What was asked for: title, connectors, plan.
+    pub header: ServerHtml,
+    /// The report so far; absent until there is one.
+    pub report: Option<ServerHtml>,
+    /// How the figures were made, shown last.
+    pub notes: Option<ServerHtml>,
+}
+
 impl Serialize for ServerHtml {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         if WRITING_PAGE_DATA.with(std::cell::Cell::get) {

@@ -150,7 +150,7 @@ pub async fn get_iteration_page(id: RunId, query: TableQuery) -> Result<Iteratio
 pub async fn cancel_run(id: RunId) -> Result<bool, AppError> {
     with_session(|state, session| async move {
         state.store.get_run(session.workspace_id, id).await?;
-        Ok(state.runs.cancel(session.workspace_id, id).await?)
+        Ok(crate::jobs::JobOwner::cancel(&state.runs, session.workspace_id, id).await?)
     })
     .await
 }

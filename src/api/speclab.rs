@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use crate::error::AppError;
 use crate::model::{AbTestId, AbTestInput, AbTestSummary, Checked, ConnectorId, ProbeReport};
 use crate::report::AbTestView;
-use crate::wire::{Json, ServerHtml};
+use crate::wire::{JobPage, Json};
 
 #[cfg(feature = "ssr")]
 use super::context::with_session;
@@ -36,50 +36,32 @@ pub async fn start_ab_test(input: Checked<AbTestInput>) -> Result<AbTestSummary,
 #[server(prefix = "/api", endpoint = "speclab/ab/get", input = Json, output = Json)]
 pub async fn get_ab_test(id: AbTestId) -> Result<AbTestView, AppError> {
     with_session(|state, session| async move {
-        let (summary, plan, report) = state.store.ab_test_report(session.workspace_id, id).await?;
+        let (summary, plan, report) = state.store.job_record(session.workspace_id, id).await?;
         Ok(AbTestView { summary, plan, report })
     })
     .await
 }
 
-/// An A/B test's page: its state, which the page's progress line and Stop button read, and the rest as HTML the
-/// server rendered.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct AbTestPage {
-    /// Status and progress.
-    pub summary: AbTestSummary,
-    /// Which connectors, cells, prompts and iterations.
-    pub header: ServerHtml,
-    /// Once it ended: each cell's verdict, bottleneck panel, differences and caveats, and the notes.
-    pub report: Option<ServerHtml>,
-}
-
 /// `POST /api/speclab/ab/page`, `{"id"}`: the test's page as the browser shows it (`speclab/ab/get` has the same
 /// as data).
 #[server(prefix = "/api", endpoint = "speclab/ab/page", input = Json, output = Json)]
-pub async fn get_ab_test_page(id: AbTestId) -> Result<AbTestPage, AppError> {
-    with_session(|state, session| async move {
-        let (summary, plan, report) = state.store.ab_test_report(session.workspace_id, id).await?;
-        let view = AbTestView { summary, plan, report };
-        Ok(AbTestPage {
-            header: crate::fragments::ab_header(&view),
-            report: view.report.as_ref().map(crate::fragments::ab_report),
-            summary: view.summary,
-        })
-    })
-    .await
+pub async fn get_ab_test_page(id: AbTestId) -> Result<JobPage<AbTestSummary>, AppError> {
+    Ok(crate::fragments::ab_page(get_ab_test(id).await?))
 }
 
 /// `POST /api/speclab/ab/list`: the workspace's tests, newest first.
 #[server(prefix = "/api", endpoint = "speclab/ab/list", input = Json, output = Json)]
 pub async fn list_ab_tests() -> Result<Vec<AbTestSummary>, AppError> {
-    with_session(|state, session| async move { Ok(state.store.list_ab_tests(session.workspace_id).await?) }).await
+    with_session(|state, session| async move { Ok(state.store.list_jobs::<AbTestId>(session.workspace_id).await?) })
+        .await
 }
 
 /// `POST /api/speclab/ab/cancel`, `{"id"}`: stops a running test (what it measured is kept); `false` when it
 /// was not running.
 #[server(prefix = "/api", endpoint = "speclab/ab/cancel", input = Json, output = Json)]
 pub async fn cancel_ab_test(id: AbTestId) -> Result<bool, AppError> {
-    with_session(|state, session| async move { Ok(state.ab_tests.cancel(session.workspace_id, id).await?) }).await
+    with_session(|state, session| async move {
+        Ok(crate::jobs::JobOwner::cancel(&state.ab_tests, session.workspace_id, id).await?)
+    })
+    .await
 }

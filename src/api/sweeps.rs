@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use crate::error::AppError;
 use crate::model::{Checked, SweepId, SweepInput, SweepSummary};
 use crate::report::{RepeatedComparison, SweepView};
-use crate::wire::{Json, ServerHtml};
+use crate::wire::{JobPage, Json};
 
 #[cfg(feature = "ssr")]
 use super::context::with_session;
@@ -23,63 +23,39 @@ pub async fn start_sweep(input: Checked<SweepInput>) -> Result<SweepSummary, App
 #[server(prefix = "/api", endpoint = "sweeps/get", input = Json, output = Json)]
 pub async fn get_sweep(id: SweepId) -> Result<SweepView, AppError> {
     with_session(|state, session| async move {
-        let (summary, plan, report) = state.store.sweep_report(session.workspace_id, id).await?;
+        let (summary, plan, report) = state.store.job_record(session.workspace_id, id).await?;
         Ok(SweepView { summary, plan, report })
     })
     .await
 }
 
-/// A sweep's page: its state, which the page's progress line and Stop button read, and the rest as HTML the
-/// server rendered.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SweepPage {
-    /// Status, levels done, the level being measured.
-    pub summary: SweepSummary,
-    /// Title, connector, objectives, prompts.
-    pub header: ServerHtml,
-    /// The report so far (absent until a level is done): answer, knee, charts, levels; a repeated run's figures.
-    pub report: Option<ServerHtml>,
-    /// How the figures were made, after the comparison a repeated run offers.
-    pub notes: Option<ServerHtml>,
-    /// Whether it is a repeated run, which the page offers to compare with another.
-    pub repeated: bool,
-}
-
 /// `POST /api/sweeps/page`, `{"id"}`: the sweep's page as the browser shows it (`sweeps/get` has the same as data).
 #[server(prefix = "/api", endpoint = "sweeps/page", input = Json, output = Json)]
-pub async fn get_sweep_page(id: SweepId) -> Result<SweepPage, AppError> {
-    with_session(|state, session| async move {
-        let (summary, plan, report) = state.store.sweep_report(session.workspace_id, id).await?;
-        let view = SweepView { summary, plan, report };
-        Ok(SweepPage {
-            header: crate::fragments::sweep_header(&view),
-            report: view.report.as_ref().map(crate::fragments::sweep_report),
-            notes: view.report.as_ref().map(crate::fragments::sweep_notes),
-            repeated: view.report.as_ref().is_some_and(|r| r.repeated.is_some()),
-            summary: view.summary,
-        })
-    })
-    .await
+pub async fn get_sweep_page(id: SweepId) -> Result<JobPage<SweepSummary>, AppError> {
+    Ok(crate::fragments::sweep_page(get_sweep(id).await?))
 }
 
 /// `POST /api/sweeps/list`: the workspace's sweeps, newest first.
 #[server(prefix = "/api", endpoint = "sweeps/list", input = Json, output = Json)]
 pub async fn list_sweeps() -> Result<Vec<SweepSummary>, AppError> {
-    with_session(|state, session| async move { Ok(state.store.list_sweeps(session.workspace_id).await?) }).await
+    with_session(|state, session| async move { Ok(state.store.list_jobs::<SweepId>(session.workspace_id).await?) })
+        .await
 }
 
 /// `POST /api/sweeps/cancel`, `{"id"}`: stops a running sweep (the levels done are kept); `false` when it was not
 /// running.
 #[server(prefix = "/api", endpoint = "sweeps/cancel", input = Json, output = Json)]
 pub async fn cancel_sweep(id: SweepId) -> Result<bool, AppError> {
-    with_session(|state, session| async move { Ok(state.sweeps.cancel(session.workspace_id, id).await?) }).await
+    with_session(|state, session| async move {
+        Ok(crate::jobs::JobOwner::cancel(&state.sweeps, session.workspace_id, id).await?)
+    })
+    .await
 }
 
 /// `POST /api/sweeps/delete`, `{"id"}`: deletes a finished sweep (its levels' runs stay); `false` while it runs.
 #[server(prefix = "/api", endpoint = "sweeps/delete", input = Json, output = Json)]
 pub async fn delete_sweep(id: SweepId) -> Result<bool, AppError> {
-    with_session(|state, session| async move { Ok(state.store.delete_sweep(session.workspace_id, id).await?) }).await
+    with_session(|state, session| async move { Ok(state.store.delete_job(session.workspace_id, id).await?) }).await
 }
 
 /// `POST /api/sweeps/compare`, `{"a", "b"}`: two repeated runs compared by their repetitions (Welch's t-test over the
@@ -89,7 +65,7 @@ pub async fn compare_repeated_runs(a: SweepId, b: SweepId) -> Result<RepeatedCom
     with_session(|state, session| async move {
         let mut reports = Vec::with_capacity(2);
         for (field, id) in [("a", a), ("b", b)] {
-            let (summary, _, report) = state.store.sweep_report(session.workspace_id, id).await?;
+            let (summary, _, report) = state.store.job_record(session.workspace_id, id).await?;
             let repeated = report.and_then(|r| r.repeated).ok_or_else(|| {
                 AppError::Invalid(crate::model::ValidationError::new(
                     field,

@@ -24,19 +24,9 @@ pub enum ExportFormat {
     Html,
 }
 
+crate::model::spelled!(ExportFormat { Json => "json", Csv => "csv", Html => "html" });
+
 impl ExportFormat {
-    /// Every format, in the order buttons show them.
-    pub const ALL: [ExportFormat; 3] = [ExportFormat::Json, ExportFormat::Csv, ExportFormat::Html];
-
-    /// `json`, `csv` or `html` (also the file extension).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ExportFormat::Json => "json",
-            ExportFormat::Csv => "csv",
-            ExportFormat::Html => "html",
-        }
-    }
-
     /// The media type of the file.
     pub fn media_type(self) -> &'static str {
         match self {
@@ -44,11 +34,6 @@ impl ExportFormat {
             ExportFormat::Csv => "text/csv",
             ExportFormat::Html => "text/html",
         }
-    }
-
-    /// Parses `json`, `csv` or `html`.
-    pub fn parse(text: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|f| f.as_str() == text)
     }
 }
 

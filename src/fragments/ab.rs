@@ -5,13 +5,15 @@
 use leptos::prelude::*;
 
 use super::{how_made, render};
-use crate::report::{AbReport, AbTestView};
-use crate::wire::ServerHtml;
+use crate::model::AbTestSummary;
+use crate::report::AbTestView;
+use crate::wire::JobPage;
 
-/// The header: which connectors, how many cells, prompts and iterations.
-pub fn ab_header(view: &AbTestView) -> ServerHtml {
-    let (summary, plan) = (&view.summary, &view.plan);
-    render(view! {
+/// The test's page: the header (which connectors, how many cells, prompts and iterations) and, once it ended,
+/// each cell's verdict, bottleneck panel, differences and caveats with how they were made.
+pub fn ab_page(view: AbTestView) -> JobPage<AbTestSummary> {
+    let AbTestView { summary, plan, report } = view;
+    let header = render(view! {
         <header class="ab-header">
             <h2 id="ab-title">{summary.title.clone()}</h2>
             <p class="muted">
@@ -19,15 +21,13 @@ pub fn ab_header(view: &AbTestView) -> ServerHtml {
                     summary.baseline_name, summary.candidate_name, plan.cells.len(), plan.prompts.len(), plan.iterations, plan.max_tokens)}
             </p>
         </header>
-    })
-}
-
-/// The ended test's report.
-pub fn ab_report(report: &AbReport) -> ServerHtml {
-    let section = crate::export::ab_section(report);
-    let notes = report.notes.clone();
-    render(view! {
-        <div class="ab-report" inner_html=section></div>
-        {how_made("ab-notes", notes)}
-    })
+    });
+    JobPage {
+        header,
+        report: report
+            .as_ref()
+            .map(|r| render(view! { <div class="ab-report" inner_html=crate::export::ab_section(r)></div> })),
+        notes: report.map(|r| render(how_made("ab-notes", r.notes))),
+        summary,
+    }
 }

@@ -14,11 +14,11 @@ use leptos::prelude::*;
 
 use crate::wire::ServerHtml;
 
-pub use ab::{ab_header, ab_report};
+pub use ab::ab_page;
 pub use compare::{comparison, run_choices};
 pub use report::{live_scatter, run_page, shared_page};
 pub use schedule::{baselines, history, pinnable_choices, schedule_header};
-pub use sweep::{sweep_header, sweep_notes, sweep_report};
+pub use sweep::sweep_page;
 
 /// A view rendered once, as HTML.
 fn render(view: impl IntoView) -> ServerHtml {

@@ -5,36 +5,32 @@
 use leptos::prelude::*;
 
 use super::{how_made, render};
-use crate::model::trim_number;
+use crate::model::{trim_number, SweepSummary};
 use crate::report::{ms, CapacityLevel, CapacityReport, RepeatedReport, SweepView};
-use crate::wire::ServerHtml;
+use crate::wire::JobPage;
 
-/// The header: title, connector, objectives, prompts and token budget.
-pub fn sweep_header(view: &SweepView) -> ServerHtml {
-    let (summary, plan) = (&view.summary, &view.plan);
+/// The sweep's page: the header (title, connector, objectives, prompts and token budget), the report so far (a
+/// repeated run's page then offers its comparison) and how the figures were made.
+pub fn sweep_page(view: SweepView) -> JobPage<SweepSummary> {
+    let SweepView { summary, plan, report } = view;
     let objectives: Vec<String> = plan.slos.iter().map(|s| s.spelled()).collect();
-    render(view! {
+    let header = render(view! {
         <header>
             <h2 id="sweep-title">{summary.title.clone()}</h2>
             <p class="muted">{format!("{} · objectives: {} · {} prompt(s) · max_tokens {}", summary.connector_name,
                 if objectives.is_empty() { "none".to_string() } else { objectives.join(", ") },
                 plan.template.prompts.len(), plan.template.agent.token_budget)}</p>
         </header>
-    })
-}
-
-/// The report so far, before the comparison a repeated run's page offers.
-pub fn sweep_report(report: &CapacityReport) -> ServerHtml {
-    let report = report.clone();
-    match report.repeated.clone() {
-        Some(repeated) => render(view! { <RepeatedRunReport report repeated/> }),
-        None => render(view! { <SweepReport report/> }),
+    });
+    JobPage {
+        header,
+        notes: report.as_ref().map(|r| render(how_made("sweep-notes", r.notes.clone()))),
+        report: report.map(|report| match report.repeated.clone() {
+            Some(repeated) => render(view! { <RepeatedRunReport report repeated/> }),
+            None => render(view! { <SweepReport report/> }),
+        }),
+        summary,
     }
-}
-
-/// How the figures were made: the page's last part.
-pub fn sweep_notes(report: &CapacityReport) -> ServerHtml {
-    render(how_made("sweep-notes", report.notes.clone()))
 }
 
 #[component]

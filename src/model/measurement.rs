@@ -114,6 +114,8 @@ pub enum TokenSource {
     Estimated,
 }
 
+spelled!(TokenSource { Reported => "reported", Estimated => "estimated" });
+
 /// The class of a failed iteration: short, stable, good for grouping.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -24,6 +24,7 @@ macro_rules! spelled {
         }
     };
 }
+pub(crate) use spelled;
 
 mod ab;
 mod account;

@@ -324,7 +324,7 @@ mod tests {
         );
         let back = serde_json::from_str::<CompactSnapshot>(&json).unwrap().into_snapshot().unwrap();
         assert_eq!(back, original);
-        for format in ExportFormat::ALL {
+        for &format in ExportFormat::ALL {
             assert_eq!(export(&back, format), export(&original, format), "{format:?}");
         }
     }

@@ -9,15 +9,15 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
-use super::manager::{every, while_reachable, StartError};
+use super::manager::{while_reachable, StartError};
 use crate::clock::Clock;
 use crate::engine::HttpClient;
-use crate::jobs::{JobRecords, LiveJobs};
+use crate::jobs::{JobOwner, LiveJobs};
 use crate::model::{AbTestId, AbTestInput, AbTestSummary, RunStatus, ValidationError, WorkspaceId};
 use crate::report::AbEndpoint;
 use crate::secrets::SecretBox;
 use crate::speclab::{ab_report, run_ab, AbArm, AbProgress};
-use crate::store::{NewAbTest, Store, StoreError};
+use crate::store::{NewAbTest, Store};
 use crate::targets::open_target;
 
 /// How often a running test's progress is written.
@@ -145,47 +145,21 @@ impl AbManager {
         }
         tracing::info!(ab_test = %id, status = status.as_str(), cells = cells.len(), "A/B test finished");
     }
-
-    /// Asks a running test of `workspace` to stop (what was measured is kept): at once when this process drives
-    /// it, otherwise through the database. `false` when it is not running.
-    pub async fn cancel(&self, workspace: WorkspaceId, id: AbTestId) -> Result<bool, StoreError> {
-        self.jobs.cancel(&AbTestRecords(&self.store), workspace, id).await
-    }
-
-    /// Stops the tests this process drives as it stops: they end as interrupted with what they measured stored.
-    /// Returns how many had not ended within `grace`.
-    pub async fn stop_all(&self, grace: Duration) -> usize {
-        self.jobs.stop_all(grace).await
-    }
-
-    /// Every `heartbeat`: renews this process's tests, stops those cancelled through another process, and marks
-    /// interrupted the tests of processes silent for several heartbeats. Runs until the process ends.
-    pub async fn maintain(self, heartbeat: Duration) {
-        every(heartbeat, || self.maintain_once(heartbeat)).await;
-    }
-
-    /// One round of [`Self::maintain`].
-    pub async fn maintain_once(&self, heartbeat: Duration) {
-        self.jobs.upkeep(&AbTestRecords(&self.store), heartbeat, self.clock.now_ms()).await;
-    }
 }
 
-/// A/B tests as jobs: their rows in the store.
-struct AbTestRecords<'a>(&'a Store);
-
-impl JobRecords for AbTestRecords<'_> {
+impl JobOwner for AbManager {
     type Id = AbTestId;
-    const KIND: &'static str = "A/B tests";
+    type Kept = ();
 
-    async fn heartbeat(&self, owner: &str, now_ms: i64) -> Result<Vec<AbTestId>, StoreError> {
-        self.0.heartbeat_ab_tests(owner, now_ms).await
+    fn live_jobs(&self) -> &LiveJobs<AbTestId, ()> {
+        &self.jobs
     }
 
-    async fn request_cancel(&self, workspace: WorkspaceId, id: AbTestId) -> Result<bool, StoreError> {
-        self.0.request_ab_cancel(workspace, id).await
+    fn store(&self) -> &Store {
+        &self.store
     }
 
-    async fn interrupt_orphaned(&self, silent_since_ms: i64, now_ms: i64) -> Result<u64, StoreError> {
-        self.0.interrupt_orphaned_ab_tests(silent_since_ms, now_ms).await
+    fn now_ms(&self) -> i64 {
+        self.clock.now_ms()
     }
 }

@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::execute::{execute, seed_from, BatchSink, Execution, SinkError};
 use crate::clock::Clock;
 use crate::engine::{HttpClient, RequestTarget};
-use crate::jobs::{Driving, JobRecords, LiveJobs};
+use crate::jobs::{Driving, JobOwner, LiveJobs};
 use crate::model::{
     ConnectorId, IterationRecord, LivePoint, Measurement, RunId, RunPlanInput, RunProgress, RunStatus, RunUpdate,
     RunView, ValidationError, WorkspaceId, WorkspaceQuota,
@@ -44,26 +44,6 @@ struct Target {
 struct LiveRun {
     driving: Driving<RunId, broadcast::Sender<RunUpdate>>,
     updates: broadcast::Sender<RunUpdate>,
-}
-
-/// Runs as jobs: their rows in the store.
-struct RunRecords<'a>(&'a Store);
-
-impl JobRecords for RunRecords<'_> {
-    type Id = RunId;
-    const KIND: &'static str = "runs";
-
-    async fn heartbeat(&self, owner: &str, now_ms: i64) -> Result<Vec<RunId>, StoreError> {
-        self.0.heartbeat_runs(owner, now_ms).await
-    }
-
-    async fn request_cancel(&self, workspace: WorkspaceId, id: RunId) -> Result<bool, StoreError> {
-        self.0.request_cancel(workspace, id).await
-    }
-
-    async fn interrupt_orphaned(&self, silent_since_ms: i64, now_ms: i64) -> Result<u64, StoreError> {
-        self.0.interrupt_orphaned_runs(silent_since_ms, now_ms).await
-    }
 }
 
 /// Starts, follows and cancels runs. Cheap to clone.
@@ -165,29 +145,6 @@ impl RunManager {
         Ok((view, target, live))
     }
 
-    /// Asks a running run of `workspace` to stop: at once when this process drives it, otherwise through the
-    /// database, so its owner stops it at its next heartbeat. `false` when the run is not running.
-    pub async fn cancel(&self, workspace: WorkspaceId, id: RunId) -> Result<bool, StoreError> {
-        self.jobs.cancel(&RunRecords(&self.store), workspace, id).await
-    }
-
-    /// Every `heartbeat`: renews this process's runs, stops those cancelled through another process, and marks
-    /// interrupted the runs of processes silent for several heartbeats. Runs until the process ends.
-    pub async fn maintain(self, heartbeat: Duration) {
-        every(heartbeat, || self.maintain_once(heartbeat)).await;
-    }
-
-    /// One round of [`Self::maintain`].
-    pub async fn maintain_once(&self, heartbeat: Duration) {
-        self.jobs.upkeep(&RunRecords(&self.store), heartbeat, self.clock.now_ms()).await;
-    }
-
-    /// Stops the runs this process drives as it stops: they end as interrupted with what they measured stored.
-    /// Returns how many had not ended within `grace`.
-    pub async fn stop_all(&self, grace: Duration) -> usize {
-        self.jobs.stop_all(grace).await
-    }
-
     /// Live updates of a running run of `workspace`; `None` when it is not running here.
     pub fn subscribe(&self, workspace: WorkspaceId, id: RunId) -> Option<broadcast::Receiver<RunUpdate>> {
         self.jobs.read(workspace, id, broadcast::Sender::subscribe)
@@ -259,20 +216,6 @@ struct StoreAndBroadcast<'a> {
     errors: u64,
 }
 
-/// Calls `pass` every `period` (a late tick is not made up) until the process ends.
-pub(super) async fn every<F, Fut>(period: Duration, mut pass: F)
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = ()>,
-{
-    let mut ticks = tokio::time::interval(period);
-    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        ticks.tick().await;
-        pass().await;
-    }
-}
-
 /// How long a run waits for its database to come back (a restart, a failover) before it stops: meanwhile
 /// finished iterations wait in memory (bounded: the load slows down when the buffer is full).
 const STORE_OUTAGE_TOLERANCE: Duration = Duration::from_secs(60);
@@ -320,5 +263,22 @@ impl BatchSink for StoreAndBroadcast<'_> {
         // No subscriber is fine: the page may not be open.
         let _ = self.live.updates.send(RunUpdate { progress, points });
         Ok(())
+    }
+}
+
+impl JobOwner for RunManager {
+    type Id = RunId;
+    type Kept = broadcast::Sender<RunUpdate>;
+
+    fn live_jobs(&self) -> &LiveJobs<RunId, broadcast::Sender<RunUpdate>> {
+        &self.jobs
+    }
+
+    fn store(&self) -> &Store {
+        &self.store
+    }
+
+    fn now_ms(&self) -> i64 {
+        self.clock.now_ms()
     }
 }

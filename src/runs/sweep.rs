@@ -9,16 +9,16 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::manager::{every, while_reachable, RunManager, StartError};
+use super::manager::{while_reachable, RunManager, StartError};
 use crate::capacity::{
     progress_report, repeated_progress, sweep, CapacitySpec, Criteria, LevelRun, LevelRunner, SearchEvent,
 };
 use crate::clock::Clock;
-use crate::jobs::{JobRecords, LiveJobs};
+use crate::jobs::{JobOwner, LiveJobs};
 use crate::model::{
     LevelPlan, LoadMode, RunPlanInput, RunStatus, SweepId, SweepInput, SweepPlan, SweepSummary, WorkspaceId,
 };
-use crate::store::{NewSweep, Store, StoreError};
+use crate::store::{NewSweep, Store};
 
 /// Starts, cancels and looks after sweeps. Cheap to clone.
 #[derive(Clone)]
@@ -195,47 +195,21 @@ impl SweepManager {
         }
         tracing::info!(sweep = %id, status = status.as_str(), "sweep finished");
     }
-
-    /// Asks a running sweep of `workspace` to stop (the levels done are kept): at once when this process drives
-    /// it, otherwise through the database. `false` when it is not running.
-    pub async fn cancel(&self, workspace: WorkspaceId, id: SweepId) -> Result<bool, StoreError> {
-        self.jobs.cancel(&SweepRecords(&self.store), workspace, id).await
-    }
-
-    /// Stops the sweeps this process drives as it stops: they end as interrupted with the levels done kept.
-    /// Returns how many had not ended within `grace`.
-    pub async fn stop_all(&self, grace: Duration) -> usize {
-        self.jobs.stop_all(grace).await
-    }
-
-    /// Every `heartbeat`: renews this process's sweeps, stops those cancelled through another process, and marks
-    /// interrupted the sweeps of processes silent for several heartbeats. Runs until the process ends.
-    pub async fn maintain(self, heartbeat: Duration) {
-        every(heartbeat, || self.maintain_once(heartbeat)).await;
-    }
-
-    /// One round of [`Self::maintain`].
-    pub async fn maintain_once(&self, heartbeat: Duration) {
-        self.jobs.upkeep(&SweepRecords(&self.store), heartbeat, self.clock.now_ms()).await;
-    }
 }
 
-/// Sweeps as jobs: their rows in the store.
-struct SweepRecords<'a>(&'a Store);
-
-impl JobRecords for SweepRecords<'_> {
+impl JobOwner for SweepManager {
     type Id = SweepId;
-    const KIND: &'static str = "sweeps";
+    type Kept = ();
 
-    async fn heartbeat(&self, owner: &str, now_ms: i64) -> Result<Vec<SweepId>, StoreError> {
-        self.0.heartbeat_sweeps(owner, now_ms).await
+    fn live_jobs(&self) -> &LiveJobs<SweepId, ()> {
+        &self.jobs
     }
 
-    async fn request_cancel(&self, workspace: WorkspaceId, id: SweepId) -> Result<bool, StoreError> {
-        self.0.request_sweep_cancel(workspace, id).await
+    fn store(&self) -> &Store {
+        &self.store
     }
 
-    async fn interrupt_orphaned(&self, silent_since_ms: i64, now_ms: i64) -> Result<u64, StoreError> {
-        self.0.interrupt_orphaned_sweeps(silent_since_ms, now_ms).await
+    fn now_ms(&self) -> i64 {
+        self.clock.now_ms()
     }
 }

@@ -11,7 +11,8 @@ use crate::clock::{Clock, SystemClock};
 use crate::config::{Secret, Settings};
 use crate::engine::HttpClient;
 use crate::guard::{Guard, GuardOptions};
-use crate::model::{BaseUrl, ConnectorInput, ValidationError};
+use crate::jobs::JobOwner;
+use crate::model::{AbTestId, BaseUrl, ConnectorInput, RunId, SweepId, ValidationError};
 use crate::notify::{MailError, Mailer, WebhookSender};
 use crate::outbound::{AddressPolicy, Lookup, SystemLookup, Trust};
 use crate::runs::{AbManager, RunManager, SweepManager};
@@ -246,9 +247,9 @@ async fn seed(state: &AppState, simulator: Option<&SimHandle>) -> Result<Option<
         Backend::Sqlite => i64::MAX,
         Backend::Postgres => crate::jobs::orphaned_before(now, state.settings.run_heartbeat),
     };
-    let interrupted = state.store.interrupt_orphaned_runs(silent_since, now).await?
-        + state.store.interrupt_orphaned_ab_tests(silent_since, now).await?
-        + state.store.interrupt_orphaned_sweeps(silent_since, now).await?;
+    let interrupted = state.store.interrupt_orphaned_jobs::<RunId>(silent_since, now).await?
+        + state.store.interrupt_orphaned_jobs::<AbTestId>(silent_since, now).await?
+        + state.store.interrupt_orphaned_jobs::<SweepId>(silent_since, now).await?;
     if state.store.backend() == Backend::Sqlite {
         state.guard.fail_abandoned(i64::MAX).await?;
     }

@@ -4,8 +4,9 @@
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
+use super::jobs::ReportedJob;
 use super::workspaces::parse_id;
-use super::{from_json, spelled, to_json, Store, StoreError};
+use super::{spelled, to_json, Store, StoreError};
 use crate::model::{AbPlan, AbTestId, AbTestSummary, ConnectorId, RunStatus, WorkspaceId};
 use crate::report::AbReport;
 
@@ -24,9 +25,6 @@ pub struct NewAbTest<'a> {
     /// The process that drives it.
     pub owner: &'a str,
 }
-
-/// The most tests a list shows.
-pub const AB_TEST_LIST_LIMIT: i64 = 100;
 
 impl Store {
     /// Records a new test of `workspace`, running.
@@ -56,7 +54,7 @@ impl Store {
         .bind(now_ms)
         .execute(&self.pool)
         .await?;
-        self.ab_test(workspace, test.id).await
+        self.job(workspace, test.id).await
     }
 
     /// Records how far a running test is (and that its process is alive).
@@ -93,95 +91,30 @@ impl Store {
         .await?;
         Ok(())
     }
-
-    /// A test of `workspace`, as lists show it.
-    pub async fn ab_test(&self, workspace: WorkspaceId, id: AbTestId) -> Result<AbTestSummary, StoreError> {
-        let row = sqlx::query(&format!("SELECT {SUMMARY_COLUMNS} FROM ab_tests WHERE id = $1 AND workspace_id = $2"))
-            .bind(id.to_string())
-            .bind(workspace.to_string())
-            .fetch_optional(&self.pool)
-            .await?
-            .ok_or(StoreError::NotFound)?;
-        summary_from_row(&row)
-    }
-
-    /// A test of `workspace` with its plan and report (`None` until it ends).
-    pub async fn ab_test_report(
-        &self,
-        workspace: WorkspaceId,
-        id: AbTestId,
-    ) -> Result<(AbTestSummary, AbPlan, Option<AbReport>), StoreError> {
-        let row = sqlx::query(&format!(
-            "SELECT {SUMMARY_COLUMNS}, plan, report FROM ab_tests WHERE id = $1 AND workspace_id = $2"
-        ))
-        .bind(id.to_string())
-        .bind(workspace.to_string())
-        .fetch_optional(&self.pool)
-        .await?
-        .ok_or(StoreError::NotFound)?;
-        let report = row.try_get::<Option<String>, _>("report")?.map(|text| from_json(&text)).transpose()?;
-        Ok((summary_from_row(&row)?, from_json(&row.try_get::<String, _>("plan")?)?, report))
-    }
-
-    /// The newest tests of `workspace` first, at most [`AB_TEST_LIST_LIMIT`].
-    pub async fn list_ab_tests(&self, workspace: WorkspaceId) -> Result<Vec<AbTestSummary>, StoreError> {
-        let rows = sqlx::query(&format!(
-            "SELECT {SUMMARY_COLUMNS} FROM ab_tests WHERE workspace_id = $1 ORDER BY created_at DESC, id LIMIT $2"
-        ))
-        .bind(workspace.to_string())
-        .bind(AB_TEST_LIST_LIMIT)
-        .fetch_all(&self.pool)
-        .await?;
-        rows.iter().map(summary_from_row).collect()
-    }
-
-    /// Asks whichever process drives a running test of `workspace` to stop it; `false` when it is not running.
-    pub async fn request_ab_cancel(&self, workspace: WorkspaceId, id: AbTestId) -> Result<bool, StoreError> {
-        self.ab_test(workspace, id).await?;
-        self.flag_cancel("ab_tests", workspace, id).await
-    }
-
-    /// Renews the heartbeat of `owner`'s running tests; returns those a cancel was asked of.
-    pub async fn heartbeat_ab_tests(&self, owner: &str, now_ms: i64) -> Result<Vec<AbTestId>, StoreError> {
-        self.heartbeat_owned("ab_tests", owner, now_ms).await
-    }
-
-    /// Marks `interrupted` every running test whose process has been silent since `silent_since_ms`.
-    pub async fn interrupt_orphaned_ab_tests(&self, silent_since_ms: i64, now_ms: i64) -> Result<u64, StoreError> {
-        Ok(sqlx::query(
-            "UPDATE ab_tests SET status = 'interrupted', finished_at = $1 \
-             WHERE status = 'running' AND heartbeat_at < $2",
-        )
-        .bind(now_ms)
-        .bind(silent_since_ms)
-        .execute(&self.pool)
-        .await?
-        .rows_affected())
-    }
-
-    /// Deletes a finished test of `workspace`; `Ok(false)` while it runs.
-    pub async fn delete_ab_test(&self, workspace: WorkspaceId, id: AbTestId) -> Result<bool, StoreError> {
-        if self.ab_test(workspace, id).await?.status == RunStatus::Running {
-            return Ok(false);
-        }
-        self.delete_finished("ab_tests", workspace, id).await.map(|()| true)
-    }
 }
 
-fn summary_from_row(row: &AnyRow) -> Result<AbTestSummary, StoreError> {
-    let count = |column: &str| -> Result<u64, StoreError> {
-        u64::try_from(row.try_get::<i64, _>(column)?).map_err(|e| StoreError::Corrupt(e.to_string()))
-    };
-    Ok(AbTestSummary {
-        id: parse_id(&row.try_get::<String, _>("id")?)?,
-        title: row.try_get("title")?,
-        baseline_name: row.try_get("baseline_name")?,
-        candidate_name: row.try_get("candidate_name")?,
-        status: spelled(row, "status", RunStatus::parse)?,
-        done_requests: count("done_requests")?,
-        total_requests: count("total_requests")?,
-        failure: row.try_get("failure")?,
-        created_at_ms: row.try_get("created_at")?,
-        finished_at_ms: row.try_get("finished_at")?,
-    })
+impl ReportedJob for AbTestId {
+    type Summary = AbTestSummary;
+    type Plan = AbPlan;
+    type Report = AbReport;
+    const SUMMARY_COLUMNS: &'static str = SUMMARY_COLUMNS;
+    const MORE_COLUMNS: &'static str = "plan, report";
+
+    fn summary(row: &AnyRow) -> Result<AbTestSummary, StoreError> {
+        let count = |column: &str| -> Result<u64, StoreError> {
+            u64::try_from(row.try_get::<i64, _>(column)?).map_err(|e| StoreError::Corrupt(e.to_string()))
+        };
+        Ok(AbTestSummary {
+            id: parse_id(&row.try_get::<String, _>("id")?)?,
+            title: row.try_get("title")?,
+            baseline_name: row.try_get("baseline_name")?,
+            candidate_name: row.try_get("candidate_name")?,
+            status: spelled(row, "status", RunStatus::parse)?,
+            done_requests: count("done_requests")?,
+            total_requests: count("total_requests")?,
+            failure: row.try_get("failure")?,
+            created_at_ms: row.try_get("created_at")?,
+            finished_at_ms: row.try_get("finished_at")?,
+        })
+    }
 }

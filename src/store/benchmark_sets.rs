@@ -74,22 +74,12 @@ impl Store {
 
     /// One set of `workspace`.
     pub async fn get_set(&self, workspace: WorkspaceId, id: BenchmarkSetId) -> Result<BenchmarkSet, StoreError> {
-        let row = sqlx::query(&format!("SELECT {COLUMNS} FROM benchmark_sets WHERE id = $1 AND workspace_id = $2"))
-            .bind(id.to_string())
-            .bind(workspace.to_string())
-            .fetch_optional(&self.pool)
-            .await?
-            .ok_or(StoreError::NotFound)?;
-        set_from_row(&row)
+        set_from_row(&self.workspace_row("benchmark_sets", COLUMNS, workspace, id).await?)
     }
 
     /// The sets of `workspace`, by name.
     pub async fn list_sets(&self, workspace: WorkspaceId) -> Result<Vec<BenchmarkSet>, StoreError> {
-        let rows =
-            sqlx::query(&format!("SELECT {COLUMNS} FROM benchmark_sets WHERE workspace_id = $1 ORDER BY name, id"))
-                .bind(workspace.to_string())
-                .fetch_all(&self.pool)
-                .await?;
+        let rows = self.workspace_rows("benchmark_sets", COLUMNS, workspace, "name, id").await?;
         rows.iter().map(set_from_row).collect()
     }
 

@@ -259,12 +259,7 @@ impl Store {
     }
 
     async fn fetch_row(&self, workspace: WorkspaceId, id: ConnectorId) -> Result<AnyRow, StoreError> {
-        sqlx::query(&format!("SELECT {READ_COLUMNS} FROM connectors WHERE id = $1 AND workspace_id = $2"))
-            .bind(id.to_string())
-            .bind(workspace.to_string())
-            .fetch_optional(&self.pool)
-            .await?
-            .ok_or(StoreError::NotFound)
+        self.workspace_row("connectors", READ_COLUMNS, workspace, id).await
     }
 }
 

@@ -9,6 +9,7 @@ mod baselines;
 mod benchmark_sets;
 mod connectors;
 mod contacts;
+mod jobs;
 mod mail;
 mod outbox;
 mod rate_buckets;
@@ -20,18 +21,19 @@ mod siwe_nonces;
 mod sweeps;
 mod workspaces;
 
-pub use ab_tests::{NewAbTest, AB_TEST_LIST_LIMIT};
+pub use ab_tests::NewAbTest;
 pub use alerts::{AlertChanges, WebhookNotice};
 pub use api_tokens::{ApiTokenRecord, TokenRefusal, MAX_API_TOKENS};
 pub use baselines::NewBaseline;
 pub use connectors::{ConnectorCredentials, StoredConnector};
+pub use jobs::{JobTable, ReportedJob, JOB_LIST_LIMIT};
 pub use mail::{MailState, QueuedMail};
 pub use outbox::{Attempt, AttemptOutcome, OutboxMessage};
 pub use schedules::Claim;
 pub use sessions::SessionRecord;
 pub use shares::ShareRecord;
 pub use siwe_nonces::NonceUse;
-pub use sweeps::{NewSweep, SWEEP_LIST_LIMIT};
+pub use sweeps::NewSweep;
 pub use workspaces::{Workspace, LOCAL_OWNER};
 
 use sqlx::any::{AnyPoolOptions, AnyRow};
@@ -188,62 +190,34 @@ fn bool_to_db(b: bool) -> i64 {
 }
 
 impl Store {
-    /// Flags the running row `id` of `workspace` in `table` (runs, A/B tests, sweeps) so that whichever process drives it
-    /// stops it at its next heartbeat; `false` when it is not running.
-    async fn flag_cancel(
+    /// The row `id` of `workspace` in `table`, its `columns` read; `NotFound` when the workspace has no such row.
+    async fn workspace_row(
         &self,
-        table: &'static str,
+        table: &str,
+        columns: &str,
         workspace: crate::model::WorkspaceId,
         id: impl std::fmt::Display,
-    ) -> Result<bool, StoreError> {
-        let flagged = sqlx::query(&format!(
-            "UPDATE {table} SET cancel_requested = 1 WHERE id = $1 AND workspace_id = $2 AND status = 'running'"
-        ))
-        .bind(id.to_string())
-        .bind(workspace.to_string())
-        .execute(&self.pool)
-        .await?
-        .rows_affected();
-        Ok(flagged > 0)
+    ) -> Result<AnyRow, StoreError> {
+        sqlx::query(&format!("SELECT {columns} FROM {table} WHERE id = $1 AND workspace_id = $2"))
+            .bind(id.to_string())
+            .bind(workspace.to_string())
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or(StoreError::NotFound)
     }
 
-    /// Deletes the finished row `id` of `workspace` from `table`; `NotFound` when there is none.
-    async fn delete_finished(
+    /// Every row of `workspace` in `table`, its `columns` read, in the order `order_by`.
+    async fn workspace_rows(
         &self,
-        table: &'static str,
+        table: &str,
+        columns: &str,
         workspace: crate::model::WorkspaceId,
-        id: impl std::fmt::Display,
-    ) -> Result<(), StoreError> {
-        let deleted =
-            sqlx::query(&format!("DELETE FROM {table} WHERE id = $1 AND workspace_id = $2 AND status <> 'running'"))
-                .bind(id.to_string())
-                .bind(workspace.to_string())
-                .execute(&self.pool)
-                .await?
-                .rows_affected();
-        found(deleted)
-    }
-
-    /// Renews the heartbeat of `owner`'s running rows of `table` (runs, A/B tests) and returns the ids of those a
-    /// cancel was asked of through the database.
-    async fn heartbeat_owned<T: std::str::FromStr>(
-        &self,
-        table: &'static str,
-        owner: &str,
-        now_ms: i64,
-    ) -> Result<Vec<T>, StoreError> {
-        sqlx::query(&format!("UPDATE {table} SET heartbeat_at = $1 WHERE owner = $2 AND status = 'running'"))
-            .bind(now_ms)
-            .bind(owner)
-            .execute(&self.pool)
-            .await?;
-        let rows = sqlx::query(&format!(
-            "SELECT id FROM {table} WHERE owner = $1 AND status = 'running' AND cancel_requested = 1"
-        ))
-        .bind(owner)
-        .fetch_all(&self.pool)
-        .await?;
-        rows.iter().map(|row| workspaces::parse_id(&row.try_get::<String, _>("id")?)).collect()
+        order_by: &str,
+    ) -> Result<Vec<AnyRow>, StoreError> {
+        Ok(sqlx::query(&format!("SELECT {columns} FROM {table} WHERE workspace_id = $1 ORDER BY {order_by}"))
+            .bind(workspace.to_string())
+            .fetch_all(&self.pool)
+            .await?)
     }
 }
 

@@ -6,7 +6,7 @@ use sqlx::any::AnyRow;
 use sqlx::Row;
 
 use super::workspaces::parse_id;
-use super::{bool_to_db, from_json, to_json, Backend, Store, StoreError};
+use super::{bool_to_db, from_json, spelled, to_json, Backend, Store, StoreError};
 use crate::model::{
     Connector, ConnectorId, IterationRecord, Measurement, OpenedAhead, RunId, RunPlan, RunStatus, RunView,
     ServerMetrics, TokenSource, WorkspaceId, WorkspaceQuota,
@@ -126,7 +126,7 @@ impl Store {
             .bind(record.tokens_out.map(|t| i64::try_from(t).unwrap_or(i64::MAX)))
             .bind(record.cost_usd)
             .bind(record.error.as_deref())
-            .bind(token_source_text(record.token_source))
+            .bind(record.token_source.as_str())
             .bind(record.schedule_lag_ms)
             .bind(raw)
             .bind(i64::from(record.retries))
@@ -169,33 +169,6 @@ impl Store {
         .execute(&self.pool)
         .await?;
         Ok(())
-    }
-
-    /// Renews the heartbeat of every running run that `owner` drives; returns those of them whose cancellation
-    /// was asked for through another server process.
-    pub async fn heartbeat_runs(&self, owner: &str, now_ms: i64) -> Result<Vec<RunId>, StoreError> {
-        self.heartbeat_owned("runs", owner, now_ms).await
-    }
-
-    /// Asks whichever server process drives a running run of `workspace` to cancel it; `false` when the run is
-    /// not running.
-    pub async fn request_cancel(&self, workspace: WorkspaceId, id: RunId) -> Result<bool, StoreError> {
-        self.flag_cancel("runs", workspace, id).await
-    }
-
-    /// Marks `interrupted` every running run whose owner has not renewed its heartbeat since `silent_since_ms`:
-    /// its process stopped (crash, restart, a replica scaled away). `i64::MAX` takes every running run, for a
-    /// start-up where no other process can be driving one (the embedded SQLite file).
-    pub async fn interrupt_orphaned_runs(&self, silent_since_ms: i64, now_ms: i64) -> Result<u64, StoreError> {
-        Ok(sqlx::query(
-            "UPDATE runs SET status = 'interrupted', finished_at = $1 \
-             WHERE status = 'running' AND (heartbeat_at IS NULL OR heartbeat_at < $2)",
-        )
-        .bind(now_ms)
-        .bind(silent_since_ms)
-        .execute(&self.pool)
-        .await?
-        .rows_affected())
     }
 
     /// Renames a run of `workspace` (its report's title).
@@ -249,13 +222,7 @@ impl Store {
 
     /// One run of `workspace`.
     pub async fn get_run(&self, workspace: WorkspaceId, id: RunId) -> Result<RunView, StoreError> {
-        let row = sqlx::query(&format!("SELECT {RUN_COLUMNS} FROM runs WHERE id = $1 AND workspace_id = $2"))
-            .bind(id.to_string())
-            .bind(workspace.to_string())
-            .fetch_optional(&self.pool)
-            .await?
-            .ok_or(StoreError::NotFound)?;
-        run_from_row(&row)
+        run_from_row(&self.workspace_row("runs", RUN_COLUMNS, workspace, id).await?)
     }
 
     /// The runs of `workspace`, newest first.
@@ -403,13 +370,6 @@ impl Store {
     }
 }
 
-fn token_source_text(source: TokenSource) -> &'static str {
-    match source {
-        TokenSource::Reported => "reported",
-        TokenSource::Estimated => "estimated",
-    }
-}
-
 fn to_u64(v: Option<i64>) -> Option<u64> {
     v.and_then(|v| u64::try_from(v).ok())
 }
@@ -422,10 +382,7 @@ fn record_from_row(row: &AnyRow, plan: &RunPlan) -> Result<IterationRecord, Stor
         .get(prompt_index as usize)
         .map(|p| crate::model::row_prompt(p))
         .ok_or_else(|| StoreError::Corrupt(format!("prompt index {prompt_index} outside the plan")))?;
-    let token_source = match row.try_get::<String, _>("token_source")?.as_str() {
-        "reported" => TokenSource::Reported,
-        _ => TokenSource::Estimated,
-    };
+    let token_source = spelled(row, "token_source", TokenSource::parse)?;
     Ok(IterationRecord {
         prompt,
         iteration: u32::try_from(row.try_get::<i64, _>("iteration")?).unwrap_or(u32::MAX),

@@ -183,22 +183,12 @@ impl Store {
 
     /// One schedule of `workspace`.
     pub async fn get_schedule(&self, workspace: WorkspaceId, id: ScheduleId) -> Result<Schedule, StoreError> {
-        let row = sqlx::query(&format!("SELECT {COLUMNS} FROM guard_schedules WHERE id = $1 AND workspace_id = $2"))
-            .bind(id.to_string())
-            .bind(workspace.to_string())
-            .fetch_optional(&self.pool)
-            .await?
-            .ok_or(StoreError::NotFound)?;
-        schedule_from_row(&row)
+        schedule_from_row(&self.workspace_row("guard_schedules", COLUMNS, workspace, id).await?)
     }
 
     /// The schedules of `workspace`, by name.
     pub async fn list_schedules(&self, workspace: WorkspaceId) -> Result<Vec<Schedule>, StoreError> {
-        let rows =
-            sqlx::query(&format!("SELECT {COLUMNS} FROM guard_schedules WHERE workspace_id = $1 ORDER BY name, id"))
-                .bind(workspace.to_string())
-                .fetch_all(&self.pool)
-                .await?;
+        let rows = self.workspace_rows("guard_schedules", COLUMNS, workspace, "name, id").await?;
         rows.iter().map(schedule_from_row).collect()
     }
 

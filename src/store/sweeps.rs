@@ -4,6 +4,7 @@
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
+use super::jobs::ReportedJob;
 use super::workspaces::parse_id;
 use super::{from_json, spelled, to_json, Store, StoreError};
 use crate::model::{ConnectorId, LoadAxis, RunId, RunStatus, SweepId, SweepPlan, SweepSummary, WorkspaceId};
@@ -24,9 +25,6 @@ pub struct NewSweep<'a> {
     /// The process that drives it.
     pub owner: &'a str,
 }
-
-/// The most sweeps a list shows.
-pub const SWEEP_LIST_LIMIT: i64 = 100;
 
 impl Store {
     /// Records a new sweep of `workspace`, running.
@@ -52,7 +50,7 @@ impl Store {
         .bind(now_ms)
         .execute(&self.pool)
         .await?;
-        self.sweep(workspace, sweep.id).await
+        self.job(workspace, sweep.id).await
     }
 
     /// Records a running sweep's levels so far (and that its process is alive).
@@ -125,97 +123,34 @@ impl Store {
         }
         Ok(())
     }
-
-    /// A sweep of `workspace`, as lists show it.
-    pub async fn sweep(&self, workspace: WorkspaceId, id: SweepId) -> Result<SweepSummary, StoreError> {
-        let row = sqlx::query(&format!("SELECT {SUMMARY_COLUMNS} FROM sweeps WHERE id = $1 AND workspace_id = $2"))
-            .bind(id.to_string())
-            .bind(workspace.to_string())
-            .fetch_optional(&self.pool)
-            .await?
-            .ok_or(StoreError::NotFound)?;
-        summary_from_row(&row)
-    }
-
-    /// A sweep of `workspace` with its plan and its report so far (`None` before its first level ends).
-    pub async fn sweep_report(
-        &self,
-        workspace: WorkspaceId,
-        id: SweepId,
-    ) -> Result<(SweepSummary, SweepPlan, Option<CapacityReport>), StoreError> {
-        let row =
-            sqlx::query(&format!("SELECT {SUMMARY_COLUMNS}, plan FROM sweeps WHERE id = $1 AND workspace_id = $2"))
-                .bind(id.to_string())
-                .bind(workspace.to_string())
-                .fetch_optional(&self.pool)
-                .await?
-                .ok_or(StoreError::NotFound)?;
-        let report = row.try_get::<Option<String>, _>("report")?.map(|text| from_json(&text)).transpose()?;
-        Ok((summary_from_row(&row)?, from_json(&row.try_get::<String, _>("plan")?)?, report))
-    }
-
-    /// The newest sweeps of `workspace` first, at most [`SWEEP_LIST_LIMIT`].
-    pub async fn list_sweeps(&self, workspace: WorkspaceId) -> Result<Vec<SweepSummary>, StoreError> {
-        let rows = sqlx::query(&format!(
-            "SELECT {SUMMARY_COLUMNS} FROM sweeps WHERE workspace_id = $1 ORDER BY created_at DESC, id LIMIT $2"
-        ))
-        .bind(workspace.to_string())
-        .bind(SWEEP_LIST_LIMIT)
-        .fetch_all(&self.pool)
-        .await?;
-        rows.iter().map(summary_from_row).collect()
-    }
-
-    /// Asks whichever process drives a running sweep of `workspace` to stop it; `false` when it is not running.
-    pub async fn request_sweep_cancel(&self, workspace: WorkspaceId, id: SweepId) -> Result<bool, StoreError> {
-        self.sweep(workspace, id).await?;
-        self.flag_cancel("sweeps", workspace, id).await
-    }
-
-    /// Renews the heartbeat of `owner`'s running sweeps; returns those a cancel was asked of.
-    pub async fn heartbeat_sweeps(&self, owner: &str, now_ms: i64) -> Result<Vec<SweepId>, StoreError> {
-        self.heartbeat_owned("sweeps", owner, now_ms).await
-    }
-
-    /// Marks `interrupted` every running sweep whose process has been silent since `silent_since_ms`.
-    pub async fn interrupt_orphaned_sweeps(&self, silent_since_ms: i64, now_ms: i64) -> Result<u64, StoreError> {
-        Ok(sqlx::query(
-            "UPDATE sweeps SET status = 'interrupted', finished_at = $1, current_run_id = NULL, current_level = NULL \
-             WHERE status = 'running' AND heartbeat_at < $2",
-        )
-        .bind(now_ms)
-        .bind(silent_since_ms)
-        .execute(&self.pool)
-        .await?
-        .rows_affected())
-    }
-
-    /// Deletes a finished sweep of `workspace` (its levels' runs stay); `Ok(false)` while it runs.
-    pub async fn delete_sweep(&self, workspace: WorkspaceId, id: SweepId) -> Result<bool, StoreError> {
-        if self.sweep(workspace, id).await?.status == RunStatus::Running {
-            return Ok(false);
-        }
-        self.delete_finished("sweeps", workspace, id).await.map(|()| true)
-    }
 }
 
-fn summary_from_row(row: &AnyRow) -> Result<SweepSummary, StoreError> {
-    let report: Option<CapacityReport> =
-        row.try_get::<Option<String>, _>("report")?.map(|text| from_json(&text)).transpose()?;
-    let done = row.try_get::<i64, _>("done_levels")?;
-    Ok(SweepSummary {
-        id: parse_id(&row.try_get::<String, _>("id")?)?,
-        title: row.try_get("title")?,
-        connector_name: row.try_get("connector_name")?,
-        axis: spelled(row, "axis", LoadAxis::parse)?,
-        status: spelled(row, "status", RunStatus::parse)?,
-        done_levels: u32::try_from(done).map_err(|e| StoreError::Corrupt(e.to_string()))?,
-        repeated: report.as_ref().is_some_and(|r| r.repeated.is_some()),
-        answer: report.and_then(|r| r.answer),
-        failure: row.try_get("failure")?,
-        created_at_ms: row.try_get("created_at")?,
-        finished_at_ms: row.try_get("finished_at")?,
-        current_run_id: row.try_get::<Option<String>, _>("current_run_id")?.map(|id| parse_id(&id)).transpose()?,
-        current_level: row.try_get("current_level")?,
-    })
+impl ReportedJob for SweepId {
+    type Summary = SweepSummary;
+    type Plan = SweepPlan;
+    type Report = CapacityReport;
+    const SUMMARY_COLUMNS: &'static str = SUMMARY_COLUMNS;
+    // The summary reads the report already (its answer).
+    const MORE_COLUMNS: &'static str = "plan";
+
+    fn summary(row: &AnyRow) -> Result<SweepSummary, StoreError> {
+        let report: Option<CapacityReport> =
+            row.try_get::<Option<String>, _>("report")?.map(|text| from_json(&text)).transpose()?;
+        let done = row.try_get::<i64, _>("done_levels")?;
+        Ok(SweepSummary {
+            id: parse_id(&row.try_get::<String, _>("id")?)?,
+            title: row.try_get("title")?,
+            connector_name: row.try_get("connector_name")?,
+            axis: spelled(row, "axis", LoadAxis::parse)?,
+            status: spelled(row, "status", RunStatus::parse)?,
+            done_levels: u32::try_from(done).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+            repeated: report.as_ref().is_some_and(|r| r.repeated.is_some()),
+            answer: report.and_then(|r| r.answer),
+            failure: row.try_get("failure")?,
+            created_at_ms: row.try_get("created_at")?,
+            finished_at_ms: row.try_get("finished_at")?,
+            current_run_id: row.try_get::<Option<String>, _>("current_run_id")?.map(|id| parse_id(&id)).transpose()?,
+            current_level: row.try_get("current_level")?,
+        })
+    }
 }

@@ -6,6 +6,7 @@
 use crate::common;
 
 use crate::common::{spawn_app, TestApp};
+use latency_guard::jobs::JobOwner;
 use latency_guard::sim::{self, SimConfig};
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -16,6 +17,28 @@ async fn connector(app: &TestApp, cookie: &str, base_url: &str, key: Option<&str
     let (status, text) = app.call("connectors/create", input, Some(cookie)).await;
     assert_eq!(status, 200, "{text}");
     serde_json::from_str::<Value>(&text).unwrap()["id"].as_str().unwrap().to_string()
+}
+
+/// An app, its owner's session, and a connector to a simulator the test keeps.
+struct Rig {
+    app: TestApp,
+    cookie: String,
+    connector: String,
+    sim: sim::SimHandle,
+}
+
+/// A [`Rig`] whose simulator answers as `config` says.
+async fn rig(config: SimConfig) -> Rig {
+    rig_with_key(config, None).await
+}
+
+/// A [`Rig`] whose connector sends `key`.
+async fn rig_with_key(config: SimConfig, key: Option<&str>) -> Rig {
+    let app = spawn_app().await;
+    let sim = sim::spawn_local(config).await.unwrap();
+    let (_, cookie) = app.session_for("owner").await;
+    let connector = connector(&app, &cookie, &sim.base_url(), key).await;
+    Rig { app, cookie, connector, sim }
 }
 
 fn plan(connector_id: &str, iterations: u32, mode: Value) -> Value {
@@ -71,10 +94,7 @@ async fn stored_at_least(app: &TestApp, cookie: &str, run: &str, n: usize) -> us
 
 #[tokio::test]
 async fn a_closed_loop_run_streams_progress_and_ends_in_a_report_with_honest_notes() {
-    let app = spawn_app().await;
-    let sim = sim::spawn_local(SimConfig::fixed_ms(20, 1, 12)).await.unwrap();
-    let (_, cookie) = app.session_for("owner").await;
-    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let Rig { app, cookie, connector, sim } = rig(SimConfig::fixed_ms(20, 1, 12)).await;
     let run = start(&app, &cookie, plan(&connector, 5, json!({"kind": "closed", "concurrency": 2}))).await;
 
     let events = follow(&app, &cookie, &run).await;
@@ -103,7 +123,7 @@ async fn a_closed_loop_run_streams_progress_and_ends_in_a_report_with_honest_not
     for field in ["prompt", "iteration", "ttftMs", "totalMs", "tokensIn", "tokensOut", "costUsd", "error"] {
         assert!(measured.get(field).is_some(), "results carry the documented field {field}");
     }
-    assert_eq!(measured["error"], Value::Null);
+    assert!(common::null_at(measured, "/error"));
     assert_eq!(measured["iteration"], 0);
     assert_eq!(measured["tokensOut"], 12);
     let expected_cost = (measured["tokensIn"].as_f64().unwrap() * 1.0 + 12.0 * 2.0) / 1e6;
@@ -199,11 +219,8 @@ fn drawn_points(svg: &str) -> usize {
 
 #[tokio::test]
 async fn a_running_runs_page_follows_counters_alone_and_its_scatter_is_drawn_by_the_server() {
-    let app = spawn_app().await;
     // 40 ms a request, one at a time: the run lasts about two seconds.
-    let sim = sim::spawn_local(SimConfig::fixed_ms(30, 1, 8)).await.unwrap();
-    let (_, cookie) = app.session_for("owner").await;
-    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let Rig { app, cookie, connector, sim: _sim } = rig(SimConfig::fixed_ms(30, 1, 8)).await;
     let run = start(&app, &cookie, plan(&connector, 25, json!({"kind": "closed", "concurrency": 1}))).await;
 
     // The page's stream: counters in every event, no points, down to the end.
@@ -241,16 +258,14 @@ async fn a_running_runs_page_follows_counters_alone_and_its_scatter_is_drawn_by_
 
 #[tokio::test]
 async fn failed_requests_are_iterations_with_an_error_class_and_the_run_completes() {
-    let app = spawn_app().await;
-    let sim = sim::spawn_local(SimConfig::fixed_ms(1, 1, 4).with_key(Some("sk-right"))).await.unwrap();
-    let (_, cookie) = app.session_for("owner").await;
-    let connector = connector(&app, &cookie, &sim.base_url(), Some("sk-wrong")).await;
+    let sim = SimConfig::fixed_ms(1, 1, 4).with_key(Some("sk-right"));
+    let Rig { app, cookie, connector, sim: _sim } = rig_with_key(sim, Some("sk-wrong")).await;
     let run = start(&app, &cookie, plan(&connector, 2, json!({"kind": "closed", "concurrency": 1}))).await;
     follow(&app, &cookie, &run).await;
     let report = report(&app, &cookie, &run).await;
     assert_eq!(report["run"]["status"], "completed");
     assert_eq!(report["summary"]["errorRate"], 1.0);
-    assert_eq!(report["snapshot"]["stats"]["total"], Value::Null, "no successful iteration, no percentiles");
+    assert!(common::null_at(&report, "/snapshot/stats/total"), "no successful iteration, no percentiles");
     let error = report["snapshot"]["results"][1]["error"].as_str().unwrap();
     assert!(error.starts_with("http_401: "), "{error}");
 }
@@ -259,17 +274,14 @@ async fn failed_requests_are_iterations_with_an_error_class_and_the_run_complete
 /// so (that the requests then go out on those connections: `tests/lab/engine.rs`).
 #[tokio::test]
 async fn a_closed_loop_run_opens_its_connections_before_its_first_request_and_says_so() {
-    let app = spawn_app().await;
-    let sim = sim::spawn_local(SimConfig::fixed_ms(20, 1, 4)).await.unwrap();
-    let (_, cookie) = app.session_for("owner").await;
-    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let Rig { app, cookie, connector, sim } = rig(SimConfig::fixed_ms(20, 1, 4)).await;
     let run = start(&app, &cookie, plan(&connector, 6, json!({"kind": "closed", "concurrency": 6}))).await;
     follow(&app, &cookie, &run).await;
 
     let reply = report(&app, &cookie, &run).await;
     assert_eq!(reply["run"]["openedAhead"], json!({"asked": 6, "kept": 6, "http2": false}));
     let results = reply["snapshot"]["results"].as_array().unwrap();
-    assert!(results.iter().all(|r| r["error"].is_null() && r["reconnects"] == 0), "{results:?}");
+    assert!(results.iter().all(|r| common::null_at(r, "/error") && r["reconnects"] == 0), "{results:?}");
     let notes = reply["snapshot"]["honesty"].to_string();
     assert!(
         notes.contains("the run's 6 connection(s), one per request in flight, were opened before its first request"),
@@ -281,10 +293,7 @@ async fn a_closed_loop_run_opens_its_connections_before_its_first_request_and_sa
 
 #[tokio::test]
 async fn an_open_loop_run_reports_its_schedule_and_latency_from_the_intended_send() {
-    let app = spawn_app().await;
-    let sim = sim::spawn_local(SimConfig::fixed_ms(5, 1, 4)).await.unwrap();
-    let (_, cookie) = app.session_for("owner").await;
-    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let Rig { app, cookie, connector, sim: _sim } = rig(SimConfig::fixed_ms(5, 1, 4)).await;
     let mode = json!({"kind": "open", "ratePerSecond": 100.0, "poisson": true, "maxConcurrency": 4});
     let run = start(&app, &cookie, plan(&connector, 4, mode)).await;
     follow(&app, &cookie, &run).await;
@@ -292,7 +301,7 @@ async fn an_open_loop_run_reports_its_schedule_and_latency_from_the_intended_sen
     let honesty = report["snapshot"]["honesty"].to_string();
     assert!(honesty.contains("open loop at 100 request(s)/s (Poisson arrivals)"), "{honesty}");
     assert!(honesty.contains("intended send time"), "{honesty}");
-    assert_eq!(report["run"]["openedAhead"], Value::Null, "an open loop's need is not known ahead");
+    assert!(common::null_at(&report, "/run/openedAhead"), "an open loop's need is not known ahead");
     assert!(
         report["summary"]["totalFromIntended"]["p50"].as_f64().unwrap()
             >= report["summary"]["total"]["p50"].as_f64().unwrap()
@@ -301,10 +310,7 @@ async fn an_open_loop_run_reports_its_schedule_and_latency_from_the_intended_sen
 
 #[tokio::test]
 async fn cancelling_keeps_finished_iterations_and_says_so() {
-    let app = spawn_app().await;
-    let sim = sim::spawn_local(SimConfig::fixed_ms(100, 1, 2)).await.unwrap();
-    let (_, cookie) = app.session_for("owner").await;
-    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let Rig { app, cookie, connector, sim: _sim } = rig(SimConfig::fixed_ms(100, 1, 2)).await;
     let run = start(&app, &cookie, plan(&connector, 200, json!({"kind": "closed", "concurrency": 1}))).await;
     // Cancelled once two iterations are stored, while the rest (100 ms each, one at a time) are still to come.
     let at_cancel = stored_at_least(&app, &cookie, &run, 2).await;
@@ -323,10 +329,7 @@ async fn cancelling_keeps_finished_iterations_and_says_so() {
 
 #[tokio::test]
 async fn a_stopping_server_closes_its_running_run_as_interrupted_with_what_finished() {
-    let app = spawn_app().await;
-    let sim = sim::spawn_local(SimConfig::fixed_ms(100, 1, 2)).await.unwrap();
-    let (_, cookie) = app.session_for("owner").await;
-    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let Rig { app, cookie, connector, sim: _sim } = rig(SimConfig::fixed_ms(100, 1, 2)).await;
     let run = start(&app, &cookie, plan(&connector, 200, json!({"kind": "closed", "concurrency": 1}))).await;
     stored_at_least(&app, &cookie, &run, 2).await;
     // What the server does after its last request on SIGTERM.
@@ -378,15 +381,12 @@ async fn invalid_plans_and_other_workspaces_are_refused() {
 #[tokio::test]
 async fn a_run_against_a_flaky_endpoint_completes_and_counts_each_failure() {
     use latency_guard::sim::Fault;
-    let app = spawn_app().await;
     let config = SimConfig {
         fault_rate: 0.5,
         faults: vec![Fault::RateLimit, Fault::MidStreamError, Fault::Reset, Fault::Truncated],
         ..SimConfig::fixed(Duration::from_millis(2), Duration::from_millis(1), 6)
     };
-    let sim = sim::spawn(config, "127.0.0.1:0".parse().unwrap()).await.unwrap();
-    let (_, cookie) = app.session_for("owner").await;
-    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let Rig { app, cookie, connector, sim: _sim } = rig(config).await;
     let run = start(&app, &cookie, plan(&connector, 30, json!({"kind": "closed", "concurrency": 4}))).await;
     follow(&app, &cookie, &run).await;
     let report = report(&app, &cookie, &run).await;
@@ -408,15 +408,12 @@ async fn a_run_against_a_flaky_endpoint_completes_and_counts_each_failure() {
 #[tokio::test]
 async fn rate_limited_requests_are_retried_when_asked_and_the_retries_are_reported() {
     use latency_guard::sim::Fault;
-    let app = spawn_app().await;
     let config = SimConfig {
         fault_rate: 0.5,
         faults: vec![Fault::RateLimit],
         ..SimConfig::fixed(Duration::from_millis(2), Duration::from_millis(1), 4)
     };
-    let sim = sim::spawn(config, "127.0.0.1:0".parse().unwrap()).await.unwrap();
-    let (_, cookie) = app.session_for("owner").await;
-    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let Rig { app, cookie, connector, sim: _sim } = rig(config).await;
     let mut body = plan(&connector, 10, json!({"kind": "closed", "concurrency": 4}));
     body["input"]["retries"] = json!(5);
     let run = start(&app, &cookie, body).await;
@@ -425,7 +422,7 @@ async fn rate_limited_requests_are_retried_when_asked_and_the_retries_are_report
     let results = report["snapshot"]["results"].as_array().unwrap();
     let retried = results.iter().filter(|r| r["retries"].as_u64().unwrap() > 0).count();
     assert!(retried >= 3, "about half of 21 requests hit a 429 at least once: {retried}");
-    let failed = results.iter().filter(|r| !r["error"].is_null()).count();
+    let failed = results.iter().filter(|r| !common::null_at(r, "/error")).count();
     assert!(failed <= 2, "six tries at 50% leave few failures: {failed}");
     let honesty = report["snapshot"]["honesty"].to_string();
     assert!(honesty.contains("up to 5 retries after HTTP 429"), "{honesty}");
@@ -444,14 +441,11 @@ async fn rate_limited_requests_are_retried_when_asked_and_the_retries_are_report
 /// they were timed. With a fresh connection per request nothing is lost and the notes say set-up is measured.
 #[tokio::test]
 async fn a_server_closing_kept_alive_connections_shows_no_false_errors() {
-    let app = spawn_app().await;
     let config = SimConfig {
         close_after_response: true,
         ..SimConfig::fixed(Duration::from_millis(2), Duration::from_millis(1), 4)
     };
-    let sim = sim::spawn(config, "127.0.0.1:0".parse().unwrap()).await.unwrap();
-    let (_, cookie) = app.session_for("owner").await;
-    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let Rig { app, cookie, connector, sim: _sim } = rig(config).await;
 
     let body = plan(&connector, 15, json!({"kind": "closed", "concurrency": 1}));
     let run = start(&app, &cookie, body.clone()).await;
@@ -459,7 +453,7 @@ async fn a_server_closing_kept_alive_connections_shows_no_false_errors() {
     let reply = report(&app, &cookie, &run).await;
     let results = reply["snapshot"]["results"].as_array().unwrap();
     assert_eq!(results.len(), 31);
-    assert!(results.iter().all(|r| r["error"].is_null()), "no false errors: {results:?}");
+    assert!(results.iter().all(|r| common::null_at(r, "/error")), "no false errors: {results:?}");
     let reconnects: u64 = results.iter().map(|r| r["reconnects"].as_u64().unwrap()).sum();
     assert!(reconnects >= 10, "every reuse of a closed connection was re-sent: {reconnects}");
     assert!(results.iter().all(|r| r["retries"] == 0), "not counted as rate-limit retries");
@@ -473,20 +467,17 @@ async fn a_server_closing_kept_alive_connections_shows_no_false_errors() {
     follow(&app, &cookie, &run).await;
     let reply = report(&app, &cookie, &run).await;
     let results = reply["snapshot"]["results"].as_array().unwrap();
-    assert!(results.iter().all(|r| r["error"].is_null() && r["reconnects"] == 0), "{results:?}");
+    assert!(results.iter().all(|r| common::null_at(r, "/error") && r["reconnects"] == 0), "{results:?}");
     assert!(reply["snapshot"]["honesty"].to_string().contains("a fresh connection per request"));
     assert_eq!(reply["run"]["plan"]["connections"], "fresh");
-    assert_eq!(reply["run"]["openedAhead"], Value::Null, "set-up is measured on purpose");
+    assert!(common::null_at(&reply, "/run/openedAhead"), "set-up is measured on purpose");
 }
 
 /// A long prompt is sent whole but carried once: rows shorten it, so the report reply, the run page and the shared
 /// report stay small however many iterations there are; a prompt over the limit is refused with the field named.
 #[tokio::test]
 async fn a_long_prompt_keeps_reports_pages_and_shared_reports_small() {
-    let app = spawn_app().await;
-    let sim = sim::spawn_local(SimConfig::fixed_ms(0, 1, 2)).await.unwrap();
-    let (_, cookie) = app.session_for("owner").await;
-    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let Rig { app, cookie, connector, sim: _sim } = rig(SimConfig::fixed_ms(0, 1, 2)).await;
     let long = "lorem ipsum ".repeat(8_000); // 96,000 characters
     let mut body = plan(&connector, 100, json!({"kind": "closed", "concurrency": 4}));
     body["input"]["prompts"] = json!([long]);
@@ -528,10 +519,7 @@ async fn a_long_prompt_keeps_reports_pages_and_shared_reports_small() {
 /// they survive the database (the report is read back), and the CSV keeps exactly its columns.
 #[tokio::test]
 async fn tpot_and_itl_come_out_at_the_endpoints_known_pace() {
-    let app = spawn_app().await;
-    let sim = sim::spawn_local(SimConfig::fixed_ms(20, 4, 16)).await.unwrap();
-    let (_, cookie) = app.session_for("owner").await;
-    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let Rig { app, cookie, connector, sim: _sim } = rig(SimConfig::fixed_ms(20, 4, 16)).await;
     let run = start(&app, &cookie, plan(&connector, 5, json!({"kind": "closed", "concurrency": 2}))).await;
     follow(&app, &cookie, &run).await;
     let report = report(&app, &cookie, &run).await;
@@ -572,10 +560,7 @@ async fn tpot_and_itl_come_out_at_the_endpoints_known_pace() {
 /// objective's outcome with its margin, the notes saying how; a bad objective is refused with its field.
 #[tokio::test]
 async fn a_run_with_objectives_reports_goodput_and_each_objectives_outcome() {
-    let app = spawn_app().await;
-    let sim = sim::spawn_local(SimConfig::fixed_ms(20, 2, 8)).await.unwrap();
-    let (_, cookie) = app.session_for("owner").await;
-    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let Rig { app, cookie, connector, sim: _sim } = rig(SimConfig::fixed_ms(20, 2, 8)).await;
     let mut body = plan(&connector, 4, json!({"kind": "closed", "concurrency": 2}));
     body["input"]["slos"] = json!(["ttft_ms<=5000", "total_ms<=1", "ttft_p95_ms<=5000", "tpot_p50_ms<=0.5"]);
     let run = start(&app, &cookie, body.clone()).await;
@@ -615,10 +600,7 @@ async fn a_run_with_objectives_reports_goodput_and_each_objectives_outcome() {
 /// first measured send; the run completes, its plan keeps the limit and its report says how it was cut.
 #[tokio::test]
 async fn a_time_limited_run_stops_sending_at_its_limit_and_completes() {
-    let app = spawn_app().await;
-    let sim = sim::spawn_local(SimConfig::fixed_ms(10, 1, 4)).await.unwrap();
-    let (_, cookie) = app.session_for("owner").await;
-    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let Rig { app, cookie, connector, sim: _sim } = rig(SimConfig::fixed_ms(10, 1, 4)).await;
     let mut body =
         plan(&connector, 10_000, json!({"kind": "open", "ratePerSecond": 20.0, "poisson": false, "maxConcurrency": 8}));
     body["input"]["durationS"] = json!(1.0);
@@ -645,10 +627,7 @@ async fn a_time_limited_run_stops_sending_at_its_limit_and_completes() {
 /// fewer bytes.
 #[tokio::test]
 async fn the_compact_export_form_is_the_same_snapshot_in_fewer_bytes() {
-    let app = spawn_app().await;
-    let sim = sim::spawn_local(SimConfig::fixed_ms(1, 1, 4)).await.unwrap();
-    let (_, cookie) = app.session_for("owner").await;
-    let connector = connector(&app, &cookie, &sim.base_url(), None).await;
+    let Rig { app, cookie, connector, sim: _sim } = rig(SimConfig::fixed_ms(1, 1, 4)).await;
     let run = start(&app, &cookie, plan(&connector, 200, json!({"kind": "closed", "concurrency": 8}))).await;
     follow(&app, &cookie, &run).await;
     let (status, keyed) = app.call("runs/report", json!({"id": run}), Some(&cookie)).await;

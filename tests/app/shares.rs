@@ -40,9 +40,9 @@ async fn public_get(app: &TestApp, path: &str, token: Option<&str>) -> (u16, Str
     (response.status().as_u16(), response.text().await.unwrap())
 }
 
-async fn shared_since(app: &TestApp, cookie: &str, run: &str) -> Value {
+async fn shared_since(app: &TestApp, cookie: &str, run: &str) -> Option<i64> {
     let (_, text) = app.call("runs/report", json!({"id": run}), Some(cookie)).await;
-    serde_json::from_str::<Value>(&text).unwrap()["sharedSinceMs"].clone()
+    serde_json::from_str::<latency_guard::api::runs::RunReport>(&text).unwrap().shared_since_ms
 }
 
 #[tokio::test]
@@ -52,11 +52,11 @@ async fn a_share_token_opens_its_one_report_and_nothing_else() {
     let demo = app.state.store.list_connectors(workspace).await.unwrap().remove(0).id.to_string();
     let first = finished_run(&app, &cookie, &demo, "Launch-report-7Q").await;
     let second = finished_run(&app, &cookie, &demo, "second").await;
-    assert_eq!(shared_since(&app, &cookie, &first).await, Value::Null, "not shared until asked");
+    assert_eq!(shared_since(&app, &cookie, &first).await, None, "not shared until asked");
 
     let token = share(&app, &cookie, &first).await;
     assert!(token.len() >= 43, "at least 256 bits, URL-safe base64: {token}");
-    assert!(shared_since(&app, &cookie, &first).await.as_i64().is_some(), "the owner sees it is shared");
+    assert!(shared_since(&app, &cookie, &first).await.is_some(), "the owner sees it is shared");
     let (status, body) = public_read(&app, &first, Some(&token)).await;
     assert_eq!(status, 200, "{body}");
     let shared: Value = serde_json::from_str(&body).unwrap();
@@ -140,7 +140,7 @@ async fn a_share_token_opens_its_one_report_and_nothing_else() {
     let (status, text) = app.call("reports/unshare", json!({"id": first}), Some(&cookie)).await;
     assert_eq!((status, text.as_str()), (200, "true"));
     assert_eq!(public_read(&app, &first, Some(&replaced)).await, (404, String::new()));
-    assert_eq!(shared_since(&app, &cookie, &first).await, Value::Null);
+    assert_eq!(shared_since(&app, &cookie, &first).await, None);
     let (_, text) = app.call("reports/unshare", json!({"id": first}), Some(&cookie)).await;
     assert_eq!(text, "false", "nothing left to revoke");
     assert_eq!(public_read(&app, &second, Some(&second_token)).await.0, 200, "other shares are untouched");

@@ -274,19 +274,26 @@ async fn runs_store_iterations_in_order_and_running_runs_become_interrupted(db: 
     assert!(store.list_runs(other).await.unwrap().is_empty());
 
     // Its owner renews the heartbeat; a cancel asked elsewhere reaches it through the heartbeat's answer.
-    assert_eq!(store.heartbeat_runs("replica-1", 8_000).await.unwrap(), vec![]);
-    assert!(!store.request_cancel(other, id).await.unwrap(), "another workspace cannot cancel it");
-    assert!(store.request_cancel(ws, id).await.unwrap());
-    assert_eq!(store.heartbeat_runs("replica-2", 8_500).await.unwrap(), vec![], "only for its owner");
-    assert_eq!(store.heartbeat_runs("replica-1", 8_500).await.unwrap(), vec![id]);
+    assert_eq!(store.heartbeat_jobs::<RunId>("replica-1", 8_000).await.unwrap(), vec![]);
+    assert!(
+        matches!(store.request_job_cancel(other, id).await, Err(StoreError::NotFound)),
+        "another workspace cannot cancel it"
+    );
+    assert!(store.request_job_cancel(ws, id).await.unwrap());
+    assert_eq!(store.heartbeat_jobs::<RunId>("replica-2", 8_500).await.unwrap(), vec![], "only for its owner");
+    assert_eq!(store.heartbeat_jobs::<RunId>("replica-1", 8_500).await.unwrap(), vec![id]);
     // A run is orphaned only once its owner has been silent since the given time.
-    assert_eq!(store.interrupt_orphaned_runs(8_500, 9_000).await.unwrap(), 0, "heartbeat at 8,500 is recent");
+    assert_eq!(store.interrupt_orphaned_jobs::<RunId>(8_500, 9_000).await.unwrap(), 0, "heartbeat at 8,500 is recent");
     assert_eq!(store.get_run(ws, id).await.unwrap().status, RunStatus::Running);
-    assert_eq!(store.interrupt_orphaned_runs(8_501, 9_000).await.unwrap(), 1);
+    assert_eq!(store.interrupt_orphaned_jobs::<RunId>(8_501, 9_000).await.unwrap(), 1);
     let run = store.get_run(ws, id).await.unwrap();
     assert_eq!((run.status, run.finished_at_ms), (RunStatus::Interrupted, Some(9_000)));
-    assert!(!store.request_cancel(ws, id).await.unwrap(), "an ended run cannot be cancelled");
-    assert_eq!(store.heartbeat_runs("replica-1", 9_500).await.unwrap(), vec![], "nor does it keep a heartbeat");
+    assert!(!store.request_job_cancel(ws, id).await.unwrap(), "an ended run cannot be cancelled");
+    assert_eq!(
+        store.heartbeat_jobs::<RunId>("replica-1", 9_500).await.unwrap(),
+        vec![],
+        "nor does it keep a heartbeat"
+    );
     store.finish_run(id, RunStatus::Completed, None, false, None, 10_000).await.unwrap();
     assert_eq!(store.get_run(ws, id).await.unwrap().status, RunStatus::Interrupted, "an ended run stays ended");
     // Deleting the connector later keeps the run and its report.
@@ -442,12 +449,16 @@ async fn ab_tests_keep_progress_and_report_and_their_orphans_are_interrupted(db:
     let created = store.create_ab_test(ws, &test, 1_000).await.unwrap();
     assert_eq!((created.status, created.done_requests, created.total_requests), (RunStatus::Running, 0, 6));
     assert_eq!((created.baseline_name.as_str(), created.candidate_name.as_str()), ("Spec off", "Spec on"));
-    assert!(matches!(store.ab_test(other, test.id).await, Err(StoreError::NotFound)), "another workspace's");
+    assert!(matches!(store.job(other, test.id).await, Err(StoreError::NotFound)), "another workspace's");
     store.set_ab_progress(test.id, 4, 1_500).await.unwrap();
-    assert!(!store.delete_ab_test(ws, test.id).await.unwrap(), "a running test is not deleted");
-    assert!(store.request_ab_cancel(ws, test.id).await.unwrap());
-    assert_eq!(store.heartbeat_ab_tests("process-1", 2_000).await.unwrap(), [test.id], "the cancel reaches its owner");
-    assert_eq!(store.heartbeat_ab_tests("process-2", 2_000).await.unwrap(), []);
+    assert!(!store.delete_job(ws, test.id).await.unwrap(), "a running test is not deleted");
+    assert!(store.request_job_cancel(ws, test.id).await.unwrap());
+    assert_eq!(
+        store.heartbeat_jobs::<AbTestId>("process-1", 2_000).await.unwrap(),
+        [test.id],
+        "the cancel reaches its owner"
+    );
+    assert_eq!(store.heartbeat_jobs::<AbTestId>("process-2", 2_000).await.unwrap(), []);
     let endpoint = |name: &str| AbEndpoint {
         name: name.into(),
         base_url: "http://h/v1".into(),
@@ -465,7 +476,7 @@ async fn ab_tests_keep_progress_and_report_and_their_orphans_are_interrupted(db:
     };
     store.finish_ab_test(test.id, RunStatus::Cancelled, Some(&report), None, 3_000).await.unwrap();
     store.finish_ab_test(test.id, RunStatus::Completed, None, None, 4_000).await.unwrap();
-    let (summary, stored_plan, stored_report) = store.ab_test_report(ws, test.id).await.unwrap();
+    let (summary, stored_plan, stored_report) = store.job_record(ws, test.id).await.unwrap();
     assert_eq!(
         (summary.status, summary.done_requests, summary.finished_at_ms),
         (RunStatus::Cancelled, 4, Some(3_000)),
@@ -478,15 +489,15 @@ async fn ab_tests_keep_progress_and_report_and_their_orphans_are_interrupted(db:
     store.create_ab_test(ws, &silent, 5_000).await.unwrap();
     let alive = new("process-1");
     store.create_ab_test(ws, &alive, 5_000).await.unwrap();
-    store.heartbeat_ab_tests("process-1", 9_000).await.unwrap();
-    assert_eq!(store.interrupt_orphaned_ab_tests(8_000, 9_500).await.unwrap(), 1);
-    assert_eq!(store.ab_test(ws, silent.id).await.unwrap().status, RunStatus::Interrupted);
-    assert_eq!(store.ab_test(ws, alive.id).await.unwrap().status, RunStatus::Running);
-    let listed: Vec<AbTestId> = store.list_ab_tests(ws).await.unwrap().iter().map(|t| t.id).collect();
+    store.heartbeat_jobs::<AbTestId>("process-1", 9_000).await.unwrap();
+    assert_eq!(store.interrupt_orphaned_jobs::<AbTestId>(8_000, 9_500).await.unwrap(), 1);
+    assert_eq!(store.job(ws, silent.id).await.unwrap().status, RunStatus::Interrupted);
+    assert_eq!(store.job(ws, alive.id).await.unwrap().status, RunStatus::Running);
+    let listed: Vec<AbTestId> = store.list_jobs::<AbTestId>(ws).await.unwrap().iter().map(|t| t.id).collect();
     assert_eq!(listed.len(), 3);
-    assert!(store.list_ab_tests(other).await.unwrap().is_empty());
-    assert!(store.delete_ab_test(ws, test.id).await.unwrap());
-    assert!(matches!(store.ab_test(ws, test.id).await, Err(StoreError::NotFound)));
+    assert!(store.list_jobs::<AbTestId>(other).await.unwrap().is_empty());
+    assert!(store.delete_job(ws, test.id).await.unwrap());
+    assert!(matches!(store.job(ws, test.id).await, Err(StoreError::NotFound)));
 }
 
 async fn contact_links_confirm_once_and_only_the_newest_works(db: &TestDb) {

@@ -4,8 +4,10 @@
 #![cfg(feature = "ssr")]
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a failing test should panic loudly")]
 
-use crate::common::{on_both, TestApp};
+use crate::common::{self, on_both, TestApp};
+use latency_guard::model::SweepSummary;
 use latency_guard::sim::{spawn_local, Delay, SimConfig, SimHandle};
+use latency_guard::wire::JobPage;
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -94,17 +96,18 @@ async fn a_listed_sweep_runs_each_level_as_a_run_and_finds_the_knee() {
         let listed = ok(&app, &cookie, "sweeps/list", json!({})).await;
         assert_eq!(listed[0]["id"], started["id"]);
         // The page shows the same, rendered by the server: the answer, the knee, every level with its run.
-        let page = ok(&app, &cookie, "sweeps/page", json!({"id": started["id"]})).await;
-        let shown = page["report"].as_str().unwrap();
+        let page: JobPage<SweepSummary> =
+            serde_json::from_value(ok(&app, &cookie, "sweeps/page", json!({"id": started["id"]})).await).unwrap();
+        let shown = page.report.as_ref().unwrap().as_str();
         assert!(
             shown.contains(r#"id="sweep-answer""#) && shown.contains(r#"data-level="8" data-passed="false""#),
             "{shown}"
         );
         let first_run = report["levels"][0]["runId"].as_str().unwrap();
         assert!(shown.contains(&format!(r#"href="/runs/{first_run}""#)), "{shown}");
-        assert!(page["notes"].as_str().unwrap().contains(r#"id="sweep-notes""#));
-        assert!(page["header"].as_str().unwrap().contains("ttft_p95_ms"), "{page}");
-        assert_eq!((page["repeated"].as_bool(), &page["summary"]["doneLevels"]), (Some(false), &json!(4)));
+        assert!(page.notes.as_ref().unwrap().as_str().contains(r#"id="sweep-notes""#));
+        assert!(page.header.as_str().contains("ttft_p95_ms"), "{page:?}");
+        assert_eq!((page.summary.repeated, page.summary.done_levels), (false, 4));
     })
     .await;
 }
@@ -185,7 +188,7 @@ async fn an_over_saturated_level_stops_a_listed_sweep_and_a_cancel_keeps_the_lev
         assert_eq!(ok(&app, &cookie, "sweeps/cancel", json!({"id": id})).await, json!(true));
         let view = ended(&app, &cookie, &id).await;
         assert_eq!(view["summary"]["status"], "cancelled");
-        assert!(view["summary"]["currentRunId"].is_null(), "an ended sweep measures nothing: {view}");
+        assert!(common::null_at(&view, "/summary/currentRunId"), "an ended sweep measures nothing: {view}");
         let done = levels(&view);
         assert!(!done.is_empty() && done.len() < 4, "{done:?}");
         assert_eq!(ok(&app, &cookie, "sweeps/cancel", json!({"id": id})).await, json!(false), "not running any more");
@@ -255,7 +258,7 @@ async fn a_repeated_run_reports_each_figure_over_its_repetitions_and_compares_by
         let report = &calm["report"];
         assert_eq!(levels(&calm), [(2.0, true); 3], "every repetition at 2 in flight, each judged: {report}");
         assert_eq!(report["answer"], 2, "passed in every repetition");
-        assert!(report["knee"].is_null(), "one level has no knee");
+        assert!(common::null_at(report, "/knee"), "one level has no knee");
         let walls: f64 = report["levels"].as_array().unwrap().iter().map(|l| l["wallS"].as_f64().unwrap()).sum();
         assert!(report["wallS"].as_f64().unwrap() >= walls + 0.6, "two pauses of 0.3 s between: {report}");
 
@@ -282,9 +285,10 @@ async fn a_repeated_run_reports_each_figure_over_its_repetitions_and_compares_by
         assert!(notes.iter().any(|n| n.as_str().unwrap().starts_with("3 repetitions. Each figure is the mean")));
 
         // The page: the figures over the repetitions as the server rendered them; the comparison is the page's own.
-        let page = ok(&app, &cookie, "sweeps/page", json!({"id": started["id"]})).await;
-        assert_eq!(page["repeated"], true);
-        let shown = page["report"].as_str().unwrap();
+        let page: JobPage<SweepSummary> =
+            serde_json::from_value(ok(&app, &cookie, "sweeps/page", json!({"id": started["id"]})).await).unwrap();
+        assert!(page.summary.repeated);
+        let shown = page.report.as_ref().unwrap().as_str();
         assert!(shown.contains("Over 3 repetitions") && shown.contains(r#"id="repeated-figures""#), "{shown}");
 
         // The HTML export (made from the sweep as the API returns it) shows the same figures.
@@ -300,7 +304,7 @@ async fn a_repeated_run_reports_each_figure_over_its_repetitions_and_compares_by
         // repetitions, and no objective is met.
         let busy = ok(&app, &cookie, "sweeps/start", repeated_input(&conn, 8, 3, 0.0)).await;
         let busy = ended(&app, &cookie, busy["id"].as_str().unwrap()).await;
-        assert!(busy["report"]["answer"].is_null(), "a repetition missed the objective: {}", busy["report"]);
+        assert!(common::null_at(&busy, "/report/answer"), "a repetition missed the objective: {}", busy["report"]);
         let (a, b) = (&calm["summary"]["id"], &busy["summary"]["id"]);
         let compared = ok(&app, &cookie, "sweeps/compare", json!({"a": a, "b": b})).await;
         let ttft = compared["deltas"].as_array().unwrap().iter().find(|d| d["figure"] == "ttftP50Ms").unwrap();

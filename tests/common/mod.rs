@@ -313,3 +313,12 @@ pub async fn cli(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     (output.status.code().unwrap_or(-1), text(&output.stdout), text(&output.stderr))
 }
+
+/// Whether the key at `pointer` (`/snapshot/stats/total`) in a reply is `null`; fails when the reply has no such
+/// key, so a renamed or dropped field fails the test instead of reading as an absent value.
+pub fn null_at(reply: &serde_json::Value, pointer: &str) -> bool {
+    match reply.pointer(pointer) {
+        Some(value) => value.is_null(),
+        None => panic!("the reply has no {pointer}: {reply}"),
+    }
+}

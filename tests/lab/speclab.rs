@@ -142,7 +142,7 @@ async fn the_api_probes_a_stored_connectors_server_with_its_key_and_never_return
                                           "apiKey": "sk-entered-again"}});
     assert_eq!(app.call("connectors/update", moved, Some(&cookie)).await.0, 200);
     let connector = listed(app.call("connectors/list", json!({}), Some(&cookie)).await.1);
-    assert_eq!((connector["serverKind"].clone(), connector["probedAtMs"].clone()), (Value::Null, Value::Null));
+    assert!(common::null_at(&connector, "/serverKind") && common::null_at(&connector, "/probedAtMs"), "{connector}");
 
     assert_eq!(app.call("speclab/probe", json!({"id": id}), Some(&stranger)).await.0, 404, "another workspace's");
     assert_eq!(app.call("speclab/probe", json!({"id": id}), None).await.0, 401);

@@ -9,8 +9,9 @@ use crate::common;
 
 use crate::common::llama::{llama_server, llama_server_at};
 use latency_guard::engine::{HttpClient, RequestTarget};
-use latency_guard::model::{BaseUrl, ServerKind, SpecOutcome, PROCESS_START};
+use latency_guard::model::{AbTestSummary, BaseUrl, ServerKind, SpecOutcome, PROCESS_START};
 use latency_guard::speclab::{record_during, scrape};
+use latency_guard::wire::JobPage;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -319,11 +320,12 @@ async fn the_api_runs_an_ab_between_probed_connectors_and_stops_one_on_request()
     // The page shows the report rendered by the server: each cell's section and the notes.
     let (status, text) = app.call("speclab/ab/page", json!({"id": id}), Some(&cookie)).await;
     assert_eq!(status, 200, "{text}");
-    let page: Value = serde_json::from_str(&text).unwrap();
-    let shown = page["report"].as_str().unwrap();
-    assert!(shown.contains("of drafted tokens accepted") && shown.contains(r#"id="ab-notes""#), "{shown}");
-    assert!(page["header"].as_str().unwrap().contains("spec off (baseline) vs spec on (candidate)"), "{page}");
-    assert_eq!(page["summary"]["doneRequests"], 28);
+    let page: JobPage<AbTestSummary> = serde_json::from_str(&text).unwrap();
+    let shown = page.report.as_ref().unwrap().as_str();
+    assert!(shown.contains("of drafted tokens accepted"), "{shown}");
+    assert!(page.notes.as_ref().unwrap().as_str().contains(r#"id="ab-notes""#), "{page:?}");
+    assert!(page.header.as_str().contains("spec off (baseline) vs spec on (candidate)"), "{page:?}");
+    assert_eq!(page.summary.done_requests, 28);
     let listed: Value = serde_json::from_str(&app.call("speclab/ab/list", json!({}), Some(&cookie)).await.1).unwrap();
     assert_eq!(listed[0]["id"], id.as_str());
     assert_eq!(app.call("speclab/ab/cancel", json!({"id": id}), Some(&cookie)).await.1, "false", "it had ended");

@@ -138,7 +138,7 @@ pub fn ExportButtons(source: ReportSource, iterations: usize) -> impl IntoView {
             on:pointerenter=move |_| exporter.prefetch()
             on:focusin=move |_| exporter.prefetch()>
             <span class="muted">"Export:"</span>
-            {ExportFormat::ALL.into_iter().map(|format| view! {
+            {ExportFormat::ALL.iter().copied().map(|format| view! {
                 <button type="button" id=format!("export-{}", format.as_str())
                     data-export-ms=move || exporter.export_ms(format).map(|ms| format!("{ms:.1}"))
                     disabled=move || exporter.waiting.get().is_some()

@@ -6,8 +6,8 @@ use leptos_router::components::A;
 
 use crate::api::connectors::list_connectors;
 use crate::api::speclab::list_ab_tests;
-use crate::model::{iso8601_utc, ConnectorId};
-use crate::ui::components::{AbForm, ErrorBox, Layout, ServerProbe};
+use crate::model::{iso8601_utc, AbTestSummary, ConnectorId};
+use crate::ui::components::{AbForm, JobList, Layout, ServerProbe};
 use crate::ui::hooks::resource;
 
 /// The Spec Lab page.
@@ -25,7 +25,7 @@ pub fn SpecLabPage() -> impl IntoView {
                     them, a verdict, and where each request's time goes."</p>
                 <AbForm/>
             </section>
-            <AbTestList/>
+            <JobList heading="Earlier A/B tests" empty_id="no-ab-tests" fetch=list_ab_tests table=ab_test_table/>
         </Layout>
     }
 }
@@ -56,36 +56,21 @@ fn ProbeSection() -> impl IntoView {
     }
 }
 
-/// The workspace's A/B tests, newest first.
-#[component]
-fn AbTestList() -> impl IntoView {
-    let tests = resource(|| (), |_| list_ab_tests());
+/// The workspace's A/B tests, one row each.
+fn ab_test_table(list: Vec<AbTestSummary>) -> impl IntoView {
     view! {
-        <section>
-            <h2>"Earlier A/B tests"</h2>
-            <Suspense fallback=|| view! { <p>"Loading…"</p> }>
-                {move || Suspend::new(async move {
-                    match tests.await {
-                        Err(e) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
-                        Ok(list) if list.is_empty() => view! { <p class="muted" id="no-ab-tests">"None yet."</p> }.into_any(),
-                        Ok(list) => view! {
-                            <table class="table" id="ab-tests">
-                                <thead><tr><th>"Title"</th><th>"Baseline"</th><th>"Candidate"</th><th>"Status"</th><th>"Requests"</th><th>"Started (UTC)"</th></tr></thead>
-                                <tbody>{list.into_iter().map(|t| view! {
-                                    <tr>
-                                        <td><A href=format!("/spec-lab/ab/{}", t.id)>{t.title.clone()}</A></td>
-                                        <td>{t.baseline_name.clone()}</td>
-                                        <td>{t.candidate_name.clone()}</td>
-                                        <td>{t.status.as_str()}</td>
-                                        <td>{format!("{} / {}", t.done_requests, t.total_requests)}</td>
-                                        <td>{iso8601_utc(t.created_at_ms)}</td>
-                                    </tr>
-                                }).collect_view()}</tbody>
-                            </table>
-                        }.into_any(),
-                    }
-                })}
-            </Suspense>
-        </section>
+        <table class="table" id="ab-tests">
+            <thead><tr><th>"Title"</th><th>"Baseline"</th><th>"Candidate"</th><th>"Status"</th><th>"Requests"</th><th>"Started (UTC)"</th></tr></thead>
+            <tbody>{list.into_iter().map(|t| view! {
+                <tr>
+                    <td><A href=format!("/spec-lab/ab/{}", t.id)>{t.title.clone()}</A></td>
+                    <td>{t.baseline_name.clone()}</td>
+                    <td>{t.candidate_name.clone()}</td>
+                    <td>{t.status.as_str()}</td>
+                    <td>{format!("{} / {}", t.done_requests, t.total_requests)}</td>
+                    <td>{iso8601_utc(t.created_at_ms)}</td>
+                </tr>
+            }).collect_view()}</tbody>
+        </table>
     }
 }

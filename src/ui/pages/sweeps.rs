@@ -5,9 +5,8 @@ use leptos::prelude::*;
 use leptos_router::components::A;
 
 use crate::api::sweeps::list_sweeps;
-use crate::model::iso8601_utc;
-use crate::ui::components::{ErrorBox, Layout, SweepForm};
-use crate::ui::hooks::resource;
+use crate::model::{iso8601_utc, SweepSummary};
+use crate::ui::components::{JobList, Layout, SweepForm};
 
 /// The Sweeps page.
 #[component]
@@ -21,41 +20,26 @@ pub fn SweepsPage() -> impl IntoView {
                 <h2>"New sweep"</h2>
                 <SweepForm/>
             </section>
-            <SweepList/>
+            <JobList heading="Earlier sweeps" empty_id="no-sweeps" fetch=list_sweeps table=sweep_table/>
         </Layout>
     }
 }
 
-/// The workspace's sweeps, newest first.
-#[component]
-fn SweepList() -> impl IntoView {
-    let sweeps = resource(|| (), |_| list_sweeps());
+/// The workspace's sweeps, one row each.
+fn sweep_table(list: Vec<SweepSummary>) -> impl IntoView {
     view! {
-        <section>
-            <h2>"Earlier sweeps"</h2>
-            <Suspense fallback=|| view! { <p>"Loading…"</p> }>
-                {move || Suspend::new(async move {
-                    match sweeps.await {
-                        Err(e) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
-                        Ok(list) if list.is_empty() => view! { <p class="muted" id="no-sweeps">"None yet."</p> }.into_any(),
-                        Ok(list) => view! {
-                            <table class="table" id="sweeps">
-                                <thead><tr><th>"Title"</th><th>"Connector"</th><th>"Status"</th><th>"Levels"</th><th>"Highest passing"</th><th>"Started (UTC)"</th></tr></thead>
-                                <tbody>{list.into_iter().map(|s| view! {
-                                    <tr>
-                                        <td><A href=format!("/sweeps/{}", s.id)>{s.title.clone()}</A></td>
-                                        <td>{s.connector_name.clone()}</td>
-                                        <td>{s.status.as_str()}</td>
-                                        <td>{s.done_levels}</td>
-                                        <td>{s.answer.map_or_else(|| "—".to_string(), |a| s.axis.describe(a))}</td>
-                                        <td>{iso8601_utc(s.created_at_ms)}</td>
-                                    </tr>
-                                }).collect_view()}</tbody>
-                            </table>
-                        }.into_any(),
-                    }
-                })}
-            </Suspense>
-        </section>
+        <table class="table" id="sweeps">
+            <thead><tr><th>"Title"</th><th>"Connector"</th><th>"Status"</th><th>"Levels"</th><th>"Highest passing"</th><th>"Started (UTC)"</th></tr></thead>
+            <tbody>{list.into_iter().map(|s| view! {
+                <tr>
+                    <td><A href=format!("/sweeps/{}", s.id)>{s.title.clone()}</A></td>
+                    <td>{s.connector_name.clone()}</td>
+                    <td>{s.status.as_str()}</td>
+                    <td>{s.done_levels}</td>
+                    <td>{s.answer.map_or_else(|| "—".to_string(), |a| s.axis.describe(a))}</td>
+                    <td>{iso8601_utc(s.created_at_ms)}</td>
+                </tr>
+            }).collect_view()}</tbody>
+        </table>
     }
 }
