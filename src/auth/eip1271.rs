@@ -54,8 +54,8 @@ pub fn says_valid(result: &str) -> bool {
 
 impl ContractWallets {
     /// Checks through the node at `rpc_url`, each request within `timeout`.
-    pub fn new(rpc_url: &str, timeout: Duration) -> Result<Self, String> {
-        let http = reqwest::Client::builder().timeout(timeout).build().map_err(|e| e.to_string())?;
+    pub fn new(rpc_url: &str, timeout: Duration) -> Result<Self, reqwest::Error> {
+        let http = reqwest::Client::builder().timeout(timeout).build()?;
         Ok(Self { rpc_url: rpc_url.to_string(), http })
     }
 

@@ -299,7 +299,7 @@ mod tests {
 
     #[test]
     fn the_browsers_message_builder_makes_text_the_independent_signature_covers() {
-        let grant = crate::model::siwe_message::example_grant();
+        let grant = crate::model::example_grant();
         let built = crate::model::siwe_message_text(&grant, &ADDRESS.to_lowercase()).unwrap();
         assert_eq!(check_signed_message(&policy(), &built, SIGNATURE, NOW).unwrap().address, ADDRESS);
     }

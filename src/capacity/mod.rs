@@ -32,6 +32,36 @@ pub const TAIL_REQUESTS: f64 = 10.0;
 /// Measured requests per level when only per-request objectives are judged.
 pub const PER_REQUEST_SAMPLE: u32 = 50;
 
+/// Why a level gave no measurements.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LevelError {
+    /// Stopped on request (a cancel, Ctrl-C, the server stopping): the caller knows which and says so.
+    #[error("stopped before the level ended")]
+    Stopped,
+    /// The level's run could not be made or failed, in words.
+    #[error("the run of {level} failed: {why}")]
+    Failed {
+        /// The level, as written (`8 in flight`).
+        level: String,
+        /// Why.
+        why: String,
+    },
+}
+
+/// Why a sweep ended without a report.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SweepError {
+    /// The levels do not hold (bounds, counts), in words.
+    #[error("levels: {0}")]
+    Levels(String),
+    /// A search without an objective has nothing to find.
+    #[error("a capacity search needs at least one objective (e.g. ttft_p95_ms<=500)")]
+    NoObjective,
+    /// A level gave no measurements; the levels before it are not a report.
+    #[error(transparent)]
+    Level(#[from] LevelError),
+}
+
 /// Runs one level.
 pub trait LevelRunner {
     /// Sends `warmup` requests, then `requests` measured ones, at `mode`; every iteration comes back.
@@ -40,10 +70,10 @@ pub trait LevelRunner {
         mode: LoadMode,
         requests: u32,
         warmup: u32,
-    ) -> impl std::future::Future<Output = Result<LevelRun, String>> + Send;
+    ) -> impl std::future::Future<Output = Result<LevelRun, LevelError>> + Send;
 
     /// Rests `seconds` between two repetitions of a repeated run; an error (a cancel) ends the run.
-    fn pause(&mut self, seconds: f64) -> impl std::future::Future<Output = Result<(), String>> + Send {
+    fn pause(&mut self, seconds: f64) -> impl std::future::Future<Output = Result<(), LevelError>> + Send {
         async move {
             tokio::time::sleep(std::time::Duration::from_secs_f64(seconds)).await;
             Ok(())
@@ -144,10 +174,10 @@ pub async fn sweep(
     runner: &mut impl LevelRunner,
     spec: &CapacitySpec,
     mut on_event: impl FnMut(SearchEvent),
-) -> Result<CapacityReport, String> {
-    let plan = spec.levels.clone().validated()?;
+) -> Result<CapacityReport, SweepError> {
+    let plan = spec.levels.clone().validated().map_err(SweepError::Levels)?;
     if matches!(plan, LevelPlan::Search(_)) && spec.criteria.slos.is_empty() {
-        return Err("a capacity search needs at least one objective (e.g. ttft_p95_ms<=500)".into());
+        return Err(SweepError::NoObjective);
     }
     let axis = plan.axis();
     if let LevelPlan::Repeated { level, repetitions, pause_s, .. } = plan {
@@ -438,10 +468,10 @@ mod tests {
     }
 
     impl LevelRunner for ScriptedEndpoint {
-        async fn run_level(&mut self, mode: LoadMode, requests: u32, warmup: u32) -> Result<LevelRun, String> {
+        async fn run_level(&mut self, mode: LoadMode, requests: u32, warmup: u32) -> Result<LevelRun, LevelError> {
             self.asked.push((mode, requests, warmup));
             if self.fail_at == Some(self.asked.len()) {
-                return Err("interrupted".into());
+                return Err(LevelError::Stopped);
             }
             let (load, gap_ms) = match mode {
                 LoadMode::Closed { concurrency } => (f64::from(concurrency), 10.0),
@@ -531,10 +561,10 @@ mod tests {
         let spec = spec(LoadAxis::Concurrency, &["ttft_p95_ms<=500"]);
         let mut endpoint = ScriptedEndpoint { fail_at: Some(3), ..ScriptedEndpoint::new(11.0) };
         let outcome = sweep(&mut endpoint, &spec, |_| {}).await;
-        assert_eq!(outcome.unwrap_err(), "interrupted");
+        assert_eq!(outcome.unwrap_err(), SweepError::Level(LevelError::Stopped));
         assert_eq!(levels_asked(&endpoint), [1.0, 2.0, 4.0], "no level after the one that failed");
         let no_objective = CapacitySpec { criteria: Criteria { slos: vec![], max_error_rate: 0.0 }, ..spec };
         let refused = sweep(&mut ScriptedEndpoint::new(11.0), &no_objective, |_| {}).await;
-        assert!(refused.unwrap_err().contains("at least one objective"));
+        assert_eq!(refused.unwrap_err(), SweepError::NoObjective);
     }
 }

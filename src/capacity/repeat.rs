@@ -2,7 +2,9 @@
 //! sweep (its run stored, its verdict kept), then every headline figure summarised over the repetitions — mean,
 //! t-based interval, run-to-run variation, and whether the repetitions agree.
 
-use super::{level_figures, mode_of, notes, requests_for, warmup_for, CapacitySpec, LevelRunner, SearchEvent};
+use super::{
+    level_figures, mode_of, notes, requests_for, warmup_for, CapacitySpec, LevelRunner, SearchEvent, SweepError,
+};
 use crate::model::LoadAxis;
 use crate::report::{repeated_report, AnswerInterval, CapacityLevel, CapacityReport, RepeatedReport, Repetition};
 
@@ -21,7 +23,7 @@ pub(super) async fn repeat(
     spec: &CapacitySpec,
     repeat: Repeat,
     on_event: &mut impl FnMut(SearchEvent),
-) -> Result<CapacityReport, String> {
+) -> Result<CapacityReport, SweepError> {
     let started = std::time::Instant::now();
     let Repeat { axis, level, repetitions, pause_s } = repeat;
     let (mut levels, mut samples, mut sent) = (Vec::new(), Vec::new(), 0u64);

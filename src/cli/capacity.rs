@@ -9,7 +9,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::endpoint::{Endpoint, EndpointArgs, PromptArgs};
 use super::progress::{Piped, Progress};
-use crate::capacity::{sweep, CapacitySpec, Criteria, LevelPlan, LevelRun, LevelRunner, SearchEvent, SearchSpace};
+use crate::capacity::{
+    sweep, CapacitySpec, Criteria, LevelError, LevelPlan, LevelRun, LevelRunner, SearchEvent, SearchSpace, SweepError,
+};
 use crate::engine::HttpClient;
 use crate::model::{
     parse_slos, Agent, ConnectionPolicy, ConnectorId, IterationRecord, LoadAxis, LoadMode, Measurement, RunPlanInput,
@@ -117,10 +119,11 @@ struct LocalLevels {
 }
 
 impl LevelRunner for LocalLevels {
-    async fn run_level(&mut self, mode: LoadMode, requests: u32, warmup: u32) -> Result<LevelRun, String> {
+    async fn run_level(&mut self, mode: LoadMode, requests: u32, warmup: u32) -> Result<LevelRun, LevelError> {
         let prompts = self.template.prompts.len().max(1) as u32;
         let input = RunPlanInput { mode, iterations: requests.div_ceil(prompts), warmup, ..self.template.clone() };
-        let plan = input.validate(&self.endpoint.model).map_err(|e| format!("{}: {}", e.field, e.reason))?;
+        let failed = |why: String| LevelError::Failed { level: mode.level_text(), why };
+        let plan = input.validate(&self.endpoint.model).map_err(|e| failed(format!("{}: {}", e.field, e.reason)))?;
         let mut sink =
             LevelProgress { progress: Progress::new(plan.total_requests(), None, Piped::Silent), records: vec![] };
         let started = std::time::Instant::now();
@@ -128,10 +131,10 @@ impl LevelRunner for LocalLevels {
         let outcome = execute(execution, &mut sink).await;
         sink.progress.finish();
         if let Some(failure) = outcome.failure {
-            return Err(format!("the level's run failed: {failure}"));
+            return Err(failed(failure));
         }
         if self.cancel.is_cancelled() {
-            return Err("interrupted".into());
+            return Err(LevelError::Stopped);
         }
         sink.records.sort_by_key(|r| r.seq);
         Ok(LevelRun { records: sink.records, wall_s: started.elapsed().as_secs_f64(), run_id: None })
@@ -214,7 +217,11 @@ async fn search(args: &CapacityArgs, config: Option<&std::path::Path>) -> Result
         SearchEvent::Probed(level) => eprintln!("  {}", level_line(LoadAxis::Concurrency, &level)),
         SearchEvent::Repeated(_) => {}
     })
-    .await?;
+    .await
+    .map_err(|e| match e {
+        SweepError::Level(LevelError::Stopped) => "interrupted".to_string(),
+        other => other.to_string(),
+    })?;
     if let Some(path) = &args.out {
         let json = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
         std::fs::write(path, json).map_err(|e| format!("--out {}: {e}", path.display()))?;

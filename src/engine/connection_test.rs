@@ -137,7 +137,7 @@ pub async fn test_connection(
     let no_response = |body: String| ConnectionTestResult { ok: false, status: 0, ms: elapsed_ms(), body };
     let headers = match target.header_map() {
         Ok(h) => h,
-        Err(e) => return no_response(e),
+        Err(e) => return no_response(e.to_string()),
     };
     let (pooled, fresh) = match client.clients_for(target) {
         Ok(clients) => clients,

@@ -233,7 +233,7 @@ fn estimate(chars: usize) -> u64 {
 async fn exchange(client: &reqwest::Client, call: &Call<'_>, recorder: &mut Recorder) {
     let headers = match call.target.header_map() {
         Ok(h) => h,
-        Err(e) => return recorder.fail(ErrorClass::Request, e),
+        Err(e) => return recorder.fail(ErrorClass::Request, e.to_string()),
     };
     let sending = client.post(call.target.base_url.chat_completions_url()).headers(headers).json(call.request);
     let mut response = match sending.send().await {

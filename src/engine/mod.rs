@@ -16,4 +16,4 @@ pub use measure::{
 };
 pub use preopen::open_connections;
 pub use redact::{Redactor, REDACTED};
-pub use request::{ChatMessage, ChatRequest, RequestTarget, StreamOptions};
+pub use request::{ChatMessage, ChatRequest, HeaderError, RequestTarget, StreamOptions};

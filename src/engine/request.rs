@@ -32,21 +32,33 @@ impl std::fmt::Debug for RequestTarget {
     }
 }
 
+/// Why a target's headers cannot go on a request. The texts never quote a value: values may be credentials.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HeaderError {
+    /// The API key has characters a header cannot carry.
+    #[error("the API key contains characters not allowed in a header")]
+    Key,
+    /// A header name that is not a valid HTTP header name.
+    #[error("invalid header name {0:?}")]
+    Name(String),
+    /// A header value with characters a header cannot carry.
+    #[error("invalid value for header {0:?}")]
+    Value(String),
+}
+
 impl RequestTarget {
     /// `Content-Type`, then `Authorization` when a key is set, then the extra headers.
-    pub fn header_map(&self) -> Result<HeaderMap, String> {
+    pub fn header_map(&self) -> Result<HeaderMap, HeaderError> {
         let mut map = HeaderMap::new();
         map.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         if let Some(key) = &self.api_key {
-            let mut value = HeaderValue::from_str(&format!("Bearer {key}"))
-                .map_err(|_| "the API key contains characters not allowed in a header".to_string())?;
+            let mut value = HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| HeaderError::Key)?;
             value.set_sensitive(true);
             map.insert(AUTHORIZATION, value);
         }
         for (name, value) in &self.headers {
-            let header =
-                HeaderName::from_bytes(name.as_bytes()).map_err(|_| format!("invalid header name {name:?}"))?;
-            let mut value = HeaderValue::from_str(value).map_err(|_| format!("invalid value for header {name:?}"))?;
+            let header = HeaderName::from_bytes(name.as_bytes()).map_err(|_| HeaderError::Name(name.clone()))?;
+            let mut value = HeaderValue::from_str(value).map_err(|_| HeaderError::Value(name.clone()))?;
             value.set_sensitive(crate::model::is_credential_header(name));
             map.insert(header, value);
         }
@@ -159,6 +171,21 @@ mod tests {
         assert!(!target.header_map().unwrap().contains_key("authorization"));
         let with_key = RequestTarget { api_key: Some("sk-canary-123".into()), ..target };
         assert!(!format!("{with_key:?}").contains("sk-canary-123"));
+    }
+
+    #[test]
+    fn headers_a_request_cannot_carry_are_named_and_never_quoted() {
+        let target = |api_key: Option<&str>, name: &str, value: &str| RequestTarget {
+            base_url: BaseUrl::parse("http://h/v1").unwrap(),
+            api_key: api_key.map(String::from),
+            headers: BTreeMap::from([(name.to_string(), value.to_string())]),
+            reach: Reach::Anywhere,
+        };
+        assert_eq!(target(Some("sk-a\nb"), "x-a", "1").header_map().unwrap_err(), HeaderError::Key);
+        assert_eq!(target(None, "bad name", "1").header_map().unwrap_err(), HeaderError::Name("bad name".into()));
+        let error = target(None, "x-token", "secret\r\nvalue").header_map().unwrap_err();
+        assert_eq!(error, HeaderError::Value("x-token".into()));
+        assert!(!error.to_string().contains("secret"), "{error}");
     }
 
     #[test]

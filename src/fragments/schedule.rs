@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 
 use super::render;
+use crate::charts::{schedule_history, HistoryPoint};
 use crate::model::{
     utc_second as when, BenchmarkSet, CostEstimate, EvaluationStatus, EvaluationView, Schedule, ScheduleDetail,
     WebhookDelivery, ADVISED_MIN_PROMPTS,
@@ -53,8 +54,9 @@ pub fn pinnable_choices(detail: &ScheduleDetail) -> ServerHtml {
 
 /// The history chart, the evaluations and the webhook deliveries.
 pub fn history(detail: &ScheduleDetail) -> ServerHtml {
-    let (svg, evaluations, deliveries) =
-        (detail.history_svg.clone(), detail.evaluations.clone(), detail.deliveries.clone());
+    let band = detail.baseline.as_ref().and_then(|b| b.summary.mean_ms.zip(b.summary.p95_ms));
+    let svg = schedule_history(&history_points(&detail.evaluations), band);
+    let (evaluations, deliveries) = (detail.evaluations.clone(), detail.deliveries.clone());
     render(view! {
         <h2>"History"</h2>
         <p class="muted">"p95 and mean total time of each evaluation; the band is the baseline from its mean to its p95; large red marks breached."</p>
@@ -155,4 +157,24 @@ fn evaluation_row(e: EvaluationView) -> impl IntoView {
             <td class="why">{why}</td>
         </tr>
     }
+}
+
+/// The chart's points: every finished evaluation, breaches marked.
+fn history_points(evaluations: &[EvaluationView]) -> Vec<HistoryPoint> {
+    evaluations
+        .iter()
+        .filter_map(|e| {
+            let breached = match e.status {
+                EvaluationStatus::Running => return None,
+                EvaluationStatus::Breached => true,
+                EvaluationStatus::Healthy | EvaluationStatus::NoBaseline | EvaluationStatus::Failed => false,
+            };
+            Some(HistoryPoint {
+                at_ms: e.started_at_ms,
+                p95_ms: e.observed_summary.and_then(|s| s.p95_ms),
+                mean_ms: e.observed_summary.and_then(|s| s.mean_ms),
+                breached,
+            })
+        })
+        .collect()
 }

@@ -1,11 +1,8 @@
 //! A schedule's page, read in one place: the schedule with its set, connector name, baselines (the current one
-//! and the history), what it costs, the latest evaluations and webhook deliveries, the history chart, and the
-//! runs that could be pinned. Every list is bounded.
+//! and the history), what it costs, the latest evaluations and webhook deliveries, and the runs that could be
+//! pinned. Every list is bounded. The page draws its history chart from the evaluations (`fragments::history`).
 
-use crate::charts::{schedule_history, HistoryPoint};
-use crate::model::{
-    BaselineInfo, Connector, EvaluationStatus, EvaluationView, PinnableRun, ScheduleDetail, ScheduleId, WorkspaceId,
-};
+use crate::model::{BaselineInfo, Connector, PinnableRun, ScheduleDetail, ScheduleId, WorkspaceId};
 use crate::model::{Schedule, ScheduleInput};
 use crate::secrets::SecretBox;
 use crate::store::{Store, StoreError};
@@ -42,9 +39,7 @@ pub async fn schedule_detail(
         .map(|r| PinnableRun { id: r.id, title: r.title, created_at_ms: r.created_at_ms })
         .collect();
     let prices = connector.as_ref().map_or((None, None), Connector::prices);
-    let band = baseline.as_ref().and_then(|b| b.summary.mean_ms.zip(b.summary.p95_ms));
     Ok(ScheduleDetail {
-        history_svg: schedule_history(&history_points(&evaluations), band),
         cost: set.cost_estimate(schedule.input.cadence, prices),
         baseline,
         earlier_baselines: earlier.iter().map(BaselineInfo::from).collect(),
@@ -74,24 +69,4 @@ pub async fn save_schedule(
         }
         Some(id) => Ok((store.update_schedule(workspace, id, input, now_ms).await?, None)),
     }
-}
-
-/// The chart's points: every finished evaluation, breaches marked.
-fn history_points(evaluations: &[EvaluationView]) -> Vec<HistoryPoint> {
-    evaluations
-        .iter()
-        .filter_map(|e| {
-            let breached = match e.status {
-                EvaluationStatus::Running => return None,
-                EvaluationStatus::Breached => true,
-                EvaluationStatus::Healthy | EvaluationStatus::NoBaseline | EvaluationStatus::Failed => false,
-            };
-            Some(HistoryPoint {
-                at_ms: e.started_at_ms,
-                p95_ms: e.observed_summary.and_then(|s| s.p95_ms),
-                mean_ms: e.observed_summary.and_then(|s| s.mean_ms),
-                breached,
-            })
-        })
-        .collect()
 }

@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::manager::{while_reachable, RunManager, StartError};
 use crate::capacity::{
-    progress_report, repeated_progress, sweep, CapacitySpec, Criteria, LevelRun, LevelRunner, SearchEvent,
+    progress_report, repeated_progress, sweep, CapacitySpec, Criteria, LevelError, LevelRun, LevelRunner, SearchEvent,
 };
 use crate::clock::Clock;
 use crate::jobs::{JobOwner, LiveJobs};
@@ -53,14 +53,11 @@ struct StoredLevels {
 }
 
 impl LevelRunner for StoredLevels {
-    async fn run_level(&mut self, mode: LoadMode, requests: u32, warmup: u32) -> Result<LevelRun, String> {
+    async fn run_level(&mut self, mode: LoadMode, requests: u32, warmup: u32) -> Result<LevelRun, LevelError> {
         if self.stop.is_cancelled() {
-            return Err("cancelled".into());
+            return Err(LevelError::Stopped);
         }
-        let axis_level = match mode {
-            LoadMode::Closed { concurrency } => format!("{concurrency} in flight"),
-            LoadMode::Open { rate_per_second, .. } => format!("{} req/s", crate::model::trim_number(rate_per_second)),
-        };
+        let axis_level = mode.level_text();
         let prompts = self.template.prompts.len().max(1) as u32;
         let input = RunPlanInput {
             title: Some(format!("{} · {axis_level}", self.title).chars().take(200).collect()),
@@ -79,24 +76,24 @@ impl LevelRunner for StoredLevels {
                 }
             }
         });
-        let run =
-            self.runs.run_to_end_unless(self.workspace, input, &self.stop, Some(tell)).await.map_err(|e| e.to_string());
+        let failed = |why: String| LevelError::Failed { level: axis_level.clone(), why };
+        let run = self.runs.run_to_end_unless(self.workspace, input, &self.stop, Some(tell)).await;
         let _ = current.await;
-        let run = run?;
+        let run = run.map_err(|e| failed(e.to_string()))?;
         if self.stop.is_cancelled() {
-            return Err("cancelled".into());
+            return Err(LevelError::Stopped);
         }
         if let Some(failure) = run.failure {
-            return Err(format!("the run of {axis_level} failed: {failure}"));
+            return Err(failed(failure));
         }
-        let records = self.store.run_iterations(self.workspace, run.id).await.map_err(|e| e.to_string())?;
+        let records = self.store.run_iterations(self.workspace, run.id).await.map_err(|e| failed(e.to_string()))?;
         Ok(LevelRun { records, wall_s: started.elapsed().as_secs_f64(), run_id: Some(run.id) })
     }
 
-    async fn pause(&mut self, seconds: f64) -> Result<(), String> {
+    async fn pause(&mut self, seconds: f64) -> Result<(), LevelError> {
         tokio::select! {
             () = tokio::time::sleep(Duration::from_secs_f64(seconds)) => Ok(()),
-            () = self.stop.cancelled() => Err("cancelled".into()),
+            () = self.stop.cancelled() => Err(LevelError::Stopped),
         }
     }
 }
@@ -184,7 +181,7 @@ impl SweepManager {
             Ok(report) => (RunStatus::Completed, Some(report), None),
             Err(_) if cancel.is_cancelled() && self.jobs.stopping() => (RunStatus::Interrupted, None, None),
             Err(_) if cancel.is_cancelled() => (RunStatus::Cancelled, None, None),
-            Err(why) => (RunStatus::Failed, None, Some(why)),
+            Err(why) => (RunStatus::Failed, None, Some(why.to_string())),
         };
         let stored =
             while_reachable(|| self.store.finish_sweep(id, status, report.as_ref(), failure.as_deref(), now)).await;

@@ -57,7 +57,7 @@ pub enum StartupError {
     Leptos(String),
     /// The client for smart-contract wallets' signatures could not be made.
     #[error("siwe-rpc-url: {0}")]
-    ContractWallets(String),
+    ContractWallets(reqwest::Error),
     /// The demo connector could not be made from the simulator's address.
     #[error("demo connector: {0}")]
     DemoConnector(#[from] ValidationError),

@@ -39,8 +39,40 @@ enum Fetched {
     Body(String, Option<String>),
     /// Another status.
     Status(u16),
-    /// No usable answer, in words.
-    Failed(String),
+    /// No usable answer.
+    Failed(FetchFailure),
+}
+
+/// Why a path gave no usable answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FetchFailure {
+    /// The body was larger than the path's limit, in KiB.
+    #[error("the answer is larger than {0} KiB")]
+    TooLarge(usize),
+    /// No whole answer within [`PROBE_TIMEOUT`], in seconds.
+    #[error("no answer within {0} s")]
+    TimedOut(u64),
+    /// No answer at all (refused, reset, a name that does not resolve, the address policy), in words.
+    #[error("{0}")]
+    Unreachable(String),
+}
+
+/// Why one scrape of `/metrics` gave no readings. The texts that quote the server are scrubbed of the target's
+/// secrets.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ScrapeError {
+    /// The address policy refused the server's address before any request.
+    #[error("{0}")]
+    Refused(String),
+    /// `/metrics` answered another status than 2xx.
+    #[error("/metrics answered {0}")]
+    Status(u16),
+    /// No usable answer.
+    #[error(transparent)]
+    Fetch(#[from] FetchFailure),
+    /// An answer, but not the Prometheus text format.
+    #[error("{0}")]
+    NotMetrics(String),
 }
 
 async fn fetch(client: &reqwest::Client, url: String, headers: &HeaderMap, limit: usize) -> Fetched {
@@ -65,30 +97,31 @@ async fn fetch(client: &reqwest::Client, url: String, headers: &HeaderMap, limit
         while let Some(chunk) = response.chunk().await? {
             body.extend_from_slice(&chunk);
             if body.len() > limit {
-                return Ok(Fetched::Failed(format!("the answer is larger than {} KiB", limit / 1024)));
+                return Ok(Fetched::Failed(FetchFailure::TooLarge(limit / 1024)));
             }
         }
         Ok::<_, reqwest::Error>(Fetched::Body(String::from_utf8_lossy(&body).into_owned(), start))
     };
     match tokio::time::timeout(PROBE_TIMEOUT, attempt).await {
-        Err(_) => Fetched::Failed(format!("no answer within {} s", PROBE_TIMEOUT.as_secs())),
-        Ok(Err(e)) => Fetched::Failed(describe_error(&e)),
+        Err(_) => Fetched::Failed(FetchFailure::TimedOut(PROBE_TIMEOUT.as_secs())),
+        Ok(Err(e)) => Fetched::Failed(FetchFailure::Unreachable(describe_error(&e))),
         Ok(Ok(fetched)) => fetched,
     }
 }
 
 /// One scrape of the server's `/metrics`: the base of server metrics during runs and of A/B windows.
-pub async fn scrape(client: &HttpClient, target: &RequestTarget) -> Result<Exposition, String> {
+pub async fn scrape(client: &HttpClient, target: &RequestTarget) -> Result<Exposition, ScrapeError> {
     let url = format!("{}/metrics", server_root(&target.base_url));
     let headers = target.header_map().unwrap_or_default();
     let scrubbed = |text: String| target.redactor().scrub_and_clip(&text, 300);
-    let client = client.for_target(target).map_err(|refusal| refusal.to_string())?;
+    let client = client.for_target(target).map_err(|refusal| ScrapeError::Refused(refusal.to_string()))?;
     match fetch(client, url, &headers, MAX_BODY_BYTES).await {
         Fetched::Body(text, start_header) => Exposition::parse(&text)
             .map(|metrics| Exposition { start_header, ..metrics })
-            .map_err(|e| scrubbed(e.to_string())),
-        Fetched::Status(status) => Err(format!("/metrics answered {status}")),
-        Fetched::Failed(why) => Err(scrubbed(why)),
+            .map_err(|e| ScrapeError::NotMetrics(scrubbed(e.to_string()))),
+        Fetched::Status(status) => Err(ScrapeError::Status(status)),
+        Fetched::Failed(FetchFailure::Unreachable(why)) => Err(FetchFailure::Unreachable(scrubbed(why)).into()),
+        Fetched::Failed(failure) => Err(failure.into()),
     }
 }
 
@@ -176,7 +209,7 @@ fn outcome(fetched: Fetched) -> String {
     match fetched {
         Fetched::Body(_, _) => "200".into(),
         Fetched::Status(status) => status.to_string(),
-        Fetched::Failed(why) => why,
+        Fetched::Failed(failure) => failure.to_string(),
     }
 }
 

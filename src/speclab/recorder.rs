@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use super::engines::{spec_evidence, SpecEvidence};
 use super::exposition::Exposition;
 use super::latency::LatencyTotals;
-use super::probe::{scrape, server_root};
+use super::probe::{scrape, server_root, ScrapeError};
 use crate::engine::{HttpClient, RequestTarget};
 use crate::model::{
     ServerKind, ServerMetrics, ServerSample, SpecCounters, SpecOutcome, MAX_SERVER_SAMPLES, PROCESS_START,
@@ -116,7 +116,7 @@ struct Readings {
 impl Readings {
     /// One scrape's outcome; the sample goes to the book unless it is the final one (`keep_sample` false), which
     /// is returned instead.
-    fn read(&mut self, scraped: Result<Exposition, String>, keep_sample: bool) -> Option<ServerSample> {
+    fn read(&mut self, scraped: Result<Exposition, ScrapeError>, keep_sample: bool) -> Option<ServerSample> {
         let metrics = match scraped {
             Ok(metrics) => metrics,
             Err(_) => {
@@ -218,7 +218,7 @@ pub async fn record_during<T>(
     let spec = match (&at_start, &readings.last, readings.restarted) {
         (_, _, Some(counter)) => SpecOutcome::Restarted { counter },
         (Some(_), _, None) if final_failure.is_some() => {
-            SpecOutcome::Unfinished { reason: final_failure.clone().unwrap_or_default() }
+            SpecOutcome::Unfinished { reason: final_failure.as_ref().map(ToString::to_string).unwrap_or_default() }
         }
         (Some(start), Some(end), None) => match start.window(end) {
             Ok(window) => SpecOutcome::Window(window),

@@ -43,11 +43,14 @@ impl ReportSource {
     /// The whole report snapshot, every iteration included, fetched in its compact form.
     pub async fn snapshot(&self) -> Result<ReportSnapshot, String> {
         match self {
-            Self::Owned(id) => get_run_export(*id).await.map_err(|e| e.to_string())?.into_snapshot(),
+            Self::Owned(id) => {
+                get_run_export(*id).await.map_err(|e| e.to_string())?.into_snapshot().map_err(|e| e.to_string())
+            }
             Self::Shared { id, token } => {
                 public_get::<crate::report::CompactSnapshot>(&format!("/api/public/reports/{id}/export"), token)
                     .await?
                     .into_snapshot()
+                    .map_err(|e| e.to_string())
             }
         }
     }

@@ -10,7 +10,7 @@ use crate::common;
 use crate::common::llama::{llama_server, llama_server_at};
 use latency_guard::engine::{HttpClient, RequestTarget};
 use latency_guard::model::{AbTestSummary, BaseUrl, ServerKind, SpecOutcome, PROCESS_START};
-use latency_guard::speclab::{record_during, scrape};
+use latency_guard::speclab::{record_during, scrape, FetchFailure, ScrapeError};
 use latency_guard::wire::JobPage;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -415,10 +415,12 @@ async fn an_endless_or_never_finishing_metrics_body_is_cut_off_with_a_reason() {
     let endless = target(&hostile_metrics(false).await);
     let started = std::time::Instant::now();
     let why = scrape(&client, &endless).await.unwrap_err();
-    assert!(why.contains("larger than 4096 KiB"), "{why}");
+    assert_eq!(why, ScrapeError::Fetch(FetchFailure::TooLarge(4096)));
+    assert_eq!(why.to_string(), "the answer is larger than 4096 KiB");
     let trickling = target(&hostile_metrics(true).await);
     let why = scrape(&client, &trickling).await.unwrap_err();
-    assert!(why.contains("no answer within 3 s"), "{why}");
+    assert_eq!(why, ScrapeError::Fetch(FetchFailure::TimedOut(3)));
+    assert_eq!(why.to_string(), "no answer within 3 s");
     assert!(started.elapsed() < Duration::from_secs(10), "both gave up in bounded time: {:?}", started.elapsed());
     // The probe says the same of the path, and a run's recorder records nothing rather than waiting.
     let report = latency_guard::speclab::probe(&client, &trickling).await;

@@ -1,0 +1,199 @@
+//! The load a capacity search or a sweep varies, which levels it runs (listed, or a search space), and how
+//! levels are written.
+
+use crate::model::limits;
+use serde::{Deserialize, Serialize};
+
+/// Which load a search varies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LoadAxis {
+    /// Requests in flight (a closed loop): levels are whole numbers.
+    Concurrency,
+    /// Requests sent per second (an open loop).
+    Rate,
+}
+
+spelled!(LoadAxis { Concurrency => "concurrency", Rate => "rate" });
+
+impl LoadAxis {
+    /// The level in words: `8 in flight`, `12.5 req/s`.
+    pub fn describe(self, level: f64) -> String {
+        match self {
+            Self::Concurrency => format!("{} in flight", level.round()),
+            Self::Rate => format!("{} req/s", trim_number(level)),
+        }
+    }
+}
+
+/// A level as people write it: `4`, `12.5`, `0.3` (at most 3 decimals, no trailing zeros).
+pub fn trim_number(value: f64) -> String {
+    let text = format!("{value:.3}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// The levels a search may try.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchSpace {
+    /// Concurrency (whole numbers) or rate.
+    pub axis: LoadAxis,
+    /// The first level tried; if it fails, nothing passes.
+    pub min: f64,
+    /// The highest level tried; if it passes, the answer is "at least this".
+    pub max: f64,
+    /// Rate only: stop when lowest failure / highest pass ≤ 1 + this (e.g. 0.1: within 10 %).
+    #[serde(default = "default_resolution")]
+    pub resolution: f64,
+}
+
+/// A rate search stops within 10 % unless told otherwise.
+pub const DEFAULT_RESOLUTION: f64 = 0.1;
+
+fn default_resolution() -> f64 {
+    DEFAULT_RESOLUTION
+}
+
+impl SearchSpace {
+    /// Checks the bounds: positive, min ≤ max, whole numbers for concurrency, a resolution in (0, 1].
+    pub fn validate(&self) -> Result<(), String> {
+        if !(self.min.is_finite() && self.max.is_finite() && self.min > 0.0) {
+            return Err("the lowest level must be a positive number".into());
+        }
+        if self.max < self.min {
+            return Err(format!("the highest level ({}) is below the lowest ({})", self.max, self.min));
+        }
+        if self.axis == LoadAxis::Concurrency && (self.min.fract() != 0.0 || self.max.fract() != 0.0) {
+            return Err("concurrency levels are whole numbers".into());
+        }
+        if self.axis == LoadAxis::Rate && (self.min < limits::MIN_RATE || self.max > limits::MAX_RATE) {
+            return Err(format!("a rate is between {} and {} requests per second", limits::MIN_RATE, limits::MAX_RATE));
+        }
+        if self.axis == LoadAxis::Rate && !(self.resolution > 0.0 && self.resolution <= 1.0) {
+            return Err("the rate resolution must be above 0 and at most 1 (e.g. 0.1 for 10 %)".into());
+        }
+        Ok(())
+    }
+}
+
+/// The most levels a listed sweep runs.
+pub const MAX_LISTED_LEVELS: usize = 24;
+
+/// How a sweep picks its levels.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase", tag = "kind")]
+pub enum LevelPlan {
+    /// These levels, run lowest first.
+    Listed {
+        /// Concurrency or rate.
+        axis: LoadAxis,
+        /// The levels.
+        levels: Vec<f64>,
+    },
+    /// A capacity search.
+    Search(SearchSpace),
+    /// Open-loop rates found for this endpoint, as GuideLLM does: first the synchronous rate (one request in
+    /// flight) and the saturated throughput (the most in flight), then `levels` rates evenly spaced from one to the
+    /// other.
+    Automatic {
+        /// How many rates between the two, both ends included.
+        levels: u32,
+    },
+    /// One level run again and again: a repeated run, whose figures are reported over its repetitions (mean,
+    /// t-based interval, run-to-run variation).
+    Repeated {
+        /// Concurrency or rate.
+        axis: LoadAxis,
+        /// The level every repetition runs.
+        level: f64,
+        /// How many times.
+        repetitions: u32,
+        /// Seconds of rest between one repetition's end and the next one's start.
+        #[serde(default)]
+        pause_s: f64,
+    },
+}
+
+/// The most repetitions a repeated run has.
+pub const MAX_REPETITIONS: u32 = 20;
+/// The longest pause between repetitions, s.
+pub const MAX_REPETITION_PAUSE_S: f64 = 3_600.0;
+
+impl LevelPlan {
+    /// The load varied.
+    pub fn axis(&self) -> LoadAxis {
+        match self {
+            Self::Listed { axis, .. } => *axis,
+            Self::Search(space) => space.axis,
+            Self::Automatic { .. } => LoadAxis::Rate,
+            Self::Repeated { axis, .. } => *axis,
+        }
+    }
+
+    /// Checks the levels; a listed plan comes back sorted without repeats.
+    pub fn validated(self) -> Result<Self, String> {
+        match self {
+            Self::Search(space) => space.validate().map(|()| Self::Search(space)),
+            Self::Automatic { levels } => {
+                let most = MAX_LISTED_LEVELS as u32;
+                if !(2..=most).contains(&levels) {
+                    return Err(format!("ask for 2 to {most} rates between the synchronous and the saturated one"));
+                }
+                Ok(self)
+            }
+            Self::Repeated { axis, level, repetitions, pause_s } => {
+                if !(2..=MAX_REPETITIONS).contains(&repetitions) {
+                    return Err(format!("repeat 2 to {MAX_REPETITIONS} times"));
+                }
+                if !(pause_s.is_finite() && (0.0..=MAX_REPETITION_PAUSE_S).contains(&pause_s)) {
+                    return Err(format!("the pause is 0 to {MAX_REPETITION_PAUSE_S} seconds"));
+                }
+                let space = SearchSpace { axis, min: level, max: level, resolution: DEFAULT_RESOLUTION };
+                space.validate().map_err(|e| format!("level {level}: {e}"))?;
+                Ok(self)
+            }
+            Self::Listed { axis, mut levels } => {
+                if levels.is_empty() || levels.len() > MAX_LISTED_LEVELS {
+                    return Err(format!("list 1 to {MAX_LISTED_LEVELS} levels"));
+                }
+                for level in &levels {
+                    let space = SearchSpace { axis, min: *level, max: *level, resolution: 0.1 };
+                    space.validate().map_err(|e| format!("level {level}: {e}"))?;
+                }
+                levels.sort_by(f64::total_cmp);
+                levels.dedup();
+                Ok(Self::Listed { axis, levels })
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_read_as_people_write_them() {
+        assert_eq!(LoadAxis::Concurrency.describe(8.0), "8 in flight");
+        assert_eq!(LoadAxis::Rate.describe(12.5), "12.5 req/s");
+        assert_eq!(trim_number(3.0), "3");
+        assert_eq!(trim_number(0.333_333), "0.333");
+    }
+
+    #[test]
+    fn a_repeated_run_is_checked() {
+        let repeated = |level: f64, repetitions: u32, pause_s: f64| {
+            LevelPlan::Repeated { axis: LoadAxis::Concurrency, level, repetitions, pause_s }.validated()
+        };
+        assert!(repeated(4.0, 5, 10.0).is_ok());
+        let written = r#"{"kind":"repeated","axis":"rate","level":2.5,"repetitions":3,"pauseS":1.5}"#;
+        let read: LevelPlan = serde_json::from_str(written).unwrap();
+        assert_eq!(read, LevelPlan::Repeated { axis: LoadAxis::Rate, level: 2.5, repetitions: 3, pause_s: 1.5 });
+        assert_eq!(repeated(4.0, 1, 0.0).unwrap_err(), "repeat 2 to 20 times");
+        assert_eq!(repeated(4.0, 21, 0.0).unwrap_err(), "repeat 2 to 20 times");
+        assert_eq!(repeated(4.0, 3, -1.0).unwrap_err(), "the pause is 0 to 3600 seconds");
+        assert_eq!(repeated(4.0, 3, f64::NAN).unwrap_err(), "the pause is 0 to 3600 seconds");
+        assert_eq!(repeated(2.5, 3, 0.0).unwrap_err(), "level 2.5: concurrency levels are whole numbers");
+        assert_eq!(repeated(0.0, 3, 0.0).unwrap_err(), "level 0: the lowest level must be a positive number");
+    }
+}

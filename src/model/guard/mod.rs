@@ -1,0 +1,20 @@
+//! Guard: schedules and their rules, what evaluations record and decide, benchmark sets, a schedule's page data.
+
+pub(in crate::model) mod benchmark_set;
+pub(in crate::model) mod evaluation;
+pub(in crate::model) mod records;
+pub(in crate::model) mod schedule;
+pub(in crate::model) mod schedule_detail;
+pub(in crate::model) mod states;
+
+pub use benchmark_set::{BenchmarkSet, BenchmarkSetInput, SetPrompt, ADVISED_MIN_PROMPTS, MAX_SET_PROMPTS};
+pub use evaluation::{AlertPlan, EvaluationEnd, OpenAlert};
+pub use records::{
+    AlertView, Baseline, Breach, Decision, EvaluationView, ScheduleOutcome, ThresholdCheck, WebhookDelivery,
+};
+pub use schedule::{
+    Cadence, CostEstimate, GuardSummary, Metric, Notify, Op, RunVolume, Schedule, ScheduleInput, Severity, Threshold,
+    MAX_THRESHOLDS,
+};
+pub use schedule_detail::{BaselineInfo, PinnableRun, ScheduleDetail};
+pub use states::{EvaluationStatus, Trigger};

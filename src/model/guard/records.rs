@@ -1,0 +1,215 @@
+//! What Guard records and reports: each threshold's verdict, breaches and the decision of an evaluation,
+//! pinned baselines, alerts as the feed shows them, evaluations, webhook deliveries, and the outcome a tick or
+//! Run now reports. Pure data, shared with the browser.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::common::ids::{AlertId, BaselineId, BenchmarkSetId, ConnectorId, EvaluationId, RunId, ScheduleId};
+use crate::model::guard::schedule::{GuardSummary, Metric, Op, Severity, Threshold};
+use crate::model::guard::states::{EvaluationStatus, Trigger};
+
+/// One threshold's verdict in an evaluation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ThresholdCheck {
+    /// The rule.
+    pub threshold: Threshold,
+    /// The baseline's figure.
+    pub baseline: Option<f64>,
+    /// The observed figure.
+    pub observed: Option<f64>,
+    /// Observed − baseline.
+    pub delta: Option<f64>,
+    /// Delta as a percentage of the baseline.
+    pub pct_change: Option<f64>,
+    /// The threshold was crossed.
+    pub crossed: bool,
+    /// It breached: crossed, and significant where significance is required.
+    pub breached: bool,
+    /// Why, in words.
+    pub reason: String,
+}
+
+/// A breach, as alerts and webhooks carry it (`metric, op, threshold, delta, pctChange, pValue, severity`, as
+/// `docs/GUARD.md` describes).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Breach {
+    /// The metric.
+    pub metric: Metric,
+    /// The comparison.
+    pub op: Op,
+    /// The threshold's value.
+    pub threshold: f64,
+    /// Observed − baseline.
+    pub delta: f64,
+    /// Delta as a percentage of the baseline (`null` when the baseline is 0).
+    pub pct_change: Option<f64>,
+    /// Welch's two-sided p-value of observed vs baseline total times (`null` when it could not be computed).
+    pub p_value: Option<f64>,
+    /// The threshold's severity.
+    pub severity: Severity,
+    /// The baseline's figure.
+    pub baseline: f64,
+    /// The observed figure.
+    pub observed: f64,
+}
+
+impl Breach {
+    /// The threshold's identity (`metric:op`).
+    pub fn key(&self) -> String {
+        format!("{}:{}", self.metric.as_str(), self.op.as_str())
+    }
+}
+
+/// What an evaluation decided, stored with it so a user can see why something did or did not alert.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Decision {
+    /// Every threshold, breached or not.
+    pub checks: Vec<ThresholdCheck>,
+    /// The breached ones.
+    pub breaches: Vec<Breach>,
+    /// Welch's p-value of the total times.
+    pub p_value: Option<f64>,
+    /// Sample sizes: baseline, observed.
+    pub n: (usize, usize),
+}
+
+/// A pinned baseline: the total times and summary of a finished run, for one set on one connector.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Baseline {
+    /// Id.
+    pub id: BaselineId,
+    /// The set.
+    pub set_id: BenchmarkSetId,
+    /// The connector.
+    pub connector_id: ConnectorId,
+    /// The pinned run (its figures are copied here and outlive it).
+    pub run_id: RunId,
+    /// Total time of each successful measured iteration of the run, ms.
+    pub total_ms: Vec<f64>,
+    /// The run's summary.
+    pub summary: GuardSummary,
+    /// The baseline in force (earlier pins are kept as history).
+    pub current: bool,
+    /// Pinned, unix ms.
+    pub pinned_at_ms: i64,
+}
+
+/// One alert, as the feed shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AlertView {
+    /// Id.
+    pub id: AlertId,
+    /// The schedule.
+    pub schedule_id: ScheduleId,
+    /// Its name.
+    pub schedule_name: String,
+    /// The latest breach of the threshold (with its p-value).
+    pub breach: Breach,
+    /// The run that breached it last.
+    pub run_id: Option<RunId>,
+    /// Observed summary of that run.
+    pub observed: GuardSummary,
+    /// The baseline's summary it was compared with.
+    pub baseline: GuardSummary,
+    /// Evaluations that breached it while it was open.
+    pub breach_count: u64,
+    /// Acknowledged by hand.
+    pub acknowledged: bool,
+    /// When, unix ms.
+    pub acknowledged_at_ms: Option<i64>,
+    /// Raised, unix ms.
+    pub created_at_ms: i64,
+    /// Last breached, unix ms.
+    pub updated_at_ms: i64,
+    /// The first healthy evaluation of the schedule since the last breach, if any.
+    pub healthy_since_ms: Option<i64>,
+}
+
+/// One evaluation of a schedule: what was compared and what was decided.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EvaluationView {
+    /// Id.
+    pub id: EvaluationId,
+    /// The slot it ran for.
+    pub slot_at_ms: i64,
+    /// What started it.
+    pub trigger: Trigger,
+    /// Started, unix ms.
+    pub started_at_ms: i64,
+    /// Finished, unix ms.
+    pub finished_at_ms: Option<i64>,
+    /// Where it stands.
+    pub status: EvaluationStatus,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// The run it made.
+    pub run_id: Option<RunId>,
+    /// Baseline sample size and summary.
+    pub baseline_n: Option<u64>,
+    /// The baseline's summary.
+    pub baseline_summary: Option<GuardSummary>,
+    /// Observed sample size (successful requests).
+    pub observed_n: Option<u64>,
+    /// The observed summary.
+    pub observed_summary: Option<GuardSummary>,
+    /// Welch's p-value.
+    pub p_value: Option<f64>,
+    /// Every threshold's verdict.
+    pub decision: Option<Decision>,
+}
+
+/// One webhook message and how its delivery went.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WebhookDelivery {
+    /// The message id (`webhook-id`).
+    pub id: String,
+    /// The first alert it announced; `None` for a test message.
+    pub alert_id: Option<AlertId>,
+    /// Where it goes.
+    pub url: String,
+    /// Attempts so far.
+    pub attempts: u32,
+    /// Delivered (a 2xx reply), unix ms.
+    pub delivered_at_ms: Option<i64>,
+    /// Given up after the last retry, unix ms.
+    pub gave_up_at_ms: Option<i64>,
+    /// The next attempt, unix ms, while neither.
+    pub next_attempt_at_ms: i64,
+    /// The last failure, in words.
+    pub last_error: Option<String>,
+    /// Written, unix ms.
+    pub created_at_ms: i64,
+}
+
+/// How one schedule's evaluation went, as the hook and Run now report it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScheduleOutcome {
+    /// The schedule.
+    pub schedule_id: ScheduleId,
+    /// The evaluation row.
+    pub evaluation_id: EvaluationId,
+    /// The slot claimed, unix ms.
+    pub slot_at_ms: i64,
+    /// What started it.
+    pub trigger: Trigger,
+    /// How it ended (never `running`).
+    pub status: EvaluationStatus,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// The run it made.
+    pub run_id: Option<RunId>,
+    /// Welch's p-value, when compared.
+    pub p_value: Option<f64>,
+    /// Alerts opened.
+    pub alerts_opened: Vec<AlertId>,
+    /// Open alerts breached again (observed updated, nothing sent).
+    pub alerts_updated: Vec<AlertId>,
+}

@@ -1,0 +1,524 @@
+//! Guard's rules: schedules (what runs when, compared how, telling whom), cadences, the five-figure summary a run
+//! is judged by, thresholds, and what a schedule costs. What evaluations record is `records`. Pure: the
+//! decision itself is `guard::decide` on the server, because its p-value needs the statistics library.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::common::ids::{BenchmarkSetId, ConnectorId};
+use crate::model::guard::states::EvaluationStatus;
+use crate::model::{is_one_email_address, ValidationError};
+
+/// Thresholds a schedule may hold at most.
+pub const MAX_THRESHOLDS: usize = 10;
+
+/// How often a schedule runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Cadence {
+    /// Every 15 minutes.
+    #[serde(rename = "15m")]
+    FifteenMinutes,
+    /// Every hour.
+    #[serde(rename = "hourly")]
+    Hourly,
+    /// Every 24 hours.
+    #[serde(rename = "daily")]
+    Daily,
+    /// Every 7 days.
+    #[serde(rename = "weekly")]
+    Weekly,
+}
+
+spelled!(Cadence { FifteenMinutes => "15m", Hourly => "hourly", Daily => "daily", Weekly => "weekly" });
+
+impl Cadence {
+    /// The time between two runs, ms.
+    pub fn period_ms(self) -> i64 {
+        const MINUTE: i64 = 60_000;
+        match self {
+            Cadence::FifteenMinutes => 15 * MINUTE,
+            Cadence::Hourly => 60 * MINUTE,
+            Cadence::Daily => 24 * 60 * MINUTE,
+            Cadence::Weekly => 7 * 24 * 60 * MINUTE,
+        }
+    }
+
+    /// Runs per day (a weekly schedule runs 1/7 times a day).
+    pub fn runs_per_day(self) -> f64 {
+        86_400_000.0 / self.period_ms() as f64
+    }
+}
+
+/// A figure of a run's summary that a threshold watches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Metric {
+    /// 95th percentile of total time, ms.
+    P95Ms,
+    /// Mean total time, ms.
+    MeanMs,
+    /// Output tokens per second.
+    TokS,
+    /// Total cost of the run, USD.
+    CostUsd,
+    /// Failed / measured, 0 to 1.
+    ErrorRate,
+}
+
+impl Metric {
+    /// Whether the figure is made of the run's total times, so Welch's test on them speaks to it.
+    pub fn is_latency(self) -> bool {
+        matches!(self, Metric::P95Ms | Metric::MeanMs | Metric::TokS)
+    }
+
+    /// The figure in `summary`.
+    pub fn of(self, summary: &GuardSummary) -> Option<f64> {
+        match self {
+            Metric::P95Ms => summary.p95_ms,
+            Metric::MeanMs => summary.mean_ms,
+            Metric::TokS => summary.tok_s,
+            Metric::CostUsd => summary.cost_usd,
+            Metric::ErrorRate => Some(summary.error_rate),
+        }
+    }
+}
+
+spelled!(Metric { P95Ms => "p95_ms", MeanMs => "mean_ms", TokS => "tok_s", CostUsd => "cost_usd", ErrorRate => "error_rate" });
+
+/// How a threshold compares the observed figure with the baseline's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Op {
+    /// Observed is at least `value` % above the baseline.
+    PctIncrease,
+    /// Observed is at least `value` % below the baseline.
+    PctDecrease,
+    /// Observed exceeds the baseline by at least `value`, in the metric's unit.
+    AbsIncrease,
+}
+
+spelled!(Op { PctIncrease => "pct_increase", PctDecrease => "pct_decrease", AbsIncrease => "abs_increase" });
+
+/// How loud an alert is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// The default.
+    #[default]
+    Warn,
+    /// Pages someone.
+    Critical,
+}
+
+spelled!(Severity { Warn => "warn", Critical => "critical" });
+
+/// One rule of a schedule.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Threshold {
+    /// The figure watched.
+    pub metric: Metric,
+    /// The comparison.
+    pub op: Op,
+    /// Percent for the `pct_` ops, the metric's unit for `abs_increase`.
+    pub value: f64,
+    /// Severity of its alert.
+    #[serde(default)]
+    pub severity: Severity,
+}
+
+impl Threshold {
+    /// The threshold's identity on its schedule (`p95_ms:pct_increase`): at most one open alert each.
+    pub fn key(&self) -> String {
+        format!("{}:{}", self.metric.as_str(), self.op.as_str())
+    }
+}
+
+/// What a run is judged by (`p95Ms, meanMs, tokS, costUsd, errorRate`, as `docs/GUARD.md` lists). Latencies are total times of the
+/// successful measured requests; `null` where nothing was measurable.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GuardSummary {
+    /// 95th percentile of total time, ms (linear interpolation).
+    pub p95_ms: Option<f64>,
+    /// Mean total time, ms.
+    pub mean_ms: Option<f64>,
+    /// Output tokens per second, Σ tokens out / Σ total time.
+    pub tok_s: Option<f64>,
+    /// Σ cost, USD; `null` without prices.
+    pub cost_usd: Option<f64>,
+    /// Failed / measured.
+    pub error_rate: f64,
+}
+
+/// Where a schedule's alerts go: `notify: {webhookUrl, email}` on the wire.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Notify {
+    /// Where alerts are posted, if anywhere.
+    #[serde(default)]
+    pub webhook_url: Option<String>,
+    /// An address mailed besides the owner, if any.
+    #[serde(default)]
+    pub email: Option<String>,
+    /// Whether the workspace owner's verified contact address is mailed too.
+    #[serde(default)]
+    pub email_owner: bool,
+}
+
+/// A schedule as the user enters it. Its notification settings travel as `notify: {webhookUrl, email}`; the
+/// flat `webhookUrl` and `email` of earlier clients are still read when `notify` is absent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", from = "ScheduleInputWire")]
+pub struct ScheduleInput {
+    /// Name, 1 to 100 characters.
+    pub name: String,
+    /// The set it runs.
+    pub set_id: BenchmarkSetId,
+    /// Against which connector.
+    pub connector_id: ConnectorId,
+    /// Paused when false.
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// How often.
+    pub cadence: Cadence,
+    /// Where alerts go.
+    pub notify: Notify,
+    /// The rules, 1 to [`MAX_THRESHOLDS`], one per metric and op.
+    pub thresholds: Vec<Threshold>,
+    /// Significance level of the Welch test.
+    pub alpha: f64,
+    /// A latency threshold breaches only when Welch's p-value is below `alpha` too.
+    pub require_significance: bool,
+}
+
+/// [`ScheduleInput`] as it arrives: `notify`, or the flat fields of earlier clients.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ScheduleInputWire {
+    name: String,
+    set_id: BenchmarkSetId,
+    connector_id: ConnectorId,
+    #[serde(default = "yes")]
+    enabled: bool,
+    cadence: Cadence,
+    #[serde(default)]
+    notify: Option<Notify>,
+    #[serde(default)]
+    webhook_url: Option<String>,
+    #[serde(default)]
+    email: Option<String>,
+    thresholds: Vec<Threshold>,
+    #[serde(default = "default_alpha")]
+    alpha: f64,
+    #[serde(default = "yes")]
+    require_significance: bool,
+}
+
+impl From<ScheduleInputWire> for ScheduleInput {
+    fn from(wire: ScheduleInputWire) -> Self {
+        Self {
+            notify: wire.notify.unwrap_or(Notify {
+                webhook_url: wire.webhook_url,
+                email: wire.email,
+                email_owner: false,
+            }),
+            name: wire.name,
+            set_id: wire.set_id,
+            connector_id: wire.connector_id,
+            enabled: wire.enabled,
+            cadence: wire.cadence,
+            thresholds: wire.thresholds,
+            alpha: wire.alpha,
+            require_significance: wire.require_significance,
+        }
+    }
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn default_alpha() -> f64 {
+    0.05
+}
+
+impl ScheduleInput {
+    /// Trims the texts and checks every field (the webhook URL's address is checked again at each delivery).
+    pub fn validate(&self) -> Result<Self, ValidationError> {
+        let name = crate::model::common::text::display_name(&self.name, "name", 100)?;
+        let webhook_url = self.notify.webhook_url.as_deref().map(str::trim).filter(|u| !u.is_empty()).map(String::from);
+        if let Some(url) = &webhook_url {
+            let parsed = url::Url::parse(url)
+                .map_err(|e| ValidationError::new("notify.webhookUrl", format!("not a URL ({e}): {url}")))?;
+            if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+                return Err(ValidationError::new(
+                    "notify.webhookUrl",
+                    "must be an http:// or https:// URL with a host",
+                ));
+            }
+        }
+        let email = self.notify.email.as_deref().map(str::trim).filter(|e| !e.is_empty()).map(String::from);
+        if let Some(address) = &email {
+            if !is_one_email_address(address) {
+                return Err(ValidationError::new("notify.email", format!("not one e-mail address: {address}")));
+            }
+        }
+        if self.thresholds.is_empty() || self.thresholds.len() > MAX_THRESHOLDS {
+            return Err(ValidationError::new("thresholds", format!("add 1 to {MAX_THRESHOLDS} thresholds")));
+        }
+        for (i, t) in self.thresholds.iter().enumerate() {
+            if !t.value.is_finite() || t.value <= 0.0 {
+                return Err(ValidationError::new(format!("thresholds.{i}.value"), "must be a number above 0"));
+            }
+            if t.metric == Metric::ErrorRate && t.op == Op::AbsIncrease && t.value > 1.0 {
+                return Err(ValidationError::new(
+                    format!("thresholds.{i}.value"),
+                    "an error rate is a fraction from 0 to 1 (0.05 is 5 points)",
+                ));
+            }
+            if self.thresholds[..i].iter().any(|other| other.key() == t.key()) {
+                return Err(ValidationError::new(
+                    format!("thresholds.{i}"),
+                    format!(
+                        "a second {} {} threshold: keep one per metric and comparison",
+                        t.metric.as_str(),
+                        t.op.as_str()
+                    ),
+                ));
+            }
+        }
+        if !(self.alpha > 0.0 && self.alpha <= 0.5) {
+            return Err(ValidationError::new("alpha", "must be above 0 and at most 0.5 (0.05 is usual)"));
+        }
+        Ok(Self { name, notify: Notify { webhook_url, email, ..self.notify.clone() }, ..self.clone() })
+    }
+}
+
+/// A stored schedule, as the user sees it (the webhook secret is never in it). On the wire its input's fields sit
+/// beside its own; it is read through [`ScheduleWire`], because serde's `flatten` buffers every field first and
+/// that reader was the largest part of Guard's pages in the browser.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", from = "ScheduleWire")]
+pub struct Schedule {
+    /// Id.
+    pub id: crate::model::common::ids::ScheduleId,
+    /// What the user entered, validated.
+    #[serde(flatten)]
+    pub input: ScheduleInput,
+    /// When it is next due, unix ms.
+    pub next_run_at_ms: i64,
+    /// Its last evaluation: when, how it ended, and why it failed if it did.
+    pub last_run_at_ms: Option<i64>,
+    /// How the last evaluation ended.
+    pub last_status: Option<EvaluationStatus>,
+    /// The failure of the last evaluation, in words.
+    pub last_error: Option<String>,
+    /// Created, unix ms.
+    pub created_at_ms: i64,
+}
+
+/// [`Schedule`] as the server writes it: every field at one level, `notify` always there.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ScheduleWire {
+    id: crate::model::common::ids::ScheduleId,
+    name: String,
+    set_id: BenchmarkSetId,
+    connector_id: ConnectorId,
+    enabled: bool,
+    cadence: Cadence,
+    notify: Notify,
+    thresholds: Vec<Threshold>,
+    alpha: f64,
+    require_significance: bool,
+    next_run_at_ms: i64,
+    last_run_at_ms: Option<i64>,
+    last_status: Option<EvaluationStatus>,
+    last_error: Option<String>,
+    created_at_ms: i64,
+}
+
+impl From<ScheduleWire> for Schedule {
+    fn from(wire: ScheduleWire) -> Self {
+        Self {
+            id: wire.id,
+            input: ScheduleInput {
+                name: wire.name,
+                set_id: wire.set_id,
+                connector_id: wire.connector_id,
+                enabled: wire.enabled,
+                cadence: wire.cadence,
+                notify: wire.notify,
+                thresholds: wire.thresholds,
+                alpha: wire.alpha,
+                require_significance: wire.require_significance,
+            },
+            next_run_at_ms: wire.next_run_at_ms,
+            last_run_at_ms: wire.last_run_at_ms,
+            last_status: wire.last_status,
+            last_error: wire.last_error,
+            created_at_ms: wire.created_at_ms,
+        }
+    }
+}
+
+/// What a schedule will cost: its requests and, with the connector's prices, dollars a day.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CostEstimate {
+    /// Requests a day (prompts × runs a day).
+    pub requests_per_day: f64,
+    /// USD a day at most: input tokens estimated at 4 characters a token, output at `max_tokens` each;
+    /// `None` without prices.
+    pub usd_per_day: Option<f64>,
+}
+
+/// What one run of a benchmark set sends: its requests and their estimated tokens. With a cadence and a connector's
+/// prices it gives the schedule's [`CostEstimate`]; the schedule form computes that in the browser from the same
+/// numbers, so the estimate follows each pick without asking the server.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunVolume {
+    /// Requests a run (one per prompt).
+    pub requests: u32,
+    /// Input tokens a run, estimated at 4 characters a token (each prompt with the system prompt).
+    pub input_tokens: f64,
+    /// Output tokens a run at most: every answer at `max_tokens`.
+    pub output_tokens: f64,
+}
+
+impl RunVolume {
+    /// The volume of `prompts` (their texts) with `system_prompt` and `max_tokens`.
+    pub fn of(prompts: &[&str], system_prompt: Option<&str>, max_tokens: u32) -> Self {
+        let tokens = |text: &str| (text.chars().count() as f64 / 4.0).ceil();
+        let system = system_prompt.map_or(0.0, tokens);
+        Self {
+            requests: prompts.len() as u32,
+            input_tokens: prompts.iter().map(|p| tokens(p) + system).sum(),
+            output_tokens: prompts.len() as f64 * f64::from(max_tokens),
+        }
+    }
+
+    /// Requests and USD a day at `cadence`, at the connector's USD prices per 1M input and output tokens.
+    pub fn per_day(&self, cadence: Cadence, prices: (Option<f64>, Option<f64>)) -> CostEstimate {
+        let runs = cadence.runs_per_day();
+        let usd_per_day = match prices {
+            (None, None) => None,
+            (input, output) => Some(
+                (self.input_tokens * input.unwrap_or(0.0) + self.output_tokens * output.unwrap_or(0.0)) / 1_000_000.0
+                    * runs,
+            ),
+        };
+        CostEstimate { requests_per_day: f64::from(self.requests) * runs, usd_per_day }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use uuid::Uuid;
+
+    fn input() -> ScheduleInput {
+        ScheduleInput {
+            name: " API p95 ".into(),
+            set_id: BenchmarkSetId(Uuid::nil()),
+            connector_id: ConnectorId(Uuid::nil()),
+            enabled: true,
+            cadence: Cadence::FifteenMinutes,
+            notify: Notify { webhook_url: Some(" ".into()), email: None, email_owner: false },
+            thresholds: vec![Threshold {
+                metric: Metric::P95Ms,
+                op: Op::PctIncrease,
+                value: 20.0,
+                severity: Severity::Warn,
+            }],
+            alpha: 0.05,
+            require_significance: true,
+        }
+    }
+
+    #[test]
+    fn notification_settings_travel_as_notify_and_the_flat_fields_are_still_read() {
+        let mut wire = serde_json::to_value(input()).unwrap();
+        assert_eq!(wire["notify"], serde_json::json!({"webhookUrl": " ", "email": null, "emailOwner": false}));
+        assert!(wire.get("webhookUrl").is_none() && wire.get("email").is_none());
+        let nested: ScheduleInput = serde_json::from_value(wire.clone()).unwrap();
+        assert_eq!(nested, input());
+        let notify = wire.as_object_mut().unwrap().remove("notify").unwrap();
+        wire["webhookUrl"] = "https://hooks.example.com/x".into();
+        wire["email"] = "ops@example.com".into();
+        let flat: ScheduleInput = serde_json::from_value(wire.clone()).unwrap();
+        assert_eq!(flat.notify.webhook_url.as_deref(), Some("https://hooks.example.com/x"));
+        assert_eq!(flat.notify.email.as_deref(), Some("ops@example.com"));
+        wire["notify"] = notify;
+        let both: ScheduleInput = serde_json::from_value(wire).unwrap();
+        assert_eq!(both.notify, input().notify, "notify wins over the flat fields");
+    }
+
+    #[test]
+    fn a_schedule_is_written_flat_and_read_back_whole() {
+        let schedule = Schedule {
+            id: crate::model::common::ids::ScheduleId(Uuid::from_u128(7)),
+            input: input(),
+            next_run_at_ms: 2_000,
+            last_run_at_ms: Some(1_000),
+            last_status: Some(EvaluationStatus::Breached),
+            last_error: Some("timed out".into()),
+            created_at_ms: 500,
+        };
+        let wire = serde_json::to_value(&schedule).unwrap();
+        assert_eq!((wire["name"].as_str(), wire["cadence"].as_str()), (Some(" API p95 "), Some("15m")));
+        assert_eq!(wire["notify"]["webhookUrl"], " ");
+        assert_eq!(serde_json::from_value::<Schedule>(wire.clone()).unwrap(), schedule);
+        let mut never_run = wire;
+        for field in ["lastRunAtMs", "lastStatus", "lastError"] {
+            never_run.as_object_mut().unwrap().remove(field);
+        }
+        let read: Schedule = serde_json::from_value(never_run).unwrap();
+        assert_eq!((read.last_run_at_ms, read.last_status, read.last_error), (None, None, None));
+    }
+
+    #[test]
+    fn cadences_have_the_documented_periods() {
+        let minutes: Vec<i64> = Cadence::ALL.iter().map(|c| c.period_ms() / 60_000).collect();
+        assert_eq!(minutes, [15, 60, 24 * 60, 7 * 24 * 60]);
+        assert_eq!(serde_json::to_string(&Cadence::FifteenMinutes).unwrap(), "\"15m\"");
+        assert_eq!(Cadence::parse("weekly"), Some(Cadence::Weekly));
+    }
+
+    #[test]
+    fn a_five_prompt_set_at_15m_is_480_requests_a_day() {
+        let estimate = RunVolume::of(&["a"; 5], None, 100).per_day(Cadence::FifteenMinutes, (Some(1.0), Some(2.0)));
+        assert_eq!(estimate.requests_per_day, 480.0);
+        // Per run: 5 × 1 input token × $1/M + 5 × 100 output tokens × $2/M = $0.001005; 96 runs a day.
+        assert!((estimate.usd_per_day.unwrap() - 0.001005 * 96.0).abs() < 1e-12);
+        assert_eq!(RunVolume::of(&["a"], None, 1).per_day(Cadence::Weekly, (None, None)).usd_per_day, None);
+    }
+
+    #[test]
+    fn a_valid_schedule_is_trimmed_and_bad_fields_are_named() {
+        let ok = input().validate().unwrap();
+        assert_eq!((ok.name.as_str(), ok.notify.webhook_url), ("API p95", None));
+        let field = |i: ScheduleInput| i.validate().unwrap_err().field;
+        let notify = |webhook_url: Option<&str>, email: Option<&str>| Notify {
+            email_owner: false,
+            webhook_url: webhook_url.map(String::from),
+            email: email.map(String::from),
+        };
+        assert_eq!(field(ScheduleInput { notify: notify(Some("ftp://x"), None), ..input() }), "notify.webhookUrl");
+        assert_eq!(field(ScheduleInput { notify: notify(None, Some("a@b, c@d.e")), ..input() }), "notify.email");
+        assert_eq!(field(ScheduleInput { thresholds: vec![], ..input() }), "thresholds");
+        assert_eq!(field(ScheduleInput { alpha: 0.0, ..input() }), "alpha");
+        let twice = vec![input().thresholds[0], Threshold { value: 50.0, ..input().thresholds[0] }];
+        assert_eq!(field(ScheduleInput { thresholds: twice, ..input() }), "thresholds.1");
+        let negative = vec![Threshold { value: -1.0, ..input().thresholds[0] }];
+        assert_eq!(field(ScheduleInput { thresholds: negative, ..input() }), "thresholds.0.value");
+        let rate = vec![Threshold {
+            metric: Metric::ErrorRate,
+            op: Op::AbsIncrease,
+            value: 5.0,
+            severity: Severity::Critical,
+        }];
+        assert_eq!(field(ScheduleInput { thresholds: rate, ..input() }), "thresholds.0.value");
+    }
+}

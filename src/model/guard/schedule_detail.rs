@@ -1,0 +1,70 @@
+//! What a schedule's page shows and what pinning answers: the baseline's figures without its samples, the runs
+//! that could be pinned, and the whole page's view-model.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::common::ids::RunId;
+use crate::model::guard::benchmark_set::BenchmarkSet;
+use crate::model::guard::records::{Baseline, EvaluationView, WebhookDelivery};
+use crate::model::guard::schedule::{CostEstimate, GuardSummary, Schedule};
+
+/// A pinned baseline without its samples.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BaselineInfo {
+    /// The pinned run.
+    pub run_id: RunId,
+    /// Its successful requests.
+    pub n: usize,
+    /// Its summary.
+    pub summary: GuardSummary,
+    /// Pinned, unix ms.
+    pub pinned_at_ms: i64,
+}
+
+impl From<&Baseline> for BaselineInfo {
+    fn from(baseline: &Baseline) -> Self {
+        Self {
+            run_id: baseline.run_id,
+            n: baseline.total_ms.len(),
+            summary: baseline.summary,
+            pinned_at_ms: baseline.pinned_at_ms,
+        }
+    }
+}
+
+/// A run that could be pinned.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PinnableRun {
+    /// The run.
+    pub id: RunId,
+    /// Its title.
+    pub title: String,
+    /// Started, unix ms.
+    pub created_at_ms: i64,
+}
+
+/// Everything a schedule's page shows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScheduleDetail {
+    /// The schedule.
+    pub schedule: Schedule,
+    /// Its set.
+    pub set: BenchmarkSet,
+    /// Its connector's name; `None` when the connector was deleted.
+    pub connector_name: Option<String>,
+    /// The baseline in force.
+    pub baseline: Option<BaselineInfo>,
+    /// Earlier baselines of the set on this connector, newest first.
+    pub earlier_baselines: Vec<BaselineInfo>,
+    /// What it costs.
+    pub cost: CostEstimate,
+    /// The latest evaluations, newest first.
+    pub evaluations: Vec<EvaluationView>,
+    /// The webhook delivery log, newest first.
+    pub deliveries: Vec<WebhookDelivery>,
+    /// Completed runs on the schedule's connector, newest first, to pin as baseline.
+    pub pinnable_runs: Vec<PinnableRun>,
+}

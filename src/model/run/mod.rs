@@ -1,0 +1,21 @@
+//! Runs: the plan, each request's measurement and stored record, live progress, objectives (SLOs).
+
+pub(in crate::model) mod engine_timings;
+pub(in crate::model) mod iteration;
+pub(in crate::model) mod log_histogram;
+pub(in crate::model) mod measurement;
+pub(in crate::model) mod plan;
+pub(in crate::model) mod progress;
+pub(in crate::model) mod slo;
+
+pub use engine_timings::{EngineTimingTotals, EngineTimings};
+pub use iteration::{cost_usd, row_prompt, IterationRecord, ROW_PROMPT_CHARS};
+pub use log_histogram::{LogHistogram, RELATIVE_ACCURACY as ITL_RELATIVE_ACCURACY};
+pub use measurement::{
+    ChunkMark, ErrorClass, IterationError, Measurement, RetriedAttempt, RetryCause, ServerTiming, Timeline, TokenSource,
+};
+pub use plan::{
+    limits, Agent, ConnectionPolicy, Job, LoadMode, OpenedAhead, RunPlan, RunPlanInput, RunStatus, RunView,
+};
+pub use progress::{LivePoint, RunProgress, RunUpdate};
+pub use slo::{parse_slos, Slo, SloMetric, SloScope, MAX_SLOS};

@@ -1,0 +1,548 @@
+//! Benchmark runs: what a user asks for (`RunPlanInput`), what survives validation (`RunPlan`), and the jobs a
+//! plan expands to.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{ConnectorId, ValidationError};
+
+/// The agent a run measures: a system prompt, tools and a token budget (sent as `max_tokens`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Agent {
+    /// Display name.
+    pub name: String,
+    /// Sent as the `system` message when set.
+    #[serde(default)]
+    pub system_prompt: Option<String>,
+    /// OpenAI `tools` array, sent as-is when non-empty.
+    #[serde(default)]
+    pub tools: Vec<serde_json::Value>,
+    /// `max_tokens` of every request.
+    pub token_budget: u32,
+}
+
+/// How requests are paced.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase", deny_unknown_fields)]
+pub enum LoadMode {
+    /// Closed loop: `concurrency` requests in flight; each sends when the previous one finished.
+    #[serde(rename_all = "camelCase")]
+    Closed {
+        /// Requests in flight.
+        concurrency: u32,
+    },
+    /// Open loop: sends at `rate_per_second` (constant, or Poisson arrivals), at most `max_concurrency` in flight.
+    /// A send delayed by the cap is recorded as lag behind its schedule.
+    #[serde(rename_all = "camelCase")]
+    Open {
+        /// Requests per second.
+        rate_per_second: f64,
+        /// Exponential inter-arrival times instead of a constant gap.
+        #[serde(default)]
+        poisson: bool,
+        /// Requests in flight at most.
+        max_concurrency: u32,
+    },
+}
+
+impl LoadMode {
+    /// The load as a sweep's level is written: `8 in flight`, `2.5 req/s`.
+    pub fn level_text(&self) -> String {
+        match self {
+            Self::Closed { concurrency } => format!("{concurrency} in flight"),
+            Self::Open { rate_per_second, .. } => format!("{} req/s", crate::model::trim_number(*rate_per_second)),
+        }
+    }
+}
+
+/// Whether requests share connections.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ConnectionPolicy {
+    /// Keep-alive connections are reused (as production clients do): connection set-up is not in the latency of
+    /// most requests.
+    #[default]
+    Reuse,
+    /// Every request opens its own connection (TCP, and TLS for https): its set-up is part of every latency.
+    Fresh,
+}
+
+/// The connections a closed-loop run on reused connections opened before its first request, so that its first
+/// round, like every later one, is measured on open connections (`engine::open_connections`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OpenedAhead {
+    /// One per request the run keeps in flight.
+    pub asked: u32,
+    /// Answered on a connection the server kept open.
+    pub kept: u32,
+    /// The endpoint answered over HTTP/2, whose requests share connections.
+    pub http2: bool,
+}
+
+/// A run as a user submits it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RunPlanInput {
+    /// The connector to measure.
+    pub connector_id: ConnectorId,
+    /// Report title; defaults to agent and model.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// The agent.
+    pub agent: Agent,
+    /// User prompts; each is sent `iterations` times.
+    pub prompts: Vec<String>,
+    /// Measured iterations per prompt.
+    pub iterations: u32,
+    /// Warm-up requests before measuring (run, stored, excluded from statistics).
+    #[serde(default)]
+    pub warmup: u32,
+    /// Pacing.
+    pub mode: LoadMode,
+    /// Per-request time limit, ms (default 120000).
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    /// Stream responses (default true; TTFT is measurable only when streaming).
+    #[serde(default = "yes")]
+    pub stream: bool,
+    /// Sampling temperature (default 0).
+    #[serde(default)]
+    pub temperature: f64,
+    /// Retries of a rate-limited (HTTP 429) request, honouring `Retry-After` (default 0: a 429 is a failure).
+    #[serde(default)]
+    pub retries: u32,
+    /// Reuse connections (default) or open a fresh one per request.
+    #[serde(default)]
+    pub connections: ConnectionPolicy,
+    /// Objectives the run is judged against (`ttft_ms<=500`, `tpot_p95_ms<=50`, …); none by default.
+    #[serde(default)]
+    pub slos: Vec<String>,
+    /// A time limit, s: no request is sent once this long has passed since the first measured send (requests in
+    /// flight then finish, each within its timeout); `iterations` is then an upper bound. None: no limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_s: Option<f64>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// Limits that keep a run within what one server sensibly does.
+pub mod limits {
+    /// Prompts per run.
+    pub const MAX_PROMPTS: usize = 1_000;
+    /// Measured requests per run (prompts × iterations).
+    pub const MAX_REQUESTS: u64 = 1_000_000;
+    /// Requests in flight.
+    pub const MAX_CONCURRENCY: u32 = 2_048;
+    /// Open-loop rate, requests per second.
+    pub const MAX_RATE: f64 = 100_000.0;
+    /// Warm-up requests.
+    pub const MAX_WARMUP: u32 = 10_000;
+    /// `max_tokens`.
+    pub const MAX_TOKEN_BUDGET: u32 = 8_192;
+    /// Per-request timeout, ms.
+    pub const MAX_TIMEOUT_MS: u64 = 600_000;
+    /// Retries after HTTP 429.
+    pub const MAX_RETRIES: u32 = 5;
+    /// Open-loop rate at least, requests per second (one request every 100 s).
+    pub const MIN_RATE: f64 = 0.01;
+    /// Characters of one prompt (about 25,000 tokens at 4 characters a token), and of the system prompt.
+    pub const MAX_PROMPT_CHARS: usize = 100_000;
+    /// Characters of all prompts of a run together: the run's settings carry them whole to its page.
+    pub const MAX_TOTAL_PROMPT_CHARS: usize = 1_000_000;
+    /// Characters of a report title.
+    pub const MAX_TITLE_CHARS: usize = 200;
+    /// Characters of an agent name.
+    pub const MAX_AGENT_NAME_CHARS: usize = 100;
+    /// A run's time limit, s (a day).
+    pub const MAX_DURATION_S: f64 = 86_400.0;
+}
+
+/// A plan that passed validation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunPlan {
+    /// The connector.
+    pub connector_id: ConnectorId,
+    /// Report title.
+    pub title: String,
+    /// The agent.
+    pub agent: Agent,
+    /// Prompts.
+    pub prompts: Vec<String>,
+    /// Iterations per prompt.
+    pub iterations: u32,
+    /// Warm-up requests.
+    pub warmup: u32,
+    /// Pacing.
+    pub mode: LoadMode,
+    /// Per-request limit, ms.
+    pub timeout_ms: u64,
+    /// Streaming.
+    pub stream: bool,
+    /// Temperature.
+    pub temperature: f64,
+    /// Retries after HTTP 429.
+    #[serde(default)]
+    pub retries: u32,
+    /// Reuse connections or open a fresh one per request.
+    #[serde(default)]
+    pub connections: ConnectionPolicy,
+    /// Objectives the report judges the run against.
+    #[serde(default)]
+    pub slos: Vec<crate::model::Slo>,
+    /// The time limit of the measured requests' sends, ms (from the first measured send).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+}
+
+/// One request of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Job {
+    /// Position in the run's send order, from 0.
+    pub seq: u64,
+    /// Index into the plan's prompts.
+    pub prompt_index: u32,
+    /// Zero-based iteration of that prompt (warm-ups count separately).
+    pub iteration: u32,
+    /// Excluded from statistics.
+    pub warmup: bool,
+}
+
+impl RunPlanInput {
+    /// Validates every field, naming the first bad one; `model` names the default title.
+    pub fn validate(&self, model: &str) -> Result<RunPlan, ValidationError> {
+        use limits::*;
+        let fail = |field: &str, reason: String| Err(ValidationError::new(field, reason));
+        let agent_name = crate::model::display_name(&self.agent.name, "agent.name", MAX_AGENT_NAME_CHARS)?;
+        if let Some(system) = self.agent.system_prompt.as_deref().filter(|s| !s.trim().is_empty()) {
+            crate::model::prompt_text(system, "agent.systemPrompt", MAX_PROMPT_CHARS)?;
+        }
+        if !(1..=MAX_TOKEN_BUDGET).contains(&self.agent.token_budget) {
+            return fail("agent.tokenBudget", format!("must be between 1 and {MAX_TOKEN_BUDGET}"));
+        }
+        if let Some(bad) = self.agent.tools.iter().position(|t| !t.is_object()) {
+            return fail("agent.tools", format!("tool {bad} is not a JSON object"));
+        }
+        if self.prompts.is_empty() {
+            return fail("prompts", "add at least one prompt".into());
+        }
+        if self.prompts.len() > MAX_PROMPTS {
+            return fail("prompts", format!("at most {MAX_PROMPTS} prompts"));
+        }
+        for (i, prompt) in self.prompts.iter().enumerate() {
+            crate::model::prompt_text(prompt, &format!("prompts[{i}]"), MAX_PROMPT_CHARS)?;
+        }
+        let total_chars: usize = self.prompts.iter().map(|p| p.chars().count()).sum();
+        if total_chars > MAX_TOTAL_PROMPT_CHARS {
+            return fail("prompts", format!("{total_chars} characters in all; at most {MAX_TOTAL_PROMPT_CHARS}"));
+        }
+        if self.iterations == 0 {
+            return fail("iterations", "must be at least 1".into());
+        }
+        let requests = self.prompts.len() as u64 * u64::from(self.iterations);
+        if requests > MAX_REQUESTS {
+            return fail("iterations", format!("prompts × iterations = {requests}, above the limit of {MAX_REQUESTS}"));
+        }
+        if self.warmup > MAX_WARMUP {
+            return fail("warmup", format!("at most {MAX_WARMUP}"));
+        }
+        match self.mode {
+            LoadMode::Closed { concurrency } if !(1..=MAX_CONCURRENCY).contains(&concurrency) => {
+                return fail("mode.concurrency", format!("must be between 1 and {MAX_CONCURRENCY}"));
+            }
+            LoadMode::Open { rate_per_second, .. } if !(MIN_RATE..=MAX_RATE).contains(&rate_per_second) => {
+                return fail(
+                    "mode.ratePerSecond",
+                    format!("must be between {MIN_RATE} and {MAX_RATE} requests per second"),
+                );
+            }
+            LoadMode::Open { max_concurrency, .. } if !(1..=MAX_CONCURRENCY).contains(&max_concurrency) => {
+                return fail("mode.maxConcurrency", format!("must be between 1 and {MAX_CONCURRENCY}"));
+            }
+            _ => {}
+        }
+        let timeout_ms = self.timeout_ms.unwrap_or(120_000);
+        if !(1..=MAX_TIMEOUT_MS).contains(&timeout_ms) {
+            return fail("timeoutMs", format!("must be between 1 and {MAX_TIMEOUT_MS}"));
+        }
+        if self.retries > MAX_RETRIES {
+            return fail("retries", format!("at most {MAX_RETRIES}"));
+        }
+        if !(0.0..=2.0).contains(&self.temperature) {
+            return fail("temperature", "must be between 0 and 2".into());
+        }
+        let slos = crate::model::parse_slos(&self.slos)?;
+        let duration_ms = match self.duration_s {
+            Some(d) if !(d.is_finite() && (1.0..=MAX_DURATION_S).contains(&d)) => {
+                return fail("durationS", format!("must be between 1 and {MAX_DURATION_S} seconds"));
+            }
+            Some(d) => Some((d * 1e3).round() as u64),
+            None => None,
+        };
+        let title = match self.title.as_deref().filter(|t| !t.trim().is_empty()) {
+            Some(title) => crate::model::display_name(title, "title", MAX_TITLE_CHARS)?,
+            None => format!("{agent_name} on {model}").chars().take(MAX_TITLE_CHARS).collect(),
+        };
+        Ok(RunPlan {
+            connector_id: self.connector_id,
+            title,
+            agent: self.agent.clone(),
+            prompts: self.prompts.clone(),
+            iterations: self.iterations,
+            warmup: self.warmup,
+            mode: self.mode,
+            timeout_ms,
+            stream: self.stream,
+            temperature: self.temperature,
+            retries: self.retries,
+            connections: self.connections,
+            slos,
+            duration_ms,
+        })
+    }
+}
+
+impl RunPlan {
+    /// Warm-up and measured requests.
+    pub fn total_requests(&self) -> u64 {
+        u64::from(self.warmup) + self.prompts.len() as u64 * u64::from(self.iterations)
+    }
+
+    /// The send order: warm-ups (cycling through the prompts), then for each iteration every prompt once, so
+    /// that a slow drift over time affects every prompt alike.
+    pub fn jobs(&self) -> impl Iterator<Item = Job> + Send + 'static {
+        let prompts = self.prompts.len() as u32;
+        let (warmup, iterations) = (self.warmup, self.iterations);
+        let warmups = (0..warmup).map(move |w| (w % prompts, w / prompts, true));
+        let measured = (0..iterations).flat_map(move |i| (0..prompts).map(move |p| (p, i, false)));
+        warmups.chain(measured).enumerate().map(|(seq, (prompt_index, iteration, warmup))| Job {
+            seq: seq as u64,
+            prompt_index,
+            iteration,
+            warmup,
+        })
+    }
+}
+
+/// Plans and runs for unit tests elsewhere in the crate.
+#[cfg(test)]
+pub(crate) mod fixtures {
+    use super::*;
+    use crate::model::IterationRecord;
+
+    /// A valid plan input: agent `bot` with `token_budget`, the given prompts, 5 iterations, closed loop.
+    pub fn plan_input(prompts: &[&str], token_budget: u32, concurrency: u32) -> RunPlanInput {
+        RunPlanInput {
+            connector_id: ConnectorId(uuid::Uuid::nil()),
+            title: None,
+            agent: Agent { name: "bot".into(), system_prompt: None, tools: vec![], token_budget },
+            prompts: prompts.iter().map(|p| p.to_string()).collect(),
+            iterations: 5,
+            warmup: 0,
+            mode: LoadMode::Closed { concurrency },
+            timeout_ms: None,
+            stream: true,
+            temperature: 0.0,
+            retries: 0,
+            connections: ConnectionPolicy::Reuse,
+            slos: Vec::new(),
+            duration_s: None,
+        }
+    }
+
+    /// A measured iteration of prompt `p` with the given latencies; a failure has no output tokens.
+    pub fn iteration_record(seq: u64, ttft_ms: Option<f64>, total_ms: f64, failed: bool) -> IterationRecord {
+        IterationRecord {
+            prompt: "p".into(),
+            ttft_ms,
+            total_ms,
+            tokens_in: Some(1),
+            tokens_out: if failed { None } else { Some(seq) },
+            error: failed.then(|| "timeout: no answer".to_string()),
+            seq,
+            token_source: crate::model::TokenSource::Reported,
+            ..IterationRecord::blank()
+        }
+    }
+
+    /// A completed run of `input` against `model`.
+    pub fn completed_run(input: RunPlanInput, model: &str) -> RunView {
+        let plan = input.validate(model).unwrap_or_else(|e| panic!("{e}"));
+        RunView {
+            id: crate::model::RunId(uuid::Uuid::new_v4()),
+            title: plan.title.clone(),
+            status: RunStatus::Completed,
+            total_requests: plan.total_requests(),
+            plan,
+            base_url: "http://127.0.0.1:8100/v1".into(),
+            model: model.into(),
+            input_price_per_mtok: None,
+            output_price_per_mtok: None,
+            stream_options_rejected: false,
+            opened_ahead: None,
+            failure: None,
+            created_at_ms: 0,
+            finished_at_ms: Some(1),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input() -> RunPlanInput {
+        RunPlanInput {
+            connector_id: ConnectorId(uuid::Uuid::nil()),
+            title: None,
+            agent: Agent { name: "support-bot".into(), system_prompt: None, tools: vec![], token_budget: 256 },
+            prompts: vec!["a".into(), "b".into()],
+            iterations: 3,
+            warmup: 1,
+            mode: LoadMode::Closed { concurrency: 2 },
+            timeout_ms: None,
+            stream: true,
+            temperature: 0.0,
+            retries: 0,
+            connections: ConnectionPolicy::Reuse,
+            slos: Vec::new(),
+            duration_s: None,
+        }
+    }
+
+    #[test]
+    fn expands_to_warmups_then_every_prompt_per_iteration() {
+        let plan = input().validate("m").unwrap();
+        assert_eq!(plan.title, "support-bot on m");
+        let jobs: Vec<(u32, u32, bool)> = plan.jobs().map(|j| (j.prompt_index, j.iteration, j.warmup)).collect();
+        assert_eq!(
+            jobs,
+            vec![
+                (0, 0, true),
+                (0, 0, false),
+                (1, 0, false),
+                (0, 1, false),
+                (1, 1, false),
+                (0, 2, false),
+                (1, 2, false)
+            ]
+        );
+        assert_eq!(plan.total_requests(), 7);
+        assert_eq!(plan.jobs().last().unwrap().seq, 6);
+    }
+
+    #[test]
+    fn names_the_field_of_every_out_of_range_value() {
+        let cases: Vec<(RunPlanInput, &str)> = vec![
+            (RunPlanInput { iterations: 0, ..input() }, "iterations"),
+            (RunPlanInput { prompts: vec![], ..input() }, "prompts"),
+            (RunPlanInput { prompts: vec!["ok".into(), " ".into()], ..input() }, "prompts[1]"),
+            (RunPlanInput { mode: LoadMode::Closed { concurrency: 0 }, ..input() }, "mode.concurrency"),
+            (
+                RunPlanInput {
+                    mode: LoadMode::Open { rate_per_second: 0.0, poisson: false, max_concurrency: 4 },
+                    ..input()
+                },
+                "mode.ratePerSecond",
+            ),
+            (
+                RunPlanInput {
+                    mode: LoadMode::Open { rate_per_second: f64::NAN, poisson: true, max_concurrency: 4 },
+                    ..input()
+                },
+                "mode.ratePerSecond",
+            ),
+            (
+                RunPlanInput {
+                    mode: LoadMode::Open { rate_per_second: 1e-300, poisson: false, max_concurrency: 4 },
+                    ..input()
+                },
+                "mode.ratePerSecond",
+            ),
+            (RunPlanInput { prompts: vec!["a\0b".into()], ..input() }, "prompts[0]"),
+            (RunPlanInput { prompts: vec!["x".repeat(limits::MAX_PROMPT_CHARS + 1)], ..input() }, "prompts[0]"),
+            (RunPlanInput { prompts: vec!["x".repeat(90_000); 12], ..input() }, "prompts"),
+            (
+                RunPlanInput { agent: Agent { name: "\u{200B}\u{FEFF}".into(), ..input().agent }, ..input() },
+                "agent.name",
+            ),
+            (RunPlanInput { title: Some("t".repeat(201)), ..input() }, "title"),
+            (RunPlanInput { title: Some("a\0".into()), ..input() }, "title"),
+            (RunPlanInput { timeout_ms: Some(0), ..input() }, "timeoutMs"),
+            (RunPlanInput { temperature: 3.0, ..input() }, "temperature"),
+            (RunPlanInput { iterations: 600_000, ..input() }, "iterations"),
+            (RunPlanInput { agent: Agent { token_budget: 0, ..input().agent }, ..input() }, "agent.tokenBudget"),
+            (
+                RunPlanInput { agent: Agent { tools: vec![serde_json::json!(1)], ..input().agent }, ..input() },
+                "agent.tools",
+            ),
+        ];
+        for (bad, field) in cases {
+            assert_eq!(bad.validate("m").unwrap_err().field, field);
+        }
+    }
+}
+
+/// Where a run is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RunStatus {
+    /// Sending requests.
+    Running,
+    /// Every request was sent and recorded.
+    Completed,
+    /// Stopped by a user; finished iterations are kept.
+    Cancelled,
+    /// The server stopped while it ran; finished iterations are kept.
+    Interrupted,
+    /// Could not run (e.g. the connector's secrets did not open).
+    Failed,
+}
+
+spelled!(RunStatus {
+    Running => "running",
+    Completed => "completed",
+    Cancelled => "cancelled",
+    Interrupted => "interrupted",
+    Failed => "failed",
+});
+
+/// A run as pages and API replies show it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunView {
+    /// Its id.
+    pub id: crate::model::RunId,
+    /// Report title.
+    pub title: String,
+    /// Life-cycle state.
+    pub status: RunStatus,
+    /// The validated plan.
+    pub plan: RunPlan,
+    /// The connector's base URL when the run started (never its key).
+    pub base_url: String,
+    /// The model when the run started.
+    pub model: String,
+    /// Prices when the run started, USD per 1M tokens.
+    pub input_price_per_mtok: Option<f64>,
+    /// Prices when the run started, USD per 1M tokens.
+    pub output_price_per_mtok: Option<f64>,
+    /// Warm-up plus measured requests.
+    pub total_requests: u64,
+    /// Whether the endpoint rejected `stream_options` (so streamed token counts were estimated).
+    pub stream_options_rejected: bool,
+    /// The connections opened before the first request; `None` when none were (open loop, a fresh connection
+    /// per request, or a run from before this was done).
+    #[serde(default)]
+    pub opened_ahead: Option<OpenedAhead>,
+    /// Why the run failed, if it did.
+    pub failure: Option<String>,
+    /// Start, unix ms.
+    pub created_at_ms: i64,
+    /// End, unix ms.
+    pub finished_at_ms: Option<i64>,
+}

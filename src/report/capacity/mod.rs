@@ -1,0 +1,10 @@
+//! A capacity search's or sweep's report (levels, answer, knee, interval) and a repeated run's figures over its
+//! repetitions.
+
+pub(in crate::report) mod repeated;
+pub(in crate::report) mod search;
+
+#[cfg(feature = "ssr")]
+pub use repeated::{compare_repeated, repeated_report};
+pub use repeated::{figure_label, figure_value, RepeatedComparison, RepeatedDelta, RepeatedReport, Repetition};
+pub use search::{AnswerInterval, CapacityLevel, CapacityReport, Saturation, SweepView};
