@@ -64,22 +64,11 @@ async fn main() {
     };
     let set = store.create_set(ws.id, &set.validate().unwrap(), now).await.unwrap();
     // A 30-request baseline of the set, pinned, so every evaluation makes the full comparison.
-    let baseline = RunPlanInput {
-        connector_id: connector.id,
-        title: None,
-        agent: Agent { name: "baseline".into(), system_prompt: None, tools: vec![], token_budget: 16 },
-        prompts,
-        iterations: 6,
-        warmup: 0,
-        mode: LoadMode::Closed { concurrency: 1 },
-        timeout_ms: None,
-        stream: false,
-        temperature: 0.2,
-        retries: 0,
-        connections: Default::default(),
-        slos: Vec::new(),
-        duration_s: None,
-    };
+    // As Guard runs a set: unstreamed, at temperature 0.2.
+    let agent = Agent { name: "baseline".into(), system_prompt: None, tools: vec![], token_budget: 16 };
+    let one = LoadMode::Closed { concurrency: 1 };
+    let baseline =
+        RunPlanInput { stream: false, temperature: 0.2, ..RunPlanInput::new(connector.id, agent, prompts, 6, one) };
     let run = runs.run_to_end(ws.id, baseline).await.unwrap();
     let (total_ms, summary) = observe(&store.run_iterations(ws.id, run.id).await.unwrap());
     store

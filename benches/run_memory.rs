@@ -66,21 +66,12 @@ async fn main() {
     let connector =
         store.create_connector(workspace.id, &connector.validate().unwrap(), false, &sealer, 0).await.unwrap();
     let manager = RunManager::new(store.clone(), sealer, HttpClient::new().unwrap(), Arc::new(clock));
+    let agent =
+        Agent { name: "bench".into(), system_prompt: Some("Be brief.".into()), tools: vec![], token_budget: 16 };
+    let closed = LoadMode::Closed { concurrency: CONCURRENCY };
     let input = RunPlanInput {
-        connector_id: connector.id,
         title: Some("memory".into()),
-        agent: Agent { name: "bench".into(), system_prompt: Some("Be brief.".into()), tools: vec![], token_budget: 16 },
-        prompts: vec!["What is latency?".into()],
-        iterations,
-        warmup: 0,
-        mode: LoadMode::Closed { concurrency: CONCURRENCY },
-        timeout_ms: None,
-        stream: true,
-        temperature: 0.0,
-        retries: 0,
-        connections: Default::default(),
-        slos: Vec::new(),
-        duration_s: None,
+        ..RunPlanInput::new(connector.id, agent, vec!["What is latency?".into()], iterations, closed)
     };
 
     println!("{iterations} iterations, concurrency {CONCURRENCY}, simulator: no delays, 16 tokens; SQLite store");

@@ -52,21 +52,12 @@ async fn main() {
     let (ws, _) = store.ensure_workspace("bench", "bench", now).await.unwrap();
     let input = ConnectorInput { name: "llama".into(), base_url, model: "tiny".into(), ..Default::default() };
     let connector = store.create_connector(ws.id, &input.validate().unwrap(), false, &sealer, now).await.unwrap();
+    let agent = Agent { name: "bench".into(), system_prompt: None, tools: vec![], token_budget: 16 };
+    let one = LoadMode::Closed { concurrency: 1 };
+    let iterations = u32::try_from(requests).unwrap();
     let plan = RunPlanInput {
-        connector_id: connector.id,
-        title: None,
-        agent: Agent { name: "bench".into(), system_prompt: None, tools: vec![], token_budget: 16 },
-        prompts: vec!["Count to five.".into()],
-        iterations: u32::try_from(requests).unwrap(),
         warmup: 5,
-        mode: LoadMode::Closed { concurrency: 1 },
-        timeout_ms: None,
-        stream: true,
-        temperature: 0.0,
-        retries: 0,
-        connections: Default::default(),
-        slos: Vec::new(),
-        duration_s: None,
+        ..RunPlanInput::new(connector.id, agent, vec!["Count to five.".into()], iterations, one)
     };
     let mut measured: [(Vec<f64>, Vec<f64>, u32); 2] = Default::default();
     for round in 0..rounds {

@@ -12,8 +12,8 @@ use std::time::Duration;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use crate::model::WorkspaceId;
-use crate::store::{JobTable, Store, StoreError};
+use crate::model::{RunStatus, ValidationError, WorkspaceId};
+use crate::store::{JobTable, ReportedJob, Store, StoreError};
 
 /// Heartbeats a job's driver may miss before the job counts as orphaned.
 pub const MISSED_HEARTBEATS: u32 = 6;
@@ -109,6 +109,60 @@ pub trait JobOwner: Send + Sync {
     }
 }
 
+/// Why a job (a run, an A/B test, a sweep) could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The plan is invalid.
+    #[error("{0}")]
+    Invalid(#[from] ValidationError),
+    /// The connector could not be read.
+    #[error("{0}")]
+    Store(#[from] StoreError),
+}
+
+/// How long a job waits for its database to come back (a restart, a failover) before it stops: meanwhile
+/// finished iterations wait in memory (bounded: the load slows down when the buffer is full).
+const STORE_OUTAGE_TOLERANCE: Duration = Duration::from_secs(60);
+
+/// Stores how job `id` ended, trying again while the database is away ([`while_reachable`]); when that fails,
+/// marks it failed with a word of why (the cause goes to the log), so it does not stay `running`.
+pub async fn store_ending<J: ReportedJob>(
+    store: &Store,
+    id: J,
+    status: RunStatus,
+    report: Option<&J::Report>,
+    failure: Option<&str>,
+    now_ms: i64,
+) {
+    if let Err(e) = while_reachable(|| store.finish_job(id, status, report, failure, now_ms)).await {
+        tracing::error!(kind = J::TABLE, id = %id, error = %e, "storing how the job ended failed");
+        let failure = "the report could not be stored; see the server log";
+        let _ = store.finish_job::<J>(id, RunStatus::Failed, None, Some(failure), now_ms).await;
+    }
+    tracing::info!(kind = J::TABLE, id = %id, status = status.as_str(), "job ended");
+}
+
+/// Runs a store operation, trying again while the database is unreachable (a restart, a failover) for up to
+/// [`STORE_OUTAGE_TOLERANCE`], waiting 100 ms doubling to 5 s between tries. The operation must be idempotent.
+pub async fn while_reachable<T, F, Fut>(mut operation: F) -> Result<T, StoreError>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, StoreError>>,
+{
+    let started = tokio::time::Instant::now();
+    let mut wait = Duration::from_millis(100);
+    loop {
+        match operation().await {
+            Err(e) if e.is_transient() && started.elapsed() < STORE_OUTAGE_TOLERANCE => {
+                tracing::warn!(error = %e, "the database is unreachable; trying again");
+                tokio::time::sleep(wait).await;
+                wait = (wait * 2).min(Duration::from_secs(5));
+            }
+            other => return other,
+        }
+    }
+}
+
 /// A job driven here: whose it is, how to stop it, and what else its kind keeps (a run's live updates).
 struct LiveJob<T> {
     workspace: WorkspaceId,
@@ -192,6 +246,16 @@ impl<Id: Copy + Eq + Hash + std::fmt::Display, T> LiveJobs<Id, T> {
             if left == 0 || tokio::time::timeout_at(deadline, ended).await.is_err() {
                 return self.lock().len();
             }
+        }
+    }
+
+    /// How a job whose `cancel` fired ended: interrupted when this process is stopping (what it measured is
+    /// kept), cancelled when its user asked; `None` when it was not stopped.
+    pub fn stop_status(&self, cancel: &CancellationToken) -> Option<RunStatus> {
+        match (cancel.is_cancelled(), self.stopping()) {
+            (false, _) => None,
+            (true, true) => Some(RunStatus::Interrupted),
+            (true, false) => Some(RunStatus::Cancelled),
         }
     }
 

@@ -6,13 +6,15 @@ use axum::extract::FromRef;
 use leptos::config::LeptosOptions;
 use std::sync::Arc;
 
+use crate::capacity::SweepManager;
 use crate::clock::Clock;
 use crate::config::Settings;
 use crate::engine::HttpClient;
 use crate::guard::Guard;
 use crate::notify::WebhookSender;
-use crate::runs::{AbManager, ExportSnapshots, ReportViews, RunManager, SweepManager};
+use crate::runs::{ExportSnapshots, ReportViews, RunManager};
 use crate::secrets::{SecretBox, TokenHasher};
+use crate::speclab::AbManager;
 use crate::store::{Store, StoreError};
 
 /// Everything a request handler may need. Cheap to clone.

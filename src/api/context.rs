@@ -6,8 +6,9 @@ use std::future::Future;
 
 use crate::auth::Session;
 use crate::error::AppError;
+use crate::jobs::StartError;
 use crate::model::ValidationError;
-use crate::runs::{OnceError, StartError};
+use crate::runs::OnceError;
 use crate::state::AppState;
 use crate::store::StoreError;
 use crate::targets::ResolveError;

@@ -1,13 +1,15 @@
 //! Capacity search: "the highest concurrency (or rate) at which these objectives hold". Levels are chosen by
 //! [`Search`] (bracket by doubling, then bisect), each level is a regular run judged like a run's goodput
 //! ([`judge`]), and a bootstrap over the levels tried says how sure the answer is. Who runs a level is left to a
-//! [`LevelRunner`]: the CLI runs it in its own process, a server would store each level as a run.
+//! [`LevelRunner`]: the CLI runs it in its own process; the server's [`SweepManager`] stores each level as a run
+//! and drives the sweep as a background job.
 
 mod bootstrap;
 mod judge;
 mod knee;
 mod level;
 mod levels;
+mod manager;
 mod repeat;
 mod search;
 
@@ -16,6 +18,7 @@ pub use judge::{figure_name, judge, passes, Criteria, Judgment, RequestFigures};
 pub use knee::knee;
 pub use level::{level_figures, LevelRun, GROWTH_LIMIT, MIN_ACHIEVED_SHARE};
 pub use levels::{highest_passing, spaced_rates, Picker, Step};
+pub use manager::SweepManager;
 pub use repeat::repeated_progress;
 pub use search::Search;
 

@@ -48,17 +48,21 @@ pub enum StreamItem {
     Malformed(String),
 }
 
+/// A body in the chat-completions shape: a streamed chunk (choices with a `delta`) or a whole unstreamed
+/// completion (choices with a `message`); both may carry usage, an error object and llama.cpp's `timings`.
 #[derive(Deserialize)]
-struct RawChunk {
+pub(super) struct RawBody<Choice> {
+    #[serde(default = "Vec::new")]
+    pub(super) choices: Vec<Choice>,
     #[serde(default)]
-    choices: Vec<RawChoice>,
+    pub(super) usage: Option<Usage>,
     #[serde(default)]
-    usage: Option<Usage>,
+    pub(super) error: Option<serde_json::Value>,
     #[serde(default)]
-    error: Option<serde_json::Value>,
-    #[serde(default)]
-    timings: Option<serde_json::Value>,
+    pub(super) timings: Option<serde_json::Value>,
 }
+
+type RawChunk = RawBody<RawChoice>;
 
 #[derive(Deserialize)]
 struct RawChoice {

@@ -4,7 +4,7 @@
 use std::time::Duration;
 use tokio::time::Instant;
 
-use super::chunk::{interpret, RawDelta, StreamItem, Usage};
+use super::chunk::{interpret, RawBody, RawDelta, StreamItem, Usage};
 use super::connection_test::HttpClient;
 use super::request::{ChatRequest, RequestTarget};
 use super::sse::SseDecoder;
@@ -316,24 +316,13 @@ async fn read_body(response: &mut reqwest::Response, recorder: &mut Recorder, li
 /// A non-streamed body: `choices[0].message.content` (and reasoning) and `usage`.
 fn read_completion(body: &[u8], recorder: &mut Recorder) {
     #[derive(serde::Deserialize)]
-    struct Completion {
-        #[serde(default)]
-        choices: Vec<Choice>,
-        #[serde(default)]
-        usage: Option<Usage>,
-        #[serde(default)]
-        error: Option<serde_json::Value>,
-        #[serde(default)]
-        timings: Option<serde_json::Value>,
-    }
-    #[derive(serde::Deserialize)]
     struct Choice {
         #[serde(default)]
         message: Option<RawDelta>,
         #[serde(default)]
         finish_reason: Option<String>,
     }
-    let completion: Completion = match serde_json::from_slice(body) {
+    let completion: RawBody<Choice> = match serde_json::from_slice(body) {
         Ok(c) => c,
         Err(e) => return recorder.fail(ErrorClass::Malformed, format!("response is not a chat completion: {e}")),
     };

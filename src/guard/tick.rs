@@ -11,12 +11,13 @@ use std::sync::Arc;
 use super::alerts::{plan_alerts, Channels};
 use super::decide::{decide, observe};
 use crate::clock::Clock;
+use crate::jobs::StartError;
 use crate::model::{
     Agent, BenchmarkSet, Breach, ConnectionPolicy, EvaluationEnd, LoadMode, RunId, RunPlanInput, RunStatus, RunView,
     Schedule, ScheduleId, ScheduleOutcome, WorkspaceId,
 };
 use crate::notify::{new_message_id, AlertMessage, MailSender, MailedAlert, Mailer};
-use crate::runs::{RunManager, StartError};
+use crate::runs::RunManager;
 use crate::store::{Backend, Claim, Store, StoreError, WebhookNotice};
 
 /// The longest an evaluation can take: a set's 100 prompts one at a time, each up to the 120 s request limit,

@@ -6,33 +6,21 @@
 //! a run whose owner went silent is marked interrupted by whichever process notices first.
 
 use std::sync::Arc;
-use std::time::Duration;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 use super::execute::{execute, seed_from, BatchSink, Execution, SinkError};
 use crate::clock::Clock;
 use crate::engine::{HttpClient, RequestTarget};
-use crate::jobs::{Driving, JobOwner, LiveJobs};
+use crate::jobs::{while_reachable, Driving, JobOwner, LiveJobs, StartError};
 use crate::model::{
     ConnectorId, IterationRecord, LivePoint, Measurement, RunId, RunPlanInput, RunProgress, RunStatus, RunUpdate,
-    RunView, ValidationError, WorkspaceId, WorkspaceQuota,
+    RunView, WorkspaceId, WorkspaceQuota,
 };
 use crate::outbound::Reach;
 use crate::secrets::SecretBox;
-use crate::store::{Store, StoreError};
+use crate::store::Store;
 use crate::targets::{open_target, refuse_unreachable, workspace_reach};
-
-/// Why a run could not start.
-#[derive(Debug, thiserror::Error)]
-pub enum StartError {
-    /// The plan is invalid.
-    #[error("{0}")]
-    Invalid(#[from] ValidationError),
-    /// The connector could not be read.
-    #[error("{0}")]
-    Store(#[from] StoreError),
-}
 
 /// Where a run sends its requests, and the engine a probe found there (whose metrics the run then records).
 struct Target {
@@ -176,11 +164,9 @@ impl RunManager {
             None => execute(execution, &mut sink).await,
         };
         let (done, errors) = (sink.done, sink.errors);
-        let status = match (&outcome.failure, live.driving.cancel.is_cancelled()) {
-            (Some(_), _) => RunStatus::Failed,
-            (None, true) if self.jobs.stopping() => RunStatus::Interrupted,
-            (None, true) => RunStatus::Cancelled,
-            (None, false) => RunStatus::Completed,
+        let status = match &outcome.failure {
+            Some(_) => RunStatus::Failed,
+            None => self.jobs.stop_status(&live.driving.cancel).unwrap_or(RunStatus::Completed),
         };
         let finished_at = self.clock.now_ms();
         let closed = while_reachable(|| {
@@ -214,31 +200,6 @@ struct StoreAndBroadcast<'a> {
     live: &'a LiveRun,
     done: u64,
     errors: u64,
-}
-
-/// How long a run waits for its database to come back (a restart, a failover) before it stops: meanwhile
-/// finished iterations wait in memory (bounded: the load slows down when the buffer is full).
-const STORE_OUTAGE_TOLERANCE: Duration = Duration::from_secs(60);
-
-/// Runs a store operation, trying again while the database is unreachable (a restart, a failover) for up to
-/// [`STORE_OUTAGE_TOLERANCE`], waiting 100 ms doubling to 5 s between tries. The operation must be idempotent.
-pub(super) async fn while_reachable<T, F, Fut>(mut operation: F) -> Result<T, StoreError>
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Result<T, StoreError>>,
-{
-    let started = tokio::time::Instant::now();
-    let mut wait = Duration::from_millis(100);
-    loop {
-        match operation().await {
-            Err(e) if e.is_transient() && started.elapsed() < STORE_OUTAGE_TOLERANCE => {
-                tracing::warn!(error = %e, "the database is unreachable; trying again");
-                tokio::time::sleep(wait).await;
-                wait = (wait * 2).min(Duration::from_secs(5));
-            }
-            other => return other,
-        }
-    }
 }
 
 impl BatchSink for StoreAndBroadcast<'_> {

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use tokio::net::TcpListener;
 
 use super::router::router;
+use crate::capacity::SweepManager;
 use crate::clock::{Clock, SystemClock};
 use crate::config::{Secret, Settings};
 use crate::engine::HttpClient;
@@ -15,9 +16,10 @@ use crate::jobs::JobOwner;
 use crate::model::{AbTestId, BaseUrl, ConnectorInput, RunId, SweepId, ValidationError};
 use crate::notify::{MailError, Mailer, WebhookSender};
 use crate::outbound::{AddressPolicy, Lookup, SystemLookup, Trust};
-use crate::runs::{AbManager, RunManager, SweepManager};
+use crate::runs::RunManager;
 use crate::secrets::{SecretBox, TokenHasher};
 use crate::sim::{SimConfig, SimHandle};
+use crate::speclab::AbManager;
 use crate::state::AppState;
 use crate::store::{Backend, Store, StoreError, LOCAL_OWNER};
 

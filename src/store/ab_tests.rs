@@ -67,30 +67,6 @@ impl Store {
             .await?;
         Ok(())
     }
-
-    /// Ends a running test with `status`, its report (what was measured, even when cut short) and why it failed.
-    pub async fn finish_ab_test(
-        &self,
-        id: AbTestId,
-        status: RunStatus,
-        report: Option<&AbReport>,
-        failure: Option<&str>,
-        now_ms: i64,
-    ) -> Result<(), StoreError> {
-        let report = report.map(to_json).transpose()?;
-        sqlx::query(
-            "UPDATE ab_tests SET status = $1, report = $2, failure = $3, finished_at = $4 \
-             WHERE id = $5 AND status = 'running'",
-        )
-        .bind(status.as_str())
-        .bind(report)
-        .bind(failure)
-        .bind(now_ms)
-        .bind(id.to_string())
-        .execute(&self.pool)
-        .await?;
-        Ok(())
-    }
 }
 
 impl ReportedJob for AbTestId {

@@ -219,15 +219,7 @@ impl Store {
         .execute(&self.pool)
         .await?
         .rows_affected();
-        if changed == 0 {
-            let exists = sqlx::query("SELECT 1 FROM guard_alerts WHERE id = $1 AND workspace_id = $2")
-                .bind(id.to_string())
-                .bind(workspace.to_string())
-                .fetch_optional(&self.pool)
-                .await?;
-            return exists.map(|_| false).ok_or(StoreError::NotFound);
-        }
-        Ok(true)
+        self.touched_or_found("guard_alerts", changed, workspace, id).await
     }
 
     /// Acknowledges every open alert of `workspace`; how many.

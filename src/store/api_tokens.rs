@@ -103,15 +103,7 @@ impl Store {
         .execute(&self.pool)
         .await?
         .rows_affected();
-        if revoked == 1 {
-            return Ok(true);
-        }
-        let exists = sqlx::query("SELECT 1 AS one FROM api_tokens WHERE id = $1 AND workspace_id = $2")
-            .bind(id.to_string())
-            .bind(workspace.to_string())
-            .fetch_optional(&self.pool)
-            .await?;
-        exists.map(|_| false).ok_or(StoreError::NotFound)
+        self.touched_or_found("api_tokens", revoked, workspace, id).await
     }
 
     /// The live token with this hash, its last use noted (to the minute); or why it is not accepted.

@@ -5,7 +5,7 @@ use sqlx::any::AnyRow;
 use sqlx::Row;
 
 use super::workspaces::parse_id;
-use super::{found, from_json, to_json, Store, StoreError};
+use super::{delete_workspace_row, found, from_json, to_json, Store, StoreError};
 use crate::model::{BenchmarkSet, BenchmarkSetId, BenchmarkSetInput, ValidationError, WorkspaceId};
 
 const COLUMNS: &str = "id, name, prompts, system_prompt, max_tokens, created_at, updated_at";
@@ -104,14 +104,7 @@ impl Store {
             .bind(workspace.to_string())
             .execute(&mut *tx)
             .await?;
-        found(
-            sqlx::query("DELETE FROM benchmark_sets WHERE id = $1 AND workspace_id = $2")
-                .bind(id.to_string())
-                .bind(workspace.to_string())
-                .execute(&mut *tx)
-                .await?
-                .rows_affected(),
-        )?;
+        delete_workspace_row(&mut tx, "benchmark_sets", workspace, id).await?;
         tx.commit().await?;
         Ok(())
     }

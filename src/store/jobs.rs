@@ -7,15 +7,15 @@ use sqlx::any::AnyRow;
 use sqlx::Row;
 
 use super::workspaces::parse_id;
-use super::{from_json, Store, StoreError};
-use crate::model::{AbTestId, RunId, SweepId, WorkspaceId};
+use super::{from_json, to_json, Store, StoreError};
+use crate::model::{AbTestId, RunId, RunStatus, SweepId, WorkspaceId};
 
 /// The id of a kind of background job, which names the table its rows live in.
 pub trait JobTable: Copy + std::fmt::Display + std::str::FromStr + Send + Sync + 'static {
     /// The table, also what the log calls these jobs.
     const TABLE: &'static str;
-    /// What an interrupted job clears beside its status (`, column = NULL…`): what it was doing at that moment.
-    const CLEARED_WHEN_INTERRUPTED: &'static str = "";
+    /// What an ended job clears beside its status (`, column = NULL…`): what it was doing at that moment.
+    const CLEARED_WHEN_ENDED: &'static str = "";
 }
 
 impl JobTable for RunId {
@@ -28,7 +28,7 @@ impl JobTable for AbTestId {
 
 impl JobTable for SweepId {
     const TABLE: &'static str = "sweeps";
-    const CLEARED_WHEN_INTERRUPTED: &'static str = ", current_run_id = NULL, current_level = NULL";
+    const CLEARED_WHEN_ENDED: &'static str = ", current_run_id = NULL, current_level = NULL";
 }
 
 /// A kind of job whose row holds what lists show (its summary), its plan, and the report it fills in.
@@ -38,7 +38,7 @@ pub trait ReportedJob: JobTable {
     /// What was asked for.
     type Plan: DeserializeOwned;
     /// What was measured.
-    type Report: DeserializeOwned;
+    type Report: DeserializeOwned + serde::Serialize + Sync;
     /// The columns [`Self::summary`] reads.
     const SUMMARY_COLUMNS: &'static str;
     /// The columns a job's whole record reads beside the summary's: `plan`, and `report` unless the summary
@@ -47,6 +47,11 @@ pub trait ReportedJob: JobTable {
 
     /// A row's summary.
     fn summary(row: &AnyRow) -> Result<Self::Summary, StoreError>;
+
+    /// A column that counts what a report holds, written with it (a sweep's `done_levels`), and its count.
+    fn report_count(_report: &Self::Report) -> Option<(&'static str, usize)> {
+        None
+    }
 }
 
 /// The most jobs of a kind a list shows.
@@ -93,13 +98,43 @@ impl Store {
             "UPDATE {} SET status = 'interrupted', finished_at = $1{} \
              WHERE status = 'running' AND (heartbeat_at IS NULL OR heartbeat_at < $2)",
             J::TABLE,
-            J::CLEARED_WHEN_INTERRUPTED
+            J::CLEARED_WHEN_ENDED
         ))
         .bind(now_ms)
         .bind(silent_since_ms)
         .execute(&self.pool)
         .await?
         .rows_affected())
+    }
+
+    /// Ends a running job with `status`, the report it measured (`None` keeps the report so far, if any) and why
+    /// it failed. An ended job stays as it ended.
+    pub async fn finish_job<J: ReportedJob>(
+        &self,
+        id: J,
+        status: RunStatus,
+        report: Option<&J::Report>,
+        failure: Option<&str>,
+        now_ms: i64,
+    ) -> Result<(), StoreError> {
+        let mut set = format!("status = $1, failure = $2, finished_at = $3{}", J::CLEARED_WHEN_ENDED);
+        let count = report.and_then(J::report_count);
+        if report.is_some() {
+            set.push_str(", report = $5");
+        }
+        if let Some((column, _)) = count {
+            set.push_str(&format!(", {column} = $6"));
+        }
+        let sql = format!("UPDATE {} SET {set} WHERE id = $4 AND status = 'running'", J::TABLE);
+        let mut query = sqlx::query(&sql).bind(status.as_str()).bind(failure).bind(now_ms).bind(id.to_string());
+        if let Some(report) = report {
+            query = query.bind(to_json(report)?);
+        }
+        if let Some((_, n)) = count {
+            query = query.bind(i64::try_from(n).unwrap_or(i64::MAX));
+        }
+        query.execute(&self.pool).await?;
+        Ok(())
     }
 
     /// Deletes an ended job of `workspace` (a sweep's levels' runs stay); `Ok(false)` while it runs.
@@ -143,9 +178,6 @@ impl Store {
             .execute(&self.pool)
             .await?
             .rows_affected();
-        if touched > 0 {
-            return Ok(true);
-        }
-        self.workspace_row(J::TABLE, "id", workspace, id).await.map(|_| false)
+        self.touched_or_found(J::TABLE, touched, workspace, id).await
     }
 }

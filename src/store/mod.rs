@@ -206,6 +206,22 @@ impl Store {
             .ok_or(StoreError::NotFound)
     }
 
+    /// After a write that touches row `id` of `workspace` in `table` only in the state it needs (`touched` rows):
+    /// `true` when it touched it; otherwise `false` when the row exists in another state, `NotFound` when the
+    /// workspace has no such row.
+    async fn touched_or_found(
+        &self,
+        table: &str,
+        touched: u64,
+        workspace: crate::model::WorkspaceId,
+        id: impl std::fmt::Display,
+    ) -> Result<bool, StoreError> {
+        if touched > 0 {
+            return Ok(true);
+        }
+        self.workspace_row(table, "id", workspace, id).await.map(|_| false)
+    }
+
     /// Every row of `workspace` in `table`, its `columns` read, in the order `order_by`.
     async fn workspace_rows(
         &self,
@@ -219,6 +235,22 @@ impl Store {
             .fetch_all(&self.pool)
             .await?)
     }
+}
+
+/// Deletes row `id` of `workspace` from `table` within `tx`; `NotFound` when the workspace has no such row.
+async fn delete_workspace_row(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    table: &str,
+    workspace: crate::model::WorkspaceId,
+    id: impl std::fmt::Display,
+) -> Result<(), StoreError> {
+    let deleted = sqlx::query(&format!("DELETE FROM {table} WHERE id = $1 AND workspace_id = $2"))
+        .bind(id.to_string())
+        .bind(workspace.to_string())
+        .execute(&mut **tx)
+        .await?
+        .rows_affected();
+    found(deleted)
 }
 
 /// `NotFound` when a write touched no row: the id is not in the workspace.

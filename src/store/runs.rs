@@ -6,7 +6,7 @@ use sqlx::any::AnyRow;
 use sqlx::Row;
 
 use super::workspaces::parse_id;
-use super::{bool_to_db, from_json, spelled, to_json, Backend, Store, StoreError};
+use super::{bool_to_db, found, from_json, spelled, to_json, Backend, Store, StoreError};
 use crate::model::{
     Connector, ConnectorId, IterationRecord, Measurement, OpenedAhead, RunId, RunPlan, RunStatus, RunView,
     ServerMetrics, TokenSource, WorkspaceId, WorkspaceQuota,
@@ -180,10 +180,7 @@ impl Store {
             .execute(&self.pool)
             .await?
             .rows_affected();
-        if renamed == 0 {
-            return Err(StoreError::NotFound);
-        }
-        Ok(())
+        found(renamed)
     }
 
     /// Deletes a finished run of `workspace` with its iterations and share link; `Ok(false)` when it is still

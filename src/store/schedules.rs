@@ -7,7 +7,7 @@ use sqlx::any::AnyRow;
 use sqlx::Row;
 
 use super::workspaces::parse_id;
-use super::{bool_to_db, found, from_json, spelled_or_null, to_json, Backend, Store, StoreError};
+use super::{bool_to_db, delete_workspace_row, found, from_json, spelled_or_null, to_json, Backend, Store, StoreError};
 use crate::model::{
     Cadence, EvaluationId, EvaluationStatus, Notify, Schedule, ScheduleId, ScheduleInput, Trigger, WorkspaceId,
 };
@@ -169,14 +169,7 @@ impl Store {
                 .execute(&mut *tx)
                 .await?;
         }
-        found(
-            sqlx::query("DELETE FROM guard_schedules WHERE id = $1 AND workspace_id = $2")
-                .bind(id.to_string())
-                .bind(workspace.to_string())
-                .execute(&mut *tx)
-                .await?
-                .rows_affected(),
-        )?;
+        delete_workspace_row(&mut tx, "guard_schedules", workspace, id).await?;
         tx.commit().await?;
         Ok(())
     }

@@ -82,47 +82,6 @@ impl Store {
             .await?;
         Ok(())
     }
-
-    /// Ends a running sweep with `status`, its report (the levels measured, even when cut short; `None` keeps the
-    /// last progress report) and why it failed.
-    pub async fn finish_sweep(
-        &self,
-        id: SweepId,
-        status: RunStatus,
-        report: Option<&CapacityReport>,
-        failure: Option<&str>,
-        now_ms: i64,
-    ) -> Result<(), StoreError> {
-        match report {
-            Some(report) => {
-                sqlx::query(
-                    "UPDATE sweeps SET status = $1, report = $2, done_levels = $3, failure = $4, finished_at = $5, \
-                     current_run_id = NULL, current_level = NULL WHERE id = $6 AND status = 'running'",
-                )
-                .bind(status.as_str())
-                .bind(to_json(report)?)
-                .bind(i64::try_from(report.levels.len()).unwrap_or(i64::MAX))
-                .bind(failure)
-                .bind(now_ms)
-                .bind(id.to_string())
-                .execute(&self.pool)
-                .await?;
-            }
-            None => {
-                sqlx::query(
-                    "UPDATE sweeps SET status = $1, failure = $2, finished_at = $3, current_run_id = NULL, \
-                     current_level = NULL WHERE id = $4 AND status = 'running'",
-                )
-                .bind(status.as_str())
-                .bind(failure)
-                .bind(now_ms)
-                .bind(id.to_string())
-                .execute(&self.pool)
-                .await?;
-            }
-        }
-        Ok(())
-    }
 }
 
 impl ReportedJob for SweepId {
@@ -132,6 +91,10 @@ impl ReportedJob for SweepId {
     const SUMMARY_COLUMNS: &'static str = SUMMARY_COLUMNS;
     // The summary reads the report already (its answer).
     const MORE_COLUMNS: &'static str = "plan";
+
+    fn report_count(report: &CapacityReport) -> Option<(&'static str, usize)> {
+        Some(("done_levels", report.levels.len()))
+    }
 
     fn summary(row: &AnyRow) -> Result<SweepSummary, StoreError> {
         let report: Option<CapacityReport> =

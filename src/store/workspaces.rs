@@ -2,7 +2,7 @@
 
 use sqlx::Row;
 
-use super::{Store, StoreError};
+use super::{found, Store, StoreError};
 use crate::model::WorkspaceId;
 
 /// The owner identity of the single-user install, before wallet login adds others.
@@ -54,10 +54,7 @@ impl Store {
             .execute(&self.pool)
             .await?
             .rows_affected();
-        if renamed == 0 {
-            return Err(StoreError::NotFound);
-        }
-        Ok(())
+        found(renamed)
     }
 
     /// The workspace of `owner`, if it has one.

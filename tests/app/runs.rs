@@ -58,6 +58,20 @@ async fn start(app: &TestApp, cookie: &str, body: Value) -> String {
     serde_json::from_str::<Value>(&text).unwrap()["id"].as_str().unwrap().to_string()
 }
 
+/// Starts a run of `body` and follows it to its end; its id.
+async fn finished(app: &TestApp, cookie: &str, body: Value) -> String {
+    let run = start(app, cookie, body).await;
+    follow(app, cookie, &run).await;
+    run
+}
+
+/// Starts a run of `body`, which must be refused with a 400; the reply.
+async fn refused(app: &TestApp, cookie: &str, body: Value) -> String {
+    let (status, reply) = app.call("runs/start", body, Some(cookie)).await;
+    assert_eq!(status, 400, "{reply}");
+    reply
+}
+
 /// Reads `/api/runs/{id}/events` to its `end`, returning (event name, JSON data) pairs.
 async fn follow(app: &TestApp, cookie: &str, run: &str) -> Vec<(String, Value)> {
     common::follow_events(app, cookie, run, usize::MAX).await
@@ -260,8 +274,7 @@ async fn a_running_runs_page_follows_counters_alone_and_its_scatter_is_drawn_by_
 async fn failed_requests_are_iterations_with_an_error_class_and_the_run_completes() {
     let sim = SimConfig::fixed_ms(1, 1, 4).with_key(Some("sk-right"));
     let Rig { app, cookie, connector, sim: _sim } = rig_with_key(sim, Some("sk-wrong")).await;
-    let run = start(&app, &cookie, plan(&connector, 2, json!({"kind": "closed", "concurrency": 1}))).await;
-    follow(&app, &cookie, &run).await;
+    let run = finished(&app, &cookie, plan(&connector, 2, json!({"kind": "closed", "concurrency": 1}))).await;
     let report = report(&app, &cookie, &run).await;
     assert_eq!(report["run"]["status"], "completed");
     assert_eq!(report["summary"]["errorRate"], 1.0);
@@ -275,8 +288,7 @@ async fn failed_requests_are_iterations_with_an_error_class_and_the_run_complete
 #[tokio::test]
 async fn a_closed_loop_run_opens_its_connections_before_its_first_request_and_says_so() {
     let Rig { app, cookie, connector, sim } = rig(SimConfig::fixed_ms(20, 1, 4)).await;
-    let run = start(&app, &cookie, plan(&connector, 6, json!({"kind": "closed", "concurrency": 6}))).await;
-    follow(&app, &cookie, &run).await;
+    let run = finished(&app, &cookie, plan(&connector, 6, json!({"kind": "closed", "concurrency": 6}))).await;
 
     let reply = report(&app, &cookie, &run).await;
     assert_eq!(reply["run"]["openedAhead"], json!({"asked": 6, "kept": 6, "http2": false}));
@@ -295,8 +307,7 @@ async fn a_closed_loop_run_opens_its_connections_before_its_first_request_and_sa
 async fn an_open_loop_run_reports_its_schedule_and_latency_from_the_intended_send() {
     let Rig { app, cookie, connector, sim: _sim } = rig(SimConfig::fixed_ms(5, 1, 4)).await;
     let mode = json!({"kind": "open", "ratePerSecond": 100.0, "poisson": true, "maxConcurrency": 4});
-    let run = start(&app, &cookie, plan(&connector, 4, mode)).await;
-    follow(&app, &cookie, &run).await;
+    let run = finished(&app, &cookie, plan(&connector, 4, mode)).await;
     let report = report(&app, &cookie, &run).await;
     let honesty = report["snapshot"]["honesty"].to_string();
     assert!(honesty.contains("open loop at 100 request(s)/s (Poisson arrivals)"), "{honesty}");
@@ -355,8 +366,7 @@ async fn invalid_plans_and_other_workspaces_are_refused() {
     let (status, text) =
         app.call("runs/start", plan(&connector, 1, json!({"kind": "closed", "concurrency": 0})), Some(&cookie)).await;
     assert_eq!(serde_json::from_str::<Value>(&text).unwrap()["detail"]["field"], "mode.concurrency", "{status} {text}");
-    let (status, text) = app.call("runs/start", plan(&connector, 1, json!({"kind": "sideways"})), Some(&cookie)).await;
-    assert_eq!(status, 400, "{text}");
+    let text = refused(&app, &cookie, plan(&connector, 1, json!({"kind": "sideways"}))).await;
     assert!(text.contains("mode"), "{text}");
     let (status, _) =
         app.call("runs/start", plan(&connector, 1, json!({"kind": "closed", "concurrency": 1})), Some(&other)).await;
@@ -387,8 +397,7 @@ async fn a_run_against_a_flaky_endpoint_completes_and_counts_each_failure() {
         ..SimConfig::fixed(Duration::from_millis(2), Duration::from_millis(1), 6)
     };
     let Rig { app, cookie, connector, sim: _sim } = rig(config).await;
-    let run = start(&app, &cookie, plan(&connector, 30, json!({"kind": "closed", "concurrency": 4}))).await;
-    follow(&app, &cookie, &run).await;
+    let run = finished(&app, &cookie, plan(&connector, 30, json!({"kind": "closed", "concurrency": 4}))).await;
     let report = report(&app, &cookie, &run).await;
     assert_eq!(report["run"]["status"], "completed");
     let results = report["snapshot"]["results"].as_array().unwrap();
@@ -416,8 +425,7 @@ async fn rate_limited_requests_are_retried_when_asked_and_the_retries_are_report
     let Rig { app, cookie, connector, sim: _sim } = rig(config).await;
     let mut body = plan(&connector, 10, json!({"kind": "closed", "concurrency": 4}));
     body["input"]["retries"] = json!(5);
-    let run = start(&app, &cookie, body).await;
-    follow(&app, &cookie, &run).await;
+    let run = finished(&app, &cookie, body).await;
     let report = report(&app, &cookie, &run).await;
     let results = report["snapshot"]["results"].as_array().unwrap();
     let retried = results.iter().filter(|r| r["retries"].as_u64().unwrap() > 0).count();
@@ -448,8 +456,7 @@ async fn a_server_closing_kept_alive_connections_shows_no_false_errors() {
     let Rig { app, cookie, connector, sim: _sim } = rig(config).await;
 
     let body = plan(&connector, 15, json!({"kind": "closed", "concurrency": 1}));
-    let run = start(&app, &cookie, body.clone()).await;
-    follow(&app, &cookie, &run).await;
+    let run = finished(&app, &cookie, body.clone()).await;
     let reply = report(&app, &cookie, &run).await;
     let results = reply["snapshot"]["results"].as_array().unwrap();
     assert_eq!(results.len(), 31);
@@ -463,8 +470,7 @@ async fn a_server_closing_kept_alive_connections_shows_no_false_errors() {
 
     let mut fresh = body;
     fresh["input"]["connections"] = json!("fresh");
-    let run = start(&app, &cookie, fresh).await;
-    follow(&app, &cookie, &run).await;
+    let run = finished(&app, &cookie, fresh).await;
     let reply = report(&app, &cookie, &run).await;
     let results = reply["snapshot"]["results"].as_array().unwrap();
     assert!(results.iter().all(|r| common::null_at(r, "/error") && r["reconnects"] == 0), "{results:?}");
@@ -481,8 +487,7 @@ async fn a_long_prompt_keeps_reports_pages_and_shared_reports_small() {
     let long = "lorem ipsum ".repeat(8_000); // 96,000 characters
     let mut body = plan(&connector, 100, json!({"kind": "closed", "concurrency": 4}));
     body["input"]["prompts"] = json!([long]);
-    let run = start(&app, &cookie, body.clone()).await;
-    follow(&app, &cookie, &run).await;
+    let run = finished(&app, &cookie, body.clone()).await;
 
     let (status, reply) = app.call("runs/report", json!({"id": run}), Some(&cookie)).await;
     assert_eq!(status, 200);
@@ -509,8 +514,7 @@ async fn a_long_prompt_keeps_reports_pages_and_shared_reports_small() {
     assert!(public.len() < 1_000_000, "shared report {} bytes", public.len());
 
     body["input"]["prompts"] = json!(["x".repeat(100_001)]);
-    let (status, reply) = app.call("runs/start", body, Some(&cookie)).await;
-    assert_eq!(status, 400, "{reply}");
+    let reply = refused(&app, &cookie, body).await;
     assert!(reply.contains("prompts[0]") && reply.contains("at most 100000"), "{reply}");
 }
 
@@ -520,8 +524,7 @@ async fn a_long_prompt_keeps_reports_pages_and_shared_reports_small() {
 #[tokio::test]
 async fn tpot_and_itl_come_out_at_the_endpoints_known_pace() {
     let Rig { app, cookie, connector, sim: _sim } = rig(SimConfig::fixed_ms(20, 4, 16)).await;
-    let run = start(&app, &cookie, plan(&connector, 5, json!({"kind": "closed", "concurrency": 2}))).await;
-    follow(&app, &cookie, &run).await;
+    let run = finished(&app, &cookie, plan(&connector, 5, json!({"kind": "closed", "concurrency": 2}))).await;
     let report = report(&app, &cookie, &run).await;
     let stats = &report["snapshot"]["stats"];
     let near = |v: &Value, want: f64, slack: f64| {
@@ -563,8 +566,7 @@ async fn a_run_with_objectives_reports_goodput_and_each_objectives_outcome() {
     let Rig { app, cookie, connector, sim: _sim } = rig(SimConfig::fixed_ms(20, 2, 8)).await;
     let mut body = plan(&connector, 4, json!({"kind": "closed", "concurrency": 2}));
     body["input"]["slos"] = json!(["ttft_ms<=5000", "total_ms<=1", "ttft_p95_ms<=5000", "tpot_p50_ms<=0.5"]);
-    let run = start(&app, &cookie, body.clone()).await;
-    follow(&app, &cookie, &run).await;
+    let run = finished(&app, &cookie, body.clone()).await;
     let report = report(&app, &cookie, &run).await;
     let g = &report["snapshot"]["stats"]["goodput"];
     // Nothing finishes within 1 ms: no request is good, yet every one met the generous TTFT bound.
@@ -591,8 +593,7 @@ async fn a_run_with_objectives_reports_goodput_and_each_objectives_outcome() {
     common::assert_report_schema(&report["snapshot"]);
 
     body["input"]["slos"] = json!(["ttft_ms<=500", "latency_p99<=3"]);
-    let (status, text) = app.call("runs/start", body, Some(&cookie)).await;
-    assert_eq!(status, 400, "{text}");
+    let text = refused(&app, &cookie, body).await;
     assert!(text.contains(r#""field":"slos[1]""#), "{text}");
 }
 
@@ -618,8 +619,7 @@ async fn a_time_limited_run_stops_sending_at_its_limit_and_completes() {
     assert!(note.contains(&format!("{measured} of at most 20000 measured requests were sent")), "{note}");
 
     body["input"]["durationS"] = json!(0.2);
-    let (status, text) = app.call("runs/start", body, Some(&cookie)).await;
-    assert_eq!(status, 400, "{text}");
+    let text = refused(&app, &cookie, body).await;
     assert!(text.contains("durationS") && text.contains("between 1 and 86400 seconds"), "{text}");
 }
 
@@ -628,8 +628,7 @@ async fn a_time_limited_run_stops_sending_at_its_limit_and_completes() {
 #[tokio::test]
 async fn the_compact_export_form_is_the_same_snapshot_in_fewer_bytes() {
     let Rig { app, cookie, connector, sim: _sim } = rig(SimConfig::fixed_ms(1, 1, 4)).await;
-    let run = start(&app, &cookie, plan(&connector, 200, json!({"kind": "closed", "concurrency": 8}))).await;
-    follow(&app, &cookie, &run).await;
+    let run = finished(&app, &cookie, plan(&connector, 200, json!({"kind": "closed", "concurrency": 8}))).await;
     let (status, keyed) = app.call("runs/report", json!({"id": run}), Some(&cookie)).await;
     assert_eq!(status, 200, "{keyed}");
     let (status, compact) = app.call("runs/export", json!({"id": run}), Some(&cookie)).await;

@@ -44,24 +44,12 @@ fn run_plan(
     token_budget: u32,
 ) -> latency_guard::model::RunPlan {
     use latency_guard::model::{Agent, LoadMode, RunPlanInput};
-    RunPlanInput {
-        connector_id: connector.id,
-        title: None,
-        agent: Agent { name: "bot".into(), system_prompt: None, tools: vec![], token_budget },
-        prompts: prompts.iter().map(|p| p.to_string()).collect(),
-        iterations,
-        warmup,
-        mode: LoadMode::Closed { concurrency: 1 },
-        timeout_ms: None,
-        stream: true,
-        temperature: 0.0,
-        retries: 0,
-        connections: Default::default(),
-        slos: Vec::new(),
-        duration_s: None,
-    }
-    .validate(&connector.model)
-    .unwrap()
+    let agent = Agent { name: "bot".into(), system_prompt: None, tools: vec![], token_budget };
+    let prompts = prompts.iter().map(|p| p.to_string()).collect();
+    let one = LoadMode::Closed { concurrency: 1 };
+    RunPlanInput { warmup, ..RunPlanInput::new(connector.id, agent, prompts, iterations, one) }
+        .validate(&connector.model)
+        .unwrap()
 }
 
 async fn workspace(store: &Store, owner: &str) -> WorkspaceId {
@@ -474,8 +462,8 @@ async fn ab_tests_keep_progress_and_report_and_their_orphans_are_interrupted(db:
         cells: vec![],
         notes: vec!["how".into()],
     };
-    store.finish_ab_test(test.id, RunStatus::Cancelled, Some(&report), None, 3_000).await.unwrap();
-    store.finish_ab_test(test.id, RunStatus::Completed, None, None, 4_000).await.unwrap();
+    store.finish_job(test.id, RunStatus::Cancelled, Some(&report), None, 3_000).await.unwrap();
+    store.finish_job(test.id, RunStatus::Completed, None, None, 4_000).await.unwrap();
     let (summary, stored_plan, stored_report) = store.job_record(ws, test.id).await.unwrap();
     assert_eq!(
         (summary.status, summary.done_requests, summary.finished_at_ms),

@@ -150,22 +150,12 @@ impl Rig {
 
     /// Pins as baseline a 5-iteration run of `set` on `connector`.
     pub async fn pin(&self, set: &BenchmarkSet, connector: ConnectorId) {
-        let input = RunPlanInput {
-            connector_id: connector,
-            title: None,
-            agent: Agent { name: "baseline".into(), system_prompt: None, tools: vec![], token_budget: set.max_tokens },
-            prompts: set.prompts.iter().map(|p| p.text.clone()).collect(),
-            iterations: 5,
-            warmup: 0,
-            mode: LoadMode::Closed { concurrency: 1 },
-            timeout_ms: None,
-            stream: false,
-            temperature: 0.2,
-            retries: 0,
-            connections: Default::default(),
-            slos: Vec::new(),
-            duration_s: None,
-        };
+        // As Guard runs a set: unstreamed, at temperature 0.2.
+        let agent = Agent { name: "baseline".into(), system_prompt: None, tools: vec![], token_budget: set.max_tokens };
+        let prompts = set.prompts.iter().map(|p| p.text.clone()).collect();
+        let one = LoadMode::Closed { concurrency: 1 };
+        let input =
+            RunPlanInput { stream: false, temperature: 0.2, ..RunPlanInput::new(connector, agent, prompts, 5, one) };
         let run = self.runs.run_to_end(self.ws, input).await.unwrap();
         assert_eq!(run.status, RunStatus::Completed);
         let (total_ms, summary) = observe(&self.store.run_iterations(self.ws, run.id).await.unwrap());

@@ -322,3 +322,28 @@ pub fn null_at(reply: &serde_json::Value, pointer: &str) -> bool {
         None => panic!("the reply has no {pointer}: {reply}"),
     }
 }
+
+/// A target at `base` that may reach any address (loopback included, as the command line's may), sending `key`
+/// and `headers`.
+pub fn any_target(base: &str, key: Option<&str>, headers: &[(&str, &str)]) -> latency_guard::engine::RequestTarget {
+    latency_guard::engine::RequestTarget {
+        base_url: latency_guard::model::BaseUrl::parse(base).unwrap(),
+        api_key: key.map(str::to_string),
+        headers: headers.iter().map(|(name, value)| (name.to_string(), value.to_string())).collect(),
+        reach: latency_guard::outbound::Reach::Anywhere,
+    }
+}
+
+/// One user message to `model`, at temperature 0, streamed (usage asked for) or not.
+pub fn chat_request(model: &str, content: &str, max_tokens: u32, stream: bool) -> latency_guard::engine::ChatRequest {
+    use latency_guard::engine::{ChatMessage, ChatRequest, StreamOptions};
+    ChatRequest {
+        model: model.into(),
+        messages: vec![ChatMessage { role: "user", content: content.into() }],
+        tools: vec![],
+        max_tokens,
+        temperature: 0.0,
+        stream,
+        stream_options: stream.then_some(StreamOptions { include_usage: true }),
+    }
+}

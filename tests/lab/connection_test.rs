@@ -2,22 +2,18 @@
 #![cfg(feature = "ssr")]
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a failing test should panic loudly")]
 
+use crate::common;
+
 use latency_guard::engine::{test_connection, HttpClient, RequestTarget};
-use latency_guard::model::{BaseUrl, BODY_PREVIEW_CHARS};
+use latency_guard::model::BODY_PREVIEW_CHARS;
 use latency_guard::sim::{self, SimConfig};
-use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::time::Duration;
 
 const LOOPBACK_ANY_PORT: ([u8; 4], u16) = ([127, 0, 0, 1], 0);
 
 fn target(base: &str, key: Option<&str>) -> RequestTarget {
-    RequestTarget {
-        base_url: BaseUrl::parse(base).unwrap(),
-        api_key: key.map(str::to_string),
-        headers: BTreeMap::new(),
-        reach: latency_guard::outbound::Reach::Anywhere,
-    }
+    common::any_target(base, key, &[])
 }
 
 async fn run(target: &RequestTarget, timeout: Duration) -> latency_guard::model::ConnectionTestResult {

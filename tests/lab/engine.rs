@@ -3,39 +3,26 @@
 #![cfg(feature = "ssr")]
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a failing test should panic loudly")]
 
+use crate::common;
+
 use axum::body::Body;
 use axum::response::Response;
 use axum::routing::post;
 use bytes::Bytes;
 use latency_guard::engine::{
-    measure, open_connections, rejects_stream_options, Call, ChatMessage, ChatRequest, HttpClient, RequestTarget,
-    StreamOptions,
+    measure, open_connections, rejects_stream_options, Call, ChatRequest, HttpClient, RequestTarget,
 };
-use latency_guard::model::{BaseUrl, ErrorClass, Measurement, TokenSource};
+use latency_guard::model::{ErrorClass, Measurement, TokenSource};
 use latency_guard::sim::{self, SimConfig};
-use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::time::Duration;
 
 fn request(stream: bool) -> ChatRequest {
-    ChatRequest {
-        model: "sim-model".into(),
-        messages: vec![ChatMessage { role: "user", content: "Say something".into() }],
-        tools: vec![],
-        max_tokens: 512,
-        temperature: 0.0,
-        stream,
-        stream_options: stream.then_some(StreamOptions { include_usage: true }),
-    }
+    common::chat_request("sim-model", "Say something", 512, stream)
 }
 
 fn target(base: &str) -> RequestTarget {
-    RequestTarget {
-        base_url: BaseUrl::parse(base).unwrap(),
-        api_key: None,
-        headers: BTreeMap::new(),
-        reach: latency_guard::outbound::Reach::Anywhere,
-    }
+    common::any_target(base, None, &[])
 }
 
 async fn run(base: &str, request: &ChatRequest, timeout: Duration) -> Measurement {

@@ -6,36 +6,20 @@
 
 use crate::common;
 
-use latency_guard::engine::{
-    measure, test_connection, Call, ChatMessage, ChatRequest, HttpClient, RequestTarget, StreamOptions, MAX_CHUNK_MARKS,
-};
-use latency_guard::model::{BaseUrl, ErrorClass, Measurement};
+use latency_guard::engine::{measure, test_connection, Call, ChatRequest, HttpClient, RequestTarget, MAX_CHUNK_MARKS};
+use latency_guard::model::{ErrorClass, Measurement};
 use latency_guard::sim::{spawn_hostile, Hostile, SimHandle, ECHO_SHAPES};
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 const KEY: &str = "sk-HOSTILE-canary-1f2e3d4c5b6a";
 const HEADER: &str = "hdr-HOSTILE-canary-9a8b7c6d";
 
 fn request(stream: bool) -> ChatRequest {
-    ChatRequest {
-        model: "m".into(),
-        messages: vec![ChatMessage { role: "user", content: "hi".into() }],
-        tools: vec![],
-        max_tokens: 16,
-        temperature: 0.0,
-        stream,
-        stream_options: stream.then_some(StreamOptions { include_usage: true }),
-    }
+    common::chat_request("m", "hi", 16, stream)
 }
 
 fn target(base: &str) -> RequestTarget {
-    RequestTarget {
-        base_url: BaseUrl::parse(base).unwrap(),
-        api_key: Some(KEY.into()),
-        headers: BTreeMap::from([("x-api-key".to_string(), HEADER.to_string())]),
-        reach: latency_guard::outbound::Reach::Anywhere,
-    }
+    common::any_target(base, Some(KEY), &[("x-api-key", HEADER)])
 }
 
 async fn endpoint(kind: Hostile) -> SimHandle {

@@ -75,6 +75,12 @@ fn start_server(dir: &std::path::Path) -> (Server, String, String) {
     }
 }
 
+/// The session cookie the first-start login link gives.
+async fn signed_in(client: &reqwest::Client, link: &str) -> String {
+    let login = client.get(link).send().await.unwrap();
+    login.headers()["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_string()
+}
+
 /// What the public share API answers with `token`: the snapshot, the view and a table page (each a 200).
 async fn shared_reads(client: &reqwest::Client, base: &str, run: &str, token: &str) -> Vec<(String, String)> {
     let mut replies = Vec::new();
@@ -99,8 +105,7 @@ async fn no_secret_reaches_pages_replies_hydration_data_logs_or_the_database_fil
     let dir = tempfile::tempdir().unwrap();
     let (server, base, link) = start_server(dir.path());
     let client = common::client();
-    let login = client.get(&link).send().await.unwrap();
-    let cookie = login.headers()["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_string();
+    let cookie = signed_in(&client, &link).await;
 
     let mut seen = Vec::<(String, String)>::new();
     let call = |path: &str, body: Value| {
@@ -297,8 +302,7 @@ async fn secrets_echoed_by_the_endpoint_reach_no_report_reply_page_log_file_or_d
     let dir = tempfile::tempdir().unwrap();
     let (server, base, link) = start_server(dir.path());
     let client = common::client();
-    let login = client.get(&link).send().await.unwrap();
-    let cookie = login.headers()["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_string();
+    let cookie = signed_in(&client, &link).await;
     let call = |path: &str, body: Value| {
         let request = client.post(format!("{base}/api/{path}")).header("cookie", &cookie).json(&body);
         async move {

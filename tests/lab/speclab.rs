@@ -10,18 +10,12 @@ use crate::common;
 use crate::common::follow_events;
 use crate::common::llama::llama_server;
 use latency_guard::engine::{HttpClient, RequestTarget};
-use latency_guard::model::{BaseUrl, ServerKind, SpecCounters};
+use latency_guard::model::{ServerKind, SpecCounters};
 use latency_guard::speclab::{probe, record_during, scrape, spec_evidence, SpecEvidence};
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
 
 fn target(base_url: &str) -> RequestTarget {
-    RequestTarget {
-        base_url: BaseUrl::parse(base_url).unwrap(),
-        api_key: None,
-        headers: BTreeMap::new(),
-        reach: latency_guard::outbound::Reach::Anywhere,
-    }
+    common::any_target(base_url, None, &[])
 }
 
 async fn counters(client: &HttpClient, target: &RequestTarget) -> SpecCounters {

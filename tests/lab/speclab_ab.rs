@@ -9,20 +9,14 @@ use crate::common;
 
 use crate::common::llama::{llama_server, llama_server_at};
 use latency_guard::engine::{HttpClient, RequestTarget};
-use latency_guard::model::{AbTestSummary, BaseUrl, ServerKind, SpecOutcome, PROCESS_START};
+use latency_guard::model::{AbTestSummary, ServerKind, SpecOutcome, PROCESS_START};
 use latency_guard::speclab::{record_during, scrape, FetchFailure, ScrapeError};
 use latency_guard::wire::JobPage;
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 fn target(base_url: &str) -> RequestTarget {
-    RequestTarget {
-        base_url: BaseUrl::parse(base_url).unwrap(),
-        api_key: None,
-        headers: BTreeMap::new(),
-        reach: latency_guard::outbound::Reach::Anywhere,
-    }
+    common::any_target(base_url, None, &[])
 }
 
 #[tokio::test]

@@ -4,8 +4,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::model::{
-    limits, parse_slos, Agent, ConnectionPolicy, ConnectorId, LevelPlan, LoadAxis, LoadMode, RunPlanInput, RunStatus,
-    Slo, SweepId, ValidationError,
+    limits, parse_slos, Agent, ConnectorId, LevelPlan, LoadAxis, LoadMode, RunPlanInput, RunStatus, Slo, SweepId,
+    ValidationError,
 };
 
 /// The most measured requests one level of a sweep sends.
@@ -116,26 +116,17 @@ impl SweepInput {
         if levels.axis() == LoadAxis::Concurrency && highest > f64::from(limits::MAX_CONCURRENCY) {
             return Err(ValidationError::new("levels", format!("concurrency is at most {}", limits::MAX_CONCURRENCY)));
         }
+        let agent = Agent {
+            name: "sweep".into(),
+            system_prompt: self.system_prompt.clone(),
+            tools: vec![],
+            token_budget: self.max_tokens,
+        };
+        // Each level sets its own load and number of requests.
+        let one = LoadMode::Closed { concurrency: 1 };
         let template = RunPlanInput {
-            connector_id: self.connector_id,
-            title: None,
-            agent: Agent {
-                name: "sweep".into(),
-                system_prompt: self.system_prompt.clone(),
-                tools: vec![],
-                token_budget: self.max_tokens,
-            },
-            prompts: self.prompts.clone(),
-            iterations: 1,
-            warmup: 0,
-            mode: LoadMode::Closed { concurrency: 1 },
-            timeout_ms: None,
-            stream: true,
-            temperature: 0.0,
-            retries: 0,
-            connections: ConnectionPolicy::Reuse,
             slos: self.slos.clone(),
-            duration_s: None,
+            ..RunPlanInput::new(self.connector_id, agent, self.prompts.clone(), 1, one)
         };
         // The prompts, the token budget and the objectives are checked as a run would check them.
         template.validate(model)?;

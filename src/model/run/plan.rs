@@ -213,6 +213,28 @@ pub struct Job {
 }
 
 impl RunPlanInput {
+    /// `iterations` of `prompts` from `agent` to `connector_id` at `mode`; every other field as the API sets it
+    /// when a request leaves it out (no title, no warm-up, no timeout, streamed, temperature 0, no retries,
+    /// reused connections, no objectives, no time limit).
+    pub fn new(connector_id: ConnectorId, agent: Agent, prompts: Vec<String>, iterations: u32, mode: LoadMode) -> Self {
+        Self {
+            connector_id,
+            title: None,
+            agent,
+            prompts,
+            iterations,
+            warmup: 0,
+            mode,
+            timeout_ms: None,
+            stream: yes(),
+            temperature: 0.0,
+            retries: 0,
+            connections: ConnectionPolicy::default(),
+            slos: Vec::new(),
+            duration_s: None,
+        }
+    }
+
     /// Validates every field, naming the first bad one; `model` names the default title.
     pub fn validate(&self, model: &str) -> Result<RunPlan, ValidationError> {
         use limits::*;
@@ -396,22 +418,23 @@ mod tests {
     use super::*;
 
     fn input() -> RunPlanInput {
-        RunPlanInput {
-            connector_id: ConnectorId(uuid::Uuid::nil()),
-            title: None,
-            agent: Agent { name: "support-bot".into(), system_prompt: None, tools: vec![], token_budget: 256 },
-            prompts: vec!["a".into(), "b".into()],
-            iterations: 3,
-            warmup: 1,
-            mode: LoadMode::Closed { concurrency: 2 },
-            timeout_ms: None,
-            stream: true,
-            temperature: 0.0,
-            retries: 0,
-            connections: ConnectionPolicy::Reuse,
-            slos: Vec::new(),
-            duration_s: None,
-        }
+        let agent = Agent { name: "support-bot".into(), system_prompt: None, tools: vec![], token_budget: 256 };
+        let prompts = vec!["a".into(), "b".into()];
+        let closed = LoadMode::Closed { concurrency: 2 };
+        RunPlanInput { warmup: 1, ..RunPlanInput::new(ConnectorId(uuid::Uuid::nil()), agent, prompts, 3, closed) }
+    }
+
+    #[test]
+    fn a_plan_made_in_code_has_the_defaults_of_one_sent_without_its_optional_fields() {
+        let sent: RunPlanInput = serde_json::from_value(serde_json::json!({
+            "connectorId": uuid::Uuid::nil(),
+            "agent": {"name": "support-bot", "tokenBudget": 256},
+            "prompts": ["a", "b"],
+            "iterations": 3,
+            "mode": {"kind": "closed", "concurrency": 2},
+        }))
+        .unwrap();
+        assert_eq!(RunPlanInput { warmup: 0, ..input() }, sent);
     }
 
     #[test]

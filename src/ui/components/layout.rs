@@ -73,43 +73,40 @@ fn SignedIn() -> impl IntoView {
 /// A signed-in page with navigation.
 #[component]
 pub fn Layout(title: &'static str, children: Children) -> impl IntoView {
-    // Effects run only in the browser: the attribute flips once the WASM bundle has hydrated the page.
-    let hydrated = RwSignal::new(false);
-    Effect::new(move |_| hydrated.set(true));
-    view! {
-        <Title text=format!("{title} · latency-guard")/>
-        <div class="frame" data-hydrated=move || hydrated.get().to_string()>
-            <nav class="sidebar">
-                <div class="brand">"latency-guard"</div>
-                <A href="/connectors">"Connectors"</A>
-                <A href="/runs">"Runs"</A>
-                <A href="/compare">"Compare"</A>
-                <A href="/sweeps">"Sweeps"</A>
-                <A href="/spec-lab">"Spec Lab"</A>
-                <GuardLink/>
-                <A href="/settings">"Settings"</A>
-                <SignedIn/>
-                <form method="post" action="/auth/logout" class="logout">
-                    <button type="submit" class="link">"Log out"</button>
-                </form>
-            </nav>
-            <main class="content">
-                <h1>{title}</h1>
-                {children()}
-            </main>
-        </div>
-    }
+    let nav = view! {
+        <A href="/connectors">"Connectors"</A>
+        <A href="/runs">"Runs"</A>
+        <A href="/compare">"Compare"</A>
+        <A href="/sweeps">"Sweeps"</A>
+        <A href="/spec-lab">"Spec Lab"</A>
+        <GuardLink/>
+        <A href="/settings">"Settings"</A>
+        <SignedIn/>
+        <form method="post" action="/auth/logout" class="logout">
+            <button type="submit" class="link">"Log out"</button>
+        </form>
+    };
+    frame(title, "frame", Some(nav.into_any()), children)
 }
 
 /// A page anyone may open (a share link): the same frame without navigation, which needs a session.
 #[component]
 pub fn PublicLayout(title: &'static str, children: Children) -> impl IntoView {
+    frame(title, "frame public", None, children)
+}
+
+/// The page's title, the sidebar (the brand, then `nav`) and the content under its heading.
+fn frame(title: &'static str, class: &'static str, nav: Option<AnyView>, children: Children) -> impl IntoView {
+    // Effects run only in the browser: the attribute flips once the WASM bundle has hydrated the page.
     let hydrated = RwSignal::new(false);
     Effect::new(move |_| hydrated.set(true));
     view! {
         <Title text=format!("{title} · latency-guard")/>
-        <div class="frame public" data-hydrated=move || hydrated.get().to_string()>
-            <nav class="sidebar"><div class="brand">"latency-guard"</div></nav>
+        <div class=class data-hydrated=move || hydrated.get().to_string()>
+            <nav class="sidebar">
+                <div class="brand">"latency-guard"</div>
+                {nav}
+            </nav>
             <main class="content">
                 <h1>{title}</h1>
                 {children()}

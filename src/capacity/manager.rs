@@ -9,15 +9,15 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::manager::{while_reachable, RunManager, StartError};
-use crate::capacity::{
+use super::{
     progress_report, repeated_progress, sweep, CapacitySpec, Criteria, LevelError, LevelRun, LevelRunner, SearchEvent,
 };
 use crate::clock::Clock;
-use crate::jobs::{JobOwner, LiveJobs};
+use crate::jobs::{store_ending, JobOwner, LiveJobs, StartError};
 use crate::model::{
     LevelPlan, LoadMode, RunPlanInput, RunStatus, SweepId, SweepInput, SweepPlan, SweepSummary, WorkspaceId,
 };
+use crate::runs::RunManager;
 use crate::store::{NewSweep, Store};
 
 /// Starts, cancels and looks after sweeps. Cheap to clone.
@@ -177,20 +177,12 @@ impl SweepManager {
         drop(events);
         let _ = writer.await;
         let now = self.clock.now_ms();
-        let (status, report, failure) = match outcome {
-            Ok(report) => (RunStatus::Completed, Some(report), None),
-            Err(_) if cancel.is_cancelled() && self.jobs.stopping() => (RunStatus::Interrupted, None, None),
-            Err(_) if cancel.is_cancelled() => (RunStatus::Cancelled, None, None),
-            Err(why) => (RunStatus::Failed, None, Some(why.to_string())),
+        let (status, report, failure) = match (outcome, self.jobs.stop_status(&cancel)) {
+            (Ok(report), _) => (RunStatus::Completed, Some(report), None),
+            (Err(_), Some(stopped)) => (stopped, None, None),
+            (Err(why), None) => (RunStatus::Failed, None, Some(why.to_string())),
         };
-        let stored =
-            while_reachable(|| self.store.finish_sweep(id, status, report.as_ref(), failure.as_deref(), now)).await;
-        if let Err(e) = stored {
-            tracing::error!(sweep = %id, error = %e, "storing the sweep's report failed");
-            let failure = "the report could not be stored; see the server log";
-            let _ = self.store.finish_sweep(id, RunStatus::Failed, None, Some(failure), now).await;
-        }
-        tracing::info!(sweep = %id, status = status.as_str(), "sweep finished");
+        store_ending(&self.store, id, status, report.as_ref(), failure.as_deref(), now).await;
     }
 }
 

@@ -9,14 +9,13 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
-use super::manager::{while_reachable, StartError};
+use super::{ab_report, run_ab, AbArm, AbProgress};
 use crate::clock::Clock;
 use crate::engine::HttpClient;
-use crate::jobs::{JobOwner, LiveJobs};
+use crate::jobs::{store_ending, JobOwner, LiveJobs, StartError};
 use crate::model::{AbTestId, AbTestInput, AbTestSummary, RunStatus, ValidationError, WorkspaceId};
 use crate::report::AbEndpoint;
 use crate::secrets::SecretBox;
-use crate::speclab::{ab_report, run_ab, AbArm, AbProgress};
 use crate::store::{NewAbTest, Store};
 use crate::targets::open_target;
 
@@ -130,20 +129,10 @@ impl AbManager {
         finished.cancel();
         let _ = writer.await;
         let report = ab_report(&plan, endpoints, started_ms, &cells);
-        let status = match (cancel.is_cancelled(), self.jobs.stopping()) {
-            (true, true) => RunStatus::Interrupted,
-            (true, false) => RunStatus::Cancelled,
-            (false, _) => RunStatus::Completed,
-        };
+        let status = self.jobs.stop_status(&cancel).unwrap_or(RunStatus::Completed);
         let now = self.clock.now_ms();
         let _ = self.store.set_ab_progress(id, done.load(Ordering::Relaxed), now).await;
-        let stored = while_reachable(|| self.store.finish_ab_test(id, status, Some(&report), None, now)).await;
-        if let Err(e) = stored {
-            tracing::error!(ab_test = %id, error = %e, "storing the A/B test's report failed");
-            let failure = "the report could not be stored; see the server log";
-            let _ = self.store.finish_ab_test(id, RunStatus::Failed, None, Some(failure), now).await;
-        }
-        tracing::info!(ab_test = %id, status = status.as_str(), cells = cells.len(), "A/B test finished");
+        store_ending(&self.store, id, status, Some(&report), None, now).await;
     }
 }
 
