@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a failing test should panic loudly")]
 
 use crate::common::{follow_events, spawn_app_on, TestApp, TestDb};
+use latency_guard::jobs::{JobOwner, MISSED_HEARTBEATS};
 use latency_guard::model::{RunId, RunStatus};
 use latency_guard::sim::{self, Delay, SimConfig};
 use serde_json::{json, Value};
@@ -52,12 +53,18 @@ async fn a_second_replica_follows_and_cancels_a_run_the_first_one_drives() {
     let sim = sim::spawn(config, "127.0.0.1:0".parse().unwrap()).await.unwrap();
     let a = replica(&db).await;
     let (_, cookie_a) = a.session_for("owner").await;
+    let started = tokio::time::Instant::now();
     let run = start_slow_run(&a, &cookie_a, &sim.base_url(), 200).await;
 
-    // A replica starting while the run goes must not take it for an orphan, nor must its heartbeat rounds.
+    // A replica starting while the run goes must not take it for an orphan, nor must its heartbeat rounds. Showing
+    // an absence takes time: the run must grow older than the silence that makes an orphan. Then one round of A
+    // (its heartbeat) and one of B (its orphan check) run in that order, so B's rule is exercised once for certain
+    // past that age, whatever the background loops' timing on a busy machine.
     let b = replica(&db).await;
     let (_, cookie_b) = b.session_for("owner").await;
-    tokio::time::sleep(HEARTBEAT * 8).await;
+    tokio::time::sleep_until(started + HEARTBEAT * (MISSED_HEARTBEATS + 2)).await;
+    a.state.runs.maintain_once(HEARTBEAT).await;
+    b.state.runs.maintain_once(HEARTBEAT).await;
     assert_eq!(status_of(&b, &cookie_b, &run).await, "running");
 
     // B follows the run from the database: the snapshot, then updates with new points as A stores them.
