@@ -77,7 +77,7 @@ pub trait JobOwner: Send + Sync {
 
     /// Asks a running job of `workspace` to stop (what it measured is kept): at once when this process drives it,
     /// otherwise through the database, so its driver stops it at its next heartbeat. `false` when it is not
-    /// running.
+    /// running, `NotFound` when the workspace has no such job.
     fn cancel(&self, workspace: WorkspaceId, id: Self::Id) -> impl Future<Output = Result<bool, StoreError>> + Send {
         self.live_jobs().cancel(self.store(), workspace, id)
     }
@@ -134,12 +134,14 @@ pub async fn store_ending<J: ReportedJob>(
     failure: Option<&str>,
     now_ms: i64,
 ) {
-    if let Err(e) = while_reachable(|| store.finish_job(id, status, report, failure, now_ms)).await {
-        tracing::error!(kind = J::TABLE, id = %id, error = %e, "storing how the job ended failed");
-        let failure = "the report could not be stored; see the server log";
-        let _ = store.finish_job::<J>(id, RunStatus::Failed, None, Some(failure), now_ms).await;
+    match while_reachable(|| store.finish_job(id, status, report, failure, now_ms)).await {
+        Ok(()) => tracing::info!(kind = J::TABLE, id = %id, status = status.as_str(), "job ended"),
+        Err(e) => {
+            tracing::error!(kind = J::TABLE, id = %id, error = %e, "storing how the job ended failed");
+            let failure = "the report could not be stored; see the server log";
+            let _ = store.finish_job::<J>(id, RunStatus::Failed, None, Some(failure), now_ms).await;
+        }
     }
-    tracing::info!(kind = J::TABLE, id = %id, status = status.as_str(), "job ended");
 }
 
 /// Runs a store operation, trying again while the database is unreachable (a restart, a failover) for up to
