@@ -12,7 +12,7 @@ mod support;
 use latency_guard::clock::{Clock, SystemClock};
 use latency_guard::config::Secret;
 use latency_guard::engine::HttpClient;
-use latency_guard::guard::{observe, Guard, GuardOptions};
+use latency_guard::guard::{observe, Guard, GuardOptions, GUARD_TEMPERATURE};
 use latency_guard::model::{
     Agent, BenchmarkSetInput, Cadence, ConnectorInput, EvaluationStatus, LoadMode, Metric, Op, RunPlanInput,
     ScheduleInput, SetPrompt, Severity, Threshold,
@@ -64,11 +64,14 @@ async fn main() {
     };
     let set = store.create_set(ws.id, &set.validate().unwrap(), now).await.unwrap();
     // A 30-request baseline of the set, pinned, so every evaluation makes the full comparison.
-    // As Guard runs a set: unstreamed, at temperature 0.2.
+    // As Guard runs a set: unstreamed, at Guard's temperature.
     let agent = Agent { name: "baseline".into(), system_prompt: None, tools: vec![], token_budget: 16 };
     let one = LoadMode::Closed { concurrency: 1 };
-    let baseline =
-        RunPlanInput { stream: false, temperature: 0.2, ..RunPlanInput::new(connector.id, agent, prompts, 6, one) };
+    let baseline = RunPlanInput {
+        stream: false,
+        temperature: GUARD_TEMPERATURE,
+        ..RunPlanInput::new(connector.id, agent, prompts, 6, one)
+    };
     let run = runs.run_to_end(ws.id, baseline).await.unwrap();
     let (total_ms, summary) = observe(&store.run_iterations(ws.id, run.id).await.unwrap());
     store

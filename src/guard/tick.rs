@@ -13,8 +13,8 @@ use super::decide::{decide, observe};
 use crate::clock::Clock;
 use crate::jobs::StartError;
 use crate::model::{
-    Agent, BenchmarkSet, Breach, ConnectionPolicy, EvaluationEnd, LoadMode, RunId, RunPlanInput, RunStatus, RunView,
-    Schedule, ScheduleId, ScheduleOutcome, WorkspaceId,
+    Agent, BenchmarkSet, Breach, EvaluationEnd, LoadMode, RunId, RunPlanInput, RunStatus, RunView, Schedule,
+    ScheduleId, ScheduleOutcome, WorkspaceId,
 };
 use crate::notify::{new_message_id, AlertMessage, MailSender, MailedAlert, Mailer};
 use crate::runs::RunManager;
@@ -324,26 +324,19 @@ impl Guard {
 /// The run a schedule makes: each prompt of its set once, non-streaming, temperature 0.2, one at a time (so the
 /// requests do not slow each other down).
 pub fn guard_plan(schedule: &Schedule, set: &BenchmarkSet) -> RunPlanInput {
+    let agent = Agent {
+        name: set.name.clone(),
+        system_prompt: set.system_prompt.clone(),
+        tools: vec![],
+        token_budget: set.max_tokens,
+    };
+    let prompts = set.prompts.iter().map(|p| p.text.clone()).collect();
+    let one = LoadMode::Closed { concurrency: 1 };
     RunPlanInput {
-        connector_id: schedule.input.connector_id,
         title: Some(format!("Guard · {}", schedule.input.name)),
-        agent: Agent {
-            name: set.name.clone(),
-            system_prompt: set.system_prompt.clone(),
-            tools: vec![],
-            token_budget: set.max_tokens,
-        },
-        prompts: set.prompts.iter().map(|p| p.text.clone()).collect(),
-        iterations: 1,
-        warmup: 0,
-        mode: LoadMode::Closed { concurrency: 1 },
-        timeout_ms: None,
         stream: false,
         temperature: GUARD_TEMPERATURE,
-        retries: 0,
-        connections: ConnectionPolicy::Reuse,
-        slos: Vec::new(),
-        duration_s: None,
+        ..RunPlanInput::new(schedule.input.connector_id, agent, prompts, 1, one)
     }
 }
 

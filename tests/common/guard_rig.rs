@@ -4,7 +4,7 @@
 use latency_guard::clock::{Clock, FixedClock};
 use latency_guard::config::Secret;
 use latency_guard::engine::HttpClient;
-use latency_guard::guard::{observe, Guard, GuardOptions};
+use latency_guard::guard::{observe, Guard, GuardOptions, GUARD_TEMPERATURE};
 use latency_guard::model::{
     Agent, BenchmarkSet, BenchmarkSetInput, Cadence, ConnectorId, ConnectorInput, LoadMode, Metric, Op, RunPlanInput,
     RunStatus, Schedule, ScheduleInput, SetPrompt, Severity, Threshold, WorkspaceId,
@@ -150,12 +150,15 @@ impl Rig {
 
     /// Pins as baseline a 5-iteration run of `set` on `connector`.
     pub async fn pin(&self, set: &BenchmarkSet, connector: ConnectorId) {
-        // As Guard runs a set: unstreamed, at temperature 0.2.
+        // As Guard runs a set: unstreamed, at Guard's temperature.
         let agent = Agent { name: "baseline".into(), system_prompt: None, tools: vec![], token_budget: set.max_tokens };
         let prompts = set.prompts.iter().map(|p| p.text.clone()).collect();
         let one = LoadMode::Closed { concurrency: 1 };
-        let input =
-            RunPlanInput { stream: false, temperature: 0.2, ..RunPlanInput::new(connector, agent, prompts, 5, one) };
+        let input = RunPlanInput {
+            stream: false,
+            temperature: GUARD_TEMPERATURE,
+            ..RunPlanInput::new(connector, agent, prompts, 5, one)
+        };
         let run = self.runs.run_to_end(self.ws, input).await.unwrap();
         assert_eq!(run.status, RunStatus::Completed);
         let (total_ms, summary) = observe(&self.store.run_iterations(self.ws, run.id).await.unwrap());
