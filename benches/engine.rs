@@ -87,6 +87,7 @@ async fn run_level(client: &HttpClient, sim: &Simulator, concurrency: u32, strea
         temperature: 0.0,
         stream: true,
         stream_options: Some(StreamOptions { include_usage: true }),
+        ignore_eos: false,
     });
     let jobs = (0..streams).map(|seq| Job { seq, prompt_index: 0, iteration: seq as u32, warmup: false });
     let (tx, mut rx) = mpsc::channel::<Finished>(4_096);

@@ -57,6 +57,8 @@ pub mod state;
 pub mod store;
 #[cfg(feature = "ssr")]
 pub mod targets;
+#[cfg(feature = "ssr")]
+pub mod workload;
 
 /// Browser entry point: hydrates the server-rendered page.
 #[cfg(feature = "hydrate")]

@@ -15,6 +15,15 @@ pub struct Usage {
     /// Output tokens (reasoning included, as providers count them).
     #[serde(default)]
     pub completion_tokens: Option<u64>,
+    /// Input tokens the server served from its prefix cache (`prompt_tokens_details.cached_tokens`, as OpenAI,
+    /// vLLM and recent llama.cpp report it); a details object of another shape is ignored, never an error.
+    #[serde(default, rename = "prompt_tokens_details", deserialize_with = "cached_tokens_of")]
+    pub cached_tokens: Option<u64>,
+}
+
+fn cached_tokens_of<'de, D: serde::Deserializer<'de>>(details: D) -> Result<Option<u64>, D::Error> {
+    let details = serde_json::Value::deserialize(details)?;
+    Ok(details.get("cached_tokens").and_then(serde_json::Value::as_u64))
 }
 
 /// The measurement-relevant content of one event.
@@ -186,7 +195,14 @@ mod tests {
         let usage = chunk(r#"{"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":40,"total_tokens":52}}"#)
             .usage
             .unwrap();
-        assert_eq!((usage.prompt_tokens, usage.completion_tokens), (Some(12), Some(40)));
+        assert_eq!((usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens), (Some(12), Some(40), None));
+        let cached = r#"{"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":4,"prompt_tokens_details":{"cached_tokens":8}}}"#;
+        assert_eq!(chunk(cached).usage.unwrap().cached_tokens, Some(8));
+        for odd in [r#""soon""#, "null", r#"{"cached_tokens":-1}"#, r#"{"audio_tokens":0}"#] {
+            let body = format!(r#"{{"choices":[],"usage":{{"prompt_tokens":3,"prompt_tokens_details":{odd}}}}}"#);
+            let usage = chunk(&body).usage.unwrap_or_else(|| panic!("{odd}: usage lost"));
+            assert_eq!((usage.prompt_tokens, usage.cached_tokens), (Some(3), None), "{odd}");
+        }
         assert_eq!(chunk(r#"{"choices":[],"usage":null}"#).usage, None);
     }
 

@@ -211,6 +211,10 @@ impl Recorder {
             tokens_in,
             tokens_out,
             token_source,
+            cached_tokens: self
+                .usage
+                .and_then(|u| u.cached_tokens)
+                .or(self.engine_timings.and_then(|t| t.cached_tokens)),
             finish_reason: self.finish_reason,
             error: self.error,
             server_timing: self.server_timing,

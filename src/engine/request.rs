@@ -115,6 +115,10 @@ pub struct ChatRequest {
     /// `{"include_usage": true}` when streaming to an endpoint that accepts it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stream_options: Option<StreamOptions>,
+    /// Ask the server not to stop before `max_tokens` (`ignore_eos`, as vLLM, SGLang and llama.cpp name it), so an
+    /// answer is as long as a workload asked; sent only when set.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub ignore_eos: bool,
 }
 
 /// The `stream_options` field.
@@ -135,6 +139,7 @@ impl ChatRequest {
             temperature: 0.0,
             stream: false,
             stream_options: None,
+            ignore_eos: false,
         }
     }
 }
@@ -196,5 +201,6 @@ mod tests {
         assert_eq!(body["temperature"], 0.0);
         assert_eq!(body["messages"][0]["role"], "user");
         assert!(body.get("stream_options").is_none(), "not sent unless streaming");
+        assert!(body.get("ignore_eos").is_none(), "not sent unless a workload asks for exact lengths");
     }
 }

@@ -1,5 +1,5 @@
 //! Shared, pure domain types, one folder a feature: `common` (typed ids, checked input, names, times), `connector`,
-//! `run`, `guard`, `lab` (Spec Lab), `capacity` (sweeps), `account`. Every type is re-exported here, so code
+//! `run`, `guard`, `lab` (Spec Lab), `capacity` (sweeps), `account`, `workload`. Every type is re-exported here, so code
 //! outside says `model::RunPlan` and never needs to know the folder. No I/O and no clock here; the browser build
 //! compiles this module too.
 
@@ -34,6 +34,7 @@ mod connector;
 mod guard;
 mod lab;
 mod run;
+mod workload;
 
 pub use account::*;
 pub use capacity::*;
@@ -42,6 +43,7 @@ pub use connector::*;
 pub use guard::*;
 pub use lab::*;
 pub use run::*;
+pub use workload::*;
 
 #[cfg(test)]
 pub(crate) use account::siwe_message::example_grant;

@@ -162,6 +162,7 @@ mod tests {
             tokens_in: None,
             tokens_out: None,
             token_source: TokenSource::Estimated,
+            cached_tokens: None,
             finish_reason: None,
             error: None,
             server_timing: None,

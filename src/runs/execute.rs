@@ -192,6 +192,7 @@ fn chat_request(plan: &RunPlan, model: &str, prompt_index: usize, ask_for_usage:
         temperature: plan.temperature,
         stream: plan.stream,
         stream_options: (plan.stream && ask_for_usage).then_some(StreamOptions { include_usage: true }),
+        ignore_eos: false,
     }
 }
 

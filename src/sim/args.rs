@@ -46,6 +46,13 @@ pub struct SimArgs {
     /// token, as on a server whose batch slots are full.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub slots: Option<u32>,
+    /// Prefill time of each prompt token not in the prefix cache, µs, added to the time to first token (0: the
+    /// prompt costs nothing, whatever its length).
+    #[arg(long, default_value_t = 0.0)]
+    pub prefill_us_per_token: f64,
+    /// Blocks of 16 tokens the prefix cache keeps, least recently used first out (0: no cache).
+    #[arg(long, default_value_t = 4_096, value_parser = clap::value_parser!(u64).range(0..=10_000_000))]
+    pub prefix_cache_blocks: u64,
     /// Threads serving requests, each with its own listener on the port and its own timer. Each timer spins for the
     /// last 1.5 ms before its deadlines, so a busy worker keeps a core busy: more workers hold more streams on time
     /// on a machine with cores to spare, and take them from whatever else runs there (a client measuring it).
@@ -67,6 +74,9 @@ impl SimArgs {
         if self.fault_rate > 0.0 && self.faults.is_empty() {
             return Err("--fault-rate needs --faults (e.g. --faults 429,reset)".into());
         }
+        if !(self.prefill_us_per_token.is_finite() && (0.0..=100_000.0).contains(&self.prefill_us_per_token)) {
+            return Err("--prefill-us-per-token must be between 0 and 100000".into());
+        }
         Ok(SimConfig {
             ttft: self.ttft_ms,
             itl: self.itl_ms,
@@ -79,6 +89,8 @@ impl SimArgs {
             faults: self.faults.clone(),
             close_after_response: self.close_connections,
             slots: self.slots,
+            prefill_per_token: std::time::Duration::from_secs_f64(self.prefill_us_per_token / 1e6),
+            prefix_cache_blocks: usize::try_from(self.prefix_cache_blocks).unwrap_or(usize::MAX),
         })
     }
 }

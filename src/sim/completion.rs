@@ -14,8 +14,10 @@ use tokio::time::Instant;
 
 use super::config::{Fault, SimConfig};
 use super::plan::{token_text, unix_micros, Plan};
+use super::prefix_cache::PrefixCache;
 use super::stream::stream_response;
 use super::timing::DeadlineTimer;
+use super::tokenizer;
 
 #[derive(Debug, Deserialize)]
 struct Request {
@@ -29,12 +31,36 @@ struct Request {
     stream: bool,
     #[serde(default)]
     stream_options: Option<StreamOptions>,
+    /// vLLM's and llama.cpp's way of not stopping early: the answer is `max_tokens` long.
+    #[serde(default)]
+    ignore_eos: bool,
+    /// vLLM's floor on the answer's length.
+    #[serde(default)]
+    min_tokens: Option<u32>,
 }
 
 #[derive(Debug, Deserialize)]
-struct Message {
+pub(super) struct Message {
+    #[serde(default)]
+    role: String,
     #[serde(default)]
     content: Value,
+}
+
+impl Message {
+    /// The content as the model reads it: a string as it is, anything else (content parts) as its JSON.
+    fn text(&self) -> std::borrow::Cow<'_, str> {
+        match &self.content {
+            Value::String(s) => s.as_str().into(),
+            other => other.to_string().into(),
+        }
+    }
+}
+
+/// The prompt's tokens by the simulator's tokenizer and chat template.
+pub(super) fn prompt_tokens(messages: &[Message]) -> Vec<u32> {
+    let texts: Vec<_> = messages.iter().map(|m| (m.role.as_str(), m.text())).collect();
+    tokenizer::prompt(texts.iter().map(|(role, text)| (*role, text.as_ref())))
 }
 
 #[derive(Debug, Deserialize)]
@@ -45,18 +71,6 @@ struct StreamOptions {
 
 pub(super) fn error(status: StatusCode, kind: &str, message: &str) -> Response {
     (status, Json(json!({"error": {"message": message, "type": kind, "param": null, "code": null}}))).into_response()
-}
-
-/// The simulator's prompt token count: a quarter of the characters, rounded up (a common rule of thumb).
-fn prompt_tokens(messages: &[Message]) -> u32 {
-    let chars: usize = messages
-        .iter()
-        .map(|m| match &m.content {
-            Value::String(s) => s.chars().count(),
-            other => other.to_string().chars().count(),
-        })
-        .sum();
-    u32::try_from(chars.div_ceil(4)).unwrap_or(u32::MAX).max(1)
 }
 
 pub(super) async fn models() -> Json<Value> {
@@ -77,6 +91,8 @@ pub(super) struct SimState {
     pub connections: Arc<[std::sync::atomic::AtomicU64]>,
     /// This worker's place in `connections`.
     pub worker: usize,
+    /// The prefix cache all workers share.
+    pub prefix_cache: Arc<PrefixCache>,
 }
 
 impl SimState {
@@ -88,22 +104,46 @@ impl SimState {
     }
 }
 
+/// The 401 to send when the simulator asks for a key and `headers` do not present it.
+pub(super) fn refusal(config: &SimConfig, headers: &HeaderMap) -> Option<Response> {
+    let key = config.api_key.as_ref()?;
+    let presented = headers.get("authorization").and_then(|v| v.to_str().ok());
+    (presented != Some(format!("Bearer {key}").as_str()))
+        .then(|| error(StatusCode::UNAUTHORIZED, "invalid_request_error", "Incorrect API key provided."))
+}
+
+/// The 400 of a body that is not the JSON asked for.
+pub(super) fn bad_body(e: &serde_json::Error) -> Response {
+    error(StatusCode::BAD_REQUEST, "invalid_request_error", &format!("invalid body: {e}"))
+}
+
+/// The answer's length in tokens (reasoning, then content) and whether `max_tokens` cut it: the model's natural
+/// answer is `config.tokens` long; `ignore_eos` makes it run to `max_tokens`, `min_tokens` lengthens it.
+fn answer_length(config: &SimConfig, request: &Request) -> (u32, u32, bool) {
+    let asked_cap = request.max_completion_tokens.or(request.max_tokens);
+    let cap = asked_cap.unwrap_or(u32::MAX).max(1);
+    let natural = config.tokens.max(1);
+    let runs_to_cap = request.ignore_eos && asked_cap.is_some();
+    let wanted = if runs_to_cap { cap } else { natural.max(request.min_tokens.unwrap_or(0)) };
+    let reasoning_tokens = config.reasoning_tokens.min(cap.saturating_sub(1));
+    let output_tokens = wanted.min(cap - reasoning_tokens);
+    // An answer that ignores its end stops only at `max_tokens`: its finish reason is "length", as vLLM's is.
+    (reasoning_tokens, output_tokens, runs_to_cap || output_tokens < wanted)
+}
+
 pub(super) async fn chat_completions(
-    State(SimState { config, timer, completed, slots, .. }): State<SimState>,
+    State(SimState { config, timer, completed, slots, prefix_cache, .. }): State<SimState>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
     let mut received = Instant::now();
     let received_us = unix_micros();
-    if let Some(key) = &config.api_key {
-        let presented = headers.get("authorization").and_then(|v| v.to_str().ok());
-        if presented != Some(format!("Bearer {key}").as_str()) {
-            return error(StatusCode::UNAUTHORIZED, "invalid_request_error", "Incorrect API key provided.");
-        }
+    if let Some(refused) = refusal(&config, &headers) {
+        return refused;
     }
     let request: Request = match serde_json::from_slice(&body) {
         Ok(r) => r,
-        Err(e) => return error(StatusCode::BAD_REQUEST, "invalid_request_error", &format!("invalid body: {e}")),
+        Err(e) => return bad_body(&e),
     };
     if request.messages.is_empty() {
         return error(StatusCode::BAD_REQUEST, "invalid_request_error", "messages must not be empty");
@@ -138,19 +178,22 @@ pub(super) async fn chat_completions(
     if slot.is_some() {
         received = Instant::now();
     }
-    let cap = request.max_completion_tokens.or(request.max_tokens).unwrap_or(u32::MAX).max(1);
-    let budget = config.tokens.max(1);
-    let reasoning_tokens = config.reasoning_tokens.min(cap.saturating_sub(1));
-    let output_tokens = budget.min(cap - reasoning_tokens);
+    let (reasoning_tokens, output_tokens, capped) = answer_length(&config, &request);
+    let prompt = prompt_tokens(&request.messages);
+    let cached = prefix_cache.admit(&prompt);
+    // Only the tokens the cache did not hold are computed before the first token.
+    let prefill = config.prefill_per_token.saturating_mul(u32::try_from(prompt.len() - cached).unwrap_or(u32::MAX));
     let plan = Plan {
         id: format!("chatcmpl-sim-{:x}", rand::random::<u64>()),
         model: request.model.clone(),
-        prompt_tokens: prompt_tokens(&request.messages),
+        prompt_tokens: u32::try_from(prompt.len()).unwrap_or(u32::MAX),
+        cached_tokens: u32::try_from(cached).unwrap_or(u32::MAX),
         reasoning_tokens,
         output_tokens,
-        capped: output_tokens < budget,
+        capped,
         received,
-        ttft,
+        ttft: ttft.saturating_add(prefill),
+        kept: Some((prefix_cache, prompt)),
         fault,
         config: Arc::clone(&config),
         timer,
@@ -169,7 +212,7 @@ pub(super) async fn chat_completions(
 }
 
 /// A non-streamed answer after the whole generation time.
-async fn complete(plan: Plan) -> Response {
+async fn complete(mut plan: Plan) -> Response {
     let chunks = (plan.reasoning_tokens + plan.output_tokens).div_ceil(plan.config.tokens_per_chunk.max(1));
     let mut done = plan.received + plan.ttft;
     {
@@ -180,7 +223,7 @@ async fn complete(plan: Plan) -> Response {
     }
     plan.timer.sleep_until(done).await;
     plan.count_completed();
-    let content: String = (0..plan.output_tokens).map(token_text).collect();
+    let content = plan.answer_text();
     let reasoning: String = (0..plan.reasoning_tokens).map(token_text).collect();
     let mut message = json!({"role": "assistant", "content": content});
     if plan.reasoning_tokens > 0 {

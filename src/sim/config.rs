@@ -155,6 +155,10 @@ pub struct SimConfig {
     /// Requests served at once (a server's batch slots); later ones wait in arrival order, and the wait is part of
     /// their time to first token — the capacity model whose knee is known (`None`: no limit).
     pub slots: Option<u32>,
+    /// Prefill time of each prompt token the prefix cache did not hold, added to the time to first token.
+    pub prefill_per_token: Duration,
+    /// Blocks of [`super::BLOCK_TOKENS`] tokens the prefix cache keeps (0: no cache).
+    pub prefix_cache_blocks: usize,
 }
 
 impl Default for SimConfig {
@@ -171,6 +175,8 @@ impl Default for SimConfig {
             faults: Vec::new(),
             close_after_response: false,
             slots: None,
+            prefill_per_token: Duration::ZERO,
+            prefix_cache_blocks: 4_096,
         }
     }
 }

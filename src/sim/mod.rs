@@ -8,12 +8,16 @@ mod completion;
 mod config;
 mod hostile;
 mod plan;
+mod prefix_cache;
 mod stream;
 mod timing;
+mod tokenize;
+pub mod tokenizer;
 
 pub use args::SimArgs;
 pub use config::{Delay, Fault, SimConfig, UsageMode};
 pub use hostile::{Hostile, ECHO_SHAPES};
+pub use prefix_cache::BLOCK_TOKENS;
 
 use axum::routing::{get, post};
 use axum::serve::ListenerExt;
@@ -65,6 +69,8 @@ fn router_with(state: completion::SimState) -> Router {
     Router::new()
         .route("/v1/chat/completions", post(completion::chat_completions))
         .route("/v1/models", get(completion::models))
+        .route("/tokenize", post(tokenize::tokenize))
+        .route("/detokenize", post(tokenize::detokenize))
         .route("/sim/stats", get(completion::stats))
         .with_state(state)
 }
@@ -73,6 +79,7 @@ fn router_with(state: completion::SimState) -> Router {
 fn shared_state(config: SimConfig, workers: usize) -> completion::SimState {
     completion::SimState {
         slots: config.slots.map(|n| Arc::new(tokio::sync::Semaphore::new(n as usize))),
+        prefix_cache: Arc::new(prefix_cache::PrefixCache::new(config.prefix_cache_blocks)),
         config: Arc::new(config),
         timer: timing::DeadlineTimer::default(),
         completed: Arc::default(),

@@ -7,10 +7,13 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::time::Instant;
 
 use super::config::{Fault, SimConfig};
+use super::prefix_cache::PrefixCache;
 use super::timing::DeadlineTimer;
+use super::tokenizer;
 
-/// The words the simulator "generates", one per token.
-const WORDS: &[&str] = &["lorem", "ipsum", "dolor", "sit", "amet", "consectetur", "adipiscing", "elit"];
+/// The words the simulator "generates", one per token: none is over 3 letters, so with its space each is one token
+/// of the simulator's tokenizer too, and an answer's text is as many tokens as its `usage` says.
+const WORDS: &[&str] = &["lo", "rem", "ip", "sum", "do", "lor", "sit", "am"];
 
 /// The text of output token `i`: one word, space-separated.
 pub(super) fn token_text(i: u32) -> String {
@@ -32,6 +35,8 @@ pub(super) struct Plan {
     pub id: String,
     pub model: String,
     pub prompt_tokens: u32,
+    /// Prompt tokens the prefix cache held.
+    pub cached_tokens: u32,
     pub reasoning_tokens: u32,
     pub output_tokens: u32,
     pub capped: bool,
@@ -44,14 +49,25 @@ pub(super) struct Plan {
     pub timer: DeadlineTimer,
     /// Counts responses sent to their end.
     pub completed: Arc<std::sync::atomic::AtomicU64>,
+    /// The prefix cache and the prompt's tokens: the prompt and its answer are kept once it is answered.
+    pub kept: Option<(Arc<PrefixCache>, Vec<u32>)>,
     /// The serving slot this response holds until it ends or its client goes (with `--slots`).
     pub _slot: Option<tokio::sync::OwnedSemaphorePermit>,
 }
 
 impl Plan {
-    /// The response was sent to its end.
-    pub fn count_completed(&self) {
+    /// The response was sent to its end: counted, and its prompt and answer kept in the prefix cache (the answer as
+    /// a conversation's next turn sends it back: its content, without reasoning).
+    pub fn count_completed(&mut self) {
         self.completed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if let Some((cache, prompt)) = self.kept.take() {
+            cache.keep(&tokenizer::with_answer(prompt, &self.answer_text()));
+        }
+    }
+
+    /// The answer's content.
+    pub fn answer_text(&self) -> String {
+        (0..self.output_tokens).map(token_text).collect()
     }
 }
 
@@ -61,6 +77,7 @@ impl Plan {
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": completion_tokens,
             "total_tokens": self.prompt_tokens + completion_tokens,
+            "prompt_tokens_details": {"cached_tokens": self.cached_tokens},
         })
     }
 

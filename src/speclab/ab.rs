@@ -199,6 +199,7 @@ impl Sender<'_> {
             temperature: self.cell.temperature,
             stream: true,
             stream_options: ask_for_usage.then_some(StreamOptions { include_usage: true }),
+            ignore_eos: false,
         };
         let timeout = Duration::from_millis(self.plan.timeout_ms);
         let measurement = measure_dropping_rejected_stream_options(

@@ -43,7 +43,7 @@ const LAYERS: &[&[&str]] = &[
     &["model"],
     &["stats", "error", "rate_limit"],
     &["charts", "config", "engine"],
-    &["report", "secrets"],
+    &["report", "secrets", "workload"],
     &["export", "store"],
     &["fragments", "jobs", "auth", "targets", "notify"],
     &["speclab"],

@@ -40,7 +40,7 @@ async fn streams_role_chunk_content_usage_and_done() {
     let usage = &chunks.last().unwrap()["usage"];
     assert_eq!(chunks.last().unwrap()["choices"], json!([]));
     assert_eq!(usage["completion_tokens"], 5);
-    assert_eq!(usage["prompt_tokens"], 2, "8 characters / 4");
+    assert_eq!(usage["prompt_tokens"], 4, "the role, 1234, 5678 and the answer's start");
     assert_eq!(chunks[chunks.len() - 2]["choices"][0]["finish_reason"], "stop");
 }
 
@@ -53,7 +53,7 @@ async fn caps_output_at_max_tokens_and_says_length() {
     let reply: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(reply["usage"]["completion_tokens"], 3);
     assert_eq!(reply["choices"][0]["finish_reason"], "length");
-    assert_eq!(reply["choices"][0]["message"]["content"], "lorem ipsum dolor");
+    assert_eq!(reply["choices"][0]["message"]["content"], "lo rem ip");
 }
 
 #[tokio::test]
@@ -80,10 +80,10 @@ async fn streams_reasoning_first_then_several_tokens_per_chunk_with_running_usag
         .map(|e| serde_json::from_str(e.strip_prefix("data: ").unwrap()).unwrap())
         .collect();
     let deltas: Vec<&Value> = chunks.iter().map(|c| &c["choices"][0]["delta"]).collect();
-    assert_eq!(deltas[1]["reasoning_content"], "lorem ipsum", "the 2 reasoning tokens, in their own chunk");
-    assert_eq!(deltas[2]["content"], "lorem ipsum dolor");
-    assert_eq!(deltas[3]["content"], " sit amet consectetur");
-    assert_eq!(deltas[4]["content"], " adipiscing");
+    assert_eq!(deltas[1]["reasoning_content"], "lo rem", "the 2 reasoning tokens, in their own chunk");
+    assert_eq!(deltas[2]["content"], "lo rem ip");
+    assert_eq!(deltas[3]["content"], " sum do lor");
+    assert_eq!(deltas[4]["content"], " sit");
     let running: Vec<u64> = chunks[1..5].iter().map(|c| c["usage"]["completion_tokens"].as_u64().unwrap()).collect();
     assert_eq!(running, [2, 5, 8, 9], "usage runs along, reasoning included");
     assert!(
@@ -133,7 +133,7 @@ async fn slots_queue_requests_and_the_wait_is_part_of_the_first_token() {
         let mut first = None;
         while let Some(chunk) = response.chunk().await.unwrap() {
             seen.push_str(&String::from_utf8_lossy(&chunk));
-            if first.is_none() && seen.contains("lorem") {
+            if first.is_none() && seen.contains(r#""content":"lo""#) {
                 first = Some(sent.elapsed().as_secs_f64() * 1e3);
             }
         }
@@ -169,7 +169,10 @@ async fn workers_share_the_port_and_the_counters_and_stop_together() {
         async move { request.await.unwrap().text().await.unwrap() }
     });
     let answers = futures::future::join_all(sends).await;
-    assert!(answers.iter().all(|a| a.matches("lorem").count() == 1 && a.ends_with("data: [DONE]\n\n")), "{answers:?}");
+    assert!(
+        answers.iter().all(|a| a.matches(r#""content":"lo""#).count() == 1 && a.ends_with("data: [DONE]\n\n")),
+        "{answers:?}"
+    );
 
     let stats: Value =
         fresh.get(format!("http://{}/sim/stats", sim.addr())).send().await.unwrap().json().await.unwrap();
@@ -185,4 +188,144 @@ async fn workers_share_the_port_and_the_counters_and_stop_together() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     let refused = fresh.get(format!("http://{addr}/sim/stats")).timeout(Duration::from_secs(2)).send().await;
     assert!(refused.is_err(), "a stopped simulator answers nothing: {refused:?}");
+}
+
+fn user(content: &str) -> Value {
+    json!({"role": "user", "content": content})
+}
+
+async fn reply(base: &str, body: Value) -> Value {
+    let (status, text) = post(base, body).await;
+    assert_eq!(status, 200, "{text}");
+    serde_json::from_str(&text).unwrap()
+}
+
+async fn call(sim: &sim::SimHandle, path: &str, body: Value) -> (u16, Value) {
+    let response =
+        reqwest::Client::new().post(format!("http://{}{path}", sim.addr())).json(&body).send().await.unwrap();
+    (response.status().as_u16(), response.json().await.unwrap())
+}
+
+/// `/tokenize` answers in llama.cpp's words and vLLM's, `/detokenize` gives the text back, and a chat's tokens as
+/// `/tokenize` counts them with the template are its `usage.prompt_tokens`.
+#[tokio::test]
+async fn tokenizes_as_llama_cpp_and_vllm_do_and_counts_usage_the_same_way() {
+    let sim = sim::spawn_local(config(3)).await.unwrap();
+    let (status, llama) = call(&sim, "/tokenize", json!({"content": "hello world"})).await;
+    assert_eq!(status, 200);
+    let ids = llama["tokens"].as_array().unwrap().clone();
+    assert_eq!(ids.len(), 4, "hell, o, ' wor', ld");
+    let (_, vllm) = call(&sim, "/tokenize", json!({"model": "m", "prompt": "hello world"})).await;
+    assert_eq!((vllm["count"].as_u64(), &vllm["tokens"]), (Some(4), &Value::Array(ids.clone())));
+    let (_, pieces) = call(&sim, "/tokenize", json!({"content": "hello world", "with_pieces": true})).await;
+    let texts: Vec<&str> = pieces["tokens"].as_array().unwrap().iter().map(|t| t["piece"].as_str().unwrap()).collect();
+    assert_eq!(texts, ["hell", "o", " wor", "ld"]);
+    let (_, text) = call(&sim, "/detokenize", json!({"tokens": ids})).await;
+    assert_eq!((text["content"].as_str(), text["prompt"].as_str()), (Some("hello world"), Some("hello world")));
+
+    let messages = json!([{"role": "system", "content": "be brief"}, user("hello world")]);
+    let (_, chat) = call(&sim, "/tokenize", json!({"model": "m", "messages": messages})).await;
+    assert_eq!(chat["count"], 1 + 3 + 1 + 4 + 1, "each message's role, its content, and the answer's start");
+    let answer = reply(&sim.base_url(), json!({"model": "m", "messages": messages})).await;
+    assert_eq!(answer["usage"]["prompt_tokens"], chat["count"]);
+    let content = answer["choices"][0]["message"]["content"].as_str().unwrap();
+    let (_, counted) = call(&sim, "/tokenize", json!({"content": content})).await;
+    assert_eq!(counted["count"], answer["usage"]["completion_tokens"], "the answer is as long as its usage says");
+
+    let (status, refused) = call(&sim, "/detokenize", json!({"tokens": [0]})).await;
+    assert_eq!(status, 400);
+    assert!(refused["error"]["message"].as_str().unwrap().contains("token 0"), "{refused}");
+    let (status, _) = call(&sim, "/tokenize", json!({"tokens": [1]})).await;
+    assert_eq!(status, 400, "nothing to tokenize");
+}
+
+/// The model's own answer is `--tokens` long; `ignore_eos` runs it to `max_tokens` and `min_tokens` lengthens it.
+#[tokio::test]
+async fn answers_run_to_max_tokens_when_told_to_ignore_their_end() {
+    let sim = sim::spawn_local(config(5)).await.unwrap();
+    let base = sim.base_url();
+    let ask = |extra: Value| {
+        let mut body = json!({"model": "m", "messages": [user("hi")], "max_tokens": 40});
+        body.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        reply(&base, body)
+    };
+    let natural = ask(json!({})).await;
+    assert_eq!(
+        (natural["usage"]["completion_tokens"].as_u64(), natural["choices"][0]["finish_reason"].as_str()),
+        (Some(5), Some("stop"))
+    );
+    let forced = ask(json!({"ignore_eos": true})).await;
+    assert_eq!(
+        (forced["usage"]["completion_tokens"].as_u64(), forced["choices"][0]["finish_reason"].as_str()),
+        (Some(40), Some("length"))
+    );
+    let floor = ask(json!({"min_tokens": 12})).await;
+    assert_eq!(floor["usage"]["completion_tokens"], 12);
+    let past_the_cap = ask(json!({"min_tokens": 90})).await;
+    assert_eq!(
+        (past_the_cap["usage"]["completion_tokens"].as_u64(), past_the_cap["choices"][0]["finish_reason"].as_str()),
+        (Some(40), Some("length"))
+    );
+}
+
+/// Streamed: the time to the first content chunk, and the final usage.
+async fn first_token_and_usage(base: &str, messages: Value) -> (f64, Value) {
+    let body = json!({"model": "m", "messages": messages, "stream": true, "stream_options": {"include_usage": true}});
+    let sent = std::time::Instant::now();
+    let mut response =
+        reqwest::Client::new().post(format!("{base}/chat/completions")).json(&body).send().await.unwrap();
+    let (mut seen, mut first) = (String::new(), None);
+    while let Some(chunk) = response.chunk().await.unwrap() {
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+        if first.is_none() && seen.contains(r#""content":"lo""#) {
+            first = Some(sent.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    let usage = seen
+        .split("\n\n")
+        .filter_map(|e| e.strip_prefix("data: "))
+        .filter_map(|e| serde_json::from_str::<Value>(e).ok())
+        .find(|c| c["usage"].is_object())
+        .map(|c| c["usage"].clone())
+        .unwrap();
+    (first.unwrap(), usage)
+}
+
+/// The prefix cache's model, checked with prompts whose tokens are counted by hand: "abcd" is one token, so a user
+/// message of 100 of them and a 1-token suffix is 103 prompt tokens with its role and the answer's start. A second
+/// prompt with the same 100 but another suffix finds 6 blocks of 16 (positions 0..96: the role and 95 "abcd")
+/// cached; at 1 ms of prefill a token its first token comes 96 ms sooner. Time can only be added to the model's, so
+/// the bound below it is exact and the one above allows for a loaded machine.
+#[tokio::test]
+async fn a_shared_prefix_is_served_from_the_cache_and_its_first_token_comes_sooner() {
+    let config = SimConfig { prefill_per_token: Duration::from_millis(1), ..config(4) };
+    let sim = sim::spawn_local(config).await.unwrap();
+    let prefix = "abcd".repeat(100);
+    let (cold, usage) = first_token_and_usage(&sim.base_url(), json!([user(&format!("{prefix} x1"))])).await;
+    assert_eq!(
+        (usage["prompt_tokens"].as_u64(), usage["prompt_tokens_details"]["cached_tokens"].as_u64()),
+        (Some(103), Some(0))
+    );
+    let (warm, usage) = first_token_and_usage(&sim.base_url(), json!([user(&format!("{prefix} x2"))])).await;
+    assert_eq!(usage["prompt_tokens_details"]["cached_tokens"], 96);
+    assert!(cold >= 2.0 + 103.0, "cold: 2 ms and 103 tokens of prefill: {cold} ms");
+    assert!(warm >= 2.0 + 7.0, "warm: 2 ms and the 7 uncached tokens: {warm} ms");
+    assert!(warm < cold - 96.0 + 40.0, "96 ms sooner, within 40 ms: cold {cold} ms, warm {warm} ms");
+}
+
+/// A conversation's next turn sends the first turn and its answer back: turn 1 is 42 prompt tokens (role, 40
+/// "abcd", answer start) and an 8-token answer, 50 tokens kept, so 3 blocks; turn 2 is 53 tokens (the answer
+/// message's role is the answer start already counted, then its 8 tokens, a user role, "more" and the answer
+/// start), of which those 48 are cached.
+#[tokio::test]
+async fn a_conversation_finds_its_earlier_turns_and_answers_cached() {
+    let sim = sim::spawn_local(config(8)).await.unwrap();
+    let first = user(&"abcd".repeat(40));
+    let turn_one = reply(&sim.base_url(), json!({"model": "m", "messages": [first]})).await;
+    assert_eq!(turn_one["usage"]["prompt_tokens"], 42);
+    let answer = turn_one["choices"][0]["message"]["content"].as_str().unwrap();
+    let messages = json!([first, {"role": "assistant", "content": answer}, user("more")]);
+    let turn_two = reply(&sim.base_url(), json!({"model": "m", "messages": messages})).await;
+    assert_eq!(turn_two["usage"]["prompt_tokens"], 53);
+    assert_eq!(turn_two["usage"]["prompt_tokens_details"]["cached_tokens"], 48);
 }

@@ -181,6 +181,10 @@ pub struct Measurement {
     pub tokens_out: Option<u64>,
     /// Whether the counts were reported by the server or estimated.
     pub token_source: TokenSource,
+    /// Input tokens the server said it served from its prefix cache: `usage.prompt_tokens_details.cached_tokens`,
+    /// else llama.cpp's `timings.cache_n`; `None` when it said neither.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_tokens: Option<u64>,
     /// `finish_reason` of choice 0.
     pub finish_reason: Option<String>,
     /// Why the request failed, if it did.
@@ -307,6 +311,7 @@ mod tests {
             tokens_in: Some(10),
             tokens_out: tokens,
             token_source: TokenSource::Reported,
+            cached_tokens: None,
             finish_reason: Some("stop".into()),
             error: None,
             server_timing: None,
