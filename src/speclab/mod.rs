@@ -18,5 +18,5 @@ pub use ab_report::ab_report;
 pub use engines::{identify, spec_evidence, SpecEvidence};
 pub use exposition::{Exposition, ExpositionError, Kind, Sample, MAX_BODY_BYTES, MAX_LINE_BYTES, MAX_SAMPLES};
 pub use manager::AbManager;
-pub use probe::{probe, scrape, server_root, FetchFailure, ScrapeError, PROBE_TIMEOUT};
+pub use probe::{probe, scrape, FetchFailure, ScrapeError, PROBE_TIMEOUT};
 pub use recorder::{record_during, SCRAPE_EVERY};

@@ -12,26 +12,12 @@ use std::time::Duration;
 use super::engines::{identify, spec_evidence, SpecEvidence};
 use super::exposition::{Exposition, MAX_BODY_BYTES};
 use crate::engine::{describe_error, HttpClient, RequestTarget};
-use crate::model::{BaseUrl, ProbeReport, ProbedPath, ServerKind, SpecCounters, Speculation};
+use crate::model::{ProbeReport, ProbedPath, ServerKind, SpecCounters, Speculation};
 
 /// How long one path may take.
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
 /// The largest JSON answer read (`/props` of a model with a long chat template is ~20 KB).
 const JSON_LIMIT: usize = 256 * 1024;
-
-/// The server root of a base URL: without its query and one trailing `/v1` segment (vLLM answers 404 for
-/// `/v1/metrics`).
-pub fn server_root(base: &BaseUrl) -> String {
-    let mut url = match url::Url::parse(base.as_str()) {
-        Ok(url) => url,
-        Err(_) => return base.as_str().trim_end_matches("/v1").to_string(),
-    };
-    url.set_query(None);
-    let path = url.path().trim_end_matches('/');
-    let path = path.strip_suffix("/v1").unwrap_or(path).to_string();
-    url.set_path(&path);
-    url.as_str().trim_end_matches('/').to_string()
-}
 
 /// What one path gave.
 enum Fetched {
@@ -111,7 +97,7 @@ async fn fetch(client: &reqwest::Client, url: String, headers: &HeaderMap, limit
 
 /// One scrape of the server's `/metrics`: the base of server metrics during runs and of A/B windows.
 pub async fn scrape(client: &HttpClient, target: &RequestTarget) -> Result<Exposition, ScrapeError> {
-    let url = format!("{}/metrics", server_root(&target.base_url));
+    let url = format!("{}/metrics", target.base_url.server_root());
     let headers = target.header_map().unwrap_or_default();
     let scrubbed = |text: String| target.redactor().scrub_and_clip(&text, 300);
     let client = client.for_target(target).map_err(|refusal| ScrapeError::Refused(refusal.to_string()))?;
@@ -127,7 +113,7 @@ pub async fn scrape(client: &HttpClient, target: &RequestTarget) -> Result<Expos
 
 /// Probes the server behind `target`.
 pub async fn probe(client: &HttpClient, target: &RequestTarget) -> ProbeReport {
-    let root = server_root(&target.base_url);
+    let root = target.base_url.server_root();
     let redactor = target.redactor();
     let headers = target.header_map().unwrap_or_default();
     let refused = client.refusal(target).await;
@@ -381,19 +367,6 @@ mod tests {
             info: None,
             version: None,
             server_info: None,
-        }
-    }
-
-    #[test]
-    fn the_root_drops_one_trailing_v1_and_the_query() {
-        for (base, root) in [
-            ("http://h:8000/v1", "http://h:8000"),
-            ("http://h:8000/v1/", "http://h:8000"),
-            ("https://h/proxy/v1?api-version=1", "https://h/proxy"),
-            ("http://h:8080", "http://h:8080"),
-            ("http://h/v1/v1", "http://h/v1"),
-        ] {
-            assert_eq!(server_root(&BaseUrl::parse(base).unwrap()), root, "{base}");
         }
     }
 

@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use super::engines::{spec_evidence, SpecEvidence};
 use super::exposition::Exposition;
 use super::latency::LatencyTotals;
-use super::probe::{scrape, server_root, ScrapeError};
+use super::probe::{scrape, ScrapeError};
 use crate::engine::{HttpClient, RequestTarget};
 use crate::model::{
     ServerKind, ServerMetrics, ServerSample, SpecCounters, SpecOutcome, MAX_SERVER_SAMPLES, PROCESS_START,
@@ -233,7 +233,7 @@ pub async fn record_during<T>(
     };
     let recorded = ServerMetrics {
         kind,
-        root: server_root(&target.base_url),
+        root: target.base_url.server_root(),
         scrapes: readings.scrapes,
         failed_scrapes: readings.failed,
         samples: readings.book.finish(final_sample),

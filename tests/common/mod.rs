@@ -334,6 +334,11 @@ pub fn any_target(base: &str, key: Option<&str>, headers: &[(&str, &str)]) -> la
     }
 }
 
+/// POSTs `body` as JSON to `url` and reads the answer as JSON (any status).
+pub async fn post_json(client: &reqwest::Client, url: &str, body: &serde_json::Value) -> serde_json::Value {
+    client.post(url).json(body).send().await.unwrap().json().await.unwrap()
+}
+
 /// One user message to `model`, at temperature 0, streamed (usage asked for) or not.
 pub fn chat_request(model: &str, content: &str, max_tokens: u32, stream: bool) -> latency_guard::engine::ChatRequest {
     use latency_guard::engine::{ChatMessage, ChatRequest, StreamOptions};

@@ -81,3 +81,36 @@ async fn sequential_requests_to_a_real_llama_server_show_no_false_errors() {
     assert!(results.iter().all(|r| common::null_at(r, "/error") && r["reconnects"] == 0), "{results:?}");
     assert!(report["honesty"].to_string().contains("a fresh connection per request"));
 }
+
+/// Prompts of 64, 256 and 1,000 tokens made through the server's own `/tokenize` arrive counted as asked plus
+/// the chat template's fixed overhead, measured here once and the same for all three: 51 tokens, which are the
+/// beginning-of-sequence token, the space SentencePiece adds before a whole text, `<|im_start|>user\n` (17
+/// one-character tokens of the tiny model) and `<|im_end|>\n<|im_start|>assistant\n` (33), less the space the
+/// prompt's own count held. Answers told to ignore their end run to `max_tokens`, and the server's counts are read
+/// from its own `usage`.
+#[tokio::test]
+async fn prompts_made_by_its_tokenize_arrive_at_their_length_and_answers_reach_max_tokens() {
+    use latency_guard::engine::{measure, Call, HttpClient};
+    use latency_guard::workload::{exact_prompt, ServerTokenizer, TokenizeForm};
+    let Some(server) = llama_server(false).await else { return };
+    let client = HttpClient::new().unwrap();
+    let target = common::any_target(&server.base_url, None, &[]);
+    let tokenizer = ServerTokenizer::discover(&client, &target, "tiny").await.unwrap();
+    assert_eq!(tokenizer.form(), TokenizeForm::LlamaCpp);
+    let mut overheads = Vec::new();
+    for (asked, seed) in [(64u32, 1u64), (256, 2), (1_000, 3)] {
+        let made = exact_prompt(&tokenizer, asked, seed).await.unwrap();
+        assert_eq!(made.tokens, asked as usize, "{asked} asked: {:?}", made.text);
+        let mut request = common::chat_request("tiny", &made.text, 24, false);
+        request.ignore_eos = true;
+        let timeout = std::time::Duration::from_secs(60);
+        let call = Call { target: &target, request: &request, timeout, intended: tokio::time::Instant::now() };
+        let m = measure(&client, call).await;
+        assert_eq!(m.error, None, "{asked}");
+        assert_eq!(m.token_source, latency_guard::model::TokenSource::Reported);
+        assert_eq!(m.tokens_out, Some(24), "ignore_eos: the answer runs to max_tokens");
+        assert_eq!(m.finish_reason.as_deref(), Some("length"));
+        overheads.push(m.tokens_in.unwrap() - u64::from(asked));
+    }
+    assert_eq!(overheads, [51, 51, 51], "one fixed overhead: the chat template's");
+}

@@ -16,3 +16,4 @@ mod secret_canary;
 mod simulator;
 mod speclab;
 mod speclab_ab;
+mod workload_prompts;

@@ -50,17 +50,7 @@ async fn the_probe_tells_a_drafting_server_from_a_plain_one_and_windows_equal_th
         let body = json!({"model": "tiny", "messages": [{"role": "user", "content": format!("count {i}")}],
                           "max_tokens": 24, "temperature": 0});
         let url = format!("{}/chat/completions", drafting.base_url);
-        let reply: Value = client
-            .for_target(&drafting_target)
-            .unwrap()
-            .post(url)
-            .json(&body)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let reply = common::post_json(client.for_target(&drafting_target).unwrap(), &url, &body).await;
         drafted += reply["timings"]["draft_n"].as_f64().unwrap_or(0.0);
         accepted += reply["timings"]["draft_n_accepted"].as_f64().unwrap_or(0.0);
     }

@@ -27,7 +27,9 @@ if not os.path.exists(model):
     tiny_gguf.main(model)
 params = xllamacpp.CommonParams()
 params.model.path = model
-params.n_ctx = 4096
+# The context is shared by the parallel slots: 4 × 4096 gives each slot room for a 1,000-token workload prompt,
+# the chat template around it and its answer.
+params.n_ctx = 16384
 params.n_parallel = 4
 params.endpoint_metrics = True
 params.endpoint_slots = True

@@ -48,7 +48,7 @@ pub async fn run(command: SpecLabCommand, config: Option<&std::path::Path>) -> a
                         return Ok(2);
                     }
                 };
-            eprintln!("probing {} …", crate::speclab::server_root(&target.base_url));
+            eprintln!("probing {} …", target.base_url.server_root());
             let report = crate::speclab::probe(&HttpClient::new()?, &target).await;
             if args.json {
                 println!("{}", serde_json::to_string_pretty(&report)?);

@@ -70,6 +70,19 @@ impl BaseUrl {
         url::Url::parse(&self.0).map(|url| url.origin().ascii_serialization()).unwrap_or_default()
     }
 
+    /// The server root: without the query and one trailing `/v1` segment, where self-hosted engines serve
+    /// `/metrics`, `/tokenize` and their info (vLLM answers 404 for `/v1/metrics`).
+    pub fn server_root(&self) -> String {
+        let Ok(mut url) = url::Url::parse(&self.0) else {
+            return self.0.trim_end_matches("/v1").to_string();
+        };
+        url.set_query(None);
+        let path = url.path().trim_end_matches('/');
+        let path = path.strip_suffix("/v1").unwrap_or(path).to_string();
+        url.set_path(&path);
+        url.as_str().trim_end_matches('/').to_string()
+    }
+
     /// `{base}/chat/completions`, with the base's query string (if any) kept after the new path.
     pub fn chat_completions_url(&self) -> String {
         self.endpoint("chat/completions")
@@ -306,6 +319,19 @@ impl Connector {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_root_drops_one_trailing_v1_and_the_query() {
+        for (base, root) in [
+            ("http://h:8000/v1", "http://h:8000"),
+            ("http://h:8000/v1/", "http://h:8000"),
+            ("https://h/proxy/v1?api-version=1", "https://h/proxy"),
+            ("http://h:8080", "http://h:8080"),
+            ("http://h/v1/v1", "http://h/v1"),
+        ] {
+            assert_eq!(BaseUrl::parse(base).unwrap().server_root(), root, "{base}");
+        }
+    }
 
     #[test]
     fn strips_trailing_slashes_once_on_parse() {

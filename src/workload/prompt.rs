@@ -1,0 +1,128 @@
+//! A prompt of an exact number of tokens, by the server's own tokenizer: the corpus text of a request's seed is
+//! tokenized once, cut after the asked number of tokens (at the end of that token's piece in the text, or, from a
+//! server that gives ids only, by turning those ids back into text), and the cut is counted again, since text cut
+//! at a token boundary can tokenize differently at its new end. A count off by a few moves the cut by as many
+//! tokens, a few times at most; the closest cut is kept and its own count is what the request records.
+
+use super::corpus::CorpusText;
+use super::tokenizer::{ServerTokenizer, Token, TokenizeError};
+
+/// Corrections of a cut before the closest one is kept.
+const MAX_CORRECTIONS: usize = 4;
+/// Bytes of corpus text a token is first guessed to take (English averages about 4 with today's tokenizers; a
+/// tokenizer of single characters, 1): more text than needed is cut, too little is grown.
+const BYTES_PER_TOKEN_GUESS: usize = 6;
+
+/// Doublings of the text when the first guess held too few tokens (a tokenizer taking more than 6 × 2⁶ bytes a
+/// token is not counting tokens).
+const MAX_GROWTHS: usize = 6;
+
+/// A prompt made to a length.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MadePrompt {
+    /// The text.
+    pub text: String,
+    /// Its tokens, as the tokenizer counted the text (the asked number, unless no cut could give it).
+    pub tokens: usize,
+}
+
+/// The text of the corpus of `seed`, `tokens` tokens long by `tokenizer`.
+pub async fn exact_prompt(tokenizer: &ServerTokenizer, tokens: u32, seed: u64) -> Result<MadePrompt, TokenizeError> {
+    let want = tokens.max(1) as usize;
+    let mut corpus = CorpusText::new(seed);
+    let mut text = corpus.take_chars(want * BYTES_PER_TOKEN_GUESS + 32);
+    let mut tokenized = tokenizer.tokenize(&text).await?;
+    let mut grown = 0;
+    while tokenized.len() <= want {
+        grown += 1;
+        if grown > MAX_GROWTHS {
+            let detail = format!("{} tokens counted in {} bytes of text", tokenized.len(), text.len());
+            return Err(TokenizeError::NotTokens { path: "tokenize", detail });
+        }
+        let more = corpus.take_chars(text.len());
+        text.push_str(&more);
+        tokenized = tokenizer.tokenize(&text).await?;
+    }
+    let ends = piece_ends(&text, &tokenized);
+    let mut cut = want;
+    let mut best: Option<MadePrompt> = None;
+    for _ in 0..=MAX_CORRECTIONS {
+        let candidate = match ends.as_deref() {
+            Some(ends) => text[..ends[cut - 1]].to_string(),
+            None => {
+                let ids: Vec<u64> = tokenized[..cut].iter().map(|t| t.id).collect();
+                tokenizer.detokenize(&ids).await?
+            }
+        };
+        let counted = tokenizer.count(&candidate).await?;
+        let made = MadePrompt { text: candidate, tokens: counted };
+        if best.as_ref().is_none_or(|b| closer(&made, b, want)) {
+            best = Some(made);
+        }
+        if counted == want {
+            break;
+        }
+        let next = (cut + want).saturating_sub(counted).clamp(1, tokenized.len());
+        if next == cut {
+            break;
+        }
+        cut = next;
+    }
+    Ok(best.unwrap_or(MadePrompt { text: String::new(), tokens: 0 }))
+}
+
+/// Whether `a` is closer to `want` tokens than `b` (a tie goes to the shorter one).
+fn closer(a: &MadePrompt, b: &MadePrompt, want: usize) -> bool {
+    let off = |p: &MadePrompt| (p.tokens.abs_diff(want), p.tokens);
+    off(a) < off(b)
+}
+
+/// Where each token's piece ends in `text`, when the pieces spell `text` (or `text` after the one space that
+/// SentencePiece tokenizers add before a text, as their own first piece); `None` when they do not, or a piece
+/// ends inside a character: the text is then made from the ids.
+fn piece_ends(text: &str, tokens: &[Token]) -> Option<Vec<usize>> {
+    let mut spelled = Vec::with_capacity(text.len() + 1);
+    let mut ends = Vec::with_capacity(tokens.len());
+    for token in tokens {
+        spelled.extend_from_slice(token.piece.as_deref()?);
+        ends.push(spelled.len());
+    }
+    let added = if spelled == text.as_bytes() {
+        0
+    } else if spelled.first() == Some(&b' ') && &spelled[1..] == text.as_bytes() {
+        1
+    } else {
+        return None;
+    };
+    let ends: Vec<usize> = ends.into_iter().map(|end| end.saturating_sub(added)).collect();
+    ends.iter().all(|&end| text.is_char_boundary(end)).then_some(ends)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn token(piece: &str) -> Token {
+        Token { id: 0, piece: Some(piece.as_bytes().to_vec()) }
+    }
+
+    #[test]
+    fn pieces_place_each_token_in_the_text() {
+        let tokens = [token("Hel"), token("lo"), token(" world")];
+        assert_eq!(piece_ends("Hello world", &tokens), Some(vec![3, 5, 11]));
+        let with_added_space = [token(" "), token("Hel"), token("lo")];
+        assert_eq!(piece_ends("Hello", &with_added_space), Some(vec![0, 3, 5]), "SentencePiece's leading space");
+        assert_eq!(piece_ends("Hello", &[token("Hel"), token("p")]), None, "pieces that spell another text");
+        assert_eq!(piece_ends("Hello", &[Token { id: 1, piece: None }]), None, "ids only");
+        let split_char = [Token { id: 1, piece: Some(vec![0xC3]) }, Token { id: 2, piece: Some(vec![0xA9]) }];
+        assert_eq!(piece_ends("é", &split_char), None, "a cut inside a character");
+    }
+
+    #[test]
+    fn the_closest_count_wins_and_a_tie_goes_to_the_shorter() {
+        let made = |tokens| MadePrompt { text: String::new(), tokens };
+        assert!(closer(&made(99), &made(97), 100));
+        assert!(closer(&made(99), &made(101), 100));
+        assert!(!closer(&made(101), &made(99), 100));
+    }
+}
