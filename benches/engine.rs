@@ -90,13 +90,13 @@ async fn run_level(client: &HttpClient, sim: &Simulator, concurrency: u32, strea
         ignore_eos: false,
     });
     let jobs = (0..streams).map(|seq| Job { seq, prompt_index: 0, iteration: seq as u32, warmup: false });
-    let (tx, mut rx) = mpsc::channel::<Finished>(4_096);
+    let (tx, mut rx) = mpsc::channel::<Finished<()>>(4_096);
     let client = client.clone();
     let executor = move |_job: Job, intended| {
         let (client, target, request) = (client.clone(), Arc::clone(&target), Arc::clone(&request));
         async move {
             let call = Call { target: &target, request: &request, timeout: Duration::from_secs(60), intended };
-            measure(&client, call).await
+            (measure(&client, call).await, ())
         }
     };
     let (cpu0, sim_cpu0, start) = (cpu_seconds(), cpu_seconds_of(&sim_pid), Instant::now());

@@ -181,6 +181,7 @@ fn template(args: &CapacityArgs) -> Result<RunPlanInput, String> {
         connections: if args.fresh_connections { ConnectionPolicy::Fresh } else { ConnectionPolicy::Reuse },
         slos: args.slos.clone(),
         duration_s: None,
+        workload: None,
     })
 }
 

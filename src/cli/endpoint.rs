@@ -36,8 +36,8 @@ pub struct PromptArgs {
     /// System prompt.
     #[arg(long)]
     pub system: Option<String>,
-    /// A prompt; repeatable.
-    #[arg(long = "prompt", required_unless_present = "prompts_file")]
+    /// A prompt; repeatable (this, --prompts-file, or a workload).
+    #[arg(long = "prompt")]
     pub prompts: Vec<String>,
     /// A file with one prompt per line.
     #[arg(long, conflicts_with = "prompts")]
@@ -45,9 +45,59 @@ pub struct PromptArgs {
 }
 
 impl PromptArgs {
-    /// The prompts given: one per non-blank line of `--prompts-file`, else the `--prompt` values.
+    /// The prompts given: one per non-blank line of `--prompts-file`, else the `--prompt` values; at least one.
     pub fn read(&self) -> Result<Vec<String>, String> {
+        if self.prompts.is_empty() && self.prompts_file.is_none() {
+            return Err("give the prompts: --prompt TEXT (repeatable) or --prompts-file FILE".into());
+        }
         prompts(self.prompts_file.as_deref(), &self.prompts)
+    }
+
+    /// Whether any prompt was given.
+    pub fn given(&self) -> bool {
+        !self.prompts.is_empty() || self.prompts_file.is_some()
+    }
+}
+
+/// A workload instead of prompts.
+#[derive(Debug, Clone, clap::Args)]
+pub struct WorkloadArgs {
+    /// A workload file (TOML): `kind = "synthetic"`, `requests`, `seed`, and `[input]` and `[output]` lengths
+    /// (`kind = "fixed"`, `tokens = 1000`; uniform, normal, logNormal, histogram: docs/WORKLOADS.md).
+    #[arg(long, value_name = "FILE.toml", conflicts_with_all = ["input_tokens", "iterations"])]
+    pub workload: Option<PathBuf>,
+    /// Prompts of exactly N tokens, made from the built-in corpus with the server's own tokenizer (its
+    /// /tokenize); -n is then the number of requests.
+    #[arg(long, value_name = "N", requires = "output_tokens")]
+    pub input_tokens: Option<u32>,
+    /// With --input-tokens: answers of N tokens (max_tokens, and ignore_eos so that they are not shorter).
+    #[arg(long, value_name = "N", requires = "input_tokens")]
+    pub output_tokens: Option<u32>,
+    /// With --input-tokens: seeds the prompts' text (the same seed sends the same prompts).
+    #[arg(long, default_value_t = 0, requires = "input_tokens")]
+    pub seed: u64,
+}
+
+impl WorkloadArgs {
+    /// The workload the options name, if any; `requests` is -n for --input-tokens.
+    pub fn read(&self, requests: u32) -> Result<Option<crate::model::Workload>, String> {
+        if let Some(path) = &self.workload {
+            let text = std::fs::read_to_string(path).map_err(|e| format!("--workload {}: {e}", path.display()))?;
+            let workload: crate::model::Workload =
+                toml::from_str(&text).map_err(|e| format!("--workload {}: {e}", path.display()))?;
+            return Ok(Some(workload));
+        }
+        Ok(self.input_tokens.zip(self.output_tokens).map(|(input, output)| crate::model::Workload::Synthetic {
+            input: crate::model::LengthDist::fixed(input),
+            output: crate::model::LengthDist::fixed(output),
+            requests,
+            seed: self.seed,
+        }))
+    }
+
+    /// Whether a workload was asked for.
+    pub fn given(&self) -> bool {
+        self.workload.is_some() || self.input_tokens.is_some()
     }
 }
 

@@ -80,6 +80,14 @@ pub async fn measure(client: &HttpClient, call: Call<'_>) -> Measurement {
     scrubbed(measurement, call.target)
 }
 
+/// The measurement of a request that could not be made (its prompt could not be cut, …): a failure of class
+/// `Request` with `detail`, due at `intended`, with nothing sent.
+pub fn unsent(intended: Instant, streamed: bool, detail: impl Into<String>) -> Measurement {
+    let mut recorder = Recorder::new(Instant::now(), intended, streamed);
+    recorder.fail(ErrorClass::Request, detail);
+    recorder.finish(0)
+}
+
 /// One attempt: sent on `client`, read until the end, the failure or the timeout.
 async fn attempt(client: &reqwest::Client, call: &Call<'_>) -> Recorder {
     let sent = Instant::now();

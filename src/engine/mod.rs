@@ -11,7 +11,7 @@ pub mod sse;
 
 pub use connection_test::{describe_error, test_connection, HttpClient};
 pub use measure::{
-    measure, measure_dropping_rejected_stream_options, rejects_stream_options, Call, ERROR_DETAIL_CHARS,
+    measure, measure_dropping_rejected_stream_options, rejects_stream_options, unsent, Call, ERROR_DETAIL_CHARS,
     MAX_CHUNK_MARKS, MAX_COMPLETION_BODY_BYTES, MAX_ERROR_BODY_BYTES,
 };
 pub use preopen::open_connections;

@@ -1,5 +1,6 @@
 //! The CSV export: a header line, then one row per measured iteration, lines joined with `\n`. Fields are quoted
 //! per RFC 4180 when they hold a comma, quote or line break; the prompt is always quoted. Empty cell = no value.
+//! A run with a workload has four more columns, after the specified ones.
 
 use std::fmt::Write;
 
@@ -19,6 +20,11 @@ pub const CSV_COLUMNS: [&str; 11] = [
     "cost_usd",
     "error",
 ];
+
+/// The columns after [`CSV_COLUMNS`] of a run with a workload: each request's asked lengths beside the
+/// server's counts (`tokens_in`, `tokens_out`), and the prompt tokens it said came from its cache.
+pub const CSV_WORKLOAD_COLUMNS: [&str; 4] =
+    ["asked_input_tokens", "made_input_tokens", "asked_output_tokens", "cached_tokens"];
 
 /// One field: quoted (inner quotes doubled) when `always_quote` or when it holds `,`, `"`, CR or LF.
 pub fn csv_field(value: &str, always_quote: bool) -> String {
@@ -43,6 +49,11 @@ pub fn to_csv(snapshot: &ReportSnapshot) -> String {
     ];
     let mut out = String::with_capacity(128 + snapshot.results.len() * 160);
     out.push_str(&CSV_COLUMNS.join(","));
+    let workload = snapshot.workload.is_some();
+    if workload {
+        out.push(',');
+        out.push_str(&CSV_WORKLOAD_COLUMNS.join(","));
+    }
     for r in snapshot.results.iter().filter(|r| !r.warmup) {
         // Numbers print in their shortest exact form (Rust's `Display` for f64), so they read back unchanged.
         let _ = write!(
@@ -60,6 +71,16 @@ pub fn to_csv(snapshot: &ReportSnapshot) -> String {
             number(r.cost_usd),
             csv_field(r.error.as_deref().unwrap_or(""), false),
         );
+        if workload {
+            let _ = write!(
+                out,
+                ",{},{},{},{}",
+                number(r.asked_input_tokens),
+                number(r.made_input_tokens),
+                number(r.asked_output_tokens),
+                number(r.cached_tokens)
+            );
+        }
     }
     out
 }

@@ -66,13 +66,20 @@ fn run_header(run: &RunView, view: &ReportView) -> ServerHtml {
             n => format!("{n} tool(s) sent"),
         },
     );
+    // A workload's answers are as long as it asks, not the agent's budget.
+    let sends = match &plan.workload {
+        Some(workload) => format!("workload {}", workload.describe()),
+        None => {
+            format!("{} prompt(s) × {} · max_tokens {}", plan.prompts.len(), plan.iterations, plan.agent.token_budget)
+        }
+    };
     render(view! {
         <section class="run-header">
             <h2 id="run-title">{run.title.clone()}</h2>
             <p class="muted">
                 <span class="mono">{run.base_url.clone()}</span> " · " <span class="mono">{run.model.clone()}</span>
-                " · agent " {plan.agent.name.clone()} " · " {plan.prompts.len()} " prompt(s) × " {plan.iterations}
-                " · " {mode} " · max_tokens " {plan.agent.token_budget} " · " {if plan.stream { "streamed" } else { "not streamed" }}
+                " · agent " {plan.agent.name.clone()} " · " {sends}
+                " · " {mode} " · " {if plan.stream { "streamed" } else { "not streamed" }}
                 " · started " {view.report.created_at.clone()}
             </p>
             <p class="muted" id="run-settings">{settings}</p>

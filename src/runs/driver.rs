@@ -16,11 +16,13 @@ use crate::model::{Job, LoadMode, Measurement};
 
 /// A finished request.
 #[derive(Debug, Clone)]
-pub struct Finished {
+pub struct Finished<R> {
     /// Which request.
     pub job: Job,
     /// What was measured.
     pub measurement: Measurement,
+    /// What the executor says of what it sent (the row's prompt and asked lengths).
+    pub sent: R,
 }
 
 /// The longest gap between two sends of a schedule.
@@ -79,17 +81,18 @@ fn slots(mode: LoadMode) -> usize {
 /// after that long past the instant the first measured (non-warm-up) job was due is sent; the jobs in flight then
 /// finish. "Due" is the schedule's instant, or in a closed loop the instant a slot came free; each send's lag
 /// behind it is measured by `execute` and kept as the schedule lag.
-pub async fn drive<F, Fut>(
+pub async fn drive<F, Fut, R>(
     jobs: impl Iterator<Item = Job>,
     mode: LoadMode,
     limit: Option<Duration>,
     seed: u64,
     cancel: CancellationToken,
-    results: mpsc::Sender<Finished>,
+    results: mpsc::Sender<Finished<R>>,
     execute: F,
 ) where
     F: Fn(Job, Instant) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Measurement> + Send + 'static,
+    Fut: Future<Output = (Measurement, R)> + Send + 'static,
+    R: Send + 'static,
 {
     let execute = Arc::new(execute);
     let slots = Arc::new(Semaphore::new(slots(mode)));
@@ -126,14 +129,14 @@ pub async fn drive<F, Fut>(
         let execute = Arc::clone(&execute);
         let results = results.clone();
         in_flight.spawn(async move {
-            let mut measurement = execute(job, intended).await;
+            let (mut measurement, sent) = execute(job, intended).await;
             // The actual send: the intended instant plus how late it went out.
-            let sent =
+            let sent_at =
                 intended.saturating_duration_since(start).as_micros() as u64 + measurement.timeline.schedule_lag_us;
-            measurement.timeline.sent_offset_us = Some(sent);
+            measurement.timeline.sent_offset_us = Some(sent_at);
             drop(permit);
             // A closed receiver means the run is being torn down; the result has nowhere to go.
-            let _ = results.send(Finished { job, measurement }).await;
+            let _ = results.send(Finished { job, measurement, sent }).await;
         });
         while in_flight.try_join_next().is_some() {}
     }
@@ -147,29 +150,20 @@ pub async fn drive<F, Fut>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Timeline, TokenSource};
+    use crate::model::Timeline;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     fn jobs(n: u64) -> impl Iterator<Item = Job> {
         (0..n).map(|seq| Job { seq, prompt_index: 0, iteration: seq as u32, warmup: false })
     }
 
-    fn measurement(lag: Duration) -> Measurement {
-        Measurement {
-            streamed: true,
+    fn measurement(lag: Duration) -> (Measurement, ()) {
+        let measured = Measurement {
             status: Some(200),
             timeline: Timeline { schedule_lag_us: lag.as_micros() as u64, ..Timeline::default() },
-            tokens_in: None,
-            tokens_out: None,
-            token_source: TokenSource::Estimated,
-            cached_tokens: None,
-            finish_reason: None,
-            error: None,
-            server_timing: None,
-            engine_timings: None,
-            retry_after_ms: None,
-            retried: vec![],
-        }
+            ..Measurement::blank()
+        };
+        (measured, ())
     }
 
     #[tokio::test(start_paused = true)]

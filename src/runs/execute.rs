@@ -8,10 +8,8 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::driver::{drive, Finished};
-use crate::engine::{
-    measure_dropping_rejected_stream_options, open_connections, ChatMessage, ChatRequest, HttpClient, RequestTarget,
-    StreamOptions,
-};
+use super::requests::{Requests, Sent};
+use crate::engine::{measure_dropping_rejected_stream_options, open_connections, unsent, HttpClient, RequestTarget};
 use crate::model::{
     ConnectionPolicy, IterationRecord, Job, LoadMode, Measurement, OpenedAhead, RetriedAttempt, RetryCause, RunPlan,
 };
@@ -76,18 +74,37 @@ pub enum SinkError {
 pub async fn execute(run: Execution, sink: &mut impl BatchSink) -> Outcome {
     let Execution { plan, target, model, client, seed, cancel, prices } = run;
     let client = client.with_policy(plan.connections);
+    let requests = match Requests::of(&plan, &client, &target, &model).await {
+        Ok(requests) => Arc::new(requests),
+        Err(e) => {
+            let failure = Some(format!("the workload's prompts could not be made: {e}"));
+            return Outcome { stream_options_rejected: false, opened_ahead: None, failure };
+        }
+    };
     let opened_ahead = open_ahead(&plan, &client, &target, &cancel).await;
     let rejected = Arc::new(AtomicBool::new(false));
-    let (tx, mut rx) = mpsc::channel::<Finished>(PENDING);
+    let (tx, mut rx) = mpsc::channel::<Finished<Sent>>(PENDING);
     let executor = {
         let (plan, rejected, target, model) =
             (Arc::clone(&plan), Arc::clone(&rejected), Arc::new(target), Arc::new(model));
         move |job: Job, intended| {
-            let (plan, rejected, client, target, model) =
-                (Arc::clone(&plan), Arc::clone(&rejected), client.clone(), Arc::clone(&target), Arc::clone(&model));
+            let (plan, rejected, client, target, model, requests) = (
+                Arc::clone(&plan),
+                Arc::clone(&rejected),
+                client.clone(),
+                Arc::clone(&target),
+                Arc::clone(&model),
+                Arc::clone(&requests),
+            );
             async move {
-                let mut request =
-                    chat_request(&plan, &model, job.prompt_index as usize, !rejected.load(Ordering::Relaxed));
+                let outgoing = requests.outgoing(&plan, &model, job, !rejected.load(Ordering::Relaxed)).await;
+                let (mut request, sent) = match outgoing {
+                    Ok(outgoing) => (outgoing.request, outgoing.sent),
+                    Err((error, sent)) => {
+                        let detail = format!("its prompt could not be made: {error}");
+                        return (unsent(intended, plan.stream, detail), sent);
+                    }
+                };
                 let timeout = Duration::from_millis(plan.timeout_ms);
                 let mut earlier: Vec<RetriedAttempt> = Vec::new();
                 let mut intended = intended;
@@ -118,7 +135,7 @@ pub async fn execute(run: Execution, sink: &mut impl BatchSink) -> Outcome {
                     }
                     earlier.append(&mut m.retried);
                     m.retried = earlier;
-                    return m;
+                    return (m, sent);
                 }
             }
         }
@@ -128,13 +145,8 @@ pub async fn execute(run: Execution, sink: &mut impl BatchSink) -> Outcome {
     let mut failure = None;
     let mut batch = Vec::new();
     while rx.recv_many(&mut batch, PENDING).await > 0 {
-        let rows = batch
-            .drain(..)
-            .map(|f| {
-                let prompt = &plan.prompts[f.job.prompt_index as usize];
-                (IterationRecord::from_measurement(prompt, f.job, &f.measurement, prices.0, prices.1), f.measurement)
-            })
-            .collect();
+        let rows =
+            batch.drain(..).map(|f| (f.sent.record(&plan, f.job, &f.measurement, prices), f.measurement)).collect();
         if let Err(reason) = sink.accept(rows).await {
             failure = Some(reason.to_string());
             cancel.cancel();
@@ -174,25 +186,6 @@ fn retry_wait(retry_after_ms: Option<u64>, attempt: usize) -> Duration {
     match retry_after_ms.filter(|ms| (1..=60_000).contains(ms)) {
         Some(ms) => Duration::from_millis(ms),
         None => Duration::from_secs(1u64 << attempt.min(5)).min(Duration::from_secs(30)),
-    }
-}
-
-/// The request of one prompt: system prompt (when set), the user prompt, the agent's tools and token budget.
-fn chat_request(plan: &RunPlan, model: &str, prompt_index: usize, ask_for_usage: bool) -> ChatRequest {
-    let mut messages = Vec::with_capacity(2);
-    if let Some(system) = plan.agent.system_prompt.as_deref().filter(|s| !s.trim().is_empty()) {
-        messages.push(ChatMessage { role: "system", content: system.to_string() });
-    }
-    messages.push(ChatMessage { role: "user", content: plan.prompts[prompt_index].clone() });
-    ChatRequest {
-        model: model.to_string(),
-        messages,
-        tools: plan.agent.tools.clone(),
-        max_tokens: plan.agent.token_budget,
-        temperature: plan.temperature,
-        stream: plan.stream,
-        stream_options: (plan.stream && ask_for_usage).then_some(StreamOptions { include_usage: true }),
-        ignore_eos: false,
     }
 }
 

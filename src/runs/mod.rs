@@ -1,5 +1,6 @@
 //! Benchmark runs: from a plan and a stored connector to measured, stored iterations with live progress; the
-//! single measured call behind `runBenchmarkOnce`; the iterations of a run without a database, spilled to disk.
+//! single measured call behind `runBenchmarkOnce`; what each job sends (`requests`: a prompt of the plan or a
+//! workload's request); the iterations of a run without a database, spilled to disk.
 //! (A/B tests and sweeps, which drive runs or measure like them, are managed beside their features: `speclab`
 //! and `capacity`.)
 
@@ -8,6 +9,7 @@ mod execute;
 mod manager;
 mod once;
 mod report_views;
+mod requests;
 mod spill;
 
 pub use driver::{drive, Finished};

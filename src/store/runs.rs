@@ -16,7 +16,8 @@ use crate::stats::RunSummary;
 
 const ITERATION_COLUMNS: &str = "seq, prompt_index, iteration, warmup, ttft_ms, total_ms, tokens_in, tokens_out, \
      cost_usd, error, token_source, schedule_lag_ms, retries, reconnects, engine_timings, first_output_ms, tpot_ms, \
-     itl_ms, max_itl_ms, itl_gaps, sent_at_ms";
+     itl_ms, max_itl_ms, itl_gaps, sent_at_ms, prompt, asked_input_tokens, made_input_tokens, asked_output_tokens, \
+     cached_tokens";
 
 const RUN_COLUMNS: &str = "id, title, plan, base_url, model, input_price_per_mtok, output_price_per_mtok, status, \
      total_requests, stream_options_rejected, opened_ahead, failure, created_at, finished_at";
@@ -110,9 +111,10 @@ impl Store {
             sqlx::query(
                 "INSERT INTO run_iterations (run_id, seq, prompt_index, iteration, warmup, ttft_ms, total_ms, tokens_in, \
                  tokens_out, cost_usd, error, token_source, schedule_lag_ms, measurement, retries, reconnects, \
-                 engine_timings, first_output_ms, tpot_ms, itl_ms, max_itl_ms, itl_gaps, sent_at_ms) \
+                 engine_timings, first_output_ms, tpot_ms, itl_ms, max_itl_ms, itl_gaps, sent_at_ms, prompt, \
+                 asked_input_tokens, made_input_tokens, asked_output_tokens, cached_tokens) \
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, \
-                 $21, $22, $23) \
+                 $21, $22, $23, $24, $25, $26, $27, $28) \
                  ON CONFLICT (run_id, seq) DO NOTHING",
             )
             .bind(run.to_string())
@@ -138,6 +140,12 @@ impl Store {
             .bind(record.max_itl_ms)
             .bind(record.itl_gaps.as_ref().map(crate::model::LogHistogram::to_text))
             .bind(record.sent_at_ms)
+            // A workload's prompt is made per request: its row keeps it (the plan holds the others).
+            .bind(record.asked_input_tokens.map(|_| record.prompt.as_str()))
+            .bind(record.asked_input_tokens.map(i64::from))
+            .bind(record.made_input_tokens.map(i64::from))
+            .bind(record.asked_output_tokens.map(i64::from))
+            .bind(record.cached_tokens.map(|t| i64::try_from(t).unwrap_or(i64::MAX)))
             .execute(&mut *tx)
             .await?;
         }
@@ -374,11 +382,17 @@ fn to_u64(v: Option<i64>) -> Option<u64> {
 fn record_from_row(row: &AnyRow, plan: &RunPlan) -> Result<IterationRecord, StoreError> {
     let prompt_index =
         u32::try_from(row.try_get::<i64, _>("prompt_index")?).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    let prompt = plan
-        .prompts
-        .get(prompt_index as usize)
-        .map(|p| crate::model::row_prompt(p))
-        .ok_or_else(|| StoreError::Corrupt(format!("prompt index {prompt_index} outside the plan")))?;
+    let prompt = match row.try_get::<Option<String>, _>("prompt")? {
+        Some(made) => made,
+        None => plan
+            .prompts
+            .get(prompt_index as usize)
+            .map(|p| crate::model::row_prompt(p))
+            .ok_or_else(|| StoreError::Corrupt(format!("prompt index {prompt_index} outside the plan")))?,
+    };
+    let length = |column: &str| -> Result<Option<u32>, StoreError> {
+        Ok(row.try_get::<Option<i64>, _>(column)?.map(|v| u32::try_from(v).unwrap_or(u32::MAX)))
+    };
     let token_source = spelled(row, "token_source", TokenSource::parse)?;
     Ok(IterationRecord {
         prompt,
@@ -414,6 +428,10 @@ fn record_from_row(row: &AnyRow, plan: &RunPlan) -> Result<IterationRecord, Stor
             .transpose()?,
         sent_at_ms: row.try_get("sent_at_ms")?,
         good: None,
+        cached_tokens: to_u64(row.try_get("cached_tokens")?),
+        asked_input_tokens: length("asked_input_tokens")?,
+        made_input_tokens: length("made_input_tokens")?,
+        asked_output_tokens: length("asked_output_tokens")?,
     })
 }
 

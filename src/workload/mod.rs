@@ -7,9 +7,11 @@
 mod corpus;
 mod lengths;
 mod prompt;
+mod requests;
 mod tokenizer;
 
 pub use corpus::CorpusText;
 pub use lengths::{quantile, LengthDraws};
 pub use prompt::{exact_prompt, MadePrompt};
+pub use requests::{request_lengths, request_seed, Prepared, PreparedRequests, WINDOW};
 pub use tokenizer::{ServerTokenizer, Token, TokenizeError, TokenizeForm};

@@ -76,6 +76,7 @@ fn fixed_report() -> ReportSnapshot {
             "Token counts of 1 iteration were estimated (characters / 4).".into(),
         ],
         server: None,
+        workload: None,
     }
 }
 

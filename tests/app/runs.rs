@@ -721,3 +721,44 @@ async fn a_wallets_workspace_runs_no_more_at_once_than_the_quota_and_the_owners_
     }
     slow.stop();
 }
+
+/// A run started with a workload through the API: prompts made to the token by the simulator's `/tokenize`, warm-ups
+/// with prompts of their own, every row's asked lengths stored with its prompt, and the report's workload section;
+/// a workload with prompts, or with impossible lengths, is refused with the field named.
+#[tokio::test]
+async fn a_run_with_a_workload_sends_exact_lengths_and_reports_them() {
+    let Rig { app, cookie, connector, sim: _sim } = rig(SimConfig::fixed_ms(1, 0, 3)).await;
+    let workload = json!({"kind": "synthetic", "requests": 6, "seed": 11,
+                          "input": {"kind": "uniform", "min": 40, "max": 400},
+                          "output": {"kind": "fixed", "tokens": 12}});
+    let body = |workload: Value, prompts: Value| {
+        json!({"input": {"connectorId": connector, "agent": {"name": "bot", "tokenBudget": 64},
+                         "prompts": prompts, "iterations": 1, "warmup": 2, "workload": workload,
+                         "mode": {"kind": "closed", "concurrency": 3}}})
+    };
+    let run = finished(&app, &cookie, body(workload.clone(), json!([]))).await;
+    let snapshot = report(&app, &cookie, &run).await["snapshot"].clone();
+    let results = snapshot["results"].as_array().unwrap();
+    assert_eq!(results.len(), 8, "2 warm-ups and 6 requests");
+    for r in results {
+        assert!(common::null_at(r, "/error"), "{r}");
+        assert_eq!(r["madeInputTokens"], r["askedInputTokens"], "{r}");
+        assert_eq!(r["tokensIn"].as_u64().unwrap(), r["askedInputTokens"].as_u64().unwrap() + 2, "{r}");
+        assert_eq!((r["askedOutputTokens"].as_u64(), r["tokensOut"].as_u64()), (Some(12), Some(12)));
+        assert!(r["prompt"].as_str().unwrap().len() > 40, "the row keeps the prompt made: {r}");
+    }
+    let prompts: std::collections::BTreeSet<&str> = results.iter().map(|r| r["prompt"].as_str().unwrap()).collect();
+    assert_eq!(prompts.len(), 8, "warm-ups send prompts of their own, never a measured one ahead of it");
+    assert_eq!(snapshot["workload"]["spec"], workload);
+    assert_eq!(snapshot["workload"]["askedInput"]["n"], 6, "warm-ups are not in the figures");
+    common::assert_report_schema(&snapshot);
+    let (_, page) = app.call("runs/page", json!({"id": run}), Some(&cookie)).await;
+    assert!(page.contains("workload synthetic: input uniform 40–400 tokens, output 12 tokens"), "{page}");
+
+    let with_prompts = refused(&app, &cookie, body(workload.clone(), json!(["hi"]))).await;
+    assert!(with_prompts.contains("leave prompts empty"), "{with_prompts}");
+    let mut impossible = workload;
+    impossible["input"] = json!({"kind": "normal", "mean": 100, "sd": -5, "min": 1, "max": 200});
+    let reply = refused(&app, &cookie, body(impossible, json!([]))).await;
+    assert!(reply.contains("workload.input.sd"), "{reply}");
+}

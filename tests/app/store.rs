@@ -290,6 +290,52 @@ async fn runs_store_iterations_in_order_and_running_runs_become_interrupted(db: 
     assert_eq!(store.list_runs(ws).await.unwrap().len(), 1);
 }
 
+/// A workload's rows keep what the plan does not: the prompt made for each request, the lengths asked and made, and
+/// the cached tokens the server reported.
+async fn a_workload_runs_rows_keep_their_prompts_and_asked_lengths(db: &TestDb) {
+    use latency_guard::model::{
+        Agent, IterationRecord, Job, LengthDist, LoadMode, Measurement, RunId, RunPlanInput, TokenSource, Workload,
+    };
+    let store = &db.store;
+    let ws = workspace(store, "owner-a").await;
+    let connector = store.create_connector(ws, &valid(&input("Gateway")), false, sealer(), 1).await.unwrap();
+    let agent = Agent { name: "bot".into(), system_prompt: None, tools: vec![], token_budget: 64 };
+    let workload =
+        Workload::Synthetic { input: LengthDist::fixed(300), output: LengthDist::fixed(40), requests: 2, seed: 3 };
+    let one = LoadMode::Closed { concurrency: 1 };
+    let plan = RunPlanInput { workload: Some(workload), ..RunPlanInput::new(connector.id, agent, vec![], 1, one) }
+        .validate(&connector.model)
+        .unwrap();
+    let id = RunId::new_random();
+    store.create_run(ws, id, &plan, &connector, "replica-1", 5_000).await.unwrap();
+    let rows: Vec<(IterationRecord, Measurement)> = (0..2u32)
+        .map(|i| {
+            let job = Job { seq: u64::from(i), prompt_index: i, iteration: 0, warmup: false };
+            let m = Measurement {
+                tokens_in: Some(302),
+                tokens_out: Some(40),
+                token_source: TokenSource::Reported,
+                cached_tokens: Some(u64::from(i) * 16),
+                ..Measurement::blank()
+            };
+            let record = IterationRecord {
+                asked_input_tokens: Some(300),
+                made_input_tokens: Some(299 + i),
+                asked_output_tokens: Some(40),
+                ..IterationRecord::from_measurement(&format!("made prompt {i}"), job, &m, None, None)
+            };
+            (record, m)
+        })
+        .collect();
+    store.insert_iterations(id, &rows).await.unwrap();
+    let back = store.run_iterations(ws, id).await.unwrap();
+    assert_eq!(back, rows.iter().map(|(r, _)| r.clone()).collect::<Vec<_>>());
+    assert_eq!(
+        (back[1].prompt.as_str(), back[1].cached_tokens, back[1].made_input_tokens),
+        ("made prompt 1", Some(16), Some(300))
+    );
+}
+
 async fn share_links_belong_to_one_report_of_one_workspace(db: &TestDb) {
     use latency_guard::model::RunId;
     let store = &db.store;
@@ -599,6 +645,7 @@ both_backends!(
     sessions_expire_and_end_on_logout,
     ensure_workspace_is_idempotent,
     runs_store_iterations_in_order_and_running_runs_become_interrupted,
+    a_workload_runs_rows_keep_their_prompts_and_asked_lengths,
 );
 
 #[tokio::test]

@@ -12,3 +12,4 @@ mod cli_capacity;
 mod cli_export;
 mod cli_login_link;
 mod cli_remote;
+mod cli_workload;

@@ -13,7 +13,7 @@ mod run;
 
 use std::path::PathBuf;
 
-use super::endpoint::{EndpointArgs, PromptArgs};
+use super::endpoint::{EndpointArgs, PromptArgs, WorkloadArgs};
 use crate::model::{RunStatus, RunView};
 use crate::stats::RunSummary;
 
@@ -36,8 +36,11 @@ pub struct BenchArgs {
     /// The prompts.
     #[command(flatten)]
     pub prompts: PromptArgs,
-    /// Measured iterations per prompt (default 10; with --duration, as many as the time allows, up to the limit of
-    /// a run).
+    /// Or a workload.
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
+    /// Measured iterations per prompt, or with --input-tokens requests (default 10; with --duration, as many as the
+    /// time allows, up to the limit of a run).
     #[arg(short = 'n', long)]
     pub iterations: Option<u32>,
     /// A time limit, seconds: no request is sent once this long has passed since the first measured send (requests

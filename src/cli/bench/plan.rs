@@ -5,7 +5,11 @@ use crate::model::{Agent, ConnectionPolicy, ConnectorId, LoadMode, RunPlanInput}
 
 /// The plan the options describe (its connector is set by a run on a server).
 pub(super) fn plan_input(args: &BenchArgs) -> Result<RunPlanInput, BenchError> {
-    let prompts = args.prompts.read().map_err(BenchError::Io)?;
+    if args.workload.given() && args.prompts.given() {
+        return Err(invalid("give prompts or a workload, not both"));
+    }
+    let workload = args.workload.read(args.iterations.unwrap_or(10)).map_err(BenchError::Io)?;
+    let prompts = if workload.is_some() { Vec::new() } else { args.prompts.read().map_err(BenchError::Io)? };
     if !(args.timeout.is_finite() && args.timeout > 0.0) {
         return Err(invalid("--timeout must be a positive number of seconds"));
     }
@@ -28,6 +32,8 @@ pub(super) fn plan_input(args: &BenchArgs) -> Result<RunPlanInput, BenchError> {
             token_budget: args.max_tokens,
         },
         iterations: match (args.iterations, args.duration) {
+            // A workload's requests are its own.
+            _ if workload.is_some() => 1,
             (Some(n), _) => n,
             // The time decides: as many iterations as one run may send.
             (None, Some(_)) => {
@@ -45,5 +51,6 @@ pub(super) fn plan_input(args: &BenchArgs) -> Result<RunPlanInput, BenchError> {
         connections: if args.fresh_connections { ConnectionPolicy::Fresh } else { ConnectionPolicy::Reuse },
         slos: args.slos.clone(),
         duration_s: args.duration,
+        workload,
     })
 }

@@ -59,6 +59,31 @@ pub(super) fn missed_objectives(g: &crate::stats::Goodput) -> Vec<String> {
     g.objectives.iter().filter(|o| !o.met).map(|o| o.slo.spelled()).collect()
 }
 
+/// The workload's lengths asked beside what the server did, and its cache.
+pub(super) fn print_workload(w: &crate::report::WorkloadReport) {
+    let n = crate::model::trim_number;
+    let counts = |c: Option<crate::report::CountSummary>| {
+        c.map_or_else(|| "—".to_string(), |c| format!("median {}, {}–{}", n(c.p50), n(c.min), n(c.max)))
+    };
+    println!("{:<14} {}", "workload", w.spec.describe());
+    println!(
+        "{:<14} asked {}; made exactly {} of {}; server counted {} more",
+        "prompt tokens",
+        counts(w.asked_input),
+        w.made_as_asked,
+        w.asked_input.map_or(0, |c| c.n),
+        counts(w.input_deviation)
+    );
+    println!(
+        "{:<14} asked {}; achieved {}; {} ended early",
+        "answer tokens",
+        counts(w.asked_output),
+        counts(w.achieved_output),
+        w.ended_early
+    );
+    println!("{:<14} {}", "cached tokens", counts(w.cached_tokens));
+}
+
 pub(super) fn print_summary(run: &RunView, s: &RunSummary) {
     let row = |name: &str, p: Option<crate::stats::Percentiles>| match p {
         Some(p) => println!("{name:<14} p50 {:>9.1}   p95 {:>9.1}   p99 {:>9.1}", p.p50, p.p95, p.p99),

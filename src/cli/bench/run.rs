@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use super::plan::plan_input;
-use super::print::{missed_objectives, print_goodput, print_repeated, print_repetition, print_summary};
+use super::print::{missed_objectives, print_goodput, print_repeated, print_repetition, print_summary, print_workload};
 use super::{invalid, verdict, BenchArgs, BenchError, BenchResult};
 use crate::cli::progress::{Piped, Progress};
 use crate::cli::remote::RemoteServer;
@@ -126,6 +126,9 @@ fn finish(
         write_json(path, snapshot)?;
     }
     print_summary(run, &summary);
+    if let Some(workload) = &snapshot.workload {
+        print_workload(workload);
+    }
     let missed = snapshot.stats.goodput.as_ref().map(print_goodput).unwrap_or_default();
     let failure = verdict(run, &summary, args.max_error_rate)
         .or_else(|| (!missed.is_empty()).then(|| format!("objective(s) missed: {}", missed.join(", "))));

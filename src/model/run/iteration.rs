@@ -75,6 +75,20 @@ pub struct IterationRecord {
     /// and accepted tokens), absent when the reply carried none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine_timings: Option<crate::model::EngineTimings>,
+    /// Prompt tokens the server said it served from its prefix cache (`usage.prompt_tokens_details.cached_tokens`,
+    /// else llama.cpp's `timings.cache_n`); absent when it said neither.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_tokens: Option<u64>,
+    /// With a workload: the prompt's length as drawn, tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asked_input_tokens: Option<u32>,
+    /// With a workload: the prompt's length as the tokenizer counted the text made for it (the asked length,
+    /// unless no cut of the text gave it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub made_input_tokens: Option<u32>,
+    /// With a workload: the answer's length asked (`max_tokens`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asked_output_tokens: Option<u32>,
 }
 
 /// Characters of a prompt an iteration's row carries: rows are repeated per iteration (reports, tables, exports),
@@ -137,6 +151,7 @@ impl IterationRecord {
             first_output_ms: m.time_to_first_output_ms(),
             sent_at_ms: m.timeline.sent_offset_us.map(|us| us as f64 / 1_000.0),
             tpot_ms: m.tpot_ms(),
+            cached_tokens: m.cached_tokens,
             ..Self::inter_token(&m.per_token_itl_ms())
         }
     }
@@ -180,6 +195,10 @@ impl IterationRecord {
             sent_at_ms: None,
             good: None,
             engine_timings: None,
+            cached_tokens: None,
+            asked_input_tokens: None,
+            made_input_tokens: None,
+            asked_output_tokens: None,
         }
     }
 }

@@ -235,6 +235,26 @@ fn ms(us: u64) -> f64 {
 }
 
 impl Measurement {
+    /// An empty measurement (streamed, no status, nothing received): a base for building one field by field
+    /// (tests, fixtures).
+    pub fn blank() -> Self {
+        Self {
+            streamed: true,
+            status: None,
+            timeline: Timeline::default(),
+            tokens_in: None,
+            tokens_out: None,
+            token_source: TokenSource::Estimated,
+            cached_tokens: None,
+            finish_reason: None,
+            error: None,
+            server_timing: None,
+            engine_timings: None,
+            retry_after_ms: None,
+            retried: vec![],
+        }
+    }
+
     /// Time to first token, ms: send → first chunk with non-empty `choices[0].delta.content`. `None` when not
     /// streamed (a single JSON body has no first token) or when no content arrived.
     pub fn ttft_ms(&self) -> Option<f64> {

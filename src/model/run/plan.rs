@@ -122,6 +122,10 @@ pub struct RunPlanInput {
     /// flight then finish, each within its timeout); `iterations` is then an upper bound. None: no limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_s: Option<f64>,
+    /// What to send instead of `prompts`: exact token lengths, … (`prompts` empty and `iterations` 1 then; the
+    /// workload's answer lengths replace the agent's token budget).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<crate::model::Workload>,
 }
 
 fn yes() -> bool {
@@ -196,6 +200,9 @@ pub struct RunPlan {
     /// The time limit of the measured requests' sends, ms (from the first measured send).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
+    /// What the run sends instead of its prompts, when it has a workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<crate::model::Workload>,
 }
 
 /// One request of a run.
@@ -204,7 +211,8 @@ pub struct RunPlan {
 pub struct Job {
     /// Position in the run's send order, from 0.
     pub seq: u64,
-    /// Index into the plan's prompts.
+    /// Index into the plan's prompts; with a workload, the workload's request (warm-ups follow the measured ones,
+    /// so a warm-up never sends a measured request's prompt ahead of it).
     pub prompt_index: u32,
     /// Zero-based iteration of that prompt (warm-ups count separately).
     pub iteration: u32,
@@ -232,6 +240,7 @@ impl RunPlanInput {
             connections: ConnectionPolicy::default(),
             slos: Vec::new(),
             duration_s: None,
+            workload: None,
         }
     }
 
@@ -249,7 +258,21 @@ impl RunPlanInput {
         if let Some(bad) = self.agent.tools.iter().position(|t| !t.is_object()) {
             return fail("agent.tools", format!("tool {bad} is not a JSON object"));
         }
-        if self.prompts.is_empty() {
+        if let Some(workload) = &self.workload {
+            workload.validate()?;
+            if !self.prompts.is_empty() {
+                return fail(
+                    "prompts",
+                    "a run with a workload sends the workload's prompts; leave prompts empty".into(),
+                );
+            }
+            if self.iterations != 1 {
+                return fail(
+                    "iterations",
+                    "a workload's requests are sent once each: set 1, and the workload's requests".into(),
+                );
+            }
+        } else if self.prompts.is_empty() {
             return fail("prompts", "add at least one prompt".into());
         }
         if self.prompts.len() > MAX_PROMPTS {
@@ -265,7 +288,10 @@ impl RunPlanInput {
         if self.iterations == 0 {
             return fail("iterations", "must be at least 1".into());
         }
-        let requests = self.prompts.len() as u64 * u64::from(self.iterations);
+        let requests = match &self.workload {
+            Some(workload) => u64::from(workload.requests()),
+            None => self.prompts.len() as u64 * u64::from(self.iterations),
+        };
         if requests > MAX_REQUESTS {
             return fail("iterations", format!("prompts × iterations = {requests}, above the limit of {MAX_REQUESTS}"));
         }
@@ -324,24 +350,43 @@ impl RunPlanInput {
             connections: self.connections,
             slos,
             duration_ms,
+            workload: self.workload.clone(),
         })
     }
 }
 
 impl RunPlan {
+    /// Measured requests: the workload's, or every prompt `iterations` times.
+    pub fn measured_requests(&self) -> u64 {
+        match &self.workload {
+            Some(workload) => u64::from(workload.requests()),
+            None => self.prompts.len() as u64 * u64::from(self.iterations),
+        }
+    }
+
     /// Warm-up and measured requests.
     pub fn total_requests(&self) -> u64 {
-        u64::from(self.warmup) + self.prompts.len() as u64 * u64::from(self.iterations)
+        u64::from(self.warmup) + self.measured_requests()
     }
 
     /// The send order: warm-ups (cycling through the prompts), then for each iteration every prompt once, so
-    /// that a slow drift over time affects every prompt alike.
+    /// that a slow drift over time affects every prompt alike. With a workload: warm-ups with requests of their own
+    /// (numbered after the measured ones), then the workload's requests in order.
     pub fn jobs(&self) -> impl Iterator<Item = Job> + Send + 'static {
-        let prompts = self.prompts.len() as u32;
-        let (warmup, iterations) = (self.warmup, self.iterations);
-        let warmups = (0..warmup).map(move |w| (w % prompts, w / prompts, true));
-        let measured = (0..iterations).flat_map(move |i| (0..prompts).map(move |p| (p, i, false)));
-        warmups.chain(measured).enumerate().map(|(seq, (prompt_index, iteration, warmup))| Job {
+        let warmup = self.warmup;
+        let order: Box<dyn Iterator<Item = (u32, u32, bool)> + Send> = match &self.workload {
+            Some(workload) => {
+                let requests = workload.requests();
+                let warmups = (0..warmup).map(move |w| (requests + w, 0, true));
+                Box::new(warmups.chain((0..requests).map(|r| (r, 0, false))))
+            }
+            None => {
+                let (prompts, iterations) = (self.prompts.len() as u32, self.iterations);
+                let warmups = (0..warmup).map(move |w| (w % prompts, w / prompts, true));
+                Box::new(warmups.chain((0..iterations).flat_map(move |i| (0..prompts).map(move |p| (p, i, false)))))
+            }
+        };
+        order.enumerate().map(|(seq, (prompt_index, iteration, warmup))| Job {
             seq: seq as u64,
             prompt_index,
             iteration,
@@ -373,6 +418,7 @@ pub(crate) mod fixtures {
             connections: ConnectionPolicy::Reuse,
             slos: Vec::new(),
             duration_s: None,
+            workload: None,
         }
     }
 

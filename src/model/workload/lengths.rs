@@ -16,6 +16,8 @@ pub mod workload_limits {
     pub const MAX_OUTPUT_TOKENS: u32 = crate::model::limits::MAX_TOKEN_BUDGET;
     /// Bins of an empirical histogram.
     pub const MAX_HISTOGRAM_BINS: usize = 10_000;
+    /// Requests of one workload (a run's measured requests at most).
+    pub const MAX_REQUESTS: u32 = 1_000_000;
     /// σ of a log-normal at most: beyond it, nearly every draw is clipped to the range's ends.
     pub const MAX_LOG_SIGMA: f64 = 4.0;
 }

@@ -73,6 +73,14 @@ pub struct Columns {
     pub good: Vec<Option<bool>>,
     /// Each iteration's `engineTimings`, in order.
     pub engine_timings: Vec<Option<EngineTimings>>,
+    /// Each iteration's `cachedTokens`, in order.
+    pub cached_tokens: Vec<Option<u64>>,
+    /// Each iteration's `askedInputTokens`, in order.
+    pub asked_input_tokens: Vec<Option<u32>>,
+    /// Each iteration's `madeInputTokens`, in order.
+    pub made_input_tokens: Vec<Option<u32>>,
+    /// Each iteration's `askedOutputTokens`, in order.
+    pub asked_output_tokens: Vec<Option<u32>>,
 }
 
 /// Why a compact snapshot does not read back.
@@ -127,6 +135,7 @@ impl ReportSnapshot {
             results: Vec::new(),
             honesty: self.honesty.clone(),
             server: self.server.clone(),
+            workload: self.workload.clone(),
         }
     }
 }
@@ -164,6 +173,10 @@ impl Columns {
             c.sent_at_ms.push(r.sent_at_ms);
             c.good.push(r.good);
             c.engine_timings.push(r.engine_timings);
+            c.cached_tokens.push(r.cached_tokens);
+            c.asked_input_tokens.push(r.asked_input_tokens);
+            c.made_input_tokens.push(r.made_input_tokens);
+            c.asked_output_tokens.push(r.asked_output_tokens);
         }
         c
     }
@@ -193,6 +206,10 @@ impl Columns {
             self.sent_at_ms.len(),
             self.good.len(),
             self.engine_timings.len(),
+            self.cached_tokens.len(),
+            self.asked_input_tokens.len(),
+            self.made_input_tokens.len(),
+            self.asked_output_tokens.len(),
         ];
         if lengths.iter().any(|l| *l != n) {
             return Err(CompactError::RaggedColumns { iterations: n, lengths: lengths.to_vec() });
@@ -226,6 +243,10 @@ impl Columns {
                     good: self.good[i],
                     itl_gaps: None,
                     engine_timings: self.engine_timings[i],
+                    cached_tokens: self.cached_tokens[i],
+                    asked_input_tokens: self.asked_input_tokens[i],
+                    made_input_tokens: self.made_input_tokens[i],
+                    asked_output_tokens: self.asked_output_tokens[i],
                 })
             })
             .collect()

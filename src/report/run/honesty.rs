@@ -48,7 +48,7 @@ pub fn honesty_notes(run: &RunView, results: &[IterationRecord], summary: &RunSu
         warmups
     )];
     if let Some(limit_ms) = run.plan.duration_ms {
-        let planned = run.plan.prompts.len() as u64 * u64::from(run.plan.iterations);
+        let planned = run.plan.measured_requests();
         notes.push(format!(
             "Time limit: no request was sent that was due once {} s had passed since the first measured one was due \
              (each send's delay behind the instant it was due is its schedule lag); requests in flight then finished, \

@@ -87,6 +87,9 @@ pub struct ReportSnapshot {
     /// (absent otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server: Option<ServerMetrics>,
+    /// What a workload asked beside what the server did, for a run with a workload (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<super::workload::WorkloadReport>,
 }
 
 /// What a share link shows: the snapshot and the summary figures beside it, nothing of the workspace.
@@ -109,7 +112,9 @@ pub fn snapshot(run: &RunView, mut results: Vec<IterationRecord>) -> (ReportSnap
             record.good = Some(is_good(record, &run.plan.slos));
         }
     }
-    let honesty = honesty_notes(run, &results, &summary);
+    let workload = super::workload::workload_report(&run.plan, &results);
+    let mut honesty = honesty_notes(run, &results, &summary);
+    honesty.extend(workload.iter().flat_map(super::workload::workload_notes));
     let snapshot = ReportSnapshot {
         report: ReportHeader {
             id: run.id.to_string(),
@@ -135,6 +140,7 @@ pub fn snapshot(run: &RunView, mut results: Vec<IterationRecord>) -> (ReportSnap
         results,
         honesty,
         server: None,
+        workload,
     };
     (snapshot, summary)
 }

@@ -99,6 +99,7 @@ pub fn NewRunPage() -> impl IntoView {
                 "" => None,
                 raw => Some(number(raw, "durationS")?),
             },
+            workload: None,
         })
     };
     let start = Action::new(|plan: &Result<RunPlanInput, AppError>| {

@@ -1,0 +1,215 @@
+//! The workload section of a run's report: the workload as planned, and for each request what was asked beside
+//! what the server did — prompt lengths asked, made and counted by the server (their difference, which a chat
+//! template makes a fixed number), answer lengths asked and achieved (and how many ended early), and the prompt
+//! tokens the server said came from its cache. Over measured, successful requests.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{IterationRecord, RunPlan, Workload};
+
+/// A sample of token counts, summarised: how many, the least, median, mean and most (median by the report's
+/// percentile method).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CountSummary {
+    /// Requests counted.
+    pub n: u64,
+    /// The least.
+    pub min: f64,
+    /// Median.
+    pub p50: f64,
+    /// Mean.
+    pub mean: f64,
+    /// The most.
+    pub max: f64,
+}
+
+impl CountSummary {
+    /// The summary of `values`; `None` when there are none.
+    pub fn of(values: impl IntoIterator<Item = f64>) -> Option<Self> {
+        let mut sorted: Vec<f64> = values.into_iter().collect();
+        sorted.sort_by(f64::total_cmp);
+        Some(Self {
+            n: sorted.len() as u64,
+            min: *sorted.first()?,
+            p50: crate::stats::percentile(&sorted, 50.0)?,
+            mean: sorted.iter().sum::<f64>() / sorted.len() as f64,
+            max: *sorted.last()?,
+        })
+    }
+
+    /// Whether every value is the same.
+    pub fn constant(&self) -> bool {
+        self.min == self.max
+    }
+}
+
+/// `workload`: what the workload asked, and what came of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkloadReport {
+    /// The workload as planned, every parameter.
+    pub spec: Workload,
+    /// Prompt lengths as drawn, tokens.
+    pub asked_input: Option<CountSummary>,
+    /// Requests whose prompt was made to its drawn length exactly (by the tokenizer's count), of `askedInput.n`.
+    pub made_as_asked: u64,
+    /// The server's prompt count (`usage.prompt_tokens`) minus the asked length, over requests whose count the
+    /// server reported: a chat template adds a fixed number.
+    pub input_deviation: Option<CountSummary>,
+    /// Answer lengths asked (`max_tokens`).
+    pub asked_output: Option<CountSummary>,
+    /// Answer lengths the server reported.
+    pub achieved_output: Option<CountSummary>,
+    /// Answers shorter than asked.
+    pub ended_early: u64,
+    /// Prompt tokens the server said came from its cache, per request that said.
+    pub cached_tokens: Option<CountSummary>,
+}
+
+/// The workload section of a run with a workload (`None` without one).
+pub fn workload_report(plan: &RunPlan, results: &[IterationRecord]) -> Option<WorkloadReport> {
+    let spec = plan.workload.clone()?;
+    let measured: Vec<&IterationRecord> = results.iter().filter(|r| !r.warmup && r.error.is_none()).collect();
+    let reported = |r: &&&IterationRecord| r.token_source == crate::model::TokenSource::Reported;
+    let summary = |pick: fn(&IterationRecord) -> Option<f64>| CountSummary::of(measured.iter().filter_map(|r| pick(r)));
+    Some(WorkloadReport {
+        spec,
+        asked_input: summary(|r| r.asked_input_tokens.map(f64::from)),
+        made_as_asked: measured
+            .iter()
+            .filter(|r| r.asked_input_tokens.is_some() && r.made_input_tokens == r.asked_input_tokens)
+            .count() as u64,
+        input_deviation: CountSummary::of(
+            measured
+                .iter()
+                .filter(reported)
+                .filter_map(|r| Some(r.tokens_in? as f64 - f64::from(r.asked_input_tokens?))),
+        ),
+        asked_output: summary(|r| r.asked_output_tokens.map(f64::from)),
+        achieved_output: CountSummary::of(
+            measured.iter().filter(|r| r.asked_output_tokens.is_some()).filter_map(|r| Some(r.tokens_out? as f64)),
+        ),
+        ended_early: measured
+            .iter()
+            .filter(
+                |r| matches!((r.tokens_out, r.asked_output_tokens), (Some(out), Some(asked)) if out < u64::from(asked)),
+            )
+            .count() as u64,
+        cached_tokens: summary(|r| r.cached_tokens.map(|t| t as f64)),
+    })
+}
+
+/// The notes that say how the workload's figures were made.
+pub fn workload_notes(report: &WorkloadReport) -> Vec<String> {
+    let mut notes = vec![format!(
+        "Workload: {}. Each prompt is cut from the built-in corpus (seeded sentences of common English words, a text \
+         of its own per request, so no two requests share a prefix by accident) to its drawn length by the server's \
+         own tokenizer (its /tokenize), and each answer is asked for with max_tokens at its drawn length and \
+         ignore_eos, so that it is not shorter.",
+        report.spec.describe()
+    )];
+    if let Some(asked) = report.asked_input {
+        let made = if report.made_as_asked == asked.n {
+            "every prompt was made to its drawn length exactly".to_string()
+        } else {
+            format!(
+                "{} of {} prompts were made to their drawn length exactly (the others as close as a cut of the text \
+                 allowed: madeInputTokens)",
+                report.made_as_asked, asked.n
+            )
+        };
+        notes.push(format!("Prompt lengths: {made}."));
+    }
+    if let Some(deviation) = report.input_deviation {
+        let counted = crate::model::trim_number(deviation.p50);
+        notes.push(if deviation.constant() {
+            format!(
+                "The server counted {counted} prompt tokens more than asked in every request: its chat template's \
+                 fixed tokens around the message (usage.prompt_tokens against askedInputTokens)."
+            )
+        } else {
+            format!(
+                "The server's prompt count differed from the asked length by {} to {} tokens (median {counted}): \
+                 a chat template adds a fixed number, so a spread means the server's tokenizer read a prompt \
+                 differently from its /tokenize.",
+                crate::model::trim_number(deviation.min),
+                crate::model::trim_number(deviation.max)
+            )
+        });
+    }
+    if let (Some(asked), Some(achieved)) = (report.asked_output, report.achieved_output) {
+        notes.push(format!(
+            "Answer lengths: asked median {}, achieved median {}; {} answer(s) ended before their asked length.",
+            crate::model::trim_number(asked.p50),
+            crate::model::trim_number(achieved.p50),
+            report.ended_early
+        ));
+    }
+    if let Some(cached) = report.cached_tokens {
+        notes.push(format!(
+            "Cache: {} request(s) said how many prompt tokens came from the server's cache \
+             (usage.prompt_tokens_details.cached_tokens, else llama.cpp's timings.cache_n): median {}, most {}.",
+            cached.n,
+            crate::model::trim_number(cached.p50),
+            crate::model::trim_number(cached.max)
+        ));
+    }
+    notes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::fixtures::{iteration_record, plan_input};
+    use crate::model::{LengthDist, TokenSource};
+
+    fn record(seq: u64, asked: (u32, u32), counted: (u64, u64), cached: Option<u64>) -> IterationRecord {
+        IterationRecord {
+            asked_input_tokens: Some(asked.0),
+            made_input_tokens: Some(asked.0),
+            asked_output_tokens: Some(asked.1),
+            tokens_in: Some(counted.0),
+            tokens_out: Some(counted.1),
+            cached_tokens: cached,
+            token_source: TokenSource::Reported,
+            ..iteration_record(seq, Some(10.0), 100.0, false)
+        }
+    }
+
+    #[test]
+    fn asked_and_reported_lengths_side_by_side() {
+        let workload = Workload::Synthetic {
+            input: LengthDist::Uniform { min: 100, max: 300 },
+            output: LengthDist::fixed(50),
+            requests: 4,
+            seed: 1,
+        };
+        let mut input = plan_input(&[], 64, 1);
+        input.iterations = 1;
+        input.workload = Some(workload.clone());
+        let plan = input.validate("m").unwrap();
+        let mut warmup = record(0, (999, 999), (1_050, 3), None);
+        warmup.warmup = true;
+        let results = vec![
+            warmup,
+            record(1, (100, 50), (151, 50), Some(0)),
+            record(2, (300, 50), (351, 50), Some(32)),
+            record(3, (200, 50), (251, 20), Some(0)),
+            IterationRecord { error: Some("timeout: no answer".into()), ..record(4, (250, 50), (0, 0), None) },
+        ];
+        let report = workload_report(&plan, &results).unwrap();
+        assert_eq!(report.spec, workload);
+        assert_eq!(report.asked_input, Some(CountSummary { n: 3, min: 100.0, p50: 200.0, mean: 200.0, max: 300.0 }));
+        assert_eq!(report.made_as_asked, 3);
+        let deviation = report.input_deviation.unwrap();
+        assert!(deviation.constant() && deviation.p50 == 51.0, "{deviation:?}");
+        assert_eq!((report.achieved_output.unwrap().min, report.ended_early), (20.0, 1));
+        assert_eq!(report.cached_tokens.unwrap().max, 32.0);
+        let notes = workload_notes(&report).join("\n");
+        assert!(notes.contains("51 prompt tokens more than asked in every request"), "{notes}");
+        assert!(notes.contains("1 answer(s) ended before"), "{notes}");
+        assert!(notes.contains("every prompt was made to its drawn length exactly"), "{notes}");
+        assert_eq!(workload_report(&plan_input(&["p"], 64, 1).validate("m").unwrap(), &results), None);
+    }
+}

@@ -1,0 +1,165 @@
+//! A synthetic workload's requests, made ahead of their sends: a producer task draws each request's lengths and
+//! cuts its prompt with the server's tokenizer, in send order, at most [`WINDOW`] requests ahead of the ones taken,
+//! so memory stays bounded however many requests a run sends and the first send does not wait for the last
+//! prompt. A send whose prompt is not ready yet waits for it, and that wait is its schedule lag (the client was
+//! late, and the report shows it).
+//!
+//! Each request's lengths and text come from a seed of its own, mixed from the workload's seed and the request's
+//! index, so a request is the same whatever order or how many of the others are made.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use tokio::sync::{Notify, Semaphore};
+
+use super::lengths::LengthDraws;
+use super::prompt::exact_prompt;
+use super::tokenizer::{ServerTokenizer, TokenizeError};
+use crate::model::LengthDist;
+
+/// Requests made ahead of the ones taken, at most.
+pub const WINDOW: usize = 256;
+
+/// One request, ready to send.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prepared {
+    /// The prompt.
+    pub text: String,
+    /// The prompt's length as asked, tokens.
+    pub asked_input: u32,
+    /// The prompt's length as the tokenizer counted the text made (the asked one unless no cut gave it).
+    pub made_input: u32,
+    /// The answer's length asked (`max_tokens`).
+    pub asked_output: u32,
+}
+
+/// What the producer has made and not yet handed out.
+#[derive(Default)]
+struct Made {
+    ready: HashMap<u32, Prepared>,
+    failed: Option<TokenizeError>,
+}
+
+/// The requests of one run, made ahead by a task of their own (stopped when this is dropped).
+pub struct PreparedRequests {
+    input: LengthDist,
+    output: LengthDist,
+    seed: u64,
+    made: Arc<Mutex<Made>>,
+    changed: Arc<Notify>,
+    window: Arc<Semaphore>,
+    producer: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for PreparedRequests {
+    fn drop(&mut self) {
+        self.producer.abort();
+    }
+}
+
+/// The seed of one part (`purpose`) of request `index` of a workload seeded with `seed` (splitmix64's finaliser
+/// over the three: neighbouring indices get unrelated seeds).
+pub fn request_seed(seed: u64, index: u32, purpose: u64) -> u64 {
+    let mut z = seed ^ (u64::from(index) << 20) ^ purpose.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The parts a request's seed is mixed for.
+const INPUT_LENGTH: u64 = 1;
+const OUTPUT_LENGTH: u64 = 2;
+const TEXT: u64 = 3;
+
+/// The lengths of request `index`: its prompt's and its answer's.
+pub fn request_lengths(input: &LengthDist, output: &LengthDist, seed: u64, index: u32) -> (u32, u32) {
+    let draw =
+        |dist: &LengthDist, purpose| LengthDraws::new(dist.clone(), request_seed(seed, index, purpose)).next_length();
+    (draw(input, INPUT_LENGTH), draw(output, OUTPUT_LENGTH))
+}
+
+impl PreparedRequests {
+    /// Starts making the requests `order` names (request indices, in send order) of a synthetic workload.
+    pub fn start(
+        tokenizer: ServerTokenizer,
+        input: LengthDist,
+        output: LengthDist,
+        seed: u64,
+        order: impl Iterator<Item = u32> + Send + 'static,
+    ) -> Self {
+        let made = Arc::new(Mutex::new(Made::default()));
+        let changed = Arc::new(Notify::new());
+        let window = Arc::new(Semaphore::new(WINDOW));
+        let producer = tokio::spawn({
+            let (made, changed, window) = (Arc::clone(&made), Arc::clone(&changed), Arc::clone(&window));
+            let (input, output) = (input.clone(), output.clone());
+            async move {
+                for index in order {
+                    let Ok(permit) = window.acquire().await else { return };
+                    // Given back when the request is taken.
+                    permit.forget();
+                    let (asked_input, asked_output) = request_lengths(&input, &output, seed, index);
+                    let result = exact_prompt(&tokenizer, asked_input, request_seed(seed, index, TEXT)).await;
+                    let mut made = made.lock().unwrap_or_else(PoisonError::into_inner);
+                    match result {
+                        Ok(prompt) => {
+                            let made_input = u32::try_from(prompt.tokens).unwrap_or(u32::MAX);
+                            made.ready
+                                .insert(index, Prepared { text: prompt.text, asked_input, made_input, asked_output });
+                        }
+                        Err(e) => {
+                            made.failed = Some(e);
+                            drop(made);
+                            changed.notify_waiters();
+                            return;
+                        }
+                    }
+                    drop(made);
+                    changed.notify_waiters();
+                }
+            }
+        });
+        Self { input, output, seed, made, changed, window, producer }
+    }
+
+    /// The lengths of request `index` as drawn: its prompt's and its answer's.
+    pub fn lengths(&self, index: u32) -> (u32, u32) {
+        request_lengths(&self.input, &self.output, self.seed, index)
+    }
+
+    /// Request `index`, once it is made; the tokenizer's error when the producer could not make it.
+    pub async fn take(&self, index: u32) -> Result<Prepared, TokenizeError> {
+        loop {
+            let changed = self.changed.notified();
+            {
+                let mut made = self.made.lock().unwrap_or_else(PoisonError::into_inner);
+                if let Some(prepared) = made.ready.remove(&index) {
+                    self.window.add_permits(1);
+                    return Ok(prepared);
+                }
+                if let Some(failed) = &made.failed {
+                    return Err(failed.clone());
+                }
+            }
+            changed.await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_has_the_same_lengths_whatever_the_order_and_neighbours_differ() {
+        let input = LengthDist::Uniform { min: 1, max: 1_000_000 };
+        let output = LengthDist::Uniform { min: 1, max: 8_000 };
+        let first = request_lengths(&input, &output, 5, 10);
+        assert_eq!(first, request_lengths(&input, &output, 5, 10));
+        let neighbours: Vec<_> = (0..50).map(|i| request_lengths(&input, &output, 5, i)).collect();
+        let distinct: std::collections::BTreeSet<_> = neighbours.iter().map(|(i, _)| *i).collect();
+        assert_eq!(distinct.len(), 50, "neighbouring requests draw unrelated lengths");
+        assert_ne!(request_seed(5, 1, TEXT), request_seed(6, 1, TEXT));
+        assert_ne!(request_seed(5, 1, TEXT), request_seed(5, 1, INPUT_LENGTH));
+    }
+}
