@@ -2,14 +2,14 @@
 //! an exact length, an answer length); and what the job's row keeps of it.
 
 use crate::engine::{ChatMessage, ChatRequest, HttpClient, RequestTarget, StreamOptions};
-use crate::model::{IterationRecord, Job, RunPlan, Workload};
-use crate::workload::{PreparedRequests, ServerTokenizer, TokenizeError};
+use crate::model::{IterationRecord, Job, RunPlan};
+use crate::workload::{PreparedRequests, RequestMaker, ServerTokenizer, TokenizeError};
 
 /// Where a run's requests come from.
 pub enum Requests {
     /// The plan's prompts, each with the agent's token budget.
     Prompts,
-    /// A synthetic workload's requests, made ahead by the server's tokenizer.
+    /// A workload's requests, made ahead by the server's tokenizer.
     Workload(PreparedRequests),
 }
 
@@ -48,14 +48,10 @@ impl Requests {
         target: &RequestTarget,
         model: &str,
     ) -> Result<Self, TokenizeError> {
-        match &plan.workload {
-            None => Ok(Self::Prompts),
-            Some(Workload::Synthetic { input, output, seed, .. }) => {
-                let tokenizer = ServerTokenizer::discover(client, target, model).await?;
-                let order = plan.jobs().map(|job| job.prompt_index);
-                Ok(Self::Workload(PreparedRequests::start(tokenizer, input.clone(), output.clone(), *seed, order)))
-            }
-        }
+        let Some(workload) = &plan.workload else { return Ok(Self::Prompts) };
+        let tokenizer = ServerTokenizer::discover(client, target, model).await?;
+        let order = plan.jobs().map(|job| job.prompt_index);
+        Ok(Self::Workload(PreparedRequests::start(RequestMaker::new(workload.clone(), tokenizer), order)))
     }
 
     /// The request of `job` (waiting for a workload's to be made), or why it could not be made and what its row

@@ -12,6 +12,6 @@ mod tokenizer;
 
 pub use corpus::CorpusText;
 pub use lengths::{quantile, LengthDraws};
-pub use prompt::{exact_prompt, MadePrompt};
-pub use requests::{request_lengths, request_seed, Prepared, PreparedRequests, WINDOW};
+pub use prompt::{exact_prompt, exact_prompt_after, MadePrompt};
+pub use requests::{request_lengths, request_seed, Prepared, PreparedRequests, RequestMaker, WINDOW};
 pub use tokenizer::{ServerTokenizer, Token, TokenizeError, TokenizeForm};

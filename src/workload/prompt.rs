@@ -28,9 +28,21 @@ pub struct MadePrompt {
 
 /// The text of the corpus of `seed`, `tokens` tokens long by `tokenizer`.
 pub async fn exact_prompt(tokenizer: &ServerTokenizer, tokens: u32, seed: u64) -> Result<MadePrompt, TokenizeError> {
+    exact_prompt_after(tokenizer, "", tokens, seed).await
+}
+
+/// `prefix`, a space and the text of the corpus of `seed`, `tokens` tokens long in all by `tokenizer` (a prefix
+/// made by [`exact_prompt`] of P tokens stays those P tokens: tokenizers split words at spaces).
+pub async fn exact_prompt_after(
+    tokenizer: &ServerTokenizer,
+    prefix: &str,
+    tokens: u32,
+    seed: u64,
+) -> Result<MadePrompt, TokenizeError> {
     let want = tokens.max(1) as usize;
     let mut corpus = CorpusText::new(seed);
-    let mut text = corpus.take_chars(want * BYTES_PER_TOKEN_GUESS + 32);
+    let mut text = if prefix.is_empty() { String::new() } else { format!("{prefix} ") };
+    text.push_str(&corpus.take_chars(want * BYTES_PER_TOKEN_GUESS + 32));
     let mut tokenized = tokenizer.tokenize(&text).await?;
     let mut grown = 0;
     while tokenized.len() <= want {

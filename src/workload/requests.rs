@@ -5,7 +5,8 @@
 //! late, and the report shows it).
 //!
 //! Each request's lengths and text come from a seed of its own, mixed from the workload's seed and the request's
-//! index, so a request is the same whatever order or how many of the others are made.
+//! index, so a request is the same whatever order or how many of the others are made. A shared-prefix workload's
+//! group prefixes are made once each (from the group's own seed) and kept while the run sends.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -13,9 +14,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use tokio::sync::{Notify, Semaphore};
 
 use super::lengths::LengthDraws;
-use super::prompt::exact_prompt;
+use super::prompt::{exact_prompt, exact_prompt_after};
 use super::tokenizer::{ServerTokenizer, TokenizeError};
-use crate::model::LengthDist;
+use crate::model::{LengthDist, Workload};
 
 /// Requests made ahead of the ones taken, at most.
 pub const WINDOW: usize = 256;
@@ -42,9 +43,7 @@ struct Made {
 
 /// The requests of one run, made ahead by a task of their own (stopped when this is dropped).
 pub struct PreparedRequests {
-    input: LengthDist,
-    output: LengthDist,
-    seed: u64,
+    maker: Arc<RequestMaker>,
     made: Arc<Mutex<Made>>,
     changed: Arc<Notify>,
     window: Arc<Semaphore>,
@@ -70,6 +69,8 @@ pub fn request_seed(seed: u64, index: u32, purpose: u64) -> u64 {
 const INPUT_LENGTH: u64 = 1;
 const OUTPUT_LENGTH: u64 = 2;
 const TEXT: u64 = 3;
+/// A group's prefix (mixed with the group's number instead of a request's).
+const PREFIX: u64 = 4;
 
 /// The lengths of request `index`: its prompt's and its answer's.
 pub fn request_lengths(input: &LengthDist, output: &LengthDist, seed: u64, index: u32) -> (u32, u32) {
@@ -78,53 +79,91 @@ pub fn request_lengths(input: &LengthDist, output: &LengthDist, seed: u64, index
     (draw(input, INPUT_LENGTH), draw(output, OUTPUT_LENGTH))
 }
 
+/// How a workload's requests are made: its shape, its seed and the server's tokenizer.
+pub struct RequestMaker {
+    workload: Workload,
+    tokenizer: ServerTokenizer,
+}
+
+impl RequestMaker {
+    /// The maker of `workload`'s requests with `tokenizer`.
+    pub fn new(workload: Workload, tokenizer: ServerTokenizer) -> Self {
+        Self { workload, tokenizer }
+    }
+
+    /// The lengths of request `index` as drawn: its prompt's (a shared prefix's included) and its answer's.
+    pub fn lengths(&self, index: u32) -> (u32, u32) {
+        match &self.workload {
+            Workload::Synthetic { input, output, seed, .. } => request_lengths(input, output, *seed, index),
+            Workload::SharedPrefix { prefix_tokens, suffix, output, seed, .. } => {
+                let (suffix, output) = request_lengths(suffix, output, *seed, index);
+                (prefix_tokens + suffix, output)
+            }
+        }
+    }
+
+    /// Request `index`; `prefixes` keeps each group's prefix once made.
+    async fn make(&self, index: u32, prefixes: &mut HashMap<u32, String>) -> Result<Prepared, TokenizeError> {
+        let (asked_input, asked_output) = self.lengths(index);
+        let seed = self.workload.seed();
+        let text_seed = request_seed(seed, index, TEXT);
+        let prompt = match &self.workload {
+            Workload::Synthetic { .. } => exact_prompt(&self.tokenizer, asked_input, text_seed).await?,
+            Workload::SharedPrefix { groups, prefix_tokens, .. } => {
+                let group = index % groups;
+                let prefix = match prefixes.get(&group) {
+                    Some(prefix) => prefix,
+                    None => {
+                        let made =
+                            exact_prompt(&self.tokenizer, *prefix_tokens, request_seed(seed, group, PREFIX)).await?;
+                        prefixes.entry(group).or_insert(made.text)
+                    }
+                };
+                exact_prompt_after(&self.tokenizer, prefix, asked_input, text_seed).await?
+            }
+        };
+        let made_input = u32::try_from(prompt.tokens).unwrap_or(u32::MAX);
+        Ok(Prepared { text: prompt.text, asked_input, made_input, asked_output })
+    }
+}
+
 impl PreparedRequests {
-    /// Starts making the requests `order` names (request indices, in send order) of a synthetic workload.
-    pub fn start(
-        tokenizer: ServerTokenizer,
-        input: LengthDist,
-        output: LengthDist,
-        seed: u64,
-        order: impl Iterator<Item = u32> + Send + 'static,
-    ) -> Self {
+    /// Starts making the requests `order` names (request indices, in send order) with `maker`.
+    pub fn start(maker: RequestMaker, order: impl Iterator<Item = u32> + Send + 'static) -> Self {
+        let maker = Arc::new(maker);
         let made = Arc::new(Mutex::new(Made::default()));
         let changed = Arc::new(Notify::new());
         let window = Arc::new(Semaphore::new(WINDOW));
         let producer = tokio::spawn({
-            let (made, changed, window) = (Arc::clone(&made), Arc::clone(&changed), Arc::clone(&window));
-            let (input, output) = (input.clone(), output.clone());
+            let (maker, made, changed, window) =
+                (Arc::clone(&maker), Arc::clone(&made), Arc::clone(&changed), Arc::clone(&window));
             async move {
+                let mut prefixes = HashMap::new();
                 for index in order {
                     let Ok(permit) = window.acquire().await else { return };
                     // Given back when the request is taken.
                     permit.forget();
-                    let (asked_input, asked_output) = request_lengths(&input, &output, seed, index);
-                    let result = exact_prompt(&tokenizer, asked_input, request_seed(seed, index, TEXT)).await;
+                    let result = maker.make(index, &mut prefixes).await;
                     let mut made = made.lock().unwrap_or_else(PoisonError::into_inner);
+                    let failed = result.as_ref().is_err();
                     match result {
-                        Ok(prompt) => {
-                            let made_input = u32::try_from(prompt.tokens).unwrap_or(u32::MAX);
-                            made.ready
-                                .insert(index, Prepared { text: prompt.text, asked_input, made_input, asked_output });
-                        }
-                        Err(e) => {
-                            made.failed = Some(e);
-                            drop(made);
-                            changed.notify_waiters();
-                            return;
-                        }
+                        Ok(prepared) => drop(made.ready.insert(index, prepared)),
+                        Err(e) => made.failed = Some(e),
                     }
                     drop(made);
                     changed.notify_waiters();
+                    if failed {
+                        return;
+                    }
                 }
             }
         });
-        Self { input, output, seed, made, changed, window, producer }
+        Self { maker, made, changed, window, producer }
     }
 
     /// The lengths of request `index` as drawn: its prompt's and its answer's.
     pub fn lengths(&self, index: u32) -> (u32, u32) {
-        request_lengths(&self.input, &self.output, self.seed, index)
+        self.maker.lengths(index)
     }
 
     /// Request `index`, once it is made; the tokenizer's error when the producer could not make it.

@@ -165,3 +165,47 @@ async fn impossible_workloads_are_refused_before_anything_is_sent() {
     assert_ne!(code, 0);
     assert!(output.contains("no /tokenize that latency-guard speaks"), "{output}");
 }
+
+/// The median of `values`.
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+/// A shared-prefix workload against the simulator's prefix cache, whose model is known: two groups with a
+/// 320-token prefix and a 40-token suffix are 362 prompt tokens each (with the role and the answer's start); after
+/// each group's first request, the role and the prefix (321 tokens) fill 20 whole blocks of 16, so 320 tokens are
+/// cached, and at 200 µs of prefill a token the first token comes 64 ms sooner (72.4 ms of prefill instead of 8.4).
+#[tokio::test]
+async fn a_shared_prefix_is_served_from_the_cache_by_the_simulators_model() {
+    let config = SimConfig { prefill_per_token: std::time::Duration::from_micros(200), ..SimConfig::fixed_ms(1, 0, 4) };
+    let sim = sim::spawn_local(config).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("shared.toml");
+    std::fs::write(
+        &file,
+        "kind = \"sharedPrefix\"\ngroups = 2\nprefixTokens = 320\nrequests = 8\nseed = 3\n\
+         [suffix]\nkind = \"fixed\"\ntokens = 40\n[output]\nkind = \"fixed\"\ntokens = 4\n",
+    )
+    .unwrap();
+    let args = ["--base-url", &sim.base_url(), "--model", "m", "-c", "1", "--workload", file.to_str().unwrap()];
+    let (code, report, output) = bench_report(&args).await;
+    assert_eq!(code, 0, "{output}");
+    assert_eq!(column(&report, "madeInputTokens"), [360; 8]);
+    assert_eq!(column(&report, "tokensIn"), [362; 8]);
+    assert_eq!(column(&report, "cachedTokens"), [0, 0, 320, 320, 320, 320, 320, 320], "each group's first is cold");
+    let ttft: Vec<f64> = report["results"].as_array().unwrap().iter().map(|r| r["ttftMs"].as_f64().unwrap()).collect();
+    let (cold, warm) = (median(ttft[..2].to_vec()), median(ttft[2..].to_vec()));
+    assert!(cold >= 73.4 && warm >= 9.4, "the model's prefill is a floor: cold {cold} ms, warm {warm} ms");
+    assert!(cold - warm > 64.0 - 20.0, "64 ms sooner, within 20 ms: cold {cold} ms, warm {warm} ms");
+    let prompts: Vec<&str> =
+        report["results"].as_array().unwrap().iter().map(|r| r["prompt"].as_str().unwrap()).collect();
+    let shared = |a: &str, b: &str| a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    assert!(
+        shared(prompts[0], prompts[2]) > 500,
+        "a group's requests share their prefix's text (rows keep 1,000 characters)"
+    );
+    assert!(shared(prompts[0], prompts[1]) < 20, "two groups do not");
+    assert!(report["honesty"].to_string().contains("only the prefix is shared"));
+    common::assert_report_schema(&report);
+}

@@ -114,3 +114,53 @@ async fn prompts_made_by_its_tokenize_arrive_at_their_length_and_answers_reach_m
     }
     assert_eq!(overheads, [51, 51, 51], "one fixed overhead: the chat template's");
 }
+
+/// `bench` of a workload file against the real server, one request at a time: the report.
+async fn bench_workload(base_url: &str, workload: &str) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let (file, out) = (dir.path().join("workload.toml"), dir.path().join("report.json"));
+    std::fs::write(&file, workload).unwrap();
+    let args = ["bench", "--base-url", base_url, "--model", "tiny", "-c", "1", "--workload", file.to_str().unwrap()];
+    let (code, stdout, stderr) = common::cli(&[&args[..], &["--out", out.to_str().unwrap()]].concat(), &[]).await;
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap()
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+/// A shared-prefix workload against llama.cpp's prompt cache: after the first request, each finds the 1,500-token
+/// prefix in its slot (`timings.cache_n`), and its time to first token is lower than that of the same lengths
+/// without sharing, where only the chat template's first tokens are ever cached.
+#[tokio::test]
+async fn a_shared_prefix_is_cached_by_llama_cpp_and_answers_sooner_than_unshared_prompts() {
+    let Some(server) = llama_server(false).await else { return };
+    let shared = bench_workload(
+        &server.base_url,
+        "kind = \"sharedPrefix\"\ngroups = 1\nprefixTokens = 1500\nrequests = 9\n\
+         [suffix]\nkind = \"fixed\"\ntokens = 50\n[output]\nkind = \"fixed\"\ntokens = 4\n",
+    )
+    .await;
+    let unshared = bench_workload(
+        &server.base_url,
+        "kind = \"synthetic\"\nrequests = 9\n[input]\nkind = \"fixed\"\ntokens = 1550\n\
+         [output]\nkind = \"fixed\"\ntokens = 4\n",
+    )
+    .await;
+    let figures = |report: &Value| -> (Vec<u64>, Vec<f64>) {
+        let results = report["results"].as_array().unwrap();
+        assert!(results.iter().all(|r| common::null_at(r, "/error")), "{results:?}");
+        (
+            results.iter().map(|r| r["cachedTokens"].as_u64().expect("llama.cpp reports cached tokens")).collect(),
+            results.iter().map(|r| r["ttftMs"].as_f64().unwrap()).collect(),
+        )
+    };
+    let (shared_cached, shared_ttft) = figures(&shared);
+    let (unshared_cached, unshared_ttft) = figures(&unshared);
+    assert!(shared_cached[1..].iter().all(|&c| c >= 1_500), "the prefix is cached after the first: {shared_cached:?}");
+    assert!(unshared_cached.iter().all(|&c| c < 100), "only the template's first tokens: {unshared_cached:?}");
+    let (warm, cold) = (median(shared_ttft[1..].to_vec()), median(unshared_ttft));
+    assert!(warm < cold, "shared prefix: median TTFT {warm} ms; unshared: {cold} ms");
+}

@@ -16,6 +16,11 @@ pub mod workload_limits {
     pub const MAX_OUTPUT_TOKENS: u32 = crate::model::limits::MAX_TOKEN_BUDGET;
     /// Bins of an empirical histogram.
     pub const MAX_HISTOGRAM_BINS: usize = 10_000;
+    /// Groups of a shared-prefix workload.
+    pub const MAX_GROUPS: u32 = 10_000;
+    /// Tokens of a shared-prefix workload's prefixes together (groups × prefix tokens), kept while a run sends:
+    /// about 40 MB of text.
+    pub const MAX_PREFIX_TOKENS_KEPT: u64 = 10_000_000;
     /// Requests of one workload (a run's measured requests at most).
     pub const MAX_REQUESTS: u32 = 1_000_000;
     /// σ of a log-normal at most: beyond it, nearly every draw is clipped to the range's ends.

@@ -25,28 +25,73 @@ pub enum Workload {
         #[serde(default)]
         seed: u64,
     },
+    /// `groups` groups of requests, each sharing a prefix of `prefixTokens` tokens (the same text), then a suffix of
+    /// its own: how prefix caching and prefix-aware routing are tested. Request `i` is in group `i mod groups`.
+    #[serde(rename_all = "camelCase")]
+    SharedPrefix {
+        /// Groups, each with a prefix of its own.
+        groups: u32,
+        /// Tokens of each group's prefix.
+        prefix_tokens: u32,
+        /// Each request's own part after the prefix, tokens.
+        suffix: LengthDist,
+        /// Each answer's length, tokens.
+        output: LengthDist,
+        /// Requests sent.
+        requests: u32,
+        /// Seeds the lengths and the text.
+        #[serde(default)]
+        seed: u64,
+    },
 }
 
 impl Workload {
     /// Refuses what no run could send, naming the field under `workload.`.
     pub fn validate(&self) -> Result<(), ValidationError> {
+        use workload_limits::*;
         match self {
-            Self::Synthetic { input, output, requests, .. } => {
-                input.validate("workload.input", workload_limits::MAX_INPUT_TOKENS)?;
-                output.validate("workload.output", workload_limits::MAX_OUTPUT_TOKENS)?;
-                if !(1..=workload_limits::MAX_REQUESTS).contains(requests) {
-                    let reason = format!("must be between 1 and {}", workload_limits::MAX_REQUESTS);
-                    return Err(ValidationError::new("workload.requests", reason));
+            Self::Synthetic { input, output, .. } => {
+                input.validate("workload.input", MAX_INPUT_TOKENS)?;
+                output.validate("workload.output", MAX_OUTPUT_TOKENS)?;
+            }
+            Self::SharedPrefix { groups, prefix_tokens, suffix, output, .. } => {
+                if !(1..=MAX_GROUPS).contains(groups) {
+                    return Err(ValidationError::new("workload.groups", format!("must be between 1 and {MAX_GROUPS}")));
                 }
-                Ok(())
+                // The suffix is at least one token, and the whole prompt at most the longest.
+                if !(1..MAX_INPUT_TOKENS).contains(prefix_tokens) {
+                    let reason = format!("must be between 1 and {}", MAX_INPUT_TOKENS - 1);
+                    return Err(ValidationError::new("workload.prefixTokens", reason));
+                }
+                let kept = u64::from(*groups) * u64::from(*prefix_tokens);
+                if kept > MAX_PREFIX_TOKENS_KEPT {
+                    let reason = format!(
+                        "groups × prefixTokens = {kept} tokens of prefixes, kept while the run sends; at most \
+                         {MAX_PREFIX_TOKENS_KEPT}"
+                    );
+                    return Err(ValidationError::new("workload.groups", reason));
+                }
+                suffix.validate("workload.suffix", MAX_INPUT_TOKENS - prefix_tokens)?;
+                output.validate("workload.output", MAX_OUTPUT_TOKENS)?;
             }
         }
+        if !(1..=MAX_REQUESTS).contains(&self.requests()) {
+            return Err(ValidationError::new("workload.requests", format!("must be between 1 and {MAX_REQUESTS}")));
+        }
+        Ok(())
     }
 
     /// Requests the workload sends.
     pub fn requests(&self) -> u32 {
         match self {
-            Self::Synthetic { requests, .. } => *requests,
+            Self::Synthetic { requests, .. } | Self::SharedPrefix { requests, .. } => *requests,
+        }
+    }
+
+    /// Seeds the workload's lengths and text.
+    pub fn seed(&self) -> u64 {
+        match self {
+            Self::Synthetic { seed, .. } | Self::SharedPrefix { seed, .. } => *seed,
         }
     }
 
@@ -56,6 +101,12 @@ impl Workload {
             Self::Synthetic { input, output, requests, seed } => format!(
                 "synthetic: input {}, output {}, {requests} requests, seed {seed}",
                 input.describe(),
+                output.describe()
+            ),
+            Self::SharedPrefix { groups, prefix_tokens, suffix, output, requests, seed } => format!(
+                "shared prefix: {groups} group(s) of a {prefix_tokens}-token prefix, then a suffix of {}, output {}, \
+                 {requests} requests, seed {seed}",
+                suffix.describe(),
                 output.describe()
             ),
         }
@@ -98,5 +149,32 @@ mod tests {
         };
         assert_eq!(long_answers.validate().unwrap_err().field, "workload.output.tokens");
         assert!(synthetic(LengthDist::fixed(1000), 5).validate().is_ok());
+    }
+
+    #[test]
+    fn a_shared_prefix_leaves_room_for_its_suffix() {
+        let shared = |groups, prefix_tokens, suffix| Workload::SharedPrefix {
+            groups,
+            prefix_tokens,
+            suffix,
+            output: LengthDist::fixed(10),
+            requests: 10,
+            seed: 1,
+        };
+        assert!(shared(4, 1_000, LengthDist::fixed(50)).validate().is_ok());
+        assert_eq!(shared(0, 1_000, LengthDist::fixed(50)).validate().unwrap_err().field, "workload.groups");
+        assert_eq!(shared(10_000, 100_000, LengthDist::fixed(50)).validate().unwrap_err().field, "workload.groups");
+        assert_eq!(shared(4, 0, LengthDist::fixed(50)).validate().unwrap_err().field, "workload.prefixTokens");
+        let too_long = LengthDist::fixed(workload_limits::MAX_INPUT_TOKENS - 999);
+        assert_eq!(shared(4, 1_000, too_long).validate().unwrap_err().field, "workload.suffix.tokens");
+        let read: Workload = serde_json::from_value(serde_json::json!({"kind": "sharedPrefix", "groups": 2,
+            "prefixTokens": 512, "suffix": {"kind": "fixed", "tokens": 64}, "output": {"kind": "fixed", "tokens": 8},
+            "requests": 20}))
+        .unwrap();
+        assert_eq!(
+            read.describe(),
+            "shared prefix: 2 group(s) of a 512-token prefix, then a suffix of 64 tokens, output 8 tokens, 20 requests, \
+             seed 0"
+        );
     }
 }

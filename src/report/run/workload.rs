@@ -102,11 +102,17 @@ pub fn workload_report(plan: &RunPlan, results: &[IterationRecord]) -> Option<Wo
 
 /// The notes that say how the workload's figures were made.
 pub fn workload_notes(report: &WorkloadReport) -> Vec<String> {
+    let sharing = match &report.spec {
+        Workload::Synthetic { .. } => "so no two requests share a prefix by accident",
+        Workload::SharedPrefix { .. } => {
+            "after its group's prefix, the same text for every request of the group (request i is in group i mod \
+             groups), so only the prefix is shared"
+        }
+    };
     let mut notes = vec![format!(
         "Workload: {}. Each prompt is cut from the built-in corpus (seeded sentences of common English words, a text \
-         of its own per request, so no two requests share a prefix by accident) to its drawn length by the server's \
-         own tokenizer (its /tokenize), and each answer is asked for with max_tokens at its drawn length and \
-         ignore_eos, so that it is not shorter.",
+         of its own per request, {sharing}) to its drawn length by the server's own tokenizer (its /tokenize), and \
+         each answer is asked for with max_tokens at its drawn length and ignore_eos, so that it is not shorter.",
         report.spec.describe()
     )];
     if let Some(asked) = report.asked_input {
