@@ -159,9 +159,12 @@ fn sized(spec: &CapacitySpec, axis: LoadAxis, level: f64) -> u32 {
 fn mode_of(spec: &CapacitySpec, level: f64) -> LoadMode {
     match spec.levels.axis() {
         LoadAxis::Concurrency => LoadMode::Closed { concurrency: level as u32 },
-        LoadAxis::Rate => {
-            LoadMode::Open { rate_per_second: level, poisson: spec.poisson, max_concurrency: spec.max_in_flight }
-        }
+        LoadAxis::Rate => LoadMode::Open {
+            rate_per_second: level,
+            poisson: spec.poisson,
+            max_concurrency: spec.max_in_flight,
+            burstiness: None,
+        },
     }
 }
 

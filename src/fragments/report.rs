@@ -36,11 +36,8 @@ fn page(header: ServerHtml, view: &ReportView, body: BodyFor) -> ReportPage {
 fn run_header(run: &RunView, view: &ReportView) -> ServerHtml {
     let mode = match run.plan.mode {
         LoadMode::Closed { concurrency } => format!("closed loop × {concurrency}"),
-        LoadMode::Open { rate_per_second, poisson, max_concurrency } => {
-            format!(
-                "open loop {rate_per_second}/s{} (≤ {max_concurrency} in flight)",
-                if poisson { " Poisson" } else { "" }
-            )
+        LoadMode::Open { rate_per_second, max_concurrency, .. } => {
+            format!("open loop {rate_per_second}/s, {} (≤ {max_concurrency} in flight)", run.plan.mode.spacing())
         }
     };
     let plan = &run.plan;

@@ -2,8 +2,6 @@
 //! has no schedule and `concurrency` slots; an open loop has a constant or Poisson schedule and a cap. The
 //! intended send instant travels with each job, so lag behind the schedule is measured, not hidden.
 
-use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,6 +10,7 @@ use tokio::task::JoinSet;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use super::arrivals::Schedule;
 use crate::model::{Job, LoadMode, Measurement};
 
 /// A finished request.
@@ -23,41 +22,6 @@ pub struct Finished<R> {
     pub measurement: Measurement,
     /// What the executor says of what it sent (the row's prompt and asked lengths).
     pub sent: R,
-}
-
-/// The longest gap between two sends of a schedule.
-const MAX_GAP: Duration = Duration::from_secs(86_400);
-
-/// When job `k` should be sent, as an offset from the run's start; `None` means "as soon as a slot is free".
-struct Schedule {
-    gap: Option<(f64, bool)>,
-    next: Duration,
-    rng: StdRng,
-}
-
-impl Schedule {
-    fn new(mode: LoadMode, seed: u64) -> Self {
-        let gap = match mode {
-            LoadMode::Closed { .. } => None,
-            LoadMode::Open { rate_per_second, poisson, .. } => Some((rate_per_second, poisson)),
-        };
-        Self { gap, next: Duration::ZERO, rng: StdRng::seed_from_u64(seed) }
-    }
-
-    fn next_offset(&mut self) -> Option<Duration> {
-        let (rate, poisson) = self.gap?;
-        let at = self.next;
-        let seconds = if poisson {
-            // Exponential inter-arrival times: -ln(U)/rate with U in (0, 1].
-            let u: f64 = 1.0 - self.rng.gen::<f64>();
-            -u.ln() / rate
-        } else {
-            1.0 / rate
-        };
-        // Total for any rate: validation keeps rates at 0.01/s or more, but a gap never panics or overflows.
-        self.next = self.next.saturating_add(Duration::try_from_secs_f64(seconds).unwrap_or(MAX_GAP).min(MAX_GAP));
-        Some(at)
-    }
 }
 
 /// Resolves at `deadline`; never without one.
@@ -204,7 +168,7 @@ mod tests {
     async fn an_open_loop_sends_on_schedule_and_records_lag_when_the_cap_holds_it_back() {
         let (tx, mut rx) = mpsc::channel(64);
         let start = Instant::now();
-        let mode = LoadMode::Open { rate_per_second: 100.0, poisson: false, max_concurrency: 1 };
+        let mode = LoadMode::Open { rate_per_second: 100.0, poisson: false, max_concurrency: 1, burstiness: None };
         // Each request takes 25 ms but one is scheduled every 10 ms with one slot: sends fall behind.
         tokio::spawn(drive(jobs(5), mode, None, 1, CancellationToken::new(), tx, move |_, intended| async move {
             let lag = Instant::now() - intended;
@@ -251,7 +215,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn an_open_loop_sends_nothing_due_at_or_after_the_limit() {
         let (tx, mut rx) = mpsc::channel(64);
-        let mode = LoadMode::Open { rate_per_second: 100.0, poisson: false, max_concurrency: 8 };
+        let mode = LoadMode::Open { rate_per_second: 100.0, poisson: false, max_concurrency: 8, burstiness: None };
         let limit = Some(Duration::from_millis(50));
         let sent = Arc::new(std::sync::Mutex::new(Vec::new()));
         let seen = Arc::clone(&sent);
@@ -263,17 +227,6 @@ mod tests {
         while rx.recv().await.is_some() {}
         driver.await.unwrap();
         assert_eq!(*sent.lock().unwrap(), vec![0, 10, 20, 30, 40]);
-    }
-
-    #[test]
-    fn poisson_gaps_average_the_rate_and_repeat_for_a_seed() {
-        let mode = LoadMode::Open { rate_per_second: 50.0, poisson: true, max_concurrency: 1 };
-        let mut a = Schedule::new(mode, 7);
-        let mut b = Schedule::new(mode, 7);
-        let offsets: Vec<Duration> = (0..20_001).map(|_| a.next_offset().unwrap()).collect();
-        assert_eq!(offsets[..10], (0..10).map(|_| b.next_offset().unwrap()).collect::<Vec<_>>()[..]);
-        let mean_gap = offsets[20_000].as_secs_f64() / 20_000.0;
-        assert!((mean_gap - 0.02).abs() < 0.001, "mean gap {mean_gap} s for 50/s");
     }
 
     #[tokio::test(start_paused = true)]

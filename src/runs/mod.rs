@@ -4,6 +4,7 @@
 //! (A/B tests and sweeps, which drive runs or measure like them, are managed beside their features: `speclab`
 //! and `capacity`.)
 
+mod arrivals;
 mod driver;
 mod execute;
 mod manager;

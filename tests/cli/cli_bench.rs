@@ -259,3 +259,34 @@ async fn a_time_limit_stops_sending_and_the_report_says_so() {
     assert_ne!(code, 0, "{stderr}");
     assert!(stderr.contains("durationS: must be between 1 and 86400 seconds"), "{stderr}");
 }
+
+/// Gamma-distributed gaps: at burstiness 0.25 the gaps' coefficient of variation is 2 (1/√0.25; 1 is Poisson's),
+/// and over 299 gaps it is above 1.5 in all but 1 of 10,000 draws (numpy), so 1.3 tells it from Poisson for
+/// certain; the mean rate stays the asked one. A burstiness with --poisson, or of 0, is refused.
+#[tokio::test]
+async fn bursty_arrivals_vary_their_gaps_as_asked_at_the_asked_mean_rate() {
+    let sim = sim::spawn_local(SimConfig::fixed_ms(1, 0, 2)).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("bursty.json");
+    let base = sim.base_url();
+    let args = ["--base-url", base.as_str(), "--model", "m", "--prompt", "hi", "--rate", "100", "-n", "300"];
+    let (code, stdout, stderr) =
+        bench(&[&args[..], &["--burstiness", "0.25", "--out", out.to_str().unwrap()]].concat(), &[]).await;
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let mut sent: Vec<f64> =
+        report["results"].as_array().unwrap().iter().map(|r| r["sentAtMs"].as_f64().unwrap()).collect();
+    sent.sort_by(f64::total_cmp);
+    let gaps: Vec<f64> = sent.windows(2).map(|w| w[1] - w[0]).collect();
+    let mean = gaps.iter().sum::<f64>() / gaps.len() as f64;
+    let sd = (gaps.iter().map(|g| (g - mean).powi(2)).sum::<f64>() / gaps.len() as f64).sqrt();
+    assert!(sd / mean > 1.3, "coefficient of variation {} (mean gap {mean} ms)", sd / mean);
+    assert!((5.0..20.0).contains(&mean), "mean gap {mean} ms at 100/s");
+    assert!(report["honesty"].to_string().contains("gamma gaps, burstiness 0.25"), "{}", report["honesty"]);
+
+    for bad in [&["--burstiness", "0"][..], &["--burstiness", "0.5", "--poisson"]] {
+        let (code, _, stderr) = bench(&[&args[..], bad].concat(), &[]).await;
+        assert_ne!(code, 0, "{bad:?}");
+        assert!(stderr.contains("burstiness"), "{bad:?}: {stderr}");
+    }
+}

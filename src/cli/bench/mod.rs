@@ -56,6 +56,10 @@ pub struct BenchArgs {
     /// Poisson arrivals for --rate.
     #[arg(long, requires = "rate")]
     pub poisson: bool,
+    /// With --rate: gamma-distributed gaps of this burstiness factor (1 is Poisson, below 1 burstier, above more
+    /// even; the mean rate stays --rate).
+    #[arg(long, requires = "rate", conflicts_with = "poisson")]
+    pub burstiness: Option<f64>,
     /// Requests in flight at most with --rate.
     #[arg(long, default_value_t = 256)]
     pub max_concurrency: u32,

@@ -17,9 +17,12 @@ pub(super) fn plan_input(args: &BenchArgs) -> Result<RunPlanInput, BenchError> {
         return Err(invalid("--max-error-rate must be between 0 and 1"));
     }
     let mode = match args.rate {
-        Some(rate) => {
-            LoadMode::Open { rate_per_second: rate, poisson: args.poisson, max_concurrency: args.max_concurrency }
-        }
+        Some(rate) => LoadMode::Open {
+            rate_per_second: rate,
+            poisson: args.poisson,
+            max_concurrency: args.max_concurrency,
+            burstiness: args.burstiness,
+        },
         None => LoadMode::Closed { concurrency: args.concurrency },
     };
     Ok(RunPlanInput {

@@ -31,8 +31,8 @@ pub enum LoadMode {
         /// Requests in flight.
         concurrency: u32,
     },
-    /// Open loop: sends at `rate_per_second` (constant, or Poisson arrivals), at most `max_concurrency` in flight.
-    /// A send delayed by the cap is recorded as lag behind its schedule.
+    /// Open loop: sends at `rate_per_second` (constant, Poisson or gamma-distributed gaps), at most
+    /// `max_concurrency` in flight. A send delayed by the cap is recorded as lag behind its schedule.
     #[serde(rename_all = "camelCase")]
     Open {
         /// Requests per second.
@@ -42,10 +42,28 @@ pub enum LoadMode {
         poisson: bool,
         /// Requests in flight at most.
         max_concurrency: u32,
+        /// Gamma-distributed gaps of this shape (vLLM's burstiness factor): 1 is Poisson, below 1 burstier (gaps
+        /// vary more: their coefficient of variation is 1/√burstiness), above 1 more even. The mean gap stays
+        /// 1/rate. Not with `poisson`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        burstiness: Option<f64>,
     },
 }
 
 impl LoadMode {
+    /// How an open loop spaces its sends, in words: `constant spacing`, `Poisson arrivals`, `gamma gaps,
+    /// burstiness 0.5`; empty for a closed loop.
+    pub fn spacing(&self) -> String {
+        match *self {
+            Self::Closed { .. } => String::new(),
+            Self::Open { burstiness: Some(b), .. } => {
+                format!("gamma gaps, burstiness {}", crate::model::trim_number(b))
+            }
+            Self::Open { poisson: true, .. } => "Poisson arrivals".into(),
+            Self::Open { .. } => "constant spacing".into(),
+        }
+    }
+
     /// The load as a sweep's level is written: `8 in flight`, `2.5 req/s`.
     pub fn level_text(&self) -> String {
         match self {
@@ -152,6 +170,10 @@ pub mod limits {
     pub const MAX_RETRIES: u32 = 5;
     /// Open-loop rate at least, requests per second (one request every 100 s).
     pub const MIN_RATE: f64 = 0.01;
+    /// Burstiness (the gamma shape of open-loop gaps) at least: gaps with a coefficient of variation of 10.
+    pub const MIN_BURSTINESS: f64 = 0.01;
+    /// Burstiness at most: nearly constant gaps.
+    pub const MAX_BURSTINESS: f64 = 1_000.0;
     /// Characters of one prompt (about 25,000 tokens at 4 characters a token), and of the system prompt.
     pub const MAX_PROMPT_CHARS: usize = 100_000;
     /// Characters of all prompts of a run together: the run's settings carry them whole to its page.
@@ -310,6 +332,17 @@ impl RunPlanInput {
             }
             LoadMode::Open { max_concurrency, .. } if !(1..=MAX_CONCURRENCY).contains(&max_concurrency) => {
                 return fail("mode.maxConcurrency", format!("must be between 1 and {MAX_CONCURRENCY}"));
+            }
+            LoadMode::Open { burstiness: Some(b), .. }
+                if !(b.is_finite() && (MIN_BURSTINESS..=MAX_BURSTINESS).contains(&b)) =>
+            {
+                return fail("mode.burstiness", format!("must be between {MIN_BURSTINESS} and {MAX_BURSTINESS}"));
+            }
+            LoadMode::Open { burstiness: Some(_), poisson: true, .. } => {
+                return fail(
+                    "mode.burstiness",
+                    "gamma gaps replace Poisson ones: leave poisson off (burstiness 1 is Poisson)".into(),
+                );
             }
             _ => {}
         }
@@ -513,21 +546,31 @@ mod tests {
             (RunPlanInput { mode: LoadMode::Closed { concurrency: 0 }, ..input() }, "mode.concurrency"),
             (
                 RunPlanInput {
-                    mode: LoadMode::Open { rate_per_second: 0.0, poisson: false, max_concurrency: 4 },
+                    mode: LoadMode::Open { rate_per_second: 0.0, poisson: false, max_concurrency: 4, burstiness: None },
                     ..input()
                 },
                 "mode.ratePerSecond",
             ),
             (
                 RunPlanInput {
-                    mode: LoadMode::Open { rate_per_second: f64::NAN, poisson: true, max_concurrency: 4 },
+                    mode: LoadMode::Open {
+                        rate_per_second: f64::NAN,
+                        poisson: true,
+                        max_concurrency: 4,
+                        burstiness: None,
+                    },
                     ..input()
                 },
                 "mode.ratePerSecond",
             ),
             (
                 RunPlanInput {
-                    mode: LoadMode::Open { rate_per_second: 1e-300, poisson: false, max_concurrency: 4 },
+                    mode: LoadMode::Open {
+                        rate_per_second: 1e-300,
+                        poisson: false,
+                        max_concurrency: 4,
+                        burstiness: None,
+                    },
                     ..input()
                 },
                 "mode.ratePerSecond",
@@ -543,6 +586,30 @@ mod tests {
             (RunPlanInput { title: Some("a\0".into()), ..input() }, "title"),
             (RunPlanInput { timeout_ms: Some(0), ..input() }, "timeoutMs"),
             (RunPlanInput { temperature: 3.0, ..input() }, "temperature"),
+            (
+                RunPlanInput {
+                    mode: LoadMode::Open {
+                        rate_per_second: 5.0,
+                        poisson: false,
+                        max_concurrency: 4,
+                        burstiness: Some(0.0),
+                    },
+                    ..input()
+                },
+                "mode.burstiness",
+            ),
+            (
+                RunPlanInput {
+                    mode: LoadMode::Open {
+                        rate_per_second: 5.0,
+                        poisson: true,
+                        max_concurrency: 4,
+                        burstiness: Some(0.5),
+                    },
+                    ..input()
+                },
+                "mode.burstiness",
+            ),
             (RunPlanInput { iterations: 600_000, ..input() }, "iterations"),
             (RunPlanInput { agent: Agent { token_budget: 0, ..input().agent }, ..input() }, "agent.tokenBudget"),
             (

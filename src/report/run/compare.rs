@@ -71,8 +71,8 @@ pub struct Comparison {
 fn mode_text(mode: LoadMode) -> String {
     match mode {
         LoadMode::Closed { concurrency } => format!("concurrency {concurrency}"),
-        LoadMode::Open { rate_per_second, poisson, max_concurrency } => {
-            format!("{rate_per_second}/s{} (≤ {max_concurrency} in flight)", if poisson { " Poisson" } else { "" })
+        LoadMode::Open { rate_per_second, max_concurrency, .. } => {
+            format!("{rate_per_second}/s, {} (≤ {max_concurrency} in flight)", mode.spacing())
         }
     }
 }

@@ -132,13 +132,13 @@ pub fn honesty_notes(run: &RunView, results: &[IterationRecord], summary: &RunSu
     });
     notes.push(match run.plan.mode {
         LoadMode::Closed { concurrency } => format!("Load: closed loop, {concurrency} request(s) in flight; each sends as soon as a previous one finished."),
-        LoadMode::Open { rate_per_second, poisson, max_concurrency } => {
+        LoadMode::Open { rate_per_second, max_concurrency, .. } => {
             let corrected = summary.total_from_intended.map_or_else(String::new, |p| {
                 format!(" Latency from the intended send time (corrects coordinated omission): p50 {}, p95 {}, p99 {}.", ms(p.p50), ms(p.p95), ms(p.p99))
             });
             format!(
                 "Load: open loop at {rate_per_second} request(s)/s ({}), at most {max_concurrency} in flight; sends lagged their schedule by up to {}.{corrected}",
-                if poisson { "Poisson arrivals" } else { "constant spacing" },
+                run.plan.mode.spacing(),
                 ms(summary.max_schedule_lag_ms)
             )
         }

@@ -72,6 +72,7 @@ pub fn NewRunPage() -> impl IntoView {
                 rate_per_second: number(&rate.get(), "mode.ratePerSecond")?,
                 poisson: poisson.get(),
                 max_concurrency: concurrency,
+                burstiness: None,
             }
         } else {
             LoadMode::Closed { concurrency }
