@@ -227,9 +227,9 @@ pub async fn record_during<T>(
         (_, _, None) => SpecOutcome::NotCounted,
     };
     // A window that ends before the work did would undercount: no latencies without the reading after it.
-    let (latencies, preemptions) = match (&readings.latency, &final_failure) {
+    let window = match (&readings.latency, &final_failure) {
         (Some((first, last)), None) => first.window(last),
-        _ => (Vec::new(), None),
+        _ => Default::default(),
     };
     let recorded = ServerMetrics {
         kind,
@@ -238,8 +238,9 @@ pub async fn record_during<T>(
         failed_scrapes: readings.failed,
         samples: readings.book.finish(final_sample),
         spec,
-        latencies,
-        preemptions,
+        latencies: window.latencies,
+        preemptions: window.preemptions,
+        prefix_cache: window.prefix_cache,
     };
     (output, Some(recorded))
 }

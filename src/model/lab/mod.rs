@@ -5,6 +5,6 @@ pub(in crate::model) mod speclab;
 
 pub use ab::{ab_limits, AbCellPlan, AbPlan, AbPlanInput, AbTestInput, AbTestSummary};
 pub use speclab::{
-    ProbeReport, ProbedPath, ServerKind, ServerLatency, ServerMetrics, ServerSample, SpecCounters, SpecOutcome,
-    SpecWindow, Speculation, WindowError, MAX_SERVER_SAMPLES, PROCESS_START,
+    PrefixCacheHits, ProbeReport, ProbedPath, ServerKind, ServerLatency, ServerMetrics, ServerSample, SpecCounters,
+    SpecOutcome, SpecWindow, Speculation, WindowError, MAX_SERVER_SAMPLES, PROCESS_START,
 };

@@ -239,6 +239,22 @@ pub struct ServerMetrics {
     /// Requests the server preempted during the run (vLLM), when it counts them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preemptions: Option<f64>,
+    /// The server's prefix-cache hit rate over the run, when its metrics say it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix_cache: Option<PrefixCacheHits>,
+}
+
+/// The share of prompt tokens the server found in its prefix cache, by its own metrics.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PrefixCacheHits {
+    /// Hits / lookups, 0 to 1.
+    pub hit_rate: f64,
+    /// Prompt tokens looked up over the run (Δ of vLLM's queries counter); `None` from a gauge.
+    pub queried_tokens: Option<f64>,
+    /// How it was read: `Δ vllm:prefix_cache_hits_total / Δ vllm:prefix_cache_queries_total between the first and
+    /// the last reading`, or `sglang:cache_hit_rate at the last reading`.
+    pub source: String,
 }
 
 /// One of the server's latency histograms over a window: Δsum / Δcount between two readings.

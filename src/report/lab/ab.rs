@@ -541,6 +541,7 @@ mod tests {
             spec,
             latencies: vec![],
             preemptions: None,
+            prefix_cache: None,
         };
         let mut a = arm(5, 0, 10.0);
         a.replies = EngineTimingTotals { responses: 5, draft_tokens: 10, draft_accepted: 1 };

@@ -165,9 +165,9 @@ fn per_position(rates: &[(u32, f64)]) -> String {
     format!("; accepted per verify step at draft position {}: {}", positions.join(", "), values.join(", "))
 }
 
-/// The server's own latency histograms and preemptions over the run, when it exposes them.
+/// The server's own latency histograms, preemptions and prefix-cache hit rate over the run, when it exposes them.
 fn latency_note(server: &ServerMetrics, source: &str) -> Option<String> {
-    if server.latencies.is_empty() && server.preemptions.is_none() {
+    if server.latencies.is_empty() && server.preemptions.is_none() && server.prefix_cache.is_none() {
         return None;
     }
     let parts: Vec<String> = server
@@ -178,6 +178,10 @@ fn latency_note(server: &ServerMetrics, source: &str) -> Option<String> {
             None => format!("{}: no request counted", l.label),
         })
         .chain(server.preemptions.map(|p| format!("{p} request(s) preempted")))
+        .chain(server.prefix_cache.as_ref().map(|c| {
+            let looked_up = c.queried_tokens.map_or_else(String::new, |t| format!(" of {t} prompt tokens looked up"));
+            format!("prefix-cache hit rate {:.1}%{looked_up} ({})", c.hit_rate * 100.0, c.source)
+        }))
         .collect();
     Some(format!(
         "Server-side latency over the run, from {source}'s histograms (mean = Δsum / Δcount between the first and \
@@ -204,6 +208,7 @@ mod tests {
             spec,
             latencies: vec![],
             preemptions: None,
+            prefix_cache: None,
         }
     }
 
@@ -301,12 +306,24 @@ mod tests {
             },
         ];
         server.preemptions = Some(2.0);
+        server.prefix_cache = Some(crate::model::PrefixCacheHits {
+            hit_rate: 0.8,
+            queried_tokens: Some(3_000.0),
+            source: "Δ vllm:prefix_cache_hits_total / Δ vllm:prefix_cache_queries_total".into(),
+        });
         let notes = server_notes(&server);
         assert!(notes[0].contains("at draft position 1, 2, 3: 0.90, 0.80, 0.55"), "{}", notes[0]);
         assert_eq!(notes.len(), 3);
         assert!(notes[2].starts_with("Server-side latency over the run, from llama.cpp's /metrics at http://h:8080"));
         assert!(
             notes[2].contains("time to first token mean 50.0 ms over 60 request(s); queue time: no request counted; 2 request(s) preempted"),
+            "{}",
+            notes[2]
+        );
+        assert!(
+            notes[2].contains(
+                "prefix-cache hit rate 80.0% of 3000 prompt tokens looked up (Δ vllm:prefix_cache_hits_total"
+            ),
             "{}",
             notes[2]
         );
