@@ -134,13 +134,16 @@ test("probing a connector's server says what it is, or plainly that nothing ther
   await expect(page).toHaveURL(/\/connectors\/[0-9a-f-]{36}$/);
   await hydrated(page);
 
-  // The simulator answers chat completions only, like a hosted API: the probe says so, path by path.
+  // The simulator answers chat completions (and has a tokenizer of its own), like a hosted API otherwise: the probe
+  // says so, path by path.
   await page.click("#probe-server");
   const result = page.locator("#probe-result");
   await expect(result.locator("#probe-engine")).toHaveText("not identified");
   await expect(result).toContainText("hosted API");
   await expect(result.locator("#probe-speculation")).toContainText("configured unknown, active unknown");
-  await expect(result.locator("#probe-paths tbody tr")).toHaveCount(6);
+  await expect(result.locator("#probe-paths tbody tr")).toHaveCount(7);
+  await expect(result.locator("#probe-paths tbody tr").last()).toContainText("/tokenize");
+  await expect(result.locator("#probe-paths tbody tr").last()).toContainText("llama.cpp's /tokenize (with pieces)");
   await expect(result.locator("#probe-paths tbody tr").first()).toContainText("/metrics");
   await expect(result.locator("#probe-paths tbody tr").first()).toContainText("404");
   expect(errors).toEqual([]);

@@ -13,6 +13,7 @@ use super::engines::{identify, spec_evidence, SpecEvidence};
 use super::exposition::{Exposition, MAX_BODY_BYTES};
 use crate::engine::{describe_error, HttpClient, RequestTarget};
 use crate::model::{ProbeReport, ProbedPath, ServerKind, SpecCounters, Speculation};
+use crate::workload::{ServerTokenizer, TokenizeError};
 
 /// How long one path may take.
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
@@ -112,7 +113,8 @@ pub async fn scrape(client: &HttpClient, target: &RequestTarget) -> Result<Expos
 }
 
 /// Probes the server behind `target`.
-pub async fn probe(client: &HttpClient, target: &RequestTarget) -> ProbeReport {
+pub async fn probe(http: &HttpClient, target: &RequestTarget) -> ProbeReport {
+    let client = http;
     let root = target.base_url.server_root();
     let redactor = target.redactor();
     let headers = target.header_map().unwrap_or_default();
@@ -125,13 +127,24 @@ pub async fn probe(client: &HttpClient, target: &RequestTarget) -> ProbeReport {
         }
     };
     let get = |path: &str, limit: usize| fetch(client, format!("{root}{path}"), &headers, limit);
-    let (metrics, props, slots, info, version, server_info) = futures::join!(
+    // A workload's exact lengths use the server's own tokenizer: whether it has one is part of what it offers.
+    let tokenize = async {
+        let found = tokio::time::timeout(PROBE_TIMEOUT, ServerTokenizer::discover(http, target, "")).await;
+        match found {
+            Ok(Ok(tokenizer)) => (format!("200, {}", tokenizer.form().describe()), true),
+            Ok(Err(TokenizeError::NotFound(why))) => (why, false),
+            Ok(Err(e)) => (e.to_string(), false),
+            Err(_) => (format!("no answer within {} s", PROBE_TIMEOUT.as_secs()), false),
+        }
+    };
+    let (metrics, props, slots, info, version, server_info, tokenize) = futures::join!(
         get("/metrics", MAX_BODY_BYTES),
         get("/props", JSON_LIMIT),
         get("/slots", JSON_LIMIT),
         get("/info", JSON_LIMIT),
         get("/version", JSON_LIMIT),
         get("/get_server_info", JSON_LIMIT),
+        tokenize,
     );
     let mut paths = Vec::new();
     let mut record = |path: &str, outcome: String, usable: bool| {
@@ -177,6 +190,7 @@ pub async fn probe(client: &HttpClient, target: &RequestTarget) -> ProbeReport {
         server_info: json("/get_server_info", server_info),
         metrics,
     };
+    record("/tokenize", tokenize.0, tokenize.1);
     report(root, paths, found)
 }
 

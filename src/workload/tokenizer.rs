@@ -29,6 +29,16 @@ pub enum TokenizeForm {
     Vllm,
 }
 
+impl TokenizeForm {
+    /// The form in words: `llama.cpp's /tokenize (with pieces)`.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::LlamaCpp => "llama.cpp's /tokenize (with pieces)",
+            Self::Vllm => "vLLM's /tokenize and /detokenize",
+        }
+    }
+}
+
 /// Why the server's tokenizer could not be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TokenizeError {

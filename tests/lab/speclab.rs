@@ -36,7 +36,9 @@ async fn the_probe_tells_a_drafting_server_from_a_plain_one_and_windows_equal_th
     assert_eq!((report.speculation.configured, report.speculation.active), (Some(false), Some(false)));
     assert!(report.root.ends_with(&plain.base_url.trim_end_matches("/v1")[7..]) && !report.root.ends_with("/v1"));
     let usable: Vec<&str> = report.paths.iter().filter(|p| p.usable).map(|p| p.path.as_str()).collect();
-    assert_eq!(usable, ["/metrics", "/props", "/slots"], "{:?}", report.paths);
+    assert_eq!(usable, ["/metrics", "/props", "/slots", "/tokenize"], "{:?}", report.paths);
+    let tokenize = report.paths.iter().find(|p| p.path == "/tokenize").unwrap();
+    assert_eq!(tokenize.outcome, "200, llama.cpp's /tokenize (with pieces)");
 
     let drafting_target = target(&drafting.base_url);
     let report = probe(&client, &drafting_target).await;
@@ -250,7 +252,9 @@ async fn a_server_without_metrics_or_engine_endpoints_is_told_plainly() {
     let sim = latency_guard::sim::spawn_local(latency_guard::sim::SimConfig::fixed_ms(1, 1, 4)).await.unwrap();
     let report = probe(&HttpClient::new().unwrap(), &target(&sim.base_url())).await;
     assert_eq!((report.kind, report.has_metrics, report.speculation.configured), (None, false, None));
-    assert!(report.paths.iter().all(|p| !p.usable && p.outcome == "404"), "{:?}", report.paths);
+    let (tokenize, others): (Vec<_>, Vec<_>) = report.paths.iter().partition(|p| p.path == "/tokenize");
+    assert!(others.iter().all(|p| !p.usable && p.outcome == "404"), "{:?}", report.paths);
+    assert!(tokenize[0].usable, "the simulator has a tokenizer of its own: {:?}", tokenize[0]);
     assert!(report.notes.iter().any(|n| n.contains("hosted API")), "{:?}", report.notes);
     sim.stop();
 }
