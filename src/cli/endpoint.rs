@@ -82,10 +82,7 @@ impl WorkloadArgs {
     /// The workload the options name, if any; `requests` is -n for --input-tokens.
     pub fn read(&self, requests: u32) -> Result<Option<crate::model::Workload>, String> {
         if let Some(path) = &self.workload {
-            let text = std::fs::read_to_string(path).map_err(|e| format!("--workload {}: {e}", path.display()))?;
-            let workload: crate::model::Workload =
-                toml::from_str(&text).map_err(|e| format!("--workload {}: {e}", path.display()))?;
-            return Ok(Some(workload));
+            return super::workload_file::read_workload(path).map(Some).map_err(|e| format!("--workload {e}"));
         }
         Ok(self.input_tokens.zip(self.output_tokens).map(|(input, output)| crate::model::Workload::Synthetic {
             input: crate::model::LengthDist::fixed(input),

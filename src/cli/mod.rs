@@ -5,7 +5,8 @@
 //! - [`spec_lab`]: the probe and the A/B test of a self-hosted server.
 //!
 //! What they share: [`endpoint`] (which endpoint and prompts, and the execution of a plan against it),
-//! [`progress`] (the one progress printer), [`remote`] (a running server called with an API token).
+//! [`progress`] (the one progress printer), [`remote`] (a running server called with an API token),
+//! `workload_file` (a `--workload` file and the histogram files it names).
 
 pub mod bench;
 pub mod capacity;
@@ -14,6 +15,7 @@ pub mod export;
 pub mod progress;
 pub mod remote;
 pub mod spec_lab;
+mod workload_file;
 
 use tokio_util::sync::CancellationToken;
 

@@ -209,3 +209,24 @@ async fn a_shared_prefix_is_served_from_the_cache_by_the_simulators_model() {
     assert!(report["honesty"].to_string().contains("only the prefix is shared"));
     common::assert_report_schema(&report);
 }
+
+/// Prompt lengths drawn from a histogram file beside the workload file (a dataset's lengths measured elsewhere).
+#[tokio::test]
+async fn lengths_come_from_a_histogram_file_named_by_the_workload() {
+    let sim = sim::spawn_local(SimConfig::fixed_ms(1, 0, 4)).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("lengths.csv"), "tokens,count\n30,1\n90,1\n").unwrap();
+    let file = dir.path().join("w.toml");
+    std::fs::write(
+        &file,
+        "kind = \"synthetic\"\nrequests = 20\n[input]\nkind = \"histogram\"\nfile = \"lengths.csv\"\n\
+         [output]\nkind = \"fixed\"\ntokens = 3\n",
+    )
+    .unwrap();
+    let (code, report, output) =
+        bench_report(&["--base-url", &sim.base_url(), "--model", "m", "--workload", file.to_str().unwrap()]).await;
+    assert_eq!(code, 0, "{output}");
+    let asked = column(&report, "askedInputTokens");
+    assert!(asked.contains(&30) && asked.contains(&90) && asked.iter().all(|n| [30, 90].contains(n)), "{asked:?}");
+    assert_eq!(column(&report, "madeInputTokens"), asked);
+}
