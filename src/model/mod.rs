@@ -48,7 +48,7 @@ pub use workload::*;
 #[cfg(test)]
 pub(crate) use account::siwe_message::example_grant;
 #[cfg(test)]
-pub(crate) use run::plan::fixtures;
+pub(crate) use run::fixtures;
 
 /// A field-level validation failure: which input field, and why, in words a user can act on.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]

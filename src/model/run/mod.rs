@@ -1,12 +1,16 @@
-//! Runs: the plan, each request's measurement and stored record, live progress, objectives (SLOs).
+//! Runs: the plan, the run as kept and shown, each request's measurement and stored record, live progress,
+//! objectives (SLOs).
 
 pub(in crate::model) mod engine_timings;
+#[cfg(test)]
+pub(crate) mod fixtures;
 pub(in crate::model) mod iteration;
 pub(in crate::model) mod log_histogram;
 pub(in crate::model) mod measurement;
 pub(in crate::model) mod plan;
 pub(in crate::model) mod progress;
 pub(in crate::model) mod slo;
+pub(in crate::model) mod view;
 
 pub use engine_timings::{EngineTimingTotals, EngineTimings};
 pub use iteration::{cost_usd, row_prompt, IterationRecord, ROW_PROMPT_CHARS};
@@ -14,8 +18,7 @@ pub use log_histogram::{LogHistogram, RELATIVE_ACCURACY as ITL_RELATIVE_ACCURACY
 pub use measurement::{
     ChunkMark, ErrorClass, IterationError, Measurement, RetriedAttempt, RetryCause, ServerTiming, Timeline, TokenSource,
 };
-pub use plan::{
-    limits, Agent, ConnectionPolicy, Job, LoadMode, OpenedAhead, RunPlan, RunPlanInput, RunStatus, RunView,
-};
+pub use plan::{limits, Agent, ConnectionPolicy, Job, LoadMode, OpenedAhead, RunPlan, RunPlanInput};
 pub use progress::{LivePoint, RunProgress, RunUpdate};
 pub use slo::{parse_slos, Slo, SloMetric, SloScope, MAX_SLOS};
+pub use view::{RunStatus, RunView};

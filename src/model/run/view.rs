@@ -1,0 +1,66 @@
+//! A run as it is kept and shown: where it is in its life (`RunStatus`) and the run with its plan and the
+//! connector's settings when it started (`RunView`).
+
+use serde::{Deserialize, Serialize};
+
+use super::plan::{OpenedAhead, RunPlan};
+
+/// Where a run is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RunStatus {
+    /// Sending requests.
+    Running,
+    /// Every request was sent and recorded.
+    Completed,
+    /// Stopped by a user; finished iterations are kept.
+    Cancelled,
+    /// The server stopped while it ran; finished iterations are kept.
+    Interrupted,
+    /// Could not run (e.g. the connector's secrets did not open).
+    Failed,
+}
+
+spelled!(RunStatus {
+    Running => "running",
+    Completed => "completed",
+    Cancelled => "cancelled",
+    Interrupted => "interrupted",
+    Failed => "failed",
+});
+
+/// A run as pages and API replies show it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunView {
+    /// Its id.
+    pub id: crate::model::RunId,
+    /// Report title.
+    pub title: String,
+    /// Life-cycle state.
+    pub status: RunStatus,
+    /// The validated plan.
+    pub plan: RunPlan,
+    /// The connector's base URL when the run started (never its key).
+    pub base_url: String,
+    /// The model when the run started.
+    pub model: String,
+    /// Prices when the run started, USD per 1M tokens.
+    pub input_price_per_mtok: Option<f64>,
+    /// Prices when the run started, USD per 1M tokens.
+    pub output_price_per_mtok: Option<f64>,
+    /// Warm-up plus measured requests.
+    pub total_requests: u64,
+    /// Whether the endpoint rejected `stream_options` (so streamed token counts were estimated).
+    pub stream_options_rejected: bool,
+    /// The connections opened before the first request; `None` when none were (open loop, a fresh connection
+    /// per request, or a run from before this was done).
+    #[serde(default)]
+    pub opened_ahead: Option<OpenedAhead>,
+    /// Why the run failed, if it did.
+    pub failure: Option<String>,
+    /// Start, unix ms.
+    pub created_at_ms: i64,
+    /// End, unix ms.
+    pub finished_at_ms: Option<i64>,
+}
