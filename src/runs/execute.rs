@@ -74,7 +74,12 @@ pub enum SinkError {
 pub async fn execute(run: Execution, sink: &mut impl BatchSink) -> Outcome {
     let Execution { plan, target, model, client, seed, cancel, prices } = run;
     let client = client.with_policy(plan.connections);
-    let requests = match Requests::of(&plan, &client, &target, &model).await {
+    // A workload's tokenizer is found before the first send; a stop meanwhile ends the run with nothing sent.
+    let found = tokio::select! {
+        found = Requests::of(&plan, &client, &target, &model) => found,
+        () = cancel.cancelled() => return Outcome { stream_options_rejected: false, opened_ahead: None, failure: None },
+    };
+    let requests = match found {
         Ok(requests) => Arc::new(requests),
         Err(e) => {
             let failure = Some(format!("the workload's prompts could not be made: {e}"));

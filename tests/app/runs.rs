@@ -762,3 +762,27 @@ async fn a_run_with_a_workload_sends_exact_lengths_and_reports_them() {
     let reply = refused(&app, &cookie, body(impossible, json!([]))).await;
     assert!(reply.contains("workload.input.sd"), "{reply}");
 }
+
+/// A workload's run finds the server's tokenizer before its first send; a server whose `/tokenize` never answers
+/// does not hold a Stop: the run ends cancelled at once, with nothing sent.
+#[tokio::test]
+async fn a_run_stopped_while_its_workload_waits_for_the_tokenizer_ends_at_once() {
+    let app = spawn_app().await;
+    let (_, cookie) = app.session_for("owner").await;
+    let hanging = axum::Router::new().route("/tokenize", axum::routing::post(std::future::pending::<String>));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}/v1", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, hanging).await.unwrap() });
+    let connector = connector(&app, &cookie, &base, None).await;
+    let workload = json!({"kind": "synthetic", "requests": 3,
+                          "input": {"kind": "fixed", "tokens": 50}, "output": {"kind": "fixed", "tokens": 5}});
+    let body = json!({"input": {"connectorId": connector, "agent": {"name": "bot", "tokenBudget": 64}, "prompts": [],
+                                "iterations": 1, "workload": workload, "mode": {"kind": "closed", "concurrency": 1}}});
+    let run = start(&app, &cookie, body).await;
+    let (status, text) = app.call("runs/cancel", json!({"id": run}), Some(&cookie)).await;
+    assert_eq!((status, text.as_str()), (200, "true"));
+    let ended = tokio::time::timeout(Duration::from_secs(10), follow(&app, &cookie, &run)).await;
+    let events = ended.expect("the run ends well before the tokenizer's 30 s limit");
+    assert_eq!(events.last().unwrap().1["progress"]["status"], "cancelled");
+    assert_eq!(report(&app, &cookie, &run).await["snapshot"]["results"], json!([]));
+}
