@@ -155,7 +155,11 @@ impl ServerTokenizer {
         };
         let answer = self.post("tokenize", &body).await?;
         let raw: RawTokens = serde_json::from_value(answer)
-            .map_err(|e| TokenizeError::NotTokens { path: "tokenize", detail: e.to_string() })?;
+            // serde quotes the value it could not read, and a server may echo what it was sent: scrubbed.
+            .map_err(|e| TokenizeError::NotTokens {
+                path: "tokenize",
+                detail: self.redactor.scrub_and_clip(&e.to_string(), 300),
+            })?;
         Ok(raw
             .tokens
             .into_iter()
@@ -213,7 +217,7 @@ impl ServerTokenizer {
                 return Err(TokenizeError::Status { path, status, detail });
             }
             serde_json::from_slice(&bytes)
-                .map_err(|e| TokenizeError::NotTokens { path, detail: format!("not JSON: {e}") })
+                .map_err(|e| TokenizeError::NotTokens { path, detail: scrub(&format!("not JSON: {e}")) })
         };
         tokio::time::timeout(CALL_TIMEOUT, call).await.unwrap_or_else(|_| {
             Err(TokenizeError::Unreachable { path, detail: format!("no answer within {} s", CALL_TIMEOUT.as_secs()) })

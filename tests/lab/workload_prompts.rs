@@ -76,3 +76,23 @@ async fn a_server_without_tokenize_is_named_as_such() {
     let nobody = discover("http://127.0.0.1:9/v1").await.err().unwrap();
     assert!(matches!(nobody, TokenizeError::Unreachable { path: "tokenize", .. }), "{nobody}");
 }
+
+/// A server that echoes the key it was sent into its `/tokenize` answer: the error that names what was wrong with
+/// the answer never carries the key.
+#[tokio::test]
+async fn a_tokenize_answer_echoing_the_key_never_shows_it() {
+    const KEY: &str = "sk-canary-tokenize-7741";
+    let echo = |headers: axum::http::HeaderMap| async move {
+        let sent = headers["authorization"].to_str().unwrap().to_string();
+        Json(json!({"tokens": sent}))
+    };
+    let app = Router::new().route("/tokenize", post(echo));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}/v1", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let target = common::any_target(&base, Some(KEY), &[]);
+    let error = ServerTokenizer::discover(&HttpClient::new().unwrap(), &target, "m").await.err().unwrap();
+    assert!(matches!(error, TokenizeError::NotFound(_)), "{error}");
+    assert!(error.to_string().contains("not a list of tokens"), "the error still says what was wrong: {error}");
+    assert!(!error.to_string().contains("canary"), "{error}");
+}
