@@ -310,10 +310,7 @@ impl RunPlanInput {
         if self.iterations == 0 {
             return fail("iterations", "must be at least 1".into());
         }
-        let requests = match &self.workload {
-            Some(workload) => u64::from(workload.requests()),
-            None => self.prompts.len() as u64 * u64::from(self.iterations),
-        };
+        let requests = measured_requests(self.workload.as_ref(), &self.prompts, self.iterations);
         if requests > MAX_REQUESTS {
             return fail("iterations", format!("prompts × iterations = {requests}, above the limit of {MAX_REQUESTS}"));
         }
@@ -388,13 +385,18 @@ impl RunPlanInput {
     }
 }
 
+/// Measured requests of a plan: its workload's, or every prompt `iterations` times.
+fn measured_requests(workload: Option<&crate::model::Workload>, prompts: &[String], iterations: u32) -> u64 {
+    match workload {
+        Some(workload) => u64::from(workload.requests()),
+        None => prompts.len() as u64 * u64::from(iterations),
+    }
+}
+
 impl RunPlan {
     /// Measured requests: the workload's, or every prompt `iterations` times.
     pub fn measured_requests(&self) -> u64 {
-        match &self.workload {
-            Some(workload) => u64::from(workload.requests()),
-            None => self.prompts.len() as u64 * u64::from(self.iterations),
-        }
+        measured_requests(self.workload.as_ref(), &self.prompts, self.iterations)
     }
 
     /// Warm-up and measured requests.
