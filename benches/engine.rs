@@ -28,8 +28,8 @@ mod support;
 use latency_guard::engine::{
     measure, open_connections, Call, ChatMessage, ChatRequest, HttpClient, RequestTarget, StreamOptions,
 };
-use latency_guard::model::{BaseUrl, Job, LoadMode, Measurement};
-use latency_guard::runs::{drive, Finished};
+use latency_guard::model::{BaseUrl, Job, LoadMode, Measurement, Session};
+use latency_guard::runs::{drive, Finished, Pacing};
 use latency_guard::stats::percentile;
 use std::collections::BTreeMap;
 use std::process::Command;
@@ -88,8 +88,10 @@ async fn run_level(client: &HttpClient, sim: &Simulator, concurrency: u32, strea
         stream: true,
         stream_options: Some(StreamOptions { include_usage: true }),
         ignore_eos: false,
+        keep_answer: false,
     });
-    let jobs = (0..streams).map(|seq| Job { seq, prompt_index: 0, iteration: seq as u32, warmup: false });
+    let jobs = (0..streams)
+        .map(|seq| Session { first: Job { seq, prompt_index: 0, iteration: seq as u32, warmup: false }, turns: 1 });
     let (tx, mut rx) = mpsc::channel::<Finished<()>>(4_096);
     let client = client.clone();
     let executor = move |_job: Job, intended| {
@@ -99,9 +101,10 @@ async fn run_level(client: &HttpClient, sim: &Simulator, concurrency: u32, strea
             (measure(&client, call).await, ())
         }
     };
+    let pacing = Pacing { mode: LoadMode::Closed { concurrency }, limit: None, seed: 1 };
+    let no_think = |_| Duration::ZERO;
     let (cpu0, sim_cpu0, start) = (cpu_seconds(), cpu_seconds_of(&sim_pid), Instant::now());
-    let driver =
-        tokio::spawn(drive(jobs, LoadMode::Closed { concurrency }, None, 1, CancellationToken::new(), tx, executor));
+    let driver = tokio::spawn(drive(jobs, pacing, CancellationToken::new(), tx, no_think, executor));
     let mut results = Vec::with_capacity(streams as usize);
     while let Some(f) = rx.recv().await {
         results.push((f.job.seq, f.measurement));

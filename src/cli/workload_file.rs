@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::model::{workload_limits, Workload};
 
 /// The length tables of a workload that may name a histogram file.
-const LENGTH_KEYS: [&str; 3] = ["input", "output", "suffix"];
+const LENGTH_KEYS: [&str; 5] = ["input", "output", "suffix", "first", "followUp"];
 /// The largest histogram file read.
 const MAX_HISTOGRAM_FILE_BYTES: u64 = 1024 * 1024;
 

@@ -31,6 +31,8 @@ fn cached_tokens_of<'de, D: serde::Deserializer<'de>>(details: D) -> Result<Opti
 pub struct ChunkInfo {
     /// Characters of non-empty `choices[0].delta.content` (0: this chunk carries no answer text).
     pub content_chars: usize,
+    /// That text.
+    pub content: Option<String>,
     /// Characters of non-empty `delta.reasoning` / `delta.reasoning_content`.
     pub reasoning_chars: usize,
     /// `choices[0].finish_reason`, when set.
@@ -97,6 +99,11 @@ pub(super) struct RawDelta {
 }
 
 impl RawDelta {
+    /// The answer's text, moved out.
+    pub(super) fn take_content(&mut self) -> Option<String> {
+        self.content.take()
+    }
+
     /// Characters of answer text.
     pub(super) fn content_chars(&self) -> usize {
         self.content.as_deref().map_or(0, |c| c.chars().count())
@@ -150,6 +157,7 @@ pub fn interpret(event: &SseEvent) -> StreamItem {
             info.content_chars = delta.content_chars();
             info.reasoning_chars = delta.reasoning_chars();
             info.server_sent_us = delta.sim_us;
+            info.content = delta.content;
         }
     }
     StreamItem::Chunk(info)

@@ -58,7 +58,7 @@ pub async fn measure(client: &HttpClient, call: Call<'_>) -> Measurement {
     let (pooled, fresh) = match client.clients_for(call.target) {
         Ok(clients) => clients,
         Err(refusal) => {
-            let mut refused = Recorder::new(Instant::now(), call.intended, call.request.stream);
+            let mut refused = Recorder::new(Instant::now(), call.intended, call.request.stream, false);
             refused.fail(ErrorClass::Connect, refusal.to_string());
             return refused.finish(prompt_chars(call.request));
         }
@@ -83,7 +83,7 @@ pub async fn measure(client: &HttpClient, call: Call<'_>) -> Measurement {
 /// The measurement of a request that could not be made (its prompt could not be cut, …): a failure of class
 /// `Request` with `detail`, due at `intended`, with nothing sent.
 pub fn unsent(intended: Instant, streamed: bool, detail: impl Into<String>) -> Measurement {
-    let mut recorder = Recorder::new(Instant::now(), intended, streamed);
+    let mut recorder = Recorder::new(Instant::now(), intended, streamed, false);
     recorder.fail(ErrorClass::Request, detail);
     recorder.finish(0)
 }
@@ -91,7 +91,7 @@ pub fn unsent(intended: Instant, streamed: bool, detail: impl Into<String>) -> M
 /// One attempt: sent on `client`, read until the end, the failure or the timeout.
 async fn attempt(client: &reqwest::Client, call: &Call<'_>) -> Recorder {
     let sent = Instant::now();
-    let mut recorder = Recorder::new(sent, call.intended, call.request.stream);
+    let mut recorder = Recorder::new(sent, call.intended, call.request.stream, call.request.keep_answer);
     if tokio::time::timeout(call.timeout, exchange(client, call, &mut recorder)).await.is_err() {
         recorder.fail(ErrorClass::Timeout, format!("no complete response within {} ms", call.timeout.as_millis()));
     }
@@ -143,10 +143,12 @@ struct Recorder {
     retry_after_ms: Option<u64>,
     /// The send was lost to the keep-alive race (see `connection_test::lost_to_keep_alive_race`).
     lost_to_keep_alive_race: bool,
+    /// The answer's text so far, when the request asked to keep it.
+    answer: Option<String>,
 }
 
 impl Recorder {
-    fn new(sent: Instant, intended: Instant, streamed: bool) -> Self {
+    fn new(sent: Instant, intended: Instant, streamed: bool, keep_answer: bool) -> Self {
         let lag = sent.saturating_duration_since(intended);
         Self {
             sent,
@@ -162,6 +164,7 @@ impl Recorder {
             engine_timings: None,
             retry_after_ms: None,
             lost_to_keep_alive_race: false,
+            answer: keep_answer.then(String::new),
         }
     }
 
@@ -229,6 +232,7 @@ impl Recorder {
             engine_timings: self.engine_timings,
             retry_after_ms: self.retry_after_ms,
             retried: vec![],
+            answer: self.answer,
         }
     }
 }
@@ -345,8 +349,11 @@ fn read_completion(body: &[u8], recorder: &mut Recorder) {
     recorder.engine_timings = completion.timings.as_ref().and_then(EngineTimings::from_llama_cpp);
     if let Some(choice) = completion.choices.into_iter().next() {
         recorder.finish_reason = choice.finish_reason;
-        if let Some(message) = choice.message {
+        if let Some(mut message) = choice.message {
             recorder.output_chars = message.content_chars() + message.reasoning_chars();
+            if let (Some(answer), Some(content)) = (recorder.answer.as_mut(), message.take_content()) {
+                *answer = content;
+            }
         }
     }
 }
@@ -390,7 +397,10 @@ async fn read_stream(response: &mut reqwest::Response, recorder: &mut Recorder) 
 fn apply(recorder: &mut Recorder, at: u64, item: StreamItem) -> bool {
     match item {
         StreamItem::Done => recorder.saw_done = true,
-        StreamItem::Chunk(chunk) => {
+        StreamItem::Chunk(mut chunk) => {
+            if let (Some(answer), Some(content)) = (recorder.answer.as_mut(), chunk.content.take()) {
+                answer.push_str(&content);
+            }
             let first_output = recorder.timeline.chunks.is_empty() && chunk.content_chars + chunk.reasoning_chars > 0;
             if let (true, Some(timing), Some(sent)) =
                 (first_output, recorder.server_timing.as_mut(), chunk.server_sent_us)

@@ -119,6 +119,9 @@ pub struct ChatRequest {
     /// answer is as long as a workload asked; sent only when set.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub ignore_eos: bool,
+    /// Keep the answer's text in the measurement (`Measurement::answer`), for a conversation's next turn; not sent.
+    #[serde(skip)]
+    pub keep_answer: bool,
 }
 
 /// The `stream_options` field.
@@ -140,6 +143,7 @@ impl ChatRequest {
             stream: false,
             stream_options: None,
             ignore_eos: false,
+            keep_answer: false,
         }
     }
 }

@@ -1,6 +1,8 @@
-//! The one load driver. Every mode is "send job k at its scheduled instant, when a slot is free": a closed loop
-//! has no schedule and `concurrency` slots; an open loop has a constant or Poisson schedule and a cap. The
-//! intended send instant travels with each job, so lag behind the schedule is measured, not hidden.
+//! The one load driver. Every mode is "send session k at its scheduled instant, when a slot is free": a closed
+//! loop has no schedule and `concurrency` slots; an open loop has a constant, Poisson or gamma schedule and a cap.
+//! A session is one job, or a conversation's turns: the first sent on the schedule, each later one after its
+//! predecessor answered and its user's think time passed, all in the one slot. The intended send instant travels
+//! with each job, so lag behind the schedule is measured, not hidden.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -11,7 +13,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::arrivals::Schedule;
-use crate::model::{Job, LoadMode, Measurement};
+use crate::model::{Job, LoadMode, Measurement, Session};
 
 /// A finished request.
 #[derive(Debug, Clone)]
@@ -39,32 +41,47 @@ fn slots(mode: LoadMode) -> usize {
     }
 }
 
-/// Sends every job through `execute(job, intended_send)` and reports each result on `results` (bounded: a slow
-/// consumer slows the run rather than growing memory). Stops early on `cancel`, dropping requests in flight.
-/// `seed` fixes the Poisson schedule, so a run's arrival pattern can be reproduced. With a `limit`, no job due at or
-/// after that long past the instant the first measured (non-warm-up) job was due is sent; the jobs in flight then
-/// finish. "Due" is the schedule's instant, or in a closed loop the instant a slot came free; each send's lag
-/// behind it is measured by `execute` and kept as the schedule lag.
-pub async fn drive<F, Fut, R>(
-    jobs: impl Iterator<Item = Job>,
-    mode: LoadMode,
-    limit: Option<Duration>,
-    seed: u64,
+/// How a run's sessions are paced.
+#[derive(Debug, Clone, Copy)]
+pub struct Pacing {
+    /// Closed or open loop.
+    pub mode: LoadMode,
+    /// The run's time limit, from the first measured send.
+    pub limit: Option<Duration>,
+    /// Fixes a random schedule, so a run's arrival pattern can be reproduced.
+    pub seed: u64,
+}
+
+/// Sends every session's jobs through `execute(job, intended_send)` and reports each result on `results`
+/// (bounded: a slow consumer slows the run rather than growing memory). A session's later turn waits for
+/// `think(job)` after its predecessor's answer; a failed turn ends its session (its conversation cannot go on as
+/// planned), and the turns it leaves are not sent. Stops early on `cancel`, dropping requests in flight. With a
+/// `limit`, no job due at or after that long past the instant the first measured (non-warm-up) job was due is
+/// sent; the jobs in flight then finish. "Due" is the schedule's instant, in a closed loop the instant a slot came
+/// free, or for a later turn the end of its think time; each send's lag behind it is measured by `execute` and kept
+/// as the schedule lag.
+pub async fn drive<F, Fut, R, T>(
+    sessions: impl Iterator<Item = Session>,
+    pacing: Pacing,
     cancel: CancellationToken,
     results: mpsc::Sender<Finished<R>>,
+    think: T,
     execute: F,
 ) where
     F: Fn(Job, Instant) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = (Measurement, R)> + Send + 'static,
     R: Send + 'static,
+    T: Fn(Job) -> Duration + Send + Sync + 'static,
 {
-    let execute = Arc::new(execute);
+    let Pacing { mode, limit, seed } = pacing;
+    let (execute, think) = (Arc::new(execute), Arc::new(think));
     let slots = Arc::new(Semaphore::new(slots(mode)));
     let mut schedule = Schedule::new(mode, seed);
     let start = Instant::now();
     let mut in_flight = JoinSet::new();
     let mut deadline: Option<Instant> = None;
-    for job in jobs {
+    for session in sessions {
+        let job = session.first;
         let planned = schedule.next_offset().map(|offset| start + offset);
         if let Some(at) = planned {
             tokio::select! {
@@ -90,17 +107,36 @@ pub async fn drive<F, Fut, R>(
         if !job.warmup && deadline.is_none() {
             deadline = limit.map(|limit| intended + limit);
         }
-        let execute = Arc::clone(&execute);
-        let results = results.clone();
+        let (execute, think, results) = (Arc::clone(&execute), Arc::clone(&think), results.clone());
         in_flight.spawn(async move {
-            let (mut measurement, sent) = execute(job, intended).await;
-            // The actual send: the intended instant plus how late it went out.
-            let sent_at =
-                intended.saturating_duration_since(start).as_micros() as u64 + measurement.timeline.schedule_lag_us;
-            measurement.timeline.sent_offset_us = Some(sent_at);
+            let mut permit = Some(permit);
+            let mut due = intended;
+            for turn in 0..session.turns {
+                let job = session.turn(turn);
+                if turn > 0 {
+                    due = Instant::now() + think(job);
+                    if deadline.is_some_and(|limit| due >= limit) {
+                        break;
+                    }
+                    tokio::time::sleep_until(due).await;
+                }
+                let (mut measurement, sent) = execute(job, due).await;
+                // The actual send: the intended instant plus how late it went out.
+                let sent_at =
+                    due.saturating_duration_since(start).as_micros() as u64 + measurement.timeline.schedule_lag_us;
+                measurement.timeline.sent_offset_us = Some(sent_at);
+                let failed = measurement.error.is_some();
+                if turn + 1 == session.turns || failed {
+                    // The slot is free before the last result is handed on, as it always was for a single job.
+                    permit = None;
+                }
+                // A closed receiver means the run is being torn down; the result has nowhere to go.
+                let _ = results.send(Finished { job, measurement, sent }).await;
+                if failed {
+                    break;
+                }
+            }
             drop(permit);
-            // A closed receiver means the run is being torn down; the result has nowhere to go.
-            let _ = results.send(Finished { job, measurement, sent }).await;
         });
         while in_flight.try_join_next().is_some() {}
     }
@@ -117,8 +153,20 @@ mod tests {
     use crate::model::Timeline;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
-    fn jobs(n: u64) -> impl Iterator<Item = Job> {
-        (0..n).map(|seq| Job { seq, prompt_index: 0, iteration: seq as u32, warmup: false })
+    fn jobs(n: u64) -> impl Iterator<Item = Session> {
+        (0..n).map(|seq| alone(Job { seq, prompt_index: 0, iteration: seq as u32, warmup: false }))
+    }
+
+    fn alone(first: Job) -> Session {
+        Session { first, turns: 1 }
+    }
+
+    fn pace(mode: LoadMode, limit: Option<Duration>) -> Pacing {
+        Pacing { mode, limit, seed: 1 }
+    }
+
+    fn no_think(_: Job) -> Duration {
+        Duration::ZERO
     }
 
     fn measurement(lag: Duration) -> (Measurement, ()) {
@@ -138,11 +186,10 @@ mod tests {
         let (r, p) = (Arc::clone(&running), Arc::clone(&peak));
         let driver = tokio::spawn(drive(
             jobs(20),
-            LoadMode::Closed { concurrency: 3 },
-            None,
-            1,
+            pace(LoadMode::Closed { concurrency: 3 }, None),
             CancellationToken::new(),
             tx,
+            no_think,
             move |_, _| {
                 let (r, p) = (Arc::clone(&r), Arc::clone(&p));
                 async move {
@@ -170,11 +217,18 @@ mod tests {
         let start = Instant::now();
         let mode = LoadMode::Open { rate_per_second: 100.0, poisson: false, max_concurrency: 1, burstiness: None };
         // Each request takes 25 ms but one is scheduled every 10 ms with one slot: sends fall behind.
-        tokio::spawn(drive(jobs(5), mode, None, 1, CancellationToken::new(), tx, move |_, intended| async move {
-            let lag = Instant::now() - intended;
-            tokio::time::sleep(Duration::from_millis(25)).await;
-            measurement(lag)
-        }));
+        tokio::spawn(drive(
+            jobs(5),
+            pace(mode, None),
+            CancellationToken::new(),
+            tx,
+            no_think,
+            move |_, intended| async move {
+                let lag = Instant::now() - intended;
+                tokio::time::sleep(Duration::from_millis(25)).await;
+                measurement(lag)
+            },
+        ));
         let mut lags = Vec::new();
         while let Some(f) = rx.recv().await {
             lags.push((f.job.seq, f.measurement.timeline.schedule_lag_us / 1000));
@@ -191,15 +245,20 @@ mod tests {
     async fn a_time_limit_stops_sending_counted_from_the_first_measured_send() {
         let (tx, mut rx) = mpsc::channel(64);
         let start = Instant::now();
-        let warmups = (0..4).map(|seq| Job { seq, prompt_index: 0, iteration: 0, warmup: true });
-        let measured = (4..1_004).map(|seq| Job { seq, prompt_index: 0, iteration: seq as u32, warmup: false });
-        let limit = Some(Duration::from_millis(95));
-        let mode = LoadMode::Closed { concurrency: 2 };
-        let driver =
-            tokio::spawn(drive(warmups.chain(measured), mode, limit, 1, CancellationToken::new(), tx, |_, _| async {
+        let warmups = (0..4).map(|seq| alone(Job { seq, prompt_index: 0, iteration: 0, warmup: true }));
+        let measured = (4..1_004).map(|seq| alone(Job { seq, prompt_index: 0, iteration: seq as u32, warmup: false }));
+        let pacing = pace(LoadMode::Closed { concurrency: 2 }, Some(Duration::from_millis(95)));
+        let driver = tokio::spawn(drive(
+            warmups.chain(measured),
+            pacing,
+            CancellationToken::new(),
+            tx,
+            no_think,
+            |_, _| async {
                 tokio::time::sleep(Duration::from_millis(10)).await;
                 measurement(Duration::ZERO)
-            }));
+            },
+        ));
         let mut finished = Vec::new();
         while let Some(f) = rx.recv().await {
             finished.push(f.job);
@@ -220,10 +279,17 @@ mod tests {
         let sent = Arc::new(std::sync::Mutex::new(Vec::new()));
         let seen = Arc::clone(&sent);
         let start = Instant::now();
-        let driver = tokio::spawn(drive(jobs(1_000), mode, limit, 1, CancellationToken::new(), tx, move |_, due| {
-            seen.lock().unwrap().push((due - start).as_millis());
-            async { measurement(Duration::ZERO) }
-        }));
+        let driver = tokio::spawn(drive(
+            jobs(1_000),
+            pace(mode, limit),
+            CancellationToken::new(),
+            tx,
+            no_think,
+            move |_, due| {
+                seen.lock().unwrap().push((due - start).as_millis());
+                async { measurement(Duration::ZERO) }
+            },
+        ));
         while rx.recv().await.is_some() {}
         driver.await.unwrap();
         assert_eq!(*sent.lock().unwrap(), vec![0, 10, 20, 30, 40]);
@@ -234,11 +300,11 @@ mod tests {
         let (tx, mut rx) = mpsc::channel(64);
         let cancel = CancellationToken::new();
         let stop = cancel.clone();
-        let driver =
-            tokio::spawn(drive(jobs(1_000), LoadMode::Closed { concurrency: 2 }, None, 1, cancel, tx, |_, _| async {
-                tokio::time::sleep(Duration::from_millis(10)).await;
-                measurement(Duration::ZERO)
-            }));
+        let pacing = pace(LoadMode::Closed { concurrency: 2 }, None);
+        let driver = tokio::spawn(drive(jobs(1_000), pacing, cancel, tx, no_think, |_, _| async {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            measurement(Duration::ZERO)
+        }));
         tokio::time::sleep(Duration::from_millis(55)).await;
         stop.cancel();
         driver.await.unwrap();
@@ -247,5 +313,81 @@ mod tests {
             finished += 1;
         }
         assert_eq!(finished, 10, "five rounds of two finished before the cancel");
+    }
+
+    /// Two conversations of three turns in one slot, each answer 10 ms and a think time of 5 ms: a conversation's
+    /// turns go one after another with the pause between them, the second conversation only when the first is
+    /// over; each later turn is due at the end of its think time, not at the session's first send.
+    #[tokio::test(start_paused = true)]
+    async fn a_conversation_sends_its_turns_in_turn_after_the_think_time_in_its_one_slot() {
+        let (tx, mut rx) = mpsc::channel(64);
+        let start = Instant::now();
+        let sessions = (0..2).map(|s| Session {
+            first: Job { seq: s * 3, prompt_index: s as u32 * 3, iteration: 0, warmup: false },
+            turns: 3,
+        });
+        let sends = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = Arc::clone(&sends);
+        let pacing = pace(LoadMode::Closed { concurrency: 1 }, None);
+        let think = |_: Job| Duration::from_millis(5);
+        let driver = tokio::spawn(drive(sessions, pacing, CancellationToken::new(), tx, think, move |job, due| {
+            seen.lock().unwrap().push((job.prompt_index, (due - start).as_millis()));
+            async {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                measurement(Duration::ZERO)
+            }
+        }));
+        let mut finished = Vec::new();
+        while let Some(f) = rx.recv().await {
+            finished.push((f.job.seq, f.measurement.timeline.sent_offset_us.unwrap() / 1000));
+        }
+        driver.await.unwrap();
+        assert_eq!(*sends.lock().unwrap(), vec![(0, 0), (1, 15), (2, 30), (3, 40), (4, 55), (5, 70)]);
+        assert_eq!(finished, vec![(0, 0), (1, 15), (2, 30), (3, 40), (4, 55), (5, 70)]);
+    }
+
+    /// A failed turn ends its conversation: the turns after it are not sent, and the slot goes to the next one.
+    #[tokio::test(start_paused = true)]
+    async fn a_failed_turn_ends_its_conversation() {
+        let (tx, mut rx) = mpsc::channel(64);
+        let sessions = (0..2).map(|s| Session {
+            first: Job { seq: s * 4, prompt_index: s as u32 * 4, iteration: 0, warmup: false },
+            turns: 4,
+        });
+        let pacing = pace(LoadMode::Closed { concurrency: 1 }, None);
+        let driver =
+            tokio::spawn(drive(sessions, pacing, CancellationToken::new(), tx, no_think, |job, _| async move {
+                let (mut measured, sent) = measurement(Duration::ZERO);
+                if job.prompt_index == 1 {
+                    measured.error =
+                        Some(crate::model::IterationError::new(crate::model::ErrorClass::Http, Some(500), "x"));
+                }
+                (measured, sent)
+            }));
+        let mut sent = Vec::new();
+        while let Some(f) = rx.recv().await {
+            sent.push(f.job.prompt_index);
+        }
+        driver.await.unwrap();
+        assert_eq!(sent, vec![0, 1, 4, 5, 6, 7]);
+    }
+
+    /// A turn whose think time ends at or after the time limit is not sent.
+    #[tokio::test(start_paused = true)]
+    async fn a_turn_due_after_the_limit_is_not_sent() {
+        let (tx, mut rx) = mpsc::channel(64);
+        let session = Session { first: Job { seq: 0, prompt_index: 0, iteration: 0, warmup: false }, turns: 5 };
+        let pacing = pace(LoadMode::Closed { concurrency: 1 }, Some(Duration::from_millis(50)));
+        let think = |_: Job| Duration::from_millis(20);
+        let driver =
+            tokio::spawn(drive(std::iter::once(session), pacing, CancellationToken::new(), tx, think, |_, _| async {
+                measurement(Duration::ZERO)
+            }));
+        let mut sent = Vec::new();
+        while let Some(f) = rx.recv().await {
+            sent.push(f.measurement.timeline.sent_offset_us.unwrap() / 1000);
+        }
+        driver.await.unwrap();
+        assert_eq!(sent, vec![0, 20, 40], "the fourth turn would be due at 60 ms");
     }
 }

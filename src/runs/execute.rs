@@ -7,7 +7,7 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::driver::{drive, Finished};
+use super::driver::{drive, Finished, Pacing};
 use super::requests::{Requests, Sent};
 use crate::engine::{measure_dropping_rejected_stream_options, open_connections, unsent, HttpClient, RequestTarget};
 use crate::model::{
@@ -89,6 +89,7 @@ pub async fn execute(run: Execution, sink: &mut impl BatchSink) -> Outcome {
     let opened_ahead = open_ahead(&plan, &client, &target, &cancel).await;
     let rejected = Arc::new(AtomicBool::new(false));
     let (tx, mut rx) = mpsc::channel::<Finished<Sent>>(PENDING);
+    let thinking = Arc::clone(&requests);
     let executor = {
         let (plan, rejected, target, model) =
             (Arc::clone(&plan), Arc::clone(&rejected), Arc::new(target), Arc::new(model));
@@ -140,13 +141,17 @@ pub async fn execute(run: Execution, sink: &mut impl BatchSink) -> Outcome {
                     }
                     earlier.append(&mut m.retried);
                     m.retried = earlier;
+                    if m.error.is_none() {
+                        requests.answered(&plan, job, request.messages, m.answer.take());
+                    }
                     return (m, sent);
                 }
             }
         }
     };
-    let limit = plan.duration_ms.map(Duration::from_millis);
-    let driver = tokio::spawn(drive(plan.jobs(), plan.mode, limit, seed, cancel.clone(), tx, executor));
+    let pacing = Pacing { mode: plan.mode, limit: plan.duration_ms.map(Duration::from_millis), seed };
+    let think = move |job| thinking.think_before(job);
+    let driver = tokio::spawn(drive(plan.sessions(), pacing, cancel.clone(), tx, think, executor));
     let mut failure = None;
     let mut batch = Vec::new();
     while rx.recv_many(&mut batch, PENDING).await > 0 {

@@ -13,7 +13,7 @@ mod report_views;
 mod requests;
 mod spill;
 
-pub use driver::{drive, Finished};
+pub use driver::{drive, Finished, Pacing};
 pub use execute::{execute, seed_from, BatchSink, Execution, Outcome, SinkError};
 pub use manager::RunManager;
 pub use once::{run_once, OnceError, OnceInput};

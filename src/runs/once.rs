@@ -61,6 +61,7 @@ pub async fn run_once(
         stream: input.stream,
         stream_options: input.stream.then_some(StreamOptions { include_usage: true }),
         ignore_eos: false,
+        keep_answer: false,
     };
     let intended = tokio::time::Instant::now();
     Ok(measure_dropping_rejected_stream_options(client, &target, &mut request, timeout, intended).await)

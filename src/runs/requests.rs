@@ -1,8 +1,13 @@
 //! What each job of a run sends: one of the plan's prompts, or a workload's request made ahead of it (a prompt of
-//! an exact length, an answer length); and what the job's row keeps of it.
+//! an exact length, an answer length) after the conversation so far when it is a later turn of one; and what the
+//! job's row keeps of it.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
 
 use crate::engine::{ChatMessage, ChatRequest, HttpClient, RequestTarget, StreamOptions};
-use crate::model::{IterationRecord, Job, RunPlan};
+use crate::model::{IterationRecord, Job, LoadMode, RunPlan, Session};
 use crate::workload::{PreparedRequests, RequestMaker, ServerTokenizer, TokenizeError};
 
 /// Where a run's requests come from.
@@ -10,7 +15,13 @@ pub enum Requests {
     /// The plan's prompts, each with the agent's token budget.
     Prompts,
     /// A workload's requests, made ahead by the server's tokenizer.
-    Workload(PreparedRequests),
+    Workload {
+        /// Each request's own message and lengths.
+        prepared: PreparedRequests,
+        /// The conversations waiting for their next turn, by the request index of their first turn: every message
+        /// sent and answer returned so far (a multi-turn workload's; held only while the conversation goes on).
+        conversations: Mutex<HashMap<u32, Vec<ChatMessage>>>,
+    },
 }
 
 /// What a finished job's row keeps of what it sent.
@@ -50,8 +61,32 @@ impl Requests {
     ) -> Result<Self, TokenizeError> {
         let Some(workload) = &plan.workload else { return Ok(Self::Prompts) };
         let tokenizer = ServerTokenizer::discover(client, target, model).await?;
-        let order = plan.jobs().map(|job| job.prompt_index);
-        Ok(Self::Workload(PreparedRequests::start(RequestMaker::new(workload.clone(), tokenizer), order)))
+        let maker = RequestMaker::new(workload.clone(), tokenizer);
+        let prepared = PreparedRequests::start(maker, making_order(plan));
+        Ok(Self::Workload { prepared, conversations: Mutex::default() })
+    }
+
+    /// How long `job`'s user thinks before sending it: a multi-turn workload's pause between turns.
+    pub fn think_before(&self, job: Job) -> Duration {
+        match self {
+            Self::Prompts => Duration::ZERO,
+            Self::Workload { prepared, .. } => prepared.maker().think_before(job.prompt_index),
+        }
+    }
+
+    /// Keeps the conversation `job` carried on, `messages` (what it sent) and the `answer` it got, for its next
+    /// turn; the last turn's is let go. The driver sends a turn only after its predecessor answered, so every turn
+    /// after the first finds its conversation here.
+    pub fn answered(&self, plan: &RunPlan, job: Job, mut messages: Vec<ChatMessage>, answer: Option<String>) {
+        let Self::Workload { conversations, .. } = self else { return };
+        let Some(workload) = &plan.workload else { return };
+        let turn = workload.turn_of(job.prompt_index);
+        let (Some(answer), true) = (answer, turn + 1 < workload.turns()) else { return };
+        // The system prompt goes first in every turn; only the conversation is kept.
+        messages.retain(|m| m.role != "system");
+        messages.push(ChatMessage { role: "assistant", content: answer });
+        let first_turn = job.prompt_index - turn;
+        conversations.lock().unwrap_or_else(PoisonError::into_inner).insert(first_turn, messages);
     }
 
     /// The request of `job` (waiting for a workload's to be made), or why it could not be made and what its row
@@ -63,12 +98,22 @@ impl Requests {
         job: Job,
         ask_for_usage: bool,
     ) -> Result<Outgoing, (TokenizeError, Sent)> {
+        let mut messages = Vec::with_capacity(2);
+        if let Some(system) = plan.agent.system_prompt.as_deref().filter(|s| !s.trim().is_empty()) {
+            messages.push(ChatMessage { role: "system", content: system.to_string() });
+        }
         let (content, max_tokens, ignore_eos, sent) = match self {
             Self::Prompts => {
                 let prompt = plan.prompts[job.prompt_index as usize].clone();
                 (prompt, plan.agent.token_budget, false, Sent::Planned(job.prompt_index))
             }
-            Self::Workload(prepared) => {
+            Self::Workload { prepared, conversations } => {
+                let turn = prepared.maker().workload().turn_of(job.prompt_index);
+                if turn > 0 {
+                    let first_turn = job.prompt_index - turn;
+                    let mut kept = conversations.lock().unwrap_or_else(PoisonError::into_inner);
+                    messages.extend(kept.remove(&first_turn).unwrap_or_default());
+                }
                 let made = prepared.take(job.prompt_index).await.map_err(|error| {
                     let lengths = prepared.lengths(job.prompt_index);
                     (error, Sent::Unmade { lengths })
@@ -80,11 +125,8 @@ impl Requests {
                 (made.text, made.asked_output, true, Sent::Made { prompt: row_prompt, lengths })
             }
         };
-        let mut messages = Vec::with_capacity(2);
-        if let Some(system) = plan.agent.system_prompt.as_deref().filter(|s| !s.trim().is_empty()) {
-            messages.push(ChatMessage { role: "system", content: system.to_string() });
-        }
         messages.push(ChatMessage { role: "user", content });
+        let keep_answer = plan.workload.as_ref().is_some_and(|w| w.turns() > 1);
         let request = ChatRequest {
             model: model.to_string(),
             messages,
@@ -94,9 +136,34 @@ impl Requests {
             stream: plan.stream,
             stream_options: (plan.stream && ask_for_usage).then_some(StreamOptions { include_usage: true }),
             ignore_eos,
+            keep_answer,
         };
         Ok(Outgoing { request, sent })
     }
+}
+
+/// The order a workload's requests are made in: the order they are sent. Conversations go out in blocks of as
+/// many as the run keeps in flight, each sending its turns in turn, so turn 1 of the block's every conversation is
+/// made before any turn 2 (made one conversation after another, a later conversation's first turn would wait behind
+/// every turn of the earlier ones).
+fn making_order(plan: &RunPlan) -> impl Iterator<Item = u32> + Send + 'static {
+    let in_flight = match plan.mode {
+        LoadMode::Closed { concurrency } => concurrency,
+        LoadMode::Open { max_concurrency, .. } => max_concurrency,
+    } as usize;
+    let mut sessions = plan.sessions();
+    let blocks = std::iter::from_fn(move || {
+        let block: Vec<Session> = sessions.by_ref().take(in_flight.max(1)).collect();
+        (!block.is_empty()).then_some(block)
+    });
+    blocks.flat_map(|block| {
+        let turns = block.iter().map(|s| s.turns).max().unwrap_or(0);
+        (0..turns).flat_map(move |turn| {
+            let of_turn: Vec<u32> =
+                block.iter().filter(|s| turn < s.turns).map(|s| s.turn(turn).prompt_index).collect();
+            of_turn
+        })
+    })
 }
 
 impl Sent {

@@ -200,6 +200,7 @@ impl Sender<'_> {
             stream: true,
             stream_options: ask_for_usage.then_some(StreamOptions { include_usage: true }),
             ignore_eos: false,
+            keep_answer: false,
         };
         let timeout = Duration::from_millis(self.plan.timeout_ms);
         let measurement = measure_dropping_rejected_stream_options(

@@ -6,11 +6,14 @@
 //!
 //! Each request's lengths and text come from a seed of its own, mixed from the workload's seed and the request's
 //! index, so a request is the same whatever order or how many of the others are made. A shared-prefix workload's
-//! group prefixes are made once each (from the group's own seed) and kept while the run sends.
+//! group prefixes are made once each (from the group's own seed) and kept while the run sends. A multi-turn
+//! workload's requests are each turn's own user message; the conversation before it is the run's to keep.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 use tokio::sync::{Notify, Semaphore};
 
 use super::lengths::LengthDraws;
@@ -71,6 +74,8 @@ const OUTPUT_LENGTH: u64 = 2;
 const TEXT: u64 = 3;
 /// A group's prefix (mixed with the group's number instead of a request's).
 const PREFIX: u64 = 4;
+/// The think time before a conversation's turn.
+const THINK: u64 = 5;
 
 /// The lengths of request `index`: its prompt's and its answer's.
 pub fn request_lengths(input: &LengthDist, output: &LengthDist, seed: u64, index: u32) -> (u32, u32) {
@@ -99,7 +104,28 @@ impl RequestMaker {
                 let (suffix, output) = request_lengths(suffix, output, *seed, index);
                 (prefix_tokens + suffix, output)
             }
+            // A turn's own message: the conversation before it is what earlier turns sent and got back.
+            Workload::MultiTurn { first, follow_up, output, seed, .. } => {
+                let message = if self.workload.turn_of(index) == 0 { first } else { follow_up };
+                request_lengths(message, output, *seed, index)
+            }
         }
+    }
+
+    /// How long the user of request `index`'s conversation thinks before sending it (nothing but for a
+    /// multi-turn workload's later turns).
+    pub fn think_before(&self, index: u32) -> std::time::Duration {
+        match &self.workload {
+            Workload::MultiTurn { think, seed, .. } if self.workload.turn_of(index) > 0 => {
+                think.at(StdRng::seed_from_u64(request_seed(*seed, index, THINK)).gen::<f64>())
+            }
+            _ => std::time::Duration::ZERO,
+        }
+    }
+
+    /// The workload.
+    pub fn workload(&self) -> &Workload {
+        &self.workload
     }
 
     /// Request `index`; `prefixes` keeps each group's prefix once made.
@@ -108,7 +134,9 @@ impl RequestMaker {
         let seed = self.workload.seed();
         let text_seed = request_seed(seed, index, TEXT);
         let prompt = match &self.workload {
-            Workload::Synthetic { .. } => exact_prompt(&self.tokenizer, asked_input, text_seed).await?,
+            Workload::Synthetic { .. } | Workload::MultiTurn { .. } => {
+                exact_prompt(&self.tokenizer, asked_input, text_seed).await?
+            }
             Workload::SharedPrefix { groups, prefix_tokens, .. } => {
                 let group = index % groups;
                 let prefix = match prefixes.get(&group) {
@@ -164,6 +192,11 @@ impl PreparedRequests {
     /// The lengths of request `index` as drawn: its prompt's and its answer's.
     pub fn lengths(&self, index: u32) -> (u32, u32) {
         self.maker.lengths(index)
+    }
+
+    /// The maker: the workload, its lengths and think times.
+    pub fn maker(&self) -> &RequestMaker {
+        &self.maker
     }
 
     /// Request `index`, once it is made; the tokenizer's error when the producer could not make it.

@@ -236,13 +236,9 @@ async fn runs_store_iterations_in_order_and_running_runs_become_interrupted(db: 
         tokens_in: Some(7),
         tokens_out: Some(9),
         token_source: TokenSource::Reported,
-        cached_tokens: None,
         finish_reason: Some("stop".into()),
         error,
-        server_timing: None,
-        engine_timings: None,
-        retry_after_ms: None,
-        retried: vec![],
+        ..Measurement::blank()
     };
     let rows: Vec<(IterationRecord, Measurement)> = plan
         .jobs()
@@ -408,13 +404,9 @@ async fn iteration_pages_from_sql_match_the_table_definition(db: &TestDb) {
                 tokens_in: Some(7),
                 tokens_out: (!failed && job.seq % 5 != 0).then_some(job.seq % 4),
                 token_source: TokenSource::Reported,
-                cached_tokens: None,
                 finish_reason: Some("stop".into()),
                 error: failed.then(|| IterationError::new(ErrorClass::Http, Some(502), "bad gateway")),
-                server_timing: None,
-                engine_timings: None,
-                retry_after_ms: None,
-                retried: vec![],
+                ..Measurement::blank()
             };
             let prompt = &plan.prompts[job.prompt_index as usize];
             (IterationRecord::from_measurement(prompt, job, &m, None, None), m)

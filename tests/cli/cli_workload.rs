@@ -230,3 +230,59 @@ async fn lengths_come_from_a_histogram_file_named_by_the_workload() {
     assert!(asked.contains(&30) && asked.contains(&90) && asked.iter().all(|n| [30, 90].contains(n)), "{asked:?}");
     assert_eq!(column(&report, "madeInputTokens"), asked);
 }
+
+/// A multi-turn workload against the simulator, whose tokenizer, template and prefix cache are known: each of two
+/// conversations sends a first message of 100 tokens, then two of 20, and gets answers of 8. Turn 1 is 102 prompt
+/// tokens (a role before the message, the answer's start after it); each later turn adds the answer (8), a role,
+/// the new message and the answer's start: 132, then 162. After an answer the cache keeps the prompt and the
+/// answer in whole 16-token blocks: 110 → 96 tokens, 140 → 128. At 1 ms of prefill per uncached token, turn 1
+/// waits 102 ms for its first token, turn 2 waits 36 and turn 3 34: the first token comes at least 60 ms sooner
+/// (66 by the model, allowing 6 ms of scheduling noise). Each later turn goes 20 ms after the answer before it.
+#[tokio::test]
+async fn a_conversation_carries_its_answers_and_later_turns_come_sooner_from_the_simulators_cache() {
+    let config = SimConfig { prefill_per_token: std::time::Duration::from_millis(1), ..SimConfig::fixed_ms(1, 0, 8) };
+    let sim = sim::spawn_local(config).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("chat.toml");
+    std::fs::write(
+        &file,
+        "kind = \"multiTurn\"\nusers = 2\nturns = 3\nseed = 5\n\
+         first = { kind = \"fixed\", tokens = 100 }\nfollowUp = { kind = \"fixed\", tokens = 20 }\n\
+         output = { kind = \"fixed\", tokens = 8 }\nthink = { kind = \"fixed\", ms = 20 }\n",
+    )
+    .unwrap();
+    let args = ["--base-url", &sim.base_url(), "--model", "m", "-c", "2", "--workload", file.to_str().unwrap()];
+    let (code, report, output) = bench_report(&args).await;
+    assert_eq!(code, 0, "{output}");
+    let mut rows: Vec<&Value> = report["results"].as_array().unwrap().iter().collect();
+    rows.sort_by_key(|r| r["promptIndex"].as_u64());
+    let of =
+        |key: &str| rows.iter().map(|r| r[key].as_u64().unwrap_or_else(|| panic!("{key}: {r}"))).collect::<Vec<_>>();
+    assert_eq!(of("askedInputTokens"), [100, 20, 20, 100, 20, 20], "a turn's own message, as asked");
+    assert_eq!(of("tokensIn"), [102, 132, 162, 102, 132, 162], "every answer went back in the next turn");
+    assert_eq!(of("cachedTokens"), [0, 96, 128, 0, 96, 128]);
+    for pair in rows.windows(2).filter(|w| w[1]["promptIndex"].as_u64().unwrap() % 3 != 0) {
+        let answered = pair[0]["sentAtMs"].as_f64().unwrap() + pair[0]["totalMs"].as_f64().unwrap();
+        let next = pair[1]["sentAtMs"].as_f64().unwrap();
+        assert!(next - answered >= 19.0, "a turn waits its think time after the answer: {answered} → {next}");
+    }
+    let by_turn = report["workload"]["byTurn"].as_array().unwrap();
+    let figure = |turn: usize, key: &str| by_turn[turn][key].as_f64().unwrap();
+    assert_eq!(by_turn.len(), 3);
+    assert_eq!(
+        (figure(0, "promptTokensMean"), figure(1, "cachedTokensMean"), figure(2, "cachedTokensMean")),
+        (102.0, 96.0, 128.0)
+    );
+    let (first, second, third) = (figure(0, "ttftP50Ms"), figure(1, "ttftP50Ms"), figure(2, "ttftP50Ms"));
+    assert!(
+        first >= 102.0 && second >= 36.0 && third >= 34.0,
+        "the model's prefill is a floor: {first} {second} {third}"
+    );
+    assert!(first - second >= 60.0 && first - third >= 60.0, "sooner by the cache: {first} {second} {third}");
+    assert_eq!(report["workload"]["conversations"], serde_json::json!({"started": 2, "completed": 2}));
+    assert!(output.contains("turn") && output.contains("cached tokens"), "bench prints the table by turn: {output}");
+    assert!(report["honesty"].to_string().contains("By turn: every turn sends the conversation before it"));
+    common::assert_report_schema(&report);
+    let csv = exported(&report, "csv").await;
+    assert_eq!(csv.lines().count(), 7, "a header and six turns");
+}

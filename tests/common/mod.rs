@@ -351,5 +351,6 @@ pub fn chat_request(model: &str, content: &str, max_tokens: u32, stream: bool) -
         stream,
         stream_options: stream.then_some(StreamOptions { include_usage: true }),
         ignore_eos: false,
+        keep_answer: false,
     }
 }

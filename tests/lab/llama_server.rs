@@ -164,3 +164,36 @@ async fn a_shared_prefix_is_cached_by_llama_cpp_and_answers_sooner_than_unshared
     let (warm, cold) = (median(shared_ttft[1..].to_vec()), median(unshared_ttft));
     assert!(warm < cold, "shared prefix: median TTFT {warm} ms; unshared: {cold} ms");
 }
+
+/// A multi-turn workload against llama.cpp: every later turn sends the conversation back (the server counts the
+/// earlier messages and answers in its prompt), finds it in its slot's cache (`timings.cache_n` at least the first
+/// message's 1,500 tokens), and the report has TTFT, prompt and cached tokens by turn, the later turns' first
+/// tokens sooner than the first's.
+#[tokio::test]
+async fn a_conversation_is_sent_back_each_turn_and_reported_by_turn() {
+    let Some(server) = llama_server(false).await else { return };
+    let report = bench_workload(
+        &server.base_url,
+        "kind = \"multiTurn\"\nusers = 3\nturns = 3\nseed = 2\nfirst = { kind = \"fixed\", tokens = 1500 }\n\
+         followUp = { kind = \"fixed\", tokens = 40 }\noutput = { kind = \"fixed\", tokens = 12 }\n",
+    )
+    .await;
+    let results = report["results"].as_array().unwrap();
+    assert_eq!(results.len(), 9);
+    assert!(results.iter().all(|r| common::null_at(r, "/error")), "{results:?}");
+    let by_turn = report["workload"]["byTurn"].as_array().unwrap();
+    let figure = |turn: usize, key: &str| by_turn[turn][key].as_f64().unwrap_or_else(|| panic!("{key}: {by_turn:?}"));
+    // 1,500 tokens and the template's 51; then each turn adds an answer of about 12 tokens (counted again as text),
+    // a message of 40 and the template's tokens around both.
+    assert_eq!(figure(0, "promptTokensMean"), 1_551.0);
+    for turn in 1..3 {
+        let grown = figure(turn, "promptTokensMean") - figure(turn - 1, "promptTokensMean");
+        assert!((40.0 + 12.0..=40.0 + 12.0 + 120.0).contains(&grown), "turn {}: {grown} more tokens", turn + 1);
+        assert!(figure(turn, "cachedTokensMean") >= 1_500.0, "turn {}: {by_turn:?}", turn + 1);
+        assert!(
+            figure(turn, "ttftP50Ms") < figure(0, "ttftP50Ms"),
+            "a cached conversation answers sooner: {by_turn:?}"
+        );
+    }
+    assert_eq!(report["workload"]["conversations"]["completed"], 3);
+}

@@ -82,6 +82,30 @@ pub(super) fn print_workload(w: &crate::report::WorkloadReport) {
         w.ended_early
     );
     println!("{:<14} {}", "cached tokens", counts(w.cached_tokens));
+    if let Some(c) = w.conversations {
+        println!("{:<14} {} started, {} sent every turn", "conversations", c.started, c.completed);
+    }
+    if !w.by_turn.is_empty() {
+        let ms = |v: Option<f64>| v.map_or_else(|| "—".to_string(), |v| format!("{v:.1}"));
+        println!(
+            "{:>5} {:>8} {:>7} {:>11} {:>11} {:>11} {:>14} {:>14}",
+            "turn", "requests", "failed", "TTFT p50", "TTFT p90", "TPOT p50", "prompt tokens", "cached tokens"
+        );
+        for t in &w.by_turn {
+            println!(
+                "{:>5} {:>8} {:>7} {:>11} {:>11} {:>11} {:>14} {:>14}",
+                t.turn,
+                t.requests,
+                t.failed,
+                ms(t.ttft_p50_ms),
+                ms(t.ttft_p90_ms),
+                ms(t.tpot_p50_ms),
+                ms(t.prompt_tokens_mean),
+                ms(t.cached_tokens_mean)
+            );
+        }
+        println!("(by turn: ms, and the server's mean prompt and cached tokens)");
+    }
 }
 
 pub(super) fn print_summary(run: &RunView, s: &RunSummary) {

@@ -201,6 +201,10 @@ pub struct Measurement {
     /// Earlier attempts of this iteration that were sent again: rate-limited, or lost to a closed connection.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub retried: Vec<RetriedAttempt>,
+    /// The answer's text, kept only when the request asked for it (a multi-turn conversation sends it back in its
+    /// next turn); never stored.
+    #[serde(skip)]
+    pub answer: Option<String>,
 }
 
 /// Why an attempt was sent again.
@@ -252,6 +256,7 @@ impl Measurement {
             engine_timings: None,
             retry_after_ms: None,
             retried: vec![],
+            answer: None,
         }
     }
 
@@ -331,13 +336,8 @@ mod tests {
             tokens_in: Some(10),
             tokens_out: tokens,
             token_source: TokenSource::Reported,
-            cached_tokens: None,
             finish_reason: Some("stop".into()),
-            error: None,
-            server_timing: None,
-            engine_timings: None,
-            retry_after_ms: None,
-            retried: vec![],
+            ..Measurement::blank()
         }
     }
 

@@ -18,7 +18,7 @@ pub use log_histogram::{LogHistogram, RELATIVE_ACCURACY as ITL_RELATIVE_ACCURACY
 pub use measurement::{
     ChunkMark, ErrorClass, IterationError, Measurement, RetriedAttempt, RetryCause, ServerTiming, Timeline, TokenSource,
 };
-pub use plan::{limits, Agent, ConnectionPolicy, Job, LoadMode, OpenedAhead, RunPlan, RunPlanInput};
+pub use plan::{limits, Agent, ConnectionPolicy, Job, LoadMode, OpenedAhead, RunPlan, RunPlanInput, Session};
 pub use progress::{LivePoint, RunProgress, RunUpdate};
 pub use slo::{parse_slos, Slo, SloMetric, SloScope, MAX_SLOS};
 pub use view::{RunStatus, RunView};

@@ -23,6 +23,8 @@ pub mod workload_limits {
     pub const MAX_PREFIX_TOKENS_KEPT: u64 = 10_000_000;
     /// Requests of one workload (a run's measured requests at most).
     pub const MAX_REQUESTS: u32 = 1_000_000;
+    /// Turns of one multi-turn session at most.
+    pub const MAX_TURNS: u32 = 100;
     /// σ of a log-normal at most: beyond it, nearly every draw is clipped to the range's ends.
     pub const MAX_LOG_SIGMA: f64 = 4.0;
 }
@@ -170,6 +172,15 @@ impl LengthDist {
         }
     }
 
+    /// The longest length a draw can have.
+    pub fn longest(&self) -> u32 {
+        match self {
+            Self::Fixed { tokens } => *tokens,
+            Self::Uniform { max, .. } | Self::Normal { max, .. } | Self::LogNormal { max, .. } => *max,
+            Self::Histogram { bins } => bins.iter().filter(|(_, w)| *w > 0.0).map(|(t, _)| *t).max().unwrap_or(0),
+        }
+    }
+
     /// The distribution in a few words: `1000 tokens`, `uniform 100–300`, `normal 1000 ± 100 (500–1500)`.
     pub fn describe(&self) -> String {
         let n = crate::model::trim_number;
@@ -236,5 +247,7 @@ mod tests {
         assert_eq!(LengthDist::Uniform { min: 100, max: 300 }.nominal_mean(), 200.0);
         let histogram = LengthDist::Histogram { bins: vec![(10, 3.0), (20, 1.0)] };
         assert_eq!(histogram.nominal_mean(), 12.5);
+        assert_eq!(histogram.longest(), 20);
+        assert_eq!(normal.longest(), 1500);
     }
 }

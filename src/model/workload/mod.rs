@@ -1,8 +1,10 @@
 //! Workloads: what a run sends, beyond a list of prompts (`spec`), with token lengths drawn from distributions
-//! (`lengths`).
+//! (`lengths`), and the pauses of a multi-turn session's user (`think`).
 
 pub(in crate::model) mod lengths;
 pub(in crate::model) mod spec;
+pub(in crate::model) mod think;
 
 pub use lengths::{workload_limits, LengthDist};
 pub use spec::Workload;
+pub use think::{ThinkTime, MAX_THINK_MS};

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::lengths::{workload_limits, LengthDist};
+use super::think::ThinkTime;
 use crate::model::ValidationError;
 
 /// A workload.
@@ -43,6 +44,29 @@ pub enum Workload {
         #[serde(default)]
         seed: u64,
     },
+    /// `users` conversations of `turns` turns each. Every turn sends the conversation so far (each earlier user
+    /// message, and each earlier answer as the server returned it) and a new user message, after its user's think
+    /// time; a closed loop's concurrency is conversations in flight, an open loop's rate is new conversations per
+    /// second. Request `session × turns + turn` is that turn of that conversation.
+    #[serde(rename_all = "camelCase")]
+    MultiTurn {
+        /// Conversations.
+        users: u32,
+        /// Turns of each conversation.
+        turns: u32,
+        /// The first user message of each conversation, tokens.
+        first: LengthDist,
+        /// Each later user message, tokens.
+        follow_up: LengthDist,
+        /// Each answer's length, tokens.
+        output: LengthDist,
+        /// The pause between an answer and the next turn.
+        #[serde(default)]
+        think: ThinkTime,
+        /// Seeds the lengths, the text and the think times.
+        #[serde(default)]
+        seed: u64,
+    },
 }
 
 impl Workload {
@@ -74,24 +98,73 @@ impl Workload {
                 suffix.validate("workload.suffix", MAX_INPUT_TOKENS - prefix_tokens)?;
                 output.validate("workload.output", MAX_OUTPUT_TOKENS)?;
             }
+            Self::MultiTurn { users, turns, first, follow_up, output, think, .. } => {
+                if !(2..=MAX_TURNS).contains(turns) {
+                    return Err(ValidationError::new("workload.turns", format!("must be between 2 and {MAX_TURNS}")));
+                }
+                if *users == 0 {
+                    return Err(ValidationError::new("workload.users", "must be at least 1"));
+                }
+                first.validate("workload.first", MAX_INPUT_TOKENS)?;
+                follow_up.validate("workload.followUp", MAX_INPUT_TOKENS)?;
+                output.validate("workload.output", MAX_OUTPUT_TOKENS)?;
+                think.validate("workload.think")?;
+                // The last turn carries every earlier message and answer: the longest it can be must fit.
+                let later = u64::from(turns - 1);
+                let longest = u64::from(first.longest())
+                    + later * u64::from(follow_up.longest())
+                    + later * u64::from(output.longest());
+                if longest > u64::from(MAX_INPUT_TOKENS) {
+                    let reason = format!(
+                        "the last turn's conversation can reach {longest} tokens (the first message, {later} later \
+                         messages and {later} answers at their longest); at most {MAX_INPUT_TOKENS}: fewer turns or \
+                         shorter messages"
+                    );
+                    return Err(ValidationError::new("workload.turns", reason));
+                }
+            }
         }
-        if !(1..=MAX_REQUESTS).contains(&self.requests()) {
+        let requests = self.sessions().checked_mul(self.turns()).filter(|r| (1..=MAX_REQUESTS).contains(r));
+        if requests.is_none() {
+            if let Self::MultiTurn { .. } = self {
+                let reason = format!("users × turns must be at most {MAX_REQUESTS} requests");
+                return Err(ValidationError::new("workload.users", reason));
+            }
             return Err(ValidationError::new("workload.requests", format!("must be between 1 and {MAX_REQUESTS}")));
         }
         Ok(())
     }
 
-    /// Requests the workload sends.
+    /// Requests the workload sends: every turn of every session.
     pub fn requests(&self) -> u32 {
+        self.sessions().saturating_mul(self.turns())
+    }
+
+    /// Sessions: conversations of a multi-turn workload; otherwise each request is a session of one turn.
+    pub fn sessions(&self) -> u32 {
         match self {
             Self::Synthetic { requests, .. } | Self::SharedPrefix { requests, .. } => *requests,
+            Self::MultiTurn { users, .. } => *users,
         }
+    }
+
+    /// Turns of each session (1 but for a multi-turn workload).
+    pub fn turns(&self) -> u32 {
+        match self {
+            Self::Synthetic { .. } | Self::SharedPrefix { .. } => 1,
+            Self::MultiTurn { turns, .. } => *turns,
+        }
+    }
+
+    /// The turn (from 0) request `index` is of its session.
+    pub fn turn_of(&self, index: u32) -> u32 {
+        index % self.turns()
     }
 
     /// Seeds the workload's lengths and text.
     pub fn seed(&self) -> u64 {
         match self {
-            Self::Synthetic { seed, .. } | Self::SharedPrefix { seed, .. } => *seed,
+            Self::Synthetic { seed, .. } | Self::SharedPrefix { seed, .. } | Self::MultiTurn { seed, .. } => *seed,
         }
     }
 
@@ -108,6 +181,14 @@ impl Workload {
                  {requests} requests, seed {seed}",
                 suffix.describe(),
                 output.describe()
+            ),
+            Self::MultiTurn { users, turns, first, follow_up, output, think, seed } => format!(
+                "multi-turn: {users} conversation(s) of {turns} turns, first message {}, later messages {}, output \
+                 {}, think time {}, seed {seed}",
+                first.describe(),
+                follow_up.describe(),
+                output.describe(),
+                think.describe()
             ),
         }
     }
@@ -176,5 +257,39 @@ mod tests {
             "shared prefix: 2 group(s) of a 512-token prefix, then a suffix of 64 tokens, output 8 tokens, 20 requests, \
              seed 0"
         );
+    }
+
+    #[test]
+    fn a_conversation_must_fit_the_longest_context_by_its_last_turn() {
+        let conversation = |users, turns, follow_up| Workload::MultiTurn {
+            users,
+            turns,
+            first: LengthDist::fixed(1_000),
+            follow_up,
+            output: LengthDist::fixed(500),
+            think: ThinkTime::Fixed { ms: 100 },
+            seed: 3,
+        };
+        let fits = conversation(8, 5, LengthDist::fixed(200));
+        assert!(fits.validate().is_ok());
+        assert_eq!((fits.requests(), fits.sessions(), fits.turns()), (40, 8, 5));
+        assert_eq!(
+            fits.describe(),
+            "multi-turn: 8 conversation(s) of 5 turns, first message 1000 tokens, later messages 200 tokens, output \
+             500 tokens, think time 100 ms, seed 3"
+        );
+        let field = |w: Workload| w.validate().unwrap_err().field;
+        // 1,000 + 99 × (2,000 + 500) tokens by the last turn.
+        assert_eq!(field(conversation(8, 100, LengthDist::fixed(2_000))), "workload.turns");
+        assert_eq!(field(conversation(8, 1, LengthDist::fixed(200))), "workload.turns");
+        assert_eq!(field(conversation(0, 5, LengthDist::fixed(200))), "workload.users");
+        assert_eq!(field(conversation(400_000, 5, LengthDist::fixed(2))), "workload.users");
+        assert_eq!(field(conversation(8, 5, LengthDist::fixed(0))), "workload.followUp.tokens");
+        let read: Workload = serde_json::from_value(serde_json::json!({"kind": "multiTurn", "users": 2, "turns": 3,
+            "first": {"kind": "fixed", "tokens": 100}, "followUp": {"kind": "fixed", "tokens": 20},
+            "output": {"kind": "fixed", "tokens": 10}}))
+        .unwrap();
+        assert_eq!(read.requests(), 6);
+        assert!(read.describe().contains("think time 0 ms"), "no think time unless asked");
     }
 }

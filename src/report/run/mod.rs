@@ -1,5 +1,5 @@
 //! A run's report: the snapshot (what it measured and how), its notes, cards, table, page and compact export
-//! form, the server's section, the workload's section, and two runs compared.
+//! form, the server's section, the workload's section (with a multi-turn workload's figures by turn), and two runs compared.
 
 pub(in crate::report) mod cards;
 pub(in crate::report) mod compact;
@@ -9,6 +9,7 @@ pub(in crate::report) mod page;
 pub(in crate::report) mod server;
 pub(in crate::report) mod snapshot;
 pub(in crate::report) mod table;
+pub(in crate::report) mod turns;
 pub(in crate::report) mod view;
 pub(in crate::report) mod workload;
 
@@ -22,5 +23,6 @@ pub use page::ReportPage;
 pub use server::{server_notes, with_server};
 pub use snapshot::{snapshot, ReportAgent, ReportConnector, ReportHeader, ReportSnapshot, ReportStats, SharedReport};
 pub use table::{page_count, table_page, IterationPage, SortKey, TableQuery, MAX_PAGE_SIZE};
+pub use turns::{Conversations, TurnSummary};
 pub use view::{report_view, scatter_point, ReportView, ServerSection};
 pub use workload::{workload_notes, workload_report, CountSummary, WorkloadReport};

@@ -65,6 +65,12 @@ pub struct WorkloadReport {
     pub ended_early: u64,
     /// Prompt tokens the server said came from its cache, per request that said.
     pub cached_tokens: Option<CountSummary>,
+    /// A multi-turn workload's figures by turn (absent for other workloads).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub by_turn: Vec<super::turns::TurnSummary>,
+    /// A multi-turn workload's conversations: started, and sent to their last turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversations: Option<super::turns::Conversations>,
 }
 
 /// The workload section of a run with a workload (`None` without one).
@@ -73,8 +79,9 @@ pub fn workload_report(plan: &RunPlan, results: &[IterationRecord]) -> Option<Wo
     let measured: Vec<&IterationRecord> = results.iter().filter(|r| !r.warmup && r.error.is_none()).collect();
     let reported = |r: &&&IterationRecord| r.token_source == crate::model::TokenSource::Reported;
     let summary = |pick: fn(&IterationRecord) -> Option<f64>| CountSummary::of(measured.iter().filter_map(|r| pick(r)));
+    // A later turn's prompt carries its conversation: the server's count is not its message's asked length.
+    let one_message = |r: &&&IterationRecord| spec.turn_of(r.prompt_index) == 0;
     Some(WorkloadReport {
-        spec,
         asked_input: summary(|r| r.asked_input_tokens.map(f64::from)),
         made_as_asked: measured
             .iter()
@@ -84,6 +91,7 @@ pub fn workload_report(plan: &RunPlan, results: &[IterationRecord]) -> Option<Wo
             measured
                 .iter()
                 .filter(reported)
+                .filter(one_message)
                 .filter_map(|r| Some(r.tokens_in? as f64 - f64::from(r.asked_input_tokens?))),
         ),
         asked_output: summary(|r| r.asked_output_tokens.map(f64::from)),
@@ -97,6 +105,9 @@ pub fn workload_report(plan: &RunPlan, results: &[IterationRecord]) -> Option<Wo
             )
             .count() as u64,
         cached_tokens: summary(|r| r.cached_tokens.map(|t| t as f64)),
+        by_turn: super::turns::by_turn(results, spec.turns()),
+        conversations: super::turns::conversations(results, spec.turns()),
+        spec,
     })
 }
 
@@ -107,6 +118,10 @@ pub fn workload_notes(report: &WorkloadReport) -> Vec<String> {
         Workload::SharedPrefix { .. } => {
             "after its group's prefix, the same text for every request of the group (request i is in group i mod \
              groups), so only the prefix is shared"
+        }
+        Workload::MultiTurn { .. } => {
+            "a turn's new message is a text of its own, after the conversation before it (request s × turns + t is \
+             turn t of conversation s)"
         }
     };
     let mut notes = vec![format!(
@@ -129,6 +144,13 @@ pub fn workload_notes(report: &WorkloadReport) -> Vec<String> {
     }
     if let Some(deviation) = report.input_deviation {
         let counted = crate::model::trim_number(deviation.p50);
+        if report.spec.turns() > 1 {
+            notes.push(
+                "The server's prompt count is compared with the asked length on first turns only: a later turn's \
+                 prompt carries its conversation."
+                    .to_string(),
+            );
+        }
         notes.push(if deviation.constant() {
             format!(
                 "The server counted {counted} prompt tokens more than asked in every request: its chat template's \
@@ -161,6 +183,7 @@ pub fn workload_notes(report: &WorkloadReport) -> Vec<String> {
             crate::model::trim_number(cached.max)
         ));
     }
+    notes.extend(super::turns::turn_notes(&report.by_turn, report.conversations));
     notes
 }
 
