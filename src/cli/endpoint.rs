@@ -59,42 +59,83 @@ impl PromptArgs {
     }
 }
 
+pub use super::workload_file::GivenWorkload;
+
 /// A workload instead of prompts.
 #[derive(Debug, Clone, clap::Args)]
 pub struct WorkloadArgs {
     /// A workload file (TOML): `kind = "synthetic"`, `requests`, `seed`, and `[input]` and `[output]` lengths
-    /// (`kind = "fixed"`, `tokens = 1000`; uniform, normal, logNormal, histogram: docs/WORKLOADS.md).
-    #[arg(long, value_name = "FILE.toml", conflicts_with_all = ["input_tokens", "iterations"])]
+    /// (`kind = "fixed"`, `tokens = 1000`; uniform, normal, logNormal, histogram), or sharedPrefix, multiTurn,
+    /// dataset, trace (docs/WORKLOADS.md).
+    #[arg(long, value_name = "FILE.toml", conflicts_with_all = ["input_tokens", "iterations", "dataset", "trace"])]
     pub workload: Option<PathBuf>,
+    /// Prompts from a dataset, a row each, in the file's order: JSONL or a JSON array of {"prompt": …},
+    /// {"messages": […]} or ShareGPT's {"conversations": […]} rows, or a CSV with a prompt column; an optional
+    /// output_tokens per row. -n sends that many rows (default: every row after the warm-ups').
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["input_tokens", "trace"])]
+    pub dataset: Option<PathBuf>,
+    /// Replays a trace at its recorded instants: Mooncake's JSONL (timestamp, input_length, output_length,
+    /// hash_ids) or BurstGPT's CSV. -n replays its first rows (default: all); --max-concurrency caps requests in
+    /// flight.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["input_tokens", "rate"])]
+    pub trace: Option<PathBuf>,
+    /// With --trace: replays this many times faster than recorded (2: twice the rate).
+    #[arg(long, default_value_t = 1.0, requires = "trace")]
+    pub speedup: f64,
     /// Prompts of exactly N tokens, made from the built-in corpus with the server's own tokenizer (its
     /// /tokenize); -n is then the number of requests.
     #[arg(long, value_name = "N", requires = "output_tokens")]
     pub input_tokens: Option<u32>,
-    /// With --input-tokens: answers of N tokens (max_tokens, and ignore_eos so that they are not shorter).
-    #[arg(long, value_name = "N", requires = "input_tokens")]
+    /// With --input-tokens: answers of N tokens (max_tokens, and ignore_eos so that they are not shorter); with
+    /// --dataset, of rows that give no output_tokens.
+    #[arg(long, value_name = "N")]
     pub output_tokens: Option<u32>,
-    /// With --input-tokens: seeds the prompts' text (the same seed sends the same prompts).
-    #[arg(long, default_value_t = 0, requires = "input_tokens")]
+    /// With --input-tokens or --trace: seeds the prompts' text (the same seed sends the same prompts).
+    #[arg(long, default_value_t = 0)]
     pub seed: u64,
 }
 
 impl WorkloadArgs {
-    /// The workload the options name, if any; `requests` is -n for --input-tokens.
-    pub fn read(&self, requests: u32) -> Result<Option<crate::model::Workload>, String> {
+    /// The workload the options name, if any: `requests` is -n (`None` when not given), after `warmup` warm-ups.
+    pub fn read(&self, requests: Option<u32>, warmup: u32) -> Result<Option<GivenWorkload>, String> {
+        use crate::model::{LengthDist, Workload};
+        let given = |workload| Some(GivenWorkload { workload, trace_span_us: None });
         if let Some(path) = &self.workload {
-            return super::workload_file::read_workload(path).map(Some).map_err(|e| format!("--workload {e}"));
+            return super::workload_file::read_workload(path, warmup).map(Some).map_err(|e| format!("--workload {e}"));
         }
-        Ok(self.input_tokens.zip(self.output_tokens).map(|(input, output)| crate::model::Workload::Synthetic {
-            input: crate::model::LengthDist::fixed(input),
-            output: crate::model::LengthDist::fixed(output),
-            requests,
-            seed: self.seed,
-        }))
+        if let Some(path) = &self.dataset {
+            let file = super::data_files::dataset_file(path).map_err(|e| format!("--dataset {e}"))?;
+            let requests = requests.unwrap_or(file.rows.saturating_sub(warmup));
+            let output = self.output_tokens.map(LengthDist::fixed);
+            return Ok(given(Workload::Dataset { file, requests, output, seed: self.seed }));
+        }
+        if let Some(path) = &self.trace {
+            let found = super::data_files::trace_file(path, requests).map_err(|e| format!("--trace {e}"))?;
+            let requests = requests.unwrap_or(found.file.rows);
+            let workload = Workload::Trace {
+                file: found.file,
+                requests,
+                speedup: self.speedup,
+                block_tokens: 512,
+                seed: self.seed,
+            };
+            return Ok(Some(GivenWorkload { workload, trace_span_us: Some(found.span_us) }));
+        }
+        match (self.input_tokens, self.output_tokens) {
+            (Some(input), Some(output)) => Ok(given(Workload::Synthetic {
+                input: LengthDist::fixed(input),
+                output: LengthDist::fixed(output),
+                requests: requests.unwrap_or(10),
+                seed: self.seed,
+            })),
+            (None, Some(_)) => Err("--output-tokens goes with --input-tokens or --dataset".into()),
+            _ => Ok(None),
+        }
     }
 
     /// Whether a workload was asked for.
     pub fn given(&self) -> bool {
-        self.workload.is_some() || self.input_tokens.is_some()
+        self.workload.is_some() || self.input_tokens.is_some() || self.dataset.is_some() || self.trace.is_some()
     }
 }
 

@@ -6,10 +6,12 @@
 //!
 //! What they share: [`endpoint`] (which endpoint and prompts, and the execution of a plan against it),
 //! [`progress`] (the one progress printer), [`remote`] (a running server called with an API token),
-//! `workload_file` (a `--workload` file and the histogram files it names).
+//! `workload_file` (a `--workload` file and the histogram files it names), `data_files` (a dataset or a trace,
+//! read and checked before a run).
 
 pub mod bench;
 pub mod capacity;
+mod data_files;
 pub mod endpoint;
 pub mod export;
 pub mod progress;

@@ -1,6 +1,8 @@
 //! A workload file (TOML) as `--workload` reads it: the workload's own keys (`model::Workload`), and, for a
 //! `histogram` length, a `file` of lengths instead of inline `bins`: a CSV of `tokens,count` rows (a header line is
-//! allowed), relative to the workload file — the empirical lengths of a dataset measured elsewhere.
+//! allowed), relative to the workload file — the empirical lengths of a dataset measured elsewhere. A dataset's or
+//! a trace's `file` is a path too, relative to the workload file, read and checked here (`data_files`); without
+//! `requests`, every row is sent (a dataset's after its warm-ups).
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -43,12 +45,23 @@ pub enum WorkloadFileError {
     },
 }
 
-/// The workload `path` describes, its histogram files read.
-pub fn read_workload(path: &Path) -> Result<Workload, WorkloadFileError> {
+/// A workload as the command line gave it.
+#[derive(Debug)]
+pub struct GivenWorkload {
+    /// The workload.
+    pub workload: Workload,
+    /// A trace's span over the requests it sends, µs (from its first row to its last sent).
+    pub trace_span_us: Option<u64>,
+}
+
+/// The workload `path` describes, its histogram files read, its dataset or trace read and checked; `warmup`
+/// warm-ups come first.
+pub fn read_workload(path: &Path, warmup: u32) -> Result<GivenWorkload, WorkloadFileError> {
     let invalid = |reason: String| WorkloadFileError::Invalid { path: path.to_path_buf(), reason };
     let text = std::fs::read_to_string(path).map_err(|source| WorkloadFileError::Read { path: path.into(), source })?;
     let mut table: toml::Table = text.parse().map_err(|e: toml::de::Error| invalid(e.to_string()))?;
     let dir = path.parent().unwrap_or(Path::new("."));
+    let trace_span_us = read_data_file(&mut table, dir, warmup).map_err(invalid)?;
     for key in LENGTH_KEYS {
         let Some(toml::Value::Table(length)) = table.get_mut(key) else { continue };
         let Some(file) = length.remove("file") else { continue };
@@ -62,7 +75,34 @@ pub fn read_workload(path: &Path) -> Result<Workload, WorkloadFileError> {
         let bins = bins.into_iter().map(|(tokens, count)| toml::Value::Array(vec![tokens.into(), count.into()]));
         length.insert("bins".into(), toml::Value::Array(bins.collect()));
     }
-    toml::Value::Table(table).try_into().map_err(|e: toml::de::Error| invalid(e.to_string()))
+    let workload = toml::Value::Table(table).try_into().map_err(|e: toml::de::Error| invalid(e.to_string()))?;
+    Ok(GivenWorkload { workload, trace_span_us })
+}
+
+/// A dataset's or a trace's `file`: read, checked and described as the workload keeps it; `requests` set to every
+/// row when not given. A trace's span over the requests it sends.
+fn read_data_file(table: &mut toml::Table, dir: &Path, warmup: u32) -> Result<Option<u64>, String> {
+    let kind = table.get("kind").and_then(toml::Value::as_str).unwrap_or_default().to_string();
+    if kind != "dataset" && kind != "trace" {
+        return Ok(None);
+    }
+    let Some(toml::Value::String(file)) = table.get("file") else {
+        return Err(format!("a {kind} names its file: file = \"rows.jsonl\""));
+    };
+    let file = dir.join(file);
+    let requests = table.get("requests").and_then(toml::Value::as_integer).and_then(|r| u32::try_from(r).ok());
+    let (described, rows, span) = if kind == "dataset" {
+        let found = super::data_files::dataset_file(&file)?;
+        let rows = found.rows;
+        (toml::Value::try_from(found).map_err(|e| e.to_string())?, rows.saturating_sub(warmup), None)
+    } else {
+        let found = super::data_files::trace_file(&file, requests)?;
+        let rows = found.file.rows;
+        (toml::Value::try_from(found.file).map_err(|e| e.to_string())?, rows, Some(found.span_us))
+    };
+    table.insert("file".into(), described);
+    table.entry("requests").or_insert(toml::Value::Integer(i64::from(rows)));
+    Ok(span)
 }
 
 /// The `(tokens, count)` rows of a histogram file, read line by line.
@@ -128,7 +168,7 @@ mod tests {
     fn a_histogram_file_beside_the_workload_becomes_its_bins() {
         let dir = tempfile::tempdir().unwrap();
         write(dir.path(), "lengths.csv", "tokens,count\n120, 3\n\n480,1.5\n");
-        let workload = read_workload(&write(dir.path(), "w.toml", WORKLOAD)).unwrap();
+        let workload = read_workload(&write(dir.path(), "w.toml", WORKLOAD), 0).unwrap().workload;
         let Workload::Synthetic { input, .. } = workload else { panic!("{workload:?}") };
         assert_eq!(input, LengthDist::Histogram { bins: vec![(120, 3.0), (480, 1.5)] });
     }
@@ -144,17 +184,17 @@ mod tests {
             ("120;3\n", 1, "found 1 fields"),
         ] {
             write(dir.path(), "lengths.csv", csv);
-            let error = read_workload(&workload).unwrap_err().to_string();
+            let error = read_workload(&workload, 0).unwrap_err().to_string();
             assert!(
                 error.contains(&format!("lengths.csv, line {line}: ")) && error.contains(words),
                 "{csv:?}: {error}"
             );
         }
         std::fs::remove_file(dir.path().join("lengths.csv")).unwrap();
-        let missing = read_workload(&workload).unwrap_err().to_string();
+        let missing = read_workload(&workload, 0).unwrap_err().to_string();
         assert!(missing.contains("lengths.csv") && missing.contains("No such file"), "{missing}");
         let both =
             write(dir.path(), "both.toml", &WORKLOAD.replace("file = \"lengths.csv\"", "file = \"x\"\nbins = []"));
-        assert!(read_workload(&both).unwrap_err().to_string().contains("bins or a file, not both"));
+        assert!(read_workload(&both, 0).unwrap_err().to_string().contains("bins or a file, not both"));
     }
 }

@@ -1,10 +1,11 @@
 //! When an open loop's sends are due: the gaps between them drawn from a seeded generator, so a run's arrival
 //! pattern can be reproduced. Constant gaps of 1/rate; exponential ones (Poisson arrivals); or gamma-distributed
 //! ones of shape `burstiness` and mean 1/rate (vLLM's burstiness factor: 1 is Poisson, below 1 burstier, the gaps'
-//! coefficient of variation being 1/√burstiness).
+//! coefficient of variation being 1/√burstiness). A trace's replay sends at the instants it recorded instead.
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::model::LoadMode;
@@ -25,9 +26,16 @@ pub(super) struct Schedule {
     gap: Option<Gap>,
     next: Duration,
     rng: StdRng,
+    /// A trace's instants, which replace the mode's gaps, and how many were taken.
+    replay: Option<(Arc<[Duration]>, usize)>,
 }
 
 impl Schedule {
+    /// The instants of a trace, in order: job `k` is due at `instants[k]`.
+    pub(super) fn replay(instants: Arc<[Duration]>) -> Self {
+        Self { gap: None, next: Duration::ZERO, rng: StdRng::seed_from_u64(0), replay: Some((instants, 0)) }
+    }
+
     pub(super) fn new(mode: LoadMode, seed: u64) -> Self {
         let gap = match mode {
             LoadMode::Closed { .. } => None,
@@ -35,10 +43,16 @@ impl Schedule {
             LoadMode::Open { rate_per_second: rate, poisson: true, .. } => Some(Gap::Exponential { rate }),
             LoadMode::Open { rate_per_second: rate, .. } => Some(Gap::Constant { rate }),
         };
-        Self { gap, next: Duration::ZERO, rng: StdRng::seed_from_u64(seed) }
+        Self { gap, next: Duration::ZERO, rng: StdRng::seed_from_u64(seed), replay: None }
     }
 
     pub(super) fn next_offset(&mut self) -> Option<Duration> {
+        if let Some((instants, taken)) = &mut self.replay {
+            // Past the trace's end (no job should ask), the last instant: never earlier than a job before.
+            let at = instants.get(*taken).or(instants.last()).copied();
+            *taken += 1;
+            return Some(at.unwrap_or_default());
+        }
         let at = self.next;
         let seconds = match self.gap? {
             Gap::Constant { rate } => 1.0 / rate,

@@ -42,7 +42,7 @@ fn slots(mode: LoadMode) -> usize {
 }
 
 /// How a run's sessions are paced.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Pacing {
     /// Closed or open loop.
     pub mode: LoadMode,
@@ -50,6 +50,8 @@ pub struct Pacing {
     pub limit: Option<Duration>,
     /// Fixes a random schedule, so a run's arrival pattern can be reproduced.
     pub seed: u64,
+    /// A trace's instants, one a session in order, replacing an open loop's rate (its cap still holds).
+    pub replay: Option<Arc<[Duration]>>,
 }
 
 /// Sends every session's jobs through `execute(job, intended_send)` and reports each result on `results`
@@ -73,10 +75,10 @@ pub async fn drive<F, Fut, R, T>(
     R: Send + 'static,
     T: Fn(Job) -> Duration + Send + Sync + 'static,
 {
-    let Pacing { mode, limit, seed } = pacing;
+    let Pacing { mode, limit, seed, replay } = pacing;
     let (execute, think) = (Arc::new(execute), Arc::new(think));
     let slots = Arc::new(Semaphore::new(slots(mode)));
-    let mut schedule = Schedule::new(mode, seed);
+    let mut schedule = replay.map_or_else(|| Schedule::new(mode, seed), Schedule::replay);
     let start = Instant::now();
     let mut in_flight = JoinSet::new();
     let mut deadline: Option<Instant> = None;
@@ -162,7 +164,7 @@ mod tests {
     }
 
     fn pace(mode: LoadMode, limit: Option<Duration>) -> Pacing {
-        Pacing { mode, limit, seed: 1 }
+        Pacing { mode, limit, seed: 1, replay: None }
     }
 
     fn no_think(_: Job) -> Duration {

@@ -90,6 +90,7 @@ pub async fn execute(run: Execution, sink: &mut impl BatchSink) -> Outcome {
     let rejected = Arc::new(AtomicBool::new(false));
     let (tx, mut rx) = mpsc::channel::<Finished<Sent>>(PENDING);
     let thinking = Arc::clone(&requests);
+    let replay = requests.replay();
     let executor = {
         let (plan, rejected, target, model) =
             (Arc::clone(&plan), Arc::clone(&rejected), Arc::new(target), Arc::new(model));
@@ -149,7 +150,8 @@ pub async fn execute(run: Execution, sink: &mut impl BatchSink) -> Outcome {
             }
         }
     };
-    let pacing = Pacing { mode: plan.mode, limit: plan.duration_ms.map(Duration::from_millis), seed };
+    let limit = plan.duration_ms.map(Duration::from_millis);
+    let pacing = Pacing { mode: plan.mode, limit, seed, replay };
     let think = move |job| thinking.think_before(job);
     let driver = tokio::spawn(drive(plan.sessions(), pacing, cancel.clone(), tx, think, executor));
     let mut failure = None;

@@ -3,12 +3,13 @@
 //! job's row keeps of it.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
+use std::ops::ControlFlow;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use crate::engine::{ChatMessage, ChatRequest, HttpClient, RequestTarget, StreamOptions};
 use crate::model::{IterationRecord, Job, LoadMode, RunPlan, Session};
-use crate::workload::{PreparedRequests, RequestMaker, ServerTokenizer, TokenizeError};
+use crate::workload::{read_trace, DatasetError, MakeError, PreparedRequests, RequestMaker, ServerTokenizer};
 
 /// Where a run's requests come from.
 pub enum Requests {
@@ -21,6 +22,8 @@ pub enum Requests {
         /// The conversations waiting for their next turn, by the request index of their first turn: every message
         /// sent and answer returned so far (a multi-turn workload's; held only while the conversation goes on).
         conversations: Mutex<HashMap<u32, Vec<ChatMessage>>>,
+        /// A trace's send instants, sped up as asked.
+        replay: Option<Arc<[Duration]>>,
     },
 }
 
@@ -32,13 +35,14 @@ pub enum Sent {
     Made {
         /// Its prompt.
         prompt: String,
-        /// The prompt's length as drawn, and as the tokenizer made it; the answer's length asked.
-        lengths: (u32, u32, u32),
+        /// The prompt's length as drawn, and as the tokenizer made it; the answer's length asked (none for a
+        /// dataset's rows sent as written, or an answer left to the agent's budget).
+        lengths: (Option<u32>, Option<u32>, Option<u32>),
     },
     /// A workload's request whose prompt could not be made: its lengths as drawn.
     Unmade {
-        /// The prompt's length as drawn; the answer's length asked.
-        lengths: (u32, u32),
+        /// The prompt's length as drawn; the answer's length asked (none when they come from a file's row).
+        lengths: (Option<u32>, Option<u32>),
     },
 }
 
@@ -52,18 +56,37 @@ pub struct Outgoing {
 
 impl Requests {
     /// The requests of `plan`: for a workload, its prompts start being made with the tokenizer of the server behind
-    /// `target` (its `/tokenize`: an error when it has none).
+    /// `target` (its `/tokenize`: an error when it has none; a dataset needs none), and a trace's instants are read.
     pub async fn of(
         plan: &RunPlan,
         client: &HttpClient,
         target: &RequestTarget,
         model: &str,
-    ) -> Result<Self, TokenizeError> {
+    ) -> Result<Self, MakeError> {
         let Some(workload) = &plan.workload else { return Ok(Self::Prompts) };
-        let tokenizer = ServerTokenizer::discover(client, target, model).await?;
+        let tokenizer = match workload.needs_tokenizer() {
+            true => Some(ServerTokenizer::discover(client, target, model).await?),
+            false => None,
+        };
+        let replay = match workload {
+            crate::model::Workload::Trace { file, requests, speedup, .. } => {
+                let (path, format, requests, speedup) = (file.path.clone(), file.format, *requests, *speedup);
+                let read = tokio::task::spawn_blocking(move || trace_instants(&path, format, requests, speedup)).await;
+                Some(read.map_err(|e| DatasetError::Read(e.to_string()))??)
+            }
+            _ => None,
+        };
         let maker = RequestMaker::new(workload.clone(), tokenizer);
         let prepared = PreparedRequests::start(maker, making_order(plan));
-        Ok(Self::Workload { prepared, conversations: Mutex::default() })
+        Ok(Self::Workload { prepared, conversations: Mutex::default(), replay })
+    }
+
+    /// A trace's send instants, when the run replays one.
+    pub fn replay(&self) -> Option<Arc<[Duration]>> {
+        match self {
+            Self::Workload { replay, .. } => replay.clone(),
+            Self::Prompts => None,
+        }
     }
 
     /// How long `job`'s user thinks before sending it: a multi-turn workload's pause between turns.
@@ -97,7 +120,7 @@ impl Requests {
         model: &str,
         job: Job,
         ask_for_usage: bool,
-    ) -> Result<Outgoing, (TokenizeError, Sent)> {
+    ) -> Result<Outgoing, (MakeError, Sent)> {
         let mut messages = Vec::with_capacity(2);
         if let Some(system) = plan.agent.system_prompt.as_deref().filter(|s| !s.trim().is_empty()) {
             messages.push(ChatMessage { role: "system", content: system.to_string() });
@@ -107,7 +130,7 @@ impl Requests {
                 let prompt = plan.prompts[job.prompt_index as usize].clone();
                 (prompt, plan.agent.token_budget, false, Sent::Planned(job.prompt_index))
             }
-            Self::Workload { prepared, conversations } => {
+            Self::Workload { prepared, conversations, .. } => {
                 let turn = prepared.maker().workload().turn_of(job.prompt_index);
                 if turn > 0 {
                     let first_turn = job.prompt_index - turn;
@@ -120,9 +143,14 @@ impl Requests {
                 })?;
                 let lengths = (made.asked_input, made.made_input, made.asked_output);
                 let row_prompt = crate::model::row_prompt(&made.text);
-                // A server with a `/tokenize` is a self-hosted engine, and every one of them (llama.cpp, vLLM,
-                // SGLang) takes `ignore_eos`: the answer runs to its asked length.
-                (made.text, made.asked_output, true, Sent::Made { prompt: row_prompt, lengths })
+                messages.extend(
+                    made.context.into_iter().map(|(role, content)| ChatMessage { role: role.as_str(), content }),
+                );
+                // A workload's answer runs to its asked length: every self-hosted engine (llama.cpp, vLLM, SGLang)
+                // takes `ignore_eos`, and a provider that does not ignores it. An answer left to the agent's budget
+                // may stop where the model stops.
+                let max_tokens = made.asked_output.unwrap_or(plan.agent.token_budget);
+                (made.text, max_tokens, made.asked_output.is_some(), Sent::Made { prompt: row_prompt, lengths })
             }
         };
         messages.push(ChatMessage { role: "user", content });
@@ -140,6 +168,25 @@ impl Requests {
         };
         Ok(Outgoing { request, sent })
     }
+}
+
+/// The instants of a trace's first `requests` rows, `speedup` times sooner than recorded.
+fn trace_instants(
+    path: &str,
+    format: crate::model::TraceFormat,
+    requests: u32,
+    speedup: f64,
+) -> Result<Arc<[Duration]>, DatasetError> {
+    let mut instants = Vec::with_capacity(requests as usize);
+    read_trace(std::path::Path::new(path), format, |_, row| {
+        instants.push(Duration::from_secs_f64(row.at_us as f64 / 1e6 / speedup));
+        if instants.len() < requests as usize {
+            ControlFlow::Continue(())
+        } else {
+            ControlFlow::Break(())
+        }
+    })?;
+    Ok(instants.into())
 }
 
 /// The order a workload's requests are made in: the order they are sent. Conversations go out in blocks of as
@@ -179,16 +226,16 @@ impl Sent {
         match self {
             Self::Planned(index) => record(&plan.prompts[index as usize]),
             Self::Made { prompt, lengths: (asked_input, made_input, asked_output) } => IterationRecord {
-                asked_input_tokens: Some(asked_input),
-                made_input_tokens: Some(made_input),
-                asked_output_tokens: Some(asked_output),
+                asked_input_tokens: asked_input,
+                made_input_tokens: made_input,
+                asked_output_tokens: asked_output,
                 // Already shortened for its row.
                 prompt,
                 ..record("")
             },
             Self::Unmade { lengths: (asked_input, asked_output) } => IterationRecord {
-                asked_input_tokens: Some(asked_input),
-                asked_output_tokens: Some(asked_output),
+                asked_input_tokens: asked_input,
+                asked_output_tokens: asked_output,
                 ..record("(its prompt could not be made)")
             },
         }

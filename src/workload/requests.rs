@@ -1,5 +1,6 @@
-//! A synthetic workload's requests, made ahead of their sends: a producer task draws each request's lengths and
-//! cuts its prompt with the server's tokenizer, in send order, at most [`WINDOW`] requests ahead of the ones taken,
+//! A workload's requests, made ahead of their sends: a producer task draws each request's lengths (or reads its
+//! file's next row) and cuts its prompt with the server's tokenizer, in send order, several at once, at most
+//! [`WINDOW`] requests ahead of the ones taken,
 //! so memory stays bounded however many requests a run sends and the first send does not wait for the last
 //! prompt. A send whose prompt is not ready yet waits for it, and that wait is its schedule lag (the client was
 //! late, and the report shows it).
@@ -10,38 +11,70 @@
 //! workload's requests are each turn's own user message; the conversation before it is the run's to keep.
 
 use std::collections::HashMap;
+use std::ops::ControlFlow;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use futures::StreamExt;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use tokio::sync::{Notify, Semaphore};
+use tokio::sync::{mpsc, Notify, Semaphore};
 
+use super::dataset::{read_rows, DatasetError, DatasetRow, Role};
 use super::lengths::LengthDraws;
-use super::prompt::{exact_prompt, exact_prompt_after};
+use super::prompt::{exact_prompt, exact_prompt_after, MadePrompt};
 use super::tokenizer::{ServerTokenizer, TokenizeError};
+use super::trace::{read_trace, TraceRow};
 use crate::model::{LengthDist, Workload};
 
 /// Requests made ahead of the ones taken, at most.
 pub const WINDOW: usize = 256;
+/// Requests made at once: each waits on the server's tokenizer, so a few in flight keep the making ahead of a
+/// replay of a thousand requests a second.
+const MAKERS: usize = 8;
+/// Rows read from a file ahead of the making.
+const ROWS_AHEAD: usize = 64;
+/// A trace's block texts kept for the blocks that come again; beyond it the oldest half is let go (a block made
+/// again is the same text: it comes from its id).
+const BLOCKS_KEPT: usize = 4_096;
 
 /// One request, ready to send.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Prepared {
-    /// The prompt.
+    /// Messages before the prompt: a dataset row's system prompt and earlier turns.
+    pub context: Vec<(Role, String)>,
+    /// The prompt: the user's message.
     pub text: String,
-    /// The prompt's length as asked, tokens.
-    pub asked_input: u32,
+    /// The prompt's length as asked, tokens (a dataset's prompts are sent as written: none).
+    pub asked_input: Option<u32>,
     /// The prompt's length as the tokenizer counted the text made (the asked one unless no cut gave it).
-    pub made_input: u32,
-    /// The answer's length asked (`max_tokens`).
-    pub asked_output: u32,
+    pub made_input: Option<u32>,
+    /// The answer's length asked (`max_tokens`, with `ignore_eos`); none: the agent's token budget.
+    pub asked_output: Option<u32>,
+}
+
+/// Why a request could not be made.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum MakeError {
+    /// The server's tokenizer failed.
+    #[error(transparent)]
+    Tokenize(#[from] TokenizeError),
+    /// The workload's file could not be read again as it was when the run was planned.
+    #[error("the workload's file: {0}")]
+    File(#[from] DatasetError),
+}
+
+/// A row of a workload's file, for one request.
+enum Row {
+    Dataset(DatasetRow),
+    Trace(TraceRow),
 }
 
 /// What the producer has made and not yet handed out.
 #[derive(Default)]
 struct Made {
     ready: HashMap<u32, Prepared>,
-    failed: Option<TokenizeError>,
+    failed: Option<MakeError>,
 }
 
 /// The requests of one run, made ahead by a task of their own (stopped when this is dropped).
@@ -76,6 +109,8 @@ const TEXT: u64 = 3;
 const PREFIX: u64 = 4;
 /// The think time before a conversation's turn.
 const THINK: u64 = 5;
+/// A trace's block (mixed with the block's id).
+const BLOCK: u64 = 6;
 
 /// The lengths of request `index`: its prompt's and its answer's.
 pub fn request_lengths(input: &LengthDist, output: &LengthDist, seed: u64, index: u32) -> (u32, u32) {
@@ -84,21 +119,27 @@ pub fn request_lengths(input: &LengthDist, output: &LengthDist, seed: u64, index
     (draw(input, INPUT_LENGTH), draw(output, OUTPUT_LENGTH))
 }
 
-/// How a workload's requests are made: its shape, its seed and the server's tokenizer.
+/// How a workload's requests are made: its shape, its seed and the server's tokenizer (none for a dataset, whose
+/// prompts are sent as written).
 pub struct RequestMaker {
     workload: Workload,
-    tokenizer: ServerTokenizer,
+    tokenizer: Option<ServerTokenizer>,
+    /// A shared-prefix workload's group prefixes, once made.
+    prefixes: Mutex<HashMap<u32, String>>,
+    /// A trace's blocks, once made.
+    blocks: Mutex<HashMap<u64, String>>,
 }
 
 impl RequestMaker {
-    /// The maker of `workload`'s requests with `tokenizer`.
-    pub fn new(workload: Workload, tokenizer: ServerTokenizer) -> Self {
-        Self { workload, tokenizer }
+    /// The maker of `workload`'s requests with `tokenizer` (which every workload but a dataset needs).
+    pub fn new(workload: Workload, tokenizer: Option<ServerTokenizer>) -> Self {
+        Self { workload, tokenizer, prefixes: Mutex::default(), blocks: Mutex::default() }
     }
 
-    /// The lengths of request `index` as drawn: its prompt's (a shared prefix's included) and its answer's.
-    pub fn lengths(&self, index: u32) -> (u32, u32) {
-        match &self.workload {
+    /// The lengths of request `index` as drawn, when the workload draws them: its prompt's (a shared prefix's
+    /// included) and its answer's.
+    pub fn lengths(&self, index: u32) -> (Option<u32>, Option<u32>) {
+        let drawn = match &self.workload {
             Workload::Synthetic { input, output, seed, .. } => request_lengths(input, output, *seed, index),
             Workload::SharedPrefix { prefix_tokens, suffix, output, seed, .. } => {
                 let (suffix, output) = request_lengths(suffix, output, *seed, index);
@@ -109,7 +150,10 @@ impl RequestMaker {
                 let message = if self.workload.turn_of(index) == 0 { first } else { follow_up };
                 request_lengths(message, output, *seed, index)
             }
-        }
+            // Read from the file's row as the request is made.
+            Workload::Dataset { .. } | Workload::Trace { .. } => return (None, None),
+        };
+        (Some(drawn.0), Some(drawn.1))
     }
 
     /// How long the user of request `index`'s conversation thinks before sending it (nothing but for a
@@ -128,52 +172,168 @@ impl RequestMaker {
         &self.workload
     }
 
-    /// Request `index`; `prefixes` keeps each group's prefix once made.
-    async fn make(&self, index: u32, prefixes: &mut HashMap<u32, String>) -> Result<Prepared, TokenizeError> {
-        let (asked_input, asked_output) = self.lengths(index);
+    fn tokenizer(&self) -> Result<&ServerTokenizer, MakeError> {
+        let missing = || TokenizeError::NotFound("none was looked for, as a dataset sends its rows as written".into());
+        self.tokenizer.as_ref().ok_or_else(|| MakeError::Tokenize(missing()))
+    }
+
+    /// Request `index`, from its file's `row` when the workload reads one.
+    async fn make(&self, index: u32, row: Option<Row>) -> Result<Prepared, MakeError> {
         let seed = self.workload.seed();
         let text_seed = request_seed(seed, index, TEXT);
-        let prompt = match &self.workload {
-            Workload::Synthetic { .. } | Workload::MultiTurn { .. } => {
-                exact_prompt(&self.tokenizer, asked_input, text_seed).await?
+        let (asked_input, asked_output) = self.lengths(index);
+        let drawn = |prompt: MadePrompt, asked_input| Prepared {
+            context: vec![],
+            made_input: Some(u32::try_from(prompt.tokens).unwrap_or(u32::MAX)),
+            text: prompt.text,
+            asked_input: Some(asked_input),
+            asked_output,
+        };
+        match (&self.workload, row) {
+            (Workload::Synthetic { .. } | Workload::MultiTurn { .. }, _) => {
+                let asked = asked_input.unwrap_or(1);
+                Ok(drawn(exact_prompt(self.tokenizer()?, asked, text_seed).await?, asked))
             }
-            Workload::SharedPrefix { groups, prefix_tokens, .. } => {
+            (Workload::SharedPrefix { groups, prefix_tokens, .. }, _) => {
                 let group = index % groups;
-                let prefix = match prefixes.get(&group) {
+                let known = self.prefixes.lock().unwrap_or_else(PoisonError::into_inner).get(&group).cloned();
+                let prefix = match known {
                     Some(prefix) => prefix,
                     None => {
-                        let made =
-                            exact_prompt(&self.tokenizer, *prefix_tokens, request_seed(seed, group, PREFIX)).await?;
-                        prefixes.entry(group).or_insert(made.text)
+                        let group_seed = request_seed(seed, group, PREFIX);
+                        let made = exact_prompt(self.tokenizer()?, *prefix_tokens, group_seed).await?.text;
+                        self.prefixes.lock().unwrap_or_else(PoisonError::into_inner).insert(group, made.clone());
+                        made
                     }
                 };
-                exact_prompt_after(&self.tokenizer, prefix, asked_input, text_seed).await?
+                let asked = asked_input.unwrap_or(1);
+                Ok(drawn(exact_prompt_after(self.tokenizer()?, &prefix, asked, text_seed).await?, asked))
             }
+            (Workload::Dataset { output, .. }, Some(Row::Dataset(mut row))) => {
+                let asked_output = row.output_tokens.or_else(|| {
+                    output.as_ref().map(|dist| {
+                        LengthDraws::new(dist.clone(), request_seed(seed, index, OUTPUT_LENGTH)).next_length()
+                    })
+                });
+                let (_, text) = row.messages.pop().unwrap_or((Role::User, String::new()));
+                Ok(Prepared { context: row.messages, text, asked_input: None, made_input: None, asked_output })
+            }
+            (Workload::Trace { block_tokens, .. }, Some(Row::Trace(row))) => {
+                let made = self.trace_prompt(&row, *block_tokens, text_seed).await?;
+                Ok(Prepared { asked_output: Some(row.output), ..drawn(made, row.input) })
+            }
+            (Workload::Dataset { .. } | Workload::Trace { .. }, _) => {
+                Err(MakeError::File(DatasetError::Read("the file ended before the run's last request".into())))
+            }
+        }
+    }
+
+    /// A trace row's prompt: the text of each of its blocks but the last (the same text wherever the same id
+    /// comes), then the last block's text cut so that the whole is the row's length.
+    async fn trace_prompt(&self, row: &TraceRow, block_tokens: u32, text_seed: u64) -> Result<MadePrompt, MakeError> {
+        let tokenizer = self.tokenizer()?;
+        let block_seed = |id: u64| request_seed(self.workload.seed() ^ id, 0, BLOCK);
+        let Some((last, whole)) = row.hash_ids.split_last() else {
+            return Ok(exact_prompt(tokenizer, row.input, text_seed).await?);
         };
-        let made_input = u32::try_from(prompt.tokens).unwrap_or(u32::MAX);
-        Ok(Prepared { text: prompt.text, asked_input, made_input, asked_output })
+        // Whole blocks stop short of the prompt's end, so the last one always has a token of its own.
+        let whole = &whole[..whole.len().min(((row.input - 1) / block_tokens) as usize)];
+        let mut prefix = String::new();
+        for id in whole {
+            let known = self.blocks.lock().unwrap_or_else(PoisonError::into_inner).get(id).cloned();
+            let text = match known {
+                Some(text) => text,
+                None => {
+                    let text = exact_prompt(tokenizer, block_tokens, block_seed(*id)).await?.text;
+                    let mut blocks = self.blocks.lock().unwrap_or_else(PoisonError::into_inner);
+                    if blocks.len() >= BLOCKS_KEPT {
+                        blocks.clear();
+                    }
+                    blocks.insert(*id, text.clone());
+                    text
+                }
+            };
+            if !prefix.is_empty() {
+                prefix.push(' ');
+            }
+            prefix.push_str(&text);
+        }
+        Ok(exact_prompt_after(tokenizer, &prefix, row.input, block_seed(*last)).await?)
     }
 }
 
+/// Reads the rows of `workload`'s file on a thread of its own (file reading blocks), in the file's order, until
+/// the receiver is dropped; `None` for a workload without a file.
+fn read_ahead(workload: &Workload) -> Option<mpsc::Receiver<Result<Row, DatasetError>>> {
+    type Reading = Box<dyn FnOnce(&mut dyn FnMut(Row) -> ControlFlow<()>) -> Result<u64, DatasetError> + Send>;
+    let reading: Reading = match workload {
+        Workload::Dataset { file, .. } => {
+            let (path, format) = (PathBuf::from(&file.path), file.format);
+            Box::new(move |send| read_rows(&path, format, |_, row| send(Row::Dataset(row))))
+        }
+        Workload::Trace { file, .. } => {
+            let (path, format) = (PathBuf::from(&file.path), file.format);
+            Box::new(move |send| read_trace(&path, format, |_, row| send(Row::Trace(row))))
+        }
+        _ => return None,
+    };
+    let (tx, rx) = mpsc::channel(ROWS_AHEAD);
+    tokio::task::spawn_blocking(move || {
+        // The receiver dropped (the run ended): stop reading.
+        let send =
+            |row| if tx.blocking_send(row).is_err() { ControlFlow::Break(()) } else { ControlFlow::Continue(()) };
+        if let Err(e) = reading(&mut |row| send(Ok(row))) {
+            let _ = send(Err(e));
+        }
+    });
+    Some(rx)
+}
+
 impl PreparedRequests {
-    /// Starts making the requests `order` names (request indices, in send order) with `maker`.
+    /// Starts making the requests `order` names (request indices, in send order; a workload with a file reads its
+    /// rows in this order) with `maker`.
     pub fn start(maker: RequestMaker, order: impl Iterator<Item = u32> + Send + 'static) -> Self {
         let maker = Arc::new(maker);
         let made = Arc::new(Mutex::new(Made::default()));
         let changed = Arc::new(Notify::new());
         let window = Arc::new(Semaphore::new(WINDOW));
+        let rows = read_ahead(&maker.workload);
         let producer = tokio::spawn({
             let (maker, made, changed, window) =
                 (Arc::clone(&maker), Arc::clone(&made), Arc::clone(&changed), Arc::clone(&window));
             async move {
-                let mut prefixes = HashMap::new();
-                for index in order {
-                    let Ok(permit) = window.acquire().await else { return };
-                    // Given back when the request is taken.
-                    permit.forget();
-                    let result = maker.make(index, &mut prefixes).await;
+                // In order: a place in the window, then the file's next row; the making itself, several at once.
+                let ordered = futures::stream::unfold((order, rows), move |(mut order, mut rows)| {
+                    let window = Arc::clone(&window);
+                    async move {
+                        let index = order.next()?;
+                        // Given back when the request is taken.
+                        window.acquire().await.ok()?.forget();
+                        let row = match rows.as_mut() {
+                            None => None,
+                            Some(rows) => Some(rows.recv().await.unwrap_or_else(|| {
+                                Err(DatasetError::Read("the file ended before the run's last request".into()))
+                            })),
+                        };
+                        Some(((index, row), (order, rows)))
+                    }
+                });
+                let making = ordered
+                    .map(|(index, row)| {
+                        let maker = Arc::clone(&maker);
+                        async move {
+                            let result = match row.transpose() {
+                                Ok(row) => maker.make(index, row).await,
+                                Err(e) => Err(MakeError::File(e)),
+                            };
+                            (index, result)
+                        }
+                    })
+                    .buffered(MAKERS);
+                futures::pin_mut!(making);
+                while let Some((index, result)) = making.next().await {
+                    let failed = result.is_err();
                     let mut made = made.lock().unwrap_or_else(PoisonError::into_inner);
-                    let failed = result.as_ref().is_err();
                     match result {
                         Ok(prepared) => drop(made.ready.insert(index, prepared)),
                         Err(e) => made.failed = Some(e),
@@ -190,7 +350,7 @@ impl PreparedRequests {
     }
 
     /// The lengths of request `index` as drawn: its prompt's and its answer's.
-    pub fn lengths(&self, index: u32) -> (u32, u32) {
+    pub fn lengths(&self, index: u32) -> (Option<u32>, Option<u32>) {
         self.maker.lengths(index)
     }
 
@@ -199,8 +359,8 @@ impl PreparedRequests {
         &self.maker
     }
 
-    /// Request `index`, once it is made; the tokenizer's error when the producer could not make it.
-    pub async fn take(&self, index: u32) -> Result<Prepared, TokenizeError> {
+    /// Request `index`, once it is made; why the producer could not make it otherwise.
+    pub async fn take(&self, index: u32) -> Result<Prepared, MakeError> {
         loop {
             let changed = self.changed.notified();
             {

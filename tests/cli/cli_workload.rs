@@ -7,16 +7,6 @@ use crate::common;
 use latency_guard::sim::{self, SimConfig};
 use serde_json::Value;
 
-/// Runs `bench` with `args` and `--out`: its exit code, the report written and what it printed.
-async fn bench_report(args: &[&str]) -> (i32, Value, String) {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("report.json");
-    let args = [&["bench"], args, &["--out", out.to_str().unwrap()]].concat();
-    let (code, stdout, stderr) = common::cli(&args, &[]).await;
-    let report = serde_json::from_str(&std::fs::read_to_string(&out).unwrap_or_default()).unwrap_or(Value::Null);
-    (code, report, format!("{stdout}\n{stderr}"))
-}
-
 /// `report` exported as `format` by `latency-guard export --from`.
 async fn exported(report: &Value, format: &str) -> String {
     let dir = tempfile::tempdir().unwrap();
@@ -43,7 +33,7 @@ async fn input_and_output_tokens_are_sent_as_asked_and_recorded_beside_the_serve
     let base = sim.base_url();
     let common_args = ["--base-url", base.as_str(), "--model", "sim-model", "-c", "2"];
     let args = [&common_args[..], &["--input-tokens", "300", "--output-tokens", "40", "-n", "8"]].concat();
-    let (code, report, output) = bench_report(&args).await;
+    let (code, report, output) = common::bench_report(&args).await;
     assert_eq!(code, 0, "{output}");
     assert_eq!(report["results"].as_array().unwrap().len(), 8);
     assert_eq!(column(&report, "askedInputTokens"), [300; 8]);
@@ -90,7 +80,7 @@ async fn input_and_output_tokens_are_sent_as_asked_and_recorded_beside_the_serve
     )
     .unwrap();
     let args = [&common_args[..], &["--workload", file.to_str().unwrap()]].concat();
-    let (code, first, output) = bench_report(&args).await;
+    let (code, first, output) = common::bench_report(&args).await;
     assert_eq!(code, 0, "{output}");
     let asked = column(&first, "askedInputTokens");
     assert_eq!(asked.len(), 12);
@@ -98,7 +88,7 @@ async fn input_and_output_tokens_are_sent_as_asked_and_recorded_beside_the_serve
     assert!(asked.iter().collect::<std::collections::BTreeSet<_>>().len() > 6, "drawn, not fixed: {asked:?}");
     assert_eq!(column(&first, "madeInputTokens"), asked);
     assert_eq!(column(&first, "tokensOut"), column(&first, "askedOutputTokens"));
-    let (_, again, _) = bench_report(&args).await;
+    let (_, again, _) = common::bench_report(&args).await;
     let by_request = |report: &Value| {
         let mut rows: Vec<(u64, u64, String)> = report["results"]
             .as_array()
@@ -133,7 +123,7 @@ async fn impossible_workloads_are_refused_before_anything_is_sent() {
         let file = dir.path().join(format!("{i}.toml"));
         std::fs::write(&file, text).unwrap();
         let args = ["--base-url", base.as_str(), "--model", "m", "--workload", file.to_str().unwrap()];
-        let (code, report, output) = bench_report(&args).await;
+        let (code, report, output) = common::bench_report(&args).await;
         assert_ne!(code, 0, "{text}");
         assert!(output.contains(expected), "{expected} in:\n{output}");
         assert_eq!(report, Value::Null, "nothing written");
@@ -141,7 +131,7 @@ async fn impossible_workloads_are_refused_before_anything_is_sent() {
     let stats: Value = reqwest::get(format!("http://{}/sim/stats", sim.addr())).await.unwrap().json().await.unwrap();
     assert_eq!(stats["completed"], 0, "nothing was sent");
 
-    let (code, _, output) = bench_report(&[
+    let (code, _, output) = common::bench_report(&[
         "--base-url",
         &base,
         "--model",
@@ -161,7 +151,7 @@ async fn impossible_workloads_are_refused_before_anything_is_sent() {
     let hostile =
         sim::spawn_hostile(sim::Hostile::parse("html-error").unwrap(), "127.0.0.1:0".parse().unwrap()).await.unwrap();
     let args = ["--base-url", &hostile.base_url(), "--model", "m", "--input-tokens", "5", "--output-tokens", "5"];
-    let (code, _, output) = bench_report(&args).await;
+    let (code, _, output) = common::bench_report(&args).await;
     assert_ne!(code, 0);
     assert!(output.contains("no /tokenize that latency-guard speaks"), "{output}");
 }
@@ -189,7 +179,7 @@ async fn a_shared_prefix_is_served_from_the_cache_by_the_simulators_model() {
     )
     .unwrap();
     let args = ["--base-url", &sim.base_url(), "--model", "m", "-c", "1", "--workload", file.to_str().unwrap()];
-    let (code, report, output) = bench_report(&args).await;
+    let (code, report, output) = common::bench_report(&args).await;
     assert_eq!(code, 0, "{output}");
     assert_eq!(column(&report, "madeInputTokens"), [360; 8]);
     assert_eq!(column(&report, "tokensIn"), [362; 8]);
@@ -224,7 +214,8 @@ async fn lengths_come_from_a_histogram_file_named_by_the_workload() {
     )
     .unwrap();
     let (code, report, output) =
-        bench_report(&["--base-url", &sim.base_url(), "--model", "m", "--workload", file.to_str().unwrap()]).await;
+        common::bench_report(&["--base-url", &sim.base_url(), "--model", "m", "--workload", file.to_str().unwrap()])
+            .await;
     assert_eq!(code, 0, "{output}");
     let asked = column(&report, "askedInputTokens");
     assert!(asked.contains(&30) && asked.contains(&90) && asked.iter().all(|n| [30, 90].contains(n)), "{asked:?}");
@@ -252,7 +243,7 @@ async fn a_conversation_carries_its_answers_and_later_turns_come_sooner_from_the
     )
     .unwrap();
     let args = ["--base-url", &sim.base_url(), "--model", "m", "-c", "2", "--workload", file.to_str().unwrap()];
-    let (code, report, output) = bench_report(&args).await;
+    let (code, report, output) = common::bench_report(&args).await;
     assert_eq!(code, 0, "{output}");
     let mut rows: Vec<&Value> = report["results"].as_array().unwrap().iter().collect();
     rows.sort_by_key(|r| r["promptIndex"].as_u64());

@@ -9,6 +9,7 @@ mod common;
 
 mod cli_bench;
 mod cli_capacity;
+mod cli_datasets;
 mod cli_export;
 mod cli_login_link;
 mod cli_remote;

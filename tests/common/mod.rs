@@ -302,6 +302,16 @@ pub fn assert_report_schema(value: &serde_json::Value) {
     assert!(errors.is_empty(), "not a valid report snapshot: {errors:#?}");
 }
 
+/// Runs `bench` with `args` and `--out`: its exit code, the report written (null when none was) and what it printed.
+pub async fn bench_report(args: &[&str]) -> (i32, serde_json::Value, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report.json");
+    let args = [&["bench"], args, &["--out", out.to_str().unwrap()]].concat();
+    let (code, stdout, stderr) = cli(&args, &[]).await;
+    let report = serde_json::from_str(&std::fs::read_to_string(&out).unwrap_or_default()).unwrap_or_default();
+    (code, report, format!("{stdout}\n{stderr}"))
+}
+
 /// Runs the `latency-guard` binary with `args` and extra `env`; returns exit code, stdout and stderr.
 pub async fn cli(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
     let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_latency-guard"))

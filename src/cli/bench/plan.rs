@@ -8,7 +8,9 @@ pub(super) fn plan_input(args: &BenchArgs) -> Result<RunPlanInput, BenchError> {
     if args.workload.given() && args.prompts.given() {
         return Err(invalid("give prompts or a workload, not both"));
     }
-    let workload = args.workload.read(args.iterations.unwrap_or(10)).map_err(BenchError::Io)?;
+    let given = args.workload.read(args.iterations, args.warmup).map_err(BenchError::Io)?;
+    let trace_rate = given.as_ref().and_then(trace_rate);
+    let workload = given.map(|g| g.workload);
     let prompts = if workload.is_some() { Vec::new() } else { args.prompts.read().map_err(BenchError::Io)? };
     if !(args.timeout.is_finite() && args.timeout > 0.0) {
         return Err(invalid("--timeout must be a positive number of seconds"));
@@ -16,7 +18,7 @@ pub(super) fn plan_input(args: &BenchArgs) -> Result<RunPlanInput, BenchError> {
     if !(0.0..=1.0).contains(&args.max_error_rate) {
         return Err(invalid("--max-error-rate must be between 0 and 1"));
     }
-    let mode = match args.rate {
+    let mode = match args.rate.or(trace_rate) {
         Some(rate) => LoadMode::Open {
             rate_per_second: rate,
             poisson: args.poisson,
@@ -56,4 +58,13 @@ pub(super) fn plan_input(args: &BenchArgs) -> Result<RunPlanInput, BenchError> {
         duration_s: args.duration,
         workload,
     })
+}
+
+/// A trace's mean rate over the requests it sends, requests a second (the plan's rate says it; the trace's instants
+/// are what the run follows).
+fn trace_rate(given: &super::super::endpoint::GivenWorkload) -> Option<f64> {
+    let crate::model::Workload::Trace { requests, speedup, .. } = &given.workload else { return None };
+    let span_s = given.trace_span_us? as f64 / 1e6 / speedup;
+    let rate = if span_s > 0.0 { f64::from(requests.saturating_sub(1)) / span_s } else { 1.0 };
+    Some(rate.clamp(crate::model::limits::MIN_RATE, crate::model::limits::MAX_RATE))
 }

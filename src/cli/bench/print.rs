@@ -66,14 +66,18 @@ pub(super) fn print_workload(w: &crate::report::WorkloadReport) {
         c.map_or_else(|| "—".to_string(), |c| format!("median {}, {}–{}", n(c.p50), n(c.min), n(c.max)))
     };
     println!("{:<14} {}", "workload", w.spec.describe());
-    println!(
-        "{:<14} asked {}; made exactly {} of {}; server counted {} more",
-        "prompt tokens",
-        counts(w.asked_input),
-        w.made_as_asked,
-        w.asked_input.map_or(0, |c| c.n),
-        counts(w.input_deviation)
-    );
+    match w.asked_input {
+        Some(asked) => println!(
+            "{:<14} asked {}; made exactly {} of {}; server counted {} more",
+            "prompt tokens",
+            counts(Some(asked)),
+            w.made_as_asked,
+            asked.n,
+            counts(w.input_deviation)
+        ),
+        // A dataset's prompts are sent as written: the server's count is all there is.
+        None => println!("{:<14} server counted {}", "prompt tokens", counts(w.served_input)),
+    }
     println!(
         "{:<14} asked {}; achieved {}; {} ended early",
         "answer tokens",

@@ -294,6 +294,25 @@ impl RunPlanInput {
                     "a workload's requests are sent once each: set 1, and the workload's requests".into(),
                 );
             }
+            match workload {
+                crate::model::Workload::Dataset { file, requests, .. } if self.warmup + requests > file.rows => {
+                    let reason = format!(
+                        "the warm-ups send the dataset's first rows and the requests the rows after them: {} and \
+                         {requests} rows, but the file has {}",
+                        self.warmup, file.rows
+                    );
+                    return fail("warmup", reason);
+                }
+                crate::model::Workload::Trace { .. } if self.warmup > 0 => {
+                    return fail("warmup", "a trace is replayed as recorded, without warm-ups: set 0".into());
+                }
+                crate::model::Workload::Trace { .. } if !matches!(self.mode, LoadMode::Open { .. }) => {
+                    let reason = "a trace sends at its recorded instants: use an open loop (its rate is replaced \
+                                  by the trace's; its maxConcurrency caps requests in flight)";
+                    return fail("mode", reason.into());
+                }
+                _ => {}
+            }
         } else if self.prompts.is_empty() {
             return fail("prompts", "add at least one prompt".into());
         }

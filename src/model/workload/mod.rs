@@ -1,10 +1,12 @@
 //! Workloads: what a run sends, beyond a list of prompts (`spec`), with token lengths drawn from distributions
-//! (`lengths`), and the pauses of a multi-turn session's user (`think`).
+//! (`lengths`), read from files (`files`), and the pauses of a multi-turn session's user (`think`).
 
+pub(in crate::model) mod files;
 pub(in crate::model) mod lengths;
 pub(in crate::model) mod spec;
 pub(in crate::model) mod think;
 
+pub use files::{DatasetFormat, TraceFormat, WorkloadFile};
 pub use lengths::{workload_limits, LengthDist};
-pub use spec::Workload;
+pub use spec::{Workload, MAX_SPEEDUP, MIN_SPEEDUP};
 pub use think::{ThinkTime, MAX_THINK_MS};

@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::files::{DatasetFormat, TraceFormat, WorkloadFile};
 use super::lengths::{workload_limits, LengthDist};
 use super::think::ThinkTime;
 use crate::model::ValidationError;
@@ -67,7 +68,57 @@ pub enum Workload {
         #[serde(default)]
         seed: u64,
     },
+    /// Prompts read from a dataset file, row by row in the file's order: the warm-ups send its first rows, the
+    /// requests the rows after them. A row is `{"prompt": …}`, `{"messages": […]}` or ShareGPT's
+    /// `{"conversations": […]}` (sent up to its first human message), with an optional `output_tokens`.
+    #[serde(rename_all = "camelCase")]
+    Dataset {
+        /// The file.
+        file: WorkloadFile<DatasetFormat>,
+        /// Requests sent.
+        requests: u32,
+        /// The answer length of a row that gives none (`max_tokens`, with `ignore_eos`); absent, such a row asks
+        /// for the agent's token budget and the server may stop sooner.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        output: Option<LengthDist>,
+        /// Seeds the lengths drawn from `output`.
+        #[serde(default)]
+        seed: u64,
+    },
+    /// Requests sent at the instants a trace recorded (divided by `speedup`), each a prompt of its recorded length
+    /// asking for its recorded answer length. A Mooncake trace's `hash_ids` become the prompt's blocks of
+    /// `blockTokens` tokens, the same text wherever the same id comes, so the trace's prefix sharing is sent as
+    /// recorded.
+    #[serde(rename_all = "camelCase")]
+    Trace {
+        /// The file.
+        file: WorkloadFile<TraceFormat>,
+        /// Requests sent: the trace's first rows.
+        requests: u32,
+        /// How many times faster than recorded (2: at twice the rate).
+        #[serde(default = "unhurried")]
+        speedup: f64,
+        /// Tokens of one hash block (Mooncake's traces: 512).
+        #[serde(default = "mooncake_block_tokens")]
+        block_tokens: u32,
+        /// Seeds the text.
+        #[serde(default)]
+        seed: u64,
+    },
 }
+
+fn unhurried() -> f64 {
+    1.0
+}
+
+fn mooncake_block_tokens() -> u32 {
+    512
+}
+
+/// The fastest a trace may be sped up, and the slowest it may be slowed down.
+pub const MAX_SPEEDUP: f64 = 1_000.0;
+/// The slowest a trace may be replayed: a thousand times slower than recorded.
+pub const MIN_SPEEDUP: f64 = 0.001;
 
 impl Workload {
     /// Refuses what no run could send, naming the field under `workload.`.
@@ -123,6 +174,23 @@ impl Workload {
                     return Err(ValidationError::new("workload.turns", reason));
                 }
             }
+            Self::Dataset { file, requests, output, .. } => {
+                within_rows(*requests, file.rows)?;
+                if let Some(output) = output {
+                    output.validate("workload.output", MAX_OUTPUT_TOKENS)?;
+                }
+            }
+            Self::Trace { file, requests, speedup, block_tokens, .. } => {
+                within_rows(*requests, file.rows)?;
+                if !(speedup.is_finite() && (MIN_SPEEDUP..=MAX_SPEEDUP).contains(speedup)) {
+                    let reason = format!("{speedup} is outside {MIN_SPEEDUP}..={MAX_SPEEDUP}");
+                    return Err(ValidationError::new("workload.speedup", reason));
+                }
+                if !(1..=MAX_INPUT_TOKENS).contains(block_tokens) {
+                    let reason = format!("must be between 1 and {MAX_INPUT_TOKENS}");
+                    return Err(ValidationError::new("workload.blockTokens", reason));
+                }
+            }
         }
         let requests = self.sessions().checked_mul(self.turns()).filter(|r| (1..=MAX_REQUESTS).contains(r));
         if requests.is_none() {
@@ -143,7 +211,10 @@ impl Workload {
     /// Sessions: conversations of a multi-turn workload; otherwise each request is a session of one turn.
     pub fn sessions(&self) -> u32 {
         match self {
-            Self::Synthetic { requests, .. } | Self::SharedPrefix { requests, .. } => *requests,
+            Self::Synthetic { requests, .. }
+            | Self::SharedPrefix { requests, .. }
+            | Self::Dataset { requests, .. }
+            | Self::Trace { requests, .. } => *requests,
             Self::MultiTurn { users, .. } => *users,
         }
     }
@@ -151,8 +222,8 @@ impl Workload {
     /// Turns of each session (1 but for a multi-turn workload).
     pub fn turns(&self) -> u32 {
         match self {
-            Self::Synthetic { .. } | Self::SharedPrefix { .. } => 1,
             Self::MultiTurn { turns, .. } => *turns,
+            _ => 1,
         }
     }
 
@@ -164,7 +235,11 @@ impl Workload {
     /// Seeds the workload's lengths and text.
     pub fn seed(&self) -> u64 {
         match self {
-            Self::Synthetic { seed, .. } | Self::SharedPrefix { seed, .. } | Self::MultiTurn { seed, .. } => *seed,
+            Self::Synthetic { seed, .. }
+            | Self::SharedPrefix { seed, .. }
+            | Self::MultiTurn { seed, .. }
+            | Self::Dataset { seed, .. }
+            | Self::Trace { seed, .. } => *seed,
         }
     }
 
@@ -190,8 +265,38 @@ impl Workload {
                 output.describe(),
                 think.describe()
             ),
+            Self::Dataset { file, requests, output, .. } => format!(
+                "dataset: {}, {requests} requests, output {}",
+                file.describe(),
+                output
+                    .as_ref()
+                    .map_or_else(|| "as each row says, else the agent's budget".into(), LengthDist::describe)
+            ),
+            Self::Trace { file, requests, speedup, block_tokens, seed } => format!(
+                "trace: {}, {requests} requests at {}× the recorded pace, blocks of {block_tokens} tokens, seed {seed}",
+                file.describe(),
+                crate::model::trim_number(*speedup)
+            ),
         }
     }
+
+    /// Whether the workload's prompts are made with the server's tokenizer (a dataset's are sent as written).
+    pub fn needs_tokenizer(&self) -> bool {
+        !matches!(self, Self::Dataset { .. })
+    }
+}
+
+/// Refuses more requests than a file's rows.
+fn within_rows(requests: u32, rows: u32) -> Result<(), ValidationError> {
+    if (1..=rows).contains(&requests) {
+        return Ok(());
+    }
+    let reason = if rows == 0 {
+        "the file has no rows".to_string()
+    } else {
+        format!("{requests} requests: must be between 1 and the file's {rows} rows")
+    };
+    Err(ValidationError::new("workload.requests", reason))
 }
 
 #[cfg(test)]

@@ -57,6 +57,9 @@ pub struct WorkloadReport {
     /// The server's prompt count (`usage.prompt_tokens`) minus the asked length, over requests whose count the
     /// server reported: a chat template adds a fixed number.
     pub input_deviation: Option<CountSummary>,
+    /// Prompt lengths the server counted (`usage.prompt_tokens`, or an estimate where it said none).
+    #[serde(default)]
+    pub served_input: Option<CountSummary>,
     /// Answer lengths asked (`max_tokens`).
     pub asked_output: Option<CountSummary>,
     /// Answer lengths the server reported.
@@ -94,6 +97,7 @@ pub fn workload_report(plan: &RunPlan, results: &[IterationRecord]) -> Option<Wo
                 .filter(one_message)
                 .filter_map(|r| Some(r.tokens_in? as f64 - f64::from(r.asked_input_tokens?))),
         ),
+        served_input: summary(|r| r.tokens_in.map(|t| t as f64)),
         asked_output: summary(|r| r.asked_output_tokens.map(f64::from)),
         achieved_output: CountSummary::of(
             measured.iter().filter(|r| r.asked_output_tokens.is_some()).filter_map(|r| Some(r.tokens_out? as f64)),
@@ -123,6 +127,13 @@ pub fn workload_notes(report: &WorkloadReport) -> Vec<String> {
             "a turn's new message is a text of its own, after the conversation before it (request s × turns + t is \
              turn t of conversation s)"
         }
+        Workload::Trace { .. } => {
+            "a trace's block ids the same text wherever the same id comes, so the trace's prefix sharing is sent as \
+             recorded, and each request's last block its own cut"
+        }
+        Workload::Dataset { .. } => {
+            return dataset_notes(report);
+        }
     };
     let mut notes = vec![format!(
         "Workload: {}. Each prompt is cut from the built-in corpus (seeded sentences of common English words, a text \
@@ -130,6 +141,34 @@ pub fn workload_notes(report: &WorkloadReport) -> Vec<String> {
          each answer is asked for with max_tokens at its drawn length and ignore_eos, so that it is not shorter.",
         report.spec.describe()
     )];
+    if let Workload::Trace { .. } = report.spec {
+        notes.push(
+            "Trace replay: each request is due at its recorded instant divided by the speed-up, after the first \
+             row's; how late each went out is its schedule lag (scheduleLagMs), and the achieved send times are \
+             sentAtMs."
+                .to_string(),
+        );
+    }
+    notes.extend(length_notes(report));
+    notes
+}
+
+/// A dataset's notes: its rows are sent as written.
+fn dataset_notes(report: &WorkloadReport) -> Vec<String> {
+    let mut notes = vec![format!(
+        "Workload: {}. Each request sends one row as written, in the file's order (the warm-ups its first rows); \
+         a row's answer length is its output_tokens, else one drawn from the workload's output distribution, sent as \
+         max_tokens with ignore_eos; with neither, the agent's token budget, and the model may stop sooner. Prompt \
+         lengths are the server's count (usage.prompt_tokens).",
+        report.spec.describe()
+    )];
+    notes.extend(length_notes(report));
+    notes
+}
+
+/// The notes on lengths asked beside lengths served, and the cache.
+fn length_notes(report: &WorkloadReport) -> Vec<String> {
+    let mut notes = vec![];
     if let Some(asked) = report.asked_input {
         let made = if report.made_as_asked == asked.n {
             "every prompt was made to its drawn length exactly".to_string()
