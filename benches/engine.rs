@@ -101,7 +101,14 @@ async fn run_level(client: &HttpClient, sim: &Simulator, concurrency: u32, strea
             (measure(&client, call).await, ())
         }
     };
-    let pacing = Pacing { mode: LoadMode::Closed { concurrency }, limit: None, seed: 1, replay: None };
+    let pacing = Pacing {
+        mode: LoadMode::Closed { concurrency },
+        limit: None,
+        seed: 1,
+        replay: None,
+        shape: None,
+        precise: true,
+    };
     let no_think = |_| Duration::ZERO;
     let (cpu0, sim_cpu0, start) = (cpu_seconds(), cpu_seconds_of(&sim_pid), Instant::now());
     let driver = tokio::spawn(drive(jobs, pacing, CancellationToken::new(), tx, no_think, executor));

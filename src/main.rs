@@ -25,7 +25,7 @@ enum Command {
     /// Print a fresh one-time login link.
     LoginLink,
     /// Benchmark an endpoint from the command line (progress on stderr, summary on stdout).
-    Bench(latency_guard::cli::bench::BenchArgs),
+    Bench(Box<latency_guard::cli::bench::BenchArgs>),
     /// Find the highest concurrency (or rate) at which objectives hold (levels on stderr, answer on stdout).
     Capacity(latency_guard::cli::capacity::CapacityArgs),
     /// Export a report as JSON, CSV or HTML (to stdout, or --out FILE).
@@ -62,7 +62,7 @@ async fn main() -> anyhow::Result<()> {
             Ok(())
         }
         Command::Bench(args) => {
-            let result = latency_guard::cli::bench::run(args, cli.config.as_deref()).await?;
+            let result = latency_guard::cli::bench::run(*args, cli.config.as_deref()).await?;
             if let Some(why) = result.failure {
                 eprintln!("{why}; failing");
                 std::process::exit(1);

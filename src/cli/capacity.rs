@@ -182,6 +182,7 @@ fn template(args: &CapacityArgs) -> Result<RunPlanInput, String> {
         slos: args.slos.clone(),
         duration_s: None,
         workload: None,
+        shape: None,
     })
 }
 

@@ -12,8 +12,8 @@ use tokio::task::JoinSet;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::arrivals::Schedule;
-use crate::model::{Job, LoadMode, Measurement, Session};
+use super::arrivals::{Due, Schedule};
+use crate::model::{Job, LoadMode, LoadShape, Measurement, Session};
 
 /// A finished request.
 #[derive(Debug, Clone)]
@@ -52,7 +52,32 @@ pub struct Pacing {
     pub seed: u64,
     /// A trace's instants, one a session in order, replacing an open loop's rate (its cap still holds).
     pub replay: Option<Arc<[Duration]>>,
+    /// How the load changes: a ramp (its sends warm-ups unless counted) or an open loop's rate in steps.
+    pub shape: Option<LoadShape>,
+    /// Wait for a send's instant to the tens of microseconds (on the operating system's timer) rather than to the
+    /// millisecond (tokio's). Runs wait precisely; tests on tokio's paused clock cannot.
+    pub precise: bool,
 }
+
+/// Resolves at `at`. Tokio's timer fires on whole milliseconds, up to one late: a send on it would lag its
+/// schedule by half a millisecond on average. A precise wait sleeps on tokio's timer until the last two
+/// milliseconds and the rest on the operating system's, on a blocking thread (one at a time: sends are awaited in
+/// order).
+async fn wait_until(at: Instant, precise: bool) {
+    if !precise {
+        return tokio::time::sleep_until(at).await;
+    }
+    if let Some(coarse) = at.checked_sub(PRECISE_MARGIN) {
+        tokio::time::sleep_until(coarse).await;
+    }
+    let left = at.saturating_duration_since(Instant::now());
+    if !left.is_zero() {
+        let _ = tokio::task::spawn_blocking(move || std::thread::sleep(left)).await;
+    }
+}
+
+/// What a precise wait leaves to the operating system's timer.
+const PRECISE_MARGIN: Duration = Duration::from_millis(2);
 
 /// Sends every session's jobs through `execute(job, intended_send)` and reports each result on `results`
 /// (bounded: a slow consumer slows the run rather than growing memory). A session's later turn waits for
@@ -75,19 +100,23 @@ pub async fn drive<F, Fut, R, T>(
     R: Send + 'static,
     T: Fn(Job) -> Duration + Send + Sync + 'static,
 {
-    let Pacing { mode, limit, seed, replay } = pacing;
+    let Pacing { mode, limit, seed, replay, shape, precise } = pacing;
     let (execute, think) = (Arc::new(execute), Arc::new(think));
-    let slots = Arc::new(Semaphore::new(slots(mode)));
-    let mut schedule = replay.map_or_else(|| Schedule::new(mode, seed), Schedule::replay);
     let start = Instant::now();
+    let (slots, ramping) = slots_of(mode, shape.as_ref(), start);
+    let warm_up_until = shape.as_ref().and_then(LoadShape::warm_up_seconds).map(|s| start + Duration::from_secs_f64(s));
+    let mut schedule = replay.map_or_else(|| Schedule::new(mode, seed, shape), Schedule::replay);
     let mut in_flight = JoinSet::new();
     let mut deadline: Option<Instant> = None;
-    for session in sessions {
-        let job = session.first;
-        let planned = schedule.next_offset().map(|offset| start + offset);
+    for mut session in sessions {
+        let planned = match schedule.next_offset() {
+            Due::Now => None,
+            Due::At(offset) => Some(start + offset),
+            Due::Over => break,
+        };
         if let Some(at) = planned {
             tokio::select! {
-                () = tokio::time::sleep_until(at) => {}
+                () = wait_until(at, precise) => {}
                 () = cancel.cancelled() => break,
                 () = until(deadline) => break,
             }
@@ -106,7 +135,11 @@ pub async fn drive<F, Fut, R, T>(
         if deadline.is_some_and(|limit| intended >= limit) {
             break;
         }
-        if !job.warmup && deadline.is_none() {
+        // Due during an uncounted ramp: a warm-up, like the plan's own.
+        if warm_up_until.is_some_and(|end| intended < end) {
+            session.first.warmup = true;
+        }
+        if !session.first.warmup && deadline.is_none() {
             deadline = limit.map(|limit| intended + limit);
         }
         let (execute, think, results) = (Arc::clone(&execute), Arc::clone(&think), results.clone());
@@ -147,7 +180,47 @@ pub async fn drive<F, Fut, R, T>(
         () = cancel.cancelled() => in_flight.abort_all(),
     }
     while in_flight.join_next().await.is_some() {}
+    if let Some(ramping) = ramping {
+        ramping.abort();
+    }
 }
+
+/// The slots of `mode`: a closed loop ramping up starts with the ramp's first load and gains slots as the ramp
+/// climbs (by a task that is returned, to be stopped with the run).
+fn slots_of(
+    mode: LoadMode,
+    shape: Option<&LoadShape>,
+    start: Instant,
+) -> (Arc<Semaphore>, Option<tokio::task::JoinHandle<()>>) {
+    let (LoadMode::Closed { concurrency }, Some(ramp @ LoadShape::Ramp { .. })) = (mode, shape) else {
+        return (Arc::new(Semaphore::new(slots(mode))), None);
+    };
+    let mut granted = ramp_slots(ramp, concurrency, Duration::ZERO);
+    let slots = Arc::new(Semaphore::new(granted as usize));
+    let ramp = ramp.clone();
+    let climbing = Arc::clone(&slots);
+    let task = tokio::spawn(async move {
+        while granted < concurrency {
+            // Checked each tick: fine enough for any ramp of whole requests, and cheap.
+            tokio::time::sleep(RAMP_TICK).await;
+            let now = ramp_slots(&ramp, concurrency, start.elapsed());
+            if now > granted {
+                climbing.add_permits((now - granted) as usize);
+                granted = now;
+            }
+        }
+    });
+    (slots, Some(task))
+}
+
+/// The slots a closed loop of `concurrency` ramping up by `ramp` has `t` into the run.
+fn ramp_slots(ramp: &LoadShape, concurrency: u32, t: Duration) -> u32 {
+    let load = ramp.load_at(f64::from(concurrency), t.as_secs_f64()).unwrap_or(f64::from(concurrency));
+    (load.floor() as u32).clamp(1, concurrency)
+}
+
+/// How often a closed loop's ramp adds the slots it has reached.
+const RAMP_TICK: Duration = Duration::from_millis(10);
 
 #[cfg(test)]
 mod tests {
@@ -164,7 +237,7 @@ mod tests {
     }
 
     fn pace(mode: LoadMode, limit: Option<Duration>) -> Pacing {
-        Pacing { mode, limit, seed: 1, replay: None }
+        Pacing { mode, limit, seed: 1, replay: None, shape: None, precise: false }
     }
 
     fn no_think(_: Job) -> Duration {
@@ -391,5 +464,46 @@ mod tests {
         }
         driver.await.unwrap();
         assert_eq!(sent, vec![0, 20, 40], "the fourth turn would be due at 60 ms");
+    }
+
+    /// A closed loop ramping from 1 to 4 in flight over 100 ms, each request taking 10 ms: it starts with one slot
+    /// and has four by the ramp's end; what was due before 100 ms is a warm-up.
+    #[tokio::test(start_paused = true)]
+    async fn a_closed_loop_ramps_its_slots_up_and_its_ramp_is_a_warm_up() {
+        let (tx, mut rx) = mpsc::channel(1_024);
+        let running = Arc::new(AtomicUsize::new(0));
+        let peaks = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (r, p) = (Arc::clone(&running), Arc::clone(&peaks));
+        let start = Instant::now();
+        let ramp = crate::model::LoadShape::Ramp {
+            curve: crate::model::RampCurve::Linear,
+            from: 1.0,
+            seconds: 0.1,
+            counted: false,
+        };
+        let pacing = Pacing { shape: Some(ramp), ..pace(LoadMode::Closed { concurrency: 4 }, None) };
+        let driver = tokio::spawn(drive(jobs(60), pacing, CancellationToken::new(), tx, no_think, move |_, _| {
+            let (r, p) = (Arc::clone(&r), Arc::clone(&p));
+            async move {
+                let now = r.fetch_add(1, Ordering::SeqCst) + 1;
+                p.lock().unwrap().push(((Instant::now() - start).as_millis(), now));
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                r.fetch_sub(1, Ordering::SeqCst);
+                measurement(Duration::ZERO)
+            }
+        }));
+        let mut finished = Vec::new();
+        while let Some(f) = rx.recv().await {
+            finished.push(f);
+        }
+        driver.await.unwrap();
+        let peaks = peaks.lock().unwrap();
+        let most_by = |ms: u128| peaks.iter().filter(|(t, _)| *t < ms).map(|(_, n)| *n).max().unwrap_or(0);
+        assert_eq!(most_by(30), 1, "one slot at first");
+        assert_eq!(most_by(200), 4, "four at the ramp's end");
+        assert!(peaks.iter().all(|(_, n)| *n <= 4));
+        let sent_at = |f: &Finished<()>| f.measurement.timeline.sent_offset_us.unwrap() / 1000;
+        assert!(finished.iter().all(|f| f.job.warmup == (sent_at(f) < 100)), "warm-ups are what the ramp sent");
+        assert_eq!(finished.len(), 60);
     }
 }

@@ -151,7 +151,7 @@ pub async fn execute(run: Execution, sink: &mut impl BatchSink) -> Outcome {
         }
     };
     let limit = plan.duration_ms.map(Duration::from_millis);
-    let pacing = Pacing { mode: plan.mode, limit, seed, replay };
+    let pacing = Pacing { mode: plan.mode, limit, seed, replay, shape: plan.shape.clone(), precise: true };
     let think = move |job| thinking.think_before(job);
     let driver = tokio::spawn(drive(plan.sessions(), pacing, cancel.clone(), tx, think, executor));
     let mut failure = None;

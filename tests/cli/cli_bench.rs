@@ -290,3 +290,40 @@ async fn bursty_arrivals_vary_their_gaps_as_asked_at_the_asked_mean_rate() {
         assert!(stderr.contains("burstiness"), "{bad:?}: {stderr}");
     }
 }
+
+/// A stepped rate: 50/s for 0.2 s then 100/s for 0.2 s, constant spacing, sends 10 then 20 requests 20 ms then 10
+/// ms apart, and nothing after the last step although -n allows more. A closed loop ramping from 1 to 4 in flight
+/// over 0.3 s sends warm-ups until then (flagged, not in the statistics) and measured requests after.
+#[tokio::test]
+async fn a_stepped_rate_follows_its_steps_and_a_ramp_is_a_warm_up() {
+    let sim = sim::spawn_local(SimConfig::fixed_ms(1, 0, 2)).await.unwrap();
+    let base = sim.base_url();
+    let args = ["--base-url", base.as_str(), "--model", "m", "--prompt", "hi", "-n", "1000"];
+    let (code, report, output) = common::bench_report(&[&args[..], &["--steps", "50:0.2, 100:0.2"]].concat()).await;
+    assert_eq!(code, 0, "{output}");
+    let mut due: Vec<f64> = report["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["sentAtMs"].as_f64().unwrap() - r["scheduleLagMs"].as_f64().unwrap())
+        .collect();
+    due.sort_by(f64::total_cmp);
+    assert_eq!(due.len(), 30, "10 at 50/s and 20 at 100/s: {due:?}");
+    assert!((due[9] - 180.0).abs() < 0.5 && (due[10] - 200.0).abs() < 0.5 && (due[29] - 390.0).abs() < 0.5, "{due:?}");
+    assert!(report["honesty"].to_string().contains("rate steps: 50/s for 0.2 s, 100/s for 0.2 s"));
+
+    // 10 ms a request: about 75 during the ramp and 400 after it, within -n.
+    let slower = sim::spawn_local(SimConfig::fixed_ms(10, 0, 2)).await.unwrap();
+    let base = slower.base_url();
+    let ramp = ["--base-url", base.as_str(), "--model", "m", "--prompt", "hi", "-n", "1000", "-c", "4"];
+    let ramp = [&ramp[..], &["--ramp-from", "1", "--ramp-seconds", "0.3", "--duration", "1"]].concat();
+    let (code, report, output) = common::bench_report(&ramp).await;
+    assert_eq!(code, 0, "{output}");
+    let rows = report["results"].as_array().unwrap();
+    let (warm, measured): (Vec<&Value>, Vec<&Value>) = rows.iter().partition(|r| r["warmup"] == true);
+    let sent = |r: &Value| r["sentAtMs"].as_f64().unwrap() - r["scheduleLagMs"].as_f64().unwrap();
+    assert!(!warm.is_empty() && !measured.is_empty(), "{output}");
+    assert!(warm.iter().all(|r| sent(r) < 300.0) && measured.iter().all(|r| sent(r) >= 300.0));
+    assert!(report["honesty"].to_string().contains("linear ramp from 1 over 0.3 s, a warm-up"));
+    assert!(output.contains(&format!("{} measured", measured.len())), "{output}");
+}

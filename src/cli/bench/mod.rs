@@ -63,6 +63,22 @@ pub struct BenchArgs {
     /// Requests in flight at most with --rate.
     #[arg(long, default_value_t = 256)]
     pub max_concurrency: u32,
+    /// Ramp up from this load (requests per second with --rate, requests in flight with -c) to the target over
+    /// --ramp-seconds; what the ramp sends is a warm-up unless --count-ramp.
+    #[arg(long, requires = "ramp_seconds", conflicts_with = "steps")]
+    pub ramp_from: Option<f64>,
+    /// How long the ramp lasts, seconds.
+    #[arg(long, requires = "ramp_from")]
+    pub ramp_seconds: Option<f64>,
+    /// An exponential ramp (by the same factor each second) instead of a linear one.
+    #[arg(long, requires = "ramp_from")]
+    pub ramp_exponential: bool,
+    /// Count what the ramp sends in the statistics.
+    #[arg(long, requires = "ramp_from")]
+    pub count_ramp: bool,
+    /// The rate in steps, `RATE:SECONDS,…` (`5:30,10:30,20:30`): an open loop that sends nothing after the last.
+    #[arg(long, value_name = "RATE:SECONDS,…", conflicts_with = "rate")]
+    pub steps: Option<String>,
     /// max_tokens of each request.
     #[arg(long, default_value_t = 512)]
     pub max_tokens: u32,

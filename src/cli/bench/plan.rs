@@ -1,7 +1,7 @@
 //! The options of `bench` as a run plan.
 
 use super::{invalid, BenchArgs, BenchError};
-use crate::model::{Agent, ConnectionPolicy, ConnectorId, LoadMode, RunPlanInput};
+use crate::model::{Agent, ConnectionPolicy, ConnectorId, LoadMode, LoadShape, RampCurve, RateStep, RunPlanInput};
 
 /// The plan the options describe (its connector is set by a run on a server).
 pub(super) fn plan_input(args: &BenchArgs) -> Result<RunPlanInput, BenchError> {
@@ -18,7 +18,12 @@ pub(super) fn plan_input(args: &BenchArgs) -> Result<RunPlanInput, BenchError> {
     if !(0.0..=1.0).contains(&args.max_error_rate) {
         return Err(invalid("--max-error-rate must be between 0 and 1"));
     }
-    let mode = match args.rate.or(trace_rate) {
+    let shape = load_shape(args)?;
+    let first_step = match &shape {
+        Some(LoadShape::Steps { steps }) => steps.first().map(|s| s.rate),
+        _ => None,
+    };
+    let mode = match args.rate.or(trace_rate).or(first_step) {
         Some(rate) => LoadMode::Open {
             rate_per_second: rate,
             poisson: args.poisson,
@@ -57,7 +62,26 @@ pub(super) fn plan_input(args: &BenchArgs) -> Result<RunPlanInput, BenchError> {
         slos: args.slos.clone(),
         duration_s: args.duration,
         workload,
+        shape,
     })
+}
+
+/// The ramp or the steps the options ask for.
+fn load_shape(args: &BenchArgs) -> Result<Option<LoadShape>, BenchError> {
+    if let (Some(from), Some(seconds)) = (args.ramp_from, args.ramp_seconds) {
+        let curve = if args.ramp_exponential { RampCurve::Exponential } else { RampCurve::Linear };
+        return Ok(Some(LoadShape::Ramp { curve, from, seconds, counted: args.count_ramp }));
+    }
+    let Some(written) = &args.steps else { return Ok(None) };
+    let step = |text: &str| {
+        let (rate, seconds) = text.trim().split_once(':')?;
+        Some(RateStep { rate: rate.trim().parse().ok()?, seconds: seconds.trim().parse().ok()? })
+    };
+    let steps = written
+        .split(',')
+        .map(|text| step(text).ok_or_else(|| invalid(format!("--steps: {text:?} is not RATE:SECONDS"))))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Some(LoadShape::Steps { steps }))
 }
 
 /// A trace's mean rate over the requests it sends, requests a second (the plan's rate says it; the trace's instants

@@ -22,6 +22,7 @@ pub fn plan_input(prompts: &[&str], token_budget: u32, concurrency: u32) -> RunP
         slos: Vec::new(),
         duration_s: None,
         workload: None,
+        shape: None,
     }
 }
 

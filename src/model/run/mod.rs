@@ -1,4 +1,4 @@
-//! Runs: the plan, the run as kept and shown, each request's measurement and stored record, live progress,
+//! Runs: the plan (and how its load changes: `shape`), the run as kept and shown, each request's measurement and stored record, live progress,
 //! objectives (SLOs).
 
 pub(in crate::model) mod engine_timings;
@@ -9,6 +9,7 @@ pub(in crate::model) mod log_histogram;
 pub(in crate::model) mod measurement;
 pub(in crate::model) mod plan;
 pub(in crate::model) mod progress;
+pub(in crate::model) mod shape;
 pub(in crate::model) mod slo;
 pub(in crate::model) mod view;
 
@@ -20,5 +21,6 @@ pub use measurement::{
 };
 pub use plan::{limits, Agent, ConnectionPolicy, Job, LoadMode, OpenedAhead, RunPlan, RunPlanInput, Session};
 pub use progress::{LivePoint, RunProgress, RunUpdate};
+pub use shape::{target as shape_target, LoadShape, RampCurve, RateStep, MAX_SHAPE_SECONDS, MAX_STEPS};
 pub use slo::{parse_slos, Slo, SloMetric, SloScope, MAX_SLOS};
 pub use view::{RunStatus, RunView};

@@ -144,6 +144,9 @@ pub struct RunPlanInput {
     /// workload's answer lengths replace the agent's token budget).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workload: Option<crate::model::Workload>,
+    /// How the load changes over the run: a ramp up to the mode's load, or an open loop's rate in steps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shape: Option<super::shape::LoadShape>,
 }
 
 fn yes() -> bool {
@@ -225,6 +228,9 @@ pub struct RunPlan {
     /// What the run sends instead of its prompts, when it has a workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workload: Option<crate::model::Workload>,
+    /// How the load changes over the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shape: Option<super::shape::LoadShape>,
 }
 
 /// One request of a run.
@@ -263,6 +269,7 @@ impl RunPlanInput {
             slos: Vec::new(),
             duration_s: None,
             workload: None,
+            shape: None,
         }
     }
 
@@ -279,6 +286,9 @@ impl RunPlanInput {
         }
         if let Some(bad) = self.agent.tools.iter().position(|t| !t.is_object()) {
             return fail("agent.tools", format!("tool {bad} is not a JSON object"));
+        }
+        if let Some(shape) = &self.shape {
+            shape.validate(&self.mode)?;
         }
         if let Some(workload) = &self.workload {
             workload.validate()?;
@@ -400,6 +410,7 @@ impl RunPlanInput {
             slos,
             duration_ms,
             workload: self.workload.clone(),
+            shape: self.shape.clone(),
         })
     }
 }

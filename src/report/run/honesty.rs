@@ -143,6 +143,18 @@ pub fn honesty_notes(run: &RunView, results: &[IterationRecord], summary: &RunSu
             )
         }
     });
+    if let Some(shape) = &run.plan.shape {
+        let counted = match shape.warm_up_seconds() {
+            Some(_) => " What was due during the ramp is a warm-up, not in the statistics.",
+            None => "",
+        };
+        notes.push(format!(
+            "Load shape: {}; the load above is the target, and each send followed the load of its moment (an open \
+             loop's gap is drawn at the rate of the instant it starts, a closed loop gains slots as its ramp climbs).\
+             {counted}",
+            shape.describe()
+        ));
+    }
     let timed = crate::report::run::server::engine_timing_note(results);
     notes.push(if timed.is_some() {
         "Speculative decoding: read from the replies' own timings (next note); this run did not record the server's metrics, so there is no per-position or verify-step figure.".into()

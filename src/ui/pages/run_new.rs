@@ -101,6 +101,7 @@ pub fn NewRunPage() -> impl IntoView {
                 raw => Some(number(raw, "durationS")?),
             },
             workload: None,
+            shape: None,
         })
     };
     let start = Action::new(|plan: &Result<RunPlanInput, AppError>| {
