@@ -4,8 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::plan::LoadMode;
-use crate::model::ValidationError;
+use crate::model::{limits, LoadMode, ValidationError};
 
 /// Steps of a stepped rate at most.
 pub const MAX_STEPS: usize = 100;
@@ -84,7 +83,7 @@ impl LoadShape {
                 if steps.is_empty() || steps.len() > MAX_STEPS {
                     return fail("steps", format!("{} steps: give 1 to {MAX_STEPS}", steps.len()));
                 }
-                let (low, high) = (super::plan::limits::MIN_RATE, super::plan::limits::MAX_RATE);
+                let (low, high) = (limits::MIN_RATE, limits::MAX_RATE);
                 for (i, step) in steps.iter().enumerate() {
                     if !(step.rate.is_finite() && (low..=high).contains(&step.rate)) {
                         return fail(&format!("steps[{i}].rate"), format!("{} is outside {low}..={high}", step.rate));
