@@ -761,6 +761,20 @@ async fn a_run_with_a_workload_sends_exact_lengths_and_reports_them() {
     impossible["input"] = json!({"kind": "normal", "mean": 100, "sd": -5, "min": 1, "max": 200});
     let reply = refused(&app, &cookie, body(impossible, json!([]))).await;
     assert!(reply.contains("workload.input.sd"), "{reply}");
+    // A dataset or trace names a path: the server never reads a file a request names.
+    let file = json!({"path": "/etc/passwd", "format": "csv", "rows": 5});
+    for reads in [
+        json!({"kind": "dataset", "file": file, "requests": 1}),
+        json!({"kind": "trace", "file": {"path": "/etc/hosts", "format": "burstGpt", "rows": 5}, "requests": 1}),
+    ] {
+        let mut plan = body(reads, json!([]));
+        plan["input"]["mode"] = json!({"kind": "open", "ratePerSecond": 1, "maxConcurrency": 1});
+        plan["input"]["warmup"] = json!(0);
+        let reply = refused(&app, &cookie, plan).await;
+        assert!(reply.contains("workload.file") && reply.contains("a server reads no file a request names"), "{reply}");
+    }
+    let (_, runs) = app.call("runs/list", json!({}), Some(&cookie)).await;
+    assert_eq!(serde_json::from_str::<Value>(&runs).unwrap().as_array().unwrap().len(), 1, "nothing was recorded");
 }
 
 /// A workload's run finds the server's tokenizer before its first send; a server whose `/tokenize` never answers

@@ -280,6 +280,11 @@ impl Workload {
         }
     }
 
+    /// Whether the workload reads a file by its path (a dataset's or a trace's): only the command line may.
+    pub fn reads_a_file(&self) -> bool {
+        matches!(self, Self::Dataset { .. } | Self::Trace { .. })
+    }
+
     /// Whether the workload's prompts are made with the server's tokenizer (a dataset's are sent as written).
     pub fn needs_tokenizer(&self) -> bool {
         !matches!(self, Self::Dataset { .. })
