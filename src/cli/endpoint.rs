@@ -93,12 +93,20 @@ pub struct WorkloadArgs {
     /// With --input-tokens or --trace: seeds the prompts' text (the same seed sends the same prompts).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// The model's tokenizer.json, to cut a workload's prompts with when the server has no /tokenize (without
+    /// either, an estimate with OpenAI's o200k_base BPE, flagged in the report).
+    #[arg(long, value_name = "tokenizer.json")]
+    pub tokenizer: Option<PathBuf>,
 }
 
 impl WorkloadArgs {
     /// The workload the options name, if any: `requests` is -n (`None` when not given), after `warmup` warm-ups.
     pub fn read(&self, requests: Option<u32>, warmup: u32) -> Result<Option<GivenWorkload>, String> {
         use crate::model::{LengthDist, Workload};
+        if let Some(path) = &self.tokenizer {
+            // Read now, so that a file that does not parse is refused before anything is sent.
+            crate::workload::FileTokenizer::open(path).map_err(|e| format!("--tokenizer: {e}"))?;
+        }
         let given = |workload| Some(GivenWorkload { workload, trace_span_us: None });
         if let Some(path) = &self.workload {
             return super::workload_file::read_workload(path, warmup).map(Some).map_err(|e| format!("--workload {e}"));
@@ -161,6 +169,7 @@ impl Endpoint {
             seed: seed_from(&id.0),
             cancel,
             prices: self.prices,
+            tokenizer_file: None,
         };
         (id, execution)
     }

@@ -37,6 +37,9 @@ pub struct Execution {
     pub cancel: CancellationToken,
     /// USD per 1M input and output tokens.
     pub prices: (Option<f64>, Option<f64>),
+    /// A model's tokenizer.json to cut a workload's prompts with when the server has no `/tokenize` (given to
+    /// `bench`; a server reads no path a request names).
+    pub tokenizer_file: Option<std::path::PathBuf>,
 }
 
 /// How the sending went.
@@ -48,6 +51,15 @@ pub struct Outcome {
     pub opened_ahead: Option<OpenedAhead>,
     /// Why the run stopped early, if it failed (a sink error or a crashed driver).
     pub failure: Option<String>,
+    /// The tokenizer a workload's prompts were made with.
+    pub prompt_tokenizer: Option<crate::model::PromptTokenizer>,
+}
+
+impl Outcome {
+    /// A run that sent nothing: stopped before its first send, or failed to (`failure`).
+    fn nothing_sent(failure: Option<String>) -> Self {
+        Self { stream_options_rejected: false, opened_ahead: None, failure, prompt_tokenizer: None }
+    }
 }
 
 /// Receives finished iterations in batches, in the order they finished.
@@ -72,24 +84,25 @@ pub enum SinkError {
 
 /// Sends every request of the plan and hands the results to `sink`.
 pub async fn execute(run: Execution, sink: &mut impl BatchSink) -> Outcome {
-    let Execution { plan, target, model, client, seed, cancel, prices } = run;
+    let Execution { plan, target, model, client, seed, cancel, prices, tokenizer_file } = run;
     let client = client.with_policy(plan.connections);
     // A workload's tokenizer is found before the first send; a stop meanwhile ends the run with nothing sent.
     let found = tokio::select! {
-        found = Requests::of(&plan, &client, &target, &model) => found,
-        () = cancel.cancelled() => return Outcome { stream_options_rejected: false, opened_ahead: None, failure: None },
+        found = Requests::of(&plan, &client, &target, &model, tokenizer_file.as_deref()) => found,
+        () = cancel.cancelled() => return Outcome::nothing_sent(None),
     };
     let requests = match found {
         Ok(requests) => Arc::new(requests),
         Err(e) => {
             let failure = Some(format!("the workload's prompts could not be made: {e}"));
-            return Outcome { stream_options_rejected: false, opened_ahead: None, failure };
+            return Outcome::nothing_sent(failure);
         }
     };
     let opened_ahead = open_ahead(&plan, &client, &target, &cancel).await;
     let rejected = Arc::new(AtomicBool::new(false));
     let (tx, mut rx) = mpsc::channel::<Finished<Sent>>(PENDING);
     let thinking = Arc::clone(&requests);
+    let prompt_tokenizer = requests.tokenizer();
     let replay = requests.replay();
     let executor = {
         let (plan, rejected, target, model) =
@@ -169,7 +182,7 @@ pub async fn execute(run: Execution, sink: &mut impl BatchSink) -> Outcome {
     if driver.await.is_err() {
         failure.get_or_insert_with(|| "the load driver stopped unexpectedly".to_string());
     }
-    Outcome { stream_options_rejected: rejected.load(Ordering::Relaxed), opened_ahead, failure }
+    Outcome { stream_options_rejected: rejected.load(Ordering::Relaxed), opened_ahead, failure, prompt_tokenizer }
 }
 
 /// A closed loop on reused connections holds `concurrency` connections all run long, so they are opened before the
@@ -263,6 +276,7 @@ mod tests {
             seed: 1,
             cancel: CancellationToken::new(),
             prices: (None, None),
+            tokenizer_file: None,
         };
         let mut sink =
             SlowFirstWrite { stats: format!("http://{}/sim/stats", sim.addr()), hold_until: 1_200, sizes: vec![] };

@@ -153,6 +153,8 @@ impl RunManager {
             seed: seed_from(&run.id.0),
             cancel: live.driving.cancel.clone(),
             prices: (run.input_price_per_mtok, run.output_price_per_mtok),
+            // A server reads no path a request names.
+            tokenizer_file: None,
         };
         let mut sink = StoreAndBroadcast { manager: self, run: &run, live: &live, done: 0, errors: 0 };
         // A server a Spec Lab probe identified is read before, during and after the run (its own metrics).
@@ -170,6 +172,11 @@ impl RunManager {
             None => execute(execution, &mut sink).await,
         };
         let (done, errors) = (sink.done, sink.errors);
+        if let Some(used) = &outcome.prompt_tokenizer {
+            if let Err(e) = while_reachable(|| self.store.set_run_prompt_tokenizer(run.id, used)).await {
+                tracing::error!(run = %run.id, error = %e, "storing the tokenizer the prompts were made with failed");
+            }
+        }
         let status = match &outcome.failure {
             Some(_) => RunStatus::Failed,
             None => self.jobs.stop_status(&live.driving.cancel).unwrap_or(RunStatus::Completed),

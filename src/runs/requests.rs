@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crate::engine::{ChatMessage, ChatRequest, HttpClient, RequestTarget, StreamOptions};
 use crate::model::{IterationRecord, Job, LoadMode, RunPlan, Session};
-use crate::workload::{read_trace, DatasetError, MakeError, PreparedRequests, RequestMaker, ServerTokenizer};
+use crate::workload::{read_trace, DatasetError, MakeError, PreparedRequests, RequestMaker, Tokenizer};
 
 /// Where a run's requests come from.
 pub enum Requests {
@@ -56,16 +56,18 @@ pub struct Outgoing {
 
 impl Requests {
     /// The requests of `plan`: for a workload, its prompts start being made with the tokenizer of the server behind
-    /// `target` (its `/tokenize`: an error when it has none; a dataset needs none), and a trace's instants are read.
+    /// `target` (its `/tokenize`; without one `tokenizer_file`, else an estimate; a dataset needs none), and a trace's
+    /// instants are read.
     pub async fn of(
         plan: &RunPlan,
         client: &HttpClient,
         target: &RequestTarget,
         model: &str,
+        tokenizer_file: Option<&std::path::Path>,
     ) -> Result<Self, MakeError> {
         let Some(workload) = &plan.workload else { return Ok(Self::Prompts) };
         let tokenizer = match workload.needs_tokenizer() {
-            true => Some(ServerTokenizer::discover(client, target, model).await?),
+            true => Some(Tokenizer::choose(client, target, model, tokenizer_file).await?),
             false => None,
         };
         let replay = match workload {
@@ -79,6 +81,14 @@ impl Requests {
         let maker = RequestMaker::new(workload.clone(), tokenizer);
         let prepared = PreparedRequests::start(maker, making_order(plan));
         Ok(Self::Workload { prepared, conversations: Mutex::default(), replay })
+    }
+
+    /// The tokenizer the workload's prompts are made with, when they are made.
+    pub fn tokenizer(&self) -> Option<crate::model::PromptTokenizer> {
+        match self {
+            Self::Workload { prepared, .. } => prepared.maker().tokenizer_used(),
+            Self::Prompts => None,
+        }
     }
 
     /// A trace's send instants, when the run replays one.

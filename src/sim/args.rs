@@ -53,6 +53,9 @@ pub struct SimArgs {
     /// Blocks of 16 tokens the prefix cache keeps, least recently used first out (0: no cache).
     #[arg(long, default_value_t = 4_096, value_parser = clap::value_parser!(u64).range(0..=10_000_000))]
     pub prefix_cache_blocks: u64,
+    /// Serve no /tokenize and /detokenize, as a hosted provider does not.
+    #[arg(long)]
+    pub no_tokenize: bool,
     /// Threads serving requests, each with its own listener on the port and its own timer. Each timer spins for the
     /// last 1.5 ms before its deadlines, so a busy worker keeps a core busy: more workers hold more streams on time
     /// on a machine with cores to spare, and take them from whatever else runs there (a client measuring it).
@@ -91,6 +94,7 @@ impl SimArgs {
             slots: self.slots,
             prefill_per_token: std::time::Duration::from_secs_f64(self.prefill_us_per_token / 1e6),
             prefix_cache_blocks: usize::try_from(self.prefix_cache_blocks).unwrap_or(usize::MAX),
+            tokenize: !self.no_tokenize,
         })
     }
 }

@@ -159,6 +159,8 @@ pub struct SimConfig {
     pub prefill_per_token: Duration,
     /// Blocks of [`super::BLOCK_TOKENS`] tokens the prefix cache keeps (0: no cache).
     pub prefix_cache_blocks: usize,
+    /// Serve `/tokenize` and `/detokenize` (off: a server without them, as hosted providers are).
+    pub tokenize: bool,
 }
 
 impl Default for SimConfig {
@@ -177,6 +179,7 @@ impl Default for SimConfig {
             slots: None,
             prefill_per_token: Duration::ZERO,
             prefix_cache_blocks: 4_096,
+            tokenize: true,
         }
     }
 }

@@ -66,13 +66,15 @@ impl SimHandle {
 
 /// The simulator's routes, sharing `state` (each worker gets a timer of its own).
 fn router_with(state: completion::SimState) -> Router {
-    Router::new()
+    let routes = Router::new()
         .route("/v1/chat/completions", post(completion::chat_completions))
         .route("/v1/models", get(completion::models))
-        .route("/tokenize", post(tokenize::tokenize))
-        .route("/detokenize", post(tokenize::detokenize))
-        .route("/sim/stats", get(completion::stats))
-        .with_state(state)
+        .route("/sim/stats", get(completion::stats));
+    let routes = match state.config.tokenize {
+        true => routes.route("/tokenize", post(tokenize::tokenize)).route("/detokenize", post(tokenize::detokenize)),
+        false => routes,
+    };
+    routes.with_state(state)
 }
 
 /// What `workers` workers share, as worker 0 sees it.

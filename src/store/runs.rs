@@ -8,8 +8,8 @@ use sqlx::Row;
 use super::workspaces::parse_id;
 use super::{bool_to_db, found, from_json, spelled, to_json, Backend, Store, StoreError};
 use crate::model::{
-    Connector, ConnectorId, IterationRecord, Measurement, OpenedAhead, RunId, RunPlan, RunStatus, RunView,
-    ServerMetrics, TokenSource, WorkspaceId, WorkspaceQuota,
+    Connector, ConnectorId, IterationRecord, Measurement, OpenedAhead, PromptTokenizer, RunId, RunPlan, RunStatus,
+    RunView, ServerMetrics, TokenSource, WorkspaceId, WorkspaceQuota,
 };
 use crate::report::{page_count, IterationPage, ReportSnapshot, SortKey, TableQuery};
 use crate::stats::RunSummary;
@@ -20,7 +20,7 @@ const ITERATION_COLUMNS: &str = "seq, prompt_index, iteration, warmup, ttft_ms, 
      cached_tokens";
 
 const RUN_COLUMNS: &str = "id, title, plan, base_url, model, input_price_per_mtok, output_price_per_mtok, status, \
-     total_requests, stream_options_rejected, opened_ahead, failure, created_at, finished_at";
+     total_requests, stream_options_rejected, opened_ahead, prompt_tokenizer, failure, created_at, finished_at";
 
 impl Store {
     /// Records a new run of `plan` against `connector`, status `running`, driven by the server process `owner`.
@@ -262,6 +262,16 @@ impl Store {
         rows.iter().map(run_from_row).collect()
     }
 
+    /// Stores the tokenizer a run's workload prompts were made with.
+    pub async fn set_run_prompt_tokenizer(&self, run: RunId, used: &PromptTokenizer) -> Result<(), StoreError> {
+        sqlx::query("UPDATE runs SET prompt_tokenizer = $1 WHERE id = $2")
+            .bind(to_json(used)?)
+            .bind(run.to_string())
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
     /// Stores what a run recorded of its server's metrics.
     pub async fn set_run_server_metrics(&self, run: RunId, metrics: &ServerMetrics) -> Result<(), StoreError> {
         sqlx::query("UPDATE runs SET server_metrics = $1 WHERE id = $2")
@@ -451,6 +461,11 @@ fn run_from_row(row: &AnyRow) -> Result<RunView, StoreError> {
         total_requests: to_u64(Some(row.try_get("total_requests")?)).unwrap_or(0),
         stream_options_rejected: row.try_get::<i64, _>("stream_options_rejected")? != 0,
         opened_ahead: row.try_get::<Option<String>, _>("opened_ahead")?.as_deref().map(from_json).transpose()?,
+        prompt_tokenizer: row
+            .try_get::<Option<String>, _>("prompt_tokenizer")?
+            .as_deref()
+            .map(from_json)
+            .transpose()?,
         failure: row.try_get("failure")?,
         created_at_ms: row.try_get("created_at")?,
         finished_at_ms: row.try_get("finished_at")?,

@@ -4,8 +4,9 @@
 //! at a token boundary can tokenize differently at its new end. A count off by a few moves the cut by as many
 //! tokens, a few times at most; the closest cut is kept and its own count is what the request records.
 
+use super::choice::Tokenizer;
 use super::corpus::CorpusText;
-use super::tokenizer::{ServerTokenizer, Token, TokenizeError};
+use super::tokenizer::{Token, TokenizeError};
 
 /// Corrections of a cut before the closest one is kept.
 const MAX_CORRECTIONS: usize = 4;
@@ -27,14 +28,14 @@ pub struct MadePrompt {
 }
 
 /// The text of the corpus of `seed`, `tokens` tokens long by `tokenizer`.
-pub async fn exact_prompt(tokenizer: &ServerTokenizer, tokens: u32, seed: u64) -> Result<MadePrompt, TokenizeError> {
+pub async fn exact_prompt(tokenizer: &Tokenizer, tokens: u32, seed: u64) -> Result<MadePrompt, TokenizeError> {
     exact_prompt_after(tokenizer, "", tokens, seed).await
 }
 
 /// `prefix`, a space and the text of the corpus of `seed`, `tokens` tokens long in all by `tokenizer` (a prefix
 /// made by [`exact_prompt`] of P tokens stays those P tokens: tokenizers split words at spaces).
 pub async fn exact_prompt_after(
-    tokenizer: &ServerTokenizer,
+    tokenizer: &Tokenizer,
     prefix: &str,
     tokens: u32,
     seed: u64,

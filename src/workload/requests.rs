@@ -20,10 +20,11 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use tokio::sync::{mpsc, Notify, Semaphore};
 
+use super::choice::Tokenizer;
 use super::dataset::{read_rows, DatasetError, DatasetRow, Role};
 use super::lengths::LengthDraws;
 use super::prompt::{exact_prompt, exact_prompt_after, MadePrompt};
-use super::tokenizer::{ServerTokenizer, TokenizeError};
+use super::tokenizer::TokenizeError;
 use super::trace::{read_trace, TraceRow};
 use crate::model::{LengthDist, Workload};
 
@@ -123,7 +124,7 @@ pub fn request_lengths(input: &LengthDist, output: &LengthDist, seed: u64, index
 /// prompts are sent as written).
 pub struct RequestMaker {
     workload: Workload,
-    tokenizer: Option<ServerTokenizer>,
+    tokenizer: Option<Tokenizer>,
     /// A shared-prefix workload's group prefixes, once made.
     prefixes: Mutex<HashMap<u32, String>>,
     /// A trace's blocks, once made.
@@ -132,7 +133,7 @@ pub struct RequestMaker {
 
 impl RequestMaker {
     /// The maker of `workload`'s requests with `tokenizer` (which every workload but a dataset needs).
-    pub fn new(workload: Workload, tokenizer: Option<ServerTokenizer>) -> Self {
+    pub fn new(workload: Workload, tokenizer: Option<Tokenizer>) -> Self {
         Self { workload, tokenizer, prefixes: Mutex::default(), blocks: Mutex::default() }
     }
 
@@ -167,12 +168,17 @@ impl RequestMaker {
         }
     }
 
+    /// The tokenizer the prompts are made with, as the report names it.
+    pub fn tokenizer_used(&self) -> Option<crate::model::PromptTokenizer> {
+        self.tokenizer.as_ref().map(Tokenizer::used)
+    }
+
     /// The workload.
     pub fn workload(&self) -> &Workload {
         &self.workload
     }
 
-    fn tokenizer(&self) -> Result<&ServerTokenizer, MakeError> {
+    fn tokenizer(&self) -> Result<&Tokenizer, MakeError> {
         let missing = || TokenizeError::NotFound("none was looked for, as a dataset sends its rows as written".into());
         self.tokenizer.as_ref().ok_or_else(|| MakeError::Tokenize(missing()))
     }

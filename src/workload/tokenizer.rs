@@ -74,6 +74,14 @@ pub enum TokenizeError {
     /// Neither form was answered.
     #[error("the server has no /tokenize that latency-guard speaks (llama.cpp's or vLLM's): {0}")]
     NotFound(String),
+    /// A tokenizer read from a file (a tokenizer.json, the estimate's vocabulary) could not be read or used.
+    #[error("the tokenizer {path}: {detail}")]
+    File {
+        /// Which file.
+        path: String,
+        /// What was wrong.
+        detail: String,
+    },
 }
 
 /// One token: its id and, where the server gives it, its bytes.

@@ -147,13 +147,13 @@ async fn impossible_workloads_are_refused_before_anything_is_sent() {
     assert_ne!(code, 0);
     assert!(output.contains("prompts or a workload, not both"), "{output}");
 
-    // A server without /tokenize: said at once, with nothing measured.
+    // A server without /tokenize, and without anything else: the prompts are estimates, and said to be.
     let hostile =
         sim::spawn_hostile(sim::Hostile::parse("html-error").unwrap(), "127.0.0.1:0".parse().unwrap()).await.unwrap();
     let args = ["--base-url", &hostile.base_url(), "--model", "m", "--input-tokens", "5", "--output-tokens", "5"];
     let (code, _, output) = common::bench_report(&args).await;
-    assert_ne!(code, 0);
-    assert!(output.contains("no /tokenize that latency-guard speaks"), "{output}");
+    assert_ne!(code, 0, "every request failed");
+    assert!(output.contains("tokenizer      an estimate: OpenAI's o200k_base BPE"), "{output}");
 }
 
 /// The median of `values`.
@@ -276,4 +276,53 @@ async fn a_conversation_carries_its_answers_and_later_turns_come_sooner_from_the
     common::assert_report_schema(&report);
     let csv = exported(&report, "csv").await;
     assert_eq!(csv.lines().count(), 7, "a header and six turns");
+}
+
+/// A server without `/tokenize` (as hosted providers are): with the model's tokenizer.json (`--tokenizer`) the
+/// prompts are cut with it — here one character a token, so a prompt of 300 tokens is 300 characters, which the
+/// test counts itself — and the report names the file; with nothing, the prompts are cut with OpenAI's o200k_base
+/// BPE and every note says the lengths are estimates. A tokenizer.json that does not parse is refused before
+/// anything is sent.
+#[tokio::test]
+async fn without_a_tokenize_the_prompts_are_cut_with_a_tokenizer_file_or_flagged_as_estimates() {
+    let config = SimConfig { tokenize: false, ..SimConfig::fixed_ms(1, 0, 5) };
+    let sim = sim::spawn_local(config).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let vocab: serde_json::Map<String, Value> = std::iter::once("[UNK]".to_string())
+        .chain((32u8..127).map(|c| (c as char).to_string()))
+        .enumerate()
+        .map(|(i, t)| (t, Value::from(i)))
+        .collect();
+    let chars = serde_json::json!({"version": "1.0", "truncation": null, "padding": null, "added_tokens": [],
+        "normalizer": null, "pre_tokenizer": {"type": "Split", "pattern": {"String": ""}, "behavior": "Isolated",
+        "invert": false}, "post_processor": null, "decoder": {"type": "Fuse"},
+        "model": {"type": "WordLevel", "vocab": vocab, "unk_token": "[UNK]"}});
+    let tokenizer = dir.path().join("tokenizer.json");
+    std::fs::write(&tokenizer, chars.to_string()).unwrap();
+    let base = sim.base_url();
+    let args =
+        ["--base-url", base.as_str(), "--model", "m", "--input-tokens", "300", "--output-tokens", "4", "-n", "3"];
+    let (code, report, output) =
+        common::bench_report(&[&args[..], &["--tokenizer", tokenizer.to_str().unwrap()]].concat()).await;
+    assert_eq!(code, 0, "{output}");
+    assert_eq!(report["workload"]["tokenizer"]["kind"], "file", "{}", report["workload"]);
+    for row in report["results"].as_array().unwrap() {
+        assert_eq!(row["madeInputTokens"], 300);
+        assert_eq!(row["prompt"].as_str().unwrap().chars().count(), 300, "one character a token: {row}");
+    }
+    assert!(report["honesty"].to_string().contains("the model's tokenizer.json given to bench"));
+
+    let (code, report, output) = common::bench_report(&args).await;
+    assert_eq!(code, 0, "{output}");
+    assert_eq!(report["workload"]["tokenizer"], serde_json::json!({"kind": "estimate", "vocabulary": "o200k_base"}));
+    assert!(report["honesty"].to_string().contains("Prompt lengths are estimates"), "{}", report["honesty"]);
+    common::assert_report_schema(&report);
+
+    let broken = dir.path().join("broken.json");
+    std::fs::write(&broken, "{\"model\": {\"type\": \"BPE\"").unwrap();
+    let (code, report, output) =
+        common::bench_report(&[&args[..], &["--tokenizer", broken.to_str().unwrap()]].concat()).await;
+    assert_ne!(code, 0);
+    assert!(output.contains("--tokenizer: the tokenizer") && output.contains("broken.json"), "{output}");
+    assert!(report.is_null(), "nothing was sent");
 }

@@ -7,8 +7,15 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 /// The running server and its base URL; the server stops when the test drops it (its standard input closes).
 pub struct LlamaServer {
     _child: tokio::process::Child,
-    _model_dir: tempfile::TempDir,
+    model_dir: tempfile::TempDir,
     pub base_url: String,
+}
+
+impl LlamaServer {
+    /// The model's tokenizer for the `tokenizers` library, written beside it (`tiny_gguf.py`).
+    pub fn tokenizer_json(&self) -> std::path::PathBuf {
+        self.model_dir.path().join("tokenizer.json")
+    }
 }
 
 /// Starts the server (with `draft`, decoding speculatively with the same tiny model as its draft); `None` (with a
@@ -50,5 +57,5 @@ pub async fn llama_server_at(port: u16, draft: bool) -> Option<LlamaServer> {
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let ready = tokio::time::timeout(std::time::Duration::from_secs(60), lines.next_line()).await.unwrap().unwrap();
     let base_url = ready.as_deref().and_then(|l| l.strip_prefix("READY ")).expect("llama-server did not start");
-    Some(LlamaServer { _child: child, _model_dir: model_dir, base_url: base_url.to_string() })
+    Some(LlamaServer { _child: child, model_dir, base_url: base_url.to_string() })
 }

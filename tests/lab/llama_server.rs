@@ -91,7 +91,7 @@ async fn sequential_requests_to_a_real_llama_server_show_no_false_errors() {
 #[tokio::test]
 async fn prompts_made_by_its_tokenize_arrive_at_their_length_and_answers_reach_max_tokens() {
     use latency_guard::engine::{measure, Call, HttpClient};
-    use latency_guard::workload::{exact_prompt, ServerTokenizer, TokenizeForm};
+    use latency_guard::workload::{exact_prompt, ServerTokenizer, TokenizeForm, Tokenizer};
     let Some(server) = llama_server(false).await else { return };
     let client = HttpClient::new().unwrap();
     let target = common::any_target(&server.base_url, None, &[]);
@@ -99,7 +99,7 @@ async fn prompts_made_by_its_tokenize_arrive_at_their_length_and_answers_reach_m
     assert_eq!(tokenizer.form(), TokenizeForm::LlamaCpp);
     let mut overheads = Vec::new();
     for (asked, seed) in [(64u32, 1u64), (256, 2), (1_000, 3)] {
-        let made = exact_prompt(&tokenizer, asked, seed).await.unwrap();
+        let made = exact_prompt(&Tokenizer::Server(tokenizer.clone()), asked, seed).await.unwrap();
         assert_eq!(made.tokens, asked as usize, "{asked} asked: {:?}", made.text);
         let mut request = common::chat_request("tiny", &made.text, 24, false);
         request.ignore_eos = true;
@@ -196,4 +196,33 @@ async fn a_conversation_is_sent_back_each_turn_and_reported_by_turn() {
         );
     }
     assert_eq!(report["workload"]["conversations"]["completed"], 3);
+}
+
+/// Prompts cut offline with the model's own tokenizer.json (`--tokenizer`, for a server without `/tokenize`)
+/// arrive at the length the server's `/tokenize` counts, and with the same 51 tokens of chat template around
+/// them as prompts cut through `/tokenize`: the file's tokenizer is the server's.
+#[tokio::test]
+async fn prompts_cut_with_the_models_tokenizer_json_count_as_the_server_counts_them() {
+    use latency_guard::engine::{measure, Call, HttpClient};
+    use latency_guard::workload::{exact_prompt, FileTokenizer, ServerTokenizer, Tokenizer};
+    let Some(server) = llama_server(false).await else { return };
+    let file = Tokenizer::File(FileTokenizer::open(&server.tokenizer_json()).unwrap());
+    let client = HttpClient::new().unwrap();
+    let target = common::any_target(&server.base_url, None, &[]);
+    let served = ServerTokenizer::discover(&client, &target, "tiny").await.unwrap();
+    for (asked, seed) in [(64u32, 7u64), (256, 8), (1_000, 9)] {
+        let made = exact_prompt(&file, asked, seed).await.unwrap();
+        assert_eq!(made.tokens, asked as usize);
+        assert_eq!(served.count(&made.text).await.unwrap(), asked as usize, "the server's /tokenize agrees");
+        let request = common::chat_request("tiny", &made.text, 4, false);
+        let timeout = std::time::Duration::from_secs(60);
+        let call = Call { target: &target, request: &request, timeout, intended: tokio::time::Instant::now() };
+        let m = measure(&client, call).await;
+        assert_eq!(m.error, None, "{asked}");
+        assert_eq!(
+            m.tokens_in,
+            Some(u64::from(asked) + 51),
+            "{asked}: the chat template's 51 tokens, as measured above"
+        );
+    }
 }

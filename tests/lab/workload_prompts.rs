@@ -6,7 +6,7 @@ use axum::routing::post;
 use axum::{Json, Router};
 use latency_guard::engine::HttpClient;
 use latency_guard::sim::{self, tokenizer, SimConfig};
-use latency_guard::workload::{exact_prompt, ServerTokenizer, TokenizeError, TokenizeForm};
+use latency_guard::workload::{exact_prompt, ServerTokenizer, TokenizeError, TokenizeForm, Tokenizer};
 use serde_json::{json, Value};
 
 use crate::common;
@@ -24,15 +24,19 @@ async fn prompts_are_made_to_the_token_by_the_simulators_tokenize() {
     assert_eq!(tokenizer.form(), TokenizeForm::LlamaCpp);
     let client = reqwest::Client::new();
     for (asked, seed) in [(1, 1), (64, 2), (256, 3), (1_000, 4), (1_000, 5)] {
-        let made = exact_prompt(&tokenizer, asked, seed).await.unwrap();
+        let made = exact_prompt(&Tokenizer::Server(tokenizer.clone()), asked, seed).await.unwrap();
         assert_eq!((made.tokens, tokenizer::count(&made.text)), (asked as usize, asked as usize), "{asked} asked");
         let body = json!({"model": "m", "messages": [{"role": "user", "content": made.text}], "max_tokens": 1});
         let reply = common::post_json(&client, &format!("{}/chat/completions", sim.base_url()), &body).await;
         assert_eq!(reply["usage"]["prompt_tokens"], asked + 2, "the role and the answer's start: {reply}");
         assert_eq!(reply["usage"]["prompt_tokens_details"]["cached_tokens"], 0, "seed {seed} shares no block");
     }
-    let again = exact_prompt(&tokenizer, 256, 3).await.unwrap();
-    assert_eq!(again, exact_prompt(&tokenizer, 256, 3).await.unwrap(), "a seed makes the same prompt");
+    let again = exact_prompt(&Tokenizer::Server(tokenizer.clone()), 256, 3).await.unwrap();
+    assert_eq!(
+        again,
+        exact_prompt(&Tokenizer::Server(tokenizer.clone()), 256, 3).await.unwrap(),
+        "a seed makes the same prompt"
+    );
     assert!(again.text.starts_with(char::is_uppercase) && again.text.contains(' '), "{}", again.text);
 }
 
@@ -61,7 +65,7 @@ async fn a_server_of_ids_only_is_cut_through_its_detokenize() {
     let tokenizer = discover(&vllm_shaped().await).await.unwrap();
     assert_eq!(tokenizer.form(), TokenizeForm::Vllm);
     for asked in [10, 300] {
-        let made = exact_prompt(&tokenizer, asked, 42).await.unwrap();
+        let made = exact_prompt(&Tokenizer::Server(tokenizer.clone()), asked, 42).await.unwrap();
         assert_eq!((made.tokens, tokenizer::count(&made.text)), (asked as usize, asked as usize));
     }
 }

@@ -7,9 +7,16 @@ unknown tokens get -100: a request never ends before `max_tokens`, so a measured
 The vocabulary is printable ASCII (one character a token, SentencePiece style with '▁' for a space), so every
 answer is valid UTF-8.
 
+Beside the model it writes `tokenizer.json`: the same tokenizer for the `tokenizers` library (the same ids, a '▁'
+before the text and for each space, and the one merge llama.cpp's SentencePiece tokenizer can make with this
+vocabulary, '▁' + 'a': the longer words cannot be reached by merging pairs of tokens of the vocabulary), so a prompt
+cut with it counts as the server counts it.
+
 Usage: python3 tiny_gguf.py OUT.gguf
 """
 
+import json
+import os
 import sys
 
 import gguf
@@ -37,7 +44,42 @@ def vocabulary():
     return tokens, types
 
 
+def write_tokenizer_json(path):
+    tokens, _ = vocabulary()
+    special = [
+        {"id": i, "content": t, "single_word": False, "lstrip": False, "rstrip": False, "normalized": False,
+         "special": True}
+        for i, t in enumerate(tokens[:3])
+    ]
+    spec = {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": special,
+        "normalizer": {"type": "Sequence", "normalizers": [
+            {"type": "Prepend", "prepend": "\u2581"},
+            {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"},
+        ]},
+        "pre_tokenizer": None,
+        "post_processor": None,
+        "decoder": {"type": "Sequence", "decoders": [
+            {"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "},
+            {"type": "Fuse"},
+            {"type": "Strip", "content": " ", "start": 1, "stop": 0},
+        ]},
+        "model": {
+            "type": "BPE", "dropout": None, "unk_token": "<unk>", "continuing_subword_prefix": None,
+            "end_of_word_suffix": None, "fuse_unk": True, "byte_fallback": False, "ignore_merges": False,
+            "vocab": {t: i for i, t in enumerate(tokens)},
+            "merges": ["\u2581 a"],
+        },
+    }
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(spec, f, ensure_ascii=False)
+
+
 def main(path):
+    write_tokenizer_json(os.path.join(os.path.dirname(os.path.abspath(path)), "tokenizer.json"))
     tokens, types = vocabulary()
     n_vocab = len(tokens)
     rng = np.random.default_rng(7)

@@ -66,6 +66,9 @@ pub(super) fn print_workload(w: &crate::report::WorkloadReport) {
         c.map_or_else(|| "—".to_string(), |c| format!("median {}, {}–{}", n(c.p50), n(c.min), n(c.max)))
     };
     println!("{:<14} {}", "workload", w.spec.describe());
+    if let Some(tokenizer) = &w.tokenizer {
+        println!("{:<14} {}", "tokenizer", tokenizer.describe());
+    }
     match w.asked_input {
         Some(asked) => println!(
             "{:<14} asked {}; made exactly {} of {}; server counted {} more",

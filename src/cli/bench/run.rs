@@ -68,7 +68,8 @@ async fn measure_here(args: &BenchArgs, config: Option<&std::path::Path>) -> Res
         RecordSpill::new().map_err(|e| BenchError::Io(format!("a temporary file for the iterations: {e}")))?;
     let progress = Progress::new(plan.total_requests(), args.duration, Piped::Tenths);
     let mut sink = LocalSink { progress, records };
-    let (id, execution) = endpoint.execution(plan.clone(), client, cancel.clone());
+    let (id, mut execution) = endpoint.execution(plan.clone(), client, cancel.clone());
+    execution.tokenizer_file = args.workload.tokenizer.clone();
     let outcome = execute(execution, &mut sink).await;
     sink.progress.finish();
     let mut records =
@@ -90,6 +91,7 @@ async fn measure_here(args: &BenchArgs, config: Option<&std::path::Path>) -> Res
         output_price_per_mtok: endpoint.prices.1,
         stream_options_rejected: outcome.stream_options_rejected,
         opened_ahead: outcome.opened_ahead,
+        prompt_tokenizer: outcome.prompt_tokenizer,
         failure: outcome.failure,
         created_at_ms: started_ms,
         finished_at_ms: Some(crate::clock::Clock::now_ms(&crate::clock::SystemClock)),

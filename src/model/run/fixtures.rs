@@ -55,6 +55,7 @@ pub fn completed_run(input: RunPlanInput, model: &str) -> RunView {
         input_price_per_mtok: None,
         output_price_per_mtok: None,
         stream_options_rejected: false,
+        prompt_tokenizer: None,
         opened_ahead: None,
         failure: None,
         created_at_ms: 0,

@@ -53,6 +53,9 @@ pub struct RunView {
     pub total_requests: u64,
     /// Whether the endpoint rejected `stream_options` (so streamed token counts were estimated).
     pub stream_options_rejected: bool,
+    /// The tokenizer a workload's prompts were made with (none without a workload, or before the run's end).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_tokenizer: Option<crate::model::PromptTokenizer>,
     /// The connections opened before the first request; `None` when none were (open loop, a fresh connection
     /// per request, or a run from before this was done).
     #[serde(default)]

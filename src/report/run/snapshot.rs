@@ -112,7 +112,7 @@ pub fn snapshot(run: &RunView, mut results: Vec<IterationRecord>) -> (ReportSnap
             record.good = Some(is_good(record, &run.plan.slos));
         }
     }
-    let workload = super::workload::workload_report(&run.plan, &results);
+    let workload = super::workload::workload_report(run, &results);
     let mut honesty = honesty_notes(run, &results, &summary);
     honesty.extend(workload.iter().flat_map(super::workload::workload_notes));
     let snapshot = ReportSnapshot {

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{IterationRecord, RunPlan, Workload};
+use crate::model::{IterationRecord, RunView, Workload};
 
 /// A sample of token counts, summarised: how many, the least, median, mean and most (median by the report's
 /// percentile method).
@@ -68,6 +68,9 @@ pub struct WorkloadReport {
     pub ended_early: u64,
     /// Prompt tokens the server said came from its cache, per request that said.
     pub cached_tokens: Option<CountSummary>,
+    /// The tokenizer the prompts were made with (absent for a dataset's, sent as written).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokenizer: Option<crate::model::PromptTokenizer>,
     /// A multi-turn workload's figures by turn (absent for other workloads).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub by_turn: Vec<super::turns::TurnSummary>,
@@ -77,8 +80,8 @@ pub struct WorkloadReport {
 }
 
 /// The workload section of a run with a workload (`None` without one).
-pub fn workload_report(plan: &RunPlan, results: &[IterationRecord]) -> Option<WorkloadReport> {
-    let spec = plan.workload.clone()?;
+pub fn workload_report(run: &RunView, results: &[IterationRecord]) -> Option<WorkloadReport> {
+    let spec = run.plan.workload.clone()?;
     let measured: Vec<&IterationRecord> = results.iter().filter(|r| !r.warmup && r.error.is_none()).collect();
     let reported = |r: &&&IterationRecord| r.token_source == crate::model::TokenSource::Reported;
     let summary = |pick: fn(&IterationRecord) -> Option<f64>| CountSummary::of(measured.iter().filter_map(|r| pick(r)));
@@ -109,6 +112,7 @@ pub fn workload_report(plan: &RunPlan, results: &[IterationRecord]) -> Option<Wo
             )
             .count() as u64,
         cached_tokens: summary(|r| r.cached_tokens.map(|t| t as f64)),
+        tokenizer: run.prompt_tokenizer.clone(),
         by_turn: super::turns::by_turn(results, spec.turns()),
         conversations: super::turns::conversations(results, spec.turns()),
         spec,
@@ -135,12 +139,24 @@ pub fn workload_notes(report: &WorkloadReport) -> Vec<String> {
             return dataset_notes(report);
         }
     };
+    let tokenizer = report.tokenizer.as_ref().map_or_else(
+        || "the server's own tokenizer (its /tokenize)".to_string(),
+        crate::model::PromptTokenizer::describe,
+    );
     let mut notes = vec![format!(
         "Workload: {}. Each prompt is cut from the built-in corpus (seeded sentences of common English words, a text \
-         of its own per request, {sharing}) to its drawn length by the server's own tokenizer (its /tokenize), and \
-         each answer is asked for with max_tokens at its drawn length and ignore_eos, so that it is not shorter.",
+         of its own per request, {sharing}) to its drawn length by {tokenizer}, and each answer is asked for with \
+         max_tokens at its drawn length and ignore_eos, so that it is not shorter.",
         report.spec.describe()
     )];
+    if report.tokenizer.as_ref().is_some_and(crate::model::PromptTokenizer::is_estimate) {
+        notes.push(
+            "Prompt lengths are estimates: made and counted with a well-known BPE, not the model's own tokenizer, so \
+             the server's count (usage.prompt_tokens) is the one to trust; give bench the model's tokenizer.json \
+             (--tokenizer) for exact lengths."
+                .to_string(),
+        );
+    }
     if let Workload::Trace { .. } = report.spec {
         notes.push(
             "Trace replay: each request is due at its recorded instant divided by the speed-up, after the first \
@@ -229,7 +245,7 @@ fn length_notes(report: &WorkloadReport) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::fixtures::{iteration_record, plan_input};
+    use crate::model::fixtures::{completed_run, iteration_record, plan_input};
     use crate::model::{LengthDist, TokenSource};
 
     fn record(seq: u64, asked: (u32, u32), counted: (u64, u64), cached: Option<u64>) -> IterationRecord {
@@ -256,7 +272,7 @@ mod tests {
         let mut input = plan_input(&[], 64, 1);
         input.iterations = 1;
         input.workload = Some(workload.clone());
-        let plan = input.validate("m").unwrap();
+        let mut run = completed_run(input, "m");
         let mut warmup = record(0, (999, 999), (1_050, 3), None);
         warmup.warmup = true;
         let results = vec![
@@ -266,7 +282,7 @@ mod tests {
             record(3, (200, 50), (251, 20), Some(0)),
             IterationRecord { error: Some("timeout: no answer".into()), ..record(4, (250, 50), (0, 0), None) },
         ];
-        let report = workload_report(&plan, &results).unwrap();
+        let report = workload_report(&run, &results).unwrap();
         assert_eq!(report.spec, workload);
         assert_eq!(report.asked_input, Some(CountSummary { n: 3, min: 100.0, p50: 200.0, mean: 200.0, max: 300.0 }));
         assert_eq!(report.made_as_asked, 3);
@@ -278,6 +294,11 @@ mod tests {
         assert!(notes.contains("51 prompt tokens more than asked in every request"), "{notes}");
         assert!(notes.contains("1 answer(s) ended before"), "{notes}");
         assert!(notes.contains("every prompt was made to its drawn length exactly"), "{notes}");
-        assert_eq!(workload_report(&plan_input(&["p"], 64, 1).validate("m").unwrap(), &results), None);
+        assert!(notes.contains("by the server's own tokenizer (its /tokenize)"), "{notes}");
+        assert_eq!(workload_report(&completed_run(plan_input(&["p"], 64, 1), "m"), &results), None);
+        run.prompt_tokenizer = Some(crate::model::PromptTokenizer::Estimate { vocabulary: "o200k_base".into() });
+        let estimated = workload_notes(&workload_report(&run, &results).unwrap()).join("\n");
+        assert!(estimated.contains("Prompt lengths are estimates"), "{estimated}");
+        assert!(estimated.contains("OpenAI's o200k_base BPE"), "{estimated}");
     }
 }
