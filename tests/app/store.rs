@@ -330,6 +330,10 @@ async fn a_workload_runs_rows_keep_their_prompts_and_asked_lengths(db: &TestDb) 
         (back[1].prompt.as_str(), back[1].cached_tokens, back[1].made_input_tokens),
         ("made prompt 1", Some(16), Some(300))
     );
+    assert_eq!(store.get_run(ws, id).await.unwrap().prompt_tokenizer, None, "none until the run says");
+    let used = latency_guard::model::PromptTokenizer::Estimate { vocabulary: "o200k_base".into() };
+    store.set_run_prompt_tokenizer(id, &used).await.unwrap();
+    assert_eq!(store.get_run(ws, id).await.unwrap().prompt_tokenizer, Some(used), "the report can say which it was");
 }
 
 async fn share_links_belong_to_one_report_of_one_workspace(db: &TestDb) {
