@@ -27,7 +27,7 @@ enum Command {
     /// Benchmark an endpoint from the command line (progress on stderr, summary on stdout).
     Bench(Box<latency_guard::cli::bench::BenchArgs>),
     /// Find the highest concurrency (or rate) at which objectives hold (levels on stderr, answer on stdout).
-    Capacity(latency_guard::cli::capacity::CapacityArgs),
+    Capacity(Box<latency_guard::cli::capacity::CapacityArgs>),
     /// Export a report as JSON, CSV or HTML (to stdout, or --out FILE).
     Export(latency_guard::cli::export::ExportArgs),
     /// Serve a simulated OpenAI-compatible endpoint at http://127.0.0.1:PORT/v1.
@@ -70,7 +70,7 @@ async fn main() -> anyhow::Result<()> {
             Ok(())
         }
         Command::Capacity(args) => {
-            let code = latency_guard::cli::capacity::run(args, cli.config.as_deref()).await;
+            let code = latency_guard::cli::capacity::run(*args, cli.config.as_deref()).await;
             std::process::exit(code);
         }
         Command::Export(args) => latency_guard::cli::export::run(args, cli.config.as_deref()).await,

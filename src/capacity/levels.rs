@@ -4,7 +4,7 @@
 //! and rates evenly spaced between them follow, stopping early like a list.
 
 use super::search::Search;
-use crate::model::LevelPlan;
+use crate::model::{LevelPlan, LoadMode, RunPlanInput};
 use crate::report::CapacityLevel;
 
 /// What to run next.
@@ -105,6 +105,25 @@ pub fn highest_passing(levels: &[CapacityLevel]) -> Option<f64> {
     let mut sorted: Vec<&CapacityLevel> = levels.iter().collect();
     sorted.sort_by(|a, b| a.level.total_cmp(&b.level));
     sorted.iter().take_while(|l| l.passed).last().map(|l| l.level)
+}
+
+/// The run of one level, the `level`-th run of a sweep or search (from 0): the template at load `mode` with
+/// `requests` measured requests (its prompts in turn, or that many of its workload's, with a seed of the level's
+/// own) after `warmup` warm-ups.
+pub fn level_input(template: &RunPlanInput, mode: LoadMode, requests: u32, warmup: u32, level: u32) -> RunPlanInput {
+    match &template.workload {
+        Some(workload) => RunPlanInput {
+            mode,
+            iterations: 1,
+            warmup,
+            workload: Some(workload.at_level(requests, level)),
+            ..template.clone()
+        },
+        None => {
+            let prompts = template.prompts.len().max(1) as u32;
+            RunPlanInput { mode, iterations: requests.div_ceil(prompts), warmup, ..template.clone() }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -50,6 +50,8 @@ struct StoredLevels {
     title: String,
     template: RunPlanInput,
     stop: CancellationToken,
+    /// Levels run so far: each seeds its workload's prompts afresh.
+    levels_run: u32,
 }
 
 impl LevelRunner for StoredLevels {
@@ -58,14 +60,11 @@ impl LevelRunner for StoredLevels {
             return Err(LevelError::Stopped);
         }
         let axis_level = mode.level_text();
-        let prompts = self.template.prompts.len().max(1) as u32;
         let input = RunPlanInput {
             title: Some(format!("{} · {axis_level}", self.title).chars().take(200).collect()),
-            mode,
-            iterations: requests.div_ceil(prompts),
-            warmup,
-            ..self.template.clone()
+            ..super::levels::level_input(&self.template, mode, requests, warmup, self.levels_run)
         };
+        self.levels_run += 1;
         let started = Instant::now();
         let (tell, told) = tokio::sync::oneshot::channel();
         let (store, sweep, label) = (self.store.clone(), self.sweep, axis_level.clone());
@@ -108,6 +107,9 @@ impl SweepManager {
     pub async fn start(&self, workspace: WorkspaceId, input: SweepInput) -> Result<SweepSummary, StartError> {
         let connector = self.store.get_connector(workspace, input.connector_id).await?;
         let plan = input.validate(&connector.model)?;
+        if let Some(workload) = &plan.template.workload {
+            workload.refuse_a_file_on_a_server()?;
+        }
         self.runs.check_reachable(workspace, input.connector_id).await?;
         let id = SweepId::new_random();
         let sweep = NewSweep {
@@ -169,6 +171,7 @@ impl SweepManager {
             title: plan.title.clone(),
             template: plan.template.clone(),
             stop: cancel.clone(),
+            levels_run: 0,
         };
         let outcome = sweep(&mut runner, &spec, |event| {
             let _ = events.send(event);

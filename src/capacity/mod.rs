@@ -17,7 +17,7 @@ pub use bootstrap::{bootstrap, BootLevel, Bootstrap, RESAMPLES};
 pub use judge::{figure_name, judge, passes, Criteria, Judgment, RequestFigures};
 pub use knee::knee;
 pub use level::{level_figures, LevelRun, GROWTH_LIMIT, MIN_ACHIEVED_SHARE};
-pub use levels::{highest_passing, spaced_rates, Picker, Step};
+pub use levels::{highest_passing, level_input, spaced_rates, Picker, Step};
 pub use manager::SweepManager;
 pub use repeat::repeated_progress;
 pub use search::Search;

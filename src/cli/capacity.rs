@@ -28,6 +28,9 @@ pub struct CapacityArgs {
     /// The prompts.
     #[command(flatten)]
     pub prompts: PromptArgs,
+    /// Or a workload: each level sends its number of the workload's requests, seeded afresh.
+    #[command(flatten)]
+    pub workload: super::endpoint::WorkloadArgs,
     /// An objective every level must meet, e.g. `ttft_p95_ms<=500` or `total_ms<=8000`; repeatable, at least one.
     #[arg(long = "slo", value_name = "OBJECTIVE", required = true)]
     pub slos: Vec<String>,
@@ -116,12 +119,14 @@ struct LocalLevels {
     template: RunPlanInput,
     client: HttpClient,
     cancel: CancellationToken,
+    /// Levels run so far: each seeds its workload's prompts afresh.
+    levels_run: u32,
 }
 
 impl LevelRunner for LocalLevels {
     async fn run_level(&mut self, mode: LoadMode, requests: u32, warmup: u32) -> Result<LevelRun, LevelError> {
-        let prompts = self.template.prompts.len().max(1) as u32;
-        let input = RunPlanInput { mode, iterations: requests.div_ceil(prompts), warmup, ..self.template.clone() };
+        let input = crate::capacity::level_input(&self.template, mode, requests, warmup, self.levels_run);
+        self.levels_run += 1;
         let failed = |why: String| LevelError::Failed { level: mode.level_text(), why };
         let plan = input.validate(&self.endpoint.model).map_err(|e| failed(format!("{}: {}", e.field, e.reason)))?;
         let mut sink =
@@ -161,6 +166,14 @@ fn template(args: &CapacityArgs) -> Result<RunPlanInput, String> {
     if !(args.timeout.is_finite() && args.timeout > 0.0) {
         return Err("--timeout must be a positive number of seconds".into());
     }
+    if args.workload.given() && args.prompts.given() {
+        return Err("give prompts or a workload, not both".into());
+    }
+    // Each level sets the number of requests; a trace has no load to set.
+    let workload = args.workload.read(None, 0)?.map(|given| given.workload);
+    if workload.as_ref().is_some_and(|w| matches!(w, crate::model::Workload::Trace { .. })) {
+        return Err("a trace sends at its recorded instants: it has no load to search; replay it with bench".into());
+    }
     Ok(RunPlanInput {
         connector_id: ConnectorId(uuid::Uuid::nil()),
         title: None,
@@ -170,7 +183,7 @@ fn template(args: &CapacityArgs) -> Result<RunPlanInput, String> {
             tools: vec![],
             token_budget: args.max_tokens,
         },
-        prompts: args.prompts.read()?,
+        prompts: if workload.is_some() { vec![] } else { args.prompts.read()? },
         iterations: 1,
         warmup: 0,
         mode: LoadMode::Closed { concurrency: 1 },
@@ -181,7 +194,7 @@ fn template(args: &CapacityArgs) -> Result<RunPlanInput, String> {
         connections: if args.fresh_connections { ConnectionPolicy::Fresh } else { ConnectionPolicy::Reuse },
         slos: args.slos.clone(),
         duration_s: None,
-        workload: None,
+        workload,
         shape: None,
     })
 }
@@ -206,7 +219,7 @@ async fn search(args: &CapacityArgs, config: Option<&std::path::Path>) -> Result
     let endpoint = args.endpoint.resolve(config).await?;
     let cancel = super::cancelled_by_ctrl_c();
     let client = HttpClient::new().map_err(|e| e.to_string())?;
-    let mut runner = LocalLevels { endpoint, template, client, cancel };
+    let mut runner = LocalLevels { endpoint, template, client, cancel, levels_run: 0 };
     let axis = spec.levels.axis();
     let report = sweep(&mut runner, &spec, |event| match event {
         SearchEvent::Started { index, level, requests } => {

@@ -67,7 +67,7 @@ pub struct WorkloadArgs {
     /// A workload file (TOML): `kind = "synthetic"`, `requests`, `seed`, and `[input]` and `[output]` lengths
     /// (`kind = "fixed"`, `tokens = 1000`; uniform, normal, logNormal, histogram), or sharedPrefix, multiTurn,
     /// dataset, trace (docs/WORKLOADS.md).
-    #[arg(long, value_name = "FILE.toml", conflicts_with_all = ["input_tokens", "iterations", "dataset", "trace"])]
+    #[arg(long, value_name = "FILE.toml", conflicts_with_all = ["input_tokens", "dataset", "trace"])]
     pub workload: Option<PathBuf>,
     /// Prompts from a dataset, a row each, in the file's order: JSONL or a JSON array of {"prompt": …},
     /// {"messages": […]} or ShareGPT's {"conversations": […]} rows, or a CSV with a prompt column; an optional
@@ -77,7 +77,7 @@ pub struct WorkloadArgs {
     /// Replays a trace at its recorded instants: Mooncake's JSONL (timestamp, input_length, output_length,
     /// hash_ids) or BurstGPT's CSV. -n replays its first rows (default: all); --max-concurrency caps requests in
     /// flight.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["input_tokens", "rate"])]
+    #[arg(long, value_name = "FILE", conflicts_with = "input_tokens")]
     pub trace: Option<PathBuf>,
     /// With --trace: replays this many times faster than recorded (2: twice the rate).
     #[arg(long, default_value_t = 1.0, requires = "trace")]

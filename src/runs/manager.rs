@@ -15,7 +15,7 @@ use crate::engine::{HttpClient, RequestTarget};
 use crate::jobs::{while_reachable, Driving, JobOwner, LiveJobs, StartError};
 use crate::model::{
     ConnectorId, IterationRecord, LivePoint, Measurement, RunId, RunPlanInput, RunProgress, RunStatus, RunUpdate,
-    RunView, ValidationError, WorkspaceId, WorkspaceQuota,
+    RunView, WorkspaceId, WorkspaceQuota,
 };
 use crate::outbound::Reach;
 use crate::secrets::SecretBox;
@@ -116,11 +116,8 @@ impl RunManager {
         refuse_unreachable(&self.http, &target, "connectorId").await?;
         let target = Target { request: target, server_kind: connector.server_kind };
         let plan = input.validate(&connector.model)?;
-        if plan.workload.as_ref().is_some_and(crate::model::Workload::reads_a_file) {
-            // A path names a file on this machine: a request must never make the server read (and send on) one.
-            let reason = "a server reads no file a request names: send a dataset or a trace with `latency-guard \
-                          bench` on the machine that holds it";
-            return Err(ValidationError::new("workload.file", reason).into());
+        if let Some(workload) = &plan.workload {
+            workload.refuse_a_file_on_a_server()?;
         }
         let id = RunId::new_random();
         let quota = match self.quota {

@@ -112,6 +112,52 @@ async fn a_listed_sweep_runs_each_level_as_a_run_and_finds_the_knee() {
     .await;
 }
 
+/// A sweep of a workload: each level is a run of its number of the workload's requests, made to their lengths by
+/// the simulator's tokenizer, with a seed of its own (no level resends the one before it); a trace, which has no
+/// load to sweep, is refused.
+#[tokio::test]
+async fn a_sweep_of_a_workload_sends_each_level_its_own_requests() {
+    let app = common::spawn_app().await;
+    let sim = four_slots().await;
+    let (_, cookie) = app.session_for("sweeper").await;
+    let conn = connector(&app, &cookie, &sim).await;
+    let workload = json!({"kind": "synthetic", "requests": 1, "seed": 4, "input": {"kind": "fixed", "tokens": 48},
+                          "output": {"kind": "fixed", "tokens": 11}});
+    let input = json!({"connectorId": conn, "slos": ["ttft_p95_ms<=65"], "requestsPerLevel": 20, "workload": workload,
+                       "levels": {"kind": "listed", "axis": "concurrency", "levels": [1, 2]}});
+    let started = ok(&app, &cookie, "sweeps/start", json!({"input": input})).await;
+    let view = ended(&app, &cookie, started["id"].as_str().unwrap()).await;
+    assert_eq!(view["summary"]["status"], "completed", "{view}");
+    let mut seeds = Vec::new();
+    let mut prompts = std::collections::BTreeSet::new();
+    for level in view["report"]["levels"].as_array().unwrap() {
+        let run = ok(&app, &cookie, "runs/report", json!({"id": level["runId"]})).await;
+        let spec = &run["run"]["plan"]["workload"];
+        assert_eq!((spec["kind"].as_str(), spec["requests"].as_u64()), (Some("synthetic"), Some(20)), "{spec}");
+        seeds.push(spec["seed"].as_u64().unwrap());
+        let results = run["snapshot"]["results"].as_array().unwrap();
+        assert!(results.iter().all(|r| r["askedInputTokens"] == 48 && r["tokensIn"] == 50), "{results:?}");
+        prompts.extend(results.iter().map(|r| r["prompt"].as_str().unwrap().to_string()));
+    }
+    assert!(seeds[0] != seeds[1], "each level seeds its prompts afresh: {seeds:?}");
+    // Level 1 warms up with 1 request, level 2 with 2, each with prompts of their own.
+    assert_eq!(prompts.len(), (20 + 1) + (20 + 2), "no prompt is sent twice");
+
+    let trace = json!({"kind": "trace", "file": {"path": "t.jsonl", "format": "mooncake", "rows": 5}, "requests": 5});
+    let refused = json!({"connectorId": conn, "slos": ["ttft_p95_ms<=65"], "workload": trace,
+                         "levels": {"kind": "listed", "axis": "rate", "levels": [1]}});
+    let (status, reply) = app.call("sweeps/start", json!({"input": refused}), Some(&cookie)).await;
+    assert_eq!(status, 400, "{reply}");
+    assert!(reply.contains("a trace sends at its recorded instants"), "{reply}");
+    let dataset =
+        json!({"kind": "dataset", "file": {"path": "/etc/passwd", "format": "csv", "rows": 9}, "requests": 1});
+    let refused = json!({"connectorId": conn, "slos": ["ttft_p95_ms<=65"], "workload": dataset,
+                         "levels": {"kind": "listed", "axis": "concurrency", "levels": [1]}});
+    let (status, reply) = app.call("sweeps/start", json!({"input": refused}), Some(&cookie)).await;
+    assert_eq!(status, 400, "{reply}");
+    assert!(reply.contains("a server reads no file a request names"), "{reply}");
+}
+
 #[tokio::test]
 async fn a_search_finds_the_capacity_and_bad_input_is_refused_in_words() {
     on_both(|app| async move {

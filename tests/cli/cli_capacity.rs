@@ -161,3 +161,29 @@ async fn says_when_nothing_passes_when_the_answer_is_short_and_when_options_are_
     assert_eq!(code, 2, "an objective is required: {stderr}");
     assert_eq!(completed(&sim).await, (20 + 1) + (20 + 2) + (20 + 1), "a refused search sends nothing");
 }
+
+/// A capacity search of a workload: every level sends its number of the workload's requests (prompts of 32
+/// tokens, answers of 11), each level's text seeded afresh, and the known answer is found as with prompts.
+#[tokio::test]
+async fn finds_the_known_concurrency_for_a_workload() {
+    let sim = sim::spawn_local(four_slots()).await.unwrap();
+    let base = sim.base_url();
+    let args = ["capacity", "--model", "sim-model", "--base-url", &base, "--slo", "ttft_p95_ms<=65"];
+    let workload = ["--input-tokens", "32", "--output-tokens", "11", "--requests-per-level", "60"];
+    let (code, stdout, stderr) = common::cli(&[&args[..], &workload[..]].concat(), &[]).await;
+    assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(stdout.contains("capacity: 4 in flight"), "{stdout}");
+    assert!(stderr.contains("level 1: 1 in flight — 60 requests"), "{stderr}");
+    // Each level: as many warm-ups as it has in flight, then its 60 requests.
+    let in_flight: Vec<u64> = stderr
+        .lines()
+        .filter(|l| l.contains("— 60 requests"))
+        .map(|l| l.split(": ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap())
+        .collect();
+    let expected = in_flight.iter().map(|c| c + 60).sum::<u64>();
+    assert_eq!(completed(&sim).await, expected, "levels {in_flight:?}: {stderr}");
+
+    let (code, _, stderr) = common::cli(&[&args[..], &workload[..], &["--prompt", "hello"]].concat(), &[]).await;
+    assert_eq!(code, 2);
+    assert!(stderr.contains("give prompts or a workload, not both"), "{stderr}");
+}

@@ -8,6 +8,12 @@ pub(super) fn plan_input(args: &BenchArgs) -> Result<RunPlanInput, BenchError> {
     if args.workload.given() && args.prompts.given() {
         return Err(invalid("give prompts or a workload, not both"));
     }
+    if args.workload.workload.is_some() && args.iterations.is_some() {
+        return Err(invalid("a --workload file says its own requests: leave out -n"));
+    }
+    if args.workload.trace.is_some() && args.rate.is_some() {
+        return Err(invalid("a trace sends at its recorded instants: leave out --rate (--speedup changes its pace)"));
+    }
     let given = args.workload.read(args.iterations, args.warmup).map_err(BenchError::Io)?;
     let trace_rate = given.as_ref().and_then(trace_rate);
     let workload = given.map(|g| g.workload);

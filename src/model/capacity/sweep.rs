@@ -22,7 +22,8 @@ pub struct SweepInput {
     pub title: Option<String>,
     /// Listed levels, or a capacity search.
     pub levels: LevelPlan,
-    /// User prompts, sent in turn.
+    /// User prompts, sent in turn (none with a workload).
+    #[serde(default)]
     pub prompts: Vec<String>,
     /// Sent as the `system` message when set.
     #[serde(default)]
@@ -45,6 +46,10 @@ pub struct SweepInput {
     /// Rate levels: requests in flight at most (default 256).
     #[serde(default = "default_max_in_flight")]
     pub max_in_flight: u32,
+    /// What every level sends instead of prompts: each level sends its number of the workload's requests, with a
+    /// seed of its own, so that no level finds the one before it in a prefix cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<crate::model::Workload>,
 }
 
 fn default_max_tokens() -> u32 {
@@ -124,8 +129,13 @@ impl SweepInput {
         };
         // Each level sets its own load and number of requests.
         let one = LoadMode::Closed { concurrency: 1 };
+        if self.workload.as_ref().is_some_and(|w| matches!(w, crate::model::Workload::Trace { .. })) {
+            let reason = "a trace sends at its recorded instants: it has no load to sweep; replay it with bench";
+            return Err(ValidationError::new("workload.kind", reason));
+        }
         let template = RunPlanInput {
             slos: self.slos.clone(),
+            workload: self.workload.clone(),
             ..RunPlanInput::new(self.connector_id, agent, self.prompts.clone(), 1, one)
         };
         // The prompts, the token budget and the objectives are checked as a run would check them.
@@ -209,6 +219,7 @@ mod tests {
             requests_per_level: Some(20),
             poisson: false,
             max_in_flight: 256,
+            workload: None,
         }
     }
 

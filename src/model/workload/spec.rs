@@ -280,9 +280,42 @@ impl Workload {
         }
     }
 
+    /// The workload of one level of a sweep or capacity search, the `level`-th run (from 0): `requests` of its
+    /// requests (a multi-turn workload's conversations enough for them), drawn and cut with a seed of the level's
+    /// own, so that a level never finds the prompts of the one before it in the server's prefix cache. A dataset
+    /// keeps its rows (each level sends its first ones); a trace has no load to set and is returned as it is.
+    pub fn at_level(&self, requests: u32, level: u32) -> Self {
+        let mut at = self.clone();
+        let reseeded = |seed: &mut u64| *seed = seed.wrapping_add(u64::from(level).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        match &mut at {
+            Self::Synthetic { requests: n, seed, .. } | Self::SharedPrefix { requests: n, seed, .. } => {
+                *n = requests;
+                reseeded(seed);
+            }
+            Self::MultiTurn { users, turns, seed, .. } => {
+                *users = requests.div_ceil(*turns).max(1);
+                reseeded(seed);
+            }
+            Self::Dataset { requests: n, .. } => *n = requests,
+            Self::Trace { .. } => {}
+        }
+        at
+    }
+
     /// Whether the workload reads a file by its path (a dataset's or a trace's): only the command line may.
     pub fn reads_a_file(&self) -> bool {
         matches!(self, Self::Dataset { .. } | Self::Trace { .. })
+    }
+
+    /// Refuses, on a server, a workload that names a file: a path names a file on the server's machine, and a
+    /// request must never make it read one (and send the contents on).
+    pub fn refuse_a_file_on_a_server(&self) -> Result<(), ValidationError> {
+        if !self.reads_a_file() {
+            return Ok(());
+        }
+        let reason = "a server reads no file a request names: send a dataset or a trace with `latency-guard bench` \
+                      on the machine that holds it";
+        Err(ValidationError::new("workload.file", reason))
     }
 
     /// Whether the workload's prompts are made with the server's tokenizer (a dataset's are sent as written).
@@ -401,5 +434,25 @@ mod tests {
         .unwrap();
         assert_eq!(read.requests(), 6);
         assert!(read.describe().contains("think time 0 ms"), "no think time unless asked");
+    }
+
+    #[test]
+    fn a_level_sends_its_number_of_requests_with_a_seed_of_its_own() {
+        let synthetic =
+            Workload::Synthetic { input: LengthDist::fixed(64), output: LengthDist::fixed(8), requests: 10, seed: 5 };
+        let (first, second) = (synthetic.at_level(100, 0), synthetic.at_level(40, 1));
+        assert_eq!((first.requests(), second.requests()), (100, 40));
+        assert_eq!(first.seed(), 5, "the first level keeps the workload's seed");
+        assert_ne!(second.seed(), first.seed(), "a level does not resend the one before it");
+        let chat = Workload::MultiTurn {
+            users: 1,
+            turns: 4,
+            first: LengthDist::fixed(50),
+            follow_up: LengthDist::fixed(10),
+            output: LengthDist::fixed(5),
+            think: ThinkTime::default(),
+            seed: 0,
+        };
+        assert_eq!(chat.at_level(10, 2).sessions(), 3, "conversations enough for 10 requests");
     }
 }

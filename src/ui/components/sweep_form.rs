@@ -78,6 +78,7 @@ pub fn SweepForm() -> impl IntoView {
             },
             poisson: false,
             max_in_flight: 256,
+            workload: None,
         })
     };
     let start = Action::new(|input: &Result<SweepInput, AppError>| {
