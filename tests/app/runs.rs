@@ -777,6 +777,39 @@ async fn a_run_with_a_workload_sends_exact_lengths_and_reports_them() {
     assert_eq!(serde_json::from_str::<Value>(&runs).unwrap().as_array().unwrap().len(), 1, "nothing was recorded");
 }
 
+/// A multi-turn workload and a ramp through the API: each conversation's turns carry its answers back (the
+/// simulator counts 2 + 30, then 32 + 5 + 1 + 10 + 1 prompt tokens), the report has its figures by turn and its
+/// conversations, and the run's page names the workload; a ramp's sends are warm-ups, the rest measured.
+#[tokio::test]
+async fn a_multi_turn_run_and_a_ramp_through_the_api() {
+    let Rig { app, cookie, connector, sim: _sim } = rig(SimConfig::fixed_ms(1, 0, 5)).await;
+    let workload = json!({"kind": "multiTurn", "users": 3, "turns": 2, "seed": 2,
+                          "first": {"kind": "fixed", "tokens": 30}, "followUp": {"kind": "fixed", "tokens": 10},
+                          "output": {"kind": "fixed", "tokens": 5}, "think": {"kind": "fixed", "ms": 5}});
+    let body = json!({"input": {"connectorId": connector, "agent": {"name": "bot", "tokenBudget": 64},
+                                "prompts": [], "iterations": 1, "workload": workload,
+                                "mode": {"kind": "closed", "concurrency": 2}}});
+    let run = finished(&app, &cookie, body).await;
+    let snapshot = report(&app, &cookie, &run).await["snapshot"].clone();
+    let by_turn = snapshot["workload"]["byTurn"].as_array().unwrap().clone();
+    let means: Vec<f64> = by_turn.iter().map(|t| t["promptTokensMean"].as_f64().unwrap()).collect();
+    assert_eq!(means, [32.0, 49.0], "{by_turn:?}");
+    assert_eq!(snapshot["workload"]["conversations"], json!({"started": 3, "completed": 3}));
+    common::assert_report_schema(&snapshot);
+    let (_, page) = app.call("runs/page", json!({"id": run}), Some(&cookie)).await;
+    assert!(page.contains("multi-turn: 3 conversation(s) of 2 turns"), "{page}");
+
+    let ramp = json!({"input": {"connectorId": connector, "agent": {"name": "bot", "tokenBudget": 8},
+                                "prompts": ["hi"], "iterations": 400, "durationS": 1,
+                                "shape": {"kind": "ramp", "curve": "linear", "from": 1, "seconds": 0.2},
+                                "mode": {"kind": "open", "ratePerSecond": 100, "maxConcurrency": 8}}});
+    let run = finished(&app, &cookie, ramp).await;
+    let results = report(&app, &cookie, &run).await["snapshot"]["results"].as_array().unwrap().clone();
+    let due = |r: &Value| r["sentAtMs"].as_f64().unwrap() - r["scheduleLagMs"].as_f64().unwrap();
+    assert!(results.iter().any(|r| r["warmup"] == true) && results.iter().any(|r| r["warmup"] == false));
+    assert!(results.iter().all(|r| (r["warmup"] == true) == (due(r) < 200.0)), "the ramp's sends are its warm-ups");
+}
+
 /// A workload's run finds the server's tokenizer before its first send; a server whose `/tokenize` never answers
 /// does not hold a Stop: the run ends cancelled at once, with nothing sent.
 #[tokio::test]
