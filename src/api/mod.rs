@@ -14,6 +14,7 @@ pub mod shares;
 pub mod speclab;
 pub mod sweeps;
 pub mod tokens;
+pub mod workloads;
 
 #[cfg(feature = "ssr")]
 mod context;

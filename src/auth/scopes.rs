@@ -42,6 +42,7 @@ const READ: &[&str] = &[
     "sweeps/get",
     "sweeps/list",
     "sweeps/page",
+    "workloads/list",
 ];
 
 const RUN: &[&str] = &[
@@ -78,6 +79,8 @@ const ADMIN: &[&str] = &[
     "runs/delete",
     "runs/rename",
     "sweeps/delete",
+    "workloads/delete",
+    "workloads/save",
 ];
 
 const BROWSER: &[&str] = &["account/sign-out-everywhere", "tokens/create", "tokens/list", "tokens/revoke"];

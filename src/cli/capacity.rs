@@ -196,6 +196,7 @@ fn template(args: &CapacityArgs) -> Result<RunPlanInput, String> {
         duration_s: None,
         workload,
         shape: None,
+        workload_id: None,
     })
 }
 

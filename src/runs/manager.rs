@@ -115,6 +115,7 @@ impl RunManager {
             open_target(&self.store, &self.sealer, self.http.addresses(), workspace, input.connector_id).await?;
         refuse_unreachable(&self.http, &target, "connectorId").await?;
         let target = Target { request: target, server_kind: connector.server_kind };
+        let input = self.with_saved_workload(workspace, input).await?;
         let plan = input.validate(&connector.model)?;
         if let Some(workload) = &plan.workload {
             workload.refuse_a_file_on_a_server()?;
@@ -134,6 +135,21 @@ impl RunManager {
         let updates = broadcast::channel(256).0;
         let live = LiveRun { driving: self.jobs.drive(id, workspace, updates.clone()), updates };
         Ok((view, target, live))
+    }
+
+    /// `input` with the saved workload it names copied in (the report keeps the workload as it was sent).
+    async fn with_saved_workload(
+        &self,
+        workspace: WorkspaceId,
+        mut input: RunPlanInput,
+    ) -> Result<RunPlanInput, StartError> {
+        let Some(id) = input.workload_id.take() else { return Ok(input) };
+        if input.workload.is_some() {
+            let reason = "name a saved workload or give one, not both";
+            return Err(crate::model::ValidationError::new("workloadId", reason).into());
+        }
+        input.workload = Some(self.store.get_workload(workspace, id).await?.spec);
+        Ok(input)
     }
 
     /// Live updates of a running run of `workspace`; `None` when it is not running here.

@@ -19,6 +19,7 @@ mod sessions;
 mod shares;
 mod siwe_nonces;
 mod sweeps;
+mod workloads;
 mod workspaces;
 
 pub use ab_tests::NewAbTest;

@@ -31,6 +31,7 @@ struct Owned {
     alert: String,
     ab_test: String,
     sweep: String,
+    workload: String,
     token_id: String,
     token: String,
     share_token: String,
@@ -49,8 +50,10 @@ impl Owned {
             &self.alert,
             &self.ab_test,
             &self.sweep,
+            &self.workload,
             &self.token_id,
             "A-sweep",
+            "A-workload",
             "A-endpoint",
             "A-set",
             "A-schedule",
@@ -74,6 +77,14 @@ fn plan(connector: &str) -> Value {
                      "prompts": ["a", "b", "c", "d", "e"], "iterations": 2, "mode": {"kind": "closed", "concurrency": 1}}})
 }
 
+/// `plan` sending the saved workload `workload` instead of its prompts.
+fn with_workload(mut plan: Value, workload: &str) -> Value {
+    plan["input"]["prompts"] = json!([]);
+    plan["input"]["iterations"] = json!(1);
+    plan["input"]["workloadId"] = json!(workload);
+    plan
+}
+
 fn schedule_input(set: &str, connector: &str) -> Value {
     json!({"name": "A-schedule", "setId": set, "connectorId": connector, "cadence": "15m",
            "notify": {"webhookUrl": "http://127.0.0.1:9/a-hook"},
@@ -83,6 +94,11 @@ fn schedule_input(set: &str, connector: &str) -> Value {
 fn sweep_input(connector: &str) -> Value {
     json!({"input": {"connectorId": connector, "title": "A-sweep", "prompts": ["x"], "requestsPerLevel": 2,
                      "levels": {"kind": "listed", "axis": "concurrency", "levels": [1]}}})
+}
+
+fn workload_input() -> Value {
+    json!({"name": "A-workload", "spec": {"kind": "synthetic", "requests": 2, "seed": 1,
+                                          "input": {"kind": "fixed", "tokens": 8}, "output": {"kind": "fixed", "tokens": 2}}})
 }
 
 fn connector_input(base_url: &str) -> Value {
@@ -121,6 +137,7 @@ async fn make_everything(app: &TestApp) -> (Owned, Vec<latency_guard::sim::SimHa
     let ab_test = id(&ok(app, &cookie, "speclab/ab/start", ab).await);
     let sweep = id(&ok(app, &cookie, "sweeps/start", sweep_input(&connector)).await);
     let token = ok(app, &cookie, "tokens/create", json!({"input": {"name": "A-token"}})).await;
+    let workload = id(&ok(app, &cookie, "workloads/save", json!({"id": null, "input": workload_input()})).await);
     let owned = Owned {
         connector,
         second_connector: second,
@@ -130,6 +147,7 @@ async fn make_everything(app: &TestApp) -> (Owned, Vec<latency_guard::sim::SimHa
         alert,
         ab_test,
         sweep,
+        workload,
         token_id: id(&token["view"]),
         token: token["token"].as_str().unwrap().to_string(),
         share_token,
@@ -241,6 +259,11 @@ fn sweep(a: &Owned) -> Vec<(&'static str, Value, Expect)> {
         ("sweeps/list", json!({}), OwnOnly),
         ("sweeps/start", sweep_input(conn), NotFound),
         ("tokens/create", json!({"input": {"name": "B-token"}}), TokenManagement(200)),
+        ("workloads/delete", json!({"id": a.workload}), NotFound),
+        ("workloads/list", json!({}), OwnOnly),
+        ("workloads/save", json!({"id": a.workload, "input": workload_input()}), NotFound),
+        // A's saved workload named by a run (with B's own connector: `runs.rs`, a saved workload's run).
+        ("runs/start", with_workload(plan(conn), &a.workload), NotFound),
         ("tokens/list", json!({}), TokenManagement(200)),
         ("tokens/revoke", json!({"id": a.token_id}), TokenManagement(404)),
         // Last: it ends B's browser sessions.
@@ -296,6 +319,7 @@ async fn a_is_intact(app: &TestApp, a: &Owned) {
     assert_eq!(ok(app, c, "guard/alerts/count", json!({})).await, json!(1), "A's alert is still open");
     assert_eq!(id(&ok(app, c, "speclab/ab/get", json!({"id": a.ab_test})).await["summary"]), a.ab_test);
     assert_eq!(ok(app, c, "sweeps/get", json!({"id": a.sweep})).await["summary"]["title"], "A-sweep");
+    assert_eq!(ok(app, c, "workloads/list", json!({})).await[0]["name"], "A-workload");
     let tokens = ok(app, c, "tokens/list", json!({})).await;
     assert_eq!((tokens.as_array().unwrap().len(), tokens[0]["state"].as_str()), (1, Some("active")));
     let shared = client()
@@ -367,6 +391,7 @@ async fn the_sweep_names_every_server_function_the_app_serves() {
         alert: String::new(),
         ab_test: String::new(),
         sweep: String::new(),
+        workload: String::new(),
         token_id: String::new(),
         token: String::new(),
         share_token: String::new(),

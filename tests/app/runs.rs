@@ -810,6 +810,70 @@ async fn a_multi_turn_run_and_a_ramp_through_the_api() {
     assert!(results.iter().all(|r| (r["warmup"] == true) == (due(r) < 200.0)), "the ramp's sends are its warm-ups");
 }
 
+/// A saved workload: saved, listed, named by a run (which copies it: changing it afterwards changes no report),
+/// replaced and deleted, on both databases; another workspace can neither use nor see it, and an impossible one
+/// is refused with its field.
+#[tokio::test]
+async fn a_saved_workload_is_run_by_name_and_the_report_keeps_what_was_sent() {
+    common::on_both(|app| async move {
+        let sim = sim::spawn_local(SimConfig::fixed_ms(1, 0, 3)).await.unwrap();
+        let (_, cookie) = app.session_for("owner").await;
+        let own = connector(&app, &cookie, &sim.base_url(), None).await;
+        let spec = json!({"kind": "synthetic", "requests": 3, "seed": 9, "input": {"kind": "fixed", "tokens": 20},
+                          "output": {"kind": "fixed", "tokens": 3}});
+        let (status, saved) = app
+            .call("workloads/save", json!({"id": null, "input": {"name": " short chat ", "spec": spec}}), Some(&cookie))
+            .await;
+        assert_eq!(status, 200, "{saved}");
+        let saved: Value = serde_json::from_str(&saved).unwrap();
+        assert_eq!((saved["name"].as_str(), &saved["spec"]), (Some("short chat"), &spec));
+        let plan = |workload: &Value| {
+            json!({"input": {"connectorId": own, "agent": {"name": "bot", "tokenBudget": 8},
+                                               "prompts": [], "iterations": 1, "workloadId": workload,
+                                               "mode": {"kind": "closed", "concurrency": 1}}})
+        };
+        let run = finished(&app, &cookie, plan(&saved["id"])).await;
+        let mut changed = spec.clone();
+        changed["requests"] = json!(5);
+        let (status, _) = app
+            .call(
+                "workloads/save",
+                json!({"id": saved["id"], "input": {"name": "short chat", "spec": changed}}),
+                Some(&cookie),
+            )
+            .await;
+        assert_eq!(status, 200);
+        let snapshot = report(&app, &cookie, &run).await["snapshot"].clone();
+        assert_eq!(snapshot["workload"]["spec"], spec, "the report keeps the workload as it was sent");
+        assert_eq!(snapshot["results"].as_array().unwrap().len(), 3);
+        let (_, listed) = app.call("workloads/list", json!({}), Some(&cookie)).await;
+        assert_eq!(serde_json::from_str::<Value>(&listed).unwrap()[0]["spec"]["requests"], 5);
+
+        let (_, b_cookie) = app.session_for("someone else").await;
+        let b_connector = connector(&app, &b_cookie, &sim.base_url(), None).await;
+        let mut b_plan = plan(&saved["id"]);
+        b_plan["input"]["connectorId"] = json!(b_connector);
+        let (status, reply) = app.call("runs/start", b_plan, Some(&b_cookie)).await;
+        assert_eq!(status, 404, "another workspace's saved workload is not found: {reply}");
+
+        let mut both = plan(&saved["id"]);
+        both["input"]["workload"] = spec.clone();
+        assert!(refused(&app, &cookie, both).await.contains("workloadId"));
+        let mut impossible = spec.clone();
+        impossible["input"] = json!({"kind": "fixed", "tokens": 0});
+        let (status, reply) = app
+            .call("workloads/save", json!({"id": null, "input": {"name": "x", "spec": impossible}}), Some(&cookie))
+            .await;
+        assert!(status == 400 && reply.contains("workload.input.tokens"), "{reply}");
+        let (status, _) = app.call("workloads/delete", json!({"id": saved["id"]}), Some(&cookie)).await;
+        assert_eq!(status, 200);
+        let (status, _) = app.call("runs/start", plan(&saved["id"]), Some(&cookie)).await;
+        assert_eq!(status, 404, "a deleted workload is not found");
+        assert_eq!(report(&app, &cookie, &run).await["snapshot"]["workload"]["spec"], spec, "and the report stays");
+    })
+    .await;
+}
+
 /// A workload's run finds the server's tokenizer before its first send; a server whose `/tokenize` never answers
 /// does not hold a Stop: the run ends cancelled at once, with nothing sent.
 #[tokio::test]

@@ -69,6 +69,7 @@ pub(super) fn plan_input(args: &BenchArgs) -> Result<RunPlanInput, BenchError> {
         duration_s: args.duration,
         workload,
         shape,
+        workload_id: None,
     })
 }
 

@@ -54,6 +54,10 @@ typed_id!(
     ScheduleId
 );
 typed_id!(
+    /// Identifies one saved workload.
+    WorkloadId
+);
+typed_id!(
     /// Identifies one pinned baseline.
     BaselineId
 );

@@ -23,6 +23,7 @@ pub fn plan_input(prompts: &[&str], token_budget: u32, concurrency: u32) -> RunP
         duration_s: None,
         workload: None,
         shape: None,
+        workload_id: None,
     }
 }
 

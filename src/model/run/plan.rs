@@ -147,6 +147,10 @@ pub struct RunPlanInput {
     /// How the load changes over the run: a ramp up to the mode's load, or an open loop's rate in steps.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shape: Option<super::shape::LoadShape>,
+    /// A workload saved in the workspace, sent instead of `workload` (the server copies it into the plan, so the
+    /// report keeps it as it was sent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload_id: Option<crate::model::WorkloadId>,
 }
 
 fn yes() -> bool {
@@ -270,6 +274,7 @@ impl RunPlanInput {
             duration_s: None,
             workload: None,
             shape: None,
+            workload_id: None,
         }
     }
 
@@ -289,6 +294,10 @@ impl RunPlanInput {
         }
         if let Some(shape) = &self.shape {
             shape.validate(&self.mode)?;
+        }
+        if self.workload_id.is_some() {
+            // The server puts the saved workload in `workload` before validating; here it was not looked up.
+            return fail("workloadId", "a saved workload is looked up by the server that runs the plan".into());
         }
         if let Some(workload) = &self.workload {
             workload.validate()?;

@@ -3,12 +3,14 @@
 
 pub(in crate::model) mod files;
 pub(in crate::model) mod lengths;
+pub(in crate::model) mod saved;
 pub(in crate::model) mod spec;
 pub(in crate::model) mod think;
 pub(in crate::model) mod tokenizer;
 
 pub use files::{DatasetFormat, TraceFormat, WorkloadFile};
 pub use lengths::{workload_limits, LengthDist};
+pub use saved::{SavedWorkload, WorkloadInput, MAX_WORKLOAD_NAME_CHARS};
 pub use spec::{Workload, MAX_SPEEDUP, MIN_SPEEDUP};
 pub use think::{ThinkTime, MAX_THINK_MS};
 pub use tokenizer::PromptTokenizer;

@@ -102,6 +102,7 @@ pub fn NewRunPage() -> impl IntoView {
             },
             workload: None,
             shape: None,
+            workload_id: None,
         })
     };
     let start = Action::new(|plan: &Result<RunPlanInput, AppError>| {
