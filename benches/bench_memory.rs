@@ -12,17 +12,6 @@ mod support;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// `VmRSS` and `VmHWM` of process `pid`, MiB; `None` once it is gone.
-fn memory_mib(pid: u32) -> Option<(f64, f64)> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let field = |name: &str| -> Option<f64> {
-        let kib: f64 =
-            status.lines().find_map(|l| l.strip_prefix(name)?.trim().strip_suffix(" kB")?.trim().parse().ok())?;
-        Some(kib / 1024.0)
-    };
-    Some((field("VmRSS:")?, field("VmHWM:")?))
-}
-
 fn main() {
     let seconds = std::env::var("LG_BENCH_SECONDS").unwrap_or_else(|_| "20".into());
     let sim = support::simulator(None, &["--ttft-ms", "0", "--itl-ms", "0", "--tokens", "16"]);
@@ -43,7 +32,7 @@ fn main() {
     println!("|---|---|---|");
     let (mut peak, mut next_print) = (0.0f64, 0.0);
     while child.try_wait().unwrap().is_none() {
-        if let Some((rss, hwm)) = memory_mib(child.id()) {
+        if let Some((rss, hwm)) = support::memory_mib(child.id()) {
             peak = peak.max(hwm);
             let t = started.elapsed().as_secs_f64();
             if t >= next_print {

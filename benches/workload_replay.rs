@@ -21,17 +21,6 @@ fn size(name: &str, default: usize) -> usize {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
-/// `VmRSS` and `VmHWM` of process `pid`, MiB; `None` once it is gone.
-fn memory_mib(pid: u32) -> Option<(f64, f64)> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let field = |name: &str| -> Option<f64> {
-        let kib: f64 =
-            status.lines().find_map(|l| l.strip_prefix(name)?.trim().strip_suffix(" kB")?.trim().parse().ok())?;
-        Some(kib / 1024.0)
-    };
-    Some((field("VmRSS:")?, field("VmHWM:")?))
-}
-
 /// `values`' `p`-th percentile, numpy's linear method.
 fn percentile(values: &mut [f64], p: f64) -> f64 {
     values.sort_by(f64::total_cmp);
@@ -111,7 +100,7 @@ fn dataset() {
     let mut next_print = 0.0;
     let mut last = (0.0, 0.0);
     while child.try_wait().unwrap().is_none() {
-        if let Some(memory) = memory_mib(child.id()) {
+        if let Some(memory) = support::memory_mib(child.id()) {
             last = memory;
             let t = started.elapsed().as_secs_f64();
             if t >= next_print {

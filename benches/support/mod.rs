@@ -46,3 +46,14 @@ pub fn simulator(core: Option<&str>, args: &[&str]) -> Simulator {
     let base_url = line.trim().rsplit(' ').next().unwrap_or_default().to_string();
     Simulator { child, base_url }
 }
+
+/// `VmRSS` and `VmHWM` of process `pid`, MiB; `None` once it is gone.
+pub fn memory_mib(pid: u32) -> Option<(f64, f64)> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let field = |name: &str| -> Option<f64> {
+        let kib: f64 =
+            status.lines().find_map(|l| l.strip_prefix(name)?.trim().strip_suffix(" kB")?.trim().parse().ok())?;
+        Some(kib / 1024.0)
+    };
+    Some((field("VmRSS:")?, field("VmHWM:")?))
+}

@@ -9,6 +9,7 @@ pub(in crate::model) mod log_histogram;
 pub(in crate::model) mod measurement;
 pub(in crate::model) mod plan;
 pub(in crate::model) mod progress;
+pub(in crate::model) mod sessions;
 pub(in crate::model) mod shape;
 pub(in crate::model) mod slo;
 pub(in crate::model) mod view;
@@ -19,8 +20,9 @@ pub use log_histogram::{LogHistogram, RELATIVE_ACCURACY as ITL_RELATIVE_ACCURACY
 pub use measurement::{
     ChunkMark, ErrorClass, IterationError, Measurement, RetriedAttempt, RetryCause, ServerTiming, Timeline, TokenSource,
 };
-pub use plan::{limits, Agent, ConnectionPolicy, Job, LoadMode, OpenedAhead, RunPlan, RunPlanInput, Session};
+pub use plan::{limits, Agent, ConnectionPolicy, Job, LoadMode, OpenedAhead, RunPlan, RunPlanInput};
 pub use progress::{LivePoint, RunProgress, RunUpdate};
+pub use sessions::Session;
 pub use shape::{target as shape_target, LoadShape, RampCurve, RateStep, MAX_SHAPE_SECONDS, MAX_STEPS};
 pub use slo::{parse_slos, Slo, SloMetric, SloScope, MAX_SLOS};
 pub use view::{RunStatus, RunView};
