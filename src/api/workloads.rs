@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use crate::error::AppError;
-use crate::model::{Checked, SavedWorkload, WorkloadId, WorkloadInput};
+use crate::model::{Checked, SavedWorkload, WorkloadChoice, WorkloadId, WorkloadInput};
 use crate::wire::Json;
 
 #[cfg(feature = "ssr")]
@@ -14,6 +14,16 @@ use super::context::with_session;
 #[server(prefix = "/api", endpoint = "workloads/list", input = Json, output = Json)]
 pub async fn list_workloads() -> Result<Vec<SavedWorkload>, AppError> {
     with_session(|state, session| async move { Ok(state.store.list_workloads(session.workspace_id).await?) }).await
+}
+
+/// `POST /api/workloads/choices`, `{}`: the workspace's saved workloads by name, each in words (what the forms
+/// offer).
+#[server(prefix = "/api", endpoint = "workloads/choices", input = Json, output = Json)]
+pub async fn workload_choices() -> Result<Vec<WorkloadChoice>, AppError> {
+    with_session(|state, session| async move {
+        Ok(state.store.list_workloads(session.workspace_id).await?.into_iter().map(WorkloadChoice::from).collect())
+    })
+    .await
 }
 
 /// `POST /api/workloads/save`, `{"id": null | id, "input": WorkloadInput}`: saves a workload, or replaces one.

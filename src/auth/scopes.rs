@@ -42,6 +42,7 @@ const READ: &[&str] = &[
     "sweeps/get",
     "sweeps/list",
     "sweeps/page",
+    "workloads/choices",
     "workloads/list",
 ];
 

@@ -33,46 +33,106 @@ fn bin_width(sorted: &[f64]) -> f64 {
     [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * magnitude).find(|w| *w >= raw).unwrap_or(raw)
 }
 
+/// One series of an overlaid histogram: its CSS class, its name in a bar's title, its values.
+struct Series<'a> {
+    class: &'static str,
+    name: &'static str,
+    values: &'a [f64],
+}
+
+/// What a histogram is of: its label for a screen reader, its empty state, its unit and what it counts.
+struct Histogram {
+    canvas: Canvas,
+    label: &'static str,
+    empty: &'static str,
+    unit: &'static str,
+    counted: &'static str,
+    /// Whether the values are whole numbers (token counts): only whole ticks are labelled.
+    whole_x: bool,
+}
+
 /// The histogram of `total` (and `ttft`, when given) as an `<svg>` element; values in ms.
 pub fn latency_histogram(total: &[f64], ttft: &[f64]) -> String {
-    let mut all: Vec<f64> = total.iter().chain(ttft).copied().filter(|v| v.is_finite()).collect();
+    let what = Histogram {
+        canvas: CANVAS,
+        label: LABEL,
+        empty: "No successful iterations",
+        unit: "ms",
+        counted: "requests",
+        whole_x: false,
+    };
+    overlaid(
+        &what,
+        &[
+            Series { class: "total", name: "total", values: total },
+            Series { class: "ttft", name: "TTFT", values: ttft },
+        ],
+    )
+}
+
+/// The histogram of token lengths a workload asked for (`asked`) beside those the server counted (`served`), as an
+/// `<svg>` element: how far the server's lengths are from the plan shows at a glance.
+pub fn length_histogram(asked: &[f64], served: &[f64], label: &'static str) -> String {
+    let what = Histogram {
+        canvas: Canvas { height: 200, class: "histogram lengths" },
+        label,
+        empty: "No lengths recorded",
+        unit: "tokens",
+        counted: "requests",
+        whole_x: true,
+    };
+    overlaid(
+        &what,
+        &[
+            Series { class: "asked", name: "asked", values: asked },
+            Series { class: "served", name: "server's count", values: served },
+        ],
+    )
+}
+
+/// The series drawn over one another in bins of one round width.
+fn overlaid(what: &Histogram, series: &[Series]) -> String {
+    let mut all: Vec<f64> = series.iter().flat_map(|s| s.values.iter().copied()).filter(|v| v.is_finite()).collect();
     if all.is_empty() {
-        return empty(CANVAS, LABEL, "No successful iterations");
+        return empty(what.canvas, what.label, what.empty);
     }
     all.sort_by(f64::total_cmp);
     let width = bin_width(&all);
     let lo = (all[0] / width).floor() * width;
     let bins = ((((all[all.len() - 1] - lo) / width).floor() as usize) + 1).min(MAX_BINS);
-    let series = [("total", counts(total, lo, width, bins)), ("ttft", counts(ttft, lo, width, bins))];
-    let peak = series.iter().flat_map(|(_, c)| c.iter().copied()).max().unwrap_or(1).max(1);
+    let counted: Vec<Vec<usize>> = series.iter().map(|s| counts(s.values, lo, width, bins)).collect();
+    let peak = counted.iter().flat_map(|c| c.iter().copied()).max().unwrap_or(1).max(1);
     let whole = |v: f64| if v.fract() == 0.0 { tick_label(v) } else { String::new() };
-    let x_title = format!("ms (bins of {} ms)", tick_label(width));
+    let x_title = format!("{} (bins of {} {})", what.unit, tick_label(width), what.unit);
     let axes = Axes {
         x: (lo, lo + width * bins as f64),
         y: (0.0, peak as f64 * 1.1),
         x_labels: 8,
         y_labels: 4,
-        x_label: &tick_label,
+        // Counts of whole things (tokens) have no fractional ticks.
+        x_label: if what.whole_x { &whole } else { &tick_label },
         y_label: &whole,
         x_title: &x_title,
-        y_title: "requests",
+        y_title: what.counted,
     };
-    chart(CANVAS, LABEL, &axes, |plot| {
+    chart(what.canvas, what.label, &axes, |plot| {
         let mut svg = String::with_capacity(4_096);
-        for (class, counts) in &series {
+        for (s, counts) in series.iter().zip(&counted) {
             for (i, &count) in counts.iter().enumerate().filter(|(_, c)| **c > 0) {
                 let from = lo + width * i as f64;
                 let (x0, top) = plot.at(from, count as f64);
                 let (x1, floor) = plot.at(from + width, 0.0);
                 let _ = write!(
                     svg,
-                    r#"<rect x="{}" y="{top}" width="{}" height="{}" class="bar {class}"><title>{}: {count} request(s) in {}–{} ms</title></rect>"#,
+                    r#"<rect x="{}" y="{top}" width="{}" height="{}" class="bar {}"><title>{}: {count} request(s) in {}–{} {}</title></rect>"#,
                     x0 + 1,
                     (x1 - x0 - 1).max(1),
                     (floor - top).max(0),
-                    if *class == "ttft" { "TTFT" } else { "total" },
+                    s.class,
+                    s.name,
                     tick_label(from),
-                    tick_label(from + width)
+                    tick_label(from + width),
+                    what.unit,
                 );
             }
         }
@@ -103,5 +163,13 @@ mod tests {
         assert!(svg.contains("class=\"bar ttft\""));
         assert!(latency_histogram(&[5.0], &[]).contains("1 request(s)"));
         assert!(latency_histogram(&[], &[]).contains("No successful iterations"));
+    }
+
+    #[test]
+    fn a_length_histogram_draws_the_asked_and_the_served_lengths_in_tokens() {
+        let svg = length_histogram(&[100.0, 100.0, 200.0], &[103.0, 103.0, 203.0], "Prompt lengths");
+        assert!(svg.contains("class=\"bar asked\"") && svg.contains("class=\"bar served\""), "{svg}");
+        assert!(svg.contains("asked: 2 request(s) in 100–") && svg.contains("tokens</title>"), "{svg}");
+        assert!(length_histogram(&[], &[], "Prompt lengths").contains("No lengths recorded"));
     }
 }

@@ -1,6 +1,6 @@
 //! The HTML export: one self-contained, printable page (inline CSS and SVG, no script, no external URL) with
-//! the header, stat cards, honesty notes, the latency scatter, latency over the run, a slot for the Spec Lab panel
-//! and every iteration.
+//! the header, stat cards, honesty notes, the latency scatter, latency over the run, a workload's section, a slot for
+//! the Spec Lab panel and every iteration.
 
 use std::fmt::Write;
 
@@ -24,7 +24,7 @@ height:auto}svg .tick,svg .note,svg .legend text{font-size:11px;\
 fill:var(--muted)}svg .empty{fill:var(--muted)}svg circle.ttft{fill:var(--ttft)}svg circle.total{fill:var(--total)}\
 svg path.error{stroke:var(--bad);stroke-width:1.5;fill:none}\
 svg .slice-line{fill:none;stroke-width:2}svg .slice-line.total{stroke:var(--total)}svg .slice-line.ttft{stroke:var(--ttft)}\
-svg .slice-line.p50{stroke-dasharray:4 3}table{border-collapse:collapse;width:100%;\
+svg .slice-line.p50{stroke-dasharray:4 3}svg .bar.asked{fill:#8a94a3;opacity:.6}svg .bar.served{fill:#2f8f5b;opacity:.7}table{border-collapse:collapse;width:100%;\
 font-size:12px}th,td{border-bottom:1px solid var(--line);padding:3px 6px;text-align:left;vertical-align:top}\
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}tr.failed td{color:var(--bad)}\
 tr.warmup td{color:var(--muted)}.slot{border:1px dashed var(--line);border-radius:6px;padding:8px 12px}\
@@ -62,6 +62,7 @@ pub fn to_html(snapshot: &ReportSnapshot) -> String {
         page.push_str(&crate::charts::time_slices_chart(&slices));
         page.push_str("</figure>");
     }
+    super::workload_html::workload_section(&mut page, snapshot);
     let _ = write!(
         page,
         "<section id=\"{SPEC_LAB_SLOT_ID}\" class=\"slot\" data-slot=\"spec-lab-bottleneck\">\

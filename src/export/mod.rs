@@ -5,6 +5,7 @@ mod ab_html;
 mod csv;
 mod html;
 mod sweep_html;
+mod workload_html;
 
 pub use self::ab_html::{ab_section, ab_to_html, cell_panel, AB_STYLE};
 pub use self::csv::{csv_field, to_csv, CSV_COLUMNS, CSV_WORKLOAD_COLUMNS};

@@ -9,6 +9,7 @@ mod compare;
 mod report;
 mod schedule;
 mod sweep;
+mod workload;
 
 use leptos::prelude::*;
 

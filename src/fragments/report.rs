@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 
 use super::render;
+use super::workload::WorkloadPanel;
 use crate::charts::{latency_scatter, sampled_scatter};
 use crate::model::{ConnectionPolicy, IterationRecord, LoadMode, RunView};
 use crate::report::{scatter_point, stat_cards, ReportPage, ReportStats, ReportView, ServerSection};
@@ -121,7 +122,7 @@ enum BodyFor {
 }
 
 /// Everything between the scatter and the table: stat cards and honesty notes, then, once the run is over, the
-/// distribution and the run over time, and on the owner's page the server's own metrics when they were recorded.
+/// distribution, the run over time and a workload's section, and on the owner's page the server's own metrics when they were recorded.
 fn report_body(view: &ReportView, page: BodyFor) -> ServerHtml {
     let view = view.clone();
     let over = page != BodyFor::RunningRun;
@@ -131,6 +132,9 @@ fn report_body(view: &ReportView, page: BodyFor) -> ServerHtml {
         <HonestyNotes notes=view.honesty/>
         {over.then(|| view! { <DistributionCharts histogram_svg=view.histogram_svg cdf_svg=view.cdf_svg/> })}
         {over.then(|| view! { <TimeSlices slices=view.slices svg=view.slices_svg/> })}
+        {view.workload.filter(|_| over).map(|section| view! {
+            <WorkloadPanel section server_metrics=page != BodyFor::SharedReport/>
+        })}
         {server.map(|section| view! { <ServerPanel section/> })}
     })
 }

@@ -21,7 +21,7 @@ use leptos_router::LazyRoute;
 use super::pages::{
     AbTestPage, ComparePage, ConnectorsPage, EditConnectorPage, GuardPage, GuardSetsPage, LoginPage, NewConnectorPage,
     NewRunPage, NewSchedulePage, RunPage, RunsPage, SchedulePage, SettingsPage, SharePage, SpecLabPage, SweepPage,
-    SweepsPage,
+    SweepsPage, WorkloadsPage,
 };
 
 /// `lazy_section!(Section in loader, preload { Route => Page, … })`: the enum `Section` of the section's pages, the
@@ -90,6 +90,11 @@ lazy_section! {
 lazy_section! {
     /// The report list.
     RunsSection in runs_section, __preload_runs_section { RunsRoute => RunsPage }
+}
+
+lazy_section! {
+    /// The saved workloads and their form.
+    WorkloadsSection in workloads_section, __preload_workloads_section { WorkloadsRoute => WorkloadsPage }
 }
 
 lazy_section! {

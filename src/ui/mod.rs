@@ -16,7 +16,7 @@ use leptos_router::path;
 use lazy_pages::{
     AbTestRoute, CompareRoute, ConnectorsRoute, EditConnectorRoute, GuardRoute, GuardSetsRoute, LoginRoute,
     NewConnectorRoute, NewRunRoute, NewScheduleRoute, RunRoute, RunsRoute, ScheduleRoute, SettingsRoute, ShareRoute,
-    SpecLabRoute, SweepRoute, SweepsRoute,
+    SpecLabRoute, SweepRoute, SweepsRoute, WorkloadsRoute,
 };
 use leptos_router::Lazy;
 use pages::NotFoundPage;
@@ -58,6 +58,7 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/runs") view={Lazy::<RunsRoute>::new()}/>
                 <Route path=path!("/runs/new") view={Lazy::<NewRunRoute>::new()}/>
                 <Route path=path!("/runs/:id") view={Lazy::<RunRoute>::new()}/>
+                <Route path=path!("/workloads") view={Lazy::<WorkloadsRoute>::new()}/>
                 <Route path=path!("/share/:id") view={Lazy::<ShareRoute>::new()}/>
                 <Route path=path!("/compare") view={Lazy::<CompareRoute>::new()}/>
                 <Route path=path!("/spec-lab") view={Lazy::<SpecLabRoute>::new()}/>

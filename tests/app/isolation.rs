@@ -260,6 +260,7 @@ fn sweep(a: &Owned) -> Vec<(&'static str, Value, Expect)> {
         ("sweeps/start", sweep_input(conn), NotFound),
         ("tokens/create", json!({"input": {"name": "B-token"}}), TokenManagement(200)),
         ("workloads/delete", json!({"id": a.workload}), NotFound),
+        ("workloads/choices", json!({}), OwnOnly),
         ("workloads/list", json!({}), OwnOnly),
         ("workloads/save", json!({"id": a.workload, "input": workload_input()}), NotFound),
         // A's saved workload named by a run (with B's own connector: `runs.rs`, a saved workload's run).
@@ -320,6 +321,7 @@ async fn a_is_intact(app: &TestApp, a: &Owned) {
     assert_eq!(id(&ok(app, c, "speclab/ab/get", json!({"id": a.ab_test})).await["summary"]), a.ab_test);
     assert_eq!(ok(app, c, "sweeps/get", json!({"id": a.sweep})).await["summary"]["title"], "A-sweep");
     assert_eq!(ok(app, c, "workloads/list", json!({})).await[0]["name"], "A-workload");
+    assert_eq!(ok(app, c, "workloads/choices", json!({})).await[0]["name"], "A-workload");
     let tokens = ok(app, c, "tokens/list", json!({})).await;
     assert_eq!((tokens.as_array().unwrap().len(), tokens[0]["state"].as_str()), (1, Some("active")));
     let shared = client()

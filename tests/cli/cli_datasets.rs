@@ -138,8 +138,18 @@ async fn a_trace_is_replayed_at_its_instants_with_its_blocks_shared() {
         assert_eq!(row["tokensIn"], 102 + i as u64, "the simulator's template adds 2");
         assert_eq!(row["tokensOut"], 3 + i as u64, "the recorded answer length");
     }
+    // Block 1 is shared and each row's last block its own: a row sent after an earlier row's answer ended finds the
+    // shared block cached (a busy machine may send a row late, beside the one before it, and then it cannot).
     let cached: Vec<u64> = replayed.iter().map(|r| r["cachedTokens"].as_u64().unwrap()).collect();
-    assert_eq!(cached, [0, 64, 64, 64, 64, 64], "block 1 is shared, each row's last block its own");
+    let ended = |r: &serde_json::Value| r["sentAtMs"].as_f64().unwrap() + r["totalMs"].as_f64().unwrap();
+    let after_an_answer: Vec<usize> = (1..replayed.len())
+        .filter(|&i| replayed[..i].iter().any(|earlier| ended(earlier) <= replayed[i]["sentAtMs"].as_f64().unwrap()))
+        .collect();
+    assert_eq!(cached[0], 0, "{cached:?}");
+    assert!(after_an_answer.len() >= 3, "rows sent after an earlier answer: {after_an_answer:?}");
+    for i in after_an_answer {
+        assert_eq!(cached[i], 64, "row {i}: {cached:?}");
+    }
     assert!(report["honesty"].to_string().contains("Trace replay: each request is due at its recorded instant"));
     common::assert_report_schema(&report);
 

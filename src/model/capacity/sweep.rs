@@ -47,8 +47,10 @@ pub struct SweepInput {
     #[serde(default = "default_max_in_flight")]
     pub max_in_flight: u32,
     /// What every level sends instead of prompts: each level sends its number of the workload's requests, with a
-    /// seed of its own, so that no level finds the one before it in a prefix cache.
+    /// seed of its own, so that no level finds the one before it in a prefix cache. Not written by the browser,
+    /// whose sweep form has no workload yet (its writer stays out of the WASM).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(all(feature = "hydrate", not(feature = "ssr")), serde(skip_serializing))]
     pub workload: Option<crate::model::Workload>,
 }
 

@@ -142,10 +142,16 @@ pub struct RunPlanInput {
     pub duration_s: Option<f64>,
     /// What to send instead of `prompts`: exact token lengths, … (`prompts` empty and `iterations` 1 then; the
     /// workload's answer lengths replace the agent's token budget).
+    ///
+    /// The browser never writes one here (its form names a saved workload by `workloadId`, saved from the workloads
+    /// page), so its build leaves the workload's writer out of the new-run page's WASM (about 4 KB of gzip).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(all(feature = "hydrate", not(feature = "ssr")), serde(skip_serializing))]
     pub workload: Option<crate::model::Workload>,
-    /// How the load changes over the run: a ramp up to the mode's load, or an open loop's rate in steps.
+    /// How the load changes over the run: a ramp up to the mode's load, or an open loop's rate in steps (not written
+    /// by the browser, whose form has no ramp yet, for the same reason).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(all(feature = "hydrate", not(feature = "ssr")), serde(skip_serializing))]
     pub shape: Option<super::shape::LoadShape>,
     /// A workload saved in the workspace, sent instead of `workload` (the server copies it into the plan, so the
     /// report keeps it as it was sent).

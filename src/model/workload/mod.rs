@@ -10,7 +10,7 @@ pub(in crate::model) mod tokenizer;
 
 pub use files::{DatasetFormat, TraceFormat, WorkloadFile};
 pub use lengths::{workload_limits, LengthDist};
-pub use saved::{SavedWorkload, WorkloadInput, MAX_WORKLOAD_NAME_CHARS};
+pub use saved::{SavedWorkload, WorkloadChoice, WorkloadInput, MAX_WORKLOAD_NAME_CHARS};
 pub use spec::{Workload, MAX_SPEEDUP, MIN_SPEEDUP};
 pub use think::{ThinkTime, MAX_THINK_MS};
 pub use tokenizer::PromptTokenizer;

@@ -47,6 +47,25 @@ pub struct SavedWorkload {
     pub updated_at_ms: i64,
 }
 
+/// A saved workload as a form offers it: its id, its name and the workload in words (a form never reads the
+/// workload itself, so the browser carries no reader of one).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkloadChoice {
+    /// Its id.
+    pub id: WorkloadId,
+    /// Its name.
+    pub name: String,
+    /// Every parameter, in words.
+    pub summary: String,
+}
+
+impl From<SavedWorkload> for WorkloadChoice {
+    fn from(saved: SavedWorkload) -> Self {
+        Self { id: saved.id, name: saved.name, summary: saved.spec.describe() }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

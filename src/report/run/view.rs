@@ -6,10 +6,13 @@
 use serde::{Deserialize, Serialize};
 
 use crate::charts::{
-    cdf_overlay, ecdf_points, latency_histogram, time_slices_chart, CdfSeries, ScatterPoint, ScatterSample,
+    cdf_overlay, ecdf_points, latency_histogram, length_histogram, time_slices_chart, CdfSeries, ScatterPoint,
+    ScatterSample,
 };
 use crate::model::IterationRecord;
+use crate::report::run::lengths::{cached_share, length_series, INPUT_LENGTHS, OUTPUT_LENGTHS};
 use crate::report::run::table::{table_page, IterationPage, TableQuery};
+use crate::report::run::workload::WorkloadReport;
 use crate::report::{ReportAgent, ReportConnector, ReportHeader, ReportSnapshot, ReportStats};
 use crate::stats::{successful_values, time_slices, RunSummary, TimeSlice};
 
@@ -53,6 +56,25 @@ pub struct ReportView {
     /// Their chart, SVG.
     #[serde(default)]
     pub slices_svg: String,
+    /// A workload's figures, drawn (absent for a run of prompts).
+    #[serde(default)]
+    pub workload: Option<WorkloadSection>,
+}
+
+/// The report's workload section: the lengths asked beside those served, drawn, and what the cache served.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkloadSection {
+    /// The workload's figures, its by-turn table among them.
+    pub report: WorkloadReport,
+    /// Prompt lengths asked beside the server's count (first turns only: a later turn carries its conversation).
+    pub input_svg: String,
+    /// Answer lengths asked beside those the server reported.
+    pub output_svg: String,
+    /// Prompt tokens served from the cache over prompt tokens, over requests whose server said both.
+    pub cached_share: Option<f64>,
+    /// The server's own prefix-cache hit rate over the run, from its metrics, in words.
+    pub server_hit_rate: Option<String>,
 }
 
 /// The report's server section.
@@ -95,6 +117,23 @@ pub fn report_view(snapshot: &ReportSnapshot, summary: RunSummary) -> ReportView
         }),
         slices_svg: time_slices_chart(&slices),
         slices,
+        workload: snapshot.workload.clone().map(|report| workload_section(report, snapshot)),
+    }
+}
+
+/// The workload section of `snapshot`, over its measured, successful requests.
+fn workload_section(report: WorkloadReport, snapshot: &ReportSnapshot) -> WorkloadSection {
+    let lengths = length_series(&report.spec, &snapshot.results);
+    let server_hit_rate = snapshot.server.as_ref().and_then(|s| s.prefix_cache.as_ref()).map(|c| {
+        let looked_up = c.queried_tokens.map_or_else(String::new, |t| format!(" of {t} prompt tokens looked up"));
+        format!("{:.1}%{looked_up} ({})", c.hit_rate * 100.0, c.source)
+    });
+    WorkloadSection {
+        report,
+        input_svg: length_histogram(&lengths.asked_input, &lengths.served_input, INPUT_LENGTHS),
+        output_svg: length_histogram(&lengths.asked_output, &lengths.served_output, OUTPUT_LENGTHS),
+        cached_share: cached_share(&snapshot.results),
+        server_hit_rate,
     }
 }
 

@@ -76,6 +76,7 @@ pub fn Layout(title: &'static str, children: Children) -> impl IntoView {
     let nav = view! {
         <A href="/connectors">"Connectors"</A>
         <A href="/runs">"Runs"</A>
+        <A href="/workloads">"Workloads"</A>
         <A href="/compare">"Compare"</A>
         <A href="/sweeps">"Sweeps"</A>
         <A href="/spec-lab">"Spec Lab"</A>

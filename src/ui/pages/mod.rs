@@ -17,6 +17,7 @@ mod share;
 mod spec_lab;
 mod sweep_view;
 mod sweeps;
+mod workloads;
 
 pub use ab_test::AbTestPage;
 pub use compare::ComparePage;
@@ -35,3 +36,4 @@ pub use share::SharePage;
 pub use spec_lab::SpecLabPage;
 pub use sweep_view::SweepPage;
 pub use sweeps::SweepsPage;
+pub use workloads::WorkloadsPage;

@@ -6,8 +6,11 @@ use leptos_router::hooks::use_navigate;
 
 use crate::api::connectors::list_connectors;
 use crate::api::runs::start_run;
+use crate::api::workloads::workload_choices;
 use crate::error::AppError;
-use crate::model::{Agent, Checked, ConnectionPolicy, ConnectorId, LoadMode, RunPlanInput, ValidationError};
+use crate::model::{
+    Agent, Checked, ConnectionPolicy, ConnectorId, LoadMode, RunPlanInput, ValidationError, WorkloadId,
+};
 use crate::ui::components::{invalid, number, Layout, SubmitRow};
 use crate::ui::hooks::resource;
 
@@ -56,6 +59,8 @@ pub fn NewRunPage() -> impl IntoView {
         tools_json: RwSignal::new(String::new()),
     };
     let slos = RwSignal::new(String::new());
+    // A saved workload's id, or empty for the prompts typed here.
+    let workload = RwSignal::new(String::new());
     let Load { open_loop, concurrency, rate, poisson } = load;
     let Advanced { title, temperature, timeout_seconds, duration_seconds, retries, fresh_connections, tools_json } =
         advanced;
@@ -77,6 +82,18 @@ pub fn NewRunPage() -> impl IntoView {
         } else {
             LoadMode::Closed { concurrency }
         };
+        let workload_id: Option<WorkloadId> = match workload.get() {
+            id if id.is_empty() => None,
+            id => Some(id.parse().map_err(|_| invalid("workloadId", "choose a saved workload".into()))?),
+        };
+        // A workload's requests are sent once each, instead of the prompts.
+        let (prompts, iterations) = match workload_id {
+            Some(_) => (vec![], 1),
+            None => (
+                prompts.get().lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string).collect(),
+                number(&iterations.get(), "iterations")?,
+            ),
+        };
         Ok(RunPlanInput {
             connector_id,
             title: Some(title.get()).filter(|t| !t.trim().is_empty()),
@@ -86,8 +103,8 @@ pub fn NewRunPage() -> impl IntoView {
                 tools: tools(&tools_json.get())?,
                 token_budget: number(&token_budget.get(), "agent.tokenBudget")?,
             },
-            prompts: prompts.get().lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string).collect(),
-            iterations: number(&iterations.get(), "iterations")?,
+            prompts,
+            iterations,
             warmup: number(&warmup.get(), "warmup")?,
             mode,
             timeout_ms: Some(timeout_ms(&timeout_seconds.get())?),
@@ -102,7 +119,7 @@ pub fn NewRunPage() -> impl IntoView {
             },
             workload: None,
             shape: None,
-            workload_id: None,
+            workload_id,
         })
     };
     let start = Action::new(|plan: &Result<RunPlanInput, AppError>| {
@@ -115,6 +132,8 @@ pub fn NewRunPage() -> impl IntoView {
             navigate(&format!("/runs/{}", run.id), Default::default());
         }
     });
+    // A workload's requests replace the prompts and their iterations.
+    let prompted = move || !workload.get().is_empty();
     let on_submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         start.dispatch(plan());
@@ -126,15 +145,15 @@ pub fn NewRunPage() -> impl IntoView {
                 over several runs, and compare by repetition, repeat a level from "<A href="/sweeps">"Sweeps"</A>" (one level, \
                 repeated)."</p>
             <form class="connector-form" on:submit=on_submit novalidate>
-                <ConnectorSelect connector/>
+                <Choices connector workload/>
                 <label>"Agent name" <input id="agent-name" bind:value=agent_name/></label>
                 <label>"System prompt (optional)" <textarea id="system-prompt" rows="2" bind:value=system_prompt></textarea></label>
-                <label>
+                <label hidden=prompted>
                     "Prompts, one per line"
                     <textarea id="prompts" rows="4" bind:value=prompts></textarea>
                 </label>
                 <div class="prices">
-                    <label>"Iterations per prompt" <input id="iterations" inputmode="numeric" bind:value=iterations/></label>
+                    <label hidden=prompted>"Iterations per prompt" <input id="iterations" inputmode="numeric" bind:value=iterations/></label>
                     <label>"Warm-up requests (excluded from stats)" <input id="warmup" inputmode="numeric" bind:value=warmup/></label>
                     <label>"Token budget (max_tokens)" <input id="token-budget" inputmode="numeric" bind:value=token_budget/></label>
                     <label class="inline"><input type="checkbox" id="stream" bind:checked=stream/> "Stream (needed to measure TTFT)"</label>
@@ -174,29 +193,39 @@ struct Advanced {
     tools_json: RwSignal<String>,
 }
 
-/// The connector list; the first one is chosen until the user picks another.
+/// The connector list (the first one is chosen until the user picks another), and what the run sends: the prompts
+/// typed on this page, or one of the workspace's saved workloads (its lengths replace the prompts, the iterations
+/// and the token budget). Both lists come in one resource, shown by one `Suspense`.
 #[component]
-fn ConnectorSelect(connector: RwSignal<String>) -> impl IntoView {
-    let connectors = resource(|| (), |_| list_connectors());
+fn Choices(connector: RwSignal<String>, workload: RwSignal<String>) -> impl IntoView {
+    let lists = resource(|| (), |_| async { (list_connectors().await, workload_choices().await) });
     view! {
-        <label>
-            "Connector"
-            <Suspense fallback=|| view! { <span>"Loading…"</span> }>
-                {move || Suspend::new(async move {
-                    let list = connectors.await.unwrap_or_default();
-                    if connector.get_untracked().is_empty() {
-                        if let Some(first) = list.first() {
-                            connector.set(first.id.to_string());
-                        }
+        <Suspense fallback=|| view! { <span>"Loading…"</span> }>
+            {move || Suspend::new(async move {
+                let (connectors, workloads) = lists.await;
+                let connectors = connectors.unwrap_or_default();
+                if connector.get_untracked().is_empty() {
+                    if let Some(first) = connectors.first() {
+                        connector.set(first.id.to_string());
                     }
-                    view! {
+                }
+                view! {
+                    <label>"Connector"
                         <select id="connector" on:change=move |ev| connector.set(event_target_value(&ev)) prop:value=move || connector.get()>
-                            {list.into_iter().map(|c| view! { <option value=c.id.to_string()>{format!("{} ({})", c.name, c.model)}</option> }).collect_view()}
+                            {connectors.into_iter().map(|c| view! { <option value=c.id.to_string()>{format!("{} ({})", c.name, c.model)}</option> }).collect_view()}
                         </select>
-                    }
-                })}
-            </Suspense>
-        </label>
+                    </label>
+                    <label>"Send " <A href="/workloads">"(workloads)"</A>
+                        <select id="workload" on:change=move |ev| workload.set(event_target_value(&ev)) prop:value=move || workload.get()>
+                            <option value="">"the prompts below"</option>
+                            {workloads.unwrap_or_default().into_iter().map(|c| view! {
+                                <option value=c.id.to_string() title=c.summary>{format!("workload: {}", c.name)}</option>
+                            }).collect_view()}
+                        </select>
+                    </label>
+                }
+            })}
+        </Suspense>
     }
 }
 
@@ -207,10 +236,8 @@ fn LoadFieldset(load: Load) -> impl IntoView {
         <fieldset>
             <legend>"Load"</legend>
             <label class="inline"><input type="checkbox" id="open-loop" bind:checked=open_loop/> "Open loop: send at a fixed rate instead of as fast as answers come"</label>
-            <Show when=move || open_loop.get()>
-                <label>"Requests per second" <input id="rate" inputmode="decimal" bind:value=rate/></label>
-                <label class="inline"><input type="checkbox" id="poisson" bind:checked=poisson/> "Poisson arrivals"</label>
-            </Show>
+            <label hidden=move || !open_loop.get()>"Requests per second" <input id="rate" inputmode="decimal" bind:value=rate/></label>
+            <label class="inline" hidden=move || !open_loop.get()><input type="checkbox" id="poisson" bind:checked=poisson/> "Poisson arrivals"</label>
             <label>
                 {move || if open_loop.get() { "At most in flight" } else { "Concurrency (requests in flight)" }}
                 <input id="concurrency" inputmode="numeric" bind:value=concurrency/>

@@ -1,0 +1,162 @@
+import { test, expect, Page } from "@playwright/test";
+import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+const projectRoot = path.resolve(__dirname, "../..");
+
+function loginLink(): string {
+  const bin = path.resolve(projectRoot, process.env.LG_BIN ?? "target/debug/latency-guard");
+  return execFileSync(bin, ["login-link"], { cwd: projectRoot, encoding: "utf8" }).trim().split("\n").pop()!;
+}
+
+/// Saves a workload from the form on /workloads: `fill` types its kind's fields.
+async function saveWorkload(page: Page, name: string, kind: string, fill: () => Promise<void>) {
+  await page.goto("/workloads");
+  await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+  await page.fill("#workload-name", name);
+  await page.selectOption("#workload-kind", kind);
+  await fill();
+  await page.screenshot({ path: `test-results/workload-form-${kind}.png`, fullPage: true });
+  await page.click("#save-workload");
+  await expect(page.locator("#workloads tr", { hasText: name })).toBeVisible();
+}
+
+/// Runs the saved workload `name` from the new-run form against the demo connector and waits for its report.
+async function runWorkload(page: Page, name: string, requests: number) {
+  await page.goto("/runs/new");
+  await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+  await page.selectOption("#connector", { label: "Demo (simulated) (sim-model)" });
+  await page.selectOption("#workload", { label: `workload: ${name}` });
+  // A workload replaces the prompts and their iterations.
+  await expect(page.locator("#prompts")).toBeHidden();
+  await expect(page.locator("#iterations")).toBeHidden();
+  await page.fill("#concurrency", "2");
+  await page.click("#start-run");
+  await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
+  await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+  await expect(page.locator("#run-progress .progress-count")).toHaveText(`${requests} / ${requests} done`, {
+    timeout: 60_000,
+  });
+  await expect(page.locator("#run-progress .status")).toHaveText("completed");
+  await expect(page.locator("#workload")).toBeVisible();
+}
+
+/// Each bar's count in a length histogram's series (`asked` or `served`), summed.
+async function barTotal(page: Page, chart: string, series: string): Promise<number> {
+  const titles = await page.locator(`#${chart} svg rect.bar.${series} title`).allTextContents();
+  return titles.map((t) => Number(/: (\d+) request/.exec(t)![1])).reduce((a, b) => a + b, 0);
+}
+
+/// Downloads the report in each format, made in the browser; the files' texts by format.
+async function exports(page: Page): Promise<Record<string, string>> {
+  const files: Record<string, string> = {};
+  for (const format of ["json", "csv", "html"]) {
+    const [file] = await Promise.all([page.waitForEvent("download"), page.click(`#export-${format}`)]);
+    files[format] = fs.readFileSync((await file.path())!, "utf8");
+  }
+  return files;
+}
+
+/// The workload in each export: its spec in the JSON, its columns after the specified ones in the CSV, its
+/// section in the HTML.
+function expectWorkloadExported(files: Record<string, string>, kind: string, requests: number) {
+  const snapshot = JSON.parse(files.json);
+  expect(snapshot.workload.spec.kind).toBe(kind);
+  expect(snapshot.results).toHaveLength(requests);
+  const header = files.csv.split("\n")[0];
+  expect(header.startsWith("report_id,agent,connector_model,prompt,iteration,ttft_ms,total_ms,")).toBe(true);
+  expect(header.endsWith(",asked_input_tokens,made_input_tokens,asked_output_tokens,cached_tokens")).toBe(true);
+  expect(files.html).toContain('<section id="workload"><h2>Workload</h2>');
+  expect(files.html).toContain('class="bar asked"');
+  return snapshot;
+}
+
+test.beforeEach(async ({ page }) => {
+  await page.goto(loginLink());
+});
+
+test("a synthetic workload sends prompts of its asked lengths and its report shows them", async ({ page }) => {
+  // Each test's workload has a seed of its own: the same seed sends the same text, which the demo server's prefix
+  // cache would then hold from another test's run.
+  await saveWorkload(page, "synthetic 40/8", "synthetic", async () => {
+    await page.fill("#workload-seed", "11");
+    await page.fill("#workload-requests", "6");
+    await page.fill("#input-tokens", "40");
+    await page.fill("#output-tokens", "8");
+  });
+  // An impossible distribution is refused with its field, and nothing is saved.
+  await page.fill("#workload-name", "impossible");
+  await page.selectOption("#input-kind", "uniform");
+  await page.fill("#input-min", "50");
+  await page.fill("#input-max", "10");
+  await page.click("#save-workload");
+  await expect(page.locator(".error")).toContainText("workload.input");
+  await expect(page.locator("#workloads tbody tr")).toHaveCount(1);
+
+  await runWorkload(page, "synthetic 40/8", 6);
+  await expect(page.locator("#workload-spec")).toContainText("synthetic: input 40 tokens, output 8 tokens, 6 requests");
+  // Every prompt asked 40 tokens, every answer 8: the histograms hold the six requests.
+  expect(await barTotal(page, "input-lengths", "asked")).toBe(6);
+  expect(await barTotal(page, "input-lengths", "served")).toBe(6);
+  expect(await barTotal(page, "output-lengths", "served")).toBe(6);
+  const asked = page.locator("#workload-lengths tr", { hasText: "Prompt, asked" });
+  await expect(asked.locator("td")).toHaveText(["Prompt, asked", "6", "40", "40", "40", "40"]);
+  await expect(page.locator("#workload-lengths tr", { hasText: "Answer, reported" }).locator("td").nth(3)).toHaveText("8");
+  await expect(page.locator("#ended-early")).toHaveText("0 answer(s) ended before their asked length.");
+  await expect(page.locator("#cache-per-request")).toBeVisible();
+  await expect(page.locator("#by-turn")).toHaveCount(0);
+
+  const snapshot = expectWorkloadExported(await exports(page), "synthetic", 6);
+  expect(snapshot.results.map((r: any) => r.askedInputTokens)).toEqual([40, 40, 40, 40, 40, 40]);
+});
+
+test("a shared-prefix workload shows the cache serving its groups' prefixes", async ({ page }) => {
+  await saveWorkload(page, "two prefixes", "sharedPrefix", async () => {
+    await page.fill("#workload-seed", "22");
+    await page.fill("#workload-requests", "8");
+    await page.fill("#workload-groups", "2");
+    await page.fill("#workload-prefix-tokens", "128");
+    await page.fill("#input-tokens", "16");
+    await page.fill("#output-tokens", "4");
+  });
+  await runWorkload(page, "two prefixes", 8);
+  await expect(page.locator("#workload-spec")).toContainText("2 group(s) of a 128-token prefix");
+  // Each request asks 128 + 16 tokens; after a group's first request, its prefix comes from the cache.
+  await expect(page.locator("#workload-lengths tr", { hasText: "Prompt, asked" }).locator("td").nth(3)).toHaveText("144");
+  await page.locator("#workload").screenshot({ path: "test-results/workload-shared-prefix.png" });
+  const cache = await page.locator("#cache-per-request").textContent();
+  const max = Number(/max (\d+)/.exec(cache!)![1]);
+  expect(max).toBeGreaterThanOrEqual(128);
+  const files = await exports(page);
+  const snapshot = expectWorkloadExported(files, "sharedPrefix", 8);
+  expect(snapshot.results.filter((r: any) => r.cachedTokens >= 128).length).toBeGreaterThanOrEqual(6);
+  expect(files.html).toContain("Cached prompt tokens per request");
+});
+
+test("a multi-turn workload reports its figures by turn", async ({ page }) => {
+  await saveWorkload(page, "three turns", "multiTurn", async () => {
+    await page.fill("#workload-seed", "33");
+    await page.fill("#workload-users", "3");
+    await page.fill("#workload-turns", "3");
+    await page.fill("#input-tokens", "32");
+    await page.fill("#follow-up-tokens", "12");
+    await page.fill("#output-tokens", "6");
+  });
+  await runWorkload(page, "three turns", 9);
+  await expect(page.locator("#conversations")).toHaveText("3 conversation(s) started, 3 sent every turn.");
+  await page.locator("#workload").screenshot({ path: "test-results/workload-multi-turn.png" });
+  const rows = page.locator("#by-turn tbody tr");
+  await expect(rows).toHaveCount(3);
+  await expect(rows.nth(0).locator("td").nth(1)).toHaveText("3");
+  // Each turn carries the conversation before it: the prompt grows, and the cache holds what came before.
+  const meanPrompt = async (i: number) => Number(await rows.nth(i).locator("td").nth(5).textContent());
+  expect(await meanPrompt(1)).toBeGreaterThan(await meanPrompt(0));
+  expect(await meanPrompt(2)).toBeGreaterThan(await meanPrompt(1));
+  const meanCached = async (i: number) => Number(await rows.nth(i).locator("td").nth(6).textContent());
+  expect(await meanCached(2)).toBeGreaterThan(await meanCached(0));
+  const files = await exports(page);
+  const snapshot = expectWorkloadExported(files, "multiTurn", 9);
+  expect(snapshot.workload.byTurn).toHaveLength(3);
+  expect(files.html).toContain('<table id="by-turn">');
+});
