@@ -160,3 +160,45 @@ test("a multi-turn workload reports its figures by turn", async ({ page }) => {
   expect(snapshot.workload.byTurn).toHaveLength(3);
   expect(files.html).toContain('<table id="by-turn">');
 });
+
+test("an uploaded dataset is checked, listed with its lengths, and sent row by row", async ({ page }) => {
+  await page.goto("/workloads");
+  await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+  // A bad row is refused with its number, and nothing is kept.
+  await page.setInputFiles("#dataset-file", {
+    name: "broken.jsonl",
+    mimeType: "application/x-ndjson",
+    buffer: Buffer.from('{"prompt": "fine"}\n{"prompt": 7}\n'),
+  });
+  await page.click("#upload-dataset");
+  await expect(page.locator("#datasets .error")).toContainText("row 2: ");
+  await expect(page.locator("#no-datasets")).toBeVisible();
+
+  const rows = ["What is a token?", "Why does prefill cost?", "Name three caches.", "What is TTFT?", "Define goodput."];
+  const jsonl = rows
+    .map((prompt, i) => JSON.stringify(i === 1 ? { prompt, output_tokens: 5 } : { messages: [{ role: "user", content: prompt }] }))
+    .join("\n");
+  await page.setInputFiles("#dataset-file", { name: "questions.jsonl", mimeType: "application/x-ndjson", buffer: Buffer.from(jsonl) });
+  await page.click("#upload-dataset");
+  const listed = page.locator("#dataset-list tr", { hasText: "questions.jsonl" });
+  await expect(listed).toBeVisible();
+  await expect(listed.locator(".dataset-summary")).toContainText("5 rows, ");
+  await expect(listed.locator(".dataset-summary")).toContainText("1 row(s) ask an answer length, median 5 tokens");
+  // The histogram holds every row's prompt length (estimated).
+  const bars = await listed.locator("svg rect.bar.asked title").allTextContents();
+  expect(bars.map((t) => Number(/: (\d+) request/.exec(t)![1])).reduce((a, b) => a + b, 0)).toBe(5);
+
+  await saveWorkload(page, "questions", "dataset", async () => {
+    await page.selectOption("#workload-dataset", { label: "questions.jsonl (5 rows)" });
+    await page.fill("#workload-requests", "5");
+    await page.fill("#output-tokens", "3");
+  });
+  await runWorkload(page, "questions", 5);
+  await expect(page.locator("#workload-spec")).toContainText("dataset: questions.jsonl (uploaded, jsonl, 5 rows), 5 requests");
+  // Every row is sent as written, in the file's order; the second asks its own answer length.
+  await expect(page.locator("#workload-lengths tr", { hasText: "Answer, reported" }).locator("td").nth(5)).toHaveText("5");
+  const files = await exports(page);
+  const snapshot = expectWorkloadExported(files, "dataset", 5);
+  expect(snapshot.results.map((r: any) => r.prompt).sort()).toEqual([...rows].sort());
+  expect(snapshot.results.map((r: any) => r.askedOutputTokens).sort()).toEqual([3, 3, 3, 3, 5]);
+});

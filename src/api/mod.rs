@@ -8,6 +8,7 @@ pub mod account;
 pub mod benchmark;
 pub mod compare;
 pub mod connectors;
+pub mod datasets;
 pub mod guard;
 pub mod runs;
 pub mod shares;

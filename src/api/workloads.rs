@@ -30,7 +30,10 @@ pub async fn workload_choices() -> Result<Vec<WorkloadChoice>, AppError> {
 #[server(prefix = "/api", endpoint = "workloads/save", input = Json, output = Json)]
 pub async fn save_workload(id: Option<WorkloadId>, input: Checked<WorkloadInput>) -> Result<SavedWorkload, AppError> {
     with_session(|state, session| async move {
-        let valid = input.0.validate()?;
+        let mut input = input.0;
+        // An uploaded dataset as the workspace keeps it (another workspace's is not found).
+        input.spec = crate::runs::with_uploaded_dataset(&state.store, session.workspace_id, input.spec).await?;
+        let valid = input.validate()?;
         let now = state.clock.now_ms();
         Ok(match id {
             None => state.store.create_workload(session.workspace_id, &valid, now).await?,

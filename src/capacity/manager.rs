@@ -104,8 +104,12 @@ impl SweepManager {
     }
 
     /// Validates `input` against its connector, records the sweep and starts it in the background.
-    pub async fn start(&self, workspace: WorkspaceId, input: SweepInput) -> Result<SweepSummary, StartError> {
+    pub async fn start(&self, workspace: WorkspaceId, mut input: SweepInput) -> Result<SweepSummary, StartError> {
         let connector = self.store.get_connector(workspace, input.connector_id).await?;
+        if let Some(workload) = input.workload.take() {
+            // An uploaded dataset's rows as the workspace keeps them, so each level is checked against them.
+            input.workload = Some(crate::runs::with_uploaded_dataset(&self.store, workspace, workload).await?);
+        }
         let plan = input.validate(&connector.model)?;
         if let Some(workload) = &plan.template.workload {
             workload.refuse_a_file_on_a_server()?;

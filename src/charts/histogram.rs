@@ -34,10 +34,13 @@ fn bin_width(sorted: &[f64]) -> f64 {
 }
 
 /// One series of an overlaid histogram: its CSS class, its name in a bar's title, its values.
-struct Series<'a> {
-    class: &'static str,
-    name: &'static str,
-    values: &'a [f64],
+pub struct Series<'a> {
+    /// The bars' CSS class (`asked`, `served`).
+    pub class: &'static str,
+    /// What a bar's title calls it.
+    pub name: &'static str,
+    /// The values binned.
+    pub values: &'a [f64],
 }
 
 /// What a histogram is of: its label for a screen reader, its empty state, its unit and what it counts.
@@ -73,6 +76,17 @@ pub fn latency_histogram(total: &[f64], ttft: &[f64]) -> String {
 /// The histogram of token lengths a workload asked for (`asked`) beside those the server counted (`served`), as an
 /// `<svg>` element: how far the server's lengths are from the plan shows at a glance.
 pub fn length_histogram(asked: &[f64], served: &[f64], label: &'static str) -> String {
+    token_histogram(
+        &[
+            Series { class: "asked", name: "asked", values: asked },
+            Series { class: "served", name: "server's count", values: served },
+        ],
+        label,
+    )
+}
+
+/// The histogram of token lengths in `series`, drawn over one another, as an `<svg>` element.
+pub fn token_histogram(series: &[Series], label: &'static str) -> String {
     let what = Histogram {
         canvas: Canvas { height: 200, class: "histogram lengths" },
         label,
@@ -81,13 +95,7 @@ pub fn length_histogram(asked: &[f64], served: &[f64], label: &'static str) -> S
         counted: "requests",
         whole_x: true,
     };
-    overlaid(
-        &what,
-        &[
-            Series { class: "asked", name: "asked", values: asked },
-            Series { class: "served", name: "server's count", values: served },
-        ],
-    )
+    overlaid(&what, series)
 }
 
 /// The series drawn over one another in bins of one round width.

@@ -67,7 +67,7 @@ pub fn dataset_file(path: &Path) -> Result<WorkloadFile<DatasetFormat>, String> 
     })
     .map_err(|e| refused(path, e))?;
     shown.done(rows);
-    Ok(WorkloadFile { path: name, format, rows: rows_u32(path, rows)? })
+    Ok(WorkloadFile { path: name, format, rows: rows_u32(path, rows)?, uploaded: None })
 }
 
 /// The trace at `path`, its format from its extension (`.jsonl` Mooncake's, `.csv` BurstGPT's), every row read and
@@ -88,7 +88,7 @@ pub fn trace_file(path: &Path, requests: Option<u32>) -> Result<TraceFound, Stri
     })
     .map_err(|e| refused(path, e))?;
     shown.done(rows);
-    Ok(TraceFound { file: WorkloadFile { path: name, format, rows: rows_u32(path, rows)? }, span_us })
+    Ok(TraceFound { file: WorkloadFile { path: name, format, rows: rows_u32(path, rows)?, uploaded: None }, span_us })
 }
 
 #[cfg(test)]

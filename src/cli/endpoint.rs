@@ -170,6 +170,7 @@ impl Endpoint {
             cancel,
             prices: self.prices,
             tokenizer_file: None,
+            uploaded: None,
         };
         (id, execution)
     }

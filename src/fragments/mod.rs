@@ -6,6 +6,7 @@
 
 mod ab;
 mod compare;
+mod dataset;
 mod report;
 mod schedule;
 mod sweep;
@@ -17,6 +18,7 @@ use crate::wire::ServerHtml;
 
 pub use ab::ab_page;
 pub use compare::{comparison, run_choices};
+pub use dataset::dataset_listing;
 pub use report::{live_scatter, run_page, shared_page};
 pub use schedule::{baselines, history, pinnable_choices, schedule_header};
 pub use sweep::sweep_page;

@@ -40,6 +40,9 @@ pub struct Execution {
     /// A model's tokenizer.json to cut a workload's prompts with when the server has no `/tokenize` (given to
     /// `bench`; a server reads no path a request names).
     pub tokenizer_file: Option<std::path::PathBuf>,
+    /// The text of the dataset uploaded to the workspace that the workload sends (a server's runs; `bench` reads
+    /// its files from disk).
+    pub uploaded: Option<Arc<str>>,
 }
 
 /// How the sending went.
@@ -84,11 +87,11 @@ pub enum SinkError {
 
 /// Sends every request of the plan and hands the results to `sink`.
 pub async fn execute(run: Execution, sink: &mut impl BatchSink) -> Outcome {
-    let Execution { plan, target, model, client, seed, cancel, prices, tokenizer_file } = run;
+    let Execution { plan, target, model, client, seed, cancel, prices, tokenizer_file, uploaded } = run;
     let client = client.with_policy(plan.connections);
     // A workload's tokenizer is found before the first send; a stop meanwhile ends the run with nothing sent.
     let found = tokio::select! {
-        found = Requests::of(&plan, &client, &target, &model, tokenizer_file.as_deref()) => found,
+        found = Requests::of(&plan, &client, &target, &model, tokenizer_file.as_deref(), uploaded) => found,
         () = cancel.cancelled() => return Outcome::nothing_sent(None),
     };
     let requests = match found {
@@ -277,6 +280,7 @@ mod tests {
             cancel: CancellationToken::new(),
             prices: (None, None),
             tokenizer_file: None,
+            uploaded: None,
         };
         let mut sink =
             SlowFirstWrite { stats: format!("http://{}/sim/stats", sim.addr()), hold_until: 1_200, sizes: vec![] };

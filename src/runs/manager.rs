@@ -19,7 +19,7 @@ use crate::model::{
 };
 use crate::outbound::Reach;
 use crate::secrets::SecretBox;
-use crate::store::Store;
+use crate::store::{PromptsKept, Store};
 use crate::targets::{open_target, refuse_unreachable, workspace_reach};
 
 /// Where a run sends its requests, and the engine a probe found there (whose metrics the run then records).
@@ -32,6 +32,8 @@ struct Target {
 struct LiveRun {
     driving: Driving<RunId, broadcast::Sender<RunUpdate>>,
     updates: broadcast::Sender<RunUpdate>,
+    /// The text of the uploaded dataset its workload sends, read from the database when the run was recorded.
+    uploaded: Option<Arc<str>>,
 }
 
 /// Starts, follows and cancels runs. Cheap to clone.
@@ -120,6 +122,7 @@ impl RunManager {
         if let Some(workload) = &plan.workload {
             workload.refuse_a_file_on_a_server()?;
         }
+        let uploaded = super::uploaded_text(&self.store, workspace, plan.workload.as_ref()).await?;
         let id = RunId::new_random();
         let quota = match self.quota {
             Some(quota)
@@ -133,22 +136,27 @@ impl RunManager {
         let owned_by = (&connector, self.jobs.instance());
         let view = self.store.create_run_within(workspace, id, &plan, owned_by, quota.as_ref(), now).await?;
         let updates = broadcast::channel(256).0;
-        let live = LiveRun { driving: self.jobs.drive(id, workspace, updates.clone()), updates };
+        let live = LiveRun { driving: self.jobs.drive(id, workspace, updates.clone()), updates, uploaded };
         Ok((view, target, live))
     }
 
-    /// `input` with the saved workload it names copied in (the report keeps the workload as it was sent).
+    /// `input` with the saved workload it names copied in (the report keeps the workload as it was sent), and an
+    /// uploaded dataset's name, format and rows as the workspace keeps them.
     async fn with_saved_workload(
         &self,
         workspace: WorkspaceId,
         mut input: RunPlanInput,
     ) -> Result<RunPlanInput, StartError> {
-        let Some(id) = input.workload_id.take() else { return Ok(input) };
-        if input.workload.is_some() {
-            let reason = "name a saved workload or give one, not both";
-            return Err(crate::model::ValidationError::new("workloadId", reason).into());
+        if let Some(id) = input.workload_id.take() {
+            if input.workload.is_some() {
+                let reason = "name a saved workload or give one, not both";
+                return Err(crate::model::ValidationError::new("workloadId", reason).into());
+            }
+            input.workload = Some(self.store.get_workload(workspace, id).await?.spec);
         }
-        input.workload = Some(self.store.get_workload(workspace, id).await?.spec);
+        if let Some(workload) = input.workload.take() {
+            input.workload = Some(super::with_uploaded_dataset(&self.store, workspace, workload).await?);
+        }
         Ok(input)
     }
 
@@ -168,6 +176,7 @@ impl RunManager {
             prices: (run.input_price_per_mtok, run.output_price_per_mtok),
             // A server reads no path a request names.
             tokenizer_file: None,
+            uploaded: live.uploaded.clone(),
         };
         let mut sink = StoreAndBroadcast { manager: self, run: &run, live: &live, done: 0, errors: 0 };
         // A server a Spec Lab probe identified is read before, during and after the run (its own metrics).
@@ -232,7 +241,11 @@ impl BatchSink for StoreAndBroadcast<'_> {
     async fn accept(&mut self, batch: Vec<(IterationRecord, Measurement)>) -> Result<(), SinkError> {
         let started = std::time::Instant::now();
         // Idempotent: a batch whose commit went through unacknowledged is not stored twice.
-        if let Err(e) = while_reachable(|| self.manager.store.insert_iterations(self.run.id, &batch)).await {
+        if let Err(e) = while_reachable(|| {
+            self.manager.store.insert_iterations(self.run.id, &batch, PromptsKept::of(&self.run.plan))
+        })
+        .await
+        {
             tracing::error!(run = %self.run.id, error = %e, "storing iterations failed; stopping the run");
             return Err(SinkError::Store(e));
         }

@@ -57,13 +57,14 @@ pub struct Outgoing {
 impl Requests {
     /// The requests of `plan`: for a workload, its prompts start being made with the tokenizer of the server behind
     /// `target` (its `/tokenize`; without one `tokenizer_file`, else an estimate; a dataset needs none), and a trace's
-    /// instants are read.
+    /// instants are read; an uploaded dataset's rows are read from `uploaded`, its text.
     pub async fn of(
         plan: &RunPlan,
         client: &HttpClient,
         target: &RequestTarget,
         model: &str,
         tokenizer_file: Option<&std::path::Path>,
+        uploaded: Option<Arc<str>>,
     ) -> Result<Self, MakeError> {
         let Some(workload) = &plan.workload else { return Ok(Self::Prompts) };
         let tokenizer = match workload.needs_tokenizer() {
@@ -78,7 +79,7 @@ impl Requests {
             }
             _ => None,
         };
-        let maker = RequestMaker::new(workload.clone(), tokenizer);
+        let maker = RequestMaker::new(workload.clone(), tokenizer).reading(uploaded);
         let prepared = PreparedRequests::start(maker, making_order(plan));
         Ok(Self::Workload { prepared, conversations: Mutex::default(), replay })
     }

@@ -22,6 +22,7 @@ pub fn router(state: AppState) -> Router {
         .merge(routes::wallet_login_routes())
         .merge(routes::contact_link_routes())
         .route("/api/runs/{id}/events", get(routes::live_events))
+        .route("/api/datasets/upload", post(routes::dataset_upload))
         .route("/api/public/reports/{id}", get(routes::shared_report))
         .route("/api/public/reports/{id}/export", get(routes::shared_export))
         .route("/api/public/reports/{id}/view", get(routes::shared_report_view))

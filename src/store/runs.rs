@@ -99,6 +99,7 @@ impl Store {
         &self,
         run: RunId,
         batch: &[(IterationRecord, Measurement)],
+        prompts: PromptsKept,
     ) -> Result<(), StoreError> {
         let mut tx = self.begin_write().await?;
         for (record, measurement) in batch {
@@ -140,8 +141,7 @@ impl Store {
             .bind(record.max_itl_ms)
             .bind(record.itl_gaps.as_ref().map(crate::model::LogHistogram::to_text))
             .bind(record.sent_at_ms)
-            // A workload's prompt is made per request: its row keeps it (the plan holds the others).
-            .bind(record.asked_input_tokens.map(|_| record.prompt.as_str()))
+            .bind((prompts == PromptsKept::PerRow).then_some(record.prompt.as_str()))
             .bind(record.asked_input_tokens.map(i64::from))
             .bind(record.made_input_tokens.map(i64::from))
             .bind(record.asked_output_tokens.map(i64::from))
@@ -382,6 +382,27 @@ impl Store {
         .await?;
         let rows = rows.iter().map(|row| record_from_row(row, &run.plan)).collect::<Result<_, _>>()?;
         Ok(IterationPage { rows, matching, pages, page })
+    }
+}
+
+/// Where a run's prompts are kept: in its plan (a list of prompts, each sent many times), or in each iteration's row
+/// (a workload's prompts, made or read per request).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptsKept {
+    /// The plan holds them; a row names its prompt by index.
+    InPlan,
+    /// Each row keeps its own (shortened for its row).
+    PerRow,
+}
+
+impl PromptsKept {
+    /// Where `plan`'s prompts are kept.
+    pub fn of(plan: &RunPlan) -> Self {
+        if plan.workload.is_some() {
+            Self::PerRow
+        } else {
+            Self::InPlan
+        }
     }
 }
 

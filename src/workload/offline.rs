@@ -90,6 +90,11 @@ impl EstimateTokenizer {
         Ok(Self { bpe: Arc::new(bpe) })
     }
 
+    /// How many tokens `text` is.
+    pub fn count(&self, text: &str) -> usize {
+        self.bpe.encode_ordinary(text).len()
+    }
+
     /// The tokens of `text` (ids only: the prompt is cut by decoding them).
     pub fn tokenize(&self, text: &str) -> Vec<Token> {
         self.bpe.encode_ordinary(text).into_iter().map(|id| Token { id: u64::from(id), piece: None }).collect()

@@ -21,7 +21,7 @@ use rand::{Rng, SeedableRng};
 use tokio::sync::{mpsc, Notify, Semaphore};
 
 use super::choice::Tokenizer;
-use super::dataset::{read_rows, DatasetError, DatasetRow, Role};
+use super::dataset::{read_rows, read_rows_from, DatasetError, DatasetRow, Role};
 use super::lengths::LengthDraws;
 use super::prompt::{exact_prompt, exact_prompt_after, MadePrompt};
 use super::tokenizer::TokenizeError;
@@ -125,6 +125,8 @@ pub fn request_lengths(input: &LengthDist, output: &LengthDist, seed: u64, index
 pub struct RequestMaker {
     workload: Workload,
     tokenizer: Option<Tokenizer>,
+    /// An uploaded dataset's text, read instead of a file.
+    uploaded: Option<Arc<str>>,
     /// A shared-prefix workload's group prefixes, once made.
     prefixes: Mutex<HashMap<u32, String>>,
     /// A trace's blocks, once made.
@@ -134,7 +136,13 @@ pub struct RequestMaker {
 impl RequestMaker {
     /// The maker of `workload`'s requests with `tokenizer` (which every workload but a dataset needs).
     pub fn new(workload: Workload, tokenizer: Option<Tokenizer>) -> Self {
-        Self { workload, tokenizer, prefixes: Mutex::default(), blocks: Mutex::default() }
+        Self { workload, tokenizer, uploaded: None, prefixes: Mutex::default(), blocks: Mutex::default() }
+    }
+
+    /// The maker reading its dataset's rows from `uploaded`, the text of a dataset uploaded to the workspace (a
+    /// server reads no file a request names), when given.
+    pub fn reading(self, uploaded: Option<Arc<str>>) -> Self {
+        Self { uploaded, ..self }
     }
 
     /// The lengths of request `index` as drawn, when the workload draws them: its prompt's (a shared prefix's
@@ -268,16 +276,22 @@ impl RequestMaker {
     }
 }
 
-/// Reads the rows of `workload`'s file on a thread of its own (file reading blocks), in the file's order, until
-/// the receiver is dropped; `None` for a workload without a file.
-fn read_ahead(workload: &Workload) -> Option<mpsc::Receiver<Result<Row, DatasetError>>> {
+/// Reads the rows of `workload`'s file (or of `uploaded`, an uploaded dataset's text) on a thread of its own (file
+/// reading blocks), in the file's order, until the receiver is dropped; `None` for a workload without a file.
+fn read_ahead(workload: &Workload, uploaded: Option<Arc<str>>) -> Option<mpsc::Receiver<Result<Row, DatasetError>>> {
     type Reading = Box<dyn FnOnce(&mut dyn FnMut(Row) -> ControlFlow<()>) -> Result<u64, DatasetError> + Send>;
-    let reading: Reading = match workload {
-        Workload::Dataset { file, .. } => {
+    let reading: Reading = match (workload, uploaded) {
+        (Workload::Dataset { file, .. }, Some(text)) => {
+            let format = file.format;
+            Box::new(move |send| {
+                read_rows_from(std::io::Cursor::new(text.as_bytes()), format, |_, row| send(Row::Dataset(row)))
+            })
+        }
+        (Workload::Dataset { file, .. }, None) => {
             let (path, format) = (PathBuf::from(&file.path), file.format);
             Box::new(move |send| read_rows(&path, format, |_, row| send(Row::Dataset(row))))
         }
-        Workload::Trace { file, .. } => {
+        (Workload::Trace { file, .. }, _) => {
             let (path, format) = (PathBuf::from(&file.path), file.format);
             Box::new(move |send| read_trace(&path, format, |_, row| send(Row::Trace(row))))
         }
@@ -303,7 +317,7 @@ impl PreparedRequests {
         let made = Arc::new(Mutex::new(Made::default()));
         let changed = Arc::new(Notify::new());
         let window = Arc::new(Semaphore::new(WINDOW));
-        let rows = read_ahead(&maker.workload);
+        let rows = read_ahead(&maker.workload, maker.uploaded.clone());
         let producer = tokio::spawn({
             let (maker, made, changed, window) =
                 (Arc::clone(&maker), Arc::clone(&made), Arc::clone(&changed), Arc::clone(&window));

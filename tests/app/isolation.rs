@@ -32,6 +32,7 @@ struct Owned {
     ab_test: String,
     sweep: String,
     workload: String,
+    dataset: String,
     token_id: String,
     token: String,
     share_token: String,
@@ -51,8 +52,10 @@ impl Owned {
             &self.ab_test,
             &self.sweep,
             &self.workload,
+            &self.dataset,
             &self.token_id,
             "A-sweep",
+            "A-dataset.jsonl",
             "A-workload",
             "A-endpoint",
             "A-set",
@@ -138,6 +141,9 @@ async fn make_everything(app: &TestApp) -> (Owned, Vec<latency_guard::sim::SimHa
     let sweep = id(&ok(app, &cookie, "sweeps/start", sweep_input(&connector)).await);
     let token = ok(app, &cookie, "tokens/create", json!({"input": {"name": "A-token"}})).await;
     let workload = id(&ok(app, &cookie, "workloads/save", json!({"id": null, "input": workload_input()})).await);
+    let (status, uploaded) = app.upload("A-dataset.jsonl", b"{\"prompt\": \"A's row\"}".to_vec(), &cookie).await;
+    assert_eq!(status, 200, "{uploaded}");
+    let dataset = id(&serde_json::from_str(&uploaded).unwrap());
     let owned = Owned {
         connector,
         second_connector: second,
@@ -148,6 +154,7 @@ async fn make_everything(app: &TestApp) -> (Owned, Vec<latency_guard::sim::SimHa
         ab_test,
         sweep,
         workload,
+        dataset,
         token_id: id(&token["view"]),
         token: token["token"].as_str().unwrap().to_string(),
         share_token,
@@ -190,6 +197,8 @@ fn sweep(a: &Owned) -> Vec<(&'static str, Value, Expect)> {
         ("connectors/delete", json!({"id": conn}), NotFound),
         ("connectors/get", json!({"id": conn}), NotFound),
         ("connectors/list", json!({}), OwnOnly),
+        ("datasets/delete", json!({"id": a.dataset}), NotFound),
+        ("datasets/list", json!({}), OwnOnly),
         // The stored connector's key would be sent: the id alone must not lend it.
         (
             "connectors/test",
@@ -322,6 +331,7 @@ async fn a_is_intact(app: &TestApp, a: &Owned) {
     assert_eq!(ok(app, c, "sweeps/get", json!({"id": a.sweep})).await["summary"]["title"], "A-sweep");
     assert_eq!(ok(app, c, "workloads/list", json!({})).await[0]["name"], "A-workload");
     assert_eq!(ok(app, c, "workloads/choices", json!({})).await[0]["name"], "A-workload");
+    assert_eq!(ok(app, c, "datasets/list", json!({})).await[0]["choice"]["name"], "A-dataset.jsonl");
     let tokens = ok(app, c, "tokens/list", json!({})).await;
     assert_eq!((tokens.as_array().unwrap().len(), tokens[0]["state"].as_str()), (1, Some("active")));
     let shared = client()
@@ -394,6 +404,7 @@ async fn the_sweep_names_every_server_function_the_app_serves() {
         ab_test: String::new(),
         sweep: String::new(),
         workload: String::new(),
+        dataset: String::new(),
         token_id: String::new(),
         token: String::new(),
         share_token: String::new(),

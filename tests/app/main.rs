@@ -12,6 +12,7 @@ mod api;
 mod api_tokens;
 mod architecture;
 mod compare;
+mod datasets;
 mod export;
 mod isolation;
 mod replicas;

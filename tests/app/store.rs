@@ -6,7 +6,7 @@ use crate::common::TestDb;
 use latency_guard::config::Secret;
 use latency_guard::model::{ConnectorId, ConnectorInput, ValidConnector, WorkspaceId};
 use latency_guard::secrets::SecretBox;
-use latency_guard::store::{Store, StoreError};
+use latency_guard::store::{PromptsKept, Store, StoreError};
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
@@ -248,8 +248,8 @@ async fn runs_store_iterations_in_order_and_running_runs_become_interrupted(db: 
             (IterationRecord::from_measurement(&plan.prompts[job.prompt_index as usize], job, &m, Some(1.0), None), m)
         })
         .collect();
-    store.insert_iterations(id, &rows[2..]).await.unwrap();
-    store.insert_iterations(id, &rows[..2]).await.unwrap();
+    store.insert_iterations(id, &rows[2..], PromptsKept::InPlan).await.unwrap();
+    store.insert_iterations(id, &rows[..2], PromptsKept::InPlan).await.unwrap();
     let back = store.run_iterations(ws, id).await.unwrap();
     assert_eq!(back, rows.iter().map(|(r, _)| r.clone()).collect::<Vec<_>>(), "stored in send order, exactly");
     assert_eq!(back[1].prompt, "second");
@@ -323,7 +323,7 @@ async fn a_workload_runs_rows_keep_their_prompts_and_asked_lengths(db: &TestDb) 
             (record, m)
         })
         .collect();
-    store.insert_iterations(id, &rows).await.unwrap();
+    store.insert_iterations(id, &rows, PromptsKept::of(&plan)).await.unwrap();
     let back = store.run_iterations(ws, id).await.unwrap();
     assert_eq!(back, rows.iter().map(|(r, _)| r.clone()).collect::<Vec<_>>());
     assert_eq!(
@@ -416,7 +416,7 @@ async fn iteration_pages_from_sql_match_the_table_definition(db: &TestDb) {
             (IterationRecord::from_measurement(prompt, job, &m, None, None), m)
         })
         .collect();
-    store.insert_iterations(id, &rows).await.unwrap();
+    store.insert_iterations(id, &rows, PromptsKept::InPlan).await.unwrap();
     let all = store.run_iterations(ws, id).await.unwrap();
     assert_eq!(all.len(), 125, "2 warm-ups and 41 × 3 measured");
     for sort in [SortKey::Seq, SortKey::Ttft, SortKey::Total, SortKey::TokensOut] {

@@ -223,6 +223,19 @@ impl TestApp {
         (response.status().as_u16(), response.text().await.unwrap())
     }
 
+    /// `POST /api/datasets/upload?name=<name>` with the file `bytes` as the body, as a browser uploads one.
+    pub async fn upload(&self, name: &str, bytes: Vec<u8>, cookie: &str) -> (u16, String) {
+        let response = client()
+            .post(format!("{}/api/datasets/upload", self.base))
+            .query(&[("name", name)])
+            .header("cookie", cookie)
+            .body(bytes)
+            .send()
+            .await
+            .unwrap();
+        (response.status().as_u16(), response.text().await.unwrap())
+    }
+
     /// `GET path` with an optional cookie; returns status, the `Location` header and the body.
     pub async fn get(&self, path: &str, cookie: Option<&str>) -> (u16, Option<String>, String) {
         let mut request = client().get(format!("{}{path}", self.base));

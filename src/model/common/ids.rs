@@ -58,6 +58,10 @@ typed_id!(
     WorkloadId
 );
 typed_id!(
+    /// Identifies one dataset uploaded to a workspace.
+    DatasetId
+);
+typed_id!(
     /// Identifies one pinned baseline.
     BaselineId
 );

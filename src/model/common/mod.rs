@@ -7,8 +7,8 @@ pub(in crate::model) mod time;
 
 pub use checked::Checked;
 pub use ids::{
-    AbTestId, AlertId, ApiTokenId, BaselineId, BenchmarkSetId, ConnectorId, EvaluationId, RunId, ScheduleId, SweepId,
-    WorkloadId, WorkspaceId,
+    AbTestId, AlertId, ApiTokenId, BaselineId, BenchmarkSetId, ConnectorId, DatasetId, EvaluationId, RunId, ScheduleId,
+    SweepId, WorkloadId, WorkspaceId,
 };
 pub use text::{display_name, is_one_email_address, prompt_text};
 pub use time::{iso8601_utc, utc_minute, utc_second};

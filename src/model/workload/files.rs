@@ -16,6 +16,8 @@ pub enum DatasetFormat {
     Csv,
 }
 
+crate::model::spelled!(DatasetFormat { Jsonl => "jsonl", Json => "json", Csv => "csv" });
+
 impl DatasetFormat {
     /// The format a file's name says: by its extension.
     pub fn of_path(path: &str) -> Option<Self> {
@@ -55,18 +57,24 @@ impl TraceFormat {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct WorkloadFile<F> {
-    /// Where it is, on the machine that runs `bench` (a server reads no path a request names).
+    /// Where it is, on the machine that runs `bench` (a server reads no path a request names); an uploaded
+    /// dataset's name as uploaded.
     pub path: String,
     /// How its rows are written.
     pub format: F,
     /// Rows it holds.
     pub rows: u32,
+    /// A dataset uploaded to the workspace and kept by the server, which a server may read (its name, format and
+    /// rows are then the server's record of it, whatever a request says).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uploaded: Option<crate::model::DatasetId>,
 }
 
 impl<F: Serialize> WorkloadFile<F> {
     /// The file in a few words: `chats.jsonl (jsonl, 1200 rows)`.
     pub fn describe(&self) -> String {
         let format = serde_json::to_value(&self.format).ok().and_then(|v| v.as_str().map(str::to_string));
-        format!("{} ({}, {} rows)", self.path, format.unwrap_or_default(), self.rows)
+        let uploaded = if self.uploaded.is_some() { "uploaded, " } else { "" };
+        format!("{} ({uploaded}{}, {} rows)", self.path, format.unwrap_or_default(), self.rows)
     }
 }

@@ -307,14 +307,23 @@ impl Workload {
         matches!(self, Self::Dataset { .. } | Self::Trace { .. })
     }
 
+    /// The uploaded dataset the workload sends, when it sends one (which a server reads from its own records).
+    pub fn uploaded_dataset(&self) -> Option<crate::model::DatasetId> {
+        match self {
+            Self::Dataset { file, .. } => file.uploaded,
+            _ => None,
+        }
+    }
+
     /// Refuses, on a server, a workload that names a file: a path names a file on the server's machine, and a
-    /// request must never make it read one (and send the contents on).
+    /// request must never make it read one (and send the contents on). A dataset uploaded to the workspace is the
+    /// server's own record, not a path.
     pub fn refuse_a_file_on_a_server(&self) -> Result<(), ValidationError> {
-        if !self.reads_a_file() {
+        if !self.reads_a_file() || self.uploaded_dataset().is_some() {
             return Ok(());
         }
-        let reason = "a server reads no file a request names: send a dataset or a trace with `latency-guard bench` \
-                      on the machine that holds it";
+        let reason = "a server reads no file a request names: upload the dataset to the workspace, or send a dataset \
+                      or a trace with `latency-guard bench` on the machine that holds it";
         Err(ValidationError::new("workload.file", reason))
     }
 

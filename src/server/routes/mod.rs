@@ -1,8 +1,9 @@
 //! The routes axum serves beside the Leptos pages and server functions: login links, wallet login, contact-address
-//! links, live run events, public share reads and the Guard tick hook. Each handler takes the parts of the state it needs and calls one domain
+//! links, live run events, dataset uploads, public share reads and the Guard tick hook. Each handler takes the parts of the state it needs and calls one domain
 //! function; replies, statuses and headers are decided here and nowhere below.
 
 mod contact_link;
+mod dataset_upload;
 mod guard_hook;
 mod live_events;
 mod login;
@@ -10,6 +11,7 @@ mod shared_reports;
 mod wallet_login;
 
 pub use contact_link::contact_link_routes;
+pub use dataset_upload::dataset_upload;
 pub use guard_hook::guard_tick_hook;
 pub use live_events::live_events;
 pub use login::login_routes;

@@ -61,7 +61,11 @@ impl LengthFields {
 
 /// The fields of `length`, their ids starting with `id` (`input-kind`, `input-tokens`, …).
 #[component]
-pub fn LengthInputs(id: &'static str, label: &'static str, length: LengthFields) -> impl IntoView {
+pub fn LengthInputs(
+    id: &'static str,
+    #[prop(into)] label: Signal<&'static str>,
+    length: LengthFields,
+) -> impl IntoView {
     let LengthFields { kind, tokens, min, max, center, spread } = length;
     let is = move |k: &'static str| move || kind.get() == k;
     let ranged = move || kind.get() != "fixed";
@@ -69,7 +73,7 @@ pub fn LengthInputs(id: &'static str, label: &'static str, length: LengthFields)
     let log = move || kind.get() == "logNormal";
     view! {
         <fieldset class="length" id=id>
-            <legend>{label}</legend>
+            <legend>{move || label.get()}</legend>
             <label>"Drawn"
                 <select id=format!("{id}-kind") on:change=move |ev| kind.set(event_target_value(&ev)) prop:value=move || kind.get()>
                     <option value="fixed">"fixed"</option>

@@ -5,10 +5,10 @@
 use leptos::prelude::*;
 
 use super::length_fields::{LengthFields, LengthInputs};
-use super::{number, SubmitRow};
+use super::{invalid, number, Datasets, SubmitRow};
 use crate::api::workloads::save_workload;
 use crate::error::AppError;
-use crate::model::{Checked, ThinkTime, Workload, WorkloadInput};
+use crate::model::{Checked, DatasetChoice, ThinkTime, Workload, WorkloadFile, WorkloadInput};
 
 /// A multi-turn user's think time, as typed.
 #[derive(Clone, Copy)]
@@ -37,6 +37,8 @@ impl ThinkFields {
 /// Every field of the form.
 #[derive(Clone, Copy)]
 struct Fields {
+    /// The uploaded dataset a dataset workload sends.
+    dataset: RwSignal<Option<DatasetChoice>>,
     kind: RwSignal<String>,
     requests: RwSignal<String>,
     seed: RwSignal<String>,
@@ -64,6 +66,24 @@ impl Fields {
                 requests: requests()?,
                 seed,
             },
+            "dataset" => {
+                let Some(dataset) = self.dataset.get_untracked() else {
+                    return Err(invalid("workload.file", "choose an uploaded dataset".into()));
+                };
+                // The server puts its own record of the dataset here (its name, format and rows).
+                let file = WorkloadFile {
+                    path: dataset.name,
+                    format: dataset.format,
+                    rows: dataset.rows,
+                    uploaded: Some(dataset.id),
+                };
+                Workload::Dataset {
+                    file,
+                    requests: requests()?,
+                    output: Some(self.output.read("workload.output")?),
+                    seed,
+                }
+            }
             "multiTurn" => Workload::MultiTurn {
                 users: number(&self.users.get_untracked(), "workload.users")?,
                 turns: number(&self.turns.get_untracked(), "workload.turns")?,
@@ -83,12 +103,13 @@ impl Fields {
     }
 }
 
-/// The form; `saved` goes up by one each time a workload is saved.
+/// The form; `saved` goes up by one each time a workload is saved. A dataset workload picks one of `datasets`.
 #[component]
-pub fn WorkloadForm(saved: RwSignal<u32>) -> impl IntoView {
+pub fn WorkloadForm(saved: RwSignal<u32>, datasets: Datasets) -> impl IntoView {
     let name = RwSignal::new(String::new());
     let text = |v: &str| RwSignal::new(v.to_string());
     let fields = Fields {
+        dataset: RwSignal::new(None),
         kind: text("synthetic"),
         requests: text("20"),
         seed: text("1"),
@@ -126,8 +147,12 @@ pub fn WorkloadForm(saved: RwSignal<u32>) -> impl IntoView {
                     <option value="synthetic">"Synthetic: prompts and answers of drawn token lengths"</option>
                     <option value="sharedPrefix">"Shared prefix: groups of requests with a common prefix"</option>
                     <option value="multiTurn">"Multi-turn: conversations, each turn carrying the ones before"</option>
+                    <option value="dataset">"Dataset: an uploaded file's prompts, sent as written"</option>
                 </select>
             </label>
+            <div hidden=move || kind.get() != "dataset">
+                <DatasetSelect datasets chosen=fields.dataset/>
+            </div>
             <div class="prices">
                 <Show when=move || kind.get() != "multiTurn">
                     <label>"Requests" <input id="workload-requests" inputmode="numeric" bind:value=fields.requests/></label>
@@ -158,13 +183,44 @@ pub fn WorkloadForm(saved: RwSignal<u32>) -> impl IntoView {
                     </Show>
                 </div>
             </Show>
-            {move || view! { <LengthInputs id="input" label=first_label() length=fields.input/> }}
+            <div hidden=is("dataset")>
+                {move || view! { <LengthInputs id="input" label=first_label() length=fields.input/> }}
+            </div>
             <Show when=is("multiTurn")>
                 <LengthInputs id="follow-up" label="Each later message" length=fields.follow_up/>
             </Show>
-            <LengthInputs id="output" label="Answer length (max_tokens, with ignore_eos where the server takes it)" length=fields.output/>
+            <LengthInputs id="output" label=move || if kind.get() == "dataset" {
+                    "Answer length of a row that gives none (max_tokens, with ignore_eos where the server takes it)"
+                } else {
+                    "Answer length (max_tokens, with ignore_eos where the server takes it)"
+                } length=fields.output/>
             <SubmitRow id="save-workload" label="Save workload" pending=save.pending()
                 error=Signal::derive(move || save.value().get().and_then(Result::err).map(|e| e.to_string()))/>
         </form>
+    }
+}
+
+/// The uploaded datasets to choose from, once listed (read in an effect, so the form waits on nothing).
+#[component]
+fn DatasetSelect(datasets: Datasets, chosen: RwSignal<Option<DatasetChoice>>) -> impl IntoView {
+    let choices = RwSignal::new(Vec::<DatasetChoice>::new());
+    Effect::new(move |_| {
+        if let Some(Ok(list)) = datasets.get() {
+            choices.set(list.into_iter().map(|listing| listing.choice).collect());
+        }
+    });
+    let pick = move |ev| {
+        let id = event_target_value(&ev);
+        chosen.set(choices.with_untracked(|list| list.iter().find(|c| c.id.to_string() == id).cloned()));
+    };
+    view! {
+        <label>"Uploaded dataset"
+            <select id="workload-dataset" on:change=pick>
+                <option value="">"choose a dataset"</option>
+                {move || choices.get().into_iter().map(|c| view! {
+                    <option value=c.id.to_string()>{format!("{} ({} rows)", c.name, c.rows)}</option>
+                }).collect_view()}
+            </select>
+        </label>
     }
 }

@@ -3,9 +3,10 @@
 
 use leptos::prelude::*;
 
+use crate::api::datasets::list_datasets;
 use crate::api::workloads::{delete_workload, workload_choices};
 use crate::model::WorkloadChoice;
-use crate::ui::components::{ErrorBox, Layout, WorkloadForm};
+use crate::ui::components::{DatasetsPanel, ErrorBox, Layout, WorkloadForm};
 use crate::ui::hooks::resource;
 
 /// The workloads page.
@@ -13,12 +14,15 @@ use crate::ui::hooks::resource;
 pub fn WorkloadsPage() -> impl IntoView {
     let refresh = RwSignal::new(0u32);
     let choices = resource(move || refresh.get(), |_| workload_choices());
+    let datasets_changed = RwSignal::new(0u32);
+    let datasets = resource(move || datasets_changed.get(), |_| list_datasets());
     view! {
         <Layout title="Workloads">
             <p class="lead">"What a run sends when it does not send a list of prompts: prompts and answers of exact token \
-                lengths, groups sharing a prefix (the server's prefix cache at work), or multi-turn conversations. \
+                lengths, groups sharing a prefix (the server's prefix cache at work), multi-turn conversations, or an \
+                uploaded dataset's prompts. \
                 A new run, a sweep or a capacity search names one; the report keeps every parameter."</p>
-            <WorkloadForm saved=refresh/>
+            <WorkloadForm saved=refresh datasets/>
             <Transition fallback=|| view! { <p>"Loading workloads…"</p> }>
                 {move || Suspend::new(async move {
                     match choices.await {
@@ -33,6 +37,7 @@ pub fn WorkloadsPage() -> impl IntoView {
                     }
                 })}
             </Transition>
+            <DatasetsPanel datasets changed=datasets_changed/>
         </Layout>
     }
 }

@@ -1,0 +1,142 @@
+//! Datasets uploaded in the browser: checked row by row before anything is stored (a bad row named by its number,
+//! a file over the limit, a name that is no dataset format, text that is not UTF-8 or holds NUL), listed with their
+//! rows and length histograms, named by a saved workload whose run sends their rows in order, kept per workspace,
+//! and deleted. On both databases.
+
+use crate::common::{self, TestApp};
+use latency_guard::sim::{self, SimConfig};
+use serde_json::{json, Value};
+
+async fn listed(app: &TestApp, cookie: &str) -> Vec<Value> {
+    let (status, text) = app.call("datasets/list", json!({}), Some(cookie)).await;
+    assert_eq!(status, 200, "{text}");
+    serde_json::from_str::<Value>(&text).unwrap().as_array().unwrap().clone()
+}
+
+/// Five chat prompts, the third asking a 3-token answer.
+fn chats() -> String {
+    (1..=5)
+        .map(|i| match i {
+            3 => format!("{{\"prompt\": \"question {i}\", \"output_tokens\": 3}}"),
+            _ => format!("{{\"messages\": [{{\"role\": \"user\", \"content\": \"question {i}\"}}]}}"),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[tokio::test]
+async fn a_bad_upload_is_refused_with_what_is_wrong_and_nothing_is_stored() {
+    common::on_both(|app| async move {
+        let (_, cookie) = app.session_for("owner").await;
+        let cases: [(&str, Vec<u8>, u16, &str); 6] = [
+            ("d.jsonl", b"{\"prompt\": \"a\"}\n{\"prompt\": \"b\"}\n{\"prompts\": 1}\n".to_vec(), 400, "row 3: "),
+            ("d.csv", b"question,answer\nhi,there\n".to_vec(), 400, "prompt"),
+            ("d.txt", b"{\"prompt\": \"a\"}".to_vec(), 400, "must end in .jsonl"),
+            ("d.jsonl", b"{\"prompt\": \"a\xff\"}".to_vec(), 400, "not UTF-8 text"),
+            ("d.json", b"[]".to_vec(), 400, "holds no rows"),
+            ("d.jsonl", vec![b'\n'; latency_guard::model::MAX_DATASET_BYTES + 1], 413, "larger than the limit"),
+        ];
+        for (name, bytes, status, says) in cases {
+            let (got, reply) = app.upload(name, bytes, &cookie).await;
+            assert_eq!(got, status, "{name}: {reply}");
+            let error = serde_json::from_str::<Value>(&reply).unwrap()["error"].as_str().unwrap().to_string();
+            assert!(error.contains(says), "{name}: {error}");
+        }
+        assert!(listed(&app, &cookie).await.is_empty(), "a refused upload stores nothing");
+        let (status, _) = app.upload("d.jsonl", chats().into_bytes(), "lg_session=nobody").await;
+        assert_eq!(status, 401, "an upload needs a session");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn an_uploaded_dataset_is_listed_run_by_a_saved_workload_and_kept_per_workspace() {
+    common::on_both(|app| async move {
+        let sim = sim::spawn_local(SimConfig::fixed_ms(1, 0, 4)).await.unwrap();
+        let (_, cookie) = app.session_for("owner").await;
+        let (status, uploaded) = app.upload("chats.jsonl", chats().into_bytes(), &cookie).await;
+        assert_eq!(status, 200, "{uploaded}");
+        let dataset: Value = serde_json::from_str(&uploaded).unwrap();
+        assert_eq!(
+            (dataset["name"].as_str(), dataset["format"].as_str(), dataset["rows"].as_u64()),
+            (Some("chats.jsonl"), Some("jsonl"), Some(5))
+        );
+        // o200k_base: "question 1" is 3 tokens; one row asks 3.
+        assert_eq!((&dataset["promptTokens"], &dataset["outputTokens"]), (&json!([[3, 5]]), &json!([[3, 1]])));
+        let list = listed(&app, &cookie).await;
+        assert_eq!(list.len(), 1);
+        assert_eq!(list[0]["choice"]["rows"], 5);
+        assert!(list[0]["summary"].as_str().unwrap().starts_with("5 rows, "), "{}", list[0]["summary"]);
+        assert!(
+            list[0]["lengths"].as_str().unwrap().contains("prompt, estimated: 5 request(s)"),
+            "{}",
+            list[0]["lengths"]
+        );
+
+        let created = json!({"input": {"name": "sim", "baseUrl": sim.base_url(), "model": "sim-model"}});
+        let (_, connector) = app.call("connectors/create", created, Some(&cookie)).await;
+        let connector = serde_json::from_str::<Value>(&connector).unwrap()["id"].clone();
+        // What the request says of the file is replaced by the server's record of it.
+        let spec = json!({"kind": "dataset", "requests": 4, "seed": 0, "output": {"kind": "fixed", "tokens": 2},
+                          "file": {"path": "/etc/passwd", "format": "csv", "rows": 999, "uploaded": dataset["id"]}});
+        let (status, saved) = app
+            .call("workloads/save", json!({"id": null, "input": {"name": "chats", "spec": spec}}), Some(&cookie))
+            .await;
+        assert_eq!(status, 200, "{saved}");
+        let saved: Value = serde_json::from_str(&saved).unwrap();
+        assert_eq!(
+            saved["spec"]["file"],
+            json!({"path": "chats.jsonl", "format": "jsonl", "rows": 5, "uploaded": dataset["id"]})
+        );
+        let plan = json!({"input": {"connectorId": connector, "agent": {"name": "bot", "tokenBudget": 8}, "prompts": [],
+                                    "iterations": 1, "warmup": 1, "workloadId": saved["id"],
+                                    "mode": {"kind": "closed", "concurrency": 1}}});
+        let (status, run) = app.call("runs/start", plan.clone(), Some(&cookie)).await;
+        assert_eq!(status, 200, "{run}");
+        let run = serde_json::from_str::<Value>(&run).unwrap()["id"].as_str().unwrap().to_string();
+        common::follow_events(&app, &cookie, &run, usize::MAX).await;
+        let (_, report) = app.call("runs/report", json!({"id": run}), Some(&cookie)).await;
+        let snapshot = serde_json::from_str::<Value>(&report).unwrap()["snapshot"].clone();
+        let results = snapshot["results"].as_array().unwrap_or_else(|| panic!("{report}"));
+        // The warm-up sends the first row; the four measured requests the rows after it, in the file's order.
+        let sent: Vec<(&str, bool, u64)> = results
+            .iter()
+            .map(|r| (r["prompt"].as_str().unwrap(), r["warmup"].as_bool().unwrap(), r["tokensOut"].as_u64().unwrap()))
+            .collect();
+        assert_eq!(
+            sent,
+            [
+                ("question 1", true, 2),
+                ("question 2", false, 2),
+                ("question 3", false, 3),
+                ("question 4", false, 2),
+                ("question 5", false, 2)
+            ],
+            "the third row asks its own answer length"
+        );
+        assert_eq!(snapshot["workload"]["spec"]["file"]["path"], "chats.jsonl");
+
+        // Another workspace finds neither the dataset nor a workload naming it.
+        let (_, other) = app.session_for("someone else").await;
+        assert!(listed(&app, &other).await.is_empty());
+        let (status, reply) = app
+            .call("workloads/save", json!({"id": null, "input": {"name": "theirs", "spec": spec}}), Some(&other))
+            .await;
+        assert_eq!(status, 404, "{reply}");
+        let (status, _) = app.call("datasets/delete", json!({"id": dataset["id"]}), Some(&other)).await;
+        assert_eq!(status, 404);
+
+        let (status, _) = app.call("datasets/delete", json!({"id": dataset["id"]}), Some(&cookie)).await;
+        assert_eq!(status, 200);
+        assert!(listed(&app, &cookie).await.is_empty());
+        let (status, reply) = app.call("runs/start", plan, Some(&cookie)).await;
+        assert_eq!(status, 404, "a workload whose dataset was deleted cannot run: {reply}");
+        let (_, report) = app.call("runs/report", json!({"id": run}), Some(&cookie)).await;
+        assert_eq!(
+            serde_json::from_str::<Value>(&report).unwrap()["snapshot"]["results"].as_array().unwrap().len(),
+            5,
+            "the report stays"
+        );
+    })
+    .await;
+}
