@@ -4,6 +4,7 @@
 //! they may share. Each arm's server metrics are recorded around the cell when its engine is known.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::join_all;
@@ -12,9 +13,11 @@ use tokio_util::sync::CancellationToken;
 
 use super::record_during;
 use crate::engine::{
-    measure_dropping_rejected_stream_options, ChatMessage, ChatRequest, HttpClient, RequestTarget, StreamOptions,
+    measure_dropping_rejected_stream_options, unsent, ChatMessage, ChatRequest, HttpClient, RequestTarget,
+    StreamOptions,
 };
-use crate::model::{AbCellPlan, AbPlan, IterationRecord, Job, ServerKind, ServerMetrics};
+use crate::model::{AbCellPlan, AbPlan, IterationRecord, Job, PromptTokenizer, ServerKind, ServerMetrics};
+use crate::workload::{MakeError, Prepared, PreparedRequests, RequestMaker, Tokenizer};
 
 /// One endpoint to send to.
 #[derive(Debug, Clone)]
@@ -69,12 +72,48 @@ pub struct MeasuredCell {
     pub cut_short: bool,
 }
 
+/// How a test with a workload makes its requests: with the baseline server's tokenizer (its `/tokenize`, else an
+/// estimate), and an uploaded dataset's text.
+#[derive(Clone)]
+pub struct AbWorkload {
+    tokenizer: Option<Tokenizer>,
+    uploaded: Option<Arc<str>>,
+}
+
+impl AbWorkload {
+    /// What `plan`'s workload needs, found before anything is sent (`None` for a test of prompts): the tokenizer of
+    /// the baseline's server (without a `/tokenize`, `tokenizer_file`, else an estimate), which makes each request
+    /// once for both arms, and `uploaded`, an uploaded dataset's text.
+    pub async fn of(
+        client: &HttpClient,
+        plan: &AbPlan,
+        arms: &[AbArm; 2],
+        tokenizer_file: Option<&std::path::Path>,
+        uploaded: Option<Arc<str>>,
+    ) -> Result<Option<Self>, MakeError> {
+        let Some(workload) = &plan.workload else { return Ok(None) };
+        let tokenizer = match workload.needs_tokenizer() {
+            true => Some(Tokenizer::choose(client, &arms[0].target, &arms[0].model, tokenizer_file).await?),
+            false => None,
+        };
+        Ok(Some(Self { tokenizer, uploaded }))
+    }
+
+    /// The tokenizer the prompts are made with, for the report.
+    pub fn tokenizer(&self) -> Option<PromptTokenizer> {
+        self.tokenizer.as_ref().map(Tokenizer::used)
+    }
+}
+
 /// Sends every cell of `plan` to `arms` (baseline, candidate), calling `progress` after each round. Stops between
-/// rounds on `cancel`; the cells measured so far are returned, the last marked when it was cut short.
+/// rounds on `cancel`; the cells measured so far are returned, the last marked when it was cut short. A plan with a
+/// workload makes its requests as `workload` says, each cell with a seed of its own (so that no cell finds the one
+/// before it in a prefix cache), each request once for both arms.
 pub async fn run_ab(
     client: &HttpClient,
     plan: &AbPlan,
     arms: &[AbArm; 2],
+    workload: Option<&AbWorkload>,
     cancel: &CancellationToken,
     progress: &mut (dyn FnMut(AbProgress) + Send),
 ) -> Vec<MeasuredCell> {
@@ -85,7 +124,18 @@ pub async fn run_ab(
         if cancel.is_cancelled() {
             break;
         }
-        let sender = Sender { client, plan, arms, cell, rejected: &rejected };
+        let made = match (&plan.workload, workload) {
+            (Some(spec), Some(how)) => {
+                let spec = spec.at_level(spec.requests(), index as u32);
+                let maker = RequestMaker::new(spec, how.tokenizer.clone()).reading(how.uploaded.clone());
+                // In send order: the warm-ups (the indices after the measured ones), then the measured requests.
+                let requests = plan.requests_per_cell() as u32;
+                let order = (requests..requests + plan.warmup).chain(0..requests);
+                Some(PreparedRequests::start(maker, order))
+            }
+            _ => None,
+        };
+        let sender = Sender { client, plan, arms, cell, rejected: &rejected, made: made.as_ref() };
         let mut report = |done_in_cell| {
             progress(AbProgress {
                 cell: index,
@@ -134,6 +184,24 @@ struct Sender<'a> {
     cell: AbCellPlan,
     /// Per arm: the endpoint rejected `stream_options`, so later requests go without it.
     rejected: &'a [AtomicBool; 2],
+    /// A workload's requests of this cell, made ahead.
+    made: Option<&'a PreparedRequests>,
+}
+
+/// What one job sends to both arms: the plan's prompt, or a workload's request made once.
+struct Outgoing {
+    /// Messages before the user's (a dataset row's system prompt and earlier turns).
+    context: Vec<ChatMessage>,
+    /// The user's message.
+    text: String,
+    /// `max_tokens`.
+    max_tokens: u32,
+    /// A workload's asked answer length, which the answer must reach (`ignore_eos`).
+    ignore_eos: bool,
+    /// The prompt's length asked and made, and the answer's asked, for the row.
+    lengths: (Option<u32>, Option<u32>, Option<u32>),
+    /// Why a workload's request could not be made: both arms record it as a failure, nothing is sent.
+    unmade: Option<String>,
 }
 
 impl Sender<'_> {
@@ -144,33 +212,28 @@ impl Sender<'_> {
         progress: &mut (dyn FnMut(u64) + Send),
     ) -> ([Vec<TimedRecord>; 2], bool) {
         let mut sent: [Vec<TimedRecord>; 2] = [Vec::new(), Vec::new()];
-        let prompts = self.plan.prompts.len() as u32;
-        let warmups: Vec<Job> = (0..self.plan.warmup)
-            .map(|k| Job { seq: u64::from(k), prompt_index: k % prompts, iteration: k / prompts, warmup: true })
-            .collect();
+        let (warmups, jobs) = self.jobs();
+        let mut outgoing = Vec::with_capacity(warmups.len());
+        for job in &warmups {
+            outgoing.push(self.outgoing(*job).await);
+        }
         for (arm, requests) in sent.iter_mut().enumerate() {
-            for job in &warmups {
-                requests.push(self.send(arm, *job).await);
+            for (job, out) in warmups.iter().zip(&outgoing) {
+                requests.push(self.send(arm, *job, out).await);
             }
         }
         progress(2 * warmups.len() as u64);
-        let jobs: Vec<Job> = (0..self.plan.iterations)
-            .flat_map(|iteration| (0..prompts).map(move |prompt_index| (iteration, prompt_index)))
-            .enumerate()
-            .map(|(k, (iteration, prompt_index))| Job {
-                seq: u64::from(self.plan.warmup) + k as u64,
-                prompt_index,
-                iteration,
-                warmup: false,
-            })
-            .collect();
         for (round, batch) in jobs.chunks(self.cell.concurrency as usize).enumerate() {
             if cancel.is_cancelled() {
                 return (sent, true);
             }
+            let mut outgoing = Vec::with_capacity(batch.len());
+            for job in batch {
+                outgoing.push(self.outgoing(*job).await);
+            }
             let order = if round % 2 == 0 { [0, 1] } else { [1, 0] };
             for arm in order {
-                let results = join_all(batch.iter().map(|job| self.send(arm, *job))).await;
+                let results = join_all(batch.iter().zip(&outgoing).map(|(job, out)| self.send(arm, *job, out))).await;
                 sent[arm].extend(results);
             }
             progress((sent[0].len() + sent[1].len()) as u64);
@@ -181,41 +244,120 @@ impl Sender<'_> {
         (sent, false)
     }
 
-    /// Sends one request of `job` to arm `arm` and measures it.
-    async fn send(&self, arm: usize, job: Job) -> TimedRecord {
+    /// The warm-ups and the measured jobs of a cell. The plan's prompts: each `iterations` times, the warm-ups
+    /// going round them; a workload's requests: once each, the warm-ups the indices after them.
+    fn jobs(&self) -> (Vec<Job>, Vec<Job>) {
+        let warmup = self.plan.warmup;
+        let job =
+            |seq: u64, prompt_index: u32, iteration: u32, warmup: bool| Job { seq, prompt_index, iteration, warmup };
+        if self.made.is_some() {
+            let requests = self.plan.requests_per_cell() as u32;
+            let warmups = (0..warmup).map(|k| job(u64::from(k), requests + k, 0, true)).collect();
+            let jobs = (0..requests).map(|i| job(u64::from(warmup + i), i, 0, false)).collect();
+            return (warmups, jobs);
+        }
+        let prompts = self.plan.prompts.len() as u32;
+        let warmups = (0..warmup).map(|k| job(u64::from(k), k % prompts, k / prompts, true)).collect();
+        let jobs = (0..self.plan.iterations)
+            .flat_map(|iteration| (0..prompts).map(move |prompt_index| (iteration, prompt_index)))
+            .enumerate()
+            .map(|(k, (iteration, prompt_index))| job(u64::from(warmup) + k as u64, prompt_index, iteration, false))
+            .collect();
+        (warmups, jobs)
+    }
+
+    /// What `job` sends to both arms: its prompt, or its workload request once made.
+    async fn outgoing(&self, job: Job) -> Outgoing {
+        let Some(made) = self.made else {
+            let text = self.plan.prompts[job.prompt_index as usize].clone();
+            let max_tokens = self.plan.max_tokens;
+            return Outgoing {
+                context: vec![],
+                text,
+                max_tokens,
+                ignore_eos: false,
+                lengths: (None, None, None),
+                unmade: None,
+            };
+        };
+        match made.take(job.prompt_index).await {
+            Ok(Prepared { context, text, asked_input, made_input, asked_output }) => Outgoing {
+                context: context
+                    .into_iter()
+                    .map(|(role, content)| ChatMessage { role: role.as_str(), content })
+                    .collect(),
+                text,
+                // A workload's answer runs to its asked length, as in a run.
+                max_tokens: asked_output.unwrap_or(self.plan.max_tokens),
+                ignore_eos: asked_output.is_some(),
+                lengths: (asked_input, made_input, asked_output),
+                unmade: None,
+            },
+            Err(e) => {
+                let (asked_input, asked_output) = made.lengths(job.prompt_index);
+                let unmade = Some(format!("its prompt could not be made: {e}"));
+                let text = "(its prompt could not be made)".to_string();
+                Outgoing {
+                    context: vec![],
+                    text,
+                    max_tokens: 0,
+                    ignore_eos: false,
+                    lengths: (asked_input, None, asked_output),
+                    unmade,
+                }
+            }
+        }
+    }
+
+    /// Sends `out`, the request of `job`, to arm `arm` and measures it.
+    async fn send(&self, arm: usize, job: Job, out: &Outgoing) -> TimedRecord {
         let target = &self.arms[arm];
-        let prompt = &self.plan.prompts[job.prompt_index as usize];
-        let mut messages = Vec::with_capacity(2);
+        let mut messages = Vec::with_capacity(2 + out.context.len());
         if let Some(system) = &self.plan.system_prompt {
             messages.push(ChatMessage { role: "system", content: system.clone() });
         }
-        messages.push(ChatMessage { role: "user", content: prompt.clone() });
+        messages.extend(out.context.iter().cloned());
+        messages.push(ChatMessage { role: "user", content: out.text.clone() });
         let ask_for_usage = !self.rejected[arm].load(Ordering::Relaxed);
         let mut request = ChatRequest {
             model: target.model.clone(),
             messages,
             tools: vec![],
-            max_tokens: self.plan.max_tokens,
+            max_tokens: out.max_tokens,
             temperature: self.cell.temperature,
             stream: true,
             stream_options: ask_for_usage.then_some(StreamOptions { include_usage: true }),
-            ignore_eos: false,
+            ignore_eos: out.ignore_eos,
             keep_answer: false,
         };
-        let timeout = Duration::from_millis(self.plan.timeout_ms);
-        let measurement = measure_dropping_rejected_stream_options(
-            self.client,
-            &target.target,
-            &mut request,
-            timeout,
-            Instant::now(),
-        )
-        .await;
-        if ask_for_usage && request.stream_options.is_none() {
-            self.rejected[arm].store(true, Ordering::Relaxed);
-        }
+        let measurement = match &out.unmade {
+            Some(why) => unsent(Instant::now(), true, why.clone()),
+            None => {
+                let timeout = Duration::from_millis(self.plan.timeout_ms);
+                let client = self.client;
+                let m = measure_dropping_rejected_stream_options(
+                    client,
+                    &target.target,
+                    &mut request,
+                    timeout,
+                    Instant::now(),
+                )
+                .await;
+                if ask_for_usage && request.stream_options.is_none() {
+                    self.rejected[arm].store(true, Ordering::Relaxed);
+                }
+                m
+            }
+        };
+        let (asked_input_tokens, made_input_tokens, asked_output_tokens) = out.lengths;
+        let prompt = crate::model::row_prompt(&out.text);
         TimedRecord {
-            record: IterationRecord::from_measurement(prompt, job, &measurement, None, None),
+            record: IterationRecord {
+                asked_input_tokens,
+                made_input_tokens,
+                asked_output_tokens,
+                ..IterationRecord::from_measurement(&prompt, job, &measurement, None, None)
+            },
             tpot_ms: measurement.tpot_ms(),
         }
     }

@@ -3,20 +3,25 @@
 //! how every figure was made.
 
 use super::{MeasuredArm, MeasuredCell};
-use crate::model::{iso8601_utc, AbPlan, EngineTimingTotals, TokenSource};
+use crate::model::{iso8601_utc, AbPlan, EngineTimingTotals, PromptTokenizer, TokenSource};
 use crate::report::{verdict, AbCell, AbEndpoint, AbMetric, AbReport, ArmFigures, MetricDelta, ALPHA};
 use crate::stats::compare::{mann_whitney_u, welch_t_test};
 use crate::stats::{percentiles, PERCENTILE_METHOD};
 
-/// The report of `cells`, measured from `plan` against `baseline` and `candidate`, started at `created_at_ms`.
+/// The report of `cells`, measured from `plan` against `baseline` and `candidate`, started at `created_at_ms`; a
+/// workload's prompts were made with `tokenizer`.
 pub fn ab_report(
     plan: &AbPlan,
     [baseline, candidate]: [AbEndpoint; 2],
     created_at_ms: i64,
     cells: &[MeasuredCell],
+    tokenizer: Option<&PromptTokenizer>,
 ) -> AbReport {
     let measured: Vec<AbCell> = cells.iter().map(cell_report).collect();
-    let notes = notes(plan, [&baseline, &candidate], cells);
+    let mut notes = notes(plan, [&baseline, &candidate], cells);
+    if let Some(workload) = &plan.workload {
+        notes[0] = workload_note(workload, plan, tokenizer);
+    }
     AbReport {
         title: plan.title.clone(),
         created_at: iso8601_utc(created_at_ms),
@@ -87,6 +92,22 @@ fn delta(metric: AbMetric, baseline: &MeasuredArm, candidate: &MeasuredArm) -> O
         welch_p: welch.map(|w| w.p_value),
         mann_whitney_p: mann_whitney_u(&b, &a).map(|m| m.p_value),
     })
+}
+
+/// What a test with a workload sent, in place of the prompts' note.
+fn workload_note(workload: &crate::model::Workload, plan: &AbPlan, tokenizer: Option<&PromptTokenizer>) -> String {
+    let made = match tokenizer {
+        Some(tokenizer) => format!("cut to their drawn lengths by {}", tokenizer.describe()),
+        None => "sent as the dataset's rows are written".to_string(),
+    };
+    format!(
+        "Requests: the workload {} — each request made once and the same text sent to both arms, its prompt {made}, \
+         its answer asked with max_tokens at its drawn length and ignore_eos; each cell with a seed of its own, so no \
+         cell finds the one before it in a prefix cache; streamed, stream_options.include_usage asked for; {} \
+         warm-up request(s) per arm before each cell, sent and excluded from every figure.",
+        workload.describe(),
+        plan.warmup
+    )
 }
 
 /// How the test was made, as sentences.

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
-use super::{ab_report, run_ab, AbArm, AbProgress};
+use super::{ab_report, run_ab, AbArm, AbProgress, AbWorkload};
 use crate::clock::Clock;
 use crate::engine::HttpClient;
 use crate::jobs::{store_ending, JobOwner, LiveJobs, StartError};
@@ -71,7 +71,21 @@ impl AbManager {
             .title
             .filter(|t| !t.trim().is_empty())
             .or_else(|| Some(format!("{} vs {}", endpoints[0].name, endpoints[1].name)));
+        if let Some(saved) = plan_input.workload_id.take() {
+            if plan_input.workload.is_some() {
+                return Err(ValidationError::new("workloadId", "name a saved workload or give one, not both").into());
+            }
+            plan_input.workload = Some(self.store.get_workload(workspace, saved).await?.spec);
+        }
+        if let Some(workload) = plan_input.workload.take() {
+            // An uploaded dataset as the workspace keeps it; a path on the server's machine is never read.
+            plan_input.workload = Some(crate::runs::with_uploaded_dataset(&self.store, workspace, workload).await?);
+        }
         let plan = plan_input.validate()?;
+        if let Some(workload) = &plan.workload {
+            workload.refuse_a_file_on_a_server()?;
+        }
+        let uploaded = crate::runs::uploaded_text(&self.store, workspace, plan.workload.as_ref()).await?;
         let id = AbTestId::new_random();
         let test = NewAbTest {
             id,
@@ -87,7 +101,7 @@ impl AbManager {
         let manager = self.clone();
         let started_ms = summary.created_at_ms;
         tokio::spawn(async move {
-            manager.drive(id, plan, endpoints, arms, driving.cancel.clone(), started_ms).await;
+            manager.drive(id, plan, (endpoints, arms), uploaded, driving.cancel.clone(), started_ms).await;
             drop(driving);
         });
         Ok(summary)
@@ -97,11 +111,20 @@ impl AbManager {
         &self,
         id: AbTestId,
         plan: crate::model::AbPlan,
-        endpoints: [AbEndpoint; 2],
-        arms: [AbArm; 2],
+        (endpoints, arms): ([AbEndpoint; 2], [AbArm; 2]),
+        uploaded: Option<Arc<str>>,
         cancel: CancellationToken,
         started_ms: i64,
     ) {
+        // A workload's tokenizer is found before anything is sent: without it the test cannot make its requests.
+        let workload = match AbWorkload::of(&self.http, &plan, &arms, None, uploaded).await {
+            Ok(workload) => workload,
+            Err(e) => {
+                let failure = format!("the workload's requests could not be made: {e}");
+                store_ending(&self.store, id, RunStatus::Failed, None, Some(&failure), self.clock.now_ms()).await;
+                return;
+            }
+        };
         let done = Arc::new(AtomicU64::new(0));
         let finished = CancellationToken::new();
         let writer = tokio::spawn({
@@ -125,10 +148,11 @@ impl AbManager {
             }
         });
         let mut progress = |p: AbProgress| done.store(p.done, Ordering::Relaxed);
-        let cells = run_ab(&self.http, &plan, &arms, &cancel, &mut progress).await;
+        let cells = run_ab(&self.http, &plan, &arms, workload.as_ref(), &cancel, &mut progress).await;
         finished.cancel();
         let _ = writer.await;
-        let report = ab_report(&plan, endpoints, started_ms, &cells);
+        let tokenizer = workload.as_ref().and_then(AbWorkload::tokenizer);
+        let report = ab_report(&plan, endpoints, started_ms, &cells, tokenizer.as_ref());
         let status = self.jobs.stop_status(&cancel).unwrap_or(RunStatus::Completed);
         let now = self.clock.now_ms();
         let _ = self.store.set_ab_progress(id, done.load(Ordering::Relaxed), now).await;

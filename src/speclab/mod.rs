@@ -13,7 +13,7 @@ mod manager;
 mod probe;
 mod recorder;
 
-pub use ab::{run_ab, AbArm, AbProgress, MeasuredArm, MeasuredCell, TimedRecord};
+pub use ab::{run_ab, AbArm, AbProgress, AbWorkload, MeasuredArm, MeasuredCell, TimedRecord};
 pub use ab_report::ab_report;
 pub use engines::{identify, spec_evidence, SpecEvidence};
 pub use exposition::{Exposition, ExpositionError, Kind, Sample, MAX_BODY_BYTES, MAX_LINE_BYTES, MAX_SAMPLES};

@@ -7,6 +7,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod ab_workloads;
 mod connection_test;
 mod engine;
 mod hostile;

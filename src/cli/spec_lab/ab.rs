@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use crate::engine::{HttpClient, RequestTarget};
 use crate::model::{AbPlanInput, ConnectorId};
 use crate::report::{AbEndpoint, AbReport, VerdictKind};
-use crate::speclab::{ab_report, probe, run_ab, AbArm, AbProgress};
+use crate::speclab::{ab_report, probe, run_ab, AbArm, AbProgress, AbWorkload};
 
 /// The options of `spec-lab ab`.
 #[derive(Debug, clap::Args)]
@@ -44,7 +44,7 @@ pub struct AbArgs {
     #[arg(long = "header", value_name = "NAME:VALUE")]
     pub headers: Vec<String>,
     /// A prompt; repeatable.
-    #[arg(long = "prompt", required_unless_present = "prompts_file")]
+    #[arg(long = "prompt", required_unless_present_any = ["prompts_file", "workload", "dataset", "input_tokens", "trace"])]
     pub prompts: Vec<String>,
     /// A file with one prompt per line.
     #[arg(long, conflicts_with = "prompts")]
@@ -52,9 +52,14 @@ pub struct AbArgs {
     /// System prompt.
     #[arg(long)]
     pub system: Option<String>,
-    /// Measured iterations per prompt, per arm, per cell.
+    /// Measured iterations per prompt, per arm, per cell; with --input-tokens or --dataset, the requests of each
+    /// cell.
     #[arg(short = 'n', long, default_value_t = 10)]
     pub iterations: u32,
+    /// Instead of prompts, a workload sent to both arms alike (synthetic lengths, a shared prefix or a dataset):
+    /// each request made once with the baseline server's tokenizer, each cell with a seed of its own.
+    #[command(flatten)]
+    pub load: crate::cli::endpoint::WorkloadArgs,
     /// Requests in flight per arm; several (`-c 1 -c 4` or `-c 1,4`) sweep them.
     #[arg(short = 'c', long = "concurrency", value_delimiter = ',', default_value = "1")]
     pub concurrencies: Vec<u32>,
@@ -144,11 +149,16 @@ async fn measure(args: AbArgs, config: Option<&Path>) -> Result<i32, Refusal> {
         }
         last_mark = mark;
     };
-    let cells = run_ab(&client, &plan, &arms, &cancel, &mut progress).await;
+    let tokenizer = args.load.tokenizer.as_deref();
+    let workload = AbWorkload::of(&client, &plan, &arms, tokenizer, None)
+        .await
+        .map_err(|e| Refusal::Options(format!("the workload's requests could not be made: {e}")))?;
+    let cells = run_ab(&client, &plan, &arms, workload.as_ref(), &cancel, &mut progress).await;
     if terminal {
         eprintln!();
     }
-    let report = ab_report(&plan, endpoints, started_ms, &cells);
+    let used = workload.as_ref().and_then(AbWorkload::tokenizer);
+    let report = ab_report(&plan, endpoints, started_ms, &cells, used.as_ref());
     if let Some(path) = &args.out {
         write_report(path, &report)?;
     }
@@ -226,21 +236,30 @@ async fn resolve(
 }
 
 fn plan_input(args: &AbArgs) -> Result<AbPlanInput, Refusal> {
-    let prompts =
-        crate::cli::endpoint::prompts(args.prompts_file.as_deref(), &args.prompts).map_err(Refusal::Options)?;
+    let workload = args.load.read(Some(args.iterations), args.warmup).map_err(Refusal::Options)?.map(|w| w.workload);
+    let (prompts, iterations) = match &workload {
+        // A workload's requests replace the prompts; -n was its number of requests.
+        Some(_) => (vec![], 1),
+        None => (
+            crate::cli::endpoint::prompts(args.prompts_file.as_deref(), &args.prompts).map_err(Refusal::Options)?,
+            args.iterations,
+        ),
+    };
     if !(args.timeout.is_finite() && args.timeout > 0.0) {
         return Err(Refusal::Options("--timeout must be a positive number of seconds".into()));
     }
     Ok(AbPlanInput {
         title: args.title.clone(),
         prompts,
-        iterations: args.iterations,
+        iterations,
         warmup: args.warmup,
         max_tokens: args.max_tokens,
         temperatures: args.temperatures.clone(),
         concurrencies: args.concurrencies.clone(),
         timeout_ms: Some((args.timeout * 1e3).round() as u64),
         system_prompt: args.system.clone(),
+        workload,
+        workload_id: None,
     })
 }
 

@@ -89,6 +89,16 @@ pub struct AbPlanInput {
     /// A system prompt sent before each user prompt.
     #[serde(default)]
     pub system_prompt: Option<String>,
+    /// What each cell sends to both arms instead of `prompts`: a synthetic, shared-prefix or uploaded-dataset
+    /// workload (`prompts` empty and `iterations` 1 then), each request made once and sent to both.
+    ///
+    /// The browser names a saved workload by `workloadId` instead, so its build leaves the workload's writer out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(all(feature = "hydrate", not(feature = "ssr")), serde(skip_serializing))]
+    pub workload: Option<crate::model::Workload>,
+    /// A workload saved in the workspace, sent instead of `workload` (the server copies it into the plan).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload_id: Option<crate::model::WorkloadId>,
 }
 
 fn one() -> u32 {
@@ -127,6 +137,9 @@ pub struct AbPlan {
     pub timeout_ms: u64,
     /// System prompt, when set.
     pub system_prompt: Option<String>,
+    /// The workload each cell sends instead of the prompts (with a seed of the cell's own), when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<crate::model::Workload>,
 }
 
 /// One cell of the sweep.
@@ -140,9 +153,12 @@ pub struct AbCellPlan {
 }
 
 impl AbPlan {
-    /// Measured requests per arm in one cell.
+    /// Measured requests per arm in one cell: the workload's, or every prompt `iterations` times.
     pub fn requests_per_cell(&self) -> u64 {
-        self.prompts.len() as u64 * u64::from(self.iterations)
+        match &self.workload {
+            Some(workload) => u64::from(workload.requests()),
+            None => self.prompts.len() as u64 * u64::from(self.iterations),
+        }
     }
 
     /// Every request the test sends, both arms, warm-ups included (for progress).
@@ -156,7 +172,13 @@ impl AbPlanInput {
     pub fn validate(&self) -> Result<AbPlan, ValidationError> {
         use ab_limits::*;
         let fail = |field: &str, reason: String| Err(ValidationError::new(field, reason));
-        if self.prompts.is_empty() {
+        if self.workload_id.is_some() {
+            // The server puts the saved workload in `workload` before validating; here it was not looked up.
+            return fail("workloadId", "a saved workload is looked up by the server that runs the test".into());
+        }
+        if let Some(workload) = &self.workload {
+            within_an_ab_test(workload, self)?;
+        } else if self.prompts.is_empty() {
             return fail("prompts", "add at least one prompt".into());
         }
         if self.prompts.len() > MAX_PROMPTS {
@@ -171,7 +193,10 @@ impl AbPlanInput {
         if self.iterations == 0 {
             return fail("iterations", "must be at least 1".into());
         }
-        let per_cell = self.prompts.len() as u64 * u64::from(self.iterations);
+        let per_cell = match &self.workload {
+            Some(workload) => u64::from(workload.requests()),
+            None => self.prompts.len() as u64 * u64::from(self.iterations),
+        };
         if per_cell > MAX_REQUESTS_PER_CELL {
             return fail(
                 "iterations",
@@ -238,8 +263,40 @@ impl AbPlanInput {
             cells,
             timeout_ms,
             system_prompt: self.system_prompt.clone().filter(|s| !s.trim().is_empty()),
+            workload: self.workload.clone(),
         })
     }
+}
+
+/// Refuses a workload an A/B test cannot send: one that does not fit rounds sent to both arms alike (a multi-turn
+/// conversation carries each arm's own answers, a trace its recorded instants), or one beside prompts.
+fn within_an_ab_test(workload: &crate::model::Workload, input: &AbPlanInput) -> Result<(), ValidationError> {
+    use crate::model::Workload;
+    let fail = |field: &str, reason: &str| Err(ValidationError::new(field, reason));
+    if matches!(workload, Workload::MultiTurn { .. } | Workload::Trace { .. }) {
+        return fail(
+            "workload.kind",
+            "an A/B test sends the same requests to both arms in rounds: a multi-turn conversation would carry each \
+             arm's own answers and a trace its recorded instants; send those in a run of each endpoint",
+        );
+    }
+    workload.validate()?;
+    if !input.prompts.is_empty() {
+        return fail("prompts", "a test with a workload sends the workload's requests; leave prompts empty");
+    }
+    if input.iterations != 1 {
+        return fail("iterations", "a workload's requests are sent once each per arm and cell: set 1");
+    }
+    if let Workload::Dataset { file, requests, .. } = workload {
+        if u64::from(input.warmup) + u64::from(*requests) > u64::from(file.rows) {
+            let reason = format!(
+                "{} warm-up(s) and {requests} request(s) need more rows than the file's {}",
+                input.warmup, file.rows
+            );
+            return Err(ValidationError::new("workload.requests", reason));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -45,6 +45,8 @@ pub fn AbForm() -> impl IntoView {
                 concurrencies: list(&concurrencies.get(), "concurrencies")?,
                 timeout_ms: None,
                 system_prompt: None,
+                workload: None,
+                workload_id: None,
             },
         })
     };
