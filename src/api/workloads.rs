@@ -32,7 +32,7 @@ pub async fn save_workload(id: Option<WorkloadId>, input: Checked<WorkloadInput>
     with_session(|state, session| async move {
         let mut input = input.0;
         // An uploaded dataset as the workspace keeps it (another workspace's is not found).
-        input.spec = crate::runs::with_uploaded_dataset(&state.store, session.workspace_id, input.spec).await?;
+        input.spec = state.store.with_uploaded_dataset(session.workspace_id, input.spec).await?;
         let valid = input.validate()?;
         let now = state.clock.now_ms();
         Ok(match id {

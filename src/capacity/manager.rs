@@ -108,7 +108,7 @@ impl SweepManager {
         let connector = self.store.get_connector(workspace, input.connector_id).await?;
         if let Some(workload) = input.workload.take() {
             // An uploaded dataset's rows as the workspace keeps them, so each level is checked against them.
-            input.workload = Some(crate::runs::with_uploaded_dataset(&self.store, workspace, workload).await?);
+            input.workload = Some(self.store.with_uploaded_dataset(workspace, workload).await?);
         }
         let plan = input.validate(&connector.model)?;
         if let Some(workload) = &plan.template.workload {

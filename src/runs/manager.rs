@@ -122,7 +122,7 @@ impl RunManager {
         if let Some(workload) = &plan.workload {
             workload.refuse_a_file_on_a_server()?;
         }
-        let uploaded = super::uploaded_text(&self.store, workspace, plan.workload.as_ref()).await?;
+        let uploaded = self.store.uploaded_text(workspace, plan.workload.as_ref()).await?;
         let id = RunId::new_random();
         let quota = match self.quota {
             Some(quota)
@@ -147,16 +147,8 @@ impl RunManager {
         workspace: WorkspaceId,
         mut input: RunPlanInput,
     ) -> Result<RunPlanInput, StartError> {
-        if let Some(id) = input.workload_id.take() {
-            if input.workload.is_some() {
-                let reason = "name a saved workload or give one, not both";
-                return Err(crate::model::ValidationError::new("workloadId", reason).into());
-            }
-            input.workload = Some(self.store.get_workload(workspace, id).await?.spec);
-        }
-        if let Some(workload) = input.workload.take() {
-            input.workload = Some(super::with_uploaded_dataset(&self.store, workspace, workload).await?);
-        }
+        let (given, saved) = (input.workload.take(), input.workload_id.take());
+        input.workload = self.store.requested_workload(workspace, given, saved).await?;
         Ok(input)
     }
 

@@ -12,7 +12,6 @@ mod once;
 mod report_views;
 mod requests;
 mod spill;
-mod uploaded;
 
 pub use driver::{drive, Finished, Pacing};
 pub use execute::{execute, seed_from, BatchSink, Execution, Outcome, SinkError};
@@ -20,4 +19,3 @@ pub use manager::RunManager;
 pub use once::{run_once, OnceError, OnceInput};
 pub use report_views::{ExportSnapshots, ReportViews, EXPORT_BYTES_KEPT, REPORT_VIEWS_KEPT};
 pub use spill::RecordSpill;
-pub use uploaded::{uploaded_text, with_uploaded_dataset};

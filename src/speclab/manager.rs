@@ -71,21 +71,13 @@ impl AbManager {
             .title
             .filter(|t| !t.trim().is_empty())
             .or_else(|| Some(format!("{} vs {}", endpoints[0].name, endpoints[1].name)));
-        if let Some(saved) = plan_input.workload_id.take() {
-            if plan_input.workload.is_some() {
-                return Err(ValidationError::new("workloadId", "name a saved workload or give one, not both").into());
-            }
-            plan_input.workload = Some(self.store.get_workload(workspace, saved).await?.spec);
-        }
-        if let Some(workload) = plan_input.workload.take() {
-            // An uploaded dataset as the workspace keeps it; a path on the server's machine is never read.
-            plan_input.workload = Some(crate::runs::with_uploaded_dataset(&self.store, workspace, workload).await?);
-        }
+        let (given, saved) = (plan_input.workload.take(), plan_input.workload_id.take());
+        plan_input.workload = self.store.requested_workload(workspace, given, saved).await?;
         let plan = plan_input.validate()?;
         if let Some(workload) = &plan.workload {
             workload.refuse_a_file_on_a_server()?;
         }
-        let uploaded = crate::runs::uploaded_text(&self.store, workspace, plan.workload.as_ref()).await?;
+        let uploaded = self.store.uploaded_text(workspace, plan.workload.as_ref()).await?;
         let id = AbTestId::new_random();
         let test = NewAbTest {
             id,

@@ -1,12 +1,14 @@
 //! Datasets uploaded to a workspace: the file's text, checked row by row before it is stored, and what was found in
 //! it. A run reads the text when it starts; the list never does.
 
+use std::sync::Arc;
+
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
 use super::workspaces::parse_id;
 use super::{delete_workspace_row, from_json, to_json, Store, StoreError};
-use crate::model::{DatasetFormat, DatasetId, LengthCounts, UploadedDataset, WorkspaceId};
+use crate::model::{DatasetFormat, DatasetId, LengthCounts, UploadedDataset, Workload, WorkspaceId};
 
 const COLUMNS: &str = "id, name, format, rows_read, bytes, lengths, created_at";
 
@@ -89,6 +91,35 @@ impl Store {
     pub async fn list_datasets(&self, workspace: WorkspaceId) -> Result<Vec<UploadedDataset>, StoreError> {
         let rows = self.workspace_rows("datasets", COLUMNS, workspace, "name, id").await?;
         rows.iter().map(dataset_from_row).collect()
+    }
+
+    /// `workload` with its uploaded dataset's name, format and rows as `workspace` keeps them (another workspace's
+    /// is not found), so a plan is checked against the rows the file really has and a report names what was sent;
+    /// unchanged when it sends none.
+    pub async fn with_uploaded_dataset(
+        &self,
+        workspace: WorkspaceId,
+        mut workload: Workload,
+    ) -> Result<Workload, StoreError> {
+        if let Workload::Dataset { file, .. } = &mut workload {
+            if let Some(id) = file.uploaded {
+                let dataset = self.get_dataset(workspace, id).await?;
+                (file.path, file.format, file.rows) = (dataset.name, dataset.format, dataset.rows);
+            }
+        }
+        Ok(workload)
+    }
+
+    /// The text of the uploaded dataset `workload` sends, when it sends one.
+    pub async fn uploaded_text(
+        &self,
+        workspace: WorkspaceId,
+        workload: Option<&Workload>,
+    ) -> Result<Option<Arc<str>>, StoreError> {
+        match workload.and_then(Workload::uploaded_dataset) {
+            Some(id) => Ok(Some(Arc::from(self.dataset_content(workspace, id).await?))),
+            None => Ok(None),
+        }
     }
 
     /// Deletes an uploaded dataset (the runs that sent it keep what they sent; a saved workload naming it can no

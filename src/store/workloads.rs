@@ -6,7 +6,7 @@ use sqlx::Row;
 
 use super::workspaces::parse_id;
 use super::{delete_workspace_row, found, from_json, to_json, Store, StoreError};
-use crate::model::{SavedWorkload, WorkloadId, WorkloadInput, WorkspaceId};
+use crate::model::{SavedWorkload, ValidationError, Workload, WorkloadId, WorkloadInput, WorkspaceId};
 
 const COLUMNS: &str = "id, name, spec, created_at, updated_at";
 
@@ -73,6 +73,28 @@ impl Store {
     pub async fn list_workloads(&self, workspace: WorkspaceId) -> Result<Vec<SavedWorkload>, StoreError> {
         let rows = self.workspace_rows("saved_workloads", COLUMNS, workspace, "name, id").await?;
         rows.iter().map(workload_from_row).collect()
+    }
+
+    /// The workload a request asks for: the one it `given`, or the `saved` one it names (copied, so that a report
+    /// keeps what was sent; never both: `Invalid`), with its uploaded dataset as `workspace` keeps it.
+    pub async fn requested_workload(
+        &self,
+        workspace: WorkspaceId,
+        given: Option<Workload>,
+        saved: Option<WorkloadId>,
+    ) -> Result<Option<Workload>, StoreError> {
+        let workload = match (given, saved) {
+            (Some(_), Some(_)) => {
+                let reason = "name a saved workload or give one, not both";
+                return Err(StoreError::Invalid(ValidationError::new("workloadId", reason)));
+            }
+            (None, Some(id)) => Some(self.get_workload(workspace, id).await?.spec),
+            (given, None) => given,
+        };
+        match workload {
+            Some(workload) => Ok(Some(self.with_uploaded_dataset(workspace, workload).await?)),
+            None => Ok(None),
+        }
     }
 
     /// Deletes a saved workload (the runs that sent it keep their copy).
