@@ -174,3 +174,36 @@ async fn the_command_line_sends_exact_lengths_to_both_arms_and_refuses_a_trace()
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("workload.kind"), "{stderr}");
 }
+
+/// Against the real llama.cpp server (a plain one and one drafting for itself): prompts made through the baseline's
+/// `/tokenize` arrive at both arms with the same count — the asked length and the chat template's 51 tokens
+/// (measured in `llama_server.rs`) — and the answers reach their asked length.
+#[tokio::test]
+async fn a_workload_reaches_both_real_llama_servers_at_its_asked_lengths() {
+    let (Some(plain), Some(drafting)) =
+        (crate::common::llama::llama_server(false).await, crate::common::llama::llama_server(true).await)
+    else {
+        return;
+    };
+    let workload =
+        Workload::Synthetic { input: LengthDist::fixed(64), output: LengthDist::fixed(8), requests: 3, seed: 4 };
+    let input: AbPlanInput = serde_json::from_value(json!({
+        "prompts": [], "iterations": 1, "warmup": 0, "workload": workload,
+    }))
+    .unwrap();
+    let plan = input.validate().unwrap();
+    let arm =
+        |base: &str| AbArm { target: common::any_target(base, None, &[]), model: "tiny".into(), server_kind: None };
+    let (client, arms) = (HttpClient::new().unwrap(), [arm(&plain.base_url), arm(&drafting.base_url)]);
+    let how = AbWorkload::of(&client, &plan, &arms, None, None).await.unwrap().unwrap();
+    assert!(matches!(how.tokenizer(), Some(latency_guard::model::PromptTokenizer::Server { .. })), "its /tokenize");
+    let cells = run_ab(&client, &plan, &arms, Some(&how), &CancellationToken::new(), &mut |_| {}).await;
+    for (i, arm) in cells[0].arms.iter().enumerate() {
+        let counted: Vec<(Option<u32>, Option<u64>, Option<u64>)> = arm
+            .requests
+            .iter()
+            .map(|t| (t.record.made_input_tokens, t.record.tokens_in, t.record.tokens_out))
+            .collect();
+        assert_eq!(counted, vec![(Some(64), Some(64 + 51), Some(8)); 3], "arm {i}");
+    }
+}
