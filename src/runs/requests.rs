@@ -154,14 +154,11 @@ impl Requests {
                 })?;
                 let lengths = (made.asked_input, made.made_input, made.asked_output);
                 let row_prompt = crate::model::row_prompt(&made.text);
+                let (max_tokens, ignore_eos) = made.answer_limit(plan.agent.token_budget);
                 messages.extend(
                     made.context.into_iter().map(|(role, content)| ChatMessage { role: role.as_str(), content }),
                 );
-                // A workload's answer runs to its asked length: every self-hosted engine (llama.cpp, vLLM, SGLang)
-                // takes `ignore_eos`, and a provider that does not ignores it. An answer left to the agent's budget
-                // may stop where the model stops.
-                let max_tokens = made.asked_output.unwrap_or(plan.agent.token_budget);
-                (made.text, max_tokens, made.asked_output.is_some(), Sent::Made { prompt: row_prompt, lengths })
+                (made.text, max_tokens, ignore_eos, Sent::Made { prompt: row_prompt, lengths })
             }
         };
         messages.push(ChatMessage { role: "user", content });

@@ -281,18 +281,22 @@ impl Sender<'_> {
             };
         };
         match made.take(job.prompt_index).await {
-            Ok(Prepared { context, text, asked_input, made_input, asked_output }) => Outgoing {
-                context: context
-                    .into_iter()
-                    .map(|(role, content)| ChatMessage { role: role.as_str(), content })
-                    .collect(),
-                text,
-                // A workload's answer runs to its asked length, as in a run.
-                max_tokens: asked_output.unwrap_or(self.plan.max_tokens),
-                ignore_eos: asked_output.is_some(),
-                lengths: (asked_input, made_input, asked_output),
-                unmade: None,
-            },
+            Ok(made) => {
+                // The same limit a run's request gets.
+                let (max_tokens, ignore_eos) = made.answer_limit(self.plan.max_tokens);
+                let Prepared { context, text, asked_input, made_input, asked_output } = made;
+                Outgoing {
+                    context: context
+                        .into_iter()
+                        .map(|(role, content)| ChatMessage { role: role.as_str(), content })
+                        .collect(),
+                    text,
+                    max_tokens,
+                    ignore_eos,
+                    lengths: (asked_input, made_input, asked_output),
+                    unmade: None,
+                }
+            }
             Err(e) => {
                 let (asked_input, asked_output) = made.lengths(job.prompt_index);
                 let unmade = Some(format!("its prompt could not be made: {e}"));

@@ -54,6 +54,18 @@ pub struct Prepared {
     pub asked_output: Option<u32>,
 }
 
+impl Prepared {
+    /// `max_tokens` and `ignore_eos` of this request. A workload's answer runs to its asked length: every
+    /// self-hosted engine (llama.cpp, vLLM, SGLang) takes `ignore_eos`, and a provider that does not ignores it. An
+    /// answer left to `budget` (a dataset row that asks none) may stop where the model stops.
+    pub fn answer_limit(&self, budget: u32) -> (u32, bool) {
+        match self.asked_output {
+            Some(asked) => (asked, true),
+            None => (budget, false),
+        }
+    }
+}
+
 /// Why a request could not be made.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum MakeError {
