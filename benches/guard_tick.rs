@@ -77,7 +77,14 @@ async fn main() {
     store
         .pin_baseline(
             ws.id,
-            &NewBaseline { set_id: set.id, connector_id: connector.id, run_id: run.id, total_ms, summary },
+            &NewBaseline {
+                set_id: set.id,
+                connector_id: connector.id,
+                workload: None,
+                run_id: run.id,
+                total_ms,
+                summary,
+            },
             now,
         )
         .await
@@ -100,6 +107,7 @@ async fn main() {
             ],
             alpha: 0.05,
             require_significance: true,
+            workload_id: None,
         };
         store.create_schedule(ws.id, &input, "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", &sealer, now).await.unwrap();
     }

@@ -87,7 +87,7 @@ test("a slower endpoint raises one alert on Run now, shown in the badge and the 
     await expect(page.locator("#schedule-set")).not.toHaveValue(smokeId);
     await expect(page.locator("#few-prompts")).toHaveCount(0);
     await page.selectOption("#schedule-set", smokeId);
-    await expect(page.locator("#few-prompts")).toContainText("This set has 1 prompt(s); at least 3 are advised");
+    await expect(page.locator("#few-prompts")).toContainText("A run sends 1 request(s); at least 3 are advised");
     await page.selectOption("#schedule-set", { label: "Checkout prompts (3 prompts)" });
     await expect(page.locator("#few-prompts")).toHaveCount(0);
     // This server has no SMTP server: the form says alerts reach the feed and the webhook only.
@@ -149,6 +149,66 @@ test("a slower endpoint raises one alert on Run now, shown in the badge and the 
     await expect(page.locator("#alert-badge")).toHaveText("0");
     await expect(page.locator("#alerts li.alert.open")).toHaveCount(0);
     await expect(alert).toContainText("acknowledged");
+  } finally {
+    for (const sim of sims) sim.kill();
+  }
+});
+
+test("a schedule picks a saved workload in its form, costs its mean lengths and sends it", async ({ page }) => {
+  test.setTimeout(120_000);
+  const sims: ChildProcess[] = [];
+  try {
+    const sim = await simulator("normal:5,1", sims);
+    await page.goto(loginLink());
+    const post = async (path: string, data: object) => {
+      const response = await page.request.post(path, { data });
+      expect(response.status(), `${path}: ${await response.text()}`).toBe(200);
+      return response.json();
+    };
+    const connector = await post("/api/connectors/create", {
+      input: { name: "Chat gateway", baseUrl: sim, model: "sim-model", inputPricePerMtok: 3, outputPricePerMtok: 15 },
+    });
+    // "Answer briefly." is 15 characters: 4 tokens as estimated, sent before every request.
+    const set = await post("/api/guard/sets/save", {
+      id: null,
+      input: { name: "Chat set", prompts: [{ text: "a" }, { text: "b" }, { text: "c" }], systemPrompt: "Answer briefly.", maxTokens: 8 },
+    });
+    const spec = { kind: "synthetic", input: { kind: "fixed", tokens: 40 }, output: { kind: "fixed", tokens: 4 }, requests: 6, seed: 5 };
+    const workload = await post("/api/workloads/save", { id: null, input: { name: "chat 40/4", spec } });
+
+    await page.goto("/guard/schedules/new");
+    await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+    await page.fill("#schedule-name", "Chat p95");
+    await page.selectOption("#schedule-set", set.id);
+    await page.selectOption("#schedule-connector", connector.id);
+    await page.selectOption("#schedule-cadence", "15m");
+    await expect(page.locator("#schedule-workload option")).toHaveText(["The set's prompts, once each", "chat 40/4 (6 requests)"]);
+    await expect(page.locator("#schedule-cost")).toContainText("288 requests a day");
+    await page.selectOption("#schedule-workload", workload.id);
+    await expect(page.locator("#schedule-workload-summary")).toContainText("synthetic: input 40 tokens, output 4 tokens, 6 requests");
+    // 6 × (40 + 4) input tokens × $3/M + 6 × 4 output tokens × $15/M, 96 times a day: $0.110592.
+    await expect(page.locator("#schedule-cost")).toContainText("576 requests a day, about $0.1106 a day at most");
+    const estimate = await post("/api/guard/estimate", { set: set.id, connector: connector.id, cadence: "15m", workload: workload.id });
+    expect(estimate.requestsPerDay).toBe(576);
+    expect(estimate.usdPerDay).toBeCloseTo(0.110592, 10);
+    await page.click("#save-schedule");
+    await page.click("#open-schedule");
+    await expect(page.locator("#schedule-title")).toHaveText("Chat p95");
+    await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+    await expect(page.locator("#schedule-sends")).toContainText('Sends the workload "chat 40/4"');
+    await expect(page.locator("#schedule-sends")).toContainText("576 requests a day");
+    await expect(page.locator("#schedule-workload")).toHaveValue(workload.id);
+
+    // Run now sends the workload's six requests, one at a time; its run can be pinned as the baseline.
+    await page.click("#run-now");
+    await expect(page.locator("#run-now-result")).toContainText("Run now: no baseline", { timeout: 30_000 });
+    await expect(page.locator("#evaluations tbody tr").first()).toContainText("— / 6");
+    await page.selectOption("#pin-run", { index: 0 });
+    await expect(page.locator("#pin-run option:checked")).toContainText("Guard · Chat p95");
+    await page.click("#pin-baseline");
+    await expect(page.locator("#pin-result")).toContainText("Pinned as baseline.");
+    await expect(page.locator("#pin-result")).not.toContainText("workload");
+    await expect(page.locator("#baseline-info")).toContainText("6 successful requests");
   } finally {
     for (const sim of sims) sim.kill();
   }

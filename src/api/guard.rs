@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::AppError;
 use crate::model::{
     AlertId, AlertView, BenchmarkSet, BenchmarkSetId, BenchmarkSetInput, Cadence, Checked, ConnectorId, CostEstimate,
-    RunId, RunVolume, Schedule, ScheduleId, ScheduleInput, ScheduleOutcome, WebhookDelivery,
+    RunId, RunVolume, Schedule, ScheduleId, ScheduleInput, ScheduleOutcome, WebhookDelivery, WorkloadId,
 };
 pub use crate::model::{BaselineInfo, PinnableRun, ScheduleDetail};
 use crate::wire::{Json, ServerHtml};
@@ -75,8 +75,28 @@ pub struct ScheduleChoices {
     pub sets: Vec<SetChoice>,
     /// The workspace's connectors, by name.
     pub connectors: Vec<ConnectorChoice>,
+    /// The workspace's saved workloads a schedule can send, by name.
+    pub workloads: Vec<ScheduleWorkloadChoice>,
     /// What e-mail a schedule can send here.
     pub mail: MailSetup,
+}
+
+/// A saved workload in the schedule form's picker: what the form shows and its cost estimate needs, not the
+/// workload itself.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScheduleWorkloadChoice {
+    /// Id.
+    pub id: WorkloadId,
+    /// Name.
+    pub name: String,
+    /// Every parameter, in words.
+    pub summary: String,
+    /// What one run sends without a system prompt (the set's is added); `None` for a dataset, whose lengths are
+    /// in its rows.
+    pub volume: Option<RunVolume>,
+    /// Requests one run sends.
+    pub requests: u32,
 }
 
 /// A benchmark set in the schedule form's picker.
@@ -90,6 +110,8 @@ pub struct SetChoice {
     /// What one run sends: its requests (one per prompt; too few, and the form warns) and tokens, for the form's
     /// cost estimate.
     pub volume: RunVolume,
+    /// Its system prompt's tokens (estimated), added to each request of a workload sent with the set.
+    pub system_tokens: f64,
 }
 
 /// A connector in the schedule form's picker.
@@ -132,8 +154,28 @@ pub async fn get_schedule_choices() -> Result<ScheduleChoices, AppError> {
         let workspace = session.workspace_id;
         let sets = state.store.list_sets(workspace).await?;
         let connectors = state.store.list_connectors(workspace).await?;
+        let workloads = state.store.list_workloads(workspace).await?;
         Ok(ScheduleChoices {
-            sets: sets.into_iter().map(|s| SetChoice { id: s.id, volume: s.volume(), name: s.name }).collect(),
+            sets: sets
+                .into_iter()
+                .map(|s| SetChoice {
+                    id: s.id,
+                    volume: s.volume(),
+                    system_tokens: s.system_prompt.as_deref().map_or(0.0, RunVolume::estimated_tokens),
+                    name: s.name,
+                })
+                .collect(),
+            workloads: workloads
+                .into_iter()
+                .filter(|w| crate::model::schedulable(&w.spec).is_ok())
+                .map(|w| ScheduleWorkloadChoice {
+                    id: w.id,
+                    summary: w.spec.describe(),
+                    volume: RunVolume::of_workload(&w.spec, None),
+                    requests: w.spec.requests(),
+                    name: w.name,
+                })
+                .collect(),
             connectors: connectors
                 .into_iter()
                 .map(|c| ConnectorChoice {
@@ -250,18 +292,24 @@ pub async fn send_test_webhook(id: ScheduleId) -> Result<WebhookDelivery, AppErr
     .await
 }
 
-/// `POST /api/guard/estimate`, `{"set", "connector", "cadence"}`: requests and USD a day of a schedule.
+/// `POST /api/guard/estimate`, `{"set", "connector", "cadence", "workload"?}`: requests and USD a day of a
+/// schedule (sending the saved workload `workload` when given; a dataset's has no dollar figure).
 #[server(prefix = "/api", endpoint = "guard/estimate", input = Json, output = Json)]
 pub async fn estimate_cost(
     set: BenchmarkSetId,
     connector: ConnectorId,
     cadence: Cadence,
+    #[server(default)] workload: Option<WorkloadId>,
 ) -> Result<CostEstimate, AppError> {
     let (set_id, connector_id) = (set, connector);
     with_session(|state, session| async move {
         let set = state.store.get_set(session.workspace_id, set_id).await?;
         let connector = state.store.get_connector(session.workspace_id, connector_id).await?;
-        Ok(set.cost_estimate(cadence, connector.prices()))
+        let workload = match workload {
+            Some(id) => Some(state.store.get_workload(session.workspace_id, id).await?.spec),
+            None => None,
+        };
+        Ok(crate::guard::cost_estimate(&set, workload.as_ref(), cadence, connector.prices()))
     })
     .await
 }

@@ -8,7 +8,7 @@ use super::render;
 use crate::charts::{schedule_history, HistoryPoint};
 use crate::model::{
     utc_second as when, BenchmarkSet, CostEstimate, EvaluationStatus, EvaluationView, Schedule, ScheduleDetail,
-    WebhookDelivery, ADVISED_MIN_PROMPTS,
+    ScheduleWorkload, WebhookDelivery, ADVISED_MIN_PROMPTS,
 };
 use crate::wire::ServerHtml;
 
@@ -19,7 +19,9 @@ fn ms(v: Option<f64>) -> String {
 /// The header: what the schedule runs, against what, how often and at what cost; its last failure.
 pub fn schedule_header(detail: &ScheduleDetail) -> ServerHtml {
     let d = detail.clone();
-    render(view! { <ScheduleHeader schedule=d.schedule set=d.set connector_name=d.connector_name cost=d.cost/> })
+    render(
+        view! { <ScheduleHeader schedule=d.schedule set=d.set workload=d.workload connector_name=d.connector_name cost=d.cost/> },
+    )
 }
 
 /// The baseline in force and the earlier ones.
@@ -31,7 +33,7 @@ pub fn baselines(detail: &ScheduleDetail) -> ServerHtml {
                 {format!("Pinned {} UTC from ", when(b.pinned_at_ms))}<a href=format!("/runs/{}", b.run_id)>"this run"</a>
                 {format!(": {} successful requests, p95 {}, mean {}.", b.n, ms(b.summary.p95_ms), ms(b.summary.mean_ms))}
             </p> }.into_any(),
-            None => view! { <p id="baseline-info" class="warning">"No baseline yet: runs are recorded but not compared. Pin a completed run of this connector (30 or more requests of the set's prompts make a steady one)."</p> }.into_any(),
+            None => view! { <p id="baseline-info" class="warning">"No baseline yet: runs are recorded but not compared. Pin a completed run of this connector sending what the schedule sends (30 or more requests make a steady one; a run of the schedule itself, by Run now, is the surest)."</p> }.into_any(),
         }}
         {(!earlier.is_empty()).then(|| view! {
             <details id="earlier-baselines"><summary>{format!("{} earlier baseline(s)", earlier.len())}</summary>
@@ -76,23 +78,34 @@ pub fn history(detail: &ScheduleDetail) -> ServerHtml {
 fn ScheduleHeader(
     schedule: Schedule,
     set: BenchmarkSet,
+    workload: Option<ScheduleWorkload>,
     connector_name: Option<String>,
     cost: CostEstimate,
 ) -> impl IntoView {
     let enabled = schedule.input.enabled;
+    let requests = workload.as_ref().map_or(set.prompts.len(), |w| w.spec.requests() as usize);
+    let sends = match &workload {
+        None => format!("Runs the set \"{}\" ({} prompts, once each, not streamed, temperature 0.2) against ", set.name, set.prompts.len()),
+        Some(w) => format!(
+            "Sends the workload \"{}\" (as copied when the schedule was saved: {}), with the set \"{}\"'s system prompt, one request at a time, not streamed, temperature 0.2, against ",
+            w.name, w.spec.describe(), set.name
+        ),
+    };
+    let no_dollars = workload.as_ref().is_some_and(|w| w.spec.reads_a_file());
     view! {
         <section class="run-header">
             <h2 id="schedule-title">{schedule.input.name.clone()}</h2>
-            <p class="muted">
-                {format!("Runs the set \"{}\" ({} prompts, once each, not streamed, temperature 0.2) against ", set.name, set.prompts.len())}
+            <p class="muted" id="schedule-sends">
+                {sends}
                 {connector_name.unwrap_or_else(|| "a deleted connector".into())}
                 {format!(" every {} · {} · next run {} UTC · {} requests a day", schedule.input.cadence.as_str(), if enabled { "active" } else { "paused" }, when(schedule.next_run_at_ms), cost.requests_per_day)}
                 {cost.usd_per_day.map(|usd| format!(", about ${usd:.4} a day at most"))}
+                {no_dollars.then_some(" (a dataset's token counts are in its rows: no cost estimate)")}
             </p>
             {schedule.last_error.clone().filter(|_| schedule.last_status == Some(EvaluationStatus::Failed)).map(|e| view! {
                 <p class="error" id="last-error">{format!("Last run failed: {e}")}</p>
             })}
-            {(set.prompts.len() < ADVISED_MIN_PROMPTS).then(|| view! { <p class="warning">{format!("The set has {} prompt(s); at least {ADVISED_MIN_PROMPTS} are advised for Welch's test.", set.prompts.len())}</p> })}
+            {(requests < ADVISED_MIN_PROMPTS).then(|| view! { <p class="warning">{format!("A run sends {requests} request(s); at least {ADVISED_MIN_PROMPTS} are advised for Welch's test.")}</p> })}
         </section>
     }
 }

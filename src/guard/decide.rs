@@ -135,6 +135,7 @@ mod tests {
             thresholds,
             alpha: 0.05,
             require_significance: true,
+            workload_id: None,
         }
     }
 

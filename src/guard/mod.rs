@@ -14,7 +14,7 @@ pub use alerts::{plan_alerts, Channels};
 pub use decide::{decide, observe};
 pub use hook_limit::{HookLimit, Refusal, Turn, HOOK_BUDGET, HOOK_CLIENT_BUDGET};
 pub use pin::pin_run;
-pub use schedule_page::{save_schedule, schedule_detail, HISTORY};
+pub use schedule_page::{cost_estimate, save_schedule, schedule_detail, HISTORY};
 pub use tick::{guard_plan, Guard, GuardOptions, TickReport, GUARD_TEMPERATURE, MAX_EVALUATION_MS};
 
 /// Ticks every `interval` until the process ends; a failed tick is logged and the next one comes on time.

@@ -1,6 +1,7 @@
 //! Pinning a finished run as a schedule's baseline: the run must have completed on the schedule's connector
-//! with at least two successful requests; what makes it a weaker baseline (other prompts, streaming, another
-//! `max_tokens`) is said, not silently accepted.
+//! with at least two successful requests; what makes it a weaker baseline (other prompts or another workload,
+//! streaming, another `max_tokens`) is said, not silently accepted. The baseline belongs to the schedule's set,
+//! connector and workload.
 
 use super::decide::observe;
 use super::tick::GUARD_TEMPERATURE;
@@ -34,9 +35,19 @@ pub async fn pin_run(
         ));
     }
     let mut warnings = Vec::new();
+    let workload = store.schedule_workload(workspace, schedule.id).await?;
     let set_prompts: Vec<&str> = set.prompts.iter().map(|p| p.text.as_str()).collect();
     let run_prompts: Vec<&str> = run.plan.prompts.iter().map(String::as_str).collect();
-    if set_prompts != run_prompts {
+    if let Some(workload) = &workload {
+        // A run keeps its workload with the uploaded dataset it read filled in; the schedule's copy names it.
+        let sent = store.with_uploaded_dataset(workspace, workload.spec.clone()).await.ok();
+        if run.plan.workload.is_none() || run.plan.workload != sent {
+            warnings.push(format!(
+                "The run did not send the schedule's workload \"{}\": other lengths move latency by themselves.",
+                workload.name
+            ));
+        }
+    } else if set_prompts != run_prompts {
         warnings.push(format!(
             "The run sent other prompts than the set \"{}\" ({} vs {}): longer or shorter answers move latency by themselves.",
             set.name,
@@ -47,7 +58,7 @@ pub async fn pin_run(
     if run.plan.stream {
         warnings.push("The run was streamed; scheduled runs are not. Total times are compared (TTFT is not).".into());
     }
-    if run.plan.agent.token_budget != set.max_tokens {
+    if workload.is_none() && run.plan.agent.token_budget != set.max_tokens {
         warnings.push(format!(
             "The run's max_tokens was {}, the set's is {}.",
             run.plan.agent.token_budget, set.max_tokens
@@ -65,7 +76,13 @@ pub async fn pin_run(
             total_ms.len()
         ));
     }
-    let new =
-        NewBaseline { set_id: set.id, connector_id: schedule.input.connector_id, run_id: run.id, total_ms, summary };
+    let new = NewBaseline {
+        set_id: set.id,
+        connector_id: schedule.input.connector_id,
+        workload: workload.map(|w| w.spec),
+        run_id: run.id,
+        total_ms,
+        summary,
+    };
     Ok((store.pin_baseline(workspace, &new, now_ms).await?, warnings))
 }

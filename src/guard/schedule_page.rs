@@ -3,7 +3,7 @@
 //! pinned. Every list is bounded. The page draws its history chart from the evaluations (`fragments::history`).
 
 use crate::model::{BaselineInfo, Connector, PinnableRun, ScheduleDetail, ScheduleId, WorkspaceId};
-use crate::model::{Schedule, ScheduleInput};
+use crate::model::{BenchmarkSet, Cadence, CostEstimate, RunVolume, Schedule, ScheduleInput, Workload};
 use crate::secrets::SecretBox;
 use crate::store::{Store, StoreError};
 
@@ -27,8 +27,10 @@ pub async fn schedule_detail(
         Err(StoreError::NotFound) => None,
         Err(e) => return Err(e),
     };
+    let workload = store.schedule_workload(workspace, id).await?;
+    let spec = workload.as_ref().map(|w| &w.spec);
     let (current, earlier): (Vec<_>, Vec<_>) =
-        store.baseline_history(workspace, set.id, connector_id).await?.into_iter().partition(|b| b.current);
+        store.baseline_history(workspace, set.id, connector_id, spec).await?.into_iter().partition(|b| b.current);
     let baseline = current.first().map(BaselineInfo::from);
     let evaluations = store.list_evaluations(workspace, id, HISTORY).await?;
     let deliveries = store.list_webhook_deliveries(workspace, id, HISTORY).await?;
@@ -40,7 +42,8 @@ pub async fn schedule_detail(
         .collect();
     let prices = connector.as_ref().map_or((None, None), Connector::prices);
     Ok(ScheduleDetail {
-        cost: set.cost_estimate(schedule.input.cadence, prices),
+        cost: cost_estimate(&set, spec, schedule.input.cadence, prices),
+        workload,
         baseline,
         earlier_baselines: earlier.iter().map(BaselineInfo::from).collect(),
         connector_name: connector.map(|c| c.name),
@@ -50,6 +53,19 @@ pub async fn schedule_detail(
         deliveries,
         pinnable_runs,
     })
+}
+
+/// What a schedule costs a day: its set's prompts, or its workload's requests at their mean lengths (a dataset's
+/// tokens are in its rows, so it has no dollar estimate).
+pub fn cost_estimate(
+    set: &BenchmarkSet,
+    workload: Option<&Workload>,
+    cadence: Cadence,
+    prices: (Option<f64>, Option<f64>),
+) -> CostEstimate {
+    let Some(workload) = workload else { return set.cost_estimate(cadence, prices) };
+    let volume = RunVolume::of_workload(workload, set.system_prompt.as_deref());
+    CostEstimate::of_runs(workload.requests(), volume, cadence, prices)
 }
 
 /// Creates (`id` is `None`: first due at once, with a new webhook signing secret, returned this once) or

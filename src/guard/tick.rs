@@ -14,7 +14,7 @@ use crate::clock::Clock;
 use crate::jobs::StartError;
 use crate::model::{
     Agent, BenchmarkSet, Breach, EvaluationEnd, LoadMode, RunId, RunPlanInput, RunStatus, RunView, Schedule,
-    ScheduleId, ScheduleOutcome, WorkspaceId,
+    ScheduleId, ScheduleOutcome, Workload, WorkspaceId,
 };
 use crate::notify::{new_message_id, AlertMessage, MailSender, MailedAlert, Mailer};
 use crate::runs::RunManager;
@@ -283,7 +283,12 @@ impl Guard {
             Ok(set) => set,
             Err(e) => return failed(format!("the benchmark set could not be read: {e}"), None),
         };
-        let run = match self.runs.run_to_end(claim.workspace, guard_plan(schedule, &set)).await {
+        let workload = match self.store.schedule_workload(claim.workspace, schedule.id).await {
+            Ok(workload) => workload.map(|w| w.spec),
+            Err(e) => return failed(format!("the schedule's workload could not be read: {e}"), None),
+        };
+        let plan = guard_plan(schedule, &set, workload.as_ref());
+        let run = match self.runs.run_to_end(claim.workspace, plan).await {
             Ok(run) => run,
             Err(StartError::Store(StoreError::NotFound)) => {
                 return failed("the connector was deleted: edit the schedule to pick another".into(), None)
@@ -304,7 +309,7 @@ impl Guard {
         }
         let baseline = match self
             .store
-            .current_baseline(claim.workspace, schedule.input.set_id, schedule.input.connector_id)
+            .current_baseline(claim.workspace, schedule.input.set_id, schedule.input.connector_id, workload.as_ref())
             .await
         {
             Ok(Some(baseline)) => baseline,
@@ -321,21 +326,26 @@ impl Guard {
     }
 }
 
-/// The run a schedule makes: each prompt of its set once, non-streaming, temperature 0.2, one at a time (so the
-/// requests do not slow each other down).
-pub fn guard_plan(schedule: &Schedule, set: &BenchmarkSet) -> RunPlanInput {
+/// The run a schedule makes: each prompt of its set once, or each request of its `workload` (with the set's system
+/// prompt), non-streaming, temperature 0.2, one at a time (so the requests do not slow each other down; a
+/// multi-turn workload's conversations go one after another).
+pub fn guard_plan(schedule: &Schedule, set: &BenchmarkSet, workload: Option<&Workload>) -> RunPlanInput {
     let agent = Agent {
         name: set.name.clone(),
         system_prompt: set.system_prompt.clone(),
         tools: vec![],
         token_budget: set.max_tokens,
     };
-    let prompts = set.prompts.iter().map(|p| p.text.clone()).collect();
+    let prompts = match workload {
+        Some(_) => Vec::new(),
+        None => set.prompts.iter().map(|p| p.text.clone()).collect(),
+    };
     let one = LoadMode::Closed { concurrency: 1 };
     RunPlanInput {
         title: Some(format!("Guard · {}", schedule.input.name)),
         stream: false,
         temperature: GUARD_TEMPERATURE,
+        workload: workload.cloned(),
         ..RunPlanInput::new(schedule.input.connector_id, agent, prompts, 1, one)
     }
 }

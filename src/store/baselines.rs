@@ -1,11 +1,12 @@
-//! Pinned baselines: one current per set and connector, earlier pins kept as history.
+//! Pinned baselines: one current per set, connector and workload (none: the set's prompts), earlier pins kept as
+//! history.
 
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
 use super::workspaces::parse_id;
 use super::{from_json, to_json, Store, StoreError};
-use crate::model::{Baseline, BaselineId, BenchmarkSetId, ConnectorId, GuardSummary, RunId, WorkspaceId};
+use crate::model::{Baseline, BaselineId, BenchmarkSetId, ConnectorId, GuardSummary, RunId, Workload, WorkspaceId};
 
 const COLUMNS: &str = "id, set_id, connector_id, run_id, total_ms, summary, current, pinned_at";
 
@@ -29,6 +30,8 @@ pub struct NewBaseline {
     pub set_id: BenchmarkSetId,
     /// The connector.
     pub connector_id: ConnectorId,
+    /// The workload the schedule sends instead of the set's prompts, if it sends one.
+    pub workload: Option<Workload>,
     /// The run.
     pub run_id: RunId,
     /// Its successful measured total times, ms.
@@ -37,8 +40,18 @@ pub struct NewBaseline {
     pub summary: GuardSummary,
 }
 
+/// The `workload_key` of a baseline: the SHA-256 of the workload's JSON (the same parameters give the same key;
+/// any change, a seed included, another), `''` for the set's prompts.
+fn workload_key(workload: Option<&Workload>) -> Result<String, StoreError> {
+    use sha2::Digest;
+    match workload {
+        Some(workload) => Ok(hex::encode(sha2::Sha256::digest(to_json(workload)?.as_bytes()))),
+        None => Ok(String::new()),
+    }
+}
+
 impl Store {
-    /// Pins a baseline for its set and connector, replacing the current one (which stays in the history).
+    /// Pins a baseline for its set, connector and workload, replacing the current one (which stays in the history).
     pub async fn pin_baseline(
         &self,
         workspace: WorkspaceId,
@@ -47,18 +60,21 @@ impl Store {
     ) -> Result<Baseline, StoreError> {
         self.get_set(workspace, new.set_id).await?;
         let id = BaselineId::new_random();
+        let key = workload_key(new.workload.as_ref())?;
         let mut tx = self.begin_write().await?;
         sqlx::query(
             "UPDATE guard_baselines SET current = 0 WHERE workspace_id = $1 AND set_id = $2 AND connector_id = $3 \
-             AND current = 1",
+             AND workload_key = $4 AND current = 1",
         )
         .bind(workspace.to_string())
         .bind(new.set_id.to_string())
         .bind(new.connector_id.to_string())
+        .bind(&key)
         .execute(&mut *tx)
         .await?;
         sqlx::query(&format!(
-            "INSERT INTO guard_baselines (workspace_id, {COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, 1, $8)"
+            "INSERT INTO guard_baselines (workspace_id, {COLUMNS}, workload_key) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, 1, $8, $9)"
         ))
         .bind(workspace.to_string())
         .bind(id.to_string())
@@ -68,6 +84,7 @@ impl Store {
         .bind(to_json(&new.total_ms)?)
         .bind(to_json(&new.summary)?)
         .bind(now_ms)
+        .bind(&key)
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
@@ -83,39 +100,43 @@ impl Store {
         })
     }
 
-    /// The baseline in force for a set on a connector, if one is pinned.
+    /// The baseline in force for a set on a connector sending `workload` (`None`: the set's prompts), if one is pinned.
     pub async fn current_baseline(
         &self,
         workspace: WorkspaceId,
         set: BenchmarkSetId,
         connector: ConnectorId,
+        workload: Option<&Workload>,
     ) -> Result<Option<Baseline>, StoreError> {
         let row = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM guard_baselines WHERE workspace_id = $1 AND set_id = $2 AND connector_id = $3 \
-             AND current = 1"
+             AND workload_key = $4 AND current = 1"
         ))
         .bind(workspace.to_string())
         .bind(set.to_string())
         .bind(connector.to_string())
+        .bind(workload_key(workload)?)
         .fetch_optional(&self.pool)
         .await?;
         row.as_ref().map(baseline_from_row).transpose()
     }
 
-    /// Every baseline pinned for a set on a connector, newest first.
+    /// Every baseline pinned for a set on a connector sending `workload` (`None`: the set's prompts), newest first.
     pub async fn baseline_history(
         &self,
         workspace: WorkspaceId,
         set: BenchmarkSetId,
         connector: ConnectorId,
+        workload: Option<&Workload>,
     ) -> Result<Vec<Baseline>, StoreError> {
         let rows = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM guard_baselines WHERE workspace_id = $1 AND set_id = $2 AND connector_id = $3 \
-             ORDER BY pinned_at DESC, id"
+             AND workload_key = $4 ORDER BY pinned_at DESC, id"
         ))
         .bind(workspace.to_string())
         .bind(set.to_string())
         .bind(connector.to_string())
+        .bind(workload_key(workload)?)
         .fetch_all(&self.pool)
         .await?;
         rows.iter().map(baseline_from_row).collect()

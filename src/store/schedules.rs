@@ -9,13 +9,14 @@ use sqlx::Row;
 use super::workspaces::parse_id;
 use super::{bool_to_db, delete_workspace_row, found, from_json, spelled_or_null, to_json, Backend, Store, StoreError};
 use crate::model::{
-    Cadence, EvaluationId, EvaluationStatus, Notify, Schedule, ScheduleId, ScheduleInput, Trigger, WorkspaceId,
+    schedulable, Cadence, EvaluationId, EvaluationStatus, Notify, Schedule, ScheduleId, ScheduleInput,
+    ScheduleWorkload, Trigger, ValidationError, WorkspaceId,
 };
 use crate::secrets::SecretBox;
 
 const COLUMNS: &str =
     "id, name, set_id, connector_id, enabled, cadence, next_run_at, webhook_url, email, email_owner, thresholds, \
-     alpha, require_significance, last_run_at, last_status, last_error, created_at";
+     alpha, require_significance, workload_id, last_run_at, last_status, last_error, created_at";
 
 /// A claimed slot: this process, and no other, runs `schedule` for `slot_at`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,6 +37,14 @@ fn seal_context(workspace: WorkspaceId, id: ScheduleId) -> String {
     format!("schedule-webhook/{workspace}/{id}")
 }
 
+/// The `workload_name` and `workload` (JSON) columns of a schedule sending `workload`.
+fn workload_columns(workload: Option<&ScheduleWorkload>) -> Result<(Option<String>, Option<String>), StoreError> {
+    match workload {
+        Some(w) => Ok((Some(w.name.clone()), Some(to_json(&w.spec)?))),
+        None => Ok((None, None)),
+    }
+}
+
 fn schedule_from_row(row: &AnyRow) -> Result<Schedule, StoreError> {
     let cadence: String = row.try_get("cadence")?;
     Ok(Schedule {
@@ -54,6 +63,7 @@ fn schedule_from_row(row: &AnyRow) -> Result<Schedule, StoreError> {
             thresholds: from_json(&row.try_get::<String, _>("thresholds")?)?,
             alpha: row.try_get("alpha")?,
             require_significance: row.try_get::<i64, _>("require_significance")? != 0,
+            workload_id: row.try_get::<Option<String>, _>("workload_id")?.as_deref().map(parse_id).transpose()?,
         },
         next_run_at_ms: row.try_get("next_run_at")?,
         last_run_at_ms: row.try_get("last_run_at")?,
@@ -76,10 +86,13 @@ impl Store {
     ) -> Result<Schedule, StoreError> {
         self.get_set(workspace, input.set_id).await?;
         let id = ScheduleId::new_random();
+        let workload = self.workload_copy(workspace, None, input.workload_id).await?;
+        let (workload_name, workload_spec) = workload_columns(workload.as_ref())?;
         sqlx::query(
             "INSERT INTO guard_schedules (id, workspace_id, name, set_id, connector_id, enabled, cadence, next_run_at, \
              webhook_url, webhook_secret, email, thresholds, alpha, require_significance, created_at, updated_at, \
-             email_owner) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $8, $8, $15)",
+             email_owner, workload_id, workload_name, workload) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $8, $8, $15, $16, $17, $18)",
         )
         .bind(id.to_string())
         .bind(workspace.to_string())
@@ -96,6 +109,9 @@ impl Store {
         .bind(input.alpha)
         .bind(bool_to_db(input.require_significance))
         .bind(bool_to_db(input.notify.email_owner))
+        .bind(input.workload_id.map(|w| w.to_string()))
+        .bind(workload_name)
+        .bind(workload_spec)
         .execute(&self.pool)
         .await?;
         self.get_schedule(workspace, id).await
@@ -110,11 +126,14 @@ impl Store {
         now_ms: i64,
     ) -> Result<Schedule, StoreError> {
         self.get_set(workspace, input.set_id).await?;
+        let workload = self.workload_copy(workspace, Some(id), input.workload_id).await?;
+        let (workload_name, workload_spec) = workload_columns(workload.as_ref())?;
         found(
             sqlx::query(
                 "UPDATE guard_schedules SET name = $1, set_id = $2, connector_id = $3, enabled = $4, cadence = $5, \
              webhook_url = $6, email = $7, thresholds = $8, alpha = $9, require_significance = $10, updated_at = $11, \
-             email_owner = $14 WHERE id = $12 AND workspace_id = $13",
+             email_owner = $14, workload_id = $15, workload_name = $16, workload = $17 \
+             WHERE id = $12 AND workspace_id = $13",
             )
             .bind(&input.name)
             .bind(input.set_id.to_string())
@@ -130,11 +149,62 @@ impl Store {
             .bind(id.to_string())
             .bind(workspace.to_string())
             .bind(bool_to_db(input.notify.email_owner))
+            .bind(input.workload_id.map(|w| w.to_string()))
+            .bind(workload_name)
+            .bind(workload_spec)
             .execute(&self.pool)
             .await?
             .rows_affected(),
         )?;
         self.get_schedule(workspace, id).await
+    }
+
+    /// The copy of a saved workload that schedule `id` of `workspace` sends, if it sends one.
+    pub async fn schedule_workload(
+        &self,
+        workspace: WorkspaceId,
+        id: ScheduleId,
+    ) -> Result<Option<ScheduleWorkload>, StoreError> {
+        let row = self.workspace_row("guard_schedules", "workload_id, workload_name, workload", workspace, id).await?;
+        let (Some(saved), Some(name), Some(spec)) = (
+            row.try_get::<Option<String>, _>("workload_id")?,
+            row.try_get::<Option<String>, _>("workload_name")?,
+            row.try_get::<Option<String>, _>("workload")?,
+        ) else {
+            return Ok(None);
+        };
+        Ok(Some(ScheduleWorkload { id: parse_id(&saved)?, name, spec: from_json(&spec)? }))
+    }
+
+    /// The copy a schedule keeps of the saved workload it names: taken afresh from the saved one at every save;
+    /// when the saved one was deleted, the copy schedule `existing` already keeps of it (so the schedule can still
+    /// be edited). `Invalid` when there is neither, or when a schedule's run could not send it.
+    async fn workload_copy(
+        &self,
+        workspace: WorkspaceId,
+        existing: Option<ScheduleId>,
+        wanted: Option<crate::model::WorkloadId>,
+    ) -> Result<Option<ScheduleWorkload>, StoreError> {
+        let Some(wanted) = wanted else { return Ok(None) };
+        let copy = match self.get_workload(workspace, wanted).await {
+            Ok(saved) => ScheduleWorkload { id: saved.id, name: saved.name, spec: saved.spec },
+            Err(StoreError::NotFound) => {
+                let kept = match existing {
+                    Some(schedule) => self.schedule_workload(workspace, schedule).await?,
+                    None => None,
+                };
+                match kept.filter(|kept| kept.id == wanted) {
+                    Some(kept) => kept,
+                    None => {
+                        let reason = "no saved workload of this workspace has this id (was it deleted?)";
+                        return Err(StoreError::Invalid(ValidationError::new("workloadId", reason)));
+                    }
+                }
+            }
+            Err(e) => return Err(e),
+        };
+        schedulable(&copy.spec)?;
+        Ok(Some(copy))
     }
 
     /// Pauses (`false`) or resumes a schedule. A resumed schedule that was due while paused runs at the next tick.

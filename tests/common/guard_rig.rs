@@ -131,6 +131,7 @@ impl Rig {
             }],
             alpha: 0.05,
             require_significance: true,
+            workload_id: None,
         };
         self.store
             .create_schedule(
@@ -162,7 +163,8 @@ impl Rig {
         let run = self.runs.run_to_end(self.ws, input).await.unwrap();
         assert_eq!(run.status, RunStatus::Completed);
         let (total_ms, summary) = observe(&self.store.run_iterations(self.ws, run.id).await.unwrap());
-        let new = NewBaseline { set_id: set.id, connector_id: connector, run_id: run.id, total_ms, summary };
+        let new =
+            NewBaseline { set_id: set.id, connector_id: connector, workload: None, run_id: run.id, total_ms, summary };
         self.store.pin_baseline(self.ws, &new, self.clock.now_ms()).await.unwrap();
     }
 

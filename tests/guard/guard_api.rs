@@ -71,7 +71,8 @@ async fn a_schedule_from_set_to_acknowledged_alert_through_the_api() {
     let choices = ok(&app, &cookie, "guard/schedules/choices", json!({})).await;
     // Five one-character prompts, no system prompt, 8 tokens each at most.
     let volume = json!({"requests": 5, "inputTokens": 5.0, "outputTokens": 40.0});
-    assert_eq!(choices["sets"], json!([{"id": set_id, "name": "Checkout", "volume": volume}]));
+    assert_eq!(choices["sets"], json!([{"id": set_id, "name": "Checkout", "volume": volume, "systemTokens": 0.0}]));
+    assert_eq!(choices["workloads"], json!([]));
     assert_eq!(choices["connectors"][0]["id"], demo.as_str());
     assert_eq!(
         choices["connectors"][0].as_object().unwrap().keys().collect::<Vec<_>>(),
@@ -204,4 +205,67 @@ async fn a_schedule_from_set_to_acknowledged_alert_through_the_api() {
     assert!(test["lastError"].as_str().unwrap().starts_with("refused: 127.0.0.1"), "{test}");
     ok(&app, &cookie, "guard/schedules/delete", json!({"id": schedule_id})).await;
     ok(&app, &cookie, "guard/sets/delete", json!({"id": set_id})).await;
+}
+
+#[tokio::test]
+async fn a_schedule_names_a_saved_workload_through_the_api() {
+    let app = spawn_app_with_demo().await;
+    let (ws, cookie) = app.session_for(latency_guard::store::LOCAL_OWNER).await;
+    let demo = app.state.store.list_connectors(ws).await.unwrap().remove(0).id.to_string();
+    let mut set = set_input(&["a", "b", "c"]);
+    set["systemPrompt"] = json!("Answer briefly."); // 15 characters: 4 tokens as estimated
+    let set_id = ok(&app, &cookie, "guard/sets/save", json!({"id": null, "input": set})).await["id"].clone();
+    let synthetic = |requests: u32| {
+        json!({"kind": "synthetic", "input": {"kind": "fixed", "tokens": 40}, "output": {"kind": "fixed", "tokens": 4},
+               "requests": requests, "seed": 3})
+    };
+    let save = |name: &'static str, spec: Value| {
+        let body = json!({"id": null, "input": {"name": name, "spec": spec}});
+        let (app, cookie) = (&app, &cookie);
+        async move { ok(app, cookie, "workloads/save", body).await["id"].as_str().unwrap().to_string() }
+    };
+    let small = save("small", synthetic(6)).await;
+    let big = save("too big for Guard", synthetic(101)).await;
+
+    // The form offers the workloads a schedule can send, with what its cost estimate needs.
+    let choices = ok(&app, &cookie, "guard/schedules/choices", json!({})).await;
+    assert_eq!(choices["sets"][0]["systemTokens"], json!(4.0));
+    let offered = choices["workloads"].as_array().unwrap();
+    assert_eq!(offered.len(), 1, "the one of 101 requests is left out: {offered:?}");
+    assert_eq!((offered[0]["id"].as_str(), offered[0]["requests"].as_u64()), (Some(small.as_str()), Some(6)));
+    assert_eq!(offered[0]["volume"], json!({"requests": 6, "inputTokens": 240.0, "outputTokens": 24.0}));
+    let estimate = json!({"set": set_id, "connector": demo, "cadence": "15m", "workload": small});
+    assert_eq!(ok(&app, &cookie, "guard/estimate", estimate).await["requestsPerDay"].as_f64(), Some(6.0 * 96.0));
+
+    // Naming the big one is refused by field; the small one is copied into the schedule.
+    let mut input = schedule_input(set_id.as_str().unwrap(), &demo, None);
+    input["workloadId"] = json!(big);
+    let (status, text) =
+        app.call("guard/schedules/save", json!({"id": null, "input": input.clone()}), Some(&cookie)).await;
+    assert_eq!(status, 400, "{text}");
+    let refusal: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(refusal["detail"]["field"], "workloadId", "{text}");
+    assert!(text.contains("sends 101 requests"), "{text}");
+    assert_eq!(ok(&app, &cookie, "guard/schedules/list", json!({})).await, json!([]), "nothing stored");
+    input["workloadId"] = json!(small);
+    let saved = ok(&app, &cookie, "guard/schedules/save", json!({"id": null, "input": input})).await;
+    assert_eq!(saved["schedule"]["workloadId"], small.as_str());
+    let id = saved["schedule"]["id"].clone();
+    let detail = ok(&app, &cookie, "guard/schedules/get", json!({"id": id})).await;
+    assert_eq!(detail["workload"]["name"], "small");
+    assert_eq!(detail["workload"]["spec"], synthetic(6));
+
+    // Run now sends the workload with the set's system prompt; the page says so.
+    let outcome = ok(&app, &cookie, "guard/schedules/run", json!({"id": id})).await;
+    assert_eq!(outcome["status"], "no_baseline", "{outcome}");
+    let run: latency_guard::model::RunId = serde_json::from_value(outcome["runId"].clone()).unwrap();
+    let run = app.state.store.get_run(ws, run).await.unwrap();
+    assert_eq!(run.plan.agent.system_prompt.as_deref(), Some("Answer briefly."));
+    assert_eq!(run.total_requests, 6);
+    let page = ok(&app, &cookie, "guard/schedules/page", json!({"id": id})).await;
+    let header = page["header"].as_str().unwrap();
+    assert!(
+        header.contains("Sends the workload \"small\"") && header.contains("synthetic: input 40 tokens"),
+        "{header}"
+    );
 }

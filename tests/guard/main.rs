@@ -12,5 +12,6 @@ mod guard;
 mod guard_api;
 mod guard_hook;
 mod guard_replicas;
+mod guard_workloads;
 mod owner_email;
 mod webhooks;

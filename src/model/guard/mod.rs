@@ -5,6 +5,7 @@ pub(in crate::model) mod evaluation;
 pub(in crate::model) mod records;
 pub(in crate::model) mod schedule;
 pub(in crate::model) mod schedule_detail;
+pub(in crate::model) mod schedule_workload;
 pub(in crate::model) mod states;
 
 pub use benchmark_set::{BenchmarkSet, BenchmarkSetInput, SetPrompt, ADVISED_MIN_PROMPTS, MAX_SET_PROMPTS};
@@ -17,4 +18,5 @@ pub use schedule::{
     MAX_THRESHOLDS,
 };
 pub use schedule_detail::{BaselineInfo, PinnableRun, ScheduleDetail};
+pub use schedule_workload::{schedulable, ScheduleWorkload, MAX_SCHEDULE_REQUESTS, MAX_SCHEDULE_THINK_MS};
 pub use states::{EvaluationStatus, Trigger};

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::common::ids::{BenchmarkSetId, ConnectorId};
+use crate::model::common::ids::{BenchmarkSetId, ConnectorId, WorkloadId};
 use crate::model::guard::states::EvaluationStatus;
 use crate::model::{is_one_email_address, ValidationError};
 
@@ -189,6 +189,10 @@ pub struct ScheduleInput {
     pub alpha: f64,
     /// A latency threshold breaches only when Welch's p-value is below `alpha` too.
     pub require_significance: bool,
+    /// A saved workload the schedule sends instead of its set's prompts (the set still gives the system prompt);
+    /// the server keeps a copy of it, taken when the schedule is saved. Absent: each of the set's prompts once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload_id: Option<WorkloadId>,
 }
 
 /// [`ScheduleInput`] as it arrives: `notify`, or the flat fields of earlier clients.
@@ -212,6 +216,8 @@ struct ScheduleInputWire {
     alpha: f64,
     #[serde(default = "yes")]
     require_significance: bool,
+    #[serde(default)]
+    workload_id: Option<WorkloadId>,
 }
 
 impl From<ScheduleInputWire> for ScheduleInput {
@@ -230,6 +236,7 @@ impl From<ScheduleInputWire> for ScheduleInput {
             thresholds: wire.thresholds,
             alpha: wire.alpha,
             require_significance: wire.require_significance,
+            workload_id: wire.workload_id,
         }
     }
 }
@@ -331,6 +338,8 @@ struct ScheduleWire {
     thresholds: Vec<Threshold>,
     alpha: f64,
     require_significance: bool,
+    #[serde(default)]
+    workload_id: Option<WorkloadId>,
     next_run_at_ms: i64,
     last_run_at_ms: Option<i64>,
     last_status: Option<EvaluationStatus>,
@@ -352,6 +361,7 @@ impl From<ScheduleWire> for Schedule {
                 thresholds: wire.thresholds,
                 alpha: wire.alpha,
                 require_significance: wire.require_significance,
+                workload_id: wire.workload_id,
             },
             next_run_at_ms: wire.next_run_at_ms,
             last_run_at_ms: wire.last_run_at_ms,
@@ -368,9 +378,24 @@ impl From<ScheduleWire> for Schedule {
 pub struct CostEstimate {
     /// Requests a day (prompts × runs a day).
     pub requests_per_day: f64,
-    /// USD a day at most: input tokens estimated at 4 characters a token, output at `max_tokens` each;
-    /// `None` without prices.
+    /// USD a day at most: input tokens estimated at 4 characters a token, output at `max_tokens` each (a
+    /// workload's: at their mean lengths); `None` without prices, or for a dataset, whose tokens are in its rows.
     pub usd_per_day: Option<f64>,
+}
+
+impl CostEstimate {
+    /// The cost of `requests` a run at `cadence`, of the tokens `volume` says when they are known.
+    pub fn of_runs(
+        requests: u32,
+        volume: Option<RunVolume>,
+        cadence: Cadence,
+        prices: (Option<f64>, Option<f64>),
+    ) -> Self {
+        match volume {
+            Some(volume) => volume.per_day(cadence, prices),
+            None => Self { requests_per_day: f64::from(requests) * cadence.runs_per_day(), usd_per_day: None },
+        }
+    }
 }
 
 /// What one run of a benchmark set sends: its requests and their estimated tokens. With a cadence and a connector's
@@ -390,13 +415,23 @@ pub struct RunVolume {
 impl RunVolume {
     /// The volume of `prompts` (their texts) with `system_prompt` and `max_tokens`.
     pub fn of(prompts: &[&str], system_prompt: Option<&str>, max_tokens: u32) -> Self {
-        let tokens = |text: &str| (text.chars().count() as f64 / 4.0).ceil();
+        let tokens = Self::estimated_tokens;
         let system = system_prompt.map_or(0.0, tokens);
         Self {
             requests: prompts.len() as u32,
             input_tokens: prompts.iter().map(|p| tokens(p) + system).sum(),
             output_tokens: prompts.len() as f64 * f64::from(max_tokens),
         }
+    }
+
+    /// A text's tokens as estimated here: 4 characters a token, rounded up.
+    pub fn estimated_tokens(text: &str) -> f64 {
+        (text.chars().count() as f64 / 4.0).ceil()
+    }
+
+    /// The volume with `each` more input tokens in every request (a system prompt's).
+    pub fn with_system_tokens(self, each: f64) -> Self {
+        Self { input_tokens: self.input_tokens + f64::from(self.requests) * each, ..self }
     }
 
     /// Requests and USD a day at `cadence`, at the connector's USD prices per 1M input and output tokens.
@@ -434,6 +469,7 @@ mod tests {
             }],
             alpha: 0.05,
             require_significance: true,
+            workload_id: None,
         }
     }
 

@@ -53,11 +53,14 @@ pub struct ScheduleDetail {
     pub schedule: Schedule,
     /// Its set.
     pub set: BenchmarkSet,
+    /// The copy of the saved workload it sends instead of the set's prompts, if it sends one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<super::schedule_workload::ScheduleWorkload>,
     /// Its connector's name; `None` when the connector was deleted.
     pub connector_name: Option<String>,
     /// The baseline in force.
     pub baseline: Option<BaselineInfo>,
-    /// Earlier baselines of the set on this connector, newest first.
+    /// Earlier baselines of the set on this connector (with this workload), newest first.
     pub earlier_baselines: Vec<BaselineInfo>,
     /// What it costs.
     pub cost: CostEstimate,

@@ -80,6 +80,15 @@ impl ThinkTime {
         Duration::from_secs_f64(ms.clamp(0.0, MAX_THINK_MS as f64) / 1e3)
     }
 
+    /// The longest think time a draw can give, ms (an exponential one at its cut).
+    pub fn longest_ms(&self) -> u64 {
+        match *self {
+            Self::Fixed { ms } => ms,
+            Self::Uniform { max_ms, .. } => max_ms,
+            Self::Exponential { .. } => MAX_THINK_MS,
+        }
+    }
+
     /// The think time in a few words: `2000 ms`, `uniform 1000–5000 ms`, `exponential, mean 3000 ms`.
     pub fn describe(&self) -> String {
         match self {

@@ -1,13 +1,16 @@
-//! The create/edit form of a Guard schedule: set, connector, cadence with what it will cost, thresholds, the
-//! significance rule, and where alerts go. A new schedule's webhook signing secret is shown once, after saving.
+//! The create/edit form of a Guard schedule: set, connector, the set's prompts or a saved workload, cadence with
+//! what it will cost, thresholds, the significance rule, and where alerts go. A new schedule's webhook signing secret is shown once, after saving.
 
 use leptos::prelude::*;
 
 use super::ErrorBox;
 
-use crate::api::guard::{save_schedule, ConnectorChoice, MailSetup, SavedSchedule, ScheduleChoices, SetChoice};
+use crate::api::guard::{
+    save_schedule, ConnectorChoice, MailSetup, SavedSchedule, ScheduleChoices, ScheduleWorkloadChoice, SetChoice,
+};
 use crate::model::{
-    Cadence, Checked, Metric, Notify, Op, RunVolume, Schedule, ScheduleInput, Severity, Threshold, ADVISED_MIN_PROMPTS,
+    Cadence, Checked, CostEstimate, Metric, Notify, Op, Schedule, ScheduleInput, Severity, Threshold,
+    ADVISED_MIN_PROMPTS,
 };
 
 const METRICS: [Metric; 5] = [Metric::P95Ms, Metric::MeanMs, Metric::TokS, Metric::CostUsd, Metric::ErrorRate];
@@ -20,7 +23,7 @@ fn select_value<T: Copy>(options: &[T], name: impl Fn(T) -> &'static str, value:
 /// The form; `existing` is `None` for a new schedule.
 #[component]
 pub fn ScheduleForm(existing: Option<Schedule>, choices: ScheduleChoices) -> impl IntoView {
-    let ScheduleChoices { sets, connectors, mail } = choices;
+    let ScheduleChoices { sets, connectors, workloads, mail } = choices;
     let id = existing.as_ref().map(|s| s.id);
     let first = existing.as_ref().map(|s| s.input.clone());
     let name = RwSignal::new(first.as_ref().map(|i| i.name.clone()).unwrap_or_default());
@@ -38,6 +41,8 @@ pub fn ScheduleForm(existing: Option<Schedule>, choices: ScheduleChoices) -> imp
             .or_else(|| connectors.first().map(|c| c.id.to_string()))
             .unwrap_or_default(),
     );
+    // "": the set's prompts.
+    let workload = RwSignal::new(first.as_ref().and_then(|i| i.workload_id).map(|w| w.to_string()).unwrap_or_default());
     let cadence = RwSignal::new(first.as_ref().map_or(Cadence::Hourly, |i| i.cadence));
     let enabled = RwSignal::new(first.as_ref().is_none_or(|i| i.enabled));
     let webhook = RwSignal::new(first.as_ref().and_then(|i| i.notify.webhook_url.clone()).unwrap_or_default());
@@ -64,13 +69,14 @@ pub fn ScheduleForm(existing: Option<Schedule>, choices: ScheduleChoices) -> imp
             thresholds: thresholds.get_untracked(),
             alpha: alpha.get_untracked().trim().parse().unwrap_or(f64::NAN),
             require_significance: significance.get_untracked(),
+            workload_id: workload.get_untracked().parse().ok(),
         };
         async move { save_schedule(id, Checked(input)).await }
     });
     view! {
         <form class="connector-form" id="schedule-form" on:submit=move |ev| { ev.prevent_default(); save.dispatch(()); } novalidate>
             <label>"Name"<input id="schedule-name" bind:value=name/></label>
-            <TargetFields sets connectors set connector cadence/>
+            <TargetFields choices=(sets, connectors, workloads) set connector workload cadence/>
             <ThresholdsFieldset thresholds/>
             <div class="prices">
                 <label class="inline"><input type="checkbox" id="require-significance" bind:checked=significance/>
@@ -121,18 +127,20 @@ fn OwnerMailSwitch(mail: MailSetup, email_owner: RwSignal<bool>) -> impl IntoVie
     }
 }
 
-/// Which set runs against which connector how often, with the set's size warning and what it costs.
+/// Which set (or saved workload, with the set's system prompt) runs against which connector how often, with a
+/// warning when a run sends too few requests and what it costs.
 #[component]
 fn TargetFields(
-    sets: Vec<SetChoice>,
-    connectors: Vec<ConnectorChoice>,
+    choices: (Vec<SetChoice>, Vec<ConnectorChoice>, Vec<ScheduleWorkloadChoice>),
     set: RwSignal<String>,
     connector: RwSignal<String>,
+    workload: RwSignal<String>,
     cadence: RwSignal<Cadence>,
 ) -> impl IntoView {
+    let (sets, connectors, workloads) = choices;
     // The options start chosen as the signals do; after that only the user changes them.
-    let (first_set, first_connector, first_cadence) =
-        (set.get_untracked(), connector.get_untracked(), cadence.get_untracked());
+    let (first_set, first_connector, first_workload, first_cadence) =
+        (set.get_untracked(), connector.get_untracked(), workload.get_untracked(), cadence.get_untracked());
     let set_options = sets
         .iter()
         .map(|s| {
@@ -147,16 +155,32 @@ fn TargetFields(
             view! { <option selected=value == first_connector value=value>{format!("{} · {}", c.name, c.model)}</option> }
         })
         .collect_view();
-    let volumes: Vec<(String, RunVolume)> = sets.into_iter().map(|s| (s.id.to_string(), s.volume)).collect();
-    let (volumes, connectors) = (StoredValue::new(volumes), StoredValue::new(connectors));
-    let volume =
-        move || set.with(|chosen| volumes.with_value(|all| all.iter().find(|(id, _)| id == chosen).map(|(_, v)| *v)));
-    let few_prompts = move || volume().map(|v| v.requests).filter(|n| (*n as usize) < ADVISED_MIN_PROMPTS);
+    let workload_options = workloads
+        .iter()
+        .map(|w| {
+            let value = w.id.to_string();
+            view! { <option selected=value == first_workload value=value>{format!("{} ({} requests)", w.name, w.requests)}</option> }
+        })
+        .collect_view();
+    let (sets, connectors, workloads) =
+        (StoredValue::new(sets), StoredValue::new(connectors), StoredValue::new(workloads));
+    let chosen_workload =
+        move || workload.with(|id| workloads.with_value(|all| all.iter().find(|w| w.id.to_string() == *id).cloned()));
+    // What one run sends: its requests and, unless they are a dataset's rows, its tokens.
+    let run = move || {
+        let chosen = set.with(|id| sets.with_value(|all| all.iter().find(|s| s.id.to_string() == *id).cloned()))?;
+        Some(match chosen_workload() {
+            Some(w) => (w.requests, w.volume.map(|v| v.with_system_tokens(chosen.system_tokens))),
+            None => (chosen.volume.requests, Some(chosen.volume)),
+        })
+    };
+    let few_requests = move || run().map(|(n, _)| n).filter(|n| (*n as usize) < ADVISED_MIN_PROMPTS);
     let estimate = move || {
         let prices = connector.with(|chosen| {
             connectors.with_value(|all| all.iter().find(|c| c.id.to_string() == *chosen).map(|c| c.prices()))
         })?;
-        Some(volume()?.per_day(cadence.get(), prices))
+        let (requests, volume) = run()?;
+        Some((CostEstimate::of_runs(requests, volume, cadence.get(), prices), volume.is_some()))
     };
     view! {
         <div class="prices">
@@ -170,13 +194,27 @@ fn TargetFields(
                 {Cadence::ALL.iter().copied().map(|c| view! { <option value=c.as_str() selected=c == first_cadence>{c.as_str()}</option> }).collect_view()}
             </select></label>
         </div>
-        {move || few_prompts().map(|n| view! { <p class="warning" id="few-prompts">{format!("This set has {n} prompt(s); at least {ADVISED_MIN_PROMPTS} are advised: Welch's test with so few requests rarely finds anything significant.")}</p> })}
+        <label>"Sends"<select id="schedule-workload" on:change=move |ev| workload.set(event_target_value(&ev))>
+            <option value="" selected=first_workload.is_empty()>"The set's prompts, once each"</option>
+            {workload_options}
+        </select></label>
+        <p class="muted" id="schedule-workload-summary">
+            {move || match chosen_workload() {
+                Some(w) => format!("{} — with the set's system prompt, one request at a time. The schedule keeps a copy of the workload as it is now; save the schedule again to take a later edit of it.", w.summary),
+                None => "Each of the set's prompts once, at its max_tokens. A saved workload (Workloads page) sends exact token lengths, shared prefixes, conversations or a dataset instead; one of at most 100 requests can run on a schedule.".to_string(),
+            }}
+        </p>
+        {move || few_requests().map(|n| view! { <p class="warning" id="few-prompts">{format!("A run sends {n} request(s); at least {ADVISED_MIN_PROMPTS} are advised: Welch's test with so few requests rarely finds anything significant.")}</p> })}
         <p class="muted" id="schedule-cost">
             {move || match estimate() {
-                Some(e) => format!(
+                Some((e, tokens_known)) => format!(
                     "{} requests a day{}",
                     e.requests_per_day,
-                    e.usd_per_day.map_or(" (the connector has no prices, so no cost estimate)".to_string(), |usd| format!(", about ${usd:.4} a day at most (input tokens estimated at 4 characters each, every answer at max_tokens)"))
+                    match (e.usd_per_day, tokens_known) {
+                        (Some(usd), _) => format!(", about ${usd:.4} a day at most (input tokens estimated at 4 characters each or at a workload's mean lengths, every answer at its max_tokens)"),
+                        (None, false) => " (a dataset's token counts are in its rows, so no cost estimate)".to_string(),
+                        (None, true) => " (the connector has no prices, so no cost estimate)".to_string(),
+                    }
                 ),
                 None => "Pick a set and a connector to see what it costs.".to_string(),
             }}
