@@ -1,5 +1,6 @@
 import { test, expect, Page } from "@playwright/test";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import * as readline from "node:readline";
 import * as fs from "node:fs";
 import * as path from "node:path";
 
@@ -201,4 +202,61 @@ test("an uploaded dataset is checked, listed with its lengths, and sent row by r
   const snapshot = expectWorkloadExported(files, "dataset", 5);
   expect(snapshot.results.map((r: any) => r.prompt).sort()).toEqual([...rows].sort());
   expect(snapshot.results.map((r: any) => r.askedOutputTokens).sort()).toEqual([3, 3, 3, 3, 5]);
+});
+
+test("a saved workload is swept and A/B tested from their forms", async ({ page }) => {
+  test.setTimeout(120_000);
+  const bin = path.resolve(projectRoot, process.env.LG_BIN ?? "target/debug/latency-guard");
+  const sim = spawn(bin, ["sim", "--port", "0", "--ttft-ms", "5", "--itl-ms", "1", "--tokens", "8"], {
+    cwd: projectRoot,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  try {
+    const line: string = await new Promise((resolve) => readline.createInterface({ input: sim.stdout! }).once("line", resolve));
+    const baseUrl = line.trim().split(" ").pop()!;
+    for (const name of ["Arm A", "Arm B"]) {
+      const created = await page.request.post("/api/connectors/create", { data: { input: { name, baseUrl, model: "sim-model" } } });
+      expect(created.status()).toBe(200);
+    }
+    const spec = { kind: "synthetic", input: { kind: "fixed", tokens: 36 }, output: { kind: "fixed", tokens: 5 }, requests: 6, seed: 41 };
+    const saved = await page.request.post("/api/workloads/save", { data: { id: null, input: { name: "short chats", spec } } });
+    expect(saved.status()).toBe(200);
+
+    // The sweep form sends the saved workload instead of its prompts: each level a run of its number of requests.
+    await page.goto("/sweeps");
+    await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+    await page.selectOption("#sweep-connector", { label: "Arm A (sim-model)" });
+    await expect(page.locator("#sweep-prompts")).toBeVisible();
+    await page.selectOption("#sweep-workload", { label: "workload: short chats" });
+    await expect(page.locator("#sweep-prompts")).toBeHidden();
+    await page.fill("#sweep-levels", "1, 2");
+    await page.fill("#sweep-slos", "ttft_p95_ms<=2000");
+    await page.fill("#sweep-requests", "4");
+    await page.click("#start-sweep");
+    await expect(page).toHaveURL(/\/sweeps\/[0-9a-f-]+$/);
+    await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+    await expect(page.locator("#sweep-status")).toHaveText("completed", { timeout: 60_000 });
+    await expect(page.locator("#sweep-levels tbody tr")).toHaveCount(2);
+    await page.locator("#sweep-levels tbody tr").nth(1).locator("a").click();
+    await expect(page).toHaveURL(/\/runs\/[0-9a-f-]+$/);
+    await expect(page.locator("#workload-spec")).toContainText("synthetic: input 36 tokens, output 5 tokens, 4 requests");
+    await expect(page.locator("#input-lengths")).toBeVisible();
+
+    // The A/B form too: each request made once and sent to both arms; the prompts and iterations give way.
+    await page.goto("/spec-lab");
+    await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+    await page.selectOption("#ab-baseline", { label: "Arm A (sim-model)" });
+    await page.selectOption("#ab-candidate", { label: "Arm B (sim-model)" });
+    await page.selectOption("#ab-workload", { label: "workload: short chats" });
+    await expect(page.locator("#ab-prompts")).toBeHidden();
+    await expect(page.locator("#ab-iterations")).toBeHidden();
+    await page.fill("#ab-concurrencies", "1");
+    await page.click("#start-ab");
+    await expect(page).toHaveURL(/\/spec-lab\/ab\/[0-9a-f-]+$/);
+    await expect(page.locator("#ab-status")).toHaveText("completed", { timeout: 60_000 });
+    await expect(page.locator("#ab-notes")).toContainText("Requests: the workload synthetic: input 36 tokens, output 5 tokens, 6 requests");
+    await expect(page.locator("#ab-notes")).toContainText("the same text sent to both arms");
+  } finally {
+    sim.kill();
+  }
 });

@@ -390,3 +390,42 @@ async fn a_repeated_run_reports_each_figure_over_its_repetitions_and_compares_by
     })
     .await;
 }
+
+/// A sweep names a saved workload by id, as the browser's form does: the server copies it into the plan and each
+/// level sends its number of the workload's requests. Another workspace's workload is not found, and a sweep
+/// naming one and giving another is refused by field.
+#[tokio::test]
+async fn a_sweep_names_a_saved_workload() {
+    let app = common::spawn_app().await;
+    let sim = four_slots().await;
+    let (_, cookie) = app.session_for("sweeper").await;
+    let (_, stranger) = app.session_for("stranger").await;
+    let conn = connector(&app, &cookie, &sim).await;
+    let spec = json!({"kind": "sharedPrefix", "groups": 2, "prefixTokens": 32, "suffix": {"kind": "fixed", "tokens": 8},
+                      "output": {"kind": "fixed", "tokens": 3}, "requests": 4, "seed": 9});
+    let saved =
+        ok(&app, &cookie, "workloads/save", json!({"id": null, "input": {"name": "prefix", "spec": spec}})).await;
+    let theirs =
+        ok(&app, &stranger, "workloads/save", json!({"id": null, "input": {"name": "theirs", "spec": spec}})).await;
+    let input = |workload: &Value| {
+        json!({"input": {"connectorId": conn, "slos": ["ttft_p95_ms<=65"], "requestsPerLevel": 6, "workloadId": workload,
+                         "levels": {"kind": "listed", "axis": "concurrency", "levels": [2]}}})
+    };
+    let started = ok(&app, &cookie, "sweeps/start", input(&saved["id"])).await;
+    let view = ended(&app, &cookie, started["id"].as_str().unwrap()).await;
+    assert_eq!(view["summary"]["status"], "completed", "{view}");
+    let level = &view["report"]["levels"][0];
+    let run = ok(&app, &cookie, "runs/report", json!({"id": level["runId"]})).await;
+    let sent = &run["run"]["plan"]["workload"];
+    assert_eq!((sent["kind"].as_str(), sent["requests"].as_u64()), (Some("sharedPrefix"), Some(6)), "{sent}");
+    let results = run["snapshot"]["results"].as_array().unwrap();
+    assert!(results.iter().all(|r| r["askedInputTokens"] == 40), "{results:?}");
+
+    let (status, reply) = app.call("sweeps/start", input(&theirs["id"]), Some(&cookie)).await;
+    assert_eq!(status, 404, "another workspace's workload: {reply}");
+    let mut both = input(&saved["id"]);
+    both["input"]["workload"] = spec;
+    let (status, reply) = app.call("sweeps/start", both, Some(&cookie)).await;
+    assert_eq!(status, 400, "{reply}");
+    assert!(reply.contains("workloadId"), "{reply}");
+}

@@ -48,10 +48,14 @@ pub struct SweepInput {
     pub max_in_flight: u32,
     /// What every level sends instead of prompts: each level sends its number of the workload's requests, with a
     /// seed of its own, so that no level finds the one before it in a prefix cache. Not written by the browser,
-    /// whose sweep form has no workload yet (its writer stays out of the WASM).
+    /// whose sweep form names a saved workload by `workloadId` (the workload's writer stays out of the WASM).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(all(feature = "hydrate", not(feature = "ssr")), serde(skip_serializing))]
     pub workload: Option<crate::model::Workload>,
+    /// A workload saved in the workspace, sent instead of `workload` (the server copies it into the plan, so the
+    /// sweep keeps what was sent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload_id: Option<crate::model::WorkloadId>,
 }
 
 fn default_max_tokens() -> u32 {
@@ -131,6 +135,11 @@ impl SweepInput {
         };
         // Each level sets its own load and number of requests.
         let one = LoadMode::Closed { concurrency: 1 };
+        if self.workload_id.is_some() {
+            // The server puts the saved workload in `workload` before validating; here it was not looked up.
+            let reason = "a saved workload is looked up by the server that runs the sweep";
+            return Err(ValidationError::new("workloadId", reason));
+        }
         if self.workload.as_ref().is_some_and(|w| matches!(w, crate::model::Workload::Trace { .. })) {
             let reason = "a trace sends at its recorded instants: it has no load to sweep; replay it with bench";
             return Err(ValidationError::new("workload.kind", reason));
@@ -222,6 +231,7 @@ mod tests {
             poisson: false,
             max_in_flight: 256,
             workload: None,
+            workload_id: None,
         }
     }
 

@@ -1,12 +1,14 @@
-//! The A/B form of the Spec Lab page: a baseline and a candidate connector, the prompts, and the sweep (concurrency
-//! levels and temperatures, comma-separated). Starting opens the test's page.
+//! The A/B form of the Spec Lab page: a baseline and a candidate connector, the prompts or a saved workload, and the
+//! sweep (concurrency levels and temperatures, comma-separated). Starting opens the test's page.
 
 use leptos::prelude::*;
 use leptos_router::hooks::use_navigate;
 
 use super::submit_row::{invalid, number, SubmitRow};
+use super::workload_picker::{picked_workload, prompts_and_iterations, WorkloadPicker};
 use crate::api::connectors::list_connectors;
 use crate::api::speclab::start_ab_test;
+use crate::api::workloads::workload_choices;
 use crate::error::AppError;
 use crate::model::{AbPlanInput, AbTestInput, Checked, Connector, ConnectorId};
 use crate::ui::hooks::resource;
@@ -23,8 +25,10 @@ fn connector(raw: &str, field: &str) -> Result<ConnectorId, AppError> {
 /// The form.
 #[component]
 pub fn AbForm() -> impl IntoView {
-    let connectors = resource(|| (), |_| list_connectors());
+    let lists = resource(|| (), |_| async { (list_connectors().await, workload_choices().await) });
     let (baseline, candidate) = (RwSignal::new(String::new()), RwSignal::new(String::new()));
+    // A saved workload's id, or empty for the prompts typed here.
+    let workload = RwSignal::new(String::new());
     let prompts = RwSignal::new("Count from one to twenty.\nWrite a haiku about latency.".to_string());
     let iterations = RwSignal::new("10".to_string());
     let max_tokens = RwSignal::new("128".to_string());
@@ -32,13 +36,15 @@ pub fn AbForm() -> impl IntoView {
     let concurrencies = RwSignal::new("1".to_string());
     let temperatures = RwSignal::new("0".to_string());
     let input = move || -> Result<AbTestInput, AppError> {
+        let workload_id = picked_workload(&workload.get())?;
+        let (prompts, iterations) = prompts_and_iterations(workload_id, &prompts.get(), &iterations.get())?;
         Ok(AbTestInput {
             baseline_connector_id: connector(&baseline.get(), "baselineConnectorId")?,
             candidate_connector_id: connector(&candidate.get(), "candidateConnectorId")?,
             plan: AbPlanInput {
                 title: None,
-                prompts: prompts.get().lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string).collect(),
-                iterations: number(&iterations.get(), "iterations")?,
+                prompts,
+                iterations,
                 warmup: number(&warmup.get(), "warmup")?,
                 max_tokens: number(&max_tokens.get(), "maxTokens")?,
                 temperatures: list(&temperatures.get(), "temperatures")?,
@@ -46,7 +52,7 @@ pub fn AbForm() -> impl IntoView {
                 timeout_ms: None,
                 system_prompt: None,
                 workload: None,
-                workload_id: None,
+                workload_id,
             },
         })
     };
@@ -54,6 +60,7 @@ pub fn AbForm() -> impl IntoView {
         let input = input.clone();
         async move { start_ab_test(Checked(input?)).await }
     });
+    let prompted = move || !workload.get().is_empty();
     let navigate = use_navigate();
     Effect::new(move |_| {
         if let Some(Ok(test)) = start.value().get() {
@@ -77,16 +84,19 @@ pub fn AbForm() -> impl IntoView {
         <form class="connector-form" id="ab-form" novalidate on:submit=move |ev| { ev.prevent_default(); start.dispatch(input()); }>
             <Suspense fallback=|| view! { <p>"Loading connectors…"</p> }>
                 {move || Suspend::new(async move {
-                    let list = connectors.await.unwrap_or_default();
+                    let (list, workloads) = lists.await;
+                    let list = list.unwrap_or_default();
                     view! { <div class="prices">
                         {pick("ab-baseline", "Baseline (e.g. speculative decoding off)", baseline, list.clone())}
                         {pick("ab-candidate", "Candidate (e.g. speculative decoding on)", candidate, list)}
-                    </div> }
+                    </div>
+                    <WorkloadPicker id="ab-workload" none="the prompts below" chosen=workload choices=workloads.unwrap_or_default()/> }
                 })}
             </Suspense>
-            <label>"Prompts, one per line" <textarea id="ab-prompts" rows="3" bind:value=prompts></textarea></label>
+            // A workload's requests replace the prompts and their iterations: each made once, sent to both arms.
+            <label hidden=prompted>"Prompts, one per line" <textarea id="ab-prompts" rows="3" bind:value=prompts></textarea></label>
             <div class="prices">
-                <label>"Iterations per prompt, per arm" <input id="ab-iterations" inputmode="numeric" bind:value=iterations/></label>
+                <label hidden=prompted>"Iterations per prompt, per arm" <input id="ab-iterations" inputmode="numeric" bind:value=iterations/></label>
                 <label>"max_tokens" <input id="ab-max-tokens" inputmode="numeric" bind:value=max_tokens/></label>
                 <label>"Warm-ups per arm and cell" <input id="ab-warmup" inputmode="numeric" bind:value=warmup/></label>
                 <label>"Concurrency levels (comma-separated)" <input id="ab-concurrencies" bind:value=concurrencies/></label>

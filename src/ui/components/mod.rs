@@ -22,6 +22,7 @@ mod share_controls;
 mod submit_row;
 mod sweep_form;
 mod workload_form;
+mod workload_picker;
 
 pub use ab_form::AbForm;
 pub use account_panel::AccountPanel;
@@ -44,3 +45,4 @@ pub use share_controls::ShareControls;
 pub use submit_row::{invalid, number, SubmitRow};
 pub use sweep_form::SweepForm;
 pub use workload_form::WorkloadForm;
+pub use workload_picker::{picked_workload, prompts_and_iterations, WorkloadPicker};

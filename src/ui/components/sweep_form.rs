@@ -1,13 +1,15 @@
 //! The form of the Sweeps page: a connector, the load (concurrency or rate; listed levels, a capacity search
-//! between two, automatic rates, or one level repeated), the objectives, the prompts and how many requests a level
-//! sends. Starting opens the sweep's page.
+//! between two, automatic rates, or one level repeated), the objectives, the prompts or a saved workload, and how
+//! many requests a level sends. Starting opens the sweep's page.
 
 use leptos::prelude::*;
 use leptos_router::hooks::use_navigate;
 
 use super::submit_row::{invalid, number, SubmitRow};
+use super::workload_picker::{picked_workload, WorkloadPicker};
 use crate::api::connectors::list_connectors;
 use crate::api::sweeps::start_sweep;
+use crate::api::workloads::workload_choices;
 use crate::error::AppError;
 use crate::model::{Checked, LevelPlan, LoadAxis, SearchSpace, SweepInput, DEFAULT_RESOLUTION};
 use crate::ui::hooks::resource;
@@ -20,8 +22,10 @@ fn lines(raw: &str) -> Vec<String> {
 /// The form.
 #[component]
 pub fn SweepForm() -> impl IntoView {
-    let connectors = resource(|| (), |_| list_connectors());
+    let lists = resource(|| (), |_| async { (list_connectors().await, workload_choices().await) });
     let connector = RwSignal::new(String::new());
+    // A saved workload's id, or empty for the prompts typed here.
+    let workload = RwSignal::new(String::new());
     // listed | search | automatic | repeated
     let kind = RwSignal::new("listed".to_string());
     let level = RwSignal::new("4".to_string());
@@ -62,11 +66,12 @@ pub fn SweepForm() -> impl IntoView {
             }
         };
         let requests = requests.get();
+        let workload_id = picked_workload(&workload.get())?;
         Ok(SweepInput {
             connector_id: connector.get().parse().map_err(|_| invalid("connectorId", "choose a connector".into()))?,
             title: None,
             levels: plan,
-            prompts: lines(&prompts.get()),
+            prompts: if workload_id.is_some() { vec![] } else { lines(&prompts.get()) },
             system_prompt: None,
             max_tokens: number(&max_tokens.get(), "maxTokens")?,
             slos: lines(&slos.get()),
@@ -79,6 +84,7 @@ pub fn SweepForm() -> impl IntoView {
             poisson: false,
             max_in_flight: 256,
             workload: None,
+            workload_id,
         })
     };
     let start = Action::new(|input: &Result<SweepInput, AppError>| {
@@ -95,14 +101,15 @@ pub fn SweepForm() -> impl IntoView {
         <form class="connector-form" id="sweep-form" novalidate on:submit=move |ev| { ev.prevent_default(); start.dispatch(input()); }>
             <Suspense fallback=|| view! { <p>"Loading connectors…"</p> }>
                 {move || Suspend::new(async move {
-                    let list = connectors.await.unwrap_or_default();
+                    let (list, workloads) = lists.await;
                     view! {
                         <label>"Connector"
                             <select id="sweep-connector" on:change=move |ev| connector.set(event_target_value(&ev)) prop:value=move || connector.get()>
                                 <option value="">"Choose a connector…"</option>
-                                {list.into_iter().map(|c| view! { <option value=c.id.to_string()>{format!("{} ({})", c.name, c.model)}</option> }).collect_view()}
+                                {list.unwrap_or_default().into_iter().map(|c| view! { <option value=c.id.to_string()>{format!("{} ({})", c.name, c.model)}</option> }).collect_view()}
                             </select>
                         </label>
+                        <WorkloadPicker id="sweep-workload" none="the prompts below" chosen=workload choices=workloads.unwrap_or_default()/>
                     }
                 })}
             </Suspense>
@@ -135,7 +142,8 @@ pub fn SweepForm() -> impl IntoView {
                 _ => view! { <label>"Levels (comma-separated, run lowest first)" <input id="sweep-levels" bind:value=levels/></label> }.into_any(),
             }}
             <label>"Objectives, one per line (e.g. ttft_p95_ms<=500, tpot_ms<=50)" <textarea id="sweep-slos" rows="2" bind:value=slos></textarea></label>
-            <label>"Prompts, one per line" <textarea id="sweep-prompts" rows="2" bind:value=prompts></textarea></label>
+            // A workload's requests replace the prompts; each level sends its number of them, seeded afresh.
+            <label hidden=move || !workload.get().is_empty()>"Prompts, one per line" <textarea id="sweep-prompts" rows="2" bind:value=prompts></textarea></label>
             <div class="prices">
                 <label>"Requests per level (blank: enough for the percentiles judged)" <input id="sweep-requests" inputmode="numeric" bind:value=requests/></label>
                 <label>"max_tokens" <input id="sweep-max-tokens" inputmode="numeric" bind:value=max_tokens/></label>

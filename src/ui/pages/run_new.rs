@@ -8,10 +8,10 @@ use crate::api::connectors::list_connectors;
 use crate::api::runs::start_run;
 use crate::api::workloads::workload_choices;
 use crate::error::AppError;
-use crate::model::{
-    Agent, Checked, ConnectionPolicy, ConnectorId, LoadMode, RunPlanInput, ValidationError, WorkloadId,
+use crate::model::{Agent, Checked, ConnectionPolicy, ConnectorId, LoadMode, RunPlanInput, ValidationError};
+use crate::ui::components::{
+    invalid, number, picked_workload, prompts_and_iterations, Layout, SubmitRow, WorkloadPicker,
 };
-use crate::ui::components::{invalid, number, Layout, SubmitRow};
 use crate::ui::hooks::resource;
 
 /// The per-request time limit, typed in seconds, as milliseconds.
@@ -82,18 +82,8 @@ pub fn NewRunPage() -> impl IntoView {
         } else {
             LoadMode::Closed { concurrency }
         };
-        let workload_id: Option<WorkloadId> = match workload.get() {
-            id if id.is_empty() => None,
-            id => Some(id.parse().map_err(|_| invalid("workloadId", "choose a saved workload".into()))?),
-        };
-        // A workload's requests are sent once each, instead of the prompts.
-        let (prompts, iterations) = match workload_id {
-            Some(_) => (vec![], 1),
-            None => (
-                prompts.get().lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string).collect(),
-                number(&iterations.get(), "iterations")?,
-            ),
-        };
+        let workload_id = picked_workload(&workload.get())?;
+        let (prompts, iterations) = prompts_and_iterations(workload_id, &prompts.get(), &iterations.get())?;
         Ok(RunPlanInput {
             connector_id,
             title: Some(title.get()).filter(|t| !t.trim().is_empty()),
@@ -215,14 +205,7 @@ fn Choices(connector: RwSignal<String>, workload: RwSignal<String>) -> impl Into
                             {connectors.into_iter().map(|c| view! { <option value=c.id.to_string()>{format!("{} ({})", c.name, c.model)}</option> }).collect_view()}
                         </select>
                     </label>
-                    <label>"Send " <A href="/workloads">"(workloads)"</A>
-                        <select id="workload" on:change=move |ev| workload.set(event_target_value(&ev)) prop:value=move || workload.get()>
-                            <option value="">"the prompts below"</option>
-                            {workloads.unwrap_or_default().into_iter().map(|c| view! {
-                                <option value=c.id.to_string() title=c.summary>{format!("workload: {}", c.name)}</option>
-                            }).collect_view()}
-                        </select>
-                    </label>
+                    <WorkloadPicker id="workload" none="the prompts below" chosen=workload choices=workloads.unwrap_or_default()/>
                 }
             })}
         </Suspense>
