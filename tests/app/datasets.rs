@@ -24,6 +24,23 @@ fn chats() -> String {
         .join("\n")
 }
 
+/// An upload whose body stops short of its `Content-Length`, over a raw connection that is then half-closed; the
+/// server's whole reply.
+async fn broken_upload(app: &TestApp, cookie: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let address = app.base.trim_start_matches("http://");
+    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    let head = format!(
+        "POST /api/datasets/upload?name=d.jsonl HTTP/1.1\r\nhost: {address}\r\ncookie: {cookie}\r\n\
+         content-length: 1000\r\nconnection: close\r\n\r\n{{\"prompt\": \"cut sho"
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.shutdown().await.unwrap();
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply).await.unwrap();
+    reply
+}
+
 #[tokio::test]
 async fn a_bad_upload_is_refused_with_what_is_wrong_and_nothing_is_stored() {
     common::on_both(|app| async move {
@@ -42,6 +59,21 @@ async fn a_bad_upload_is_refused_with_what_is_wrong_and_nothing_is_stored() {
             let error = serde_json::from_str::<Value>(&reply).unwrap()["error"].as_str().unwrap().to_string();
             assert!(error.contains(says), "{name}: {error}");
         }
+        // Without a name, the reply says to give one, in the same JSON as every refusal.
+        let unnamed = common::client()
+            .post(format!("{}/api/datasets/upload", app.base))
+            .header("cookie", &cookie)
+            .body(chats())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(unnamed.status().as_u16(), 400);
+        let error = unnamed.json::<Value>().await.unwrap()["error"].as_str().unwrap().to_string();
+        assert!(error.contains("?name=FILE.jsonl"), "{error}");
+        // A body that breaks off (the client says 1,000 bytes, sends 20 and stops writing) is said to have.
+        let broken = broken_upload(&app, &cookie).await;
+        assert!(broken.starts_with("HTTP/1.1 400"), "{broken}");
+        assert!(broken.contains("the upload broke off"), "{broken}");
         assert!(listed(&app, &cookie).await.is_empty(), "a refused upload stores nothing");
         let (status, _) = app.upload("d.jsonl", chats().into_bytes(), "lg_session=nobody").await;
         assert_eq!(status, 401, "an upload needs a session");

@@ -3,6 +3,7 @@
 //! 413 with `{"error": "…"}` saying what is wrong (a bad row by its number); a refused upload stores nothing.
 
 use axum::body::Body;
+use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -29,16 +30,18 @@ fn refused(status: StatusCode, reason: impl std::fmt::Display) -> Response {
 pub async fn dataset_upload(
     State(state): State<AppState>,
     Extension(session): Extension<Session>,
-    Query(query): Query<UploadQuery>,
+    query: Result<Query<UploadQuery>, QueryRejection>,
     body: Body,
 ) -> Response {
-    // One byte over the limit is enough to know the file is too large, without reading the rest.
-    let Ok(bytes) = axum::body::to_bytes(body, MAX_DATASET_BYTES + 1).await else {
-        return refused(StatusCode::PAYLOAD_TOO_LARGE, UploadError::TooLarge);
+    let Ok(Query(query)) = query else {
+        let reason = "name the file in the address: ?name=FILE.jsonl (its extension, .jsonl, .json or .csv, says the \
+                      format)";
+        return refused(StatusCode::BAD_REQUEST, reason);
     };
-    if bytes.len() > MAX_DATASET_BYTES {
-        return refused(StatusCode::PAYLOAD_TOO_LARGE, UploadError::TooLarge);
-    }
+    let bytes = match read_body(body).await {
+        Ok(bytes) => bytes,
+        Err(refusal) => return refusal,
+    };
     let workspace = session.workspace_id;
     match state.store.list_datasets(workspace).await {
         Ok(kept) if kept.len() >= MAX_DATASETS => {
@@ -48,9 +51,13 @@ pub async fn dataset_upload(
         Ok(_) => {}
         Err(e) => return internal(&e),
     }
-    // Reading every row and estimating its length is CPU work: off the async threads.
+    // Reading every row and estimating its length is CPU work: off the async threads. The text is kept as the
+    // bytes that came (checked UTF-8 by then), not copied.
     let read = tokio::task::spawn_blocking(move || {
-        read_upload(&query.name, &bytes).map(|(text, read)| (text.to_string(), read))
+        let read = read_upload(&query.name, &bytes)?.1;
+        let text =
+            String::from_utf8(bytes).map_err(|e| UploadError::NotText { offset: e.utf8_error().valid_up_to() })?;
+        Ok::<_, UploadError>((text, read))
     })
     .await;
     let (text, read) = match read {
@@ -70,6 +77,22 @@ pub async fn dataset_upload(
         Ok(stored) => Json(stored).into_response(),
         Err(e) => internal(&e),
     }
+}
+
+/// The request's body, read chunk by chunk until one byte over the limit at most (enough to know a file is too large
+/// without reading the rest); a body that breaks off is said to have, not called too large.
+async fn read_body(body: Body) -> Result<Vec<u8>, Response> {
+    use futures::StreamExt;
+    let mut chunks = body.into_data_stream();
+    let mut bytes = Vec::new();
+    while let Some(chunk) = chunks.next().await {
+        let chunk = chunk.map_err(|e| refused(StatusCode::BAD_REQUEST, format!("the upload broke off: {e}")))?;
+        if bytes.len() + chunk.len() > MAX_DATASET_BYTES {
+            return Err(refused(StatusCode::PAYLOAD_TOO_LARGE, UploadError::TooLarge));
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok(bytes)
 }
 
 fn internal(e: &dyn std::fmt::Display) -> Response {
