@@ -6,6 +6,7 @@
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
+use super::nullable_float::float;
 use super::schedules::Claim;
 use super::workspaces::parse_id;
 use super::{from_json, spelled, to_json, Store, StoreError};
@@ -132,7 +133,7 @@ impl Store {
         .bind(observed.map(|(_, summary)| to_json(summary)).transpose()?)
         .bind(observed.map(|(values, _)| to_json(values)).transpose()?)
         .bind(decision.map(|_| "welch_t_test"))
-        .bind(decision.and_then(|d| d.p_value))
+        .bind(float(decision.and_then(|d| d.p_value)))
         .bind(decision.map(to_json).transpose()?)
         .bind(claim.evaluation.to_string())
         .execute(&mut *tx)

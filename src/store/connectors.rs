@@ -8,6 +8,7 @@ use sqlx::Any;
 use sqlx::Row;
 use std::collections::BTreeMap;
 
+use super::nullable_float::float;
 use super::workspaces::parse_id;
 use super::{bool_to_db, found, from_json, spelled_or_null, to_json, Store, StoreError};
 use crate::model::{
@@ -316,8 +317,8 @@ impl ConnectorFields {
             .bind(self.secret_header_names)
             .bind(self.has_api_key)
             .bind(self.sealed)
-            .bind(self.input_price)
-            .bind(self.output_price)
+            .bind(float(self.input_price))
+            .bind(float(self.output_price))
             .bind(now_ms)
             .bind(id.to_string())
             .bind(workspace.to_string())

@@ -12,6 +12,7 @@ mod contacts;
 mod datasets;
 mod jobs;
 mod mail;
+mod nullable_float;
 mod outbox;
 mod rate_buckets;
 mod runs;

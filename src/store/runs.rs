@@ -5,6 +5,7 @@ use futures::TryStreamExt;
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
+use super::nullable_float::float;
 use super::workspaces::parse_id;
 use super::{bool_to_db, found, from_json, spelled, to_json, Backend, Store, StoreError};
 use crate::model::{
@@ -81,8 +82,8 @@ impl Store {
         .bind(plan_json)
         .bind(&connector.base_url)
         .bind(&connector.model)
-        .bind(connector.input_price_per_mtok)
-        .bind(connector.output_price_per_mtok)
+        .bind(float(connector.input_price_per_mtok))
+        .bind(float(connector.output_price_per_mtok))
         .bind(RunStatus::Running.as_str())
         .bind(i64::try_from(plan.total_requests()).unwrap_or(i64::MAX))
         .bind(now_ms)
@@ -123,11 +124,11 @@ impl Store {
             .bind(i64::from(record.prompt_index))
             .bind(i64::from(record.iteration))
             .bind(bool_to_db(record.warmup))
-            .bind(record.ttft_ms)
+            .bind(float(record.ttft_ms))
             .bind(record.total_ms)
             .bind(record.tokens_in.map(|t| i64::try_from(t).unwrap_or(i64::MAX)))
             .bind(record.tokens_out.map(|t| i64::try_from(t).unwrap_or(i64::MAX)))
-            .bind(record.cost_usd)
+            .bind(float(record.cost_usd))
             .bind(record.error.as_deref())
             .bind(record.token_source.as_str())
             .bind(record.schedule_lag_ms)
@@ -135,12 +136,12 @@ impl Store {
             .bind(i64::from(record.retries))
             .bind(i64::from(record.reconnects))
             .bind(engine_timings)
-            .bind(record.first_output_ms)
-            .bind(record.tpot_ms)
-            .bind(record.itl_ms)
-            .bind(record.max_itl_ms)
+            .bind(float(record.first_output_ms))
+            .bind(float(record.tpot_ms))
+            .bind(float(record.itl_ms))
+            .bind(float(record.max_itl_ms))
             .bind(record.itl_gaps.as_ref().map(crate::model::LogHistogram::to_text))
-            .bind(record.sent_at_ms)
+            .bind(float(record.sent_at_ms))
             .bind((prompts == PromptsKept::PerRow).then_some(record.prompt.as_str()))
             .bind(record.asked_input_tokens.map(i64::from))
             .bind(record.made_input_tokens.map(i64::from))

@@ -286,6 +286,48 @@ async fn runs_store_iterations_in_order_and_running_runs_become_interrupted(db: 
     assert_eq!(store.list_runs(ws).await.unwrap().len(), 1);
 }
 
+/// A figure that is missing in one row and present in the next is stored either way, whichever order the pool's
+/// connections see them in: a failed request (no TTFT, no cost) stored first once made every later measured row of
+/// that connection fail on PostgreSQL ("incorrect binary data format"), so a run whose first request failed lost
+/// iterations, and a Guard evaluation compared after one without a baseline was never recorded.
+async fn a_missing_figure_then_a_present_one_are_both_stored(db: &TestDb) {
+    use latency_guard::model::{ErrorClass, IterationError, IterationRecord, Measurement, RunId, Timeline};
+    let store = &db.store;
+    let ws = workspace(store, "owner-a").await;
+    let connector = store.create_connector(ws, &valid(&input("Gateway")), false, sealer(), 1).await.unwrap();
+    let plan = run_plan(&connector, &["only"], 40, 0, 64);
+    let id = RunId::new_random();
+    store.create_run(ws, id, &plan, &connector, "replica-1", 5_000).await.unwrap();
+    let rows: Vec<(IterationRecord, Measurement)> = plan
+        .jobs()
+        .map(|job| {
+            // Even rows failed before their first token: no TTFT, no tokens, no cost.
+            let failed = job.seq % 2 == 0;
+            let m = Measurement {
+                streamed: true,
+                status: Some(if failed { 503 } else { 200 }),
+                timeline: Timeline {
+                    first_token_us: (!failed).then_some(12_500),
+                    end_us: 40_000,
+                    ..Timeline::default()
+                },
+                tokens_out: (!failed).then_some(9),
+                error: failed.then(|| IterationError::new(ErrorClass::Http, Some(503), "overloaded")),
+                ..Measurement::blank()
+            };
+            (IterationRecord::from_measurement("only", job, &m, Some(1.0), None), m)
+        })
+        .collect();
+    // One row a batch, so that each of the pool's connections meets both kinds in turn.
+    for row in &rows {
+        store.insert_iterations(id, std::slice::from_ref(row), PromptsKept::InPlan).await.unwrap();
+    }
+    let back = store.run_iterations(ws, id).await.unwrap();
+    assert_eq!(back.len(), 40);
+    assert_eq!(back.iter().filter(|r| r.ttft_ms == Some(12.5)).count(), 20);
+    assert_eq!(back, rows.into_iter().map(|(r, _)| r).collect::<Vec<_>>(), "every figure as it was measured");
+}
+
 /// A workload's rows keep what the plan does not: the prompt made for each request, the lengths asked and made, and
 /// the cached tokens the server reported.
 async fn a_workload_runs_rows_keep_their_prompts_and_asked_lengths(db: &TestDb) {
@@ -642,6 +684,7 @@ both_backends!(
     ensure_workspace_is_idempotent,
     runs_store_iterations_in_order_and_running_runs_become_interrupted,
     a_workload_runs_rows_keep_their_prompts_and_asked_lengths,
+    a_missing_figure_then_a_present_one_are_both_stored,
 );
 
 #[tokio::test]

@@ -88,7 +88,7 @@ async fn a_schedule_sends_its_workload_against_a_baseline_of_its_own(db: &TestDb
     assert_eq!(by(plain.id), EvaluationStatus::NoBaseline);
     assert!(matches!(by(sends.id), EvaluationStatus::Healthy | EvaluationStatus::Breached), "{:?}", tick.ran);
     let compared = &rig.store.list_evaluations(rig.ws, sends.id, 1).await.unwrap()[0];
-    assert_eq!((compared.baseline_n, compared.observed_n), (Some(5), Some(5)));
+    assert_eq!((compared.baseline_n, compared.observed_n), (Some(5), Some(5)), "{compared:?}");
 
     // The schedule's page says what it sends, and the cost of its mean lengths.
     let detail = latency_guard::guard::schedule_detail(&rig.store, rig.ws, sends.id).await.unwrap();
