@@ -187,7 +187,7 @@ test("a schedule picks a saved workload in its form, costs its mean lengths and 
     await page.selectOption("#schedule-workload", workload.id);
     await expect(page.locator("#schedule-workload-summary")).toContainText("synthetic: input 40 tokens, output 4 tokens, 6 requests");
     // 6 × (40 + 4) input tokens × $3/M + 6 × 4 output tokens × $15/M, 96 times a day: $0.110592.
-    await expect(page.locator("#schedule-cost")).toContainText("576 requests a day, about $0.1106 a day at most");
+    await expect(page.locator("#schedule-cost")).toContainText("576 requests a day, about $0.1106 a day (each length at the workload's mean");
     const estimate = await post("/api/guard/estimate", { set: set.id, connector: connector.id, cadence: "15m", workload: workload.id });
     expect(estimate.requestsPerDay).toBe(576);
     expect(estimate.usdPerDay).toBeCloseTo(0.110592, 10);
@@ -196,7 +196,7 @@ test("a schedule picks a saved workload in its form, costs its mean lengths and 
     await expect(page.locator("#schedule-title")).toHaveText("Chat p95");
     await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
     await expect(page.locator("#schedule-sends")).toContainText('Sends the workload "chat 40/4"');
-    await expect(page.locator("#schedule-sends")).toContainText("576 requests a day");
+    await expect(page.locator("#schedule-sends")).toContainText("576 requests a day, about $0.1106 a day at the workload's mean lengths");
     await expect(page.locator("#schedule-workload")).toHaveValue(workload.id);
 
     // Run now sends the workload's six requests, one at a time; its run can be pinned as the baseline.
@@ -208,6 +208,20 @@ test("a schedule picks a saved workload in its form, costs its mean lengths and 
     await page.click("#pin-baseline");
     await expect(page.locator("#pin-result")).toContainText("Pinned as baseline.");
     await expect(page.locator("#pin-result")).not.toContainText("workload");
+    await expect(page.locator("#baseline-info")).toContainText("6 successful requests");
+
+    // The saved workload deleted, the schedule keeps its copy: its form offers the copy, and saving keeps it.
+    await post("/api/workloads/delete", { id: workload.id });
+    await page.reload();
+    await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+    await expect(page.locator("#schedule-workload option:checked")).toHaveText("The copy it keeps of a deleted saved workload");
+    await expect(page.locator("#schedule-workload-summary")).toContainText("saving keeps it");
+    await page.fill("#schedule-name", "Chat p95, renamed");
+    await page.click("#save-schedule");
+    await expect(page.locator("#schedule-saved")).toBeVisible();
+    await page.reload();
+    await expect(page.locator("#schedule-title")).toHaveText("Chat p95, renamed");
+    await expect(page.locator("#schedule-sends")).toContainText('Sends the workload "chat 40/4"');
     await expect(page.locator("#baseline-info")).toContainText("6 successful requests");
   } finally {
     for (const sim of sims) sim.kill();

@@ -92,6 +92,8 @@ fn ScheduleHeader(
         ),
     };
     let no_dollars = workload.as_ref().is_some_and(|w| w.spec.reads_a_file());
+    // A set's cost counts every answer at max_tokens; a workload's, each length at its mean.
+    let at_means = workload.is_some();
     view! {
         <section class="run-header">
             <h2 id="schedule-title">{schedule.input.name.clone()}</h2>
@@ -99,7 +101,10 @@ fn ScheduleHeader(
                 {sends}
                 {connector_name.unwrap_or_else(|| "a deleted connector".into())}
                 {format!(" every {} · {} · next run {} UTC · {} requests a day", schedule.input.cadence.as_str(), if enabled { "active" } else { "paused" }, when(schedule.next_run_at_ms), cost.requests_per_day)}
-                {cost.usd_per_day.map(|usd| format!(", about ${usd:.4} a day at most"))}
+                {cost.usd_per_day.map(|usd| match at_means {
+                    true => format!(", about ${usd:.4} a day at the workload's mean lengths"),
+                    false => format!(", about ${usd:.4} a day at most"),
+                })}
                 {no_dollars.then_some(" (a dataset's token counts are in its rows: no cost estimate)")}
             </p>
             {schedule.last_error.clone().filter(|_| schedule.last_status == Some(EvaluationStatus::Failed)).map(|e| view! {

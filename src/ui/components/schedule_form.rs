@@ -1,5 +1,6 @@
 //! The create/edit form of a Guard schedule: set, connector, the set's prompts or a saved workload, cadence with
-//! what it will cost, thresholds, the significance rule, and where alerts go. A new schedule's webhook signing secret is shown once, after saving.
+//! what it will cost, thresholds, the significance rule, and where alerts go. A new schedule's webhook signing
+//! secret is shown once, after saving.
 
 use leptos::prelude::*;
 
@@ -162,6 +163,10 @@ fn TargetFields(
             view! { <option selected=value == first_workload value=value>{format!("{} ({} requests)", w.name, w.requests)}</option> }
         })
         .collect_view();
+    // An edited schedule whose saved workload was deleted still sends its copy, which no longer has a choice of its
+    // own: it is offered as it is, and saving keeps it.
+    let kept_copy = (!first_workload.is_empty() && !workloads.iter().any(|w| w.id.to_string() == first_workload))
+        .then(|| view! { <option value=first_workload.clone() selected>"The copy it keeps of a deleted saved workload"</option> });
     let (sets, connectors, workloads) =
         (StoredValue::new(sets), StoredValue::new(connectors), StoredValue::new(workloads));
     let chosen_workload =
@@ -169,10 +174,12 @@ fn TargetFields(
     // What one run sends: its requests and, unless they are a dataset's rows, its tokens.
     let run = move || {
         let chosen = set.with(|id| sets.with_value(|all| all.iter().find(|s| s.id.to_string() == *id).cloned()))?;
-        Some(match chosen_workload() {
-            Some(w) => (w.requests, w.volume.map(|v| v.with_system_tokens(chosen.system_tokens))),
-            None => (chosen.volume.requests, Some(chosen.volume)),
-        })
+        match chosen_workload() {
+            Some(w) => Some((w.requests, w.volume.map(|v| v.with_system_tokens(chosen.system_tokens)))),
+            None if workload.with(String::is_empty) => Some((chosen.volume.requests, Some(chosen.volume))),
+            // A kept copy: its page's header says what it sends and costs.
+            None => None,
+        }
     };
     let few_requests = move || run().map(|(n, _)| n).filter(|n| (*n as usize) < ADVISED_MIN_PROMPTS);
     let estimate = move || {
@@ -197,9 +204,11 @@ fn TargetFields(
         <label>"Sends"<select id="schedule-workload" on:change=move |ev| workload.set(event_target_value(&ev))>
             <option value="" selected=first_workload.is_empty()>"The set's prompts, once each"</option>
             {workload_options}
+            {kept_copy}
         </select></label>
         <p class="muted" id="schedule-workload-summary">
             {move || match chosen_workload() {
+                None if !workload.with(String::is_empty) => "The copy the schedule took of a saved workload since deleted, described on the schedule's page; saving keeps it.".to_string(),
                 Some(w) => format!("{} — with the set's system prompt, one request at a time. The schedule keeps a copy of the workload as it is now; save the schedule again to take a later edit of it.", w.summary),
                 None => "Each of the set's prompts once, at its max_tokens. A saved workload (Workloads page) sends exact token lengths, shared prefixes, conversations or a dataset instead; one of at most 100 requests can run on a schedule.".to_string(),
             }}
@@ -211,11 +220,13 @@ fn TargetFields(
                     "{} requests a day{}",
                     e.requests_per_day,
                     match (e.usd_per_day, tokens_known) {
-                        (Some(usd), _) => format!(", about ${usd:.4} a day at most (input tokens estimated at 4 characters each or at a workload's mean lengths, every answer at its max_tokens)"),
+                        (Some(usd), _) if chosen_workload().is_some() => format!(", about ${usd:.4} a day (each length at the workload's mean, the set's system prompt at 4 characters a token)"),
+                        (Some(usd), _) => format!(", about ${usd:.4} a day at most (input tokens estimated at 4 characters each, every answer at max_tokens)"),
                         (None, false) => " (a dataset's token counts are in its rows, so no cost estimate)".to_string(),
                         (None, true) => " (the connector has no prices, so no cost estimate)".to_string(),
                     }
                 ),
+                None if !workload.with(String::is_empty) => "What the kept copy costs is on the schedule's page.".to_string(),
                 None => "Pick a set and a connector to see what it costs.".to_string(),
             }}
         </p>
