@@ -90,7 +90,7 @@ pub fn AbForm() -> impl IntoView {
                         {pick("ab-baseline", "Baseline (e.g. speculative decoding off)", baseline, list.clone())}
                         {pick("ab-candidate", "Candidate (e.g. speculative decoding on)", candidate, list)}
                     </div>
-                    <WorkloadPicker id="ab-workload" none="the prompts below" chosen=workload choices=workloads.unwrap_or_default()/> }
+                    <WorkloadPicker id="ab-workload" chosen=workload choices=workloads.unwrap_or_default()/> }
                 })}
             </Suspense>
             // A workload's requests replace the prompts and their iterations: each made once, sent to both arms.

@@ -109,7 +109,7 @@ pub fn SweepForm() -> impl IntoView {
                                 {list.unwrap_or_default().into_iter().map(|c| view! { <option value=c.id.to_string()>{format!("{} ({})", c.name, c.model)}</option> }).collect_view()}
                             </select>
                         </label>
-                        <WorkloadPicker id="sweep-workload" none="the prompts below" chosen=workload choices=workloads.unwrap_or_default()/>
+                        <WorkloadPicker id="sweep-workload" chosen=workload choices=workloads.unwrap_or_default()/>
                     }
                 })}
             </Suspense>

@@ -8,19 +8,14 @@ use super::submit_row::{invalid, number};
 use crate::error::AppError;
 use crate::model::{WorkloadChoice, WorkloadId};
 
-/// A `<select id=id>` of "`none`" (the form's own prompts, value "") and each saved workload, its parameters in the
-/// option's title; the chosen value goes to `chosen`.
+/// A `<select id=id>` of the form's own prompts (value "") and each saved workload, its parameters in the option's
+/// title; the chosen value goes to `chosen`.
 #[component]
-pub fn WorkloadPicker(
-    id: &'static str,
-    none: &'static str,
-    chosen: RwSignal<String>,
-    choices: Vec<WorkloadChoice>,
-) -> impl IntoView {
+pub fn WorkloadPicker(id: &'static str, chosen: RwSignal<String>, choices: Vec<WorkloadChoice>) -> impl IntoView {
     view! {
         <label>"Send " <A href="/workloads">"(workloads)"</A>
             <select id=id on:change=move |ev| chosen.set(event_target_value(&ev)) prop:value=move || chosen.get()>
-                <option value="">{none}</option>
+                <option value="">"the prompts below"</option>
                 {choices.into_iter().map(|c| view! {
                     <option value=c.id.to_string() title=c.summary>{format!("workload: {}", c.name)}</option>
                 }).collect_view()}

@@ -205,7 +205,7 @@ fn Choices(connector: RwSignal<String>, workload: RwSignal<String>) -> impl Into
                             {connectors.into_iter().map(|c| view! { <option value=c.id.to_string()>{format!("{} ({})", c.name, c.model)}</option> }).collect_view()}
                         </select>
                     </label>
-                    <WorkloadPicker id="workload" none="the prompts below" chosen=workload choices=workloads.unwrap_or_default()/>
+                    <WorkloadPicker id="workload" chosen=workload choices=workloads.unwrap_or_default()/>
                 }
             })}
         </Suspense>

@@ -21,7 +21,8 @@ pub fn WorkloadsPage() -> impl IntoView {
             <p class="lead">"What a run sends when it does not send a list of prompts: prompts and answers of exact token \
                 lengths, groups sharing a prefix (the server's prefix cache at work), multi-turn conversations, or an \
                 uploaded dataset's prompts. \
-                A new run, a sweep or a capacity search names one; the report keeps every parameter."</p>
+                A new run, a sweep, a capacity search, an A/B test or a Guard schedule names one; the report keeps every \
+                parameter."</p>
             <WorkloadForm saved=refresh datasets/>
             <Transition fallback=|| view! { <p>"Loading workloads…"</p> }>
                 {move || Suspend::new(async move {
