@@ -108,6 +108,7 @@ async fn main() {
             alpha: 0.05,
             require_significance: true,
             workload_id: None,
+            policy: Default::default(),
         };
         store.create_schedule(ws.id, &input, "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", &sealer, now).await.unwrap();
     }

@@ -108,11 +108,21 @@ test("a slower endpoint raises one alert on Run now, shown in the badge and the 
     await page.selectOption("#schedule-cadence", "daily");
     await expect(page.locator("#schedule-cost")).toContainText("3 requests a day, about $0.0004 a day at most");
     await page.selectOption("#schedule-cadence", "15m");
+    // The alert policy: an impossible count is refused and named; a sound one is kept and described on the page.
+    await page.fill("#policy-breaches", "3");
+    await page.fill("#policy-of", "2");
+    await page.click("#save-schedule");
+    await expect(page.locator("#schedule-form .error")).toContainText("3 breaches cannot happen in 2 evaluations");
+    await page.fill("#policy-breaches", "1");
+    await page.fill("#policy-of", "3");
+    await page.fill("#policy-recover", "2");
     await page.click("#save-schedule");
     await expect(page.locator("#webhook-secret")).toHaveValue(/^whsec_/);
     await page.click("#open-schedule");
     await expect(page.locator("#schedule-title")).toHaveText("Checkout p95");
     await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+    await expect(page.locator("#schedule-policy-info")).toContainText("recovered after 2 healthy in a row");
+    await expect(page.locator("#policy-of")).toHaveValue("3");
     // Its settings form shows what was saved.
     await expect(page.locator("#schedule-set option:checked")).toHaveText("Checkout prompts (3 prompts)");
     await expect(page.locator("#schedule-connector")).toHaveValue(connector.id);

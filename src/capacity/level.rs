@@ -4,11 +4,11 @@
 use super::judge::{judge, records, Criteria, RequestFigures};
 use crate::model::{IterationRecord, LoadAxis, RunId};
 use crate::report::{CapacityLevel, Saturation};
-use crate::stats::{percentile, percentiles};
+use crate::stats::{pacing, percentile, percentiles};
 
 /// An open-loop level whose achieved send rate is below this share of its target fails: the load asked for was
 /// not the load applied, so its latencies answer a different question.
-pub const MIN_ACHIEVED_SHARE: f64 = 0.9;
+pub use crate::stats::MIN_ACHIEVED_SHARE;
 
 /// A level whose last quarter of requests took this many times the first quarter's median is over-saturated.
 pub const GROWTH_LIMIT: f64 = 2.0;
@@ -42,14 +42,11 @@ pub struct LevelRun {
     pub run_id: Option<RunId>,
 }
 
-/// The send window and the completion window of the measured requests, s: (first send → last send, first send →
-/// last end); `None` without send times.
-fn windows(measured: &[&IterationRecord]) -> Option<(f64, f64)> {
-    let sends: Vec<f64> = measured.iter().filter_map(|r| r.sent_at_ms).collect();
-    let first = sends.iter().copied().reduce(f64::min)?;
-    let last_send = sends.iter().copied().reduce(f64::max)?;
+/// The completion window of the measured requests, s: first send → last end; `None` without send times.
+fn completion_window(measured: &[&IterationRecord]) -> Option<f64> {
+    let first = measured.iter().filter_map(|r| r.sent_at_ms).reduce(f64::min)?;
     let last_end = measured.iter().filter_map(|r| r.sent_at_ms.map(|s| s + r.total_ms)).reduce(f64::max)?;
-    Some(((last_send - first) / 1e3, (last_end - first) / 1e3))
+    Some((last_end - first) / 1e3)
 }
 
 /// Judges the level `level` on `axis` and gathers its figures.
@@ -60,18 +57,15 @@ pub fn level_figures(axis: LoadAxis, level: f64, criteria: &Criteria, run: &Leve
     let measured = records(&sample);
     let ok: Vec<&IterationRecord> = measured.iter().copied().filter(|r| r.error.is_none()).collect();
     let good = measured.iter().filter(|r| crate::stats::is_good(r, &criteria.slos)).count();
-    let (send_window, window) = windows(&measured).unzip();
+    let window = completion_window(&measured);
     let per_second = |n: f64| window.filter(|w| *w > 0.0).map(|w| n / w);
     let tokens: u64 = ok.iter().filter_map(|r| r.tokens_out).sum();
     let mut achieved_rate = None;
     let mut schedule_lag_p95_ms = None;
     let mut saturation = None;
     if axis == LoadAxis::Rate {
-        // n sends span n − 1 gaps.
-        achieved_rate = send_window.filter(|w| *w > 0.0).map(|w| (measured.len() as f64 - 1.0) / w);
-        let mut lags: Vec<f64> = measured.iter().map(|r| r.schedule_lag_ms).collect();
-        lags.sort_by(f64::total_cmp);
-        schedule_lag_p95_ms = percentile(&lags, 95.0);
+        let pacing = pacing(&measured);
+        (achieved_rate, schedule_lag_p95_ms) = (pacing.achieved_rate, pacing.lag_p95_ms);
         if let Some(achieved) = achieved_rate.filter(|a| *a < level * MIN_ACHIEVED_SHARE) {
             judgment.passed = false;
             saturation = Some(Saturation::RateMissed);

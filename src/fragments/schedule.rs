@@ -61,7 +61,7 @@ pub fn history(detail: &ScheduleDetail) -> ServerHtml {
     let (evaluations, deliveries) = (detail.evaluations.clone(), detail.deliveries.clone());
     render(view! {
         <h2>"History"</h2>
-        <p class="muted">"p95 and mean total time of each evaluation; the band is the baseline from its mean to its p95; large red marks breached."</p>
+        <p class="muted">"p95 and mean total time of each evaluation; the band is the baseline from its mean to its p95; large red marks breached; inconclusive runs are not plotted."</p>
         <div class="chart-box" id="history" inner_html=svg></div>
         <h2>"Evaluations"</h2>
         <p class="muted">"Each compares this run's successful total times with the baseline's (Welch's t-test, two-sided) and checks every threshold."</p>
@@ -107,9 +107,10 @@ fn ScheduleHeader(
                 })}
                 {no_dollars.then_some(" (a dataset's token counts are in its rows: no cost estimate)")}
             </p>
-            {schedule.last_error.clone().filter(|_| schedule.last_status == Some(EvaluationStatus::Failed)).map(|e| view! {
-                <p class="error" id="last-error">{format!("Last run failed: {e}")}</p>
+            {schedule.last_error.clone().zip(schedule.last_status.filter(|s| s.unmeasured())).map(|(e, status)| view! {
+                <p class="error" id="last-error">{format!("Last run {}: {e}", if status == EvaluationStatus::Failed { "failed" } else { "could not be judged" })}</p>
             })}
+            <p class="muted" id="schedule-policy-info">{schedule.input.policy.describe()}</p>
             {(requests < ADVISED_MIN_PROMPTS).then(|| view! { <p class="warning">{format!("A run sends {requests} request(s); at least {ADVISED_MIN_PROMPTS} are advised for Welch's test.")}</p> })}
         </section>
     }
@@ -144,7 +145,18 @@ fn evaluation_row(e: EvaluationView) -> impl IntoView {
         _ => "—".into(),
     };
     let figures = e.observed_summary.map_or("—".into(), |s| format!("{} / {}", ms(s.p95_ms), ms(s.mean_ms)));
+    let pending = e
+        .pending
+        .iter()
+        .map(|p| {
+            format!(
+                "; {} breached {} of the last {}: the alert opens at {}",
+                p.threshold_key, p.breaches, p.of, p.needed
+            )
+        })
+        .collect::<String>();
     let why = match (&e.error, &e.decision) {
+        (Some(error), _) if e.status == EvaluationStatus::Inconclusive => format!("not judged: {error}"),
         (Some(error), _) => error.clone(),
         (None, Some(d)) => d
             .checks
@@ -155,17 +167,21 @@ fn evaluation_row(e: EvaluationView) -> impl IntoView {
         (None, None) => match e.status {
             EvaluationStatus::NoBaseline => "no baseline pinned: recorded, not compared".into(),
             EvaluationStatus::Running => "the run is under way".into(),
-            EvaluationStatus::Healthy | EvaluationStatus::Breached | EvaluationStatus::Failed => String::new(),
+            EvaluationStatus::Healthy
+            | EvaluationStatus::Breached
+            | EvaluationStatus::Inconclusive
+            | EvaluationStatus::Failed => String::new(),
         },
-    };
+    } + &pending;
     let failed = e.status == EvaluationStatus::Failed;
+    let inconclusive = e.status == EvaluationStatus::Inconclusive;
     let status = e.status.label();
     let outcome = match e.run_id {
         Some(run) => view! { <a href=format!("/runs/{run}")>{status}</a> }.into_any(),
         None => view! { <span>{status}</span> }.into_any(),
     };
     view! {
-        <tr class:failed=failed>
+        <tr class:failed=failed class:inconclusive=inconclusive>
             <td>{when(e.started_at_ms)}</td>
             <td>{e.trigger.label()}</td>
             <td class="status">{outcome}</td>
@@ -183,7 +199,8 @@ fn history_points(evaluations: &[EvaluationView]) -> Vec<HistoryPoint> {
         .iter()
         .filter_map(|e| {
             let breached = match e.status {
-                EvaluationStatus::Running => return None,
+                // An inconclusive run's figures describe its failure, not the endpoint's speed.
+                EvaluationStatus::Running | EvaluationStatus::Inconclusive => return None,
                 EvaluationStatus::Breached => true,
                 EvaluationStatus::Healthy | EvaluationStatus::NoBaseline | EvaluationStatus::Failed => false,
             };

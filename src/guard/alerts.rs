@@ -1,10 +1,24 @@
-//! The alert state machine, as a pure function: from an evaluation's breaches and the schedule's open alerts to
-//! the plan of what changes. A breach of a threshold with no open alert opens one; a breach of a threshold whose
-//! alert is still open updates that alert and sends nothing; a healthy, failed or uncompared evaluation changes
-//! nothing (alerts close only by hand). A webhook and an e-mail go out only when something opened, and only on
-//! the channels the schedule has. `Store::finish_evaluation` applies the plan in one transaction.
+//! The alert state machine, as a pure function: from an evaluation, the schedule's recent history and its open
+//! alerts to the plan of what changes. Its rows, as the tests below spell them:
+//!
+//! - **sustained**: a breach opens an alert only when its threshold breached in K of the last N conclusive
+//!   evaluations (this one included; inconclusive and failed ones are skipped, they say nothing); until then it is
+//!   pending, and the evaluation says so;
+//! - **again**: a breach of a threshold whose alert is open updates that alert and sends nothing — unless the
+//!   alert had recovered, then it is announced again (relapsed);
+//! - **recovered**: an open alert whose threshold was healthy in M conclusive evaluations in a row sends one
+//!   recovered notice; it stays open until acknowledged by hand;
+//! - **inconclusive**: an evaluation that could not measure (inconclusive or failed) neither breaches nor counts as
+//!   healthy; M of them in a row open one "cannot measure" alert, which later ones update silently and the first
+//!   measured evaluation announces as measurable again.
+//!
+//! Notices go out only on the channels the schedule has. `Store::finish_evaluation` applies the plan in one
+//! transaction.
 
-use crate::model::{AlertPlan, Breach, OpenAlert};
+use crate::model::{
+    AlertPlan, AlertPolicy, Breach, CannotMeasurePlan, EvaluationStatus, OpenAlert, PastEvaluation, PendingBreach,
+    CANNOT_MEASURE_KEY,
+};
 
 /// The channels a schedule notifies on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -15,24 +29,97 @@ pub struct Channels {
     pub email: bool,
 }
 
-/// What `breaches` do to a schedule whose open alerts are `open`.
-pub fn plan_alerts(breaches: &[Breach], open: &[OpenAlert], channels: Channels) -> AlertPlan {
+/// The evaluation being finished, as the state machine sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct Finished<'a> {
+    /// Its status, breached and healthy thresholds.
+    pub verdict: &'a PastEvaluation,
+    /// Its breaches, with their figures.
+    pub breaches: &'a [Breach],
+    /// Why it could not measure, when it could not.
+    pub unmeasured: Option<&'a str>,
+}
+
+/// What `finished` does to a schedule whose earlier finished evaluations are `history` (newest first) and whose
+/// open alerts are `open`, under `policy`.
+pub fn plan_alerts(
+    finished: Finished<'_>,
+    history: &[PastEvaluation],
+    open: &[OpenAlert],
+    policy: &AlertPolicy,
+    channels: Channels,
+) -> AlertPlan {
     let mut plan = AlertPlan::default();
-    let mut seen: Vec<String> = Vec::with_capacity(breaches.len());
-    for breach in breaches {
+    let recent = || std::iter::once(finished.verdict).chain(history);
+    let conclusive = || recent().filter(|e| e.status.conclusive());
+    let open_on = |key: &str| open.iter().find(|a| a.threshold_key == key);
+
+    let mut seen: Vec<String> = Vec::with_capacity(finished.breaches.len());
+    for breach in finished.breaches {
         let key = breach.key();
         // A schedule's thresholds have distinct keys (validation refuses duplicates); should two breaches still
         // share one, the first decides, so a threshold never gets two alerts from one evaluation.
         if seen.contains(&key) {
             continue;
         }
-        match open.iter().find(|alert| alert.threshold_key == key) {
-            Some(alert) => plan.update.push((alert.id, breach.clone())),
-            None => plan.open.push(breach.clone()),
+        seen.push(key.clone());
+        if let Some(alert) = open_on(&key) {
+            plan.update.push((alert.id, breach.clone()));
+            if alert.recovered {
+                plan.relapsed.push(alert.id);
+            }
+            continue;
         }
-        seen.push(key);
+        let window: Vec<&PastEvaluation> = conclusive().take(policy.sustain_of as usize).collect();
+        let breaches = window.iter().filter(|e| e.breached.contains(&key)).count() as u32;
+        if breaches >= policy.sustain_breaches {
+            plan.open.push(breach.clone());
+        } else {
+            plan.pending.push(PendingBreach {
+                threshold_key: key,
+                breaches,
+                of: window.len() as u32,
+                needed: policy.sustain_breaches,
+            });
+        }
     }
-    let announce = !plan.open.is_empty();
+
+    if finished.verdict.status.conclusive() {
+        for alert in open.iter().filter(|a| !a.recovered && a.threshold_key != CANNOT_MEASURE_KEY) {
+            let healthy = conclusive().take_while(|e| e.healthy.contains(&alert.threshold_key)).count();
+            if healthy >= policy.recover_after as usize {
+                plan.recovered.push(alert.id);
+            }
+        }
+    }
+
+    let cannot_measure = open_on(CANNOT_MEASURE_KEY);
+    match finished.unmeasured {
+        Some(reason) => {
+            let evaluations = recent().take_while(|e| e.status.unmeasured()).count() as u32;
+            let persists = evaluations >= policy.cannot_measure_after;
+            let update = |alert: &OpenAlert, relapsed| CannotMeasurePlan::Update {
+                id: alert.id,
+                reason: reason.to_string(),
+                evaluations,
+                relapsed,
+            };
+            plan.cannot_measure = match cannot_measure {
+                Some(alert) if !alert.recovered => Some(update(alert, false)),
+                // It measured again since: a blip leaves it be; a new run of failures is announced again.
+                Some(alert) if persists => Some(update(alert, true)),
+                Some(_) => None,
+                None if persists => Some(CannotMeasurePlan::Open { reason: reason.to_string(), evaluations }),
+                None => None,
+            };
+        }
+        None if finished.verdict.status != EvaluationStatus::Running => {
+            plan.measurable_again = cannot_measure.filter(|a| !a.recovered).map(|a| a.id);
+        }
+        None => {}
+    }
+
+    let announce = plan.announces();
     plan.webhook = announce && channels.webhook;
     plan.email = announce && channels.email;
     plan
@@ -57,67 +144,230 @@ mod tests {
         }
     }
 
-    fn open_on(breach: &Breach) -> OpenAlert {
-        OpenAlert { id: AlertId::new_random(), threshold_key: breach.key() }
+    fn p95() -> Breach {
+        breach(Metric::P95Ms, Op::PctIncrease)
+    }
+
+    const P95: &str = "p95_ms:pct_increase";
+
+    fn open_on(key: &str) -> OpenAlert {
+        OpenAlert { id: AlertId::new_random(), threshold_key: key.to_string(), recovered: false }
+    }
+
+    fn breached(keys: &[&str]) -> PastEvaluation {
+        PastEvaluation {
+            status: EvaluationStatus::Breached,
+            breached: keys.iter().map(|k| k.to_string()).collect(),
+            healthy: vec![],
+        }
+    }
+
+    fn healthy(keys: &[&str]) -> PastEvaluation {
+        PastEvaluation {
+            status: EvaluationStatus::Healthy,
+            breached: vec![],
+            healthy: keys.iter().map(|k| k.to_string()).collect(),
+        }
+    }
+
+    fn status(status: EvaluationStatus) -> PastEvaluation {
+        PastEvaluation { status, breached: vec![], healthy: vec![] }
     }
 
     const BOTH: Channels = Channels { webhook: true, email: true };
 
+    fn policy(breaches: u32, of: u32) -> AlertPolicy {
+        AlertPolicy { sustain_breaches: breaches, sustain_of: of, ..AlertPolicy::default() }
+    }
+
+    /// The plan for an evaluation that breached `now` (each with its figures) after `history`.
+    fn after(now: &[Breach], history: &[PastEvaluation], open: &[OpenAlert], policy: &AlertPolicy) -> AlertPlan {
+        let keys: Vec<String> = now.iter().map(Breach::key).collect();
+        let verdict = PastEvaluation { status: EvaluationStatus::Breached, breached: keys, healthy: vec![] };
+        plan_alerts(Finished { verdict: &verdict, breaches: now, unmeasured: None }, history, open, policy, BOTH)
+    }
+
+    /// The plan for an evaluation that is `verdict` (healthy, inconclusive, …), with no breach.
+    fn after_verdict(
+        verdict: &PastEvaluation,
+        unmeasured: Option<&str>,
+        history: &[PastEvaluation],
+        open: &[OpenAlert],
+        policy: &AlertPolicy,
+    ) -> AlertPlan {
+        plan_alerts(Finished { verdict, breaches: &[], unmeasured }, history, open, policy, BOTH)
+    }
+
     #[test]
     fn a_first_breach_opens_an_alert_and_announces_it_on_every_channel() {
-        let p95 = breach(Metric::P95Ms, Op::PctIncrease);
-        let plan = plan_alerts(std::slice::from_ref(&p95), &[], BOTH);
-        assert_eq!(plan, AlertPlan { open: vec![p95], update: vec![], webhook: true, email: true });
+        let plan = after(&[p95()], &[], &[], &AlertPolicy::default());
+        assert_eq!(plan, AlertPlan { open: vec![p95()], webhook: true, email: true, ..AlertPlan::default() });
     }
 
     #[test]
     fn a_breach_of_an_open_alert_updates_it_and_sends_nothing() {
-        let p95 = breach(Metric::P95Ms, Op::PctIncrease);
-        let open = open_on(&p95);
-        let plan = plan_alerts(std::slice::from_ref(&p95), std::slice::from_ref(&open), BOTH);
-        assert_eq!(plan, AlertPlan { open: vec![], update: vec![(open.id, p95)], webhook: false, email: false });
+        let open = open_on(P95);
+        let plan = after(&[p95()], &[breached(&[P95])], std::slice::from_ref(&open), &AlertPolicy::default());
+        assert_eq!(plan, AlertPlan { update: vec![(open.id, p95())], ..AlertPlan::default() });
     }
 
     #[test]
     fn one_new_breach_beside_an_open_one_announces_only_the_new_one() {
-        let (p95, cost) = (breach(Metric::P95Ms, Op::PctIncrease), breach(Metric::CostUsd, Op::AbsIncrease));
-        let open = open_on(&p95);
-        let plan = plan_alerts(&[p95.clone(), cost.clone()], std::slice::from_ref(&open), BOTH);
+        let cost = breach(Metric::CostUsd, Op::AbsIncrease);
+        let open = open_on(P95);
+        let plan = after(&[p95(), cost.clone()], &[], std::slice::from_ref(&open), &AlertPolicy::default());
         assert_eq!(plan.open, vec![cost]);
-        assert_eq!(plan.update, vec![(open.id, p95)]);
+        assert_eq!(plan.update, vec![(open.id, p95())]);
         assert!(plan.webhook && plan.email);
     }
 
     #[test]
     fn the_same_metric_with_another_op_is_another_threshold() {
-        let up = breach(Metric::MeanMs, Op::PctIncrease);
         let abs = breach(Metric::MeanMs, Op::AbsIncrease);
-        let plan = plan_alerts(std::slice::from_ref(&abs), &[open_on(&up)], BOTH);
-        assert_eq!(plan.open, vec![abs]);
-        assert!(plan.update.is_empty());
+        let plan = after(std::slice::from_ref(&abs), &[], &[open_on("mean_ms:pct_increase")], &AlertPolicy::default());
+        assert_eq!((plan.open, plan.update), (vec![abs], vec![]));
     }
 
     #[test]
     fn no_breach_changes_nothing_and_open_alerts_stay_open() {
-        let open = open_on(&breach(Metric::P95Ms, Op::PctIncrease));
-        assert_eq!(plan_alerts(&[], &[open], BOTH), AlertPlan::default());
+        let plan = after_verdict(&healthy(&[P95]), None, &[], &[open_on(P95)], &AlertPolicy::default());
+        assert_eq!(plan, AlertPlan::default());
     }
 
     #[test]
     fn only_the_schedules_channels_are_used() {
-        let p95 = [breach(Metric::P95Ms, Op::PctIncrease)];
-        let webhook_only = plan_alerts(&p95, &[], Channels { webhook: true, email: false });
+        let verdict = breached(&[P95]);
+        let finished = Finished { verdict: &verdict, breaches: &[p95()], unmeasured: None };
+        let policy = AlertPolicy::default();
+        let webhook_only = plan_alerts(finished, &[], &[], &policy, Channels { webhook: true, email: false });
         assert!(webhook_only.webhook && !webhook_only.email);
-        let neither = plan_alerts(&p95, &[], Channels::default());
+        let neither = plan_alerts(finished, &[], &[], &policy, Channels::default());
         assert_eq!(neither.open.len(), 1, "the alert opens even when nobody is told: the feed shows it");
         assert!(!neither.webhook && !neither.email);
     }
 
     #[test]
     fn a_repeated_threshold_in_one_evaluation_opens_one_alert() {
-        let first = breach(Metric::P95Ms, Op::PctIncrease);
-        let again = Breach { severity: Severity::Critical, ..first.clone() };
-        let plan = plan_alerts(&[first.clone(), again], &[], BOTH);
-        assert_eq!(plan.open, vec![first]);
+        let again = Breach { severity: Severity::Critical, ..p95() };
+        let plan = after(&[p95(), again], &[], &[], &AlertPolicy::default());
+        assert_eq!(plan.open, vec![p95()]);
+    }
+
+    #[test]
+    fn sustained_a_breach_waits_until_k_of_the_last_n_conclusive_evaluations() {
+        let two_of_three = policy(2, 3);
+        let first = after(&[p95()], &[], &[], &two_of_three);
+        assert!(first.open.is_empty() && !first.webhook && !first.email);
+        assert_eq!(first.pending, [PendingBreach { threshold_key: P95.into(), breaches: 1, of: 1, needed: 2 }]);
+
+        // Breached, healthy, now breached: 2 of the last 3.
+        let history = [healthy(&[P95]), breached(&[P95])];
+        assert_eq!(after(&[p95()], &history, &[], &two_of_three).open, vec![p95()]);
+
+        // The earlier breach has left the window of 3: healthy, healthy, breached long ago.
+        let history = [healthy(&[P95]), healthy(&[P95]), breached(&[P95])];
+        let plan = after(&[p95()], &history, &[], &two_of_three);
+        assert_eq!(plan.pending, [PendingBreach { threshold_key: P95.into(), breaches: 1, of: 3, needed: 2 }]);
+    }
+
+    #[test]
+    fn sustained_inconclusive_and_failed_evaluations_are_skipped_not_counted() {
+        let history = [
+            status(EvaluationStatus::Inconclusive),
+            status(EvaluationStatus::Failed),
+            status(EvaluationStatus::NoBaseline),
+            breached(&[P95]),
+        ];
+        assert_eq!(after(&[p95()], &history, &[], &policy(2, 2)).open, vec![p95()]);
+    }
+
+    #[test]
+    fn recovered_after_m_healthy_conclusive_evaluations_once() {
+        let open = open_on(P95);
+        let three = AlertPolicy::default();
+        assert_eq!(three.recover_after, 3);
+        let two_healthy = [healthy(&[P95]), breached(&[P95])];
+        assert_eq!(
+            after_verdict(&healthy(&[P95]), None, &two_healthy, std::slice::from_ref(&open), &three).recovered,
+            []
+        );
+        let three_healthy = [healthy(&[P95]), status(EvaluationStatus::Inconclusive), healthy(&[P95])];
+        let plan = after_verdict(&healthy(&[P95]), None, &three_healthy, std::slice::from_ref(&open), &three);
+        assert_eq!(plan.recovered, [open.id]);
+        assert!(plan.webhook && plan.email, "a recovered notice goes out");
+        let told = OpenAlert { recovered: true, ..open };
+        assert_eq!(after_verdict(&healthy(&[P95]), None, &three_healthy, &[told], &three), AlertPlan::default());
+    }
+
+    #[test]
+    fn recovered_needs_the_threshold_itself_healthy_not_the_evaluation() {
+        let cost = "cost_usd:abs_increase";
+        let open = open_on(P95);
+        let other_breached = PastEvaluation {
+            status: EvaluationStatus::Breached,
+            breached: vec![cost.into()],
+            healthy: vec![P95.into()],
+        };
+        let history = [other_breached.clone(), other_breached.clone()];
+        let plan = after_verdict(&other_breached, None, &history, std::slice::from_ref(&open), &AlertPolicy::default());
+        assert_eq!(plan.recovered, [open.id], "p95 healthy three times while cost breached");
+        let unchecked = [healthy(&[]), healthy(&[])];
+        assert_eq!(after_verdict(&healthy(&[]), None, &unchecked, &[open], &AlertPolicy::default()).recovered, []);
+    }
+
+    #[test]
+    fn a_recovered_alert_breached_again_relapses_and_is_announced() {
+        let told = OpenAlert { recovered: true, ..open_on(P95) };
+        let plan = after(&[p95()], &[], std::slice::from_ref(&told), &AlertPolicy::default());
+        assert_eq!((plan.update, plan.relapsed.clone()), (vec![(told.id, p95())], vec![told.id]));
+        assert!(plan.webhook);
+    }
+
+    #[test]
+    fn inconclusive_in_a_row_opens_one_cannot_measure_alert() {
+        let why = Some("no request succeeded");
+        let inconclusive = status(EvaluationStatus::Inconclusive);
+        let policy = AlertPolicy::default();
+        assert_eq!(policy.cannot_measure_after, 3);
+        let one_before = [inconclusive.clone(), healthy(&[P95]), inconclusive.clone()];
+        let plan = after_verdict(&inconclusive, why, &one_before, &[open_on(P95)], &policy);
+        assert_eq!(plan, AlertPlan::default(), "2 in a row: nothing yet, and the open p95 alert is untouched");
+
+        let two_before = [status(EvaluationStatus::Failed), inconclusive.clone(), healthy(&[P95])];
+        let plan = after_verdict(&inconclusive, why, &two_before, &[], &policy);
+        let opened = CannotMeasurePlan::Open { reason: "no request succeeded".into(), evaluations: 3 };
+        assert_eq!(plan.cannot_measure, Some(opened));
+        assert!(plan.webhook && plan.email);
+
+        let open = open_on(CANNOT_MEASURE_KEY);
+        let plan = after_verdict(&inconclusive, why, &two_before, std::slice::from_ref(&open), &policy);
+        let moved_on = CannotMeasurePlan::Update {
+            id: open.id,
+            reason: "no request succeeded".into(),
+            evaluations: 3,
+            relapsed: false,
+        };
+        assert_eq!(plan.cannot_measure, Some(moved_on));
+        assert!(!plan.webhook && !plan.email, "de-duplicated: the open alert moves on silently");
+
+        let measured_since = OpenAlert { recovered: true, ..open };
+        let blip = after_verdict(&inconclusive, why, &[healthy(&[])], std::slice::from_ref(&measured_since), &policy);
+        assert_eq!(blip, AlertPlan::default(), "one failure after measuring again changes nothing");
+        let plan = after_verdict(&inconclusive, why, &two_before, std::slice::from_ref(&measured_since), &policy);
+        assert!(matches!(plan.cannot_measure, Some(CannotMeasurePlan::Update { relapsed: true, .. })));
+        assert!(plan.webhook, "failing again for as long: announced again");
+    }
+
+    #[test]
+    fn inconclusive_neither_breaches_nor_recovers_and_measuring_again_is_announced() {
+        let open = [open_on(P95), open_on(CANNOT_MEASURE_KEY)];
+        let history = [healthy(&[P95]), healthy(&[P95]), healthy(&[P95])];
+        let inconclusive = status(EvaluationStatus::Inconclusive);
+        let plan = after_verdict(&inconclusive, Some("too few"), &history, &open, &AlertPolicy::default());
+        assert!(plan.recovered.is_empty() && plan.open.is_empty(), "{plan:?}");
+
+        let plan = after_verdict(&status(EvaluationStatus::NoBaseline), None, &[], &open, &AlertPolicy::default());
+        assert_eq!(plan.measurable_again, Some(open[1].id), "measured, even without a baseline to compare");
+        assert!(plan.webhook);
     }
 }

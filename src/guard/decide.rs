@@ -136,6 +136,7 @@ mod tests {
             alpha: 0.05,
             require_significance: true,
             workload_id: None,
+            policy: Default::default(),
         }
     }
 

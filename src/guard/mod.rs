@@ -1,6 +1,6 @@
 //! Guard: scheduled regression checks. A tick claims the due schedules, runs each one's benchmark set as a
-//! regular run, compares it with the pinned baseline (Welch's t-test and thresholds), and opens or updates
-//! alerts; the in-process loop ticks every few minutes and `POST /api/public/hooks/guard-tick` lets an external
+//! regular run, judges whether the run is valid, compares it with the pinned baseline (Welch's t-test and
+//! thresholds), and opens, updates or recovers alerts under the schedule's policy; the in-process loop ticks every few minutes and `POST /api/public/hooks/guard-tick` lets an external
 //! scheduler tick instead.
 
 mod alerts;
@@ -9,13 +9,15 @@ mod hook_limit;
 mod pin;
 mod schedule_page;
 mod tick;
+mod validity;
 
-pub use alerts::{plan_alerts, Channels};
+pub use alerts::{plan_alerts, Channels, Finished};
 pub use decide::{decide, observe};
 pub use hook_limit::{HookLimit, Refusal, Turn, HOOK_BUDGET, HOOK_CLIENT_BUDGET};
 pub use pin::pin_run;
 pub use schedule_page::{cost_estimate, save_schedule, schedule_detail, HISTORY};
 pub use tick::{guard_plan, Guard, GuardOptions, TickReport, GUARD_TEMPERATURE, MAX_EVALUATION_MS};
+pub use validity::judge_validity;
 
 /// Ticks every `interval` until the process ends; a failed tick is logged and the next one comes on time.
 pub async fn tick_forever(guard: Guard, interval: std::time::Duration) {

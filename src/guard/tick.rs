@@ -1,20 +1,23 @@
 //! One Guard tick: claim the due schedules (at most `limit`, oldest due first), run each one's benchmark set once
 //! per prompt — non-streaming, temperature 0.2, one request at a time, as a regular run with its own report —
-//! compare it with the pinned baseline, apply the alert state machine, and record the outcome on the schedule.
-//! A schedule whose run cannot be made (bad endpoint, expired key, deleted connector) is recorded as failed and
-//! was advanced by its claim anyway; the tick goes on with the others. Run now is the same path for one schedule.
+//! judge whether the run is valid, compare it with the pinned baseline, apply the alert state machine, and record
+//! the outcome on the schedule. A run that is not valid (unreachable endpoint, too many errors, too few samples)
+//! is inconclusive; a schedule whose run cannot be made (deleted connector, a run that cannot start) is failed;
+//! either way it was advanced by its claim and the tick goes on with the others. Run now is the same path for one
+//! schedule.
 
 use futures::StreamExt;
 use serde::Serialize;
 use std::sync::Arc;
 
-use super::alerts::{plan_alerts, Channels};
+use super::alerts::{plan_alerts, Channels, Finished};
 use super::decide::{decide, observe};
+use super::validity::judge_validity;
 use crate::clock::Clock;
 use crate::jobs::StartError;
 use crate::model::{
-    Agent, BenchmarkSet, Breach, EvaluationEnd, LoadMode, RunId, RunPlanInput, RunStatus, RunView, Schedule,
-    ScheduleId, ScheduleOutcome, Workload, WorkspaceId,
+    Agent, BenchmarkSet, EvaluationEnd, InvalidRun, LoadMode, Notice, PastEvaluation, RunId, RunPlanInput, RunStatus,
+    Schedule, ScheduleId, ScheduleOutcome, Validity, Workload, WorkspaceId,
 };
 use crate::notify::{new_message_id, AlertMessage, MailSender, MailedAlert, Mailer};
 use crate::runs::RunManager;
@@ -171,16 +174,16 @@ impl Guard {
             Err(e) => EvaluationEnd::Failed { error: format!("the schedule could not be read: {e}"), run: None },
         };
         let now = self.clock.now_ms();
-        let message_id = new_message_id();
         let schedule = schedule.ok();
-        let body = |breaches: &[Breach]| {
-            let message = schedule.as_ref().and_then(|s| self.message(s, &end, breaches, now));
-            let url = schedule.as_ref().and_then(|s| s.input.notify.webhook_url.as_deref()).unwrap_or_default();
-            message.map(|m| m.webhook_body(url)).unwrap_or_default()
+        let body = |notice: &Notice| match &schedule {
+            Some(s) => self
+                .notice(s, &end, notice, now)
+                .webhook_body(s.input.notify.webhook_url.as_deref().unwrap_or_default()),
+            None => String::new(),
         };
         let webhook = schedule.as_ref().and_then(|s| s.input.notify.webhook_url.as_deref()).map(|url| WebhookNotice {
             url,
-            message_id: message_id.clone(),
+            message_id: new_message_id,
             body: &body,
         });
         let recipients = match &schedule {
@@ -188,7 +191,15 @@ impl Guard {
             _ => Vec::new(),
         };
         let channels = Channels { webhook: webhook.is_some(), email: !recipients.is_empty() };
-        let plan = |open: &[_]| plan_alerts(end.breaches(), open, channels);
+        let verdict = PastEvaluation::of(end.status(), end.comparison().map(|(_, decision)| decision));
+        let error = end.error();
+        let finished = Finished {
+            verdict: &verdict,
+            breaches: end.breaches(),
+            unmeasured: error.as_deref().filter(|_| end.status().unmeasured()),
+        };
+        let policy = schedule.as_ref().map(|s| s.input.policy).unwrap_or_default();
+        let plan = |open: &[_], history: &[_]| plan_alerts(finished, history, open, &policy, channels);
         let changes = match self.store.finish_evaluation(&claim, &end, plan, webhook, now).await {
             Ok(changes) => changes,
             Err(e) => {
@@ -196,26 +207,30 @@ impl Guard {
                 Default::default()
             }
         };
-        let error = end.error().map(String::from);
         if let Err(e) = self.store.record_schedule_outcome(claim.schedule, end.status(), error.as_deref(), now).await {
             tracing::error!(schedule = %claim.schedule, error = %e, "recording a schedule's outcome failed");
         }
         if let Some(e) = &error {
-            tracing::warn!(schedule = %claim.schedule, error = %e, "guard evaluation failed");
+            tracing::warn!(schedule = %claim.schedule, status = end.status().as_str(), error = %e, "guard evaluation could not measure");
         }
-        // One e-mail item per alert opened, each with its own two lines, for every recipient.
+        // One e-mail item per alert a notice is about (one for a schedule that cannot measure, or can again), for
+        // every recipient.
         let alerts: Vec<MailedAlert> = schedule
             .as_ref()
             .filter(|_| changes.email)
             .map(|s| {
                 changes
-                    .opened
+                    .notices
                     .iter()
-                    .filter_map(|(_, breach)| self.message(s, &end, std::slice::from_ref(breach), now))
-                    .map(|m| MailedAlert {
-                        schedule_name: s.input.name.clone(),
-                        text: m.text(),
-                        report_url: m.report_url,
+                    .flat_map(Notice::one_per_alert)
+                    .map(|notice| {
+                        let message = self.notice(s, &end, &notice, now);
+                        MailedAlert {
+                            schedule_name: s.input.name.clone(),
+                            text: message.text(),
+                            report_url: message.link(),
+                            opens: matches!(notice, Notice::Opened(_)),
+                        }
                     })
                     .collect()
             })
@@ -236,6 +251,7 @@ impl Guard {
             p_value: end.comparison().and_then(|(_, decision)| decision.p_value),
             alerts_opened: changes.opened.iter().map(|(id, _)| *id).collect(),
             alerts_updated: changes.updated,
+            alerts_recovered: changes.recovered,
         };
         (outcome, mail)
     }
@@ -254,26 +270,30 @@ impl Guard {
         to
     }
 
-    /// What an alert of `breaches` says, for a compared run of `schedule`.
-    fn message<'a>(
+    /// What `notice` says about an evaluation of `schedule`.
+    fn notice<'a>(
         &self,
         schedule: &'a Schedule,
         end: &EvaluationEnd,
-        breaches: &'a [Breach],
+        notice: &'a Notice,
         at_ms: i64,
-    ) -> Option<AlertMessage<'a>> {
-        let EvaluationEnd::Compared { run, observed, baseline, .. } = end else { return None };
-        Some(AlertMessage {
+    ) -> AlertMessage<'a> {
+        let (baseline, observed) = match end {
+            EvaluationEnd::Compared { observed, baseline, .. } => (Some(baseline.summary), Some(observed.1)),
+            _ => (None, end.observed().map(|(_, summary)| summary).copied()),
+        };
+        AlertMessage {
+            notice,
             schedule_id: schedule.id,
             schedule_name: &schedule.input.name,
             benchmark_set_id: schedule.input.set_id.to_string(),
-            baseline: baseline.summary,
-            observed: observed.1,
-            breaches,
+            baseline,
+            observed,
             set_url: format!("{}/guard/sets#set-{}", self.options.public_base, schedule.input.set_id),
-            report_url: format!("{}/runs/{run}", self.options.public_base),
+            schedule_url: format!("{}/guard/schedules/{}", self.options.public_base, schedule.id),
+            report_url: end.run().map(|run| format!("{}/runs/{run}", self.options.public_base)),
             at_ms,
-        })
+        }
     }
 
     /// Runs the schedule's set and compares it with the baseline; every failure becomes `Failed` with a reason.
@@ -295,18 +315,21 @@ impl Guard {
             }
             Err(e) => return failed(format!("the run could not start: {e}"), None),
         };
-        if run.status != RunStatus::Completed {
-            let why = run.failure.clone().unwrap_or_else(|| format!("the run ended {}", run.status.as_str()));
-            return failed(why, Some(run.id));
-        }
         let records = match self.store.run_iterations(claim.workspace, run.id).await {
             Ok(records) => records,
             Err(e) => return failed(format!("the run's results could not be read: {e}"), Some(run.id)),
         };
-        let (totals, summary) = observe(&records);
-        if totals.is_empty() {
-            return failed(every_request_failed(&run, &records), Some(run.id));
+        let observed = observe(&records);
+        if run.status != RunStatus::Completed {
+            let why = run.failure.clone().unwrap_or_else(|| format!("the run ended {}", run.status.as_str()));
+            let reason = InvalidRun::RunEnded { why };
+            return EvaluationEnd::Inconclusive { run: run.id, reason, observed: Some(observed) };
         }
+        let validity = Validity { min_samples: schedule.input.samples_needed(), ..schedule.input.policy.validity() };
+        if let Err(reason) = judge_validity(&run.plan.mode, &records, &validity) {
+            return EvaluationEnd::Inconclusive { run: run.id, reason, observed: Some(observed) };
+        }
+        let (totals, summary) = observed;
         let baseline = match self
             .store
             .current_baseline(claim.workspace, schedule.input.set_id, schedule.input.connector_id, workload.as_ref())
@@ -348,9 +371,4 @@ pub fn guard_plan(schedule: &Schedule, set: &BenchmarkSet, workload: Option<&Wor
         workload: workload.cloned(),
         ..RunPlanInput::new(schedule.input.connector_id, agent, prompts, 1, one)
     }
-}
-
-fn every_request_failed(run: &RunView, records: &[crate::model::IterationRecord]) -> String {
-    let first = records.iter().find_map(|r| r.error.as_deref()).unwrap_or("no request was recorded");
-    format!("every request of run {} failed; the first: {first}", run.id)
 }

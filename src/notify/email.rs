@@ -21,8 +21,10 @@ pub struct MailedAlert {
     pub schedule_name: String,
     /// The alert's two-line text (as in the webhook).
     pub text: String,
-    /// The run's report.
+    /// The run's report (the schedule's page when there is no run to show).
     pub report_url: String,
+    /// It opens an alert (else: a recovery, "cannot measure", or measuring again).
+    pub opens: bool,
 }
 
 /// Sends alert e-mail.
@@ -122,13 +124,14 @@ impl MailSender {
     }
 }
 
-/// `latency-guard: 2 new alerts (Checkout p95, Search)`.
+/// `latency-guard: 2 new alerts (Checkout p95, Search)`; `notices` when some are not new alerts (recoveries).
 pub fn subject(alerts: &[MailedAlert]) -> String {
     let mut names: Vec<&str> = alerts.iter().map(|a| a.schedule_name.as_str()).collect();
     names.dedup();
+    let what = if alerts.iter().all(|a| a.opens) { "new alert" } else { "notice" };
     match alerts.len() {
-        1 => format!("latency-guard: new alert ({})", names.join(", ")),
-        n => format!("latency-guard: {n} new alerts ({})", names.join(", ")),
+        1 => format!("latency-guard: {what} ({})", names.join(", ")),
+        n => format!("latency-guard: {n} {what}s ({})", names.join(", ")),
     }
 }
 
@@ -138,8 +141,8 @@ pub fn body(alerts: &[MailedAlert]) -> String {
     for alert in alerts {
         text.push_str(&format!("{}\nReport: {}\n\n", alert.text, alert.report_url));
     }
-    text.push_str("Acknowledge alerts in latency-guard's Guard feed. They open once per threshold and stay open until acknowledged;\n");
-    text.push_str("another breach of the same threshold meanwhile sends nothing new.\n");
+    text.push_str("Acknowledge alerts in latency-guard's Guard feed. They open once per threshold and stay open until acknowledged,\n");
+    text.push_str("even after a recovered notice; another breach of the same threshold meanwhile sends nothing new.\n");
     text
 }
 
@@ -152,6 +155,7 @@ mod tests {
             schedule_name: name.into(),
             text: format!("🚨 latency-guard alert [warn] {name}\np95_ms +50.0%"),
             report_url: "http://lg/runs/1".into(),
+            opens: true,
         }
     }
 
@@ -160,6 +164,8 @@ mod tests {
         let alerts = [alert("Checkout"), alert("Search")];
         assert_eq!(subject(&alerts), "latency-guard: 2 new alerts (Checkout, Search)");
         assert_eq!(subject(&alerts[..1]), "latency-guard: new alert (Checkout)");
+        let recovered = MailedAlert { opens: false, ..alert("Checkout") };
+        assert_eq!(subject(&[alerts[1].clone(), recovered]), "latency-guard: 2 notices (Search, Checkout)");
         let text = body(&alerts);
         assert!(
             text.contains("[warn] Checkout\np95_ms +50.0%\nReport: http://lg/runs/1") && text.contains("[warn] Search")

@@ -4,31 +4,42 @@
 
 use serde::Serialize;
 
-use crate::model::{iso8601_utc, Breach, GuardSummary, Metric, Op, Schedule, ScheduleId, Severity};
+use crate::model::{iso8601_utc, Breach, GuardSummary, Metric, Notice, Op, Schedule, ScheduleId, Severity};
 use crate::report::p_value;
 
 /// The alert event's `type`.
 pub const EVENT_TYPE: &str = "latency_guard.guard.alert";
 
-/// What an alert is about: a schedule's run that breached thresholds newly opened.
+/// A recovered notice's `type`: open alerts whose thresholds are healthy again.
+pub const RECOVERED_TYPE: &str = "latency_guard.guard.recovered";
+
+/// A "cannot measure" notice's `type`: a schedule's evaluations could not measure, several in a row.
+pub const CANNOT_MEASURE_TYPE: &str = "latency_guard.guard.cannot_measure";
+
+/// The notice's `type` when a schedule that could not measure measured again.
+pub const MEASURABLE_TYPE: &str = "latency_guard.guard.measurable";
+
+/// What a notice says about one evaluation of a schedule.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AlertMessage<'a> {
+    /// What is announced.
+    pub notice: &'a Notice,
     /// The schedule.
     pub schedule_id: ScheduleId,
     /// Its name.
     pub schedule_name: &'a str,
     /// Its benchmark set.
     pub benchmark_set_id: String,
-    /// The baseline's summary.
-    pub baseline: GuardSummary,
-    /// The run's summary.
-    pub observed: GuardSummary,
-    /// The breaches that opened alerts.
-    pub breaches: &'a [Breach],
+    /// The baseline's summary, when the run was compared.
+    pub baseline: Option<GuardSummary>,
+    /// The run's summary, when it had one.
+    pub observed: Option<GuardSummary>,
     /// The benchmark set in the app (`runUrl`, as the webhook format specifies).
     pub set_url: String,
-    /// The report of the run that breached (`reportUrl`).
-    pub report_url: String,
+    /// The schedule's page.
+    pub schedule_url: String,
+    /// The report of the evaluation's run (`reportUrl`), when it made one.
+    pub report_url: Option<String>,
     /// When, unix ms.
     pub at_ms: i64,
 }
@@ -54,11 +65,15 @@ struct Body<'a> {
     schedule_id: String,
     schedule_name: &'a str,
     benchmark_set_id: &'a str,
-    baseline: GuardSummary,
-    observed: GuardSummary,
+    baseline: Option<GuardSummary>,
+    observed: Option<GuardSummary>,
     breaches: Vec<BreachBody>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    evaluations: Option<u32>,
     run_url: &'a str,
-    report_url: &'a str,
+    report_url: Option<&'a str>,
     at: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     text: Option<String>,
@@ -67,44 +82,108 @@ struct Body<'a> {
 }
 
 impl AlertMessage<'_> {
-    /// The most severe breach's severity.
+    fn breaches(&self) -> &[Breach] {
+        match self.notice {
+            Notice::Opened(breaches) | Notice::Recovered(breaches) => breaches,
+            Notice::CannotMeasure(_) | Notice::MeasurableAgain => &[],
+        }
+    }
+
+    /// The most severe breach's severity (`warn` for a notice about measuring).
     pub fn severity(&self) -> Severity {
-        if self.breaches.iter().any(|b| b.severity == Severity::Critical) {
+        if self.breaches().iter().any(|b| b.severity == Severity::Critical) {
             Severity::Critical
         } else {
             Severity::Warn
         }
     }
 
-    /// Two lines a person reads: a marker, `[severity]` and the schedule; then the first breach's metric, signed
-    /// change, baseline → observed and p-value (and how many more breaches there are).
-    pub fn text(&self) -> String {
-        let mut text = format!("🚨 latency-guard alert [{}] {}", self.severity().as_str(), self.schedule_name);
-        if let Some(b) = self.breaches.first() {
-            let unit = unit(b.metric);
-            let change = match b.pct_change {
-                Some(p) => format!("{p:+.1}%"),
-                None => format!("{:+.3}{unit}", b.delta),
-            };
-            let p = b.p_value.map_or_else(|| "p = n/a".to_string(), |p| format!("p = {}", p_value(p)));
-            text.push_str(&format!(
-                "\n{} {change} (baseline {}{unit} → observed {}{unit}), {p}",
-                b.metric.as_str(),
-                figure(b.baseline),
-                figure(b.observed)
-            ));
-            if self.breaches.len() > 1 {
-                text.push_str(&format!(" (+{} more)", self.breaches.len() - 1));
-            }
+    /// Where a person should look: the run's report for an alert or a recovery, else the schedule's page.
+    pub fn link(&self) -> String {
+        match (self.notice, &self.report_url) {
+            (Notice::Opened(_) | Notice::Recovered(_), Some(report)) => report.clone(),
+            _ => self.schedule_url.clone(),
         }
-        text
+    }
+
+    /// The event's `type`.
+    pub fn event_type(&self) -> &'static str {
+        match self.notice {
+            Notice::Opened(_) => EVENT_TYPE,
+            Notice::Recovered(_) => RECOVERED_TYPE,
+            Notice::CannotMeasure(_) => CANNOT_MEASURE_TYPE,
+            Notice::MeasurableAgain => MEASURABLE_TYPE,
+        }
+    }
+
+    /// Two lines a person reads: a marker, what happened, `[severity]` and the schedule; then the figures — for an
+    /// alert the first breach's metric, signed change, baseline → observed and p-value (and how many more
+    /// breaches there are); for a recovery the metric's figure now; for "cannot measure" the reason.
+    pub fn text(&self) -> String {
+        let head = |marker: &str, what: &str| {
+            format!("{marker} latency-guard {what} [{}] {}", self.severity().as_str(), self.schedule_name)
+        };
+        let more = |n: usize| if n > 1 { format!(" (+{} more)", n - 1) } else { String::new() };
+        match self.notice {
+            Notice::Opened(breaches) => {
+                let mut text = head("🚨", "alert");
+                if let Some(b) = breaches.first() {
+                    let unit = unit(b.metric);
+                    let change = match b.pct_change {
+                        Some(p) => format!("{p:+.1}%"),
+                        None => format!("{:+.3}{unit}", b.delta),
+                    };
+                    let p = b.p_value.map_or_else(|| "p = n/a".to_string(), |p| format!("p = {}", p_value(p)));
+                    text.push_str(&format!(
+                        "\n{} {change} (baseline {}{unit} → observed {}{unit}), {p}{}",
+                        b.metric.as_str(),
+                        figure(b.baseline),
+                        figure(b.observed),
+                        more(breaches.len())
+                    ));
+                }
+                text
+            }
+            Notice::Recovered(breaches) => {
+                let mut text = head("✅", "recovered");
+                if let Some(b) = breaches.first() {
+                    let unit = unit(b.metric);
+                    let now = |summary: Option<GuardSummary>| {
+                        summary.and_then(|s| b.metric.of(&s)).map_or("n/a".to_string(), |v| format!("{}{unit}", figure(v)))
+                    };
+                    text.push_str(&format!(
+                        "\n{} healthy again: baseline {} → observed {} (it breached at {}{unit}); the alert stays open until acknowledged{}",
+                        b.metric.as_str(),
+                        now(self.baseline),
+                        now(self.observed),
+                        figure(b.observed),
+                        more(breaches.len())
+                    ));
+                }
+                text
+            }
+            Notice::CannotMeasure(what) => format!(
+                "{}\n{} ({} evaluations in a row could not measure)",
+                head("⚠️", "cannot measure"),
+                what.reason,
+                what.evaluations
+            ),
+            Notice::MeasurableAgain => format!(
+                "{}\nthe latest evaluation measured the endpoint again; its \"cannot measure\" alert stays open until acknowledged",
+                head("✅", "measuring again")
+            ),
+        }
     }
 
     /// The JSON body for `url`: `text` for Slack-style receivers, `content` for Discord's.
     pub fn webhook_body(&self, url: &str) -> String {
         let discord = is_discord(url);
+        let cannot = match self.notice {
+            Notice::CannotMeasure(what) => Some(what),
+            _ => None,
+        };
         let body = Body {
-            kind: EVENT_TYPE,
+            kind: self.event_type(),
             severity: self.severity(),
             schedule_id: self.schedule_id.to_string(),
             schedule_name: self.schedule_name,
@@ -112,7 +191,7 @@ impl AlertMessage<'_> {
             baseline: self.baseline,
             observed: self.observed,
             breaches: self
-                .breaches
+                .breaches()
                 .iter()
                 .map(|b| BreachBody {
                     metric: b.metric,
@@ -124,8 +203,10 @@ impl AlertMessage<'_> {
                     severity: b.severity,
                 })
                 .collect(),
+            reason: cannot.map(|c| c.reason.as_str()),
+            evaluations: cannot.map(|c| c.evaluations),
             run_url: &self.set_url,
-            report_url: &self.report_url,
+            report_url: self.report_url.as_deref(),
             at: iso8601_utc(self.at_ms),
             text: (!discord).then(|| self.text()),
             content: discord.then(|| self.text()),
@@ -201,26 +282,28 @@ mod tests {
         }
     }
 
-    fn message(breaches: &[Breach]) -> AlertMessage<'_> {
+    fn message(notice: &Notice) -> AlertMessage<'_> {
         let summary =
             GuardSummary { p95_ms: Some(104.0), mean_ms: Some(100.5), tok_s: None, cost_usd: None, error_rate: 0.0 };
         AlertMessage {
+            notice,
             schedule_id: ScheduleId(Uuid::nil()),
             schedule_name: "Checkout API",
             benchmark_set_id: Uuid::nil().to_string(),
-            baseline: summary,
-            observed: GuardSummary { p95_ms: Some(228.0), ..summary },
-            breaches,
+            baseline: Some(summary),
+            observed: Some(GuardSummary { p95_ms: Some(228.0), ..summary }),
             set_url: "http://lg.example/guard/sets#set-1".into(),
-            report_url: "http://lg.example/runs/1".into(),
+            schedule_url: "http://lg.example/guard/schedules/1".into(),
+            report_url: Some("http://lg.example/runs/1".into()),
             at_ms: 1_795_000_000_000,
         }
     }
 
     #[test]
     fn the_text_has_a_marker_line_and_a_figures_line() {
-        let breaches = [breach(Metric::P95Ms, Severity::Warn), breach(Metric::MeanMs, Severity::Critical)];
-        let text = message(&breaches).text();
+        let opened =
+            Notice::Opened(vec![breach(Metric::P95Ms, Severity::Warn), breach(Metric::MeanMs, Severity::Critical)]);
+        let text = message(&opened).text();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "🚨 latency-guard alert [critical] Checkout API");
         assert_eq!(lines[1], "p95_ms +119.2% (baseline 104 ms → observed 228 ms), p = 6.1e-6 (+1 more)");
@@ -228,7 +311,7 @@ mod tests {
 
     #[test]
     fn the_body_has_the_documented_fields_and_discord_gets_content() {
-        let breaches = [breach(Metric::P95Ms, Severity::Warn)];
+        let breaches = Notice::Opened(vec![breach(Metric::P95Ms, Severity::Warn)]);
         let body: serde_json::Value =
             serde_json::from_str(&message(&breaches).webhook_body("https://hooks.slack.com/x")).unwrap();
         let keys: Vec<&str> = body.as_object().unwrap().keys().map(String::as_str).collect();
@@ -261,5 +344,48 @@ mod tests {
         let discord: serde_json::Value =
             serde_json::from_str(&message(&breaches).webhook_body("https://discord.com/api/webhooks/1/t")).unwrap();
         assert!(discord.get("text").is_none() && discord["content"].as_str().unwrap().starts_with("🚨"));
+    }
+
+    #[test]
+    fn a_recovered_notice_says_the_figure_now_and_that_the_alert_stays_open() {
+        let recovered = Notice::Recovered(vec![breach(Metric::P95Ms, Severity::Critical)]);
+        let mut m = message(&recovered);
+        m.observed = Some(GuardSummary { p95_ms: Some(106.0), ..m.baseline.unwrap() });
+        let text = m.text();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "✅ latency-guard recovered [critical] Checkout API");
+        assert_eq!(
+            lines[1],
+            "p95_ms healthy again: baseline 104 ms → observed 106 ms (it breached at 228 ms); the alert stays open until acknowledged"
+        );
+        let body: serde_json::Value = serde_json::from_str(&m.webhook_body("https://hooks.example/x")).unwrap();
+        assert_eq!(
+            (body["type"].as_str(), body["breaches"][0]["metric"].as_str()),
+            (Some(RECOVERED_TYPE), Some("p95_ms"))
+        );
+        assert_eq!(m.link(), "http://lg.example/runs/1");
+    }
+
+    #[test]
+    fn a_cannot_measure_notice_gives_the_reason_and_how_long() {
+        let what = Notice::CannotMeasure(crate::model::CannotMeasure {
+            reason: "no request succeeded; the first failure: connect: connection refused".into(),
+            evaluations: 3,
+        });
+        let mut m = message(&what);
+        (m.baseline, m.observed, m.report_url) = (None, None, None);
+        assert_eq!(
+            m.text(),
+            "⚠️ latency-guard cannot measure [warn] Checkout API\nno request succeeded; the first failure: connect: \
+             connection refused (3 evaluations in a row could not measure)"
+        );
+        let body: serde_json::Value = serde_json::from_str(&m.webhook_body("https://hooks.example/x")).unwrap();
+        assert_eq!(body["type"], CANNOT_MEASURE_TYPE);
+        assert_eq!((body["evaluations"].as_u64(), body["breaches"].as_array().map(Vec::len)), (Some(3), Some(0)));
+        assert!(body["reportUrl"].is_null() && body["baseline"].is_null());
+        assert_eq!(m.link(), "http://lg.example/guard/schedules/1", "no run to show: the schedule's page");
+        let again = message(&Notice::MeasurableAgain);
+        assert!(again.text().starts_with("✅ latency-guard measuring again [warn] Checkout API\n"), "{}", again.text());
+        assert_eq!(again.event_type(), MEASURABLE_TYPE);
     }
 }

@@ -9,6 +9,9 @@ mod webhook;
 
 pub use email::{MailSender, MailedAlert, Mailer};
 pub use error::{DeliveryError, MailError, SignError, TestError};
-pub use message::{is_discord, new_message_id, test_message_body, AlertMessage, EVENT_TYPE};
+pub use message::{
+    is_discord, new_message_id, test_message_body, AlertMessage, CANNOT_MEASURE_TYPE, EVENT_TYPE, MEASURABLE_TYPE,
+    RECOVERED_TYPE,
+};
 pub use retry::{next_step, RETRY_DELAYS_S};
 pub use webhook::{new_webhook_secret, sign, WebhookSender};

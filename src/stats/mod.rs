@@ -5,12 +5,14 @@
 #[cfg(feature = "ssr")]
 pub mod compare;
 mod goodput;
+mod pacing;
 mod percentile;
 pub mod repeated;
 mod slices;
 mod summary;
 
 pub use goodput::{goodput, is_good, Goodput, SloAttainment};
+pub use pacing::{pacing, Pacing, MIN_ACHIEVED_SHARE};
 pub use percentile::{percentile, percentiles, Percentiles, PERCENTILE_METHOD};
 pub use slices::{slice_width_s, time_slices, TimeSlice};
 pub use summary::{successful_values, summarize, RunSummary};

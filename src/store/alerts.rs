@@ -1,7 +1,8 @@
 //! Evaluations and alerts. Finishing an evaluation records it and applies the alert plan Guard's state machine
-//! (`guard::plan_alerts`) makes from the alerts open at that moment, in one transaction: opened alerts, updated
-//! ones and the webhook announcing them commit together or not at all. Alerts close only by hand (acknowledge
-//! one, or all).
+//! (`guard::plan_alerts`) makes from the alerts open at that moment and the schedule's recent history, in one
+//! transaction: opened, updated and recovered alerts, the "cannot measure" alert and the webhook messages
+//! announcing them commit together or not at all. Alerts close only by hand (acknowledge one, or all); a recovered
+//! one is marked so and stays open.
 
 use sqlx::any::AnyRow;
 use sqlx::Row;
@@ -11,18 +12,20 @@ use super::schedules::Claim;
 use super::workspaces::parse_id;
 use super::{from_json, spelled, to_json, Store, StoreError};
 use crate::model::{
-    AlertId, AlertPlan, AlertView, Breach, EvaluationEnd, EvaluationStatus, EvaluationView, GuardSummary, OpenAlert,
-    RunId, ScheduleId, Trigger, WebhookDelivery, WorkspaceId,
+    AlertId, AlertKind, AlertPlan, AlertView, Breach, CannotMeasure, CannotMeasurePlan, Decision, EvaluationEnd,
+    EvaluationStatus, EvaluationView, GuardSummary, Notice, OpenAlert, PastEvaluation, RunId, ScheduleId, Trigger,
+    WebhookDelivery, WorkspaceId, CANNOT_MEASURE_KEY, MAX_POLICY_WINDOW,
 };
 
-/// A webhook to write to the outbox when alerts open: where, and the body for the breaches that opened them.
+/// Webhook messages to write to the outbox for what an evaluation announces: where, a fresh message id for each,
+/// and each notice's body.
 pub struct WebhookNotice<'a> {
     /// The receiver.
     pub url: &'a str,
-    /// The message id (`webhook-id`).
-    pub message_id: String,
-    /// The body for the newly opened breaches.
-    pub body: &'a (dyn Fn(&[Breach]) -> String + Sync),
+    /// A fresh message id (`webhook-id`) per message.
+    pub message_id: fn() -> String,
+    /// The body of one notice.
+    pub body: &'a (dyn Fn(&Notice) -> String + Sync),
 }
 
 /// What finishing an evaluation did to the alerts.
@@ -30,16 +33,24 @@ pub struct WebhookNotice<'a> {
 pub struct AlertChanges {
     /// Alerts opened, with their breach.
     pub opened: Vec<(AlertId, Breach)>,
-    /// Open alerts whose `observed` was updated.
+    /// Open alerts whose figures moved on.
     pub updated: Vec<AlertId>,
-    /// The outbox message written, if any.
-    pub webhook: Option<String>,
-    /// The plan asked for e-mail about the opened alerts.
+    /// Open alerts that recovered (their notice is among `notices`).
+    pub recovered: Vec<AlertId>,
+    /// What was announced, in the order the messages were written.
+    pub notices: Vec<Notice>,
+    /// The outbox messages written, one per notice.
+    pub webhook: Vec<String>,
+    /// The plan asked for e-mail about the notices.
     pub email: bool,
 }
 
-const ALERT_COLUMNS: &str = "a.id, a.schedule_id, s.name AS schedule_name, a.breach, a.run_id, a.observed, \
-     a.baseline, a.breach_count, a.acknowledged, a.acknowledged_at, a.created_at, a.updated_at, \
+/// Finished evaluations of a schedule the alert state machine looks back over: enough for every window of the
+/// policy ([`MAX_POLICY_WINDOW`] conclusive ones) with as many inconclusive ones between them.
+const HISTORY_READ: u32 = 3 * MAX_POLICY_WINDOW;
+
+const ALERT_COLUMNS: &str = "a.id, a.schedule_id, s.name AS schedule_name, a.kind, a.breach, a.cannot_measure, \
+     a.run_id, a.observed, a.baseline, a.breach_count, a.recovered_at, a.acknowledged, a.acknowledged_at, a.created_at, a.updated_at, \
      (SELECT MIN(e.finished_at) FROM guard_evaluations e WHERE e.schedule_id = a.schedule_id \
       AND e.status = 'healthy' AND e.finished_at > a.updated_at) AS healthy_since";
 
@@ -65,11 +76,14 @@ fn alert_from_row(row: &AnyRow) -> Result<AlertView, StoreError> {
         id: parse_id(&row.try_get::<String, _>("id")?)?,
         schedule_id: parse_id(&row.try_get::<String, _>("schedule_id")?)?,
         schedule_name: row.try_get("schedule_name")?,
+        kind: spelled(row, "kind", AlertKind::parse)?,
         breach: from_json(&row.try_get::<String, _>("breach")?)?,
+        cannot_measure: row.try_get::<Option<String>, _>("cannot_measure")?.map(|t| from_json(&t)).transpose()?,
         run_id: row.try_get::<Option<String>, _>("run_id")?.map(|r| parse_id(&r)).transpose()?,
         observed: from_json(&row.try_get::<String, _>("observed")?)?,
         baseline: from_json(&row.try_get::<String, _>("baseline")?)?,
         breach_count: u64::try_from(row.try_get::<i64, _>("breach_count")?).unwrap_or(0),
+        recovered_at_ms: row.try_get("recovered_at")?,
         acknowledged: row.try_get::<i64, _>("acknowledged")? != 0,
         acknowledged_at_ms: row.try_get("acknowledged_at")?,
         created_at_ms: row.try_get("created_at")?,
@@ -91,6 +105,8 @@ fn evaluation_from_row(row: &AnyRow) -> Result<EvaluationView, StoreError> {
         finished_at_ms: row.try_get("finished_at")?,
         status: spelled(row, "status", EvaluationStatus::parse)?,
         error: row.try_get("error")?,
+        invalid: json("invalid")?.map(|t| from_json(&t)).transpose()?,
+        pending: json("pending")?.map(|t| from_json(&t)).transpose()?.unwrap_or_default(),
         run_id: row.try_get::<Option<String>, _>("run_id")?.map(|r| parse_id(&r)).transpose()?,
         baseline_n: count("baseline_n")?,
         baseline_summary: json("baseline_summary")?.map(|t| from_json(&t)).transpose()?,
@@ -103,28 +119,32 @@ fn evaluation_from_row(row: &AnyRow) -> Result<EvaluationView, StoreError> {
 
 impl Store {
     /// Records how the claimed evaluation ended and applies the alert plan `plan` makes from the schedule's open
-    /// alerts, in one transaction; a webhook for the alerts it opened goes to the outbox in the same transaction
-    /// when the plan asks for one. An alert the plan opens that another evaluation of the schedule opened a moment
-    /// earlier (replicas) is updated instead, so a threshold never has two open alerts.
+    /// alerts and its recent finished evaluations (newest first), in one transaction; a webhook message for each
+    /// notice the plan announces goes to the outbox in the same transaction. An alert the plan opens that another
+    /// evaluation of the schedule opened a moment earlier (replicas) is updated instead, so a threshold never has
+    /// two open alerts.
     pub async fn finish_evaluation(
         &self,
         claim: &Claim,
         end: &EvaluationEnd,
-        plan: impl FnOnce(&[OpenAlert]) -> AlertPlan,
+        plan: impl FnOnce(&[OpenAlert], &[PastEvaluation]) -> AlertPlan,
         webhook: Option<WebhookNotice<'_>>,
         now_ms: i64,
     ) -> Result<AlertChanges, StoreError> {
         let mut tx = self.begin_write().await?;
+        let open = open_alerts(&mut tx, claim.schedule).await?;
+        let history = past_evaluations(&mut tx, claim).await?;
+        let plan = plan(&open, &history);
         let observed = end.observed();
         let (baseline, decision) = end.comparison().unzip();
         sqlx::query(
             "UPDATE guard_evaluations SET finished_at = $1, status = $2, error = $3, run_id = $4, baseline_id = $5, \
              baseline_n = $6, baseline_summary = $7, observed_n = $8, observed_summary = $9, observed_total_ms = $10, \
-             test = $11, p_value = $12, decision = $13 WHERE id = $14",
+             test = $11, p_value = $12, decision = $13, invalid = $14, pending = $15 WHERE id = $16",
         )
         .bind(now_ms)
         .bind(end.status().as_str())
-        .bind(end.error().map(String::from))
+        .bind(end.error())
         .bind(end.run().map(|r| r.to_string()))
         .bind(baseline.map(|b| b.id.to_string()))
         .bind(baseline.map(|b| b.total_ms.len() as i64))
@@ -135,15 +155,17 @@ impl Store {
         .bind(decision.map(|_| "welch_t_test"))
         .bind(float(decision.and_then(|d| d.p_value)))
         .bind(decision.map(to_json).transpose()?)
+        .bind(end.invalid().map(to_json).transpose()?)
+        .bind((!plan.pending.is_empty()).then(|| to_json(&plan.pending)).transpose()?)
         .bind(claim.evaluation.to_string())
         .execute(&mut *tx)
         .await?;
 
-        let open = open_alerts(&mut tx, claim.schedule).await?;
-        let plan = plan(&open);
         let mut changes = AlertChanges { email: plan.email, ..AlertChanges::default() };
+        let mut announced: Vec<(AlertId, Notice)> = Vec::new();
         if let (Some(baseline), Some((_, observed))) = (baseline, observed) {
             let figures = AlertFigures { claim, run: end.run(), observed, baseline: &baseline.summary, now_ms };
+            let mut relapsed = Vec::new();
             for breach in &plan.open {
                 let id = AlertId::new_random();
                 if insert_alert(&mut tx, id, breach, &figures).await? {
@@ -159,24 +181,48 @@ impl Store {
             for (id, breach) in &plan.update {
                 update_alert(&mut tx, *id, breach, &figures).await?;
                 changes.updated.push(*id);
+                if plan.relapsed.contains(id) {
+                    relapsed.push((*id, breach.clone()));
+                }
+            }
+            let opened: Vec<(AlertId, Breach)> = changes.opened.iter().cloned().chain(relapsed).collect();
+            if let Some((first, _)) = opened.first() {
+                announced.push((*first, Notice::Opened(opened.iter().map(|(_, b)| b.clone()).collect())));
             }
         }
-        if let (Some(notice), true, false) = (webhook, plan.webhook, changes.opened.is_empty()) {
-            let opened: Vec<Breach> = changes.opened.iter().map(|(_, b)| b.clone()).collect();
-            let alert = changes.opened.first().map(|(id, _)| id.to_string());
-            insert_outbox(
-                &mut tx,
-                claim.workspace,
-                claim.schedule,
-                alert,
-                notice.url,
-                &notice.message_id,
-                &(notice.body)(&opened),
-                now_ms,
-            )
-            .await?;
-            changes.webhook = Some(notice.message_id);
+        if !plan.recovered.is_empty() {
+            let mut breaches = Vec::new();
+            for id in &plan.recovered {
+                if let Some(breach) = mark_recovered(&mut tx, *id, now_ms).await? {
+                    breaches.push(breach);
+                    changes.recovered.push(*id);
+                }
+            }
+            if let (Some(first), false) = (changes.recovered.first(), breaches.is_empty()) {
+                announced.push((*first, Notice::Recovered(breaches)));
+            }
         }
+        if let Some(cannot) = &plan.cannot_measure {
+            if let Some((id, what)) = apply_cannot_measure(&mut tx, claim, end, cannot, now_ms).await? {
+                announced.push((id, Notice::CannotMeasure(what)));
+            }
+        }
+        if let Some(id) = plan.measurable_again {
+            if mark_recovered(&mut tx, id, now_ms).await?.is_some() || is_open(&mut tx, id).await? {
+                announced.push((id, Notice::MeasurableAgain));
+            }
+        }
+        if let (Some(notice), true) = (webhook, plan.webhook) {
+            for (alert, what) in &announced {
+                let message_id = (notice.message_id)();
+                let alert = Some(alert.to_string());
+                let body = (notice.body)(what);
+                insert_outbox(&mut tx, claim.workspace, claim.schedule, alert, notice.url, &message_id, &body, now_ms)
+                    .await?;
+                changes.webhook.push(message_id);
+            }
+        }
+        changes.notices = announced.into_iter().map(|(_, notice)| notice).collect();
         tx.commit().await?;
         Ok(changes)
     }
@@ -273,8 +319,8 @@ impl Store {
         limit: u32,
     ) -> Result<Vec<EvaluationView>, StoreError> {
         let rows = sqlx::query(
-            "SELECT id, slot_at, trigger_kind, started_at, finished_at, status, error, run_id, baseline_n, \
-             baseline_summary, observed_n, observed_summary, p_value, decision FROM guard_evaluations \
+            "SELECT id, slot_at, trigger_kind, started_at, finished_at, status, error, invalid, pending, run_id, \
+             baseline_n, baseline_summary, observed_n, observed_summary, p_value, decision FROM guard_evaluations \
              WHERE workspace_id = $1 AND schedule_id = $2 ORDER BY started_at DESC, id LIMIT $3",
         )
         .bind(workspace.to_string())
@@ -328,15 +374,18 @@ async fn open_alerts(
     tx: &mut sqlx::Transaction<'_, sqlx::Any>,
     schedule: ScheduleId,
 ) -> Result<Vec<OpenAlert>, StoreError> {
-    let rows = sqlx::query("SELECT id, threshold_key FROM guard_alerts WHERE schedule_id = $1 AND acknowledged = 0")
-        .bind(schedule.to_string())
-        .fetch_all(&mut **tx)
-        .await?;
+    let rows = sqlx::query(
+        "SELECT id, threshold_key, recovered_at FROM guard_alerts WHERE schedule_id = $1 AND acknowledged = 0",
+    )
+    .bind(schedule.to_string())
+    .fetch_all(&mut **tx)
+    .await?;
     rows.iter()
         .map(|row| {
             Ok(OpenAlert {
                 id: parse_id(&row.try_get::<String, _>("id")?)?,
                 threshold_key: row.try_get("threshold_key")?,
+                recovered: row.try_get::<Option<i64>, _>("recovered_at")?.is_some(),
             })
         })
         .collect()
@@ -381,7 +430,7 @@ async fn update_alert(
 ) -> Result<(), StoreError> {
     sqlx::query(
         "UPDATE guard_alerts SET breach = $1, observed = $2, baseline = $3, evaluation_id = $4, run_id = $5, \
-         severity = $6, breach_count = breach_count + 1, updated_at = $7 WHERE id = $8",
+         severity = $6, breach_count = breach_count + 1, updated_at = $7, recovered_at = NULL WHERE id = $8",
     )
     .bind(to_json(breach)?)
     .bind(to_json(figures.observed)?)
@@ -394,4 +443,121 @@ async fn update_alert(
     .execute(&mut **tx)
     .await?;
     Ok(())
+}
+
+/// The schedule's finished evaluations before the claimed one, newest first, as the state machine reads them.
+async fn past_evaluations(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    claim: &Claim,
+) -> Result<Vec<PastEvaluation>, StoreError> {
+    let rows = sqlx::query(
+        "SELECT status, decision FROM guard_evaluations WHERE schedule_id = $1 AND id <> $2 AND status <> 'running' \
+         ORDER BY finished_at DESC, started_at DESC LIMIT $3",
+    )
+    .bind(claim.schedule.to_string())
+    .bind(claim.evaluation.to_string())
+    .bind(i64::from(HISTORY_READ))
+    .fetch_all(&mut **tx)
+    .await?;
+    rows.iter()
+        .map(|row| {
+            let status = spelled(row, "status", EvaluationStatus::parse)?;
+            let decision: Option<Decision> =
+                row.try_get::<Option<String>, _>("decision")?.map(|t| from_json(&t)).transpose()?;
+            Ok(PastEvaluation::of(status, decision.as_ref()))
+        })
+        .collect()
+}
+
+/// Marks an open alert recovered; its last breach (`None` when it was acknowledged or recovered meanwhile, or is
+/// a "cannot measure" alert, which has none).
+async fn mark_recovered(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    id: AlertId,
+    now_ms: i64,
+) -> Result<Option<Breach>, StoreError> {
+    let changed = sqlx::query(
+        "UPDATE guard_alerts SET recovered_at = $1 WHERE id = $2 AND acknowledged = 0 AND recovered_at IS NULL",
+    )
+    .bind(now_ms)
+    .bind(id.to_string())
+    .execute(&mut **tx)
+    .await?
+    .rows_affected();
+    if changed == 0 {
+        return Ok(None);
+    }
+    let row =
+        sqlx::query("SELECT breach FROM guard_alerts WHERE id = $1").bind(id.to_string()).fetch_one(&mut **tx).await?;
+    from_json(&row.try_get::<String, _>("breach")?)
+}
+
+/// The alert is still unacknowledged.
+async fn is_open(tx: &mut sqlx::Transaction<'_, sqlx::Any>, id: AlertId) -> Result<bool, StoreError> {
+    let row = sqlx::query("SELECT acknowledged FROM guard_alerts WHERE id = $1")
+        .bind(id.to_string())
+        .fetch_optional(&mut **tx)
+        .await?;
+    Ok(row.map(|r| r.try_get::<i64, _>("acknowledged")).transpose()?.is_some_and(|a| a == 0))
+}
+
+/// Opens or moves on the schedule's "cannot measure" alert; the alert and what to announce when it opened or
+/// relapsed.
+async fn apply_cannot_measure(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    claim: &Claim,
+    end: &EvaluationEnd,
+    plan: &CannotMeasurePlan,
+    now_ms: i64,
+) -> Result<Option<(AlertId, CannotMeasure)>, StoreError> {
+    let observed = to_json(&end.observed().map(|(_, summary)| summary))?;
+    let run = end.run().map(|r| r.to_string());
+    let (id, reason, evaluations, announce) = match plan {
+        CannotMeasurePlan::Open { reason, evaluations } => {
+            let id = AlertId::new_random();
+            let what = to_json(&CannotMeasure { reason: reason.clone(), evaluations: *evaluations })?;
+            let inserted = sqlx::query(
+                "INSERT INTO guard_alerts (id, workspace_id, schedule_id, threshold_key, severity, acknowledged, \
+                 breach, observed, baseline, evaluation_id, run_id, breach_count, created_at, updated_at, kind, \
+                 cannot_measure) VALUES ($1, $2, $3, $4, 'warn', 0, 'null', $5, 'null', $6, $7, $8, $9, $9, \
+                 'cannot_measure', $10) ON CONFLICT DO NOTHING",
+            )
+            .bind(id.to_string())
+            .bind(claim.workspace.to_string())
+            .bind(claim.schedule.to_string())
+            .bind(CANNOT_MEASURE_KEY)
+            .bind(&observed)
+            .bind(claim.evaluation.to_string())
+            .bind(run.clone())
+            .bind(i64::from(*evaluations))
+            .bind(now_ms)
+            .bind(what)
+            .execute(&mut **tx)
+            .await?
+            .rows_affected();
+            if inserted == 1 {
+                return Ok(Some((id, CannotMeasure { reason: reason.clone(), evaluations: *evaluations })));
+            }
+            // Opened a moment ago by another evaluation of this schedule: move that one on instead.
+            let open = open_alerts(tx, claim.schedule).await?;
+            let Some(alert) = open.iter().find(|a| a.threshold_key == CANNOT_MEASURE_KEY) else { return Ok(None) };
+            (alert.id, reason, *evaluations, false)
+        }
+        CannotMeasurePlan::Update { id, reason, evaluations, relapsed } => (*id, reason, *evaluations, *relapsed),
+    };
+    let what = CannotMeasure { reason: reason.clone(), evaluations };
+    sqlx::query(
+        "UPDATE guard_alerts SET cannot_measure = $1, observed = $2, evaluation_id = $3, run_id = $4, \
+         breach_count = $5, updated_at = $6, recovered_at = NULL WHERE id = $7",
+    )
+    .bind(to_json(&what)?)
+    .bind(observed)
+    .bind(claim.evaluation.to_string())
+    .bind(run)
+    .bind(i64::from(evaluations))
+    .bind(now_ms)
+    .bind(id.to_string())
+    .execute(&mut **tx)
+    .await?;
+    Ok(announce.then_some((id, what)))
 }

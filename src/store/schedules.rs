@@ -16,7 +16,7 @@ use crate::secrets::SecretBox;
 
 const COLUMNS: &str =
     "id, name, set_id, connector_id, enabled, cadence, next_run_at, webhook_url, email, email_owner, thresholds, \
-     alpha, require_significance, workload_id, last_run_at, last_status, last_error, created_at";
+     alpha, require_significance, workload_id, policy, last_run_at, last_status, last_error, created_at";
 
 /// A claimed slot: this process, and no other, runs `schedule` for `slot_at`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,6 +64,12 @@ fn schedule_from_row(row: &AnyRow) -> Result<Schedule, StoreError> {
             alpha: row.try_get("alpha")?,
             require_significance: row.try_get::<i64, _>("require_significance")? != 0,
             workload_id: row.try_get::<Option<String>, _>("workload_id")?.as_deref().map(parse_id).transpose()?,
+            policy: row
+                .try_get::<Option<String>, _>("policy")?
+                .as_deref()
+                .map(from_json)
+                .transpose()?
+                .unwrap_or_default(),
         },
         next_run_at_ms: row.try_get("next_run_at")?,
         last_run_at_ms: row.try_get("last_run_at")?,
@@ -91,8 +97,8 @@ impl Store {
         sqlx::query(
             "INSERT INTO guard_schedules (id, workspace_id, name, set_id, connector_id, enabled, cadence, next_run_at, \
              webhook_url, webhook_secret, email, thresholds, alpha, require_significance, created_at, updated_at, \
-             email_owner, workload_id, workload_name, workload) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $8, $8, $15, $16, $17, $18)",
+             email_owner, workload_id, workload_name, workload, policy) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $8, $8, $15, $16, $17, $18, $19)",
         )
         .bind(id.to_string())
         .bind(workspace.to_string())
@@ -112,6 +118,7 @@ impl Store {
         .bind(input.workload_id.map(|w| w.to_string()))
         .bind(workload_name)
         .bind(workload_spec)
+        .bind(to_json(&input.policy)?)
         .execute(&self.pool)
         .await?;
         self.get_schedule(workspace, id).await
@@ -132,7 +139,7 @@ impl Store {
             sqlx::query(
                 "UPDATE guard_schedules SET name = $1, set_id = $2, connector_id = $3, enabled = $4, cadence = $5, \
              webhook_url = $6, email = $7, thresholds = $8, alpha = $9, require_significance = $10, updated_at = $11, \
-             email_owner = $14, workload_id = $15, workload_name = $16, workload = $17 \
+             email_owner = $14, workload_id = $15, workload_name = $16, workload = $17, policy = $18 \
              WHERE id = $12 AND workspace_id = $13",
             )
             .bind(&input.name)
@@ -152,6 +159,7 @@ impl Store {
             .bind(input.workload_id.map(|w| w.to_string()))
             .bind(workload_name)
             .bind(workload_spec)
+            .bind(to_json(&input.policy)?)
             .execute(&self.pool)
             .await?
             .rows_affected(),

@@ -132,6 +132,7 @@ impl Rig {
             alpha: 0.05,
             require_significance: true,
             workload_id: None,
+            policy: Default::default(),
         };
         self.store
             .create_schedule(

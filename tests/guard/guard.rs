@@ -1,13 +1,15 @@
 //! Guard's tick against the simulator, on SQLite and PostgreSQL, with a fixed clock: which schedules are due,
 //! the per-tick cap, `next_run_at` for each cadence, failures that advance and let the others run, Run now as
-//! the same path, and every row of the alert state table.
+//! the same path, and every row of the alert state table (sustained, inconclusive, cannot measure, recovered).
 #![cfg(feature = "ssr")]
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a failing test should panic loudly")]
 
 use crate::common::guard_rig::{simulator, Rig, MINUTE, T0};
 use crate::common::TestDb;
 use latency_guard::clock::Clock;
-use latency_guard::model::{Cadence, EvaluationStatus, Metric, RunStatus, ScheduleOutcome};
+use latency_guard::model::{
+    AlertKind, AlertPolicy, Cadence, EvaluationStatus, InvalidRun, Metric, RunStatus, ScheduleInput, ScheduleOutcome,
+};
 
 fn ran(outcomes: &[ScheduleOutcome]) -> Vec<latency_guard::model::ScheduleId> {
     outcomes.iter().map(|o| o.schedule_id).collect()
@@ -91,17 +93,19 @@ async fn a_failing_schedule_advances_and_the_others_still_run(db: &TestDb) {
     assert_eq!(ran(&tick.ran), [deleted.id, down.id, fine.id]);
     assert_eq!(tick.ran[0].status, EvaluationStatus::Failed);
     assert!(tick.ran[0].error.as_deref().unwrap().contains("connector was deleted"), "{:?}", tick.ran[0].error);
-    assert_eq!(tick.ran[1].status, EvaluationStatus::Failed);
-    assert!(tick.ran[1].error.as_deref().unwrap().contains("every request"), "{:?}", tick.ran[1].error);
-    assert!(tick.ran[1].run_id.is_some(), "the failed run is kept for its report");
+    assert_eq!(tick.ran[1].status, EvaluationStatus::Inconclusive, "a run was made, but nothing got through");
+    assert!(tick.ran[1].error.as_deref().unwrap().starts_with("no request succeeded"), "{:?}", tick.ran[1].error);
+    assert!(tick.ran[1].run_id.is_some(), "the run is kept for its report");
     assert_eq!(tick.ran[2].status, EvaluationStatus::NoBaseline);
-    for s in [&deleted, &down] {
+    for (s, status) in [(&deleted, EvaluationStatus::Failed), (&down, EvaluationStatus::Inconclusive)] {
         let after = rig.store.get_schedule(rig.ws, s.id).await.unwrap();
         assert!(after.input.enabled, "a failure does not pause the schedule");
         assert_eq!(after.next_run_at_ms, tick.at_ms + Cadence::Hourly.period_ms());
-        assert_eq!(after.last_status, Some(EvaluationStatus::Failed));
+        assert_eq!(after.last_status, Some(status));
         assert!(after.last_error.is_some(), "the failure shows on the schedule");
     }
+    let evaluation = rig.store.list_evaluations(rig.ws, down.id, 1).await.unwrap().remove(0);
+    assert!(matches!(evaluation.invalid, Some(InvalidRun::Unreachable { .. })), "{:?}", evaluation.invalid);
     sim.stop();
 }
 
@@ -154,8 +158,9 @@ async fn every_row_of_the_alert_state_table(db: &TestDb) {
     assert!(breached.p_value.unwrap() < 0.05);
     assert_eq!((count().await, rig.outbox_rows().await), (1, 1));
     let alert = rig.store.list_alerts(rig.ws, 10).await.unwrap().remove(0);
-    assert_eq!((alert.acknowledged, alert.breach_count, alert.breach.metric), (false, 1, Metric::P95Ms));
-    assert!(alert.breach.pct_change.unwrap() > 50.0 && alert.breach.p_value == breached.p_value);
+    let breach = alert.breach.as_ref().unwrap();
+    assert_eq!((alert.acknowledged, alert.breach_count, breach.metric), (false, 1, Metric::P95Ms));
+    assert!(breach.pct_change.unwrap() > 50.0 && breach.p_value == breached.p_value);
 
     // open → the same threshold breaches again: no new row, observed updated, no new webhook.
     rig.clock.advance(15 * MINUTE);
@@ -200,6 +205,88 @@ async fn every_row_of_the_alert_state_table(db: &TestDb) {
     slow.stop();
 }
 
+/// The rows the alert policy adds: a breach waits until it is sustained (2 of the last 3 conclusive evaluations),
+/// an unreachable endpoint is inconclusive (skipped, never healthy), 2 such in a row open one "cannot measure"
+/// alert and measuring again is announced, 2 healthy evaluations send a recovered notice (the alert stays open),
+/// and a recovered alert breached again is announced again.
+async fn sustained_inconclusive_cannot_measure_and_recovered_rows(db: &TestDb) {
+    let rig = Rig::new(&db.store, 25).await;
+    let (fast, slow) = (simulator(20).await, simulator(120).await);
+    let connector = rig.connector(&fast.base_url()).await;
+    let set = rig.set(4).await;
+    let created = rig.schedule("checkout", &set, connector, Cadence::FifteenMinutes, true).await;
+    let policy = AlertPolicy {
+        sustain_breaches: 2,
+        sustain_of: 3,
+        recover_after: 2,
+        cannot_measure_after: 2,
+        ..AlertPolicy::default()
+    };
+    let input = ScheduleInput { policy, ..created.input.clone() }.validate().unwrap();
+    let schedule = rig.store.update_schedule(rig.ws, created.id, &input, rig.clock.now_ms()).await.unwrap();
+    assert_eq!(schedule.input.policy, policy, "the policy is stored");
+    rig.pin(&set, connector).await;
+    let tick = |url: String| {
+        let rig = &rig;
+        async move {
+            rig.repoint(connector, &url).await;
+            let outcome = rig.guard.tick().await.unwrap().ran.remove(0);
+            rig.clock.advance(15 * MINUTE);
+            outcome
+        }
+    };
+    let (fast_url, slow_url, down_url) = (fast.base_url(), slow.base_url(), "http://127.0.0.1:9/v1".to_string());
+    let open = || async { rig.store.open_alert_count(rig.ws).await.unwrap() };
+    let latest = || async { rig.store.list_evaluations(rig.ws, schedule.id, 1).await.unwrap().remove(0) };
+
+    assert_eq!(tick(fast_url.clone()).await.status, EvaluationStatus::Healthy);
+    // Breached once: pending, said on the evaluation; no alert, nothing sent.
+    let first = tick(slow_url.clone()).await;
+    assert_eq!((first.status, first.alerts_opened.len()), (EvaluationStatus::Breached, 0));
+    let pending = latest().await.pending;
+    assert_eq!((pending.len(), pending[0].breaches, pending[0].of, pending[0].needed), (1, 1, 2, 2), "{pending:?}");
+    assert_eq!((open().await, rig.outbox_rows().await), (0, 0));
+
+    // Unreachable: inconclusive, not a breach and not healthy; skipped by the count.
+    let down = tick(down_url.clone()).await;
+    assert_eq!((down.status, down.alerts_opened.len()), (EvaluationStatus::Inconclusive, 0));
+    let second = tick(slow_url.clone()).await;
+    assert_eq!(second.alerts_opened.len(), 1, "2 breaches in the last 3 conclusive evaluations: {second:?}");
+    assert_eq!((open().await, rig.outbox_rows().await), (1, 1));
+
+    // Two unreachable in a row: one "cannot measure" alert, announced once.
+    tick(down_url.clone()).await;
+    assert_eq!((open().await, rig.outbox_rows().await), (1, 1), "one in a row is not yet an alert");
+    tick(down_url.clone()).await;
+    assert_eq!((open().await, rig.outbox_rows().await), (2, 2));
+    let feed = rig.store.list_alerts(rig.ws, 10).await.unwrap();
+    let cannot = feed.iter().find(|a| a.kind == AlertKind::CannotMeasure).unwrap();
+    let why = cannot.cannot_measure.as_ref().unwrap();
+    assert!(why.reason.starts_with("no request succeeded") && why.evaluations == 2, "{why:?}");
+    assert!(cannot.breach.is_none() && cannot.baseline.is_none());
+
+    // Measured again: announced; one healthy evaluation is not yet a recovery.
+    let back = tick(fast_url.clone()).await;
+    assert_eq!((back.status, back.alerts_recovered.len()), (EvaluationStatus::Healthy, 0));
+    assert_eq!((open().await, rig.outbox_rows().await), (2, 3), "the measuring-again notice");
+    // Two healthy in a row: recovered, notice sent, still open until acknowledged.
+    let recovered = tick(fast_url.clone()).await;
+    assert_eq!(recovered.alerts_recovered.len(), 1, "{recovered:?}");
+    assert_eq!((open().await, rig.outbox_rows().await), (2, 4));
+    let breach_alert =
+        |feed: Vec<latency_guard::model::AlertView>| feed.into_iter().find(|a| a.kind == AlertKind::Breach).unwrap();
+    assert!(breach_alert(rig.store.list_alerts(rig.ws, 10).await.unwrap()).recovered_at_ms.is_some());
+    assert_eq!(tick(fast_url.clone()).await.alerts_recovered.len(), 0, "recovered once");
+
+    // Breached again after recovering: the same alert, announced again.
+    let relapse = tick(slow_url.clone()).await;
+    assert_eq!((relapse.alerts_opened.len(), relapse.alerts_updated.len()), (0, 1));
+    assert_eq!((open().await, rig.outbox_rows().await), (2, 5));
+    assert!(breach_alert(rig.store.list_alerts(rig.ws, 10).await.unwrap()).recovered_at_ms.is_none());
+    fast.stop();
+    slow.stop();
+}
+
 /// A process that stops (kill -9) between claiming a slot and recording its end leaves the evaluation running:
 /// once it is older than the longest an evaluation can take, the next tick marks it failed and says why; the
 /// schedule itself was advanced by the claim and runs at its next slot.
@@ -234,4 +321,5 @@ both_backends!(
     a_failing_schedule_advances_and_the_others_still_run,
     run_now_is_the_same_path_for_one_schedule,
     every_row_of_the_alert_state_table,
+    sustained_inconclusive_cannot_measure_and_recovered_rows,
 );

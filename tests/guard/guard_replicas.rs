@@ -53,8 +53,9 @@ async fn race(db: TestDb, replicas: usize) {
     };
     let connector = db.store.create_connector(ws.id, &connector.validate().unwrap(), false, &sealer, T0).await.unwrap();
     let set = BenchmarkSetInput {
-        name: "one prompt".into(),
-        prompts: vec![SetPrompt { text: "hi".into() }],
+        // Two: the fewest successful requests a p95 threshold judges (one would be inconclusive).
+        name: "two prompts".into(),
+        prompts: vec![SetPrompt { text: "hi".into() }, SetPrompt { text: "there".into() }],
         system_prompt: None,
         max_tokens: 4,
     };
@@ -77,6 +78,7 @@ async fn race(db: TestDb, replicas: usize) {
             alpha: 0.05,
             require_significance: true,
             workload_id: None,
+            policy: Default::default(),
         };
         ids.push(db.store.create_schedule(ws.id, &input, "whsec_x", &sealer, T0 - 1_000 + i as i64).await.unwrap().id);
     }

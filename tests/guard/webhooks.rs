@@ -10,7 +10,7 @@ use axum::http::HeaderMap;
 use base64::Engine as _;
 use hmac::Mac;
 use latency_guard::clock::Clock;
-use latency_guard::model::{Cadence, EvaluationStatus};
+use latency_guard::model::{AlertPolicy, Cadence, EvaluationStatus, ScheduleInput};
 use latency_guard::notify::WebhookSender;
 use latency_guard::outbound::{AddressPolicy, AllowRules, SystemLookup, Trust};
 use serde_json::Value;
@@ -34,6 +34,13 @@ async fn receiver(listener: tokio::net::TcpListener) -> Received {
     );
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     received
+}
+
+/// A receiver on a free loopback port: its `/hook` URL and what it receives.
+async fn loopback_receiver() -> (String, Received) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://127.0.0.1:{}/hook", listener.local_addr().unwrap().port());
+    (url, receiver(listener).await)
 }
 
 fn verify(secret: &str, id: &str, timestamp: &str, body: &str, signature: &str) -> bool {
@@ -145,9 +152,7 @@ async fn a_message_leased_by_a_deliverer_that_died_is_sent_after_the_lease(db: &
     let (fast, slow) = (simulator(20).await, simulator(120).await);
     let connector = rig.connector(&fast.base_url()).await;
     let set = rig.set(4).await;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://127.0.0.1:{}/hook", listener.local_addr().unwrap().port());
-    let received = receiver(listener).await;
+    let (url, received) = loopback_receiver().await;
     let schedule = rig.schedule_notifying("checkout", &set, connector, Cadence::Hourly, true, Some(&url), None).await;
     rig.pin(&set, connector).await;
     rig.repoint(connector, &slow.base_url()).await;
@@ -168,7 +173,71 @@ async fn a_message_leased_by_a_deliverer_that_died_is_sent_after_the_lease(db: &
     slow.stop();
 }
 
+/// Every kind of notice reaches a loopback receiver, signed, with its `type`: the alert, "cannot measure" with its
+/// reason and count, and — in the one evaluation that measured again and was healthy — "measurable" and
+/// "recovered" with the breach it recovers from.
+async fn every_kind_of_notice_reaches_the_receiver_with_its_type(db: &TestDb) {
+    let rig = Rig::new(&db.store, 25).await;
+    let (fast, slow) = (simulator(20).await, simulator(120).await);
+    let connector = rig.connector(&fast.base_url()).await;
+    let set = rig.set(4).await;
+    let (url, received) = loopback_receiver().await;
+    let created = rig.schedule_notifying("checkout", &set, connector, Cadence::Hourly, true, Some(&url), None).await;
+    let policy = AlertPolicy { recover_after: 1, cannot_measure_after: 1, ..AlertPolicy::default() };
+    let input = ScheduleInput { policy, ..created.input.clone() }.validate().unwrap();
+    let schedule = rig.store.update_schedule(rig.ws, created.id, &input, rig.clock.now_ms()).await.unwrap();
+    rig.pin(&set, connector).await;
+    for url in [slow.base_url(), "http://127.0.0.1:9/v1".to_string(), fast.base_url()] {
+        rig.repoint(connector, &url).await;
+        rig.guard.run_now(rig.ws, schedule.id).await.unwrap().unwrap();
+        rig.clock.advance(MINUTE);
+    }
+    let sender =
+        WebhookSender::new(rig.store.clone(), rig.sealer.clone(), rig.clock.clone(), webhook_policy("127.0.0.1"));
+    assert_eq!(sender.deliver_due().await.unwrap(), 4);
+    let secret = rig.store.schedule_webhook_secret(rig.ws, schedule.id, &rig.sealer).await.unwrap();
+    let mut by_type = std::collections::BTreeMap::new();
+    for (headers, body) in received.lock().unwrap().iter() {
+        let header = |name: &str| headers[name].to_str().unwrap().to_string();
+        assert!(verify(
+            &secret,
+            &header("webhook-id"),
+            &header("webhook-timestamp"),
+            body,
+            &header("webhook-signature")
+        ));
+        let json: Value = serde_json::from_str(body).unwrap();
+        by_type.insert(json["type"].as_str().unwrap().to_string(), json);
+    }
+    let types: Vec<&str> = by_type.keys().map(String::as_str).collect();
+    assert_eq!(
+        types,
+        [
+            "latency_guard.guard.alert",
+            "latency_guard.guard.cannot_measure",
+            "latency_guard.guard.measurable",
+            "latency_guard.guard.recovered"
+        ]
+    );
+    let cannot = &by_type["latency_guard.guard.cannot_measure"];
+    assert_eq!((cannot["evaluations"].as_u64(), cannot["breaches"].as_array().map(Vec::len)), (Some(1), Some(0)));
+    assert!(cannot["reason"].as_str().unwrap().starts_with("no request succeeded"), "{cannot}");
+    assert!(cannot["text"].as_str().unwrap().starts_with("⚠️ latency-guard cannot measure [warn] checkout\n"));
+    let recovered = &by_type["latency_guard.guard.recovered"];
+    assert_eq!(recovered["breaches"][0]["metric"], "p95_ms");
+    let (baseline, now) =
+        (recovered["baseline"]["p95Ms"].as_f64().unwrap(), recovered["observed"]["p95Ms"].as_f64().unwrap());
+    assert!(now < baseline * 1.5, "the figures now, within the +50 % threshold: {baseline} → {now}");
+    assert!(recovered["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("✅ latency-guard recovered [warn] checkout\np95_ms healthy again"));
+    fast.stop();
+    slow.stop();
+}
+
 both_backends!(
+    every_kind_of_notice_reaches_the_receiver_with_its_type,
     a_slow_endpoint_alerts_a_receiver_that_was_down_until_a_retry,
     discord_urls_get_content_instead_of_text,
     a_message_leased_by_a_deliverer_that_died_is_sent_after_the_lease,

@@ -1,19 +1,30 @@
 //! How a Guard evaluation ended, and the plan of what that does to the schedule's alerts.
 
 use crate::model::common::ids::{AlertId, RunId};
-use crate::model::guard::records::{Baseline, Breach, Decision};
+use crate::model::guard::policy::InvalidRun;
+use crate::model::guard::records::{Baseline, Breach, Decision, PendingBreach};
 use crate::model::guard::schedule::GuardSummary;
 use crate::model::guard::states::EvaluationStatus;
 
 /// How an evaluation ended.
 #[derive(Debug, Clone, PartialEq)]
 pub enum EvaluationEnd {
-    /// The run could not be made or measured (bad endpoint, expired key, deleted connector…).
+    /// No run could be made (deleted connector or set, a run that could not start).
     Failed {
         /// Why, in words.
         error: String,
         /// The run, if one was recorded.
         run: Option<RunId>,
+    },
+    /// A run was made but cannot be judged: an unreachable endpoint, too many errors, too few samples, the load
+    /// not as planned.
+    Inconclusive {
+        /// The run.
+        run: RunId,
+        /// Why it cannot be judged.
+        reason: InvalidRun,
+        /// Its successful total times and summary, when its results could be read.
+        observed: Option<(Vec<f64>, GuardSummary)>,
     },
     /// Measured, but no baseline is pinned for the set and connector.
     NoBaseline {
@@ -40,6 +51,7 @@ impl EvaluationEnd {
     pub fn status(&self) -> EvaluationStatus {
         match self {
             EvaluationEnd::Failed { .. } => EvaluationStatus::Failed,
+            EvaluationEnd::Inconclusive { .. } => EvaluationStatus::Inconclusive,
             EvaluationEnd::NoBaseline { .. } => EvaluationStatus::NoBaseline,
             EvaluationEnd::Compared { decision, .. } if !decision.breaches.is_empty() => EvaluationStatus::Breached,
             EvaluationEnd::Compared { .. } => EvaluationStatus::Healthy,
@@ -50,14 +62,25 @@ impl EvaluationEnd {
     pub fn run(&self) -> Option<RunId> {
         match self {
             EvaluationEnd::Failed { run, .. } => *run,
-            EvaluationEnd::NoBaseline { run, .. } | EvaluationEnd::Compared { run, .. } => Some(*run),
+            EvaluationEnd::Inconclusive { run, .. }
+            | EvaluationEnd::NoBaseline { run, .. }
+            | EvaluationEnd::Compared { run, .. } => Some(*run),
         }
     }
 
-    /// Why it failed.
-    pub fn error(&self) -> Option<&str> {
+    /// Why it failed or was inconclusive, in words.
+    pub fn error(&self) -> Option<String> {
         match self {
-            EvaluationEnd::Failed { error, .. } => Some(error),
+            EvaluationEnd::Failed { error, .. } => Some(error.clone()),
+            EvaluationEnd::Inconclusive { reason, .. } => Some(reason.describe()),
+            _ => None,
+        }
+    }
+
+    /// Why the run cannot be judged, when inconclusive.
+    pub fn invalid(&self) -> Option<&InvalidRun> {
+        match self {
+            EvaluationEnd::Inconclusive { reason, .. } => Some(reason),
             _ => None,
         }
     }
@@ -66,6 +89,7 @@ impl EvaluationEnd {
     pub fn observed(&self) -> Option<&(Vec<f64>, GuardSummary)> {
         match self {
             EvaluationEnd::Failed { .. } => None,
+            EvaluationEnd::Inconclusive { observed, .. } => observed.as_ref(),
             EvaluationEnd::NoBaseline { observed, .. } | EvaluationEnd::Compared { observed, .. } => Some(observed),
         }
     }
@@ -84,25 +108,109 @@ impl EvaluationEnd {
     }
 }
 
-/// An alert open (unacknowledged) on a schedule when an evaluation ends: one per threshold at most.
+/// The threshold key of a schedule's "cannot measure" alert: beside its thresholds' `metric:op` keys, so the one-open-
+/// alert-per-key rule de-duplicates it too.
+pub const CANNOT_MEASURE_KEY: &str = "cannot_measure";
+
+/// An alert open (unacknowledged) on a schedule when an evaluation ends: one per threshold at most, and one
+/// "cannot measure".
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OpenAlert {
     /// The alert.
     pub id: AlertId,
-    /// Its threshold's identity (`metric:op`, [`Breach::key`]).
+    /// Its threshold's identity (`metric:op`, [`Breach::key`]), or [`CANNOT_MEASURE_KEY`].
     pub threshold_key: String,
+    /// A recovered notice went out and it has not breached since.
+    pub recovered: bool,
+}
+
+/// What one finished evaluation said, as the alert state machine reads a schedule's history: its status and which
+/// thresholds breached or were healthy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PastEvaluation {
+    /// How it ended.
+    pub status: EvaluationStatus,
+    /// Keys of the thresholds it breached.
+    pub breached: Vec<String>,
+    /// Keys of the thresholds it checked and found within their limits (or crossed but not significant).
+    pub healthy: Vec<String>,
+}
+
+impl PastEvaluation {
+    /// From a stored evaluation's status and decision.
+    pub fn of(status: EvaluationStatus, decision: Option<&Decision>) -> Self {
+        let (mut breached, mut healthy) = (Vec::new(), Vec::new());
+        if status.conclusive() {
+            for check in decision.map_or(&[][..], |d| &d.checks) {
+                let measurable = check.baseline.is_some() && check.observed.is_some();
+                match (check.breached, measurable) {
+                    (true, _) => breached.push(check.threshold.key()),
+                    (false, true) => healthy.push(check.threshold.key()),
+                    (false, false) => {}
+                }
+            }
+        }
+        Self { status, breached, healthy }
+    }
+}
+
+/// What a schedule's "cannot measure" alert becomes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CannotMeasurePlan {
+    /// Open it: `evaluations` in a row could not measure, the latest for `reason`.
+    Open {
+        /// Why the latest one could not, in words.
+        reason: String,
+        /// How many in a row.
+        evaluations: u32,
+    },
+    /// It is open: its reason and count move on; nothing is sent unless it had measured again since (relapsed).
+    Update {
+        /// The alert.
+        id: AlertId,
+        /// Why the latest one could not.
+        reason: String,
+        /// How many in a row.
+        evaluations: u32,
+        /// It had measured again (a notice said so) and now failed as long as the policy allows: announced again.
+        relapsed: bool,
+    },
 }
 
 /// What one evaluation does to its schedule's alerts, decided before anything is written (`guard::plan_alerts`)
 /// and applied in one transaction (`Store::finish_evaluation`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct AlertPlan {
-    /// Breaches of thresholds with no open alert: each opens one.
+    /// Sustained breaches of thresholds with no open alert: each opens one.
     pub open: Vec<Breach>,
-    /// Open alerts breached again: their figures move on, nothing is sent.
+    /// Open alerts breached again: their figures move on; nothing is sent unless they had recovered.
     pub update: Vec<(AlertId, Breach)>,
-    /// One webhook message announces the opened alerts.
+    /// Of `update`, the alerts that had recovered: breached again, they are announced again.
+    pub relapsed: Vec<AlertId>,
+    /// Breaches not yet sustained: recorded on the evaluation, no alert.
+    pub pending: Vec<PendingBreach>,
+    /// Open alerts whose threshold has been healthy long enough: a recovered notice each.
+    pub recovered: Vec<AlertId>,
+    /// The "cannot measure" alert opens or moves on.
+    pub cannot_measure: Option<CannotMeasurePlan>,
+    /// The open "cannot measure" alert whose schedule measured again: a notice saying so.
+    pub measurable_again: Option<AlertId>,
+    /// One webhook message per kind of notice goes out.
     pub webhook: bool,
-    /// One e-mail item per opened alert goes to the schedule's address.
+    /// One e-mail item per notice goes to the schedule's recipients.
     pub email: bool,
+}
+
+impl AlertPlan {
+    /// Something is to be told: an alert opened or relapsed, recovered, or the schedule cannot measure or can again.
+    pub fn announces(&self) -> bool {
+        !self.open.is_empty()
+            || !self.relapsed.is_empty()
+            || !self.recovered.is_empty()
+            || matches!(
+                self.cannot_measure,
+                Some(CannotMeasurePlan::Open { .. } | CannotMeasurePlan::Update { relapsed: true, .. })
+            )
+            || self.measurable_again.is_some()
+    }
 }

@@ -2,6 +2,7 @@
 
 pub(in crate::model) mod benchmark_set;
 pub(in crate::model) mod evaluation;
+pub(in crate::model) mod policy;
 pub(in crate::model) mod records;
 pub(in crate::model) mod schedule;
 pub(in crate::model) mod schedule_detail;
@@ -9,9 +10,11 @@ pub(in crate::model) mod schedule_workload;
 pub(in crate::model) mod states;
 
 pub use benchmark_set::{BenchmarkSet, BenchmarkSetInput, SetPrompt, ADVISED_MIN_PROMPTS, MAX_SET_PROMPTS};
-pub use evaluation::{AlertPlan, EvaluationEnd, OpenAlert};
+pub use evaluation::{AlertPlan, CannotMeasurePlan, EvaluationEnd, OpenAlert, PastEvaluation, CANNOT_MEASURE_KEY};
+pub use policy::{AlertPolicy, InvalidRun, Validity, MAX_POLICY_WINDOW};
 pub use records::{
-    AlertView, Baseline, Breach, Decision, EvaluationView, ScheduleOutcome, ThresholdCheck, WebhookDelivery,
+    AlertView, Baseline, Breach, CannotMeasure, Decision, EvaluationView, Notice, PendingBreach, ScheduleOutcome,
+    ThresholdCheck, WebhookDelivery,
 };
 pub use schedule::{
     Cadence, CostEstimate, GuardSummary, Metric, Notify, Op, RunVolume, Schedule, ScheduleInput, Severity, Threshold,
@@ -19,4 +22,4 @@ pub use schedule::{
 };
 pub use schedule_detail::{BaselineInfo, PinnableRun, ScheduleDetail};
 pub use schedule_workload::{schedulable, ScheduleWorkload, MAX_SCHEDULE_REQUESTS, MAX_SCHEDULE_THINK_MS};
-pub use states::{EvaluationStatus, Trigger};
+pub use states::{AlertKind, EvaluationStatus, Trigger};

@@ -5,8 +5,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::model::common::ids::{AlertId, BaselineId, BenchmarkSetId, ConnectorId, EvaluationId, RunId, ScheduleId};
+use crate::model::guard::policy::InvalidRun;
 use crate::model::guard::schedule::{GuardSummary, Metric, Op, Severity, Threshold};
-use crate::model::guard::states::{EvaluationStatus, Trigger};
+use crate::model::guard::states::{AlertKind, EvaluationStatus, Trigger};
 
 /// One threshold's verdict in an evaluation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -62,6 +63,21 @@ impl Breach {
     }
 }
 
+/// A breach that has not yet opened its alert: breached in `breaches` of the last `of` conclusive evaluations,
+/// where the policy asks for `needed`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingBreach {
+    /// The threshold.
+    pub threshold_key: String,
+    /// Breaches counted, this one included.
+    pub breaches: u32,
+    /// The window looked at: the last `of` conclusive evaluations (fewer when the schedule has fewer).
+    pub of: u32,
+    /// Breaches the policy needs in its window.
+    pub needed: u32,
+}
+
 /// What an evaluation decided, stored with it so a user can see why something did or did not alert.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -98,6 +114,40 @@ pub struct Baseline {
     pub pinned_at_ms: i64,
 }
 
+/// Why a schedule's "cannot measure" alert is open.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CannotMeasure {
+    /// Why the latest evaluation could not measure, in words.
+    pub reason: String,
+    /// Evaluations in a row that could not, the latest included.
+    pub evaluations: u32,
+}
+
+/// What one evaluation tells a schedule's channels: one webhook message each, one e-mail item per alert.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Notice {
+    /// Alerts opened, or open ones breached again after they had recovered: their breaches.
+    Opened(Vec<Breach>),
+    /// Open alerts whose thresholds have been healthy as long as the policy asks: their last breaches.
+    Recovered(Vec<Breach>),
+    /// The schedule could not measure, several evaluations in a row.
+    CannotMeasure(CannotMeasure),
+    /// It measured again after its "cannot measure" alert.
+    MeasurableAgain,
+}
+
+impl Notice {
+    /// The notice split so each item is about one alert (e-mail lists one item per alert).
+    pub fn one_per_alert(&self) -> Vec<Notice> {
+        match self {
+            Notice::Opened(breaches) => breaches.iter().map(|b| Notice::Opened(vec![b.clone()])).collect(),
+            Notice::Recovered(breaches) => breaches.iter().map(|b| Notice::Recovered(vec![b.clone()])).collect(),
+            other => vec![other.clone()],
+        }
+    }
+}
+
 /// One alert, as the feed shows it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -108,16 +158,23 @@ pub struct AlertView {
     pub schedule_id: ScheduleId,
     /// Its name.
     pub schedule_name: String,
-    /// The latest breach of the threshold (with its p-value).
-    pub breach: Breach,
-    /// The run that breached it last.
+    /// What it is about.
+    pub kind: AlertKind,
+    /// The latest breach of the threshold (with its p-value); `null` for a "cannot measure" alert.
+    pub breach: Option<Breach>,
+    /// Why the schedule cannot measure; `null` for a breach.
+    pub cannot_measure: Option<CannotMeasure>,
+    /// The run that breached it last (or the latest that could not be judged).
     pub run_id: Option<RunId>,
-    /// Observed summary of that run.
-    pub observed: GuardSummary,
-    /// The baseline's summary it was compared with.
-    pub baseline: GuardSummary,
-    /// Evaluations that breached it while it was open.
+    /// Observed summary of that run, when it had one.
+    pub observed: Option<GuardSummary>,
+    /// The baseline's summary it was compared with (a breach's).
+    pub baseline: Option<GuardSummary>,
+    /// Evaluations that breached it while it was open (for "cannot measure": that could not measure).
     pub breach_count: u64,
+    /// When its recovered notice was decided (for "cannot measure": when the schedule measured again), while it has
+    /// not breached since.
+    pub recovered_at_ms: Option<i64>,
     /// Acknowledged by hand.
     pub acknowledged: bool,
     /// When, unix ms.
@@ -146,8 +203,12 @@ pub struct EvaluationView {
     pub finished_at_ms: Option<i64>,
     /// Where it stands.
     pub status: EvaluationStatus,
-    /// Why it failed.
+    /// Why it failed or was inconclusive, in words.
     pub error: Option<String>,
+    /// Why the run could not be judged, when inconclusive.
+    pub invalid: Option<InvalidRun>,
+    /// Breaches that did not yet open their alert (the policy's sustain rule).
+    pub pending: Vec<PendingBreach>,
     /// The run it made.
     pub run_id: Option<RunId>,
     /// Baseline sample size and summary.
@@ -212,4 +273,6 @@ pub struct ScheduleOutcome {
     pub alerts_opened: Vec<AlertId>,
     /// Open alerts breached again (observed updated, nothing sent).
     pub alerts_updated: Vec<AlertId>,
+    /// Open alerts whose thresholds were healthy long enough: a recovered notice went out.
+    pub alerts_recovered: Vec<AlertId>,
 }

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::model::common::ids::{BenchmarkSetId, ConnectorId, WorkloadId};
+use crate::model::guard::policy::AlertPolicy;
 use crate::model::guard::states::EvaluationStatus;
 use crate::model::{is_one_email_address, ValidationError};
 
@@ -193,6 +194,9 @@ pub struct ScheduleInput {
     /// the server keeps a copy of it, taken when the schedule is saved. Absent: each of the set's prompts once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workload_id: Option<WorkloadId>,
+    /// What a valid run is and how alerts open, recover and report a schedule that cannot measure.
+    #[serde(default)]
+    pub policy: AlertPolicy,
 }
 
 /// [`ScheduleInput`] as it arrives: `notify`, or the flat fields of earlier clients.
@@ -218,6 +222,8 @@ struct ScheduleInputWire {
     require_significance: bool,
     #[serde(default)]
     workload_id: Option<WorkloadId>,
+    #[serde(default)]
+    policy: AlertPolicy,
 }
 
 impl From<ScheduleInputWire> for ScheduleInput {
@@ -237,6 +243,7 @@ impl From<ScheduleInputWire> for ScheduleInput {
             alpha: wire.alpha,
             require_significance: wire.require_significance,
             workload_id: wire.workload_id,
+            policy: wire.policy,
         }
     }
 }
@@ -250,6 +257,16 @@ fn default_alpha() -> f64 {
 }
 
 impl ScheduleInput {
+    /// The fewest successful requests its thresholds can judge: the policy's minimum when a threshold watches a
+    /// latency figure (a percentile or Welch's test of one request says nothing), else one.
+    pub fn samples_needed(&self) -> u32 {
+        if self.thresholds.iter().any(|t| t.metric.is_latency()) {
+            self.policy.min_samples
+        } else {
+            1
+        }
+    }
+
     /// Trims the texts and checks every field (the webhook URL's address is checked again at each delivery).
     pub fn validate(&self) -> Result<Self, ValidationError> {
         let name = crate::model::common::text::display_name(&self.name, "name", 100)?;
@@ -293,6 +310,22 @@ impl ScheduleInput {
                     ),
                 ));
             }
+        }
+        self.policy.validate()?;
+        let limit = self.policy.max_error_rate;
+        if let Some(i) = self
+            .thresholds
+            .iter()
+            .position(|t| t.metric == Metric::ErrorRate && t.op == Op::AbsIncrease && t.value >= limit)
+        {
+            return Err(ValidationError::new(
+                format!("thresholds.{i}.value"),
+                format!(
+                    "a run with more than {}% errors is inconclusive (the policy's valid-run limit), so this \
+                     error-rate threshold could never breach: set it below the limit",
+                    crate::model::trim_number(limit * 100.0)
+                ),
+            ));
         }
         if !(self.alpha > 0.0 && self.alpha <= 0.5) {
             return Err(ValidationError::new("alpha", "must be above 0 and at most 0.5 (0.05 is usual)"));
@@ -340,6 +373,8 @@ struct ScheduleWire {
     require_significance: bool,
     #[serde(default)]
     workload_id: Option<WorkloadId>,
+    #[serde(default)]
+    policy: AlertPolicy,
     next_run_at_ms: i64,
     last_run_at_ms: Option<i64>,
     last_status: Option<EvaluationStatus>,
@@ -362,6 +397,7 @@ impl From<ScheduleWire> for Schedule {
                 alpha: wire.alpha,
                 require_significance: wire.require_significance,
                 workload_id: wire.workload_id,
+                policy: wire.policy,
             },
             next_run_at_ms: wire.next_run_at_ms,
             last_run_at_ms: wire.last_run_at_ms,
@@ -470,7 +506,42 @@ mod tests {
             alpha: 0.05,
             require_significance: true,
             workload_id: None,
+            policy: AlertPolicy::default(),
         }
+    }
+
+    #[test]
+    fn only_a_latency_threshold_needs_the_policys_sample_minimum() {
+        let p95 = input();
+        assert_eq!(p95.samples_needed(), 2);
+        let errors_only = ScheduleInput {
+            thresholds: vec![Threshold {
+                metric: Metric::ErrorRate,
+                op: Op::AbsIncrease,
+                value: 0.1,
+                severity: Severity::Warn,
+            }],
+            ..input()
+        };
+        assert_eq!(errors_only.samples_needed(), 1, "an error rate of one request is still a figure");
+    }
+
+    #[test]
+    fn an_error_rate_threshold_the_valid_run_limit_hides_is_refused() {
+        let never = ScheduleInput {
+            thresholds: vec![Threshold {
+                metric: Metric::ErrorRate,
+                op: Op::AbsIncrease,
+                value: 0.5,
+                severity: Severity::Warn,
+            }],
+            ..input()
+        };
+        let refused = never.validate().unwrap_err();
+        assert_eq!(refused.field, "thresholds.0.value");
+        assert!(refused.reason.contains("could never breach"), "{}", refused.reason);
+        let looser = AlertPolicy { max_error_rate: 0.8, ..AlertPolicy::default() };
+        assert!(ScheduleInput { policy: looser, ..never }.validate().is_ok());
     }
 
     #[test]

@@ -38,7 +38,10 @@ pub enum EvaluationStatus {
     Breached,
     /// Measured, but no baseline is pinned: recorded, not compared.
     NoBaseline,
-    /// The run could not be made or measured.
+    /// A run was made but was not valid (unreachable endpoint, too many errors, too few samples, the load not as
+    /// planned): neither healthy nor a breach.
+    Inconclusive,
+    /// No run could be made (the schedule's set or connector is gone, the run could not start).
     Failed,
 }
 
@@ -47,10 +50,23 @@ spelled!(EvaluationStatus {
     Healthy => "healthy",
     Breached => "breached",
     NoBaseline => "no_baseline",
+    Inconclusive => "inconclusive",
     Failed => "failed",
 });
 
 impl EvaluationStatus {
+    /// The evaluation judged the endpoint (healthy or breached): only these count towards sustained breaches and
+    /// recoveries.
+    pub fn conclusive(self) -> bool {
+        matches!(self, EvaluationStatus::Healthy | EvaluationStatus::Breached)
+    }
+
+    /// The evaluation could not measure the endpoint (inconclusive or failed): a run of these raises a "cannot
+    /// measure" alert.
+    pub fn unmeasured(self) -> bool {
+        matches!(self, EvaluationStatus::Inconclusive | EvaluationStatus::Failed)
+    }
+
     /// In words: `no baseline` rather than `no_baseline`.
     pub fn label(self) -> &'static str {
         match self {
@@ -59,3 +75,15 @@ impl EvaluationStatus {
         }
     }
 }
+
+/// What an alert is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AlertKind {
+    /// A threshold breached (as the policy's sustain rule asks).
+    Breach,
+    /// The schedule's evaluations could not measure the endpoint, several in a row.
+    CannotMeasure,
+}
+
+spelled!(AlertKind { Breach => "breach", CannotMeasure => "cannot_measure" });

@@ -1,5 +1,5 @@
 //! The create/edit form of a Guard schedule: set, connector, the set's prompts or a saved workload, cadence with
-//! what it will cost, thresholds, the significance rule, and where alerts go. A new schedule's webhook signing
+//! what it will cost, thresholds, the significance rule, the alert policy, and where alerts go. A new schedule's webhook signing
 //! secret is shown once, after saving.
 
 use leptos::prelude::*;
@@ -10,7 +10,7 @@ use crate::api::guard::{
     save_schedule, ConnectorChoice, MailSetup, SavedSchedule, ScheduleChoices, ScheduleWorkloadChoice, SetChoice,
 };
 use crate::model::{
-    Cadence, Checked, CostEstimate, Metric, Notify, Op, Schedule, ScheduleInput, Severity, Threshold,
+    AlertPolicy, Cadence, Checked, CostEstimate, Metric, Notify, Op, Schedule, ScheduleInput, Severity, Threshold,
     ADVISED_MIN_PROMPTS,
 };
 
@@ -55,6 +55,14 @@ pub fn ScheduleForm(existing: Option<Schedule>, choices: ScheduleChoices) -> imp
     let thresholds = RwSignal::new(first.as_ref().map(|i| i.thresholds.clone()).unwrap_or_else(|| {
         vec![Threshold { metric: Metric::P95Ms, op: Op::PctIncrease, value: 20.0, severity: Severity::Warn }]
     }));
+    // The alert policy's fields, as typed: a number that does not parse is sent as 0 (or NaN) for the server to
+    // refuse with the field's name. In the form's own view, bound: of the ways tried, the one that costs the page's
+    // bundle least (a component of their own cost 2 KB of gzip more).
+    let policy = first.as_ref().map(|i| i.policy).unwrap_or_default();
+    let count = |n: u32| RwSignal::new(n.to_string());
+    let (breaches, of) = (count(policy.sustain_breaches), count(policy.sustain_of));
+    let (recover, cannot) = (count(policy.recover_after), count(policy.cannot_measure_after));
+    let (errors, samples) = (RwSignal::new((policy.max_error_rate * 100.0).to_string()), count(policy.min_samples));
     let save = Action::new(move |_: &()| {
         let input = ScheduleInput {
             name: name.get_untracked(),
@@ -71,6 +79,18 @@ pub fn ScheduleForm(existing: Option<Schedule>, choices: ScheduleChoices) -> imp
             alpha: alpha.get_untracked().trim().parse().unwrap_or(f64::NAN),
             require_significance: significance.get_untracked(),
             workload_id: workload.get_untracked().parse().ok(),
+            policy: {
+                let count = |text: RwSignal<String>| text.get_untracked().trim().parse::<u32>().unwrap_or(0);
+                AlertPolicy {
+                    sustain_breaches: count(breaches),
+                    sustain_of: count(of),
+                    recover_after: count(recover),
+                    cannot_measure_after: count(cannot),
+                    max_error_rate: errors.get_untracked().trim().parse::<f64>().map_or(f64::NAN, |pct| pct / 100.0),
+                    min_samples: count(samples),
+                    ..policy
+                }
+            },
         };
         async move { save_schedule(id, Checked(input)).await }
     });
@@ -84,6 +104,17 @@ pub fn ScheduleForm(existing: Option<Schedule>, choices: ScheduleChoices) -> imp
                     " A latency threshold (p95, mean, tok/s) alerts only when Welch's p-value is below α too"</label>
                 <label>"α"<input id="schedule-alpha" inputmode="decimal" bind:value=alpha/></label>
             </div>
+            <fieldset id="schedule-policy">
+                <legend>"Alerting (counts of healthy or breached evaluations; a run outside the last two limits is inconclusive)"</legend>
+                <div class="prices">
+                    <label>"Alert after breaches"<input id="policy-breaches" inputmode="numeric" bind:value=breaches/></label>
+                    <label>"in the last evaluations"<input id="policy-of" inputmode="numeric" bind:value=of/></label>
+                    <label>"Recovered after healthy"<input id="policy-recover" inputmode="numeric" bind:value=recover/></label>
+                    <label>"\"Cannot measure\" after"<input id="policy-cannot-measure" inputmode="numeric" bind:value=cannot/></label>
+                    <label>"Valid run: errors at most %"<input id="policy-max-errors" inputmode="decimal" bind:value=errors/></label>
+                    <label>"and successful requests at least"<input id="policy-min-samples" inputmode="numeric" bind:value=samples/></label>
+                </div>
+            </fieldset>
             <div class="prices">
                 <label>"Webhook URL (optional; Slack-style, Discord or your own)"<input id="schedule-webhook" bind:value=webhook/></label>
                 <label>"Also e-mail (optional)"<input id="schedule-email" type="email" bind:value=email/></label>
@@ -209,8 +240,8 @@ fn TargetFields(
         <p class="muted" id="schedule-workload-summary">
             {move || match chosen_workload() {
                 None if !workload.with(String::is_empty) => "The copy the schedule took of a saved workload since deleted, described on the schedule's page; saving keeps it.".to_string(),
-                Some(w) => format!("{} — with the set's system prompt, one request at a time. The schedule keeps a copy of the workload as it is now; save the schedule again to take a later edit of it.", w.summary),
-                None => "Each of the set's prompts once, at its max_tokens. A saved workload (Workloads page) sends exact token lengths, shared prefixes, conversations or a dataset instead; one of at most 100 requests can run on a schedule.".to_string(),
+                Some(w) => format!("{} — with the set's system prompt, one request at a time. The schedule keeps a copy of it as it is now.", w.summary),
+                None => "Each of the set's prompts once, at its max_tokens. A saved workload of at most 100 requests (Workloads page) may be sent instead.".to_string(),
             }}
         </p>
         {move || few_requests().map(|n| view! { <p class="warning" id="few-prompts">{format!("A run sends {n} request(s); at least {ADVISED_MIN_PROMPTS} are advised: Welch's test with so few requests rarely finds anything significant.")}</p> })}

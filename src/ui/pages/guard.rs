@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use leptos_router::components::A;
 
 use crate::api::guard::{acknowledge_alert, acknowledge_all_alerts, list_alerts, list_schedules};
-use crate::model::{utc_minute as when, AlertView, EvaluationStatus, Metric, Schedule};
+use crate::model::{utc_minute as when, AlertKind, AlertView, EvaluationStatus, Metric, Schedule};
 use crate::ui::components::{alert_badge, ErrorBox, Layout};
 use crate::ui::hooks::resource;
 
@@ -34,8 +34,10 @@ pub fn GuardPage() -> impl IntoView {
     view! {
         <Layout title="Guard">
             <p class="lead">"Scheduled checks of your endpoints against a pinned baseline. An alert opens once when a \
-                threshold is crossed — for latency, only when Welch's t-test also finds the slowdown significant — and \
-                stays open until someone acknowledges it."</p>
+                threshold is crossed — for latency, only when Welch's t-test also finds the slowdown significant, and as \
+                often as the schedule's policy asks — sends a notice when it recovers, and stays open until someone \
+                acknowledges it. A run too broken to judge is inconclusive; several in a row raise a \"cannot measure\" \
+                alert."</p>
             <div class="actions">
                 <A href="/guard/schedules/new" attr:id="new-schedule" attr:class="button primary">"New schedule"</A>
                 <A href="/guard/sets" attr:id="benchmark-sets" attr:class="button">"Benchmark sets"</A>
@@ -78,29 +80,39 @@ fn AlertItem(alert: AlertView) -> impl IntoView {
         badge.refresh();
         result
     });
-    let b = &alert.breach;
-    let change = b.pct_change.map_or_else(|| format!("{:+.3}", b.delta), |p| format!("{p:+.1}%"));
-    let limit = match b.op {
-        crate::model::Op::PctIncrease => format!("+{}%", b.threshold),
-        crate::model::Op::PctDecrease => format!("−{}%", b.threshold),
-        crate::model::Op::AbsIncrease => format!("+{}", figure(b.metric, Some(b.threshold))),
-    };
-    let p_value = b.p_value.map_or("p n/a".to_string(), |p| format!("p = {}", crate::report::p_value(p)));
     let status = if alert.acknowledged {
         format!("acknowledged {}", alert.acknowledged_at_ms.map(when).unwrap_or_default())
     } else {
-        alert.healthy_since_ms.map_or("open".to_string(), |t| format!("open · healthy since {}", when(t)))
+        match (alert.recovered_at_ms, alert.healthy_since_ms) {
+            (Some(t), _) if alert.kind == AlertKind::CannotMeasure => {
+                format!("open · measuring again since {}", when(t))
+            }
+            (Some(t), _) => format!("open · recovered {} (notice sent)", when(t)),
+            (None, Some(t)) => format!("open · healthy since {}", when(t)),
+            (None, None) => "open".to_string(),
+        }
+    };
+    let severity = alert.breach.as_ref().map_or(crate::model::Severity::Warn, |b| b.severity);
+    let (what, count) = match (&alert.breach, &alert.cannot_measure) {
+        (Some(b), _) => {
+            (breach_line(b), format!("last breached {} · {} time(s)", when(alert.updated_at_ms), alert.breach_count))
+        }
+        (None, Some(c)) => (
+            format!("cannot measure: {}", c.reason),
+            format!("last tried {} · {} evaluation(s) in a row", when(alert.updated_at_ms), c.evaluations),
+        ),
+        (None, None) => (String::new(), String::new()),
     };
     view! {
-        <li class="alert" class:open=!alert.acknowledged class:critical=b.severity == crate::model::Severity::Critical>
+        <li class="alert" class:open=!alert.acknowledged class:critical=severity == crate::model::Severity::Critical
+            class:cannot-measure=alert.kind == AlertKind::CannotMeasure class:recovered=alert.recovered_at_ms.is_some()>
             <div class="alert-head">
-                <span class="severity">{b.severity.as_str()}</span>
+                <span class="severity">{severity.as_str()}</span>
                 <A href=format!("/guard/schedules/{}", alert.schedule_id)>{alert.schedule_name.clone()}</A>
-                <span class="muted">{format!(" · raised {} · last breached {} · {} time(s)", when(alert.created_at_ms), when(alert.updated_at_ms), alert.breach_count)}</span>
+                <span class="muted">{format!(" · raised {} · {count}", when(alert.created_at_ms))}</span>
             </div>
             <div class="alert-body">
-                <strong>{format!("{} {} {change}", b.metric.as_str(), b.op.as_str())}</strong>
-                {format!(" (threshold {limit}): baseline {} → observed {}, Welch {p_value}", figure(b.metric, Some(b.baseline)), figure(b.metric, Some(b.observed)))}
+                <strong>{what}</strong>
                 {alert.run_id.map(|run| view! { " · " <A href=format!("/runs/{run}")>"the run"</A> })}
             </div>
             <div class="alert-foot">
@@ -111,6 +123,24 @@ fn AlertItem(alert: AlertView) -> impl IntoView {
             </div>
         </li>
     }
+}
+
+/// A breach in one line: the threshold, the change, baseline → observed and Welch's p-value.
+fn breach_line(b: &crate::model::Breach) -> String {
+    let change = b.pct_change.map_or_else(|| format!("{:+.3}", b.delta), |p| format!("{p:+.1}%"));
+    let limit = match b.op {
+        crate::model::Op::PctIncrease => format!("+{}%", b.threshold),
+        crate::model::Op::PctDecrease => format!("−{}%", b.threshold),
+        crate::model::Op::AbsIncrease => format!("+{}", figure(b.metric, Some(b.threshold))),
+    };
+    let p_value = b.p_value.map_or("p n/a".to_string(), |p| format!("p = {}", crate::report::p_value(p)));
+    format!(
+        "{} {} {change} (threshold {limit}): baseline {} → observed {}, Welch {p_value}",
+        b.metric.as_str(),
+        b.op.as_str(),
+        figure(b.metric, Some(b.baseline)),
+        figure(b.metric, Some(b.observed))
+    )
 }
 
 #[component]
@@ -129,7 +159,7 @@ fn ScheduleTable(list: Vec<Schedule>) -> impl IntoView {
                         <td>{s.input.cadence.as_str()}</td>
                         <td>{if s.input.enabled { "active" } else { "paused" }}</td>
                         <td>{when(s.next_run_at_ms)}</td>
-                        <td class:error-cell=s.last_status == Some(EvaluationStatus::Failed) title=s.last_error.clone().unwrap_or_default()>{last}</td>
+                        <td class:error-cell=s.last_status.is_some_and(EvaluationStatus::unmeasured) title=s.last_error.clone().unwrap_or_default()>{last}</td>
                     </tr>
                 }
             }).collect_view()}</tbody>

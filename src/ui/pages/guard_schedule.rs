@@ -10,7 +10,7 @@ use crate::api::guard::{
     delete_schedule, enable_schedule, get_schedule_choices, get_schedule_page, pin_baseline, run_schedule_now,
     send_test_webhook, SchedulePage as SchedulePageView,
 };
-use crate::model::{EvaluationStatus, RunId, ScheduleId};
+use crate::model::{RunId, ScheduleId};
 use crate::ui::components::{alert_badge, ErrorBox, Layout, ScheduleForm, ServerPart};
 use crate::ui::hooks::resource;
 
@@ -122,7 +122,7 @@ fn ScheduleView(page: SchedulePageView, refresh: RwSignal<u32>, notice: RwSignal
                 }
             };
             let p = o.p_value.map(|p| format!(", Welch p = {}", crate::report::p_value(p))).unwrap_or_default();
-            (format!("Run now: {}{p}{what}", o.status.label()), o.status == EvaluationStatus::Failed, vec![])
+            (format!("Run now: {}{p}{what}", o.status.label()), o.status.unmeasured(), vec![])
         }));
     });
     let enabled = schedule.input.enabled;
