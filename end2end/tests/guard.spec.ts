@@ -155,6 +155,14 @@ test("a slower endpoint raises one alert on Run now, shown in the badge and the 
     await expect(alert).toContainText("p95_ms pct_increase +");
     await expect(alert).toContainText("Welch p = ");
     await page.screenshot({ path: "test-results/guard-feed.png", fullPage: true });
+    // Muted for maintenance from the feed: the alert and its schedule's row say until when; Unmute ends it.
+    await alert.locator("button.mute").click();
+    await expect(alert).toContainText("muted until");
+    const row = page.locator("#schedules tr", { hasText: "Checkout p95" });
+    await expect(row.locator("td.mutes")).toContainText("p95_ms:pct_increase muted until");
+    await row.locator("button.unmute").click();
+    await expect(row.locator("button.mute-schedule")).toBeVisible();
+    await expect(alert).not.toContainText("muted until");
     await alert.locator("button.ack").click();
     await expect(page.locator("#alert-badge")).toHaveText("0");
     await expect(page.locator("#alerts li.alert.open")).toHaveCount(0);

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::AppError;
 use crate::model::{
     AlertId, AlertView, BenchmarkSet, BenchmarkSetId, BenchmarkSetInput, Cadence, Checked, ConnectorId, CostEstimate,
-    RunId, RunVolume, Schedule, ScheduleId, ScheduleInput, ScheduleOutcome, WebhookDelivery, WorkloadId,
+    Mute, RunId, RunVolume, Schedule, ScheduleId, ScheduleInput, ScheduleOutcome, WebhookDelivery, WorkloadId,
 };
 pub use crate::model::{BaselineInfo, PinnableRun, ScheduleDetail};
 use crate::wire::{Json, ServerHtml};
@@ -212,7 +212,7 @@ pub async fn save_schedule(id: Option<ScheduleId>, input: Checked<ScheduleInput>
 #[server(prefix = "/api", endpoint = "guard/schedules/get", input = Json, output = Json)]
 pub async fn get_schedule(id: ScheduleId) -> Result<ScheduleDetail, AppError> {
     with_session(|state, session| async move {
-        Ok(crate::guard::schedule_detail(&state.store, session.workspace_id, id).await?)
+        Ok(crate::guard::schedule_detail(&state.store, session.workspace_id, id, state.clock.now_ms()).await?)
     })
     .await
 }
@@ -240,7 +240,8 @@ pub struct SchedulePage {
 #[server(prefix = "/api", endpoint = "guard/schedules/page", input = Json, output = Json)]
 pub async fn get_schedule_page(id: ScheduleId) -> Result<SchedulePage, AppError> {
     with_session(|state, session| async move {
-        let detail = crate::guard::schedule_detail(&state.store, session.workspace_id, id).await?;
+        let detail =
+            crate::guard::schedule_detail(&state.store, session.workspace_id, id, state.clock.now_ms()).await?;
         Ok(SchedulePage {
             header: crate::fragments::schedule_header(&detail),
             baselines: crate::fragments::baselines(&detail),
@@ -336,7 +337,65 @@ pub async fn email_enabled() -> Result<bool, AppError> {
 /// `POST /api/guard/alerts/list`, `{}`: the alert feed, open alerts first.
 #[server(prefix = "/api", endpoint = "guard/alerts/list", input = Json, output = Json)]
 pub async fn list_alerts() -> Result<Vec<AlertView>, AppError> {
-    with_session(|state, session| async move { Ok(state.store.list_alerts(session.workspace_id, 200).await?) }).await
+    with_session(|state, session| async move {
+        Ok(state.store.list_alerts(session.workspace_id, 200, state.clock.now_ms()).await?)
+    })
+    .await
+}
+
+/// The longest a mute may last: 30 days.
+#[cfg(feature = "ssr")]
+const MAX_MUTE_MINUTES: u32 = 30 * 24 * 60;
+
+/// `POST /api/guard/mutes/set`, `{"schedule", "threshold", "minutes"}`: silences a schedule (`threshold`
+/// null) or one of its thresholds (`metric:op`) for 1 minute to 30 days from now, replacing an earlier mute of the
+/// same; evaluations go on and alerts still open in the feed.
+#[server(prefix = "/api", endpoint = "guard/mutes/set", input = Json, output = Json)]
+pub async fn mute_schedule(schedule: ScheduleId, threshold: Option<String>, minutes: u32) -> Result<Mute, AppError> {
+    with_session(|state, session| async move {
+        let ws = session.workspace_id;
+        let found = state.store.get_schedule(ws, schedule).await?;
+        if let Some(key) = &threshold {
+            if !found.input.thresholds.iter().any(|t| t.key() == *key) {
+                let keys: Vec<String> = found.input.thresholds.iter().map(|t| t.key()).collect();
+                return Err(AppError::Invalid(crate::model::ValidationError::new(
+                    "threshold",
+                    format!(
+                        "not a threshold of this schedule (it has {}); leave it out to mute the whole schedule",
+                        keys.join(", ")
+                    ),
+                )));
+            }
+        }
+        if !(1..=MAX_MUTE_MINUTES).contains(&minutes) {
+            return Err(AppError::Invalid(crate::model::ValidationError::new(
+                "minutes",
+                format!("from 1 to {MAX_MUTE_MINUTES} (30 days)"),
+            )));
+        }
+        let now = state.clock.now_ms();
+        let until = now + i64::from(minutes) * 60_000;
+        Ok(state.store.mute(ws, schedule, threshold.as_deref(), until, now).await?)
+    })
+    .await
+}
+
+/// `POST /api/guard/mutes/clear`, `{"schedule", "threshold"}`: ends a mute now; `false` when there was none.
+#[server(prefix = "/api", endpoint = "guard/mutes/clear", input = Json, output = Json)]
+pub async fn unmute_schedule(schedule: ScheduleId, threshold: Option<String>) -> Result<bool, AppError> {
+    with_session(|state, session| async move {
+        Ok(state.store.unmute(session.workspace_id, schedule, threshold.as_deref()).await?)
+    })
+    .await
+}
+
+/// `POST /api/guard/mutes/list`, `{}`: the workspace's mutes in force, soonest to end first.
+#[server(prefix = "/api", endpoint = "guard/mutes/list", input = Json, output = Json)]
+pub async fn list_mutes() -> Result<Vec<Mute>, AppError> {
+    with_session(|state, session| async move {
+        Ok(state.store.list_mutes(session.workspace_id, state.clock.now_ms()).await?)
+    })
+    .await
 }
 
 /// `POST /api/guard/alerts/count`, `{}`: unacknowledged alerts (the sidebar badge).

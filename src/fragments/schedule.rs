@@ -20,7 +20,7 @@ fn ms(v: Option<f64>) -> String {
 pub fn schedule_header(detail: &ScheduleDetail) -> ServerHtml {
     let d = detail.clone();
     render(
-        view! { <ScheduleHeader schedule=d.schedule set=d.set workload=d.workload connector_name=d.connector_name cost=d.cost/> },
+        view! { <ScheduleHeader schedule=d.schedule set=d.set workload=d.workload connector_name=d.connector_name cost=d.cost mutes=d.mutes/> },
     )
 }
 
@@ -81,6 +81,7 @@ fn ScheduleHeader(
     workload: Option<ScheduleWorkload>,
     connector_name: Option<String>,
     cost: CostEstimate,
+    mutes: Vec<crate::model::Mute>,
 ) -> impl IntoView {
     let enabled = schedule.input.enabled;
     let requests = workload.as_ref().map_or(set.prompts.len(), |w| w.spec.requests() as usize);
@@ -111,6 +112,13 @@ fn ScheduleHeader(
                 <p class="error" id="last-error">{format!("Last run {}: {e}", if status == EvaluationStatus::Failed { "failed" } else { "could not be judged" })}</p>
             })}
             <p class="muted" id="schedule-policy-info">{schedule.input.policy.describe()}</p>
+            {(!mutes.is_empty()).then(|| view! {
+                <p class="warning" id="schedule-muted">{mutes.iter().map(|m| format!(
+                    "{} muted until {} UTC: evaluations go on and alerts open in the feed, nothing is sent.",
+                    m.threshold_key.as_deref().map_or("The whole schedule".to_string(), |k| format!("Threshold {k}")),
+                    when(m.until_ms)
+                )).collect::<Vec<_>>().join(" ")}</p>
+            })}
             {(requests < ADVISED_MIN_PROMPTS).then(|| view! { <p class="warning">{format!("A run sends {requests} request(s); at least {ADVISED_MIN_PROMPTS} are advised for Welch's test.")}</p> })}
         </section>
     }

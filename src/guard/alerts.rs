@@ -10,14 +10,17 @@
 //!   recovered notice; it stays open until acknowledged by hand;
 //! - **inconclusive**: an evaluation that could not measure (inconclusive or failed) neither breaches nor counts as
 //!   healthy; M of them in a row open one "cannot measure" alert, which later ones update silently and the first
-//!   measured evaluation announces as measurable again.
+//!   measured evaluation announces as measurable again;
+//! - **muted**: while a threshold (or the whole schedule) is muted, everything above happens in the feed but
+//!   nothing is sent; an alert that opened meanwhile is announced when it breaches (or still cannot measure) after
+//!   the mute, and its recovery is marked quietly if nobody was told it opened.
 //!
 //! Notices go out only on the channels the schedule has. `Store::finish_evaluation` applies the plan in one
 //! transaction.
 
 use crate::model::{
-    AlertPlan, AlertPolicy, Breach, CannotMeasurePlan, EvaluationStatus, OpenAlert, PastEvaluation, PendingBreach,
-    CANNOT_MEASURE_KEY,
+    AlertPlan, AlertPolicy, Breach, CannotMeasurePlan, EvaluationStatus, Muting, OpenAlert, PastEvaluation,
+    PendingBreach, CANNOT_MEASURE_KEY,
 };
 
 /// The channels a schedule notifies on.
@@ -40,15 +43,23 @@ pub struct Finished<'a> {
     pub unmeasured: Option<&'a str>,
 }
 
-/// What `finished` does to a schedule whose earlier finished evaluations are `history` (newest first) and whose
-/// open alerts are `open`, under `policy`.
-pub fn plan_alerts(
-    finished: Finished<'_>,
-    history: &[PastEvaluation],
-    open: &[OpenAlert],
-    policy: &AlertPolicy,
-    channels: Channels,
-) -> AlertPlan {
+/// What a schedule is as an evaluation ends: its earlier finished evaluations (newest first), its open alerts, its
+/// policy and what is muted.
+#[derive(Debug, Clone, Copy)]
+pub struct Standing<'a> {
+    /// Earlier finished evaluations, newest first.
+    pub history: &'a [PastEvaluation],
+    /// Its open alerts.
+    pub open: &'a [OpenAlert],
+    /// Its policy.
+    pub policy: &'a AlertPolicy,
+    /// What is muted now.
+    pub muting: &'a Muting,
+}
+
+/// What `finished` does to a schedule that stands as `standing`.
+pub fn plan_alerts(finished: Finished<'_>, standing: Standing<'_>, channels: Channels) -> AlertPlan {
+    let Standing { history, open, policy, muting } = standing;
     let mut plan = AlertPlan::default();
     let recent = || std::iter::once(finished.verdict).chain(history);
     let conclusive = || recent().filter(|e| e.status.conclusive());
@@ -65,7 +76,7 @@ pub fn plan_alerts(
         seen.push(key.clone());
         if let Some(alert) = open_on(&key) {
             plan.update.push((alert.id, breach.clone()));
-            if alert.recovered {
+            if (alert.recovered || !alert.announced) && !muting.covers(&key) {
                 plan.relapsed.push(alert.id);
             }
             continue;
@@ -74,6 +85,9 @@ pub fn plan_alerts(
         let breaches = window.iter().filter(|e| e.breached.contains(&key)).count() as u32;
         if breaches >= policy.sustain_breaches {
             plan.open.push(breach.clone());
+            if muting.covers(&key) {
+                plan.silenced.push(key);
+            }
         } else {
             plan.pending.push(PendingBreach {
                 threshold_key: key,
@@ -87,13 +101,19 @@ pub fn plan_alerts(
     if finished.verdict.status.conclusive() {
         for alert in open.iter().filter(|a| !a.recovered && a.threshold_key != CANNOT_MEASURE_KEY) {
             let healthy = conclusive().take_while(|e| e.healthy.contains(&alert.threshold_key)).count();
-            if healthy >= policy.recover_after as usize {
+            if healthy < policy.recover_after as usize {
+                continue;
+            }
+            if alert.announced && !muting.covers(&alert.threshold_key) {
                 plan.recovered.push(alert.id);
+            } else {
+                plan.recovered_quietly.push(alert.id);
             }
         }
     }
 
     let cannot_measure = open_on(CANNOT_MEASURE_KEY);
+    let cannot_measure_muted = muting.covers(CANNOT_MEASURE_KEY);
     match finished.unmeasured {
         Some(reason) => {
             let evaluations = recent().take_while(|e| e.status.unmeasured()).count() as u32;
@@ -105,17 +125,26 @@ pub fn plan_alerts(
                 relapsed,
             };
             plan.cannot_measure = match cannot_measure {
-                Some(alert) if !alert.recovered => Some(update(alert, false)),
+                // Opened while muted: announced once the mute is over.
+                Some(alert) if !alert.recovered => Some(update(alert, !alert.announced && !cannot_measure_muted)),
                 // It measured again since: a blip leaves it be; a new run of failures is announced again.
-                Some(alert) if persists => Some(update(alert, true)),
+                Some(alert) if persists => Some(update(alert, !cannot_measure_muted)),
                 Some(_) => None,
-                None if persists => Some(CannotMeasurePlan::Open { reason: reason.to_string(), evaluations }),
+                None if persists => {
+                    if cannot_measure_muted {
+                        plan.silenced.push(CANNOT_MEASURE_KEY.to_string());
+                    }
+                    Some(CannotMeasurePlan::Open { reason: reason.to_string(), evaluations })
+                }
                 None => None,
             };
         }
-        None if finished.verdict.status != EvaluationStatus::Running => {
-            plan.measurable_again = cannot_measure.filter(|a| !a.recovered).map(|a| a.id);
-        }
+        None if finished.verdict.status != EvaluationStatus::Running => match cannot_measure {
+            Some(alert) if alert.recovered => {}
+            Some(alert) if alert.announced && !cannot_measure_muted => plan.measurable_again = Some(alert.id),
+            Some(alert) => plan.recovered_quietly.push(alert.id),
+            None => {}
+        },
         None => {}
     }
 
@@ -151,7 +180,7 @@ mod tests {
     const P95: &str = "p95_ms:pct_increase";
 
     fn open_on(key: &str) -> OpenAlert {
-        OpenAlert { id: AlertId::new_random(), threshold_key: key.to_string(), recovered: false }
+        OpenAlert { id: AlertId::new_random(), threshold_key: key.to_string(), recovered: false, announced: true }
     }
 
     fn breached(keys: &[&str]) -> PastEvaluation {
@@ -180,11 +209,29 @@ mod tests {
         AlertPolicy { sustain_breaches: breaches, sustain_of: of, ..AlertPolicy::default() }
     }
 
+    static NOTHING_MUTED: Muting = Muting { schedule: false, thresholds: vec![] };
+
+    fn standing<'a>(history: &'a [PastEvaluation], open: &'a [OpenAlert], policy: &'a AlertPolicy) -> Standing<'a> {
+        Standing { history, open, policy, muting: &NOTHING_MUTED }
+    }
+
     /// The plan for an evaluation that breached `now` (each with its figures) after `history`.
     fn after(now: &[Breach], history: &[PastEvaluation], open: &[OpenAlert], policy: &AlertPolicy) -> AlertPlan {
+        after_muted(now, history, open, policy, &NOTHING_MUTED)
+    }
+
+    /// The same, with `muting` in force.
+    fn after_muted(
+        now: &[Breach],
+        history: &[PastEvaluation],
+        open: &[OpenAlert],
+        policy: &AlertPolicy,
+        muting: &Muting,
+    ) -> AlertPlan {
         let keys: Vec<String> = now.iter().map(Breach::key).collect();
         let verdict = PastEvaluation { status: EvaluationStatus::Breached, breached: keys, healthy: vec![] };
-        plan_alerts(Finished { verdict: &verdict, breaches: now, unmeasured: None }, history, open, policy, BOTH)
+        let finished = Finished { verdict: &verdict, breaches: now, unmeasured: None };
+        plan_alerts(finished, Standing { history, open, policy, muting }, BOTH)
     }
 
     /// The plan for an evaluation that is `verdict` (healthy, inconclusive, …), with no breach.
@@ -195,7 +242,7 @@ mod tests {
         open: &[OpenAlert],
         policy: &AlertPolicy,
     ) -> AlertPlan {
-        plan_alerts(Finished { verdict, breaches: &[], unmeasured }, history, open, policy, BOTH)
+        plan_alerts(Finished { verdict, breaches: &[], unmeasured }, standing(history, open, policy), BOTH)
     }
 
     #[test]
@@ -239,9 +286,9 @@ mod tests {
         let verdict = breached(&[P95]);
         let finished = Finished { verdict: &verdict, breaches: &[p95()], unmeasured: None };
         let policy = AlertPolicy::default();
-        let webhook_only = plan_alerts(finished, &[], &[], &policy, Channels { webhook: true, email: false });
+        let webhook_only = plan_alerts(finished, standing(&[], &[], &policy), Channels { webhook: true, email: false });
         assert!(webhook_only.webhook && !webhook_only.email);
-        let neither = plan_alerts(finished, &[], &[], &policy, Channels::default());
+        let neither = plan_alerts(finished, standing(&[], &[], &policy), Channels::default());
         assert_eq!(neither.open.len(), 1, "the alert opens even when nobody is told: the feed shows it");
         assert!(!neither.webhook && !neither.email);
     }
@@ -369,5 +416,60 @@ mod tests {
         let plan = after_verdict(&status(EvaluationStatus::NoBaseline), None, &[], &open, &AlertPolicy::default());
         assert_eq!(plan.measurable_again, Some(open[1].id), "measured, even without a baseline to compare");
         assert!(plan.webhook);
+    }
+
+    #[test]
+    fn muted_an_alert_opens_in_the_feed_unannounced_and_is_announced_when_it_breaches_after_the_mute() {
+        let policy = AlertPolicy::default();
+        let p95_muted = Muting { schedule: false, thresholds: vec![P95.into()] };
+        let plan = after_muted(&[p95()], &[], &[], &policy, &p95_muted);
+        assert_eq!((plan.open.clone(), plan.silenced.clone()), (vec![p95()], vec![P95.to_string()]));
+        assert!(!plan.webhook && !plan.email, "nothing is sent while muted");
+
+        let cost = breach(Metric::CostUsd, Op::AbsIncrease);
+        let both = after_muted(&[p95(), cost], &[], &[], &policy, &p95_muted);
+        assert!(both.webhook, "another threshold is not muted");
+
+        let quiet = OpenAlert { announced: false, ..open_on(P95) };
+        let still_muted = after_muted(&[p95()], &[], std::slice::from_ref(&quiet), &policy, &p95_muted);
+        assert!(still_muted.relapsed.is_empty() && !still_muted.webhook);
+        let over = after(&[p95()], &[], std::slice::from_ref(&quiet), &policy);
+        assert_eq!((over.relapsed, over.webhook), (vec![quiet.id], true), "the mute is over: told now");
+    }
+
+    #[test]
+    fn muted_a_recovery_or_an_unannounced_one_is_marked_quietly() {
+        let policy = AlertPolicy::default();
+        let history = [healthy(&[P95]), healthy(&[P95])];
+        let (open, quiet) = (open_on(P95), OpenAlert { announced: false, ..open_on(P95) });
+        let muted = Muting { schedule: true, thresholds: vec![] };
+        let finished = Finished { verdict: &healthy(&[P95]), breaches: &[], unmeasured: None };
+        let plan = plan_alerts(
+            finished,
+            Standing { history: &history, open: std::slice::from_ref(&open), policy: &policy, muting: &muted },
+            BOTH,
+        );
+        assert_eq!((plan.recovered, plan.recovered_quietly, plan.webhook), (vec![], vec![open.id], false));
+        let plan = after_verdict(&healthy(&[P95]), None, &history, std::slice::from_ref(&quiet), &policy);
+        assert_eq!((plan.recovered, plan.recovered_quietly), (vec![], vec![quiet.id]), "never told it opened");
+    }
+
+    #[test]
+    fn muted_the_schedule_holds_back_cannot_measure_too() {
+        let policy = AlertPolicy { cannot_measure_after: 1, ..AlertPolicy::default() };
+        let muted = Muting { schedule: true, thresholds: vec![] };
+        let inconclusive = status(EvaluationStatus::Inconclusive);
+        let finished = Finished { verdict: &inconclusive, breaches: &[], unmeasured: Some("down") };
+        let plan = plan_alerts(finished, Standing { history: &[], open: &[], policy: &policy, muting: &muted }, BOTH);
+        assert!(matches!(plan.cannot_measure, Some(CannotMeasurePlan::Open { .. })));
+        assert_eq!((plan.silenced, plan.webhook), (vec![CANNOT_MEASURE_KEY.to_string()], false));
+        let quiet = OpenAlert { announced: false, ..open_on(CANNOT_MEASURE_KEY) };
+        let plan = after_verdict(&inconclusive, Some("down"), &[], std::slice::from_ref(&quiet), &policy);
+        assert!(matches!(plan.cannot_measure, Some(CannotMeasurePlan::Update { relapsed: true, .. })), "{plan:?}");
+        assert!(plan.webhook, "still failing after the mute: told now");
+        let p95_only = Muting { schedule: false, thresholds: vec![P95.into()] };
+        let plan =
+            plan_alerts(finished, Standing { history: &[], open: &[], policy: &policy, muting: &p95_only }, BOTH);
+        assert!(plan.webhook, "a threshold's mute does not hold back \"cannot measure\"");
     }
 }

@@ -11,7 +11,7 @@ mod schedule_page;
 mod tick;
 mod validity;
 
-pub use alerts::{plan_alerts, Channels, Finished};
+pub use alerts::{plan_alerts, Channels, Finished, Standing};
 pub use decide::{decide, observe};
 pub use hook_limit::{HookLimit, Refusal, Turn, HOOK_BUDGET, HOOK_CLIENT_BUDGET};
 pub use pin::pin_run;

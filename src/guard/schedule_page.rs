@@ -18,6 +18,7 @@ pub async fn schedule_detail(
     store: &Store,
     workspace: WorkspaceId,
     id: ScheduleId,
+    now_ms: i64,
 ) -> Result<ScheduleDetail, StoreError> {
     let schedule = store.get_schedule(workspace, id).await?;
     let connector_id = schedule.input.connector_id;
@@ -41,6 +42,7 @@ pub async fn schedule_detail(
         .map(|r| PinnableRun { id: r.id, title: r.title, created_at_ms: r.created_at_ms })
         .collect();
     let prices = connector.as_ref().map_or((None, None), Connector::prices);
+    let mutes = store.list_mutes(workspace, now_ms).await?.into_iter().filter(|m| m.schedule_id == id).collect();
     Ok(ScheduleDetail {
         cost: cost_estimate(&set, spec, schedule.input.cadence, prices),
         workload,
@@ -52,6 +54,7 @@ pub async fn schedule_detail(
         evaluations,
         deliveries,
         pinnable_runs,
+        mutes,
     })
 }
 

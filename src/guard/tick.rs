@@ -10,7 +10,7 @@ use futures::StreamExt;
 use serde::Serialize;
 use std::sync::Arc;
 
-use super::alerts::{plan_alerts, Channels, Finished};
+use super::alerts::{plan_alerts, Channels, Finished, Standing};
 use super::decide::{decide, observe};
 use super::validity::judge_validity;
 use crate::clock::Clock;
@@ -199,7 +199,9 @@ impl Guard {
             unmeasured: error.as_deref().filter(|_| end.status().unmeasured()),
         };
         let policy = schedule.as_ref().map(|s| s.input.policy).unwrap_or_default();
-        let plan = |open: &[_], history: &[_]| plan_alerts(finished, history, open, &policy, channels);
+        let plan = |open: &[_], history: &[_], muting: &_| {
+            plan_alerts(finished, Standing { history, open, policy: &policy, muting }, channels)
+        };
         let changes = match self.store.finish_evaluation(&claim, &end, plan, webhook, now).await {
             Ok(changes) => changes,
             Err(e) => {

@@ -10,11 +10,11 @@ use sqlx::Row;
 use super::nullable_float::float;
 use super::schedules::Claim;
 use super::workspaces::parse_id;
-use super::{from_json, spelled, to_json, Store, StoreError};
+use super::{bool_to_db, from_json, spelled, to_json, Store, StoreError};
 use crate::model::{
     AlertId, AlertKind, AlertPlan, AlertView, Breach, CannotMeasure, CannotMeasurePlan, Decision, EvaluationEnd,
-    EvaluationStatus, EvaluationView, GuardSummary, Notice, OpenAlert, PastEvaluation, RunId, ScheduleId, Trigger,
-    WebhookDelivery, WorkspaceId, CANNOT_MEASURE_KEY, MAX_POLICY_WINDOW,
+    EvaluationStatus, EvaluationView, GuardSummary, Mute, Muting, Notice, OpenAlert, PastEvaluation, RunId, ScheduleId,
+    Trigger, WebhookDelivery, WorkspaceId, CANNOT_MEASURE_KEY, MAX_POLICY_WINDOW,
 };
 
 /// Webhook messages to write to the outbox for what an evaluation announces: where, a fresh message id for each,
@@ -52,7 +52,9 @@ const HISTORY_READ: u32 = 3 * MAX_POLICY_WINDOW;
 const ALERT_COLUMNS: &str = "a.id, a.schedule_id, s.name AS schedule_name, a.kind, a.breach, a.cannot_measure, \
      a.run_id, a.observed, a.baseline, a.breach_count, a.recovered_at, a.acknowledged, a.acknowledged_at, a.created_at, a.updated_at, \
      (SELECT MIN(e.finished_at) FROM guard_evaluations e WHERE e.schedule_id = a.schedule_id \
-      AND e.status = 'healthy' AND e.finished_at > a.updated_at) AS healthy_since";
+      AND e.status = 'healthy' AND e.finished_at > a.updated_at) AS healthy_since, a.announced, \
+     (SELECT MAX(m.until_at) FROM guard_mutes m WHERE m.schedule_id = a.schedule_id AND m.until_at > $3 \
+      AND (m.threshold_key = '' OR m.threshold_key = a.threshold_key)) AS muted_until";
 
 const DELIVERY_COLUMNS: &str =
     "id, alert_id, url, attempts, delivered_at, gave_up_at, next_attempt_at, last_error, created_at";
@@ -89,6 +91,8 @@ fn alert_from_row(row: &AnyRow) -> Result<AlertView, StoreError> {
         created_at_ms: row.try_get("created_at")?,
         updated_at_ms: row.try_get("updated_at")?,
         healthy_since_ms: row.try_get("healthy_since")?,
+        announced: row.try_get::<i64, _>("announced")? != 0,
+        muted_until_ms: row.try_get("muted_until")?,
     })
 }
 
@@ -127,14 +131,15 @@ impl Store {
         &self,
         claim: &Claim,
         end: &EvaluationEnd,
-        plan: impl FnOnce(&[OpenAlert], &[PastEvaluation]) -> AlertPlan,
+        plan: impl FnOnce(&[OpenAlert], &[PastEvaluation], &Muting) -> AlertPlan,
         webhook: Option<WebhookNotice<'_>>,
         now_ms: i64,
     ) -> Result<AlertChanges, StoreError> {
         let mut tx = self.begin_write().await?;
         let open = open_alerts(&mut tx, claim.schedule).await?;
         let history = past_evaluations(&mut tx, claim).await?;
-        let plan = plan(&open, &history);
+        let muting = Muting::of(&mutes_in_force(&mut tx, claim.schedule, now_ms).await?);
+        let plan = plan(&open, &history, &muting);
         let observed = end.observed();
         let (baseline, decision) = end.comparison().unzip();
         sqlx::query(
@@ -166,10 +171,15 @@ impl Store {
         if let (Some(baseline), Some((_, observed))) = (baseline, observed) {
             let figures = AlertFigures { claim, run: end.run(), observed, baseline: &baseline.summary, now_ms };
             let mut relapsed = Vec::new();
+            let mut announced_opened = Vec::new();
             for breach in &plan.open {
                 let id = AlertId::new_random();
-                if insert_alert(&mut tx, id, breach, &figures).await? {
+                let announce = !plan.silenced.contains(&breach.key());
+                if insert_alert(&mut tx, id, breach, &figures, announce).await? {
                     changes.opened.push((id, breach.clone()));
+                    if announce {
+                        announced_opened.push((id, breach.clone()));
+                    }
                     continue;
                 }
                 // Opened a moment ago by another evaluation of this schedule: breached again, then.
@@ -182,10 +192,11 @@ impl Store {
                 update_alert(&mut tx, *id, breach, &figures).await?;
                 changes.updated.push(*id);
                 if plan.relapsed.contains(id) {
+                    mark_announced(&mut tx, *id).await?;
                     relapsed.push((*id, breach.clone()));
                 }
             }
-            let opened: Vec<(AlertId, Breach)> = changes.opened.iter().cloned().chain(relapsed).collect();
+            let opened: Vec<(AlertId, Breach)> = announced_opened.into_iter().chain(relapsed).collect();
             if let Some((first, _)) = opened.first() {
                 announced.push((*first, Notice::Opened(opened.iter().map(|(_, b)| b.clone()).collect())));
             }
@@ -202,8 +213,12 @@ impl Store {
                 announced.push((*first, Notice::Recovered(breaches)));
             }
         }
+        for id in &plan.recovered_quietly {
+            mark_recovered(&mut tx, *id, now_ms).await?;
+        }
         if let Some(cannot) = &plan.cannot_measure {
-            if let Some((id, what)) = apply_cannot_measure(&mut tx, claim, end, cannot, now_ms).await? {
+            let announce = !plan.silenced.iter().any(|k| k == CANNOT_MEASURE_KEY);
+            if let Some((id, what)) = apply_cannot_measure(&mut tx, claim, end, cannot, announce, now_ms).await? {
                 announced.push((id, Notice::CannotMeasure(what)));
             }
         }
@@ -227,17 +242,91 @@ impl Store {
         Ok(changes)
     }
 
-    /// The alerts of `workspace`: open ones first, then newest first.
-    pub async fn list_alerts(&self, workspace: WorkspaceId, limit: u32) -> Result<Vec<AlertView>, StoreError> {
+    /// The alerts of `workspace`: open ones first, then newest first; each says until when it is muted at `now_ms`.
+    pub async fn list_alerts(
+        &self,
+        workspace: WorkspaceId,
+        limit: u32,
+        now_ms: i64,
+    ) -> Result<Vec<AlertView>, StoreError> {
         let rows = sqlx::query(&format!(
             "SELECT {ALERT_COLUMNS} FROM guard_alerts a JOIN guard_schedules s ON s.id = a.schedule_id \
              WHERE a.workspace_id = $1 ORDER BY a.acknowledged, a.updated_at DESC, a.id LIMIT $2"
         ))
         .bind(workspace.to_string())
         .bind(i64::from(limit))
+        .bind(now_ms)
         .fetch_all(&self.pool)
         .await?;
         rows.iter().map(alert_from_row).collect()
+    }
+
+    /// Mutes a schedule of `workspace` (`threshold_key` `None`) or one of its thresholds until `until_ms`, replacing
+    /// an earlier mute of the same. `NotFound` when the schedule is not in `workspace`.
+    pub async fn mute(
+        &self,
+        workspace: WorkspaceId,
+        schedule: ScheduleId,
+        threshold_key: Option<&str>,
+        until_ms: i64,
+        now_ms: i64,
+    ) -> Result<Mute, StoreError> {
+        self.workspace_row("guard_schedules", "id", workspace, schedule).await?;
+        let key = threshold_key.unwrap_or_default();
+        sqlx::query(
+            "INSERT INTO guard_mutes (schedule_id, threshold_key, workspace_id, until_at, created_at) \
+             VALUES ($1, $2, $3, $4, $5) ON CONFLICT (schedule_id, threshold_key) DO UPDATE SET until_at = $4, \
+             created_at = $5",
+        )
+        .bind(schedule.to_string())
+        .bind(key)
+        .bind(workspace.to_string())
+        .bind(until_ms)
+        .bind(now_ms)
+        .execute(&self.pool)
+        .await?;
+        Ok(Mute { schedule_id: schedule, threshold_key: threshold_key.map(String::from), until_ms })
+    }
+
+    /// Ends a mute of a schedule of `workspace` now; `false` when there was none.
+    pub async fn unmute(
+        &self,
+        workspace: WorkspaceId,
+        schedule: ScheduleId,
+        threshold_key: Option<&str>,
+    ) -> Result<bool, StoreError> {
+        self.workspace_row("guard_schedules", "id", workspace, schedule).await?;
+        let removed =
+            sqlx::query("DELETE FROM guard_mutes WHERE schedule_id = $1 AND threshold_key = $2 AND workspace_id = $3")
+                .bind(schedule.to_string())
+                .bind(threshold_key.unwrap_or_default())
+                .bind(workspace.to_string())
+                .execute(&self.pool)
+                .await?
+                .rows_affected();
+        Ok(removed > 0)
+    }
+
+    /// The mutes of `workspace` in force at `now_ms`, soonest to end first.
+    pub async fn list_mutes(&self, workspace: WorkspaceId, now_ms: i64) -> Result<Vec<Mute>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT schedule_id, threshold_key, until_at FROM guard_mutes WHERE workspace_id = $1 AND until_at > $2 \
+             ORDER BY until_at, schedule_id, threshold_key",
+        )
+        .bind(workspace.to_string())
+        .bind(now_ms)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|row| {
+                let key: String = row.try_get("threshold_key")?;
+                Ok(Mute {
+                    schedule_id: parse_id(&row.try_get::<String, _>("schedule_id")?)?,
+                    threshold_key: (!key.is_empty()).then_some(key),
+                    until_ms: row.try_get("until_at")?,
+                })
+            })
+            .collect()
     }
 
     /// Unacknowledged alerts of `workspace` (the sidebar badge).
@@ -375,7 +464,7 @@ async fn open_alerts(
     schedule: ScheduleId,
 ) -> Result<Vec<OpenAlert>, StoreError> {
     let rows = sqlx::query(
-        "SELECT id, threshold_key, recovered_at FROM guard_alerts WHERE schedule_id = $1 AND acknowledged = 0",
+        "SELECT id, threshold_key, recovered_at, announced FROM guard_alerts WHERE schedule_id = $1 AND acknowledged = 0",
     )
     .bind(schedule.to_string())
     .fetch_all(&mut **tx)
@@ -386,6 +475,7 @@ async fn open_alerts(
                 id: parse_id(&row.try_get::<String, _>("id")?)?,
                 threshold_key: row.try_get("threshold_key")?,
                 recovered: row.try_get::<Option<i64>, _>("recovered_at")?.is_some(),
+                announced: row.try_get::<i64, _>("announced")? != 0,
             })
         })
         .collect()
@@ -398,11 +488,12 @@ async fn insert_alert(
     id: AlertId,
     breach: &Breach,
     figures: &AlertFigures<'_>,
+    announced: bool,
 ) -> Result<bool, StoreError> {
     let inserted = sqlx::query(
         "INSERT INTO guard_alerts (id, workspace_id, schedule_id, threshold_key, severity, acknowledged, \
-         breach, observed, baseline, evaluation_id, run_id, breach_count, created_at, updated_at) \
-         VALUES ($1, $2, $3, $4, $5, 0, $6, $7, $8, $9, $10, 1, $11, $11) ON CONFLICT DO NOTHING",
+         breach, observed, baseline, evaluation_id, run_id, breach_count, created_at, updated_at, announced) \
+         VALUES ($1, $2, $3, $4, $5, 0, $6, $7, $8, $9, $10, 1, $11, $11, $12) ON CONFLICT DO NOTHING",
     )
     .bind(id.to_string())
     .bind(figures.claim.workspace.to_string())
@@ -415,6 +506,7 @@ async fn insert_alert(
     .bind(figures.claim.evaluation.to_string())
     .bind(figures.run.map(|r| r.to_string()))
     .bind(figures.now_ms)
+    .bind(bool_to_db(announced))
     .execute(&mut **tx)
     .await?
     .rows_affected();
@@ -443,6 +535,35 @@ async fn update_alert(
     .execute(&mut **tx)
     .await?;
     Ok(())
+}
+
+/// The alert is now announced (it opened while muted, and breached again after the mute).
+async fn mark_announced(tx: &mut sqlx::Transaction<'_, sqlx::Any>, id: AlertId) -> Result<(), StoreError> {
+    sqlx::query("UPDATE guard_alerts SET announced = 1 WHERE id = $1").bind(id.to_string()).execute(&mut **tx).await?;
+    Ok(())
+}
+
+/// The schedule's mutes in force at `now_ms`.
+async fn mutes_in_force(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    schedule: ScheduleId,
+    now_ms: i64,
+) -> Result<Vec<Mute>, StoreError> {
+    let rows = sqlx::query("SELECT threshold_key, until_at FROM guard_mutes WHERE schedule_id = $1 AND until_at > $2")
+        .bind(schedule.to_string())
+        .bind(now_ms)
+        .fetch_all(&mut **tx)
+        .await?;
+    rows.iter()
+        .map(|row| {
+            let key: String = row.try_get("threshold_key")?;
+            Ok(Mute {
+                schedule_id: schedule,
+                threshold_key: (!key.is_empty()).then_some(key),
+                until_ms: row.try_get("until_at")?,
+            })
+        })
+        .collect()
 }
 
 /// The schedule's finished evaluations before the claimed one, newest first, as the state machine reads them.
@@ -508,6 +629,7 @@ async fn apply_cannot_measure(
     claim: &Claim,
     end: &EvaluationEnd,
     plan: &CannotMeasurePlan,
+    announce: bool,
     now_ms: i64,
 ) -> Result<Option<(AlertId, CannotMeasure)>, StoreError> {
     let observed = to_json(&end.observed().map(|(_, summary)| summary))?;
@@ -519,8 +641,8 @@ async fn apply_cannot_measure(
             let inserted = sqlx::query(
                 "INSERT INTO guard_alerts (id, workspace_id, schedule_id, threshold_key, severity, acknowledged, \
                  breach, observed, baseline, evaluation_id, run_id, breach_count, created_at, updated_at, kind, \
-                 cannot_measure) VALUES ($1, $2, $3, $4, 'warn', 0, 'null', $5, 'null', $6, $7, $8, $9, $9, \
-                 'cannot_measure', $10) ON CONFLICT DO NOTHING",
+                 cannot_measure, announced) VALUES ($1, $2, $3, $4, 'warn', 0, 'null', $5, 'null', $6, $7, $8, $9, \
+                 $9, 'cannot_measure', $10, $11) ON CONFLICT DO NOTHING",
             )
             .bind(id.to_string())
             .bind(claim.workspace.to_string())
@@ -532,11 +654,13 @@ async fn apply_cannot_measure(
             .bind(i64::from(*evaluations))
             .bind(now_ms)
             .bind(what)
+            .bind(bool_to_db(announce))
             .execute(&mut **tx)
             .await?
             .rows_affected();
             if inserted == 1 {
-                return Ok(Some((id, CannotMeasure { reason: reason.clone(), evaluations: *evaluations })));
+                let what = CannotMeasure { reason: reason.clone(), evaluations: *evaluations };
+                return Ok(announce.then_some((id, what)));
             }
             // Opened a moment ago by another evaluation of this schedule: move that one on instead.
             let open = open_alerts(tx, claim.schedule).await?;
@@ -546,10 +670,12 @@ async fn apply_cannot_measure(
         CannotMeasurePlan::Update { id, reason, evaluations, relapsed } => (*id, reason, *evaluations, *relapsed),
     };
     let what = CannotMeasure { reason: reason.clone(), evaluations };
-    sqlx::query(
+    // Announced now, it is open and told again; otherwise only its figures move on.
+    let told = if announce { ", recovered_at = NULL, announced = 1" } else { "" };
+    sqlx::query(&format!(
         "UPDATE guard_alerts SET cannot_measure = $1, observed = $2, evaluation_id = $3, run_id = $4, \
-         breach_count = $5, updated_at = $6, recovered_at = NULL WHERE id = $7",
-    )
+         breach_count = $5, updated_at = $6{told} WHERE id = $7"
+    ))
     .bind(to_json(&what)?)
     .bind(observed)
     .bind(claim.evaluation.to_string())

@@ -131,6 +131,7 @@ async fn make_everything(app: &TestApp) -> (Owned, Vec<latency_guard::sim::SimHa
     let breached = ok(app, &cookie, "guard/schedules/run", json!({"id": schedule})).await;
     assert_eq!(breached["status"], "breached", "{breached}");
     let alert = id(&ok(app, &cookie, "guard/alerts/list", json!({})).await[0]);
+    ok(app, &cookie, "guard/mutes/set", json!({"schedule": schedule, "threshold": null, "minutes": 60})).await;
     let ab = json!({"input": {"baselineConnectorId": connector, "candidateConnectorId": connector,
                               "plan": {"prompts": ["x"], "iterations": 1}}});
     // One connector on both sides is refused; a second one of A's makes the pair.
@@ -227,6 +228,9 @@ fn sweep(a: &Owned) -> Vec<(&'static str, Value, Expect)> {
         ("guard/schedules/save", json!({"id": sched, "input": schedule_input(set, conn)}), NotFound),
         ("guard/schedules/save", json!({"id": null, "input": schedule_input(set, conn)}), NotFound),
         ("guard/schedules/test-webhook", json!({"id": sched}), NotFound),
+        ("guard/mutes/set", json!({"schedule": sched, "threshold": null, "minutes": 5}), NotFound),
+        ("guard/mutes/clear", json!({"schedule": sched, "threshold": null}), NotFound),
+        ("guard/mutes/list", json!({}), OwnOnly),
         ("guard/sets/delete", json!({"id": set}), NotFound),
         ("guard/sets/list", json!({}), OwnOnly),
         (
@@ -327,6 +331,8 @@ async fn a_is_intact(app: &TestApp, a: &Owned) {
     );
     assert_eq!(schedule["baseline"]["runId"], a.run.as_str());
     assert_eq!(ok(app, c, "guard/alerts/count", json!({})).await, json!(1), "A's alert is still open");
+    let mutes = ok(app, c, "guard/mutes/list", json!({})).await;
+    assert_eq!(mutes[0]["scheduleId"], a.schedule.as_str(), "A's mute is still there, for its hour: {mutes}");
     assert_eq!(id(&ok(app, c, "speclab/ab/get", json!({"id": a.ab_test})).await["summary"]), a.ab_test);
     assert_eq!(ok(app, c, "sweeps/get", json!({"id": a.sweep})).await["summary"]["title"], "A-sweep");
     assert_eq!(ok(app, c, "workloads/list", json!({})).await[0]["name"], "A-workload");

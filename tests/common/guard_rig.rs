@@ -146,6 +146,26 @@ impl Rig {
             .unwrap()
     }
 
+    /// A 15-minute schedule of `set` on `connector` (as [`Rig::schedule`]) under `policy`.
+    pub async fn schedule_with_policy(
+        &self,
+        set: &BenchmarkSet,
+        connector: ConnectorId,
+        policy: latency_guard::model::AlertPolicy,
+    ) -> Schedule {
+        let created = self.schedule("checkout", set, connector, Cadence::FifteenMinutes, true).await;
+        let input = ScheduleInput { policy, ..created.input.clone() }.validate().unwrap();
+        self.store.update_schedule(self.ws, created.id, &input, self.clock.now_ms()).await.unwrap()
+    }
+
+    /// Points `connector` at `url`, ticks (one schedule due), and moves the clock 15 minutes on.
+    pub async fn tick_against(&self, connector: ConnectorId, url: &str) -> latency_guard::model::ScheduleOutcome {
+        self.repoint(connector, url).await;
+        let outcome = self.guard.tick().await.unwrap().ran.remove(0);
+        self.clock.advance(15 * MINUTE);
+        outcome
+    }
+
     pub async fn next_run_at(&self, s: &Schedule) -> i64 {
         self.store.get_schedule(self.ws, s.id).await.unwrap().next_run_at_ms
     }

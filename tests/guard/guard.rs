@@ -8,7 +8,7 @@ use crate::common::guard_rig::{simulator, Rig, MINUTE, T0};
 use crate::common::TestDb;
 use latency_guard::clock::Clock;
 use latency_guard::model::{
-    AlertKind, AlertPolicy, Cadence, EvaluationStatus, InvalidRun, Metric, RunStatus, ScheduleInput, ScheduleOutcome,
+    AlertKind, AlertPolicy, Cadence, EvaluationStatus, InvalidRun, Metric, RunStatus, ScheduleOutcome,
 };
 
 fn ran(outcomes: &[ScheduleOutcome]) -> Vec<latency_guard::model::ScheduleId> {
@@ -157,7 +157,7 @@ async fn every_row_of_the_alert_state_table(db: &TestDb) {
     assert_eq!((breached.alerts_opened.len(), breached.alerts_updated.len()), (1, 0));
     assert!(breached.p_value.unwrap() < 0.05);
     assert_eq!((count().await, rig.outbox_rows().await), (1, 1));
-    let alert = rig.store.list_alerts(rig.ws, 10).await.unwrap().remove(0);
+    let alert = rig.store.list_alerts(rig.ws, 10, rig.clock.now_ms()).await.unwrap().remove(0);
     let breach = alert.breach.as_ref().unwrap();
     assert_eq!((alert.acknowledged, alert.breach_count, breach.metric), (false, 1, Metric::P95Ms));
     assert!(breach.pct_change.unwrap() > 50.0 && breach.p_value == breached.p_value);
@@ -169,7 +169,7 @@ async fn every_row_of_the_alert_state_table(db: &TestDb) {
         (again.status.as_str(), again.alerts_opened.len(), again.alerts_updated.clone()),
         ("breached", 0, vec![alert.id])
     );
-    let updated = rig.store.list_alerts(rig.ws, 10).await.unwrap();
+    let updated = rig.store.list_alerts(rig.ws, 10, rig.clock.now_ms()).await.unwrap();
     assert_eq!(updated.len(), 1);
     assert_eq!((updated[0].breach_count, updated[0].updated_at_ms), (2, T0 + 30 * MINUTE));
     assert_eq!((count().await, rig.outbox_rows().await), (1, 1));
@@ -178,7 +178,7 @@ async fn every_row_of_the_alert_state_table(db: &TestDb) {
     rig.repoint(connector, &fast.base_url()).await;
     rig.clock.advance(15 * MINUTE);
     assert_eq!(rig.guard.tick().await.unwrap().ran[0].status, EvaluationStatus::Healthy);
-    let still = rig.store.list_alerts(rig.ws, 10).await.unwrap().remove(0);
+    let still = rig.store.list_alerts(rig.ws, 10, rig.clock.now_ms()).await.unwrap().remove(0);
     assert_eq!((still.acknowledged, still.healthy_since_ms), (false, Some(T0 + 45 * MINUTE)));
     assert_eq!(count().await, 1);
 
@@ -198,7 +198,7 @@ async fn every_row_of_the_alert_state_table(db: &TestDb) {
     assert_eq!(count().await, 2);
     assert_eq!(rig.store.acknowledge_all_alerts(rig.ws, rig.clock.now_ms()).await.unwrap(), 2);
     assert_eq!(count().await, 0);
-    let feed = rig.store.list_alerts(rig.ws, 10).await.unwrap();
+    let feed = rig.store.list_alerts(rig.ws, 10, rig.clock.now_ms()).await.unwrap();
     assert_eq!(feed.len(), 3);
     assert!(feed.iter().all(|a| a.acknowledged && a.acknowledged_at_ms.is_some()));
     fast.stop();
@@ -214,7 +214,6 @@ async fn sustained_inconclusive_cannot_measure_and_recovered_rows(db: &TestDb) {
     let (fast, slow) = (simulator(20).await, simulator(120).await);
     let connector = rig.connector(&fast.base_url()).await;
     let set = rig.set(4).await;
-    let created = rig.schedule("checkout", &set, connector, Cadence::FifteenMinutes, true).await;
     let policy = AlertPolicy {
         sustain_breaches: 2,
         sustain_of: 3,
@@ -222,19 +221,11 @@ async fn sustained_inconclusive_cannot_measure_and_recovered_rows(db: &TestDb) {
         cannot_measure_after: 2,
         ..AlertPolicy::default()
     };
-    let input = ScheduleInput { policy, ..created.input.clone() }.validate().unwrap();
-    let schedule = rig.store.update_schedule(rig.ws, created.id, &input, rig.clock.now_ms()).await.unwrap();
+    let schedule = rig.schedule_with_policy(&set, connector, policy).await;
     assert_eq!(schedule.input.policy, policy, "the policy is stored");
     rig.pin(&set, connector).await;
-    let tick = |url: String| {
-        let rig = &rig;
-        async move {
-            rig.repoint(connector, &url).await;
-            let outcome = rig.guard.tick().await.unwrap().ran.remove(0);
-            rig.clock.advance(15 * MINUTE);
-            outcome
-        }
-    };
+    let rig = &rig;
+    let tick = |url: String| async move { rig.tick_against(connector, &url).await };
     let (fast_url, slow_url, down_url) = (fast.base_url(), slow.base_url(), "http://127.0.0.1:9/v1".to_string());
     let open = || async { rig.store.open_alert_count(rig.ws).await.unwrap() };
     let latest = || async { rig.store.list_evaluations(rig.ws, schedule.id, 1).await.unwrap().remove(0) };
@@ -259,7 +250,7 @@ async fn sustained_inconclusive_cannot_measure_and_recovered_rows(db: &TestDb) {
     assert_eq!((open().await, rig.outbox_rows().await), (1, 1), "one in a row is not yet an alert");
     tick(down_url.clone()).await;
     assert_eq!((open().await, rig.outbox_rows().await), (2, 2));
-    let feed = rig.store.list_alerts(rig.ws, 10).await.unwrap();
+    let feed = rig.store.list_alerts(rig.ws, 10, rig.clock.now_ms()).await.unwrap();
     let cannot = feed.iter().find(|a| a.kind == AlertKind::CannotMeasure).unwrap();
     let why = cannot.cannot_measure.as_ref().unwrap();
     assert!(why.reason.starts_with("no request succeeded") && why.evaluations == 2, "{why:?}");
@@ -275,14 +266,63 @@ async fn sustained_inconclusive_cannot_measure_and_recovered_rows(db: &TestDb) {
     assert_eq!((open().await, rig.outbox_rows().await), (2, 4));
     let breach_alert =
         |feed: Vec<latency_guard::model::AlertView>| feed.into_iter().find(|a| a.kind == AlertKind::Breach).unwrap();
-    assert!(breach_alert(rig.store.list_alerts(rig.ws, 10).await.unwrap()).recovered_at_ms.is_some());
+    assert!(breach_alert(rig.store.list_alerts(rig.ws, 10, rig.clock.now_ms()).await.unwrap())
+        .recovered_at_ms
+        .is_some());
     assert_eq!(tick(fast_url.clone()).await.alerts_recovered.len(), 0, "recovered once");
 
     // Breached again after recovering: the same alert, announced again.
     let relapse = tick(slow_url.clone()).await;
     assert_eq!((relapse.alerts_opened.len(), relapse.alerts_updated.len()), (0, 1));
     assert_eq!((open().await, rig.outbox_rows().await), (2, 5));
-    assert!(breach_alert(rig.store.list_alerts(rig.ws, 10).await.unwrap()).recovered_at_ms.is_none());
+    assert!(breach_alert(rig.store.list_alerts(rig.ws, 10, rig.clock.now_ms()).await.unwrap())
+        .recovered_at_ms
+        .is_none());
+    fast.stop();
+    slow.stop();
+}
+
+/// The muted rows: while a threshold is muted its alert opens in the feed, marked, and nothing is sent; breached
+/// again after the mute, it is announced then. A whole-schedule mute holds back "cannot measure" too, and
+/// unmuted, a schedule still failing announces it.
+async fn muted_alerts_open_quietly_and_are_told_after_the_mute(db: &TestDb) {
+    let rig = Rig::new(&db.store, 25).await;
+    let (fast, slow) = (simulator(20).await, simulator(120).await);
+    let connector = rig.connector(&fast.base_url()).await;
+    let set = rig.set(4).await;
+    let policy = AlertPolicy { cannot_measure_after: 1, ..AlertPolicy::default() };
+    let schedule = rig.schedule_with_policy(&set, connector, policy).await;
+    rig.pin(&set, connector).await;
+    let p95 = "p95_ms:pct_increase";
+    let hour = 60 * MINUTE;
+    let until = rig.clock.now_ms() + hour;
+    rig.store.mute(rig.ws, schedule.id, Some(p95), until, rig.clock.now_ms()).await.unwrap();
+    let rig = &rig;
+    let tick = |url: String| async move { rig.tick_against(connector, &url).await };
+    let feed = || async { rig.store.list_alerts(rig.ws, 10, rig.clock.now_ms()).await.unwrap() };
+
+    let opened = tick(slow.base_url()).await;
+    assert_eq!(opened.alerts_opened.len(), 1, "{opened:?}");
+    assert_eq!(rig.outbox_rows().await, 0, "muted: nothing sent");
+    let alert = feed().await.remove(0);
+    assert_eq!((alert.announced, alert.muted_until_ms), (false, Some(until)));
+    assert_eq!(tick(slow.base_url()).await.alerts_updated, [alert.id]);
+    assert_eq!(rig.outbox_rows().await, 0, "still muted");
+    rig.clock.advance(hour);
+    assert!(feed().await[0].muted_until_ms.is_none(), "the mute is over");
+    tick(slow.base_url()).await;
+    assert_eq!(rig.outbox_rows().await, 1, "breached after the mute: told now");
+    assert!(feed().await[0].announced);
+
+    // The whole schedule muted: the endpoint goes down, "cannot measure" opens quietly; unmuted, it is told.
+    rig.store.mute(rig.ws, schedule.id, None, rig.clock.now_ms() + hour, rig.clock.now_ms()).await.unwrap();
+    let down = "http://127.0.0.1:9/v1".to_string();
+    assert_eq!(tick(down.clone()).await.status, EvaluationStatus::Inconclusive);
+    let cannot = || async { feed().await.into_iter().find(|a| a.kind == AlertKind::CannotMeasure).unwrap() };
+    assert_eq!((cannot().await.announced, rig.outbox_rows().await), (false, 1));
+    assert!(rig.store.unmute(rig.ws, schedule.id, None).await.unwrap());
+    tick(down).await;
+    assert_eq!((cannot().await.announced, rig.outbox_rows().await), (true, 2));
     fast.stop();
     slow.stop();
 }
@@ -322,4 +362,5 @@ both_backends!(
     run_now_is_the_same_path_for_one_schedule,
     every_row_of_the_alert_state_table,
     sustained_inconclusive_cannot_measure_and_recovered_rows,
+    muted_alerts_open_quietly_and_are_told_after_the_mute,
 );

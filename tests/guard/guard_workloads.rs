@@ -91,7 +91,7 @@ async fn a_schedule_sends_its_workload_against_a_baseline_of_its_own(db: &TestDb
     assert_eq!((compared.baseline_n, compared.observed_n), (Some(5), Some(5)), "{compared:?}");
 
     // The schedule's page says what it sends, and the cost of its mean lengths.
-    let detail = latency_guard::guard::schedule_detail(&rig.store, rig.ws, sends.id).await.unwrap();
+    let detail = latency_guard::guard::schedule_detail(&rig.store, rig.ws, sends.id, rig.clock.now_ms()).await.unwrap();
     assert_eq!(detail.workload.as_ref().map(|w| w.name.as_str()), Some("chat 24/3"));
     assert_eq!(detail.baseline.map(|b| b.run_id), Some(workload_run));
     assert_eq!(detail.earlier_baselines.len(), 1, "the first pin stays in this workload's history");

@@ -2,7 +2,7 @@
 
 use crate::model::common::ids::{AlertId, RunId};
 use crate::model::guard::policy::InvalidRun;
-use crate::model::guard::records::{Baseline, Breach, Decision, PendingBreach};
+use crate::model::guard::records::{Baseline, Breach, Decision, Mute, PendingBreach};
 use crate::model::guard::schedule::GuardSummary;
 use crate::model::guard::states::EvaluationStatus;
 
@@ -122,6 +122,32 @@ pub struct OpenAlert {
     pub threshold_key: String,
     /// A recovered notice went out and it has not breached since.
     pub recovered: bool,
+    /// Someone was told it opened (`false`: it opened while muted).
+    pub announced: bool,
+}
+
+/// What is muted as an evaluation ends.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Muting {
+    /// The whole schedule, its "cannot measure" alert included.
+    pub schedule: bool,
+    /// These thresholds (`metric:op`).
+    pub thresholds: Vec<String>,
+}
+
+impl Muting {
+    /// From the schedule's mutes in force.
+    pub fn of(mutes: &[Mute]) -> Self {
+        Self {
+            schedule: mutes.iter().any(|m| m.threshold_key.is_none()),
+            thresholds: mutes.iter().filter_map(|m| m.threshold_key.clone()).collect(),
+        }
+    }
+
+    /// Notices about `key` are held back.
+    pub fn covers(&self, key: &str) -> bool {
+        self.schedule || self.thresholds.iter().any(|k| k == key)
+    }
 }
 
 /// What one finished evaluation said, as the alert state machine reads a schedule's history: its status and which
@@ -183,14 +209,18 @@ pub enum CannotMeasurePlan {
 pub struct AlertPlan {
     /// Sustained breaches of thresholds with no open alert: each opens one.
     pub open: Vec<Breach>,
+    /// Threshold keys (and [`CANNOT_MEASURE_KEY`]) muted now: what opens for them is not announced.
+    pub silenced: Vec<String>,
     /// Open alerts breached again: their figures move on; nothing is sent unless they had recovered.
     pub update: Vec<(AlertId, Breach)>,
-    /// Of `update`, the alerts that had recovered: breached again, they are announced again.
+    /// Of `update`, the alerts announced now: they had recovered, or opened while muted and the mute is over.
     pub relapsed: Vec<AlertId>,
     /// Breaches not yet sustained: recorded on the evaluation, no alert.
     pub pending: Vec<PendingBreach>,
     /// Open alerts whose threshold has been healthy long enough: a recovered notice each.
     pub recovered: Vec<AlertId>,
+    /// The same, marked recovered without a notice: nobody was told they opened, or they are muted.
+    pub recovered_quietly: Vec<AlertId>,
     /// The "cannot measure" alert opens or moves on.
     pub cannot_measure: Option<CannotMeasurePlan>,
     /// The open "cannot measure" alert whose schedule measured again: a notice saying so.
@@ -204,13 +234,14 @@ pub struct AlertPlan {
 impl AlertPlan {
     /// Something is to be told: an alert opened or relapsed, recovered, or the schedule cannot measure or can again.
     pub fn announces(&self) -> bool {
-        !self.open.is_empty()
+        self.open.iter().any(|b| !self.silenced.contains(&b.key()))
             || !self.relapsed.is_empty()
             || !self.recovered.is_empty()
-            || matches!(
-                self.cannot_measure,
-                Some(CannotMeasurePlan::Open { .. } | CannotMeasurePlan::Update { relapsed: true, .. })
-            )
+            || match &self.cannot_measure {
+                Some(CannotMeasurePlan::Open { .. }) => !self.silenced.iter().any(|k| k == CANNOT_MEASURE_KEY),
+                Some(CannotMeasurePlan::Update { relapsed, .. }) => *relapsed,
+                None => false,
+            }
             || self.measurable_again.is_some()
     }
 }

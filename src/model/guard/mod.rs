@@ -10,10 +10,12 @@ pub(in crate::model) mod schedule_workload;
 pub(in crate::model) mod states;
 
 pub use benchmark_set::{BenchmarkSet, BenchmarkSetInput, SetPrompt, ADVISED_MIN_PROMPTS, MAX_SET_PROMPTS};
-pub use evaluation::{AlertPlan, CannotMeasurePlan, EvaluationEnd, OpenAlert, PastEvaluation, CANNOT_MEASURE_KEY};
+pub use evaluation::{
+    AlertPlan, CannotMeasurePlan, EvaluationEnd, Muting, OpenAlert, PastEvaluation, CANNOT_MEASURE_KEY,
+};
 pub use policy::{AlertPolicy, InvalidRun, Validity, MAX_POLICY_WINDOW};
 pub use records::{
-    AlertView, Baseline, Breach, CannotMeasure, Decision, EvaluationView, Notice, PendingBreach, ScheduleOutcome,
+    AlertView, Baseline, Breach, CannotMeasure, Decision, EvaluationView, Mute, Notice, PendingBreach, ScheduleOutcome,
     ThresholdCheck, WebhookDelivery,
 };
 pub use schedule::{

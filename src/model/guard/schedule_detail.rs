@@ -70,4 +70,6 @@ pub struct ScheduleDetail {
     pub deliveries: Vec<WebhookDelivery>,
     /// Completed runs on the schedule's connector, newest first, to pin as baseline.
     pub pinnable_runs: Vec<PinnableRun>,
+    /// Its mutes in force (the whole schedule, or thresholds), soonest to end first.
+    pub mutes: Vec<crate::model::guard::records::Mute>,
 }

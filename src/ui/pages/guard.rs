@@ -1,11 +1,14 @@
 //! `/guard`: the alert feed (open alerts first: schedule, breach, observed vs baseline, p-value, sample sizes,
-//! time; acknowledge one or all) and the schedules with how their last evaluation went.
+//! time; acknowledge one or all; mute one's threshold) and the schedules with how their last evaluation went and
+//! their mutes.
 
 use leptos::prelude::*;
 use leptos_router::components::A;
 
-use crate::api::guard::{acknowledge_alert, acknowledge_all_alerts, list_alerts, list_schedules};
-use crate::model::{utc_minute as when, AlertKind, AlertView, EvaluationStatus, Metric, Schedule};
+use crate::api::guard::{
+    acknowledge_alert, acknowledge_all_alerts, list_alerts, list_mutes, list_schedules, mute_schedule, unmute_schedule,
+};
+use crate::model::{utc_minute as when, AlertKind, AlertView, EvaluationStatus, Metric, Mute, Schedule, ScheduleId};
 use crate::ui::components::{alert_badge, ErrorBox, Layout};
 use crate::ui::hooks::resource;
 
@@ -26,6 +29,7 @@ pub fn GuardPage() -> impl IntoView {
     let badge = alert_badge();
     let alerts = resource(move || badge.0.get(), |_| list_alerts());
     let schedules = resource(|| (), |_| list_schedules());
+    let mutes = resource(move || badge.0.get(), |_| list_mutes());
     let ack_all = Action::new(move |_: &()| async move {
         let result = acknowledge_all_alerts().await;
         badge.refresh();
@@ -60,10 +64,10 @@ pub fn GuardPage() -> impl IntoView {
             <h2>"Schedules"</h2>
             <Suspense fallback=|| view! { <p>"Loading schedules…"</p> }>
                 {move || Suspend::new(async move {
-                    match schedules.await {
-                        Err(e) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
-                        Ok(list) if list.is_empty() => view! { <p id="no-schedules" class="muted">"No schedules yet."</p> }.into_any(),
-                        Ok(list) => view! { <ScheduleTable list/> }.into_any(),
+                    match (schedules.await, mutes.await) {
+                        (Err(e), _) | (_, Err(e)) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
+                        (Ok(list), _) if list.is_empty() => view! { <p id="no-schedules" class="muted">"No schedules yet."</p> }.into_any(),
+                        (Ok(list), Ok(mutes)) => view! { <ScheduleTable list mutes/> }.into_any(),
                     }
                 })}
             </Suspense>
@@ -83,15 +87,29 @@ fn AlertItem(alert: AlertView) -> impl IntoView {
     let status = if alert.acknowledged {
         format!("acknowledged {}", alert.acknowledged_at_ms.map(when).unwrap_or_default())
     } else {
-        match (alert.recovered_at_ms, alert.healthy_since_ms) {
+        let state = match (alert.recovered_at_ms, alert.healthy_since_ms) {
             (Some(t), _) if alert.kind == AlertKind::CannotMeasure => {
                 format!("open · measuring again since {}", when(t))
             }
-            (Some(t), _) => format!("open · recovered {} (notice sent)", when(t)),
+            (Some(t), _) if alert.announced => format!("open · recovered {} (notice sent)", when(t)),
+            (Some(t), _) => format!("open · recovered {}", when(t)),
             (None, Some(t)) => format!("open · healthy since {}", when(t)),
             (None, None) => "open".to_string(),
-        }
+        };
+        let quiet = if alert.announced { "" } else { " · opened while muted: nobody was told yet" };
+        let muted = alert.muted_until_ms.map(|t| format!(" · muted until {} UTC", when(t))).unwrap_or_default();
+        format!("{state}{quiet}{muted}")
     };
+    // The alert's own threshold; a "cannot measure" alert's is the whole schedule.
+    let (schedule_id, key) = (alert.schedule_id, alert.breach.as_ref().map(|b| b.key()));
+    let mute = Action::new(move |_: &()| {
+        let key = key.clone();
+        async move {
+            let result = mute_schedule(schedule_id, key, 24 * 60).await;
+            badge.refresh();
+            result
+        }
+    });
     let severity = alert.breach.as_ref().map_or(crate::model::Severity::Warn, |b| b.severity);
     let (what, count) = match (&alert.breach, &alert.cannot_measure) {
         (Some(b), _) => {
@@ -120,6 +138,9 @@ fn AlertItem(alert: AlertView) -> impl IntoView {
                 {(!alert.acknowledged).then(|| view! {
                     <button type="button" class="ack" on:click=move |_| { ack.dispatch(()); }>"Acknowledge"</button>
                 })}
+                {(!alert.acknowledged && alert.muted_until_ms.is_none()).then(|| view! {
+                    <button type="button" class="mute" title="Nothing is sent for it for 24 hours; evaluations go on" on:click=move |_| { mute.dispatch(()); }>"Mute 24 h"</button>
+                })}
             </div>
         </li>
     }
@@ -143,11 +164,39 @@ fn breach_line(b: &crate::model::Breach) -> String {
     )
 }
 
+/// A schedule's mutes in force, each with Unmute, or a button muting the whole schedule for 24 hours.
 #[component]
-fn ScheduleTable(list: Vec<Schedule>) -> impl IntoView {
+fn MuteCell(schedule: ScheduleId, mutes: Vec<Mute>) -> impl IntoView {
+    let badge = alert_badge();
+    let change = Action::new(move |key: &Option<Option<String>>| {
+        let key = key.clone();
+        async move {
+            let result = match key {
+                Some(threshold) => unmute_schedule(schedule, threshold).await.map(|_| ()),
+                None => mute_schedule(schedule, None, 24 * 60).await.map(|_| ()),
+            };
+            badge.refresh();
+            result
+        }
+    });
+    let mute_all = mutes.iter().all(|m| m.threshold_key.is_some());
+    view! {
+        <td class="mutes">
+            {mutes.into_iter().map(|m| {
+                let what = m.threshold_key.clone().unwrap_or_else(|| "all".into());
+                view! { <span class="mute">{format!("{what} muted until {} ", when(m.until_ms))}
+                    <button type="button" class="link unmute" on:click=move |_| { change.dispatch(Some(m.threshold_key.clone())); }>"Unmute"</button></span> }
+            }).collect_view()}
+            {mute_all.then(|| view! { <button type="button" class="link mute-schedule" on:click=move |_| { change.dispatch(None); }>"Mute 24 h"</button> })}
+        </td>
+    }
+}
+
+#[component]
+fn ScheduleTable(list: Vec<Schedule>, mutes: Vec<Mute>) -> impl IntoView {
     view! {
         <table class="table" id="schedules">
-            <thead><tr><th>"Name"</th><th>"Every"</th><th>"State"</th><th>"Next run (UTC)"</th><th>"Last run"</th></tr></thead>
+            <thead><tr><th>"Name"</th><th>"Every"</th><th>"State"</th><th>"Next run (UTC)"</th><th>"Last run"</th><th>"Muted"</th></tr></thead>
             <tbody>{list.into_iter().map(|s| {
                 let last = match (&s.last_status, s.last_run_at_ms) {
                     (Some(status), Some(at)) => format!("{} · {}", status.label(), when(at)),
@@ -160,6 +209,7 @@ fn ScheduleTable(list: Vec<Schedule>) -> impl IntoView {
                         <td>{if s.input.enabled { "active" } else { "paused" }}</td>
                         <td>{when(s.next_run_at_ms)}</td>
                         <td class:error-cell=s.last_status.is_some_and(EvaluationStatus::unmeasured) title=s.last_error.clone().unwrap_or_default()>{last}</td>
+                        <MuteCell schedule=s.id mutes=mutes.iter().filter(|m| m.schedule_id == s.id).cloned().collect()/>
                     </tr>
                 }
             }).collect_view()}</tbody>
