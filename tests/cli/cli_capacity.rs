@@ -166,9 +166,18 @@ async fn says_when_nothing_passes_when_the_answer_is_short_and_when_options_are_
 /// tokens, answers of 11), each level's text seeded afresh, and the known answer is found as with prompts.
 #[tokio::test]
 async fn finds_the_known_concurrency_for_a_workload() {
-    let sim = sim::spawn_local(four_slots()).await.unwrap();
+    // The same 4 slots at twice the service time (80 ms to the first token, 10 gaps of 12 ms): at 4 in flight the
+    // first token comes at ~80 ms, at 5 one request in 5 waits ~100 ms more, and the bound sits ~50 ms from both
+    // sides. At 40 ms / 65 ms a loaded 2-core machine's tail (65.3 and 72.5 ms seen at 4 in flight) crossed it.
+    let sim = sim::spawn_local(SimConfig {
+        ttft: Delay::Fixed(Duration::from_millis(80)),
+        itl: Delay::Fixed(Duration::from_millis(12)),
+        ..four_slots()
+    })
+    .await
+    .unwrap();
     let base = sim.base_url();
-    let args = ["capacity", "--model", "sim-model", "--base-url", &base, "--slo", "ttft_p95_ms<=65"];
+    let args = ["capacity", "--model", "sim-model", "--base-url", &base, "--slo", "ttft_p95_ms<=130"];
     let workload = ["--input-tokens", "32", "--output-tokens", "11", "--requests-per-level", "60"];
     let (code, stdout, stderr) = common::cli(&[&args[..], &workload[..]].concat(), &[]).await;
     assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{stderr}");
