@@ -12,9 +12,9 @@ use super::schedules::Claim;
 use super::workspaces::parse_id;
 use super::{bool_to_db, from_json, spelled, to_json, Store, StoreError};
 use crate::model::{
-    AlertId, AlertKind, AlertPlan, AlertView, Breach, CannotMeasure, CannotMeasurePlan, Decision, EvaluationEnd,
-    EvaluationStatus, EvaluationView, GuardSummary, Mute, Muting, Notice, OpenAlert, PastEvaluation, RunId, ScheduleId,
-    Trigger, WebhookDelivery, WorkspaceId, CANNOT_MEASURE_KEY, MAX_POLICY_WINDOW,
+    AlertId, AlertKind, AlertPlan, AlertView, Breach, Decision, EvaluationEnd, EvaluationStatus, EvaluationView,
+    GuardSummary, Muting, Notice, OpenAlert, PastEvaluation, RunId, ScheduleId, Trigger, WebhookDelivery, WorkspaceId,
+    CANNOT_MEASURE_KEY, MAX_POLICY_WINDOW,
 };
 
 /// Webhook messages to write to the outbox for what an evaluation announces: where, a fresh message id for each,
@@ -138,7 +138,7 @@ impl Store {
         let mut tx = self.begin_write().await?;
         let open = open_alerts(&mut tx, claim.schedule).await?;
         let history = past_evaluations(&mut tx, claim).await?;
-        let muting = Muting::of(&mutes_in_force(&mut tx, claim.schedule, now_ms).await?);
+        let muting = Muting::of(&super::mutes::mutes_in_force(&mut tx, claim.schedule, now_ms).await?);
         let plan = plan(&open, &history, &muting);
         let observed = end.observed();
         let (baseline, decision) = end.comparison().unzip();
@@ -204,8 +204,8 @@ impl Store {
         if !plan.recovered.is_empty() {
             let mut breaches = Vec::new();
             for id in &plan.recovered {
-                if let Some(breach) = mark_recovered(&mut tx, *id, now_ms).await? {
-                    breaches.push(breach);
+                if mark_recovered(&mut tx, *id, now_ms).await? {
+                    breaches.push(last_breach(&mut tx, *id).await?);
                     changes.recovered.push(*id);
                 }
             }
@@ -218,12 +218,16 @@ impl Store {
         }
         if let Some(cannot) = &plan.cannot_measure {
             let announce = !plan.silenced.iter().any(|k| k == CANNOT_MEASURE_KEY);
-            if let Some((id, what)) = apply_cannot_measure(&mut tx, claim, end, cannot, announce, now_ms).await? {
+            if let Some((id, what)) =
+                super::cannot_measure::apply_cannot_measure(&mut tx, claim, end, cannot, announce, now_ms).await?
+            {
                 announced.push((id, Notice::CannotMeasure(what)));
             }
         }
         if let Some(id) = plan.measurable_again {
-            if mark_recovered(&mut tx, id, now_ms).await?.is_some() || is_open(&mut tx, id).await? {
+            // Announced when this evaluation marked it recovered, or when it is still open though recovered
+            // already (another replica's evaluation marked it a moment ago).
+            if mark_recovered(&mut tx, id, now_ms).await? || is_open(&mut tx, id).await? {
                 announced.push((id, Notice::MeasurableAgain));
             }
         }
@@ -259,74 +263,6 @@ impl Store {
         .fetch_all(&self.pool)
         .await?;
         rows.iter().map(alert_from_row).collect()
-    }
-
-    /// Mutes a schedule of `workspace` (`threshold_key` `None`) or one of its thresholds until `until_ms`, replacing
-    /// an earlier mute of the same. `NotFound` when the schedule is not in `workspace`.
-    pub async fn mute(
-        &self,
-        workspace: WorkspaceId,
-        schedule: ScheduleId,
-        threshold_key: Option<&str>,
-        until_ms: i64,
-        now_ms: i64,
-    ) -> Result<Mute, StoreError> {
-        self.workspace_row("guard_schedules", "id", workspace, schedule).await?;
-        let key = threshold_key.unwrap_or_default();
-        sqlx::query(
-            "INSERT INTO guard_mutes (schedule_id, threshold_key, workspace_id, until_at, created_at) \
-             VALUES ($1, $2, $3, $4, $5) ON CONFLICT (schedule_id, threshold_key) DO UPDATE SET until_at = $4, \
-             created_at = $5",
-        )
-        .bind(schedule.to_string())
-        .bind(key)
-        .bind(workspace.to_string())
-        .bind(until_ms)
-        .bind(now_ms)
-        .execute(&self.pool)
-        .await?;
-        Ok(Mute { schedule_id: schedule, threshold_key: threshold_key.map(String::from), until_ms })
-    }
-
-    /// Ends a mute of a schedule of `workspace` now; `false` when there was none.
-    pub async fn unmute(
-        &self,
-        workspace: WorkspaceId,
-        schedule: ScheduleId,
-        threshold_key: Option<&str>,
-    ) -> Result<bool, StoreError> {
-        self.workspace_row("guard_schedules", "id", workspace, schedule).await?;
-        let removed =
-            sqlx::query("DELETE FROM guard_mutes WHERE schedule_id = $1 AND threshold_key = $2 AND workspace_id = $3")
-                .bind(schedule.to_string())
-                .bind(threshold_key.unwrap_or_default())
-                .bind(workspace.to_string())
-                .execute(&self.pool)
-                .await?
-                .rows_affected();
-        Ok(removed > 0)
-    }
-
-    /// The mutes of `workspace` in force at `now_ms`, soonest to end first.
-    pub async fn list_mutes(&self, workspace: WorkspaceId, now_ms: i64) -> Result<Vec<Mute>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT schedule_id, threshold_key, until_at FROM guard_mutes WHERE workspace_id = $1 AND until_at > $2 \
-             ORDER BY until_at, schedule_id, threshold_key",
-        )
-        .bind(workspace.to_string())
-        .bind(now_ms)
-        .fetch_all(&self.pool)
-        .await?;
-        rows.iter()
-            .map(|row| {
-                let key: String = row.try_get("threshold_key")?;
-                Ok(Mute {
-                    schedule_id: parse_id(&row.try_get::<String, _>("schedule_id")?)?,
-                    threshold_key: (!key.is_empty()).then_some(key),
-                    until_ms: row.try_get("until_at")?,
-                })
-            })
-            .collect()
     }
 
     /// Unacknowledged alerts of `workspace` (the sidebar badge).
@@ -459,7 +395,7 @@ struct AlertFigures<'a> {
 }
 
 /// The schedule's unacknowledged alerts.
-async fn open_alerts(
+pub(super) async fn open_alerts(
     tx: &mut sqlx::Transaction<'_, sqlx::Any>,
     schedule: ScheduleId,
 ) -> Result<Vec<OpenAlert>, StoreError> {
@@ -543,29 +479,6 @@ async fn mark_announced(tx: &mut sqlx::Transaction<'_, sqlx::Any>, id: AlertId) 
     Ok(())
 }
 
-/// The schedule's mutes in force at `now_ms`.
-async fn mutes_in_force(
-    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
-    schedule: ScheduleId,
-    now_ms: i64,
-) -> Result<Vec<Mute>, StoreError> {
-    let rows = sqlx::query("SELECT threshold_key, until_at FROM guard_mutes WHERE schedule_id = $1 AND until_at > $2")
-        .bind(schedule.to_string())
-        .bind(now_ms)
-        .fetch_all(&mut **tx)
-        .await?;
-    rows.iter()
-        .map(|row| {
-            let key: String = row.try_get("threshold_key")?;
-            Ok(Mute {
-                schedule_id: schedule,
-                threshold_key: (!key.is_empty()).then_some(key),
-                until_ms: row.try_get("until_at")?,
-            })
-        })
-        .collect()
-}
-
 /// The schedule's finished evaluations before the claimed one, newest first, as the state machine reads them.
 async fn past_evaluations(
     tx: &mut sqlx::Transaction<'_, sqlx::Any>,
@@ -590,13 +503,12 @@ async fn past_evaluations(
         .collect()
 }
 
-/// Marks an open alert recovered; its last breach (`None` when it was acknowledged or recovered meanwhile, or is
-/// a "cannot measure" alert, which has none).
+/// Marks an open alert recovered; `false` when it was acknowledged or recovered meanwhile.
 async fn mark_recovered(
     tx: &mut sqlx::Transaction<'_, sqlx::Any>,
     id: AlertId,
     now_ms: i64,
-) -> Result<Option<Breach>, StoreError> {
+) -> Result<bool, StoreError> {
     let changed = sqlx::query(
         "UPDATE guard_alerts SET recovered_at = $1 WHERE id = $2 AND acknowledged = 0 AND recovered_at IS NULL",
     )
@@ -605,9 +517,11 @@ async fn mark_recovered(
     .execute(&mut **tx)
     .await?
     .rows_affected();
-    if changed == 0 {
-        return Ok(None);
-    }
+    Ok(changed == 1)
+}
+
+/// The last breach of a breach alert.
+async fn last_breach(tx: &mut sqlx::Transaction<'_, sqlx::Any>, id: AlertId) -> Result<Breach, StoreError> {
     let row =
         sqlx::query("SELECT breach FROM guard_alerts WHERE id = $1").bind(id.to_string()).fetch_one(&mut **tx).await?;
     from_json(&row.try_get::<String, _>("breach")?)
@@ -620,70 +534,4 @@ async fn is_open(tx: &mut sqlx::Transaction<'_, sqlx::Any>, id: AlertId) -> Resu
         .fetch_optional(&mut **tx)
         .await?;
     Ok(row.map(|r| r.try_get::<i64, _>("acknowledged")).transpose()?.is_some_and(|a| a == 0))
-}
-
-/// Opens or moves on the schedule's "cannot measure" alert; the alert and what to announce when it opened or
-/// relapsed.
-async fn apply_cannot_measure(
-    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
-    claim: &Claim,
-    end: &EvaluationEnd,
-    plan: &CannotMeasurePlan,
-    announce: bool,
-    now_ms: i64,
-) -> Result<Option<(AlertId, CannotMeasure)>, StoreError> {
-    let observed = to_json(&end.observed().map(|(_, summary)| summary))?;
-    let run = end.run().map(|r| r.to_string());
-    let (id, reason, evaluations, announce) = match plan {
-        CannotMeasurePlan::Open { reason, evaluations } => {
-            let id = AlertId::new_random();
-            let what = to_json(&CannotMeasure { reason: reason.clone(), evaluations: *evaluations })?;
-            let inserted = sqlx::query(
-                "INSERT INTO guard_alerts (id, workspace_id, schedule_id, threshold_key, severity, acknowledged, \
-                 breach, observed, baseline, evaluation_id, run_id, breach_count, created_at, updated_at, kind, \
-                 cannot_measure, announced) VALUES ($1, $2, $3, $4, 'warn', 0, 'null', $5, 'null', $6, $7, $8, $9, \
-                 $9, 'cannot_measure', $10, $11) ON CONFLICT DO NOTHING",
-            )
-            .bind(id.to_string())
-            .bind(claim.workspace.to_string())
-            .bind(claim.schedule.to_string())
-            .bind(CANNOT_MEASURE_KEY)
-            .bind(&observed)
-            .bind(claim.evaluation.to_string())
-            .bind(run.clone())
-            .bind(i64::from(*evaluations))
-            .bind(now_ms)
-            .bind(what)
-            .bind(bool_to_db(announce))
-            .execute(&mut **tx)
-            .await?
-            .rows_affected();
-            if inserted == 1 {
-                let what = CannotMeasure { reason: reason.clone(), evaluations: *evaluations };
-                return Ok(announce.then_some((id, what)));
-            }
-            // Opened a moment ago by another evaluation of this schedule: move that one on instead.
-            let open = open_alerts(tx, claim.schedule).await?;
-            let Some(alert) = open.iter().find(|a| a.threshold_key == CANNOT_MEASURE_KEY) else { return Ok(None) };
-            (alert.id, reason, *evaluations, false)
-        }
-        CannotMeasurePlan::Update { id, reason, evaluations, relapsed } => (*id, reason, *evaluations, *relapsed),
-    };
-    let what = CannotMeasure { reason: reason.clone(), evaluations };
-    // Announced now, it is open and told again; otherwise only its figures move on.
-    let told = if announce { ", recovered_at = NULL, announced = 1" } else { "" };
-    sqlx::query(&format!(
-        "UPDATE guard_alerts SET cannot_measure = $1, observed = $2, evaluation_id = $3, run_id = $4, \
-         breach_count = $5, updated_at = $6{told} WHERE id = $7"
-    ))
-    .bind(to_json(&what)?)
-    .bind(observed)
-    .bind(claim.evaluation.to_string())
-    .bind(run)
-    .bind(i64::from(evaluations))
-    .bind(now_ms)
-    .bind(id.to_string())
-    .execute(&mut **tx)
-    .await?;
-    Ok(announce.then_some((id, what)))
 }

@@ -4,7 +4,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::model::common::ids::BenchmarkSetId;
-use crate::model::guard::schedule::{Cadence, CostEstimate, RunVolume};
+use crate::model::guard::cost::{CostEstimate, RunVolume};
+use crate::model::guard::schedule::Cadence;
 use crate::model::run::plan::limits::MAX_TOKEN_BUDGET;
 use crate::model::ValidationError;
 

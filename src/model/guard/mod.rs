@@ -1,6 +1,7 @@
 //! Guard: schedules and their rules, what evaluations record and decide, benchmark sets, a schedule's page data.
 
 pub(in crate::model) mod benchmark_set;
+pub(in crate::model) mod cost;
 pub(in crate::model) mod evaluation;
 pub(in crate::model) mod policy;
 pub(in crate::model) mod records;
@@ -10,6 +11,7 @@ pub(in crate::model) mod schedule_workload;
 pub(in crate::model) mod states;
 
 pub use benchmark_set::{BenchmarkSet, BenchmarkSetInput, SetPrompt, ADVISED_MIN_PROMPTS, MAX_SET_PROMPTS};
+pub use cost::{CostEstimate, RunVolume};
 pub use evaluation::{
     AlertPlan, CannotMeasurePlan, EvaluationEnd, Muting, OpenAlert, PastEvaluation, CANNOT_MEASURE_KEY,
 };
@@ -19,8 +21,7 @@ pub use records::{
     ThresholdCheck, WebhookDelivery,
 };
 pub use schedule::{
-    Cadence, CostEstimate, GuardSummary, Metric, Notify, Op, RunVolume, Schedule, ScheduleInput, Severity, Threshold,
-    MAX_THRESHOLDS,
+    Cadence, GuardSummary, Metric, Notify, Op, Schedule, ScheduleInput, Severity, Threshold, MAX_THRESHOLDS,
 };
 pub use schedule_detail::{BaselineInfo, PinnableRun, ScheduleDetail};
 pub use schedule_workload::{schedulable, ScheduleWorkload, MAX_SCHEDULE_REQUESTS, MAX_SCHEDULE_THINK_MS};

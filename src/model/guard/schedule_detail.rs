@@ -5,8 +5,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::common::ids::RunId;
 use crate::model::guard::benchmark_set::BenchmarkSet;
+use crate::model::guard::cost::CostEstimate;
 use crate::model::guard::records::{Baseline, EvaluationView, WebhookDelivery};
-use crate::model::guard::schedule::{CostEstimate, GuardSummary, Schedule};
+use crate::model::guard::schedule::{GuardSummary, Schedule};
 
 /// A pinned baseline without its samples.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

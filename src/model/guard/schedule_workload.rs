@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::benchmark_set::MAX_SET_PROMPTS;
-use super::schedule::RunVolume;
+use super::cost::RunVolume;
 use crate::model::{ValidationError, Workload, WorkloadId};
 
 /// Requests a schedule's workload may send at most: as many as a set may hold prompts. One at a time, each within
