@@ -102,8 +102,20 @@ async fn main() {
                 email_owner: false,
             },
             thresholds: vec![
-                Threshold { metric: Metric::P95Ms, op: Op::PctIncrease, value: 20.0, severity: Severity::Warn },
-                Threshold { metric: Metric::ErrorRate, op: Op::AbsIncrease, value: 0.05, severity: Severity::Critical },
+                Threshold {
+                    metric: Metric::P95Ms,
+                    op: Op::PctIncrease,
+                    value: 20.0,
+                    severity: Severity::Warn,
+                    test: None,
+                },
+                Threshold {
+                    metric: Metric::ErrorRate,
+                    op: Op::AbsIncrease,
+                    value: 0.05,
+                    severity: Severity::Critical,
+                    test: None,
+                },
             ],
             alpha: 0.05,
             require_significance: true,

@@ -122,11 +122,16 @@ test("a slower endpoint raises one alert on Run now, shown in the badge and the 
     await expect(page.locator("#schedule-title")).toHaveText("Checkout p95");
     await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
     await expect(page.locator("#schedule-policy-info")).toContainText("recovered after 2 healthy in a row");
+    // Its settings, a page of their own, show what was saved.
+    await page.click("#edit-schedule");
+    await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
     await expect(page.locator("#policy-of")).toHaveValue("3");
-    // Its settings form shows what was saved.
     await expect(page.locator("#schedule-set option:checked")).toHaveText("Checkout prompts (3 prompts)");
     await expect(page.locator("#schedule-connector")).toHaveValue(connector.id);
     await expect(page.locator("#schedule-cadence")).toHaveValue("15m");
+    await page.click("#back-to-schedule");
+    await expect(page.locator("#schedule-title")).toHaveText("Checkout p95");
+    await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
 
     // Pin the fast run as the baseline; the page says what makes it a weaker one.
     await page.selectOption("#pin-run", run.id);
@@ -145,6 +150,9 @@ test("a slower endpoint raises one alert on Run now, shown in the badge and the 
     await expect(page.locator("#alert-badge")).toHaveText("1");
     await expect(page.locator("#evaluations tbody tr").first()).toContainText("crossed and significant");
     await expect(page.locator("#history svg circle.breach")).toHaveCount(1);
+    // Two evaluations are too few for a change point: the page says how it searches and that it found none.
+    await expect(page.locator("#change-points")).toContainText("E-Divisive means");
+    await expect(page.locator("#change-points")).toContainText("None in this history.");
     await page.screenshot({ path: "test-results/guard-schedule.png", fullPage: true });
 
     // The feed: the alert with its figures; acknowledged by hand, the badge drops to 0.
@@ -215,7 +223,11 @@ test("a schedule picks a saved workload in its form, costs its mean lengths and 
     await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
     await expect(page.locator("#schedule-sends")).toContainText('Sends the workload "chat 40/4"');
     await expect(page.locator("#schedule-sends")).toContainText("576 requests a day, about $0.1106 a day at the workload's mean lengths");
+    await page.click("#edit-schedule");
+    await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
     await expect(page.locator("#schedule-workload")).toHaveValue(workload.id);
+    await page.click("#back-to-schedule");
+    await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
 
     // Run now sends the workload's six requests, one at a time; its run can be pinned as the baseline.
     await page.click("#run-now");
@@ -230,6 +242,7 @@ test("a schedule picks a saved workload in its form, costs its mean lengths and 
 
     // The saved workload deleted, the schedule keeps its copy: its form offers the copy, and saving keeps it.
     await post("/api/workloads/delete", { id: workload.id });
+    await page.click("#edit-schedule");
     await page.reload();
     await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
     await expect(page.locator("#schedule-workload option:checked")).toHaveText("The copy it keeps of a deleted saved workload");
@@ -237,7 +250,7 @@ test("a schedule picks a saved workload in its form, costs its mean lengths and 
     await page.fill("#schedule-name", "Chat p95, renamed");
     await page.click("#save-schedule");
     await expect(page.locator("#schedule-saved")).toBeVisible();
-    await page.reload();
+    await page.goto((await page.locator("#back-to-schedule").getAttribute("href"))!);
     await expect(page.locator("#schedule-title")).toHaveText("Chat p95, renamed");
     await expect(page.locator("#schedule-sends")).toContainText('Sends the workload "chat 40/4"');
     await expect(page.locator("#baseline-info")).toContainText("6 successful requests");

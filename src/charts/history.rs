@@ -1,5 +1,6 @@
 //! A schedule's history: p95 and mean total time of each evaluation over time, the pinned baseline as a band
-//! from its mean to its p95, breaches marked; evaluations that failed are ticks along the bottom.
+//! from its mean to its p95, breaches marked, change points found in the history as dashed upright lines;
+//! evaluations that failed are ticks along the bottom.
 
 use std::fmt::Write;
 
@@ -19,11 +20,20 @@ pub struct HistoryPoint {
     pub breached: bool,
 }
 
+/// A change point to mark: where the new level began and what changed, in words.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HistoryChange {
+    /// The first evaluation at the new level, unix ms.
+    pub at_ms: i64,
+    /// What changed (`p95 100.3 → 130.0 ms (+29.6 %), p = 0.005`).
+    pub label: String,
+}
+
 const CANVAS: Canvas = Canvas { height: 240, class: "history" };
 const LABEL: &str = "p95 and mean total time of each evaluation, with the baseline band";
 
 /// The chart as a standalone `<svg>` element; `baseline` is the pinned (mean, p95), if any.
-pub fn schedule_history(points: &[HistoryPoint], baseline: Option<(f64, f64)>) -> String {
+pub fn schedule_history(points: &[HistoryPoint], baseline: Option<(f64, f64)>, changes: &[HistoryChange]) -> String {
     let (Some(first), Some(last)) = (points.iter().map(|p| p.at_ms).min(), points.iter().map(|p| p.at_ms).max()) else {
         return empty(CANVAS, LABEL, "No evaluations yet");
     };
@@ -68,6 +78,14 @@ pub fn schedule_history(points: &[HistoryPoint], baseline: Option<(f64, f64)>) -
                 r#"<rect x="{left}" y="{top}" width="{}" height="{}" class="baseline-band"><title>baseline: mean {mean:.1} ms, p95 {p95:.1} ms</title></rect>"#,
                 right - left,
                 (floor - top).max(1)
+            );
+        }
+        for change in changes {
+            let (x, top) = at(change.at_ms, highest * 1.1);
+            let _ = write!(
+                svg,
+                r#"<path d="M{x} {bottom}V{top}" class="change-point"><title>change point: {}</title></path>"#,
+                change.label
             );
         }
         for (class, pick) in
@@ -126,17 +144,19 @@ mod tests {
         let svg = schedule_history(
             &[point(0, Some(100.0), false), point(900_000, None, false), point(1_800_000, Some(250.0), true)],
             Some((90.0, 110.0)),
+            &[HistoryChange { at_ms: 1_800_000, label: "p95 100 → 250 ms".into() }],
         );
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
         assert!(svg.contains(r#"class="baseline-band""#) && svg.contains("baseline: mean 90.0 ms, p95 110.0 ms"));
         assert!(svg.contains("p95 250.0 ms, mean 200.0 ms — breached") && svg.contains(r#"class="breach""#));
         assert!(svg.contains("1970-01-01T00:15:00.000Z: failed"));
         assert_eq!(svg.matches("</polyline>").count(), 2, "the p95 and the mean line");
+        assert!(svg.contains(r#"class="change-point"><title>change point: p95 100 → 250 ms</title>"#), "{svg}");
     }
 
     #[test]
     fn copes_with_nothing_and_one_point() {
-        assert!(schedule_history(&[], None).contains("No evaluations yet"));
-        assert!(schedule_history(&[point(5, Some(1.0), false)], None).contains("p95 1.0 ms"));
+        assert!(schedule_history(&[], None, &[]).contains("No evaluations yet"));
+        assert!(schedule_history(&[point(5, Some(1.0), false)], None, &[]).contains("p95 1.0 ms"));
     }
 }

@@ -16,7 +16,7 @@ mod sweep;
 pub use bottleneck::{bottleneck, BottleneckBar};
 pub use cdf::{cdf_overlay, ecdf_points, CdfSeries};
 pub use histogram::{latency_histogram, length_histogram, token_histogram, Series};
-pub use history::{schedule_history, HistoryPoint};
+pub use history::{schedule_history, HistoryChange, HistoryPoint};
 pub use markup::escape_text;
 pub use scatter::{latency_scatter, sampled_scatter, ScatterPoint, ScatterSample};
 pub use server_load::server_load;

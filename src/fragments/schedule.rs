@@ -5,11 +5,12 @@
 use leptos::prelude::*;
 
 use super::render;
-use crate::charts::{schedule_history, HistoryPoint};
+use crate::charts::{schedule_history, HistoryChange, HistoryPoint};
 use crate::model::{
-    utc_second as when, BenchmarkSet, CostEstimate, EvaluationStatus, EvaluationView, Schedule, ScheduleDetail,
+    utc_second as when, BenchmarkSet, CostEstimate, EvaluationStatus, EvaluationView, Metric, Schedule, ScheduleDetail,
     ScheduleWorkload, WebhookDelivery, ADVISED_MIN_PROMPTS,
 };
+use crate::stats::change_points::{change_points, measured_history, ChangePointSettings};
 use crate::wire::ServerHtml;
 
 fn ms(v: Option<f64>) -> String {
@@ -57,12 +58,26 @@ pub fn pinnable_choices(detail: &ScheduleDetail) -> ServerHtml {
 /// The history chart, the evaluations and the webhook deliveries.
 pub fn history(detail: &ScheduleDetail) -> ServerHtml {
     let band = detail.baseline.as_ref().and_then(|b| b.summary.mean_ms.zip(b.summary.p95_ms));
-    let svg = schedule_history(&history_points(&detail.evaluations), band);
+    let settings = ChangePointSettings::of_schedule(&detail.schedule.input);
+    let changes = history_changes(detail, &settings);
+    let charted: Vec<HistoryChange> = changes
+        .iter()
+        .filter(|(metric, _)| matches!(metric, Metric::P95Ms | Metric::MeanMs))
+        .map(|(_, change)| change.clone())
+        .collect();
+    let svg = schedule_history(&history_points(&detail.evaluations), band, &charted);
     let (evaluations, deliveries) = (detail.evaluations.clone(), detail.deliveries.clone());
     render(view! {
         <h2>"History"</h2>
-        <p class="muted">"p95 and mean total time of each evaluation; the band is the baseline from its mean to its p95; large red marks breached; inconclusive runs are not plotted."</p>
+        <p class="muted">"p95 and mean total time of each evaluation; the band is the baseline from its mean to its p95; large red marks breached; dashed upright lines are change points of p95 or mean; inconclusive runs are not plotted."</p>
         <div class="chart-box" id="history" inner_html=svg></div>
+        <div id="change-points">
+            <p class="muted">{format!("Change points: {}.", settings.describe())}</p>
+            {match changes.is_empty() {
+                true => view! { <p>"None in this history."</p> }.into_any(),
+                false => view! { <ul>{changes.into_iter().map(|(_, c)| view! { <li>{c.label}</li> }).collect_view()}</ul> }.into_any(),
+            }}
+        </div>
         <h2>"Evaluations"</h2>
         <p class="muted">"Each compares this run's successful total times with the baseline's (Welch's t-test, two-sided) and checks every threshold."</p>
         <table class="table" id="evaluations">
@@ -199,6 +214,46 @@ fn evaluation_row(e: EvaluationView) -> impl IntoView {
             <td class="why">{why}</td>
         </tr>
     }
+}
+
+/// The metrics whose change points the page lists: p95 and mean (charted) and every metric a threshold watches.
+fn watched_metrics(detail: &ScheduleDetail) -> Vec<Metric> {
+    let mut metrics = vec![Metric::P95Ms, Metric::MeanMs];
+    for t in &detail.schedule.input.thresholds {
+        if !metrics.contains(&t.metric) {
+            metrics.push(t.metric);
+        }
+    }
+    metrics
+}
+
+/// The change points of each watched metric over the page's history, oldest first, each labelled with its date,
+/// the levels before and after, the shift and its p-value.
+fn history_changes(detail: &ScheduleDetail, settings: &ChangePointSettings) -> Vec<(Metric, HistoryChange)> {
+    let history = measured_history(&detail.evaluations);
+    let mut changes = Vec::new();
+    for metric in watched_metrics(detail) {
+        let points: Vec<(i64, f64)> =
+            history.iter().filter_map(|(at, s)| Some((*at, metric.of(s)?))).filter(|(_, v)| v.is_finite()).collect();
+        let series: Vec<f64> = points.iter().map(|(_, v)| *v).collect();
+        for c in change_points(&series, settings) {
+            let unit = metric.unit();
+            let label = format!(
+                "{} UTC: {} {}{unit} → {}{unit} ({}, p = {}, {} evaluations before, {} after)",
+                when(points[c.index].0),
+                metric.as_str(),
+                crate::model::trim_number(c.mean_before),
+                crate::model::trim_number(c.mean_after),
+                c.shift_pct().map_or("from a level of zero".to_string(), |s| format!("{s:+.1}%")),
+                crate::report::p_value(c.p_value),
+                c.n.0,
+                c.n.1,
+            );
+            changes.push((metric, HistoryChange { at_ms: points[c.index].0, label }));
+        }
+    }
+    changes.sort_by_key(|(_, c)| c.at_ms);
+    changes
 }
 
 /// The chart's points: every finished evaluation, breaches marked.

@@ -1,12 +1,17 @@
 //! Judging a scheduled run against its baseline: the five-figure summary of each, Welch's t-test of their total
 //! times, and every threshold's verdict. A latency threshold (p95, mean, tok/s: figures made of total times)
 //! breaches only when crossed **and**, unless the schedule says otherwise, Welch's p-value is below alpha, so
-//! noise alone pages no one. Cost and error rate breach when crossed.
+//! noise alone pages no one. Cost and error rate breach when crossed. A `change_point` threshold, and one with a
+//! window test, read the schedule's history instead (`history_checks`). When several tests with p-values judge one
+//! evaluation (Welch's, once for every latency threshold it gates; each change point; each z-score or log-normal
+//! window test), a breach needs its Benjamini–Hochberg adjusted p-value to pass α too, and its reason says so.
 
+use super::history_checks::{change_point_check, window_check};
 use crate::model::{
     Baseline, Breach, Decision, GuardSummary, IterationRecord, Op, ScheduleInput, Threshold, ThresholdCheck,
 };
 use crate::stats::compare::welch_t_test;
+use crate::stats::multiple::benjamini_hochberg;
 use crate::stats::{successful_values, summarize};
 
 /// The successful measured total times of a run (ms, ascending) and its summary.
@@ -23,14 +28,41 @@ pub fn observe(records: &[IterationRecord]) -> (Vec<f64>, GuardSummary) {
     (totals, summary)
 }
 
-/// Every threshold of `schedule` checked: `observed` (total times and summary) against `baseline`.
-pub fn decide(schedule: &ScheduleInput, baseline: &Baseline, observed: (&[f64], &GuardSummary)) -> Decision {
+/// Every threshold of `schedule` checked: `observed` (total times and summary) against `baseline`, and for a
+/// change-point or window threshold, the history's summaries (the earlier measured evaluations, oldest first).
+pub fn decide(
+    schedule: &ScheduleInput,
+    baseline: &Baseline,
+    observed: (&[f64], &GuardSummary),
+    history: &[GuardSummary],
+) -> Decision {
     let (observed_totals, observed_summary) = observed;
     let p_value = welch_t_test(observed_totals, &baseline.total_ms).map(|w| w.p_value);
-    let mut checks = Vec::with_capacity(schedule.thresholds.len());
+    let mut judged: Vec<Judged> = schedule
+        .thresholds
+        .iter()
+        .map(|threshold| match (threshold.op, &threshold.test) {
+            (Op::ChangePoint, _) => {
+                let (check, p) = change_point_check(threshold, history, observed_summary, schedule);
+                Judged { check, p_value: p, family: p.map(|p| Family { key: threshold.key(), p, inclusive: true }) }
+            }
+            (_, Some(test)) => {
+                let (check, p) = window_check(threshold, test, history, observed_summary, schedule.alpha);
+                Judged { check, p_value: p, family: p.map(|p| Family { key: threshold.key(), p, inclusive: false }) }
+            }
+            (_, None) => {
+                let check = check(threshold, &baseline.summary, observed_summary, p_value, schedule);
+                let gated = threshold.metric.is_latency() && schedule.require_significance;
+                let family = p_value.filter(|_| gated).map(|p| Family { key: "welch".into(), p, inclusive: false });
+                Judged { check, p_value, family }
+            }
+        })
+        .collect();
+    adjust_for_multiple_tests(&mut judged, schedule.alpha);
+    let mut checks = Vec::with_capacity(judged.len());
     let mut breaches = Vec::new();
-    for threshold in &schedule.thresholds {
-        let check = check(threshold, &baseline.summary, observed_summary, p_value, schedule);
+    for Judged { check, p_value, .. } in judged {
+        let threshold = check.threshold;
         if check.breached {
             breaches.push(Breach {
                 metric: threshold.metric,
@@ -47,6 +79,54 @@ pub fn decide(schedule: &ScheduleInput, baseline: &Baseline, observed: (&[f64], 
         checks.push(check);
     }
     Decision { checks, breaches, p_value, n: (baseline.total_ms.len(), observed_totals.len()) }
+}
+
+/// A threshold's verdict before the tests are adjusted for one another.
+struct Judged {
+    check: ThresholdCheck,
+    p_value: Option<f64>,
+    /// The test its breach rests on, when that test has a p-value.
+    family: Option<Family>,
+}
+
+/// One test of the evaluation: thresholds gated by the same test (Welch's) share its key and count once.
+struct Family {
+    key: String,
+    p: f64,
+    /// Significant at p ≤ α (a change point's permutation test) rather than p < α.
+    inclusive: bool,
+}
+
+/// With two or more tests, a breach stands only when its test's Benjamini–Hochberg adjusted p-value passes α.
+fn adjust_for_multiple_tests(judged: &mut [Judged], alpha: f64) {
+    let mut tests: Vec<(&str, f64)> = Vec::new();
+    for family in judged.iter().filter_map(|j| j.family.as_ref()) {
+        if !tests.iter().any(|(key, _)| *key == family.key) {
+            tests.push((&family.key, family.p));
+        }
+    }
+    if tests.len() < 2 {
+        return;
+    }
+    let adjusted = benjamini_hochberg(&tests.iter().map(|(_, p)| *p).collect::<Vec<_>>());
+    let adjusted_of: Vec<(String, f64)> = tests.iter().zip(adjusted).map(|((k, _), a)| (k.to_string(), a)).collect();
+    let m = adjusted_of.len();
+    for j in judged.iter_mut() {
+        let (Some(family), true) = (&j.family, j.check.breached) else { continue };
+        let Some((_, q)) = adjusted_of.iter().find(|(k, _)| *k == family.key) else { continue };
+        let significant = if family.inclusive { *q <= alpha } else { *q < alpha };
+        let shown = crate::report::p_value(*q);
+        if significant {
+            j.check.reason.push_str(&format!(" (Benjamini–Hochberg over {m} tests: adjusted p = {shown})"));
+        } else {
+            j.check.breached = false;
+            j.check.reason = format!(
+                "{}; not significant once adjusted for the {m} tests of this evaluation (Benjamini–Hochberg adjusted \
+                 p = {shown} vs α = {alpha}): not alerted",
+                j.check.reason
+            );
+        }
+    }
 }
 
 fn check(
@@ -76,6 +156,7 @@ fn check(
         Op::PctIncrease => pct.is_some_and(|p| p >= threshold.value),
         Op::PctDecrease => pct.is_some_and(|p| -p >= threshold.value),
         Op::AbsIncrease => o - b >= threshold.value,
+        Op::ChangePoint => unreachable!("a change-point threshold reads the history (change_point_check)"),
     };
     let change = match (threshold.op, pct) {
         (Op::AbsIncrease, _) => format!("{:+.4} (limit +{})", o - b, threshold.value),
@@ -158,7 +239,7 @@ mod tests {
     }
 
     fn rule(metric: Metric, op: Op, value: f64) -> Threshold {
-        Threshold { metric, op, value, severity: Severity::Critical }
+        Threshold { metric, op, value, severity: Severity::Critical, test: None }
     }
 
     // scipy 1.17.1: ttest_ind([210, 220, 205, 230, 215], [100, 104, 98, 101, 99, 103, 97, 102],
@@ -171,7 +252,7 @@ mod tests {
         let base = baseline(FAST.to_vec(), summary(104.0, 100.5, 0.0));
         let s =
             schedule(vec![rule(Metric::P95Ms, Op::PctIncrease, 20.0), rule(Metric::ErrorRate, Op::AbsIncrease, 0.1)]);
-        let d = decide(&s, &base, (&SLOW, &summary(228.0, 216.0, 0.0)));
+        let d = decide(&s, &base, (&SLOW, &summary(228.0, 216.0, 0.0)), &[]);
         assert_eq!(d.n, (8, 5));
         assert!((d.p_value.unwrap() - 6.0905791809414e-06).abs() < 1e-9, "{:?}", d.p_value);
         assert_eq!(d.breaches.len(), 1);
@@ -191,14 +272,16 @@ mod tests {
         // scipy: ttest_ind([90, 100, 180, 200], [100, 150, 95, 110, 120], equal_var=False).pvalue = 0.4068289580096446
         let base = baseline(vec![100.0, 150.0, 95.0, 110.0, 120.0], summary(144.0, 115.0, 0.0));
         let s = schedule(vec![rule(Metric::P95Ms, Op::PctIncrease, 20.0)]);
-        let d = decide(&s, &base, (&[90.0, 100.0, 180.0, 200.0], &summary(197.0, 142.5, 0.0)));
+        let d = decide(&s, &base, (&[90.0, 100.0, 180.0, 200.0], &summary(197.0, 142.5, 0.0)), &[]);
         assert!(d.breaches.is_empty());
         assert!((d.p_value.unwrap() - 0.4068289580096446).abs() < 1e-9, "{:?}", d.p_value);
         assert!(d.checks[0].crossed && !d.checks[0].breached);
         assert!(d.checks[0].reason.contains("not significant"), "{}", d.checks[0].reason);
         let without_gate = ScheduleInput { require_significance: false, ..s };
         assert_eq!(
-            decide(&without_gate, &base, (&[90.0, 100.0, 180.0, 200.0], &summary(197.0, 142.5, 0.0))).breaches.len(),
+            decide(&without_gate, &base, (&[90.0, 100.0, 180.0, 200.0], &summary(197.0, 142.5, 0.0)), &[])
+                .breaches
+                .len(),
             1
         );
     }
@@ -212,10 +295,124 @@ mod tests {
             rule(Metric::CostUsd, Op::PctIncrease, 10.0),
         ]);
         let observed = GuardSummary { tok_s: Some(60.0), ..summary(104.0, 100.5, 0.25) };
-        let d = decide(&s, &base, (&FAST, &observed));
+        let d = decide(&s, &base, (&FAST, &observed), &[]);
         let breached: Vec<Metric> = d.breaches.iter().map(|b| b.metric).collect();
         assert_eq!(breached, [Metric::ErrorRate], "tok/s fell 40 % but the totals are identical: not significant");
         assert!(d.checks[2].reason.contains("not measurable"), "{}", d.checks[2].reason);
+    }
+
+    /// A history of p95 figures (tok/s the mirror image), as evaluations record them.
+    fn history(p95s: &[f64]) -> Vec<GuardSummary> {
+        p95s.iter().map(|&p| GuardSummary { tok_s: Some(10_000.0 / p), ..summary(p, p * 0.8, 0.0) }).collect()
+    }
+
+    #[test]
+    fn a_change_point_threshold_breaches_while_the_level_after_the_latest_change_is_worse() {
+        let base = baseline(FAST.to_vec(), summary(104.0, 100.5, 0.0));
+        let s = schedule(vec![rule(Metric::P95Ms, Op::ChangePoint, 10.0), rule(Metric::TokS, Op::ChangePoint, 10.0)]);
+        // Ten evaluations near 100 ms, then five near 130 ms; this run is the sixth at the new level.
+        let mut p95s = vec![100.0, 102.0, 99.0, 101.0, 98.0, 100.0, 103.0, 99.0, 101.0, 100.0];
+        p95s.extend([131.0, 128.0, 130.0, 132.0, 129.0]);
+        let now = history(&[130.0])[0];
+        let d = decide(&s, &base, (&FAST, &now), &history(&p95s));
+        assert_eq!(d.breaches.len(), 2, "{:?}", d.checks);
+        let p95 = &d.breaches[0];
+        assert_eq!((p95.op, p95.baseline, p95.observed), (Op::ChangePoint, 100.3, 130.0));
+        assert!((p95.pct_change.unwrap() - (130.0 - 100.3) / 100.3 * 100.0).abs() < 1e-9);
+        assert!(p95.p_value.unwrap() <= 0.05 && p95.p_value != d.p_value, "the change point's own p-value");
+        assert!(d.checks[0].reason.contains("change point 6 evaluations ago"), "{}", d.checks[0].reason);
+        // tok/s fell by about a quarter: the bad direction for throughput.
+        assert!(d.breaches[1].pct_change.unwrap() < -20.0, "{:?}", d.breaches[1]);
+
+        // A change of +5 % is a change point but within a 10 % threshold.
+        let small: Vec<f64> = p95s.iter().enumerate().map(|(i, p)| if i >= 10 { p - 25.0 } else { *p }).collect();
+        let d = decide(&s, &base, (&FAST, &history(&[105.0])[0]), &history(&small));
+        assert!(d.breaches.is_empty(), "{:?}", d.checks);
+        assert!(d.checks[0].reason.starts_with("within the threshold: change point"), "{}", d.checks[0].reason);
+
+        // Faster is a change for the better: no breach on latency nor on throughput.
+        let faster: Vec<f64> = p95s.iter().enumerate().map(|(i, p)| if i >= 10 { p - 60.0 } else { *p }).collect();
+        assert!(decide(&s, &base, (&FAST, &history(&[70.0])[0]), &history(&faster)).breaches.is_empty());
+    }
+
+    #[test]
+    fn a_change_point_threshold_waits_for_enough_history_and_says_so() {
+        let base = baseline(FAST.to_vec(), summary(104.0, 100.5, 0.0));
+        let s = schedule(vec![rule(Metric::P95Ms, Op::ChangePoint, 10.0)]);
+        let d = decide(&s, &base, (&FAST, &history(&[300.0])[0]), &history(&[100.0, 101.0, 99.0]));
+        assert!(d.breaches.is_empty());
+        assert_eq!(d.checks[0].reason, "4 evaluations with p95_ms so far; a change point needs 10 (segments of 5)");
+        let flat: Vec<f64> = (0..20).map(|i| 100.0 + f64::from(i % 4)).collect();
+        let d = decide(&s, &base, (&FAST, &history(&[101.0])[0]), &history(&flat));
+        assert!(d.checks[0].reason.starts_with("no change point in the last 21 evaluations"), "{}", d.checks[0].reason);
+    }
+
+    /// Ten earlier p95 figures (the window of `stats::history_tests`' scipy checks: mean 817.8, sd 22.11).
+    fn window_history() -> Vec<GuardSummary> {
+        [812.0, 790.0, 845.0, 801.0, 830.0, 795.0, 860.0, 808.0, 822.0, 815.0]
+            .iter()
+            .map(|&p| summary(p, p * 0.8, 0.0))
+            .collect()
+    }
+
+    fn windowed(metric: Metric, op: Op, value: f64, kind: crate::model::WindowTestKind) -> Threshold {
+        let test = crate::model::WindowTest { kind, window: 10, min_history: 5 };
+        Threshold { test: Some(test), ..rule(metric, op, value) }
+    }
+
+    #[test]
+    fn a_window_test_breaches_past_its_limit_when_the_change_is_large_enough() {
+        use crate::model::WindowTestKind::{Iqr, ZScore};
+        let base = baseline(FAST.to_vec(), summary(104.0, 100.5, 0.0));
+        let s = schedule(vec![windowed(Metric::P95Ms, Op::PctIncrease, 5.0, ZScore)]);
+        let d = decide(&s, &base, (&FAST, &summary(905.0, 700.0, 0.0)), &window_history());
+        assert_eq!(d.breaches.len(), 1, "{:?}", d.checks);
+        let b = &d.breaches[0];
+        // scipy: norm.sf((905 - 817.8) / 22.109826875044597) = 4.007557911064277e-05
+        assert!((b.p_value.unwrap() - 4.007_557_911_064_277e-5).abs() < 1e-12, "{b:?}");
+        assert_eq!((b.baseline, b.observed), (817.8, 905.0));
+        assert!(
+            d.checks[0].reason.contains("z_score over the last 10 evaluations: center 817.8 ms, limit 854.167 ms"),
+            "{}",
+            d.checks[0].reason
+        );
+        // Past the limit, but +10.7 % is under a 15 % floor: the change is too small to matter.
+        let floor = schedule(vec![windowed(Metric::P95Ms, Op::PctIncrease, 15.0, ZScore)]);
+        let d = decide(&floor, &base, (&FAST, &summary(905.0, 700.0, 0.0)), &window_history());
+        assert!(d.breaches.is_empty() && d.checks[0].reason.starts_with("past the z_score limit"), "{:?}", d.checks);
+        // +5.2 % crosses the floor but sits within Tukey's fence (865.9 ms).
+        let iqr = schedule(vec![windowed(Metric::P95Ms, Op::PctIncrease, 5.0, Iqr)]);
+        let d = decide(&iqr, &base, (&FAST, &summary(860.0, 700.0, 0.0)), &window_history());
+        assert!(d.breaches.is_empty() && d.checks[0].crossed, "{:?}", d.checks);
+        assert!(d.checks[0].reason.starts_with("crossed but within the window's spread"), "{}", d.checks[0].reason);
+        // Too little history: said, not judged.
+        let d = decide(&s, &base, (&FAST, &summary(905.0, 700.0, 0.0)), &window_history()[..3]);
+        assert_eq!(d.checks[0].reason, "z_score: not judged: 3 earlier evaluations in the window; the test needs 5");
+    }
+
+    #[test]
+    fn several_tests_at_once_are_adjusted_by_benjamini_hochberg() {
+        use crate::model::WindowTestKind::ZScore;
+        // The z-score of 860 ms alone: p = 0.028153 (scipy), a breach at α = 0.05.
+        let z = windowed(Metric::P95Ms, Op::PctIncrease, 5.0, ZScore);
+        let base = baseline(vec![100.0, 150.0, 95.0, 110.0, 120.0], summary(144.0, 115.0, 0.0));
+        let totals = [90.0, 100.0, 180.0, 200.0];
+        let alone = decide(&schedule(vec![z]), &base, (&totals, &summary(860.0, 142.5, 0.0)), &window_history());
+        assert_eq!(alone.breaches.len(), 1, "{:?}", alone.checks);
+        assert!(!alone.checks[0].reason.contains("Benjamini"), "one test is not adjusted");
+        // With a Welch-gated threshold in the same evaluation (Welch p = 0.4068): scipy's
+        // false_discovery_control([0.028153398196051043, 0.4068289580096446]) = [0.0563068, 0.40682896].
+        let both = schedule(vec![z, rule(Metric::MeanMs, Op::PctIncrease, 10.0)]);
+        let d = decide(&both, &base, (&totals, &summary(860.0, 142.5, 0.0)), &window_history());
+        assert!(d.breaches.is_empty(), "{:?}", d.checks);
+        assert!(
+            d.checks[0].reason.ends_with(
+                "not significant once adjusted for the 2 tests of this evaluation (Benjamini–Hochberg adjusted p = \
+                 0.0563 vs α = 0.05): not alerted"
+            ),
+            "{}",
+            d.checks[0].reason
+        );
     }
 
     #[test]

@@ -5,6 +5,7 @@
 
 mod alerts;
 mod decide;
+mod history_checks;
 mod hook_limit;
 mod pin;
 mod schedule_page;

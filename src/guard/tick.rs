@@ -12,15 +12,17 @@ use std::sync::Arc;
 
 use super::alerts::{plan_alerts, Channels, Finished, Standing};
 use super::decide::{decide, observe};
+use super::schedule_page::HISTORY;
 use super::validity::judge_validity;
 use crate::clock::Clock;
 use crate::jobs::StartError;
 use crate::model::{
-    Agent, BenchmarkSet, EvaluationEnd, InvalidRun, LoadMode, Notice, PastEvaluation, RunId, RunPlanInput, RunStatus,
-    Schedule, ScheduleId, ScheduleOutcome, Validity, Workload, WorkspaceId,
+    Agent, BenchmarkSet, EvaluationEnd, GuardSummary, InvalidRun, LoadMode, Notice, PastEvaluation, RunId,
+    RunPlanInput, RunStatus, Schedule, ScheduleId, ScheduleOutcome, Validity, Workload, WorkspaceId,
 };
 use crate::notify::{new_message_id, AlertMessage, MailSender, MailedAlert, Mailer};
 use crate::runs::RunManager;
+use crate::stats::change_points::measured_history;
 use crate::store::{Backend, Claim, Store, StoreError, WebhookNotice};
 
 /// The longest an evaluation can take: a set's 100 prompts one at a time, each up to the 120 s request limit,
@@ -341,7 +343,13 @@ impl Guard {
             Ok(None) => return EvaluationEnd::NoBaseline { run: run.id, observed: (totals, summary) },
             Err(e) => return failed(format!("the baseline could not be read: {e}"), Some(run.id)),
         };
-        let decision = decide(&schedule.input, &baseline, (&totals, &summary));
+        // The history a change-point threshold reads: what the schedule's page charts.
+        let history: Vec<GuardSummary> = match self.store.list_evaluations(claim.workspace, schedule.id, HISTORY).await
+        {
+            Ok(evaluations) => measured_history(&evaluations).into_iter().map(|(_, summary)| summary).collect(),
+            Err(e) => return failed(format!("the schedule's history could not be read: {e}"), Some(run.id)),
+        };
+        let decision = decide(&schedule.input, &baseline, (&totals, &summary), &history);
         EvaluationEnd::Compared {
             run: run.id,
             observed: (totals, summary),

@@ -128,14 +128,19 @@ impl AlertMessage<'_> {
             Notice::Opened(breaches) => {
                 let mut text = head("🚨", "alert");
                 if let Some(b) = breaches.first() {
-                    let unit = unit(b.metric);
+                    let unit = b.metric.unit();
                     let change = match b.pct_change {
                         Some(p) => format!("{p:+.1}%"),
                         None => format!("{:+.3}{unit}", b.delta),
                     };
                     let p = b.p_value.map_or_else(|| "p = n/a".to_string(), |p| format!("p = {}", p_value(p)));
+                    // A change-point breach compares the level after the change with the level before it.
+                    let (what, from) = match b.op {
+                        Op::ChangePoint => (" change point", "level before"),
+                        _ => ("", "baseline"),
+                    };
                     text.push_str(&format!(
-                        "\n{} {change} (baseline {}{unit} → observed {}{unit}), {p}{}",
+                        "\n{}{what} {change} ({from} {}{unit} → observed {}{unit}), {p}{}",
                         b.metric.as_str(),
                         figure(b.baseline),
                         figure(b.observed),
@@ -147,7 +152,7 @@ impl AlertMessage<'_> {
             Notice::Recovered(breaches) => {
                 let mut text = head("✅", "recovered");
                 if let Some(b) = breaches.first() {
-                    let unit = unit(b.metric);
+                    let unit = b.metric.unit();
                     let now = |summary: Option<GuardSummary>| {
                         summary.and_then(|s| b.metric.of(&s)).map_or("n/a".to_string(), |v| format!("{}{unit}", figure(v)))
                     };
@@ -246,15 +251,6 @@ pub fn is_discord(url: &str) -> bool {
     })
 }
 
-fn unit(metric: Metric) -> &'static str {
-    match metric {
-        Metric::P95Ms | Metric::MeanMs => " ms",
-        Metric::TokS => " tok/s",
-        Metric::CostUsd => " USD",
-        Metric::ErrorRate => "",
-    }
-}
-
 fn figure(v: f64) -> String {
     if v.abs() >= 100.0 {
         format!("{v:.0}")
@@ -307,6 +303,13 @@ mod tests {
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "🚨 latency-guard alert [critical] Checkout API");
         assert_eq!(lines[1], "p95_ms +119.2% (baseline 104 ms → observed 228 ms), p = 6.1e-6 (+1 more)");
+        let change = Breach { op: Op::ChangePoint, p_value: Some(0.005), ..breach(Metric::P95Ms, Severity::Warn) };
+        let text = message(&Notice::Opened(vec![change])).text();
+        assert_eq!(
+            text.lines().nth(1),
+            Some("p95_ms change point +119.2% (level before 104 ms → observed 228 ms), p = 0.0050"),
+            "the level before the change, not a baseline"
+        );
     }
 
     #[test]

@@ -1,10 +1,18 @@
 //! Statistics: pure, total functions over samples. No I/O, no clock; compiled into the browser build too, so
 //! figures shown in pages, exports and the CLI come from one implementation. The significance tests of run
-//! comparisons (`compare`) and the intervals of repeated runs (`repeated`) are the exception: server-side, so the browser bundle carries no statistics library.
+//! comparisons (`compare`), Guard's tests over a schedule's history (`change_points`, `history_tests`), the
+//! adjustment for several tests at once (`multiple`) and the intervals of repeated runs (`repeated`) are the
+//! exception: server-side, so the browser bundle carries no statistics library.
 
+#[cfg(feature = "ssr")]
+pub mod change_points;
 #[cfg(feature = "ssr")]
 pub mod compare;
 mod goodput;
+#[cfg(feature = "ssr")]
+pub mod history_tests;
+#[cfg(feature = "ssr")]
+pub mod multiple;
 mod pacing;
 mod percentile;
 pub mod repeated;

@@ -8,6 +8,7 @@ use sqlx::any::AnyRow;
 use sqlx::Row;
 
 use super::nullable_float::float;
+use super::open_alerts::open_alerts;
 use super::schedules::Claim;
 use super::workspaces::parse_id;
 use super::{bool_to_db, from_json, spelled, to_json, Store, StoreError};
@@ -392,29 +393,6 @@ struct AlertFigures<'a> {
     observed: &'a GuardSummary,
     baseline: &'a GuardSummary,
     now_ms: i64,
-}
-
-/// The schedule's unacknowledged alerts.
-pub(super) async fn open_alerts(
-    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
-    schedule: ScheduleId,
-) -> Result<Vec<OpenAlert>, StoreError> {
-    let rows = sqlx::query(
-        "SELECT id, threshold_key, recovered_at, announced FROM guard_alerts WHERE schedule_id = $1 AND acknowledged = 0",
-    )
-    .bind(schedule.to_string())
-    .fetch_all(&mut **tx)
-    .await?;
-    rows.iter()
-        .map(|row| {
-            Ok(OpenAlert {
-                id: parse_id(&row.try_get::<String, _>("id")?)?,
-                threshold_key: row.try_get("threshold_key")?,
-                recovered: row.try_get::<Option<i64>, _>("recovered_at")?.is_some(),
-                announced: row.try_get::<i64, _>("announced")? != 0,
-            })
-        })
-        .collect()
 }
 
 /// Opens an alert for `breach`; `false` when its threshold has an open alert already (the unique index on open

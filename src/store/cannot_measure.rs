@@ -1,7 +1,7 @@
 //! The schedule's "cannot measure" alert: one per schedule (its threshold key is `CANNOT_MEASURE_KEY`), opened
 //! after evaluations in a row that could not measure and moved on while they go on.
 
-use super::alerts::open_alerts;
+use super::open_alerts::open_alerts;
 use super::schedules::Claim;
 use super::{bool_to_db, to_json, StoreError};
 use crate::model::{AlertId, CannotMeasure, CannotMeasurePlan, EvaluationEnd, CANNOT_MEASURE_KEY};

@@ -15,6 +15,7 @@ mod jobs;
 mod mail;
 mod mutes;
 mod nullable_float;
+mod open_alerts;
 mod outbox;
 mod rate_buckets;
 mod runs;

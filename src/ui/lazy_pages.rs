@@ -20,8 +20,8 @@ use leptos_router::LazyRoute;
 
 use super::pages::{
     AbTestPage, ComparePage, ConnectorsPage, EditConnectorPage, GuardPage, GuardSetsPage, LoginPage, NewConnectorPage,
-    NewRunPage, NewSchedulePage, RunPage, RunsPage, SchedulePage, SettingsPage, SharePage, SpecLabPage, SweepPage,
-    SweepsPage, WorkloadsPage,
+    NewRunPage, NewSchedulePage, RunPage, RunsPage, SchedulePage, ScheduleSettingsPage, SettingsPage, SharePage,
+    SpecLabPage, SweepPage, SweepsPage, WorkloadsPage,
 };
 
 /// `lazy_section!(Section in loader, preload { Route => Page, … })`: the enum `Section` of the section's pages, the
@@ -131,9 +131,15 @@ lazy_section! {
 }
 
 lazy_section! {
-    /// Guard's schedules: a new one and one with its baseline and deliveries.
-    ScheduleSection in schedule_section, __preload_schedule_section {
+    /// Guard's schedule form: a new schedule, and an existing one's settings.
+    ScheduleFormSection in schedule_form_section, __preload_schedule_form_section {
         NewScheduleRoute => NewSchedulePage,
-        ScheduleRoute => SchedulePage,
+        ScheduleSettingsRoute => ScheduleSettingsPage,
     }
+}
+
+lazy_section! {
+    /// A Guard schedule: its baseline, Run now, history, evaluations and deliveries (its form is a page of its own,
+    /// so reading a schedule does not download the form).
+    ScheduleSection in schedule_section, __preload_schedule_section { ScheduleRoute => SchedulePage }
 }

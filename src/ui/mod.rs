@@ -15,8 +15,8 @@ use leptos_router::path;
 
 use lazy_pages::{
     AbTestRoute, CompareRoute, ConnectorsRoute, EditConnectorRoute, GuardRoute, GuardSetsRoute, LoginRoute,
-    NewConnectorRoute, NewRunRoute, NewScheduleRoute, RunRoute, RunsRoute, ScheduleRoute, SettingsRoute, ShareRoute,
-    SpecLabRoute, SweepRoute, SweepsRoute, WorkloadsRoute,
+    NewConnectorRoute, NewRunRoute, NewScheduleRoute, RunRoute, RunsRoute, ScheduleRoute, ScheduleSettingsRoute,
+    SettingsRoute, ShareRoute, SpecLabRoute, SweepRoute, SweepsRoute, WorkloadsRoute,
 };
 use leptos_router::Lazy;
 use pages::NotFoundPage;
@@ -70,6 +70,7 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/guard/sets") view={Lazy::<GuardSetsRoute>::new()}/>
                 <Route path=path!("/guard/schedules/new") view={Lazy::<NewScheduleRoute>::new()}/>
                 <Route path=path!("/guard/schedules/:id") view={Lazy::<ScheduleRoute>::new()}/>
+                <Route path=path!("/guard/schedules/:id/settings") view={Lazy::<ScheduleSettingsRoute>::new()}/>
             </Routes>
         </Router>
     }

@@ -359,6 +359,7 @@ async fn b_opens_nothing_of_as_by_url(app: &TestApp, a: &Owned, b_cookie: &str) 
         format!("/connectors/{}", a.connector),
         format!("/runs/{}", a.run),
         format!("/guard/schedules/{}", a.schedule),
+        format!("/guard/schedules/{}/settings", a.schedule),
         format!("/spec-lab/ab/{}", a.ab_test),
         format!("/sweeps/{}", a.sweep),
     ] {

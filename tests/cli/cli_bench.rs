@@ -327,3 +327,64 @@ async fn a_stepped_rate_follows_its_steps_and_a_ramp_is_a_warm_up() {
     assert!(report["honesty"].to_string().contains("linear ramp from 1 over 0.3 s, a warm-up"));
     assert!(output.contains(&format!("{} measured", measured.len())), "{output}");
 }
+
+/// `bench --against`: a pipeline's regression gate. A run is compared with a baseline snapshot (`bench --out`) as a
+/// Guard schedule would compare it; a significant slowdown past a threshold fails the command, the same speed
+/// passes, and a bad threshold or baseline fails before a request is sent.
+#[tokio::test]
+async fn against_a_baseline_a_slowdown_fails_the_pipeline_and_the_same_speed_passes() {
+    let fast = sim::spawn_local(SimConfig::fixed_ms(10, 0, 2)).await.unwrap();
+    let slow = sim::spawn_local(SimConfig::fixed_ms(40, 0, 2)).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let baseline = dir.path().join("baseline.json");
+    let baseline_path = baseline.to_str().unwrap();
+    let args = |url: &str| -> Vec<String> {
+        ["--base-url", url, "--model", "m", "--prompt", "hi", "-n", "8", "--no-stream"].map(String::from).to_vec()
+    };
+    let run = |extra: &[&str], url: String| {
+        let all: Vec<String> = args(&url).into_iter().chain(extra.iter().map(|s| s.to_string())).collect();
+        async move { bench(&all.iter().map(String::as_str).collect::<Vec<_>>(), &[]).await }
+    };
+    let (code, stdout, stderr) = run(&["--out", baseline_path], fast.base_url()).await;
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+
+    let gate = [
+        "--against",
+        baseline_path,
+        "--threshold",
+        "p95_ms:pct_increase>50",
+        "--threshold",
+        "error_rate:abs_increase>0.1",
+    ];
+    let (code, stdout, stderr) = run(&gate, slow.base_url()).await;
+    assert_eq!(code, 1, "{stdout}\n{stderr}");
+    assert!(stdout.contains("against        8 baseline / 8 run successful requests, Welch p = "), "{stdout}");
+    assert!(stdout.contains("threshold      p95_ms:pct_increase>50 BREACHED: crossed and significant: +"), "{stdout}");
+    assert!(stdout.contains("threshold      error_rate:abs_increase>0.1 ok: within the threshold"), "{stdout}");
+    assert!(stderr.contains("regression against the baseline: p95_ms:pct_increase"), "{stderr}");
+
+    let (code, stdout, stderr) = run(&gate, fast.base_url()).await;
+    assert_eq!(code, 0, "the same speed passes: {stdout}\n{stderr}");
+    assert!(stdout.contains("p95_ms:pct_increase>50 ok: "), "{stdout}");
+
+    // Bad input fails at once, before the run: nothing is sent (the progress line never appears).
+    for (extra, words) in [
+        (vec!["--against", baseline_path, "--threshold", "p95:pct_increase>5"], "unknown metric \"p95\""),
+        (
+            vec!["--against", baseline_path, "--threshold", "p95_ms:pct_increase>0"],
+            "--threshold 1 (p95_ms:pct_increase): must be a number above 0",
+        ),
+        (
+            vec!["--against", "no-such-run", "--threshold", "p95_ms:pct_increase>5"],
+            "neither a snapshot file nor a run id",
+        ),
+        (vec!["--against", baseline_path, "--threshold", "mean_ms:change_point>5"], "needs a schedule's history"),
+    ] {
+        let (code, stdout, stderr) = run(&extra, slow.base_url()).await;
+        assert_ne!(code, 0, "{stdout}\n{stderr}");
+        assert!(stderr.contains(words), "{words}: {stderr}");
+        assert!(!stderr.contains("done"), "nothing was sent: {stderr}");
+    }
+    let (code, _, stderr) = run(&["--threshold", "p95_ms:pct_increase>5"], slow.base_url()).await;
+    assert_eq!(code, 2, "--threshold without --against is a usage error: {stderr}");
+}

@@ -61,6 +61,19 @@ async fn bench_and_export_talk_to_a_running_server_with_a_token() {
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(csv.lines().count(), 5, "a header and 4 rows: {csv}");
 
+    // A second run on the server, gated against the first by its id (read from the server with the token).
+    let gate = [&args[..9], &["--against", &run, "--threshold", "p95_ms:pct_increase>500"]].concat();
+    let (code, stdout, stderr) = cli(&gate, &[("LATENCY_GUARD_TOKEN", &token)]).await;
+    assert_eq!(code, 0, "the same endpoint passes: {stdout}\n{stderr}");
+    assert!(stdout.contains("against        4 baseline / 4 run successful requests"), "{stdout}");
+    assert!(stdout.contains("threshold      p95_ms:pct_increase>500 ok: "), "{stdout}");
+    let unknown = uuid::Uuid::new_v4().to_string();
+    let gate = [&args[..9], &["--against", &unknown, "--threshold", "p95_ms:pct_increase>5"]].concat();
+    let (code, _, stderr) = cli(&gate, &[("LATENCY_GUARD_TOKEN", &token)]).await;
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("runs/report"), "an unknown baseline is refused before the run: {stderr}");
+    assert_eq!(ok(&app, &cookie, "runs/list", json!({})).await.as_array().unwrap().len(), 2, "nothing ran for it");
+
     // Another workspace's connector, and a revoked token: refused, in words, exit status not 0.
     let (_, other) = app.session_for("other@example.test").await;
     let theirs = ok(&app, &other, "tokens/create", json!({"input": {"name": "theirs"}})).await["token"]

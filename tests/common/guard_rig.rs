@@ -128,6 +128,7 @@ impl Rig {
                 op: Op::PctIncrease,
                 value: 50.0,
                 severity: Severity::Warn,
+                test: None,
             }],
             alpha: 0.05,
             require_significance: true,

@@ -298,3 +298,67 @@ async fn a_schedule_names_a_saved_workload_through_the_api() {
         "{header}"
     );
 }
+
+/// The statistics a schedule may choose travel through the API as written: a window test on a threshold, a
+/// change-point threshold and the policy's minimum segment; out-of-range ones name their field.
+#[tokio::test]
+async fn window_tests_and_change_points_are_saved_and_bad_ones_name_their_field() {
+    let app = spawn_app_with_demo().await;
+    let (ws, cookie) = app.session_for(latency_guard::store::LOCAL_OWNER).await;
+    let demo = app.state.store.list_connectors(ws).await.unwrap().remove(0).id.to_string();
+    let set = ok(&app, &cookie, "guard/sets/save", json!({"id": null, "input": set_input(&["a", "b"])})).await;
+    let input = |thresholds: Value, policy: Value| {
+        let mut input = schedule_input(set["id"].as_str().unwrap(), &demo, None);
+        input["thresholds"] = thresholds;
+        input["policy"] = policy;
+        json!({"id": null, "input": input})
+    };
+    let thresholds = json!([
+        {"metric": "p95_ms", "op": "pct_increase", "value": 10, "test": "z_score:12"},
+        {"metric": "p95_ms", "op": "pct_increase", "value": 20},
+        {"metric": "tok_s", "op": "change_point", "value": 15, "severity": "critical"}
+    ]);
+    let saved = ok(&app, &cookie, "guard/schedules/save", input(thresholds, json!({"changeMinSegment": 4}))).await;
+    let id = saved["schedule"]["id"].as_str().unwrap();
+    let read = ok(&app, &cookie, "guard/schedules/get", json!({"id": id})).await;
+    let stored = &read["schedule"]["thresholds"];
+    assert_eq!(stored[0]["test"], "z_score:12:5", "{read}");
+    assert!(stored[1].get("test").is_none(), "a baseline threshold is written as before: {read}");
+    assert_eq!(stored[2]["op"], "change_point");
+    assert_eq!(read["schedule"]["policy"]["changeMinSegment"], 4);
+
+    for (thresholds, policy, field, words) in [
+        (
+            json!([{"metric": "p95_ms", "op": "pct_increase", "value": 10, "test": "iqr:200"}]),
+            json!({}),
+            "thresholds.0.test",
+            "window must be 2 to 96 evaluations",
+        ),
+        (
+            json!([{"metric": "p95_ms", "op": "change_point", "value": 10, "test": "z_score"}]),
+            json!({}),
+            "thresholds.0.test",
+            "change_point is a test of its own",
+        ),
+        (
+            json!([{"metric": "p95_ms", "op": "pct_increase", "value": 10}]),
+            json!({"changeMinSegment": 2}),
+            "policy.changeMinSegment",
+            "must be 3 to 20 evaluations",
+        ),
+    ] {
+        let (status, text) = app.call("guard/schedules/save", input(thresholds, policy), Some(&cookie)).await;
+        assert_eq!(status, 400, "{text}");
+        let detail = &serde_json::from_str::<Value>(&text).unwrap()["detail"];
+        assert_eq!(detail["field"], field, "{text}");
+        assert!(text.contains(words), "{text}");
+    }
+    let (status, text) = app
+        .call(
+            "guard/schedules/save",
+            input(json!([{"metric": "p95_ms", "op": "pct_increase", "value": 10, "test": "median"}]), json!({})),
+            Some(&cookie),
+        )
+        .await;
+    assert_eq!(status, 400, "an unknown test is refused, not ignored: {text}");
+}

@@ -60,6 +60,7 @@ async fn a_missing_or_wrong_key_runs_nothing_and_the_right_one_ticks() {
             op: Op::PctIncrease,
             value: 10.0,
             severity: Severity::Warn,
+            test: None,
         }],
         alpha: 0.05,
         require_significance: true,

@@ -74,6 +74,7 @@ async fn race(db: TestDb, replicas: usize) {
                 op: Op::PctIncrease,
                 value: 20.0,
                 severity: Severity::Warn,
+                test: None,
             }],
             alpha: 0.05,
             require_significance: true,

@@ -7,6 +7,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod change_points;
 mod email;
 mod guard;
 mod guard_api;

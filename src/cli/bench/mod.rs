@@ -7,6 +7,7 @@
 //! [`plan`] turns the options into a plan, [`run`] measures (here, on a server, or repeatedly) and [`print`]
 //! writes what stdout shows.
 
+mod against;
 mod plan;
 mod print;
 mod run;
@@ -114,6 +115,18 @@ pub struct BenchArgs {
     /// Seconds to wait between repetitions.
     #[arg(long, default_value_t = 0.0, requires = "repeat")]
     pub pause: f64,
+    /// Compare the run with a baseline as a Guard schedule would: a run id (of the app's database, or of --server)
+    /// or a snapshot file (`bench --out`). Needs at least one --threshold; a breach fails the command (exit 1).
+    #[arg(long, value_name = "RUN_ID|SNAPSHOT.json", requires = "thresholds", conflicts_with = "repeat")]
+    pub against: Option<String>,
+    /// A threshold for --against, `METRIC:OP>VALUE` (`p95_ms:pct_increase>10`, `tok_s:pct_decrease>15`,
+    /// `error_rate:abs_increase>0.05`); repeatable. A latency threshold breaches only when crossed and Welch's test
+    /// is significant at --alpha.
+    #[arg(long = "threshold", value_name = "METRIC:OP>VALUE", requires = "against")]
+    pub thresholds: Vec<String>,
+    /// The significance level of --against's tests.
+    #[arg(long, default_value_t = 0.05, requires = "against")]
+    pub alpha: f64,
 }
 
 /// Why the command could not run.

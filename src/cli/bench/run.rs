@@ -3,6 +3,7 @@
 
 use std::io::Write;
 
+use super::against::{compare, load_baseline, parse_threshold, print_decision, rules};
 use super::plan::plan_input;
 use super::print::{missed_objectives, print_goodput, print_repeated, print_repetition, print_summary, print_workload};
 use super::{invalid, verdict, BenchArgs, BenchError, BenchResult};
@@ -44,8 +45,24 @@ pub async fn run(args: BenchArgs, config: Option<&std::path::Path>) -> Result<Be
     if args.repeat > 1 {
         return run_repeated(&args, config).await;
     }
+    // The rules and the baseline are read before anything is sent: a typo fails at once, not after the run.
+    let against = match &args.against {
+        Some(against) => {
+            let thresholds: Vec<_> =
+                args.thresholds.iter().map(|t| parse_threshold(t)).collect::<Result<_, _>>().map_err(invalid)?;
+            let rules = rules(&thresholds, args.alpha)?;
+            let server = args.server.as_deref().zip(args.token.as_deref());
+            Some((rules, load_baseline(against, server, config).await?))
+        }
+        None => None,
+    };
     let Measured { run, snapshot, summary } = measure(&args, config).await?;
-    finish(&args, &run, &snapshot, summary)
+    let mut result = finish(&args, &run, &snapshot, summary)?;
+    if let Some((rules, baseline)) = against {
+        let regression = print_decision(&compare(&rules, &baseline, &snapshot));
+        result.failure = result.failure.or(regression);
+    }
+    Ok(result)
 }
 
 /// One run, here or on `--server`.

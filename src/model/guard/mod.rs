@@ -9,6 +9,7 @@ pub(in crate::model) mod schedule;
 pub(in crate::model) mod schedule_detail;
 pub(in crate::model) mod schedule_workload;
 pub(in crate::model) mod states;
+pub(in crate::model) mod window_test;
 
 pub use benchmark_set::{BenchmarkSet, BenchmarkSetInput, SetPrompt, ADVISED_MIN_PROMPTS, MAX_SET_PROMPTS};
 pub use cost::{CostEstimate, RunVolume};
@@ -26,3 +27,4 @@ pub use schedule::{
 pub use schedule_detail::{BaselineInfo, PinnableRun, ScheduleDetail};
 pub use schedule_workload::{schedulable, ScheduleWorkload, MAX_SCHEDULE_REQUESTS, MAX_SCHEDULE_THINK_MS};
 pub use states::{AlertKind, EvaluationStatus, Trigger};
+pub use window_test::{WindowTest, WindowTestKind};

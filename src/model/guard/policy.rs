@@ -11,7 +11,7 @@ use crate::model::ValidationError;
 pub const MAX_POLICY_WINDOW: u32 = 20;
 
 /// How a schedule's alerts behave and what a valid run is, flat on the wire (`policy: {sustainBreaches, sustainOf,
-/// recoverAfter, cannotMeasureAfter, maxErrorRate, minSamples, maxLagP95Ms}`; a missing field takes its default).
+/// recoverAfter, cannotMeasureAfter, maxErrorRate, minSamples, maxLagP95Ms, changeMinSegment}`; a missing field takes its default).
 /// The defaults are the behaviour before the policy existed, plus the two notices: one breach opens an alert,
 /// three healthy evaluations send a recovered notice, three in a row that could not measure open a "cannot
 /// measure" alert.
@@ -37,6 +37,9 @@ pub struct AlertPolicy {
     /// A valid open-loop run: its sends were at most this late at their 95th percentile, ms (else it applied
     /// another load than planned).
     pub max_lag_p95_ms: f64,
+    /// Change points over the history (E-Divisive) leave at least this many evaluations on either side: a change
+    /// is seen once this many evaluations ran after it, and a shorter blip is not one.
+    pub change_min_segment: u32,
 }
 
 /// The limits of a valid run, as [`AlertPolicy`] sets them. A run outside them is `inconclusive`: its figures say
@@ -61,6 +64,7 @@ impl Default for AlertPolicy {
             max_error_rate: 0.5,
             min_samples: 2,
             max_lag_p95_ms: 1_000.0,
+            change_min_segment: 5,
         }
     }
 }
@@ -106,6 +110,12 @@ impl AlertPolicy {
         if !(self.max_lag_p95_ms.is_finite() && self.max_lag_p95_ms > 0.0 && self.max_lag_p95_ms <= 600_000.0) {
             return Err(ValidationError::new("policy.maxLagP95Ms", "must be above 0 and at most 600000 ms"));
         }
+        if !(3..=MAX_POLICY_WINDOW).contains(&self.change_min_segment) {
+            return Err(ValidationError::new(
+                "policy.changeMinSegment",
+                format!("must be 3 to {MAX_POLICY_WINDOW} evaluations (fewer cannot tell a change from noise)"),
+            ));
+        }
         Ok(())
     }
 
@@ -118,12 +128,14 @@ impl AlertPolicy {
         format!(
             "{sustain}; recovered after {} healthy in a row; \"cannot measure\" after {} inconclusive or failed in a \
              row. A run is valid with at most {}% errors, at least {} successful requests (for a latency threshold) \
-             and (open loop) sends at most {} ms late at p95.",
+             and (open loop) sends at most {} ms late at p95. Change points leave at least {} evaluations on \
+             either side.",
             self.recover_after,
             self.cannot_measure_after,
             crate::model::trim_number(self.max_error_rate * 100.0),
             self.min_samples,
             crate::model::trim_number(self.max_lag_p95_ms),
+            self.change_min_segment,
         )
     }
 }
@@ -224,6 +236,8 @@ mod tests {
         assert_eq!(with(|p| p.max_error_rate = f64::NAN), "policy.maxErrorRate");
         assert_eq!(with(|p| p.min_samples = 1), "policy.minSamples");
         assert_eq!(with(|p| p.max_lag_p95_ms = f64::INFINITY), "policy.maxLagP95Ms");
+        assert_eq!(with(|p| p.change_min_segment = 2), "policy.changeMinSegment");
+        assert_eq!(with(|p| p.change_min_segment = 21), "policy.changeMinSegment");
     }
 
     #[test]

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::model::common::ids::{BenchmarkSetId, ConnectorId, WorkloadId};
 use crate::model::guard::policy::AlertPolicy;
 use crate::model::guard::states::EvaluationStatus;
+use crate::model::guard::window_test::WindowTest;
 use crate::model::{is_one_email_address, ValidationError};
 
 /// Thresholds a schedule may hold at most.
@@ -71,6 +72,21 @@ impl Metric {
         matches!(self, Metric::P95Ms | Metric::MeanMs | Metric::TokS)
     }
 
+    /// Its unit after a number, with its space (` ms`); none for the error rate, a fraction.
+    pub fn unit(self) -> &'static str {
+        match self {
+            Metric::P95Ms | Metric::MeanMs => " ms",
+            Metric::TokS => " tok/s",
+            Metric::CostUsd => " USD",
+            Metric::ErrorRate => "",
+        }
+    }
+
+    /// Whether a rise of the figure is the bad direction (all but tok/s).
+    pub fn worse_when_higher(self) -> bool {
+        self != Metric::TokS
+    }
+
     /// The figure in `summary`.
     pub fn of(self, summary: &GuardSummary) -> Option<f64> {
         match self {
@@ -95,9 +111,12 @@ pub enum Op {
     PctDecrease,
     /// Observed exceeds the baseline by at least `value`, in the metric's unit.
     AbsIncrease,
+    /// The schedule's history has a change point (E-Divisive) whose later level is at least `value` % worse than
+    /// the level before it (higher, or lower for tok/s), and this evaluation is at that later level.
+    ChangePoint,
 }
 
-spelled!(Op { PctIncrease => "pct_increase", PctDecrease => "pct_decrease", AbsIncrease => "abs_increase" });
+spelled!(Op { PctIncrease => "pct_increase", PctDecrease => "pct_decrease", AbsIncrease => "abs_increase", ChangePoint => "change_point" });
 
 /// How loud an alert is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -120,17 +139,26 @@ pub struct Threshold {
     pub metric: Metric,
     /// The comparison.
     pub op: Op,
-    /// Percent for the `pct_` ops, the metric's unit for `abs_increase`.
+    /// Percent for the `pct_` ops and `change_point`, the metric's unit for `abs_increase`.
     pub value: f64,
     /// Severity of its alert.
     #[serde(default)]
     pub severity: Severity,
+    /// Judged against the schedule's recent evaluations instead of the pinned baseline; `null` (the default):
+    /// against the baseline, with Welch's test for a latency figure.
+    #[serde(default)]
+    #[cfg_attr(feature = "ssr", serde(skip_serializing_if = "Option::is_none"))]
+    pub test: Option<WindowTest>,
 }
 
 impl Threshold {
-    /// The threshold's identity on its schedule (`p95_ms:pct_increase`): at most one open alert each.
+    /// The threshold's identity on its schedule (`p95_ms:pct_increase`, `p95_ms:pct_increase:z_score` with a
+    /// window test): at most one open alert each.
     pub fn key(&self) -> String {
-        format!("{}:{}", self.metric.as_str(), self.op.as_str())
+        match &self.test {
+            None => format!("{}:{}", self.metric.as_str(), self.op.as_str()),
+            Some(t) => format!("{}:{}:{}", self.metric.as_str(), self.op.as_str(), t.kind.as_str()),
+        }
     }
 }
 
@@ -300,6 +328,13 @@ impl ScheduleInput {
                     "an error rate is a fraction from 0 to 1 (0.05 is 5 points)",
                 ));
             }
+            if let Some(test) = &t.test {
+                let field = format!("thresholds.{i}.test");
+                if t.op == Op::ChangePoint {
+                    return Err(ValidationError::new(field, "change_point is a test of its own: leave test out"));
+                }
+                test.validate().map_err(|why| ValidationError::new(field, why))?;
+            }
             if self.thresholds[..i].iter().any(|other| other.key() == t.key()) {
                 return Err(ValidationError::new(
                     format!("thresholds.{i}"),
@@ -426,6 +461,7 @@ mod tests {
                 op: Op::PctIncrease,
                 value: 20.0,
                 severity: Severity::Warn,
+                test: None,
             }],
             alpha: 0.05,
             require_significance: true,
@@ -444,6 +480,7 @@ mod tests {
                 op: Op::AbsIncrease,
                 value: 0.1,
                 severity: Severity::Warn,
+                test: None,
             }],
             ..input()
         };
@@ -458,6 +495,7 @@ mod tests {
                 op: Op::AbsIncrease,
                 value: 0.5,
                 severity: Severity::Warn,
+                test: None,
             }],
             ..input()
         };
@@ -540,6 +578,7 @@ mod tests {
             op: Op::AbsIncrease,
             value: 5.0,
             severity: Severity::Critical,
+            test: None,
         }];
         assert_eq!(field(ScheduleInput { thresholds: rate, ..input() }), "thresholds.0.value");
     }

@@ -61,6 +61,12 @@ impl EvaluationStatus {
         matches!(self, EvaluationStatus::Healthy | EvaluationStatus::Breached)
     }
 
+    /// The evaluation measured the endpoint with a valid run (judged, or with no baseline to judge it by): its
+    /// figures are a point of the schedule's history, where change points are searched for.
+    pub fn measured(self) -> bool {
+        matches!(self, EvaluationStatus::Healthy | EvaluationStatus::Breached | EvaluationStatus::NoBaseline)
+    }
+
     /// The evaluation could not measure the endpoint (inconclusive or failed): a run of these raises a "cannot
     /// measure" alert.
     pub fn unmeasured(self) -> bool {

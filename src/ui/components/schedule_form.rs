@@ -15,7 +15,7 @@ use crate::model::{
 };
 
 const METRICS: [Metric; 5] = [Metric::P95Ms, Metric::MeanMs, Metric::TokS, Metric::CostUsd, Metric::ErrorRate];
-const OPS: [Op; 3] = [Op::PctIncrease, Op::PctDecrease, Op::AbsIncrease];
+const OPS: [Op; 4] = [Op::PctIncrease, Op::PctDecrease, Op::AbsIncrease, Op::ChangePoint];
 
 fn select_value<T: Copy>(options: &[T], name: impl Fn(T) -> &'static str, value: &str) -> Option<T> {
     options.iter().copied().find(|o| name(*o) == value)
@@ -53,7 +53,13 @@ pub fn ScheduleForm(existing: Option<Schedule>, choices: ScheduleChoices) -> imp
     let alpha = RwSignal::new(first.as_ref().map_or("0.05".to_string(), |i| i.alpha.to_string()));
     let significance = RwSignal::new(first.as_ref().is_none_or(|i| i.require_significance));
     let thresholds = RwSignal::new(first.as_ref().map(|i| i.thresholds.clone()).unwrap_or_else(|| {
-        vec![Threshold { metric: Metric::P95Ms, op: Op::PctIncrease, value: 20.0, severity: Severity::Warn }]
+        vec![Threshold {
+            metric: Metric::P95Ms,
+            op: Op::PctIncrease,
+            value: 20.0,
+            severity: Severity::Warn,
+            test: None,
+        }]
     }));
     // The alert policy's fields, as typed: a number that does not parse is sent as 0 (or NaN) for the server to
     // refuse with the field's name. In the form's own view, bound: of the ways tried, the one that costs the page's
@@ -272,7 +278,7 @@ fn ThresholdsFieldset(thresholds: RwSignal<Vec<Threshold>>) -> impl IntoView {
     view! {
         <fieldset>
             <legend>"Thresholds"</legend>
-            <p class="muted">"Percent for the % comparisons; the metric's unit for an absolute increase (ms, tok/s, USD, or a fraction for the error rate: 0.05 is 5 points)."</p>
+            <p class="muted">"Percent for the % comparisons and change_point; the metric's unit for an absolute increase (ms, tok/s, USD, or a fraction for the error rate: 0.05 is 5 points)."</p>
             {move || thresholds.get().into_iter().enumerate().map(|(i, t)| view! {
                 <div class="threshold-row">
                     <select class="threshold-metric" on:change=move |ev| if let Some(m) = select_value(&METRICS, Metric::as_str, &event_target_value(&ev)) { update.with_value(|u| u(i, Box::new(move |t| t.metric = m))) }>
@@ -290,7 +296,7 @@ fn ThresholdsFieldset(thresholds: RwSignal<Vec<Threshold>>) -> impl IntoView {
                     <button type="button" class="link danger" on:click=move |_| thresholds.update(|all| { all.remove(i); })>"Remove"</button>
                 </div>
             }).collect_view()}
-            <button type="button" id="add-threshold" on:click=move |_| thresholds.update(|all| all.push(Threshold { metric: Metric::MeanMs, op: Op::PctIncrease, value: 20.0, severity: Severity::Warn }))>"Add threshold"</button>
+            <button type="button" id="add-threshold" on:click=move |_| thresholds.update(|all| all.push(Threshold { metric: Metric::MeanMs, op: Op::PctIncrease, value: 20.0, severity: Severity::Warn, test: None }))>"Add threshold"</button>
         </fieldset>
     }
 }

@@ -146,17 +146,21 @@ fn AlertItem(alert: AlertView) -> impl IntoView {
     }
 }
 
-/// A breach in one line: the threshold, the change, baseline → observed and Welch's p-value.
+/// A breach in one line: the threshold, the change, baseline → observed and the test's p-value (Welch's, or the
+/// change point's for a change-point threshold, whose "baseline" is the level before the change).
 fn breach_line(b: &crate::model::Breach) -> String {
+    use crate::model::Op;
     let change = b.pct_change.map_or_else(|| format!("{:+.3}", b.delta), |p| format!("{p:+.1}%"));
     let limit = match b.op {
-        crate::model::Op::PctIncrease => format!("+{}%", b.threshold),
-        crate::model::Op::PctDecrease => format!("−{}%", b.threshold),
-        crate::model::Op::AbsIncrease => format!("+{}", figure(b.metric, Some(b.threshold))),
+        Op::PctIncrease => format!("+{}%", b.threshold),
+        Op::ChangePoint if b.metric.worse_when_higher() => format!("+{}%", b.threshold),
+        Op::PctDecrease | Op::ChangePoint => format!("−{}%", b.threshold),
+        Op::AbsIncrease => format!("+{}", figure(b.metric, Some(b.threshold))),
     };
+    let (from, test) = if b.op == Op::ChangePoint { ("level before", "change point") } else { ("baseline", "Welch") };
     let p_value = b.p_value.map_or("p n/a".to_string(), |p| format!("p = {}", crate::report::p_value(p)));
     format!(
-        "{} {} {change} (threshold {limit}): baseline {} → observed {}, Welch {p_value}",
+        "{} {} {change} (threshold {limit}): {from} {} → observed {}, {test} {p_value}",
         b.metric.as_str(),
         b.op.as_str(),
         figure(b.metric, Some(b.baseline)),

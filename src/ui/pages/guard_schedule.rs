@@ -1,39 +1,17 @@
-//! `/guard/schedules/new` and `/guard/schedules/:id`: a schedule's form, and for an existing one its baseline
-//! (pin a completed run), Run now, pause and resume, Send test, the history chart, every evaluation with why it
-//! did or did not alert, and the webhook delivery log.
+//! `/guard/schedules/:id`: a schedule's baseline (pin a completed run), Run now, pause and resume, Send test, the
+//! history chart, every evaluation with why it did or did not alert, and the webhook delivery log. Its form is
+//! `/guard/schedules/:id/settings` (`guard_schedule_form`).
 
 use leptos::prelude::*;
-use leptos_router::components::A;
 use leptos_router::hooks::{use_navigate, use_params_map};
 
 use crate::api::guard::{
-    delete_schedule, enable_schedule, get_schedule_choices, get_schedule_page, pin_baseline, run_schedule_now,
-    send_test_webhook, SchedulePage as SchedulePageView,
+    delete_schedule, enable_schedule, get_schedule_page, pin_baseline, run_schedule_now, send_test_webhook,
+    SchedulePage as SchedulePageView,
 };
 use crate::model::{RunId, ScheduleId};
-use crate::ui::components::{alert_badge, ErrorBox, Layout, ScheduleForm, ServerPart};
+use crate::ui::components::{alert_badge, ErrorBox, Layout, ServerPart};
 use crate::ui::hooks::resource;
-
-/// A new schedule.
-#[component]
-pub fn NewSchedulePage() -> impl IntoView {
-    let choices = resource(|| (), |_| get_schedule_choices());
-    view! {
-        <Layout title="New schedule">
-            <Suspense fallback=|| view! { <p>"Loading…"</p> }>
-                {move || Suspend::new(async move {
-                    match choices.await {
-                        Ok(choices) if choices.sets.is_empty() => view! {
-                            <p id="need-set">"A schedule runs a benchmark set: " <A href="/guard/sets">"create one first"</A> "."</p>
-                        }.into_any(),
-                        Ok(choices) => view! { <ScheduleForm existing=None choices/> }.into_any(),
-                        Err(e) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
-                    }
-                })}
-            </Suspense>
-        </Layout>
-    }
-}
 
 /// An existing schedule.
 #[component]
@@ -47,7 +25,7 @@ pub fn SchedulePage() -> impl IntoView {
         move || (id(), refresh.get()),
         |(id, _)| async move {
             match id {
-                Some(id) => Some((get_schedule_page(id).await, get_schedule_choices().await)),
+                Some(id) => Some(get_schedule_page(id).await),
                 None => None,
             }
         },
@@ -58,15 +36,8 @@ pub fn SchedulePage() -> impl IntoView {
                 {move || Suspend::new(async move {
                     match detail.await {
                         None => view! { <ErrorBox message="No such schedule.".to_string()/> }.into_any(),
-                        Some((Ok(page), Ok(choices))) => {
-                            let schedule = page.schedule.clone();
-                            view! {
-                                <ScheduleView page refresh notice/>
-                                <h2>"Settings"</h2>
-                                <ScheduleForm existing=Some(schedule) choices/>
-                            }.into_any()
-                        }
-                        Some((Err(e), _) | (_, Err(e))) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
+                        Some(Ok(page)) => view! { <ScheduleView page refresh notice/> }.into_any(),
+                        Some(Err(e)) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
                     }
                 })}
             </Transition>
@@ -167,6 +138,7 @@ fn ScheduleView(page: SchedulePageView, refresh: RwSignal<u32>, notice: RwSignal
                 {move || if run_now.pending().get() { "Running…" } else { "Run now" }}
             </button>
             <button type="button" id="toggle-schedule" on:click=move |_| { toggle.dispatch(()); }>{if enabled { "Pause" } else { "Resume" }}</button>
+            <a id="edit-schedule" class="button" href=format!("/guard/schedules/{id}/settings")>"Settings"</a>
             {has_webhook.then(|| view! { <button type="button" id="send-test" on:click=move |_| { test.dispatch(()); }>"Send test webhook"</button> })}
             <Show when=move || !confirming.get() fallback=move || view! {
                 <span class="confirm">"Delete this schedule, its evaluations and alerts? "

@@ -1,0 +1,147 @@
+//! `bench --against BASELINE --threshold 'p95_ms:pct_increase>10'`: a pipeline's regression gate with Guard's own
+//! judgement. The run just made is compared with a baseline — a run of the app's database, of `--server`, or a
+//! snapshot file (`bench --out`) — exactly as a Guard schedule compares an evaluation: the five-figure summary of
+//! each side's successful requests, Welch's test of their total times, each threshold's verdict in words (a latency
+//! threshold breaches only when crossed and significant at `--alpha`), Benjamini–Hochberg when several tests judge
+//! at once. A breach fails the command (exit 1).
+
+use std::path::Path;
+
+use super::{invalid, BenchError};
+use crate::guard::{decide, observe};
+use crate::model::{
+    Baseline, BaselineId, BenchmarkSetId, Cadence, ConnectorId, Decision, Metric, Op, RunId, ScheduleInput, Severity,
+    Threshold,
+};
+use crate::report::ReportSnapshot;
+
+/// Parses `METRIC:OP>VALUE` (`p95_ms:pct_increase>10`, `error_rate:abs_increase>0.05`).
+pub fn parse_threshold(text: &str) -> Result<Threshold, String> {
+    let usage = "a threshold is METRIC:OP>VALUE, e.g. p95_ms:pct_increase>10 (metrics: p95_ms, mean_ms, tok_s, \
+                 cost_usd, error_rate; ops: pct_increase, pct_decrease, abs_increase)";
+    let (key, value) = text.split_once('>').ok_or_else(|| format!("{text:?}: {usage}"))?;
+    let (metric, op) = key.trim().split_once(':').ok_or_else(|| format!("{text:?}: {usage}"))?;
+    let metric = Metric::parse(metric.trim()).ok_or_else(|| format!("{text:?}: unknown metric {metric:?}; {usage}"))?;
+    let op = Op::parse(op.trim()).ok_or_else(|| format!("{text:?}: unknown op {op:?}; {usage}"))?;
+    if op == Op::ChangePoint {
+        return Err(format!("{text:?}: a change point needs a schedule's history; one run has none"));
+    }
+    let value: f64 = value.trim().parse().map_err(|_| format!("{text:?}: {value:?} is not a number"))?;
+    Ok(Threshold { metric, op, value, severity: Severity::Critical, test: None })
+}
+
+/// The schedule-shaped rules a comparison is judged by, validated as a schedule's are.
+pub fn rules(thresholds: &[Threshold], alpha: f64) -> Result<ScheduleInput, BenchError> {
+    let input = ScheduleInput {
+        name: "bench --against".into(),
+        set_id: BenchmarkSetId(uuid::Uuid::nil()),
+        connector_id: ConnectorId(uuid::Uuid::nil()),
+        enabled: true,
+        cadence: Cadence::Daily,
+        notify: Default::default(),
+        thresholds: thresholds.to_vec(),
+        alpha,
+        require_significance: true,
+        workload_id: None,
+        policy: Default::default(),
+    };
+    input.validate().map_err(|e| {
+        // `thresholds.0.value` is the first --threshold's value.
+        let mut parts = e.field.splitn(3, '.');
+        let field = match (parts.next(), parts.next().and_then(|i| i.parse::<usize>().ok())) {
+            (Some("thresholds"), Some(i)) => format!("--threshold {} ({})", i + 1, thresholds[i].key()),
+            (Some("alpha"), _) => "--alpha".to_string(),
+            _ => e.field.clone(),
+        };
+        invalid(format!("{field}: {}", e.reason))
+    })
+}
+
+/// The baseline's report: `against` names a snapshot file when one exists at that path, else a run id, read from
+/// `server` (with `token`) or the app's database.
+pub async fn load_baseline(
+    against: &str,
+    server: Option<(&str, &str)>,
+    config: Option<&Path>,
+) -> Result<ReportSnapshot, BenchError> {
+    let path = Path::new(against);
+    if path.is_file() {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| BenchError::Io(format!("cannot read {}: {e}", path.display())))?;
+        return serde_json::from_str(&text)
+            .map_err(|e| invalid(format!("{} is not a report snapshot (bench --out): {e}", path.display())));
+    }
+    let id: RunId = against
+        .parse()
+        .map_err(|_| invalid(format!("--against {against:?} is neither a snapshot file nor a run id (a UUID)")))?;
+    match server {
+        Some((server, token)) => {
+            let remote = crate::cli::remote::RemoteServer::new(server, token).map_err(invalid)?;
+            let report: crate::api::runs::RunReport =
+                remote.call("runs/report", &serde_json::json!({ "id": id })).await.map_err(invalid)?;
+            Ok(report.snapshot)
+        }
+        None => {
+            let settings = crate::config::Settings::load(config).map_err(invalid)?;
+            settings.require_existing_data().map_err(invalid)?;
+            let store = crate::store::Store::connect(&settings.database_url).await.map_err(invalid)?;
+            let found = match store.run_workspace(id).await {
+                Ok(workspace) => store.run_report(workspace, id).await.map(|(_, snapshot, _)| snapshot),
+                Err(e) => Err(e),
+            };
+            store.close().await;
+            found.map_err(|e| invalid(format!("baseline run {id}: {e}")))
+        }
+    }
+}
+
+/// The run (`current`) judged against `baseline` by `rules`.
+pub fn compare(rules: &ScheduleInput, baseline: &ReportSnapshot, current: &ReportSnapshot) -> Decision {
+    let (baseline_totals, baseline_summary) = observe(&baseline.results);
+    let pinned = Baseline {
+        id: BaselineId(uuid::Uuid::nil()),
+        set_id: rules.set_id,
+        connector_id: rules.connector_id,
+        run_id: RunId(uuid::Uuid::nil()),
+        total_ms: baseline_totals,
+        summary: baseline_summary,
+        current: true,
+        pinned_at_ms: 0,
+    };
+    let (totals, summary) = observe(&current.results);
+    decide(rules, &pinned, (&totals, &summary), &[])
+}
+
+/// Prints each threshold's verdict; why the comparison fails the pipeline, if it does.
+pub fn print_decision(decision: &Decision) -> Option<String> {
+    let (n_baseline, n_run) = decision.n;
+    let p = decision.p_value.map_or("n/a (fewer than 2 successful requests on a side)".into(), crate::report::p_value);
+    println!("against        {n_baseline} baseline / {n_run} run successful requests, Welch p = {p}");
+    for check in &decision.checks {
+        let t = check.threshold;
+        let mark = if check.breached { "BREACHED" } else { "ok" };
+        println!("threshold      {}:{}>{} {mark}: {}", t.metric.as_str(), t.op.as_str(), t.value, check.reason);
+    }
+    let breached: Vec<String> = decision.breaches.iter().map(|b| b.key()).collect();
+    (!breached.is_empty()).then(|| format!("regression against the baseline: {}", breached.join(", ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thresholds_parse_and_bad_ones_say_what_is_expected() {
+        let t = parse_threshold("p95_ms:pct_increase>10").unwrap();
+        assert_eq!((t.metric, t.op, t.value), (Metric::P95Ms, Op::PctIncrease, 10.0));
+        assert_eq!(parse_threshold(" tok_s : pct_decrease > 5.5 ").unwrap().value, 5.5);
+        assert!(parse_threshold("p95_ms>10").unwrap_err().contains("METRIC:OP>VALUE"));
+        assert!(parse_threshold("p99_ms:pct_increase>10").unwrap_err().contains("unknown metric \"p99_ms\""));
+        assert!(parse_threshold("p95_ms:more>10").unwrap_err().contains("unknown op \"more\""));
+        assert!(parse_threshold("p95_ms:pct_increase>ten").unwrap_err().contains("\"ten\" is not a number"));
+        assert!(parse_threshold("p95_ms:change_point>10").unwrap_err().contains("needs a schedule's history"));
+        let negative = rules(&[parse_threshold("p95_ms:pct_increase>-1").unwrap()], 0.05).err().unwrap();
+        assert_eq!(negative.to_string(), "--threshold 1 (p95_ms:pct_increase): must be a number above 0");
+        assert!(rules(&[parse_threshold("p95_ms:pct_increase>1").unwrap()], 0.9).is_err(), "alpha out of range");
+    }
+}
