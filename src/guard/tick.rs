@@ -17,7 +17,7 @@ use super::validity::judge_validity;
 use crate::clock::Clock;
 use crate::jobs::StartError;
 use crate::model::{
-    Agent, BenchmarkSet, EvaluationEnd, GuardSummary, InvalidRun, LoadMode, Notice, PastEvaluation, RunId,
+    Agent, BenchmarkSet, EvaluationEnd, GuardSummary, InvalidRun, LoadMode, Notice, Op, PastEvaluation, RunId,
     RunPlanInput, RunStatus, Schedule, ScheduleId, ScheduleOutcome, Validity, Workload, WorkspaceId,
 };
 use crate::notify::{new_message_id, AlertMessage, MailSender, MailedAlert, Mailer};
@@ -343,11 +343,16 @@ impl Guard {
             Ok(None) => return EvaluationEnd::NoBaseline { run: run.id, observed: (totals, summary) },
             Err(e) => return failed(format!("the baseline could not be read: {e}"), Some(run.id)),
         };
-        // The history a change-point threshold reads: what the schedule's page charts.
-        let history: Vec<GuardSummary> = match self.store.list_evaluations(claim.workspace, schedule.id, HISTORY).await
-        {
-            Ok(evaluations) => measured_history(&evaluations).into_iter().map(|(_, summary)| summary).collect(),
-            Err(e) => return failed(format!("the schedule's history could not be read: {e}"), Some(run.id)),
+        // The history a change-point or window threshold reads (what the schedule's page charts); read only when
+        // one of its thresholds needs it.
+        let reads_history = schedule.input.thresholds.iter().any(|t| t.op == Op::ChangePoint || t.test.is_some());
+        let history: Vec<GuardSummary> = if reads_history {
+            match self.store.list_evaluations(claim.workspace, schedule.id, HISTORY).await {
+                Ok(evaluations) => measured_history(&evaluations).into_iter().map(|(_, summary)| summary).collect(),
+                Err(e) => return failed(format!("the schedule's history could not be read: {e}"), Some(run.id)),
+            }
+        } else {
+            Vec::new()
         };
         let decision = decide(&schedule.input, &baseline, (&totals, &summary), &history);
         EvaluationEnd::Compared {
