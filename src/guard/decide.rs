@@ -6,6 +6,7 @@
 //! evaluation (Welch's, once for every latency threshold it gates; each change point; each z-score or log-normal
 //! window test), a breach needs its Benjamini–Hochberg adjusted p-value to pass α too, and its reason says so.
 
+use super::crossing::crossing;
 use super::history_checks::{change_point_check, window_check};
 use crate::model::{
     Baseline, Breach, Decision, GuardSummary, IterationRecord, Op, ScheduleInput, Threshold, ThresholdCheck,
@@ -151,20 +152,7 @@ fn check(
         let missing = if b.is_none() { "the baseline" } else { "this run" };
         return verdict(false, false, format!("not measurable: {missing} has no {}", threshold.metric.as_str()));
     };
-    let pct = (b != 0.0).then(|| (o - b) / b * 100.0);
-    let crossed = match threshold.op {
-        Op::PctIncrease => pct.is_some_and(|p| p >= threshold.value),
-        Op::PctDecrease => pct.is_some_and(|p| -p >= threshold.value),
-        Op::AbsIncrease => o - b >= threshold.value,
-        Op::ChangePoint => unreachable!("a change-point threshold reads the history (change_point_check)"),
-    };
-    let change = match (threshold.op, pct) {
-        (Op::AbsIncrease, _) => format!("{:+.4} (limit +{})", o - b, threshold.value),
-        (_, Some(p)) => {
-            format!("{p:+.1}% (limit {}{}%)", if threshold.op == Op::PctIncrease { "+" } else { "−" }, threshold.value)
-        }
-        (_, None) => "no percentage of a zero baseline".to_string(),
-    };
+    let (crossed, _, change) = crossing(threshold, b, o, "baseline");
     if !crossed {
         return verdict(false, false, format!("within the threshold: {change}"));
     }

@@ -3,6 +3,7 @@
 //! with a window test (its figure against the same figure over the last evaluations: z-score, log-normal, IQR,
 //! delta-IQR). Each says in its reason what it found, or why it could not judge.
 
+use super::crossing::crossing;
 use crate::model::{GuardSummary, Op, ScheduleInput, Threshold, ThresholdCheck, WindowTest, WindowTestKind};
 use crate::stats::change_points::{search, ChangePointSettings};
 use crate::stats::history_tests::{judge, HistoryTest, Worse};
@@ -118,22 +119,9 @@ pub fn window_check(
         Err(why) => return (verdict(None, None, false, format!("{name}: not judged: {}", why.describe())), None),
     };
     let center = found.center;
-    let pct = (center != 0.0).then(|| (now - center) / center.abs() * 100.0);
-    let crossed = match threshold.op {
-        Op::PctIncrease => pct.is_some_and(|p| p >= threshold.value),
-        Op::PctDecrease => pct.is_some_and(|p| -p >= threshold.value),
-        Op::AbsIncrease => now - center >= threshold.value,
-        Op::ChangePoint => false,
-    };
+    let (crossed, pct, change) = crossing(threshold, center, now, "center");
     let unit = metric.unit();
     let figure = |v: f64| format!("{}{unit}", crate::model::trim_number(v));
-    let change = match (threshold.op, pct) {
-        (Op::AbsIncrease, _) => format!("{:+.4} (limit +{})", now - center, threshold.value),
-        (_, Some(p)) => {
-            format!("{p:+.1}% (limit {}{}%)", if worse == Worse::Lower { "−" } else { "+" }, threshold.value)
-        }
-        (_, None) => "no percentage of a zero center".to_string(),
-    };
     let p = found.p_value.map_or(String::new(), |p| format!(", p = {}", crate::report::p_value(p)));
     let tested = format!(
         "{name} over the last {} evaluations: center {}, limit {}, now {}{p}",

@@ -4,6 +4,7 @@
 //! scheduler tick instead.
 
 mod alerts;
+mod crossing;
 mod decide;
 mod history_checks;
 mod hook_limit;
