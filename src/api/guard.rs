@@ -409,7 +409,7 @@ pub async fn open_alert_count() -> Result<u64, AppError> {
 pub async fn acknowledge_alert(id: AlertId) -> Result<bool, AppError> {
     with_session(|state, session| async move {
         let now = state.clock.now_ms();
-        Ok(state.store.acknowledge_alert(session.workspace_id, id, now).await?)
+        Ok(crate::guard::acknowledge_alert(&state.store, session.workspace_id, id, now).await?)
     })
     .await
 }
@@ -419,7 +419,7 @@ pub async fn acknowledge_alert(id: AlertId) -> Result<bool, AppError> {
 pub async fn acknowledge_all_alerts() -> Result<u64, AppError> {
     with_session(|state, session| async move {
         let now = state.clock.now_ms();
-        Ok(state.store.acknowledge_all_alerts(session.workspace_id, now).await?)
+        Ok(crate::guard::acknowledge_all_alerts(&state.store, session.workspace_id, now).await?)
     })
     .await
 }

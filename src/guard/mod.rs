@@ -3,6 +3,7 @@
 //! thresholds), and opens, updates or recovers alerts under the schedule's policy; the in-process loop ticks every few minutes and `POST /api/public/hooks/guard-tick` lets an external
 //! scheduler tick instead.
 
+mod acknowledge;
 mod alerts;
 mod crossing;
 mod decide;
@@ -13,6 +14,7 @@ mod schedule_page;
 mod tick;
 mod validity;
 
+pub use acknowledge::{acknowledge_alert, acknowledge_all_alerts};
 pub use alerts::{plan_alerts, Channels, Finished, Standing};
 pub use decide::{decide, observe};
 pub use hook_limit::{HookLimit, Refusal, Turn, HOOK_BUDGET, HOOK_CLIENT_BUDGET};

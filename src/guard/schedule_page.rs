@@ -86,6 +86,6 @@ pub async fn save_schedule(
             let secret = crate::notify::new_webhook_secret();
             Ok((store.create_schedule(workspace, input, &secret, sealer, now_ms).await?, Some(secret)))
         }
-        Some(id) => Ok((store.update_schedule(workspace, id, input, now_ms).await?, None)),
+        Some(id) => Ok((store.update_schedule(workspace, id, input, sealer, now_ms).await?, None)),
     }
 }

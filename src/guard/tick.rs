@@ -17,7 +17,7 @@ use super::validity::judge_validity;
 use crate::clock::Clock;
 use crate::jobs::StartError;
 use crate::model::{
-    Agent, BenchmarkSet, EvaluationEnd, GuardSummary, InvalidRun, LoadMode, Notice, Op, PastEvaluation, RunId,
+    Agent, AlertId, BenchmarkSet, EvaluationEnd, GuardSummary, InvalidRun, LoadMode, Notice, Op, PastEvaluation, RunId,
     RunPlanInput, RunStatus, Schedule, ScheduleId, ScheduleOutcome, Validity, Workload, WorkspaceId,
 };
 use crate::notify::{new_message_id, AlertMessage, MailSender, MailedAlert, Mailer};
@@ -177,17 +177,21 @@ impl Guard {
         };
         let now = self.clock.now_ms();
         let schedule = schedule.ok();
-        let body = |notice: &Notice| match &schedule {
-            Some(s) => self
-                .notice(s, &end, notice, now)
-                .webhook_body(s.input.notify.webhook_url.as_deref().unwrap_or_default()),
-            None => String::new(),
+        let bodies = |notice: &Notice, alerts: &[AlertId]| match &schedule {
+            Some(s) => {
+                let url = s.input.notify.webhook_url.as_deref().unwrap_or_default();
+                crate::notify::bodies(s.input.notify.receiver, url, notice, alerts, |n| self.notice(s, &end, n, now))
+            }
+            None => Vec::new(),
         };
-        let webhook = schedule.as_ref().and_then(|s| s.input.notify.webhook_url.as_deref()).map(|url| WebhookNotice {
-            url,
-            message_id: new_message_id,
-            body: &body,
-        });
+        let webhook = schedule.as_ref().and_then(|s| s.input.notify.webhook_url.as_deref().map(|url| (url, s))).map(
+            |(url, s)| WebhookNotice {
+                url,
+                receiver: s.input.notify.receiver,
+                message_id: new_message_id,
+                bodies: &bodies,
+            },
+        );
         let recipients = match &schedule {
             Some(s) if self.mail.is_some() => self.recipients(claim.workspace, s).await,
             _ => Vec::new(),
@@ -275,13 +279,7 @@ impl Guard {
     }
 
     /// What `notice` says about an evaluation of `schedule`.
-    fn notice<'a>(
-        &self,
-        schedule: &'a Schedule,
-        end: &EvaluationEnd,
-        notice: &'a Notice,
-        at_ms: i64,
-    ) -> AlertMessage<'a> {
+    fn notice<'a>(&self, schedule: &Schedule, end: &EvaluationEnd, notice: &'a Notice, at_ms: i64) -> AlertMessage<'a> {
         let (baseline, observed) = match end {
             EvaluationEnd::Compared { observed, baseline, .. } => (Some(baseline.summary), Some(observed.1)),
             _ => (None, end.observed().map(|(_, summary)| summary).copied()),
@@ -289,7 +287,7 @@ impl Guard {
         AlertMessage {
             notice,
             schedule_id: schedule.id,
-            schedule_name: &schedule.input.name,
+            schedule_name: schedule.input.name.clone(),
             benchmark_set_id: schedule.input.set_id.to_string(),
             baseline,
             observed,

@@ -23,6 +23,12 @@ pub enum DeliveryError {
     /// The schedule's signing secret could not be read.
     #[error("the schedule's signing secret could not be read: {0}")]
     Secret(StoreError),
+    /// The schedule's PagerDuty routing key could not be read (none is stored, or it does not open).
+    #[error("the schedule's PagerDuty routing key could not be read: {0}")]
+    RoutingKey(StoreError),
+    /// A stored body is not the JSON object it was written as.
+    #[error("the stored message is not JSON: {0}")]
+    Body(serde_json::Error),
     /// The message could not be signed.
     #[error(transparent)]
     Sign(#[from] SignError),

@@ -27,7 +27,7 @@ pub struct AlertMessage<'a> {
     /// The schedule.
     pub schedule_id: ScheduleId,
     /// Its name.
-    pub schedule_name: &'a str,
+    pub schedule_name: String,
     /// Its benchmark set.
     pub benchmark_set_id: String,
     /// The baseline's summary, when the run was compared.
@@ -116,67 +116,55 @@ impl AlertMessage<'_> {
         }
     }
 
-    /// Two lines a person reads: a marker, what happened, `[severity]` and the schedule; then the figures — for an
-    /// alert the first breach's metric, signed change, baseline → observed and p-value (and how many more
-    /// breaches there are); for a recovery the metric's figure now; for "cannot measure" the reason.
-    pub fn text(&self) -> String {
-        let head = |marker: &str, what: &str| {
-            format!("{marker} latency-guard {what} [{}] {}", self.severity().as_str(), self.schedule_name)
+    /// The first line: a marker, what happened, `[severity]` and the schedule.
+    pub fn headline(&self) -> String {
+        let (marker, what) = match self.notice {
+            Notice::Opened(_) => ("🚨", "alert"),
+            Notice::Recovered(_) => ("✅", "recovered"),
+            Notice::CannotMeasure(_) => ("⚠️", "cannot measure"),
+            Notice::MeasurableAgain => ("✅", "measuring again"),
         };
-        let more = |n: usize| if n > 1 { format!(" (+{} more)", n - 1) } else { String::new() };
+        format!("{marker} latency-guard {what} [{}] {}", self.severity().as_str(), self.schedule_name)
+    }
+
+    /// The figures, one line per breach the notice is about: for an alert the metric, signed change, baseline →
+    /// observed and p-value; for a recovery the metric's figure now; for "cannot measure" the reason.
+    pub fn details(&self) -> Vec<String> {
         match self.notice {
-            Notice::Opened(breaches) => {
-                let mut text = head("🚨", "alert");
-                if let Some(b) = breaches.first() {
-                    let unit = b.metric.unit();
-                    let change = match b.pct_change {
-                        Some(p) => format!("{p:+.1}%"),
-                        None => format!("{:+.3}{unit}", b.delta),
-                    };
-                    let p = b.p_value.map_or_else(|| "p = n/a".to_string(), |p| format!("p = {}", p_value(p)));
-                    // A change-point breach compares the level after the change with the level before it.
-                    let (what, from) = match b.op {
-                        Op::ChangePoint => (" change point", "level before"),
-                        _ => ("", "baseline"),
-                    };
-                    text.push_str(&format!(
-                        "\n{}{what} {change} ({from} {}{unit} → observed {}{unit}), {p}{}",
-                        b.metric.as_str(),
-                        figure(b.baseline),
-                        figure(b.observed),
-                        more(breaches.len())
-                    ));
-                }
-                text
+            Notice::Opened(breaches) => breaches.iter().map(opened_line).collect(),
+            Notice::Recovered(breaches) => breaches.iter().map(|b| self.recovered_line(b)).collect(),
+            Notice::CannotMeasure(what) => {
+                vec![format!("{} ({} evaluations in a row could not measure)", what.reason, what.evaluations)]
             }
-            Notice::Recovered(breaches) => {
-                let mut text = head("✅", "recovered");
-                if let Some(b) = breaches.first() {
-                    let unit = b.metric.unit();
-                    let now = |summary: Option<GuardSummary>| {
-                        summary.and_then(|s| b.metric.of(&s)).map_or("n/a".to_string(), |v| format!("{}{unit}", figure(v)))
-                    };
-                    text.push_str(&format!(
-                        "\n{} healthy again: baseline {} → observed {} (it breached at {}{unit}); the alert stays open until acknowledged{}",
-                        b.metric.as_str(),
-                        now(self.baseline),
-                        now(self.observed),
-                        figure(b.observed),
-                        more(breaches.len())
-                    ));
-                }
-                text
-            }
-            Notice::CannotMeasure(what) => format!(
-                "{}\n{} ({} evaluations in a row could not measure)",
-                head("⚠️", "cannot measure"),
-                what.reason,
-                what.evaluations
-            ),
-            Notice::MeasurableAgain => format!(
-                "{}\nthe latest evaluation measured the endpoint again; its \"cannot measure\" alert stays open until acknowledged",
-                head("✅", "measuring again")
-            ),
+            Notice::MeasurableAgain => vec![
+                "the latest evaluation measured the endpoint again; its \"cannot measure\" alert stays open until \
+                 acknowledged"
+                    .to_string(),
+            ],
+        }
+    }
+
+    fn recovered_line(&self, b: &Breach) -> String {
+        let unit = b.metric.unit();
+        let now = |summary: Option<GuardSummary>| {
+            summary.and_then(|s| b.metric.of(&s)).map_or("n/a".to_string(), |v| format!("{}{unit}", figure(v)))
+        };
+        format!(
+            "{} healthy again: baseline {} → observed {} (it breached at {}{unit}); the alert stays open until acknowledged",
+            b.metric.as_str(),
+            now(self.baseline),
+            now(self.observed),
+            figure(b.observed),
+        )
+    }
+
+    /// Two lines a person reads: the headline, then the first figures line (and how many more breaches there are).
+    pub fn text(&self) -> String {
+        let details = self.details();
+        let more = if details.len() > 1 { format!(" (+{} more)", details.len() - 1) } else { String::new() };
+        match details.first() {
+            Some(first) => format!("{}\n{first}{more}", self.headline()),
+            None => self.headline(),
         }
     }
 
@@ -191,7 +179,7 @@ impl AlertMessage<'_> {
             kind: self.event_type(),
             severity: self.severity(),
             schedule_id: self.schedule_id.to_string(),
-            schedule_name: self.schedule_name,
+            schedule_name: &self.schedule_name,
             benchmark_set_id: &self.benchmark_set_id,
             baseline: self.baseline,
             observed: self.observed,
@@ -218,6 +206,27 @@ impl AlertMessage<'_> {
         };
         serde_json::to_string(&body).unwrap_or_default()
     }
+}
+
+/// An alert's figures line: metric, signed change, baseline (or the level before a change point) → observed, p.
+fn opened_line(b: &Breach) -> String {
+    let unit = b.metric.unit();
+    let change = match b.pct_change {
+        Some(p) => format!("{p:+.1}%"),
+        None => format!("{:+.3}{unit}", b.delta),
+    };
+    let p = b.p_value.map_or_else(|| "p = n/a".to_string(), |p| format!("p = {}", p_value(p)));
+    // A change-point breach compares the level after the change with the level before it.
+    let (what, from) = match b.op {
+        Op::ChangePoint => (" change point", "level before"),
+        _ => ("", "baseline"),
+    };
+    format!(
+        "{}{what} {change} ({from} {}{unit} → observed {}{unit}), {p}",
+        b.metric.as_str(),
+        figure(b.baseline),
+        figure(b.observed)
+    )
 }
 
 /// A fresh message id (`webhook-id`): `msg_` and a random UUID's 32 hex digits.
@@ -251,7 +260,8 @@ pub fn is_discord(url: &str) -> bool {
     })
 }
 
-fn figure(v: f64) -> String {
+/// A figure as notices write it: whole above 100, else up to three decimals without trailing zeros.
+pub(super) fn figure(v: f64) -> String {
     if v.abs() >= 100.0 {
         format!("{v:.0}")
     } else {
@@ -284,7 +294,7 @@ mod tests {
         AlertMessage {
             notice,
             schedule_id: ScheduleId(Uuid::nil()),
-            schedule_name: "Checkout API",
+            schedule_name: "Checkout API".into(),
             benchmark_set_id: Uuid::nil().to_string(),
             baseline: Some(summary),
             observed: Some(GuardSummary { p95_ms: Some(228.0), ..summary }),

@@ -4,6 +4,7 @@
 mod email;
 mod error;
 mod message;
+mod receivers;
 mod retry;
 mod webhook;
 
@@ -13,5 +14,6 @@ pub use message::{
     is_discord, new_message_id, test_message_body, AlertMessage, CANNOT_MEASURE_TYPE, EVENT_TYPE, MEASURABLE_TYPE,
     RECOVERED_TYPE,
 };
+pub use receivers::{bodies, resolve_event, with_routing_key};
 pub use retry::{next_step, RETRY_DELAYS_S};
 pub use webhook::{new_webhook_secret, sign, WebhookSender};

@@ -12,12 +12,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::clock::Clock;
-use crate::model::{Schedule, WebhookDelivery, WorkspaceId};
+use crate::model::{Receiver, Schedule, WebhookDelivery, WorkspaceId};
 use crate::secrets::SecretBox;
 use crate::store::{Attempt, OutboxMessage, Store, StoreError};
+use crate::store::{OutboxRow, Recipient};
 
 use super::error::{DeliveryError, SignError, TestError};
-use super::message::{new_message_id, test_message_body};
+use super::message::new_message_id;
+use super::receivers::{test_bodies, with_routing_key};
 use super::retry::{every, next_step, BATCH, LEASE_MS};
 use crate::outbound::{AddressPolicy, Reach};
 
@@ -74,16 +76,25 @@ impl WebhookSender {
         }
     }
 
-    /// Writes a signed test message for `schedule` to the outbox and attempts it at once (it is retried like any
-    /// other if this attempt fails); answers how the attempt went.
+    /// Writes a signed test message for `schedule` in its receiver's shape to the outbox and attempts it at once
+    /// (it is retried like any other if this attempt fails); answers how the attempt went. For PagerDuty the test
+    /// is an `info` event resolved by a second one, sent right after.
     pub async fn send_test(&self, workspace: WorkspaceId, schedule: &Schedule) -> Result<WebhookDelivery, TestError> {
         let url = schedule.input.notify.webhook_url.as_deref().ok_or(TestError::NoUrl)?;
+        let to = Recipient { url, receiver: schedule.input.notify.receiver };
         let now = self.clock.now_ms();
-        let message_id = new_message_id();
-        let body = test_message_body(schedule, url, now);
-        self.store.queue_test_webhook(workspace, schedule.id, url, &message_id, &body, now).await?;
-        self.deliver_now(workspace, &message_id).await?;
-        Ok(self.store.webhook_delivery(workspace, &message_id).await?)
+        let mut ids = Vec::new();
+        for body in test_bodies(schedule, url, &new_message_id(), now) {
+            let id = new_message_id();
+            let row = OutboxRow { schedule: schedule.id, alert: None, id: &id, body: &body };
+            self.store.queue_webhook(workspace, to, row, now).await?;
+            ids.push(id);
+        }
+        for id in &ids {
+            self.deliver_now(workspace, id).await?;
+        }
+        let first = ids.first().ok_or(TestError::NoUrl)?;
+        Ok(self.store.webhook_delivery(workspace, first).await?)
     }
 
     /// One attempt at a leased message, logged, with its next step (delivered, retry later, given up).
@@ -119,8 +130,22 @@ impl WebhookSender {
             .schedule_webhook_secret(message.workspace, message.schedule, &self.sealer)
             .await
             .map_err(DeliveryError::Secret)?;
+        // A PagerDuty event gets the routing key only now, so neither the outbox nor its log ever holds it.
+        let routing_key = match message.receiver {
+            Receiver::PagerDuty => Some(
+                self.store
+                    .schedule_routing_key(message.workspace, message.schedule, &self.sealer)
+                    .await
+                    .map_err(DeliveryError::RoutingKey)?,
+            ),
+            _ => None,
+        };
+        let body = match &routing_key {
+            Some(key) => with_routing_key(&message.body, key).map_err(DeliveryError::Body)?,
+            None => message.body.clone(),
+        };
         let timestamp = self.clock.now_ms().div_euclid(1_000);
-        let signature = sign(&secret, &message.id, timestamp, &message.body)?;
+        let signature = sign(&secret, &message.id, timestamp, &body)?;
         let host = url.host_str().unwrap_or_default().trim_start_matches('[').trim_end_matches(']').to_string();
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
@@ -135,7 +160,7 @@ impl WebhookSender {
             .header("webhook-id", &message.id)
             .header("webhook-timestamp", timestamp.to_string())
             .header("webhook-signature", signature)
-            .body(message.body.clone())
+            .body(body)
             .send()
             .await
             .map_err(DeliveryError::NoResponse)?;
@@ -143,7 +168,11 @@ impl WebhookSender {
         if status.is_success() {
             Ok(status.as_u16())
         } else {
-            let excerpt: String = response.text().await.unwrap_or_default().chars().take(200).collect();
+            let mut excerpt: String = response.text().await.unwrap_or_default().chars().take(200).collect();
+            // A receiver that echoes the request must not put the key into the delivery log.
+            if let Some(key) = &routing_key {
+                excerpt = excerpt.replace(key.as_str(), "[routing key]");
+            }
             Err(DeliveryError::Refused { status, excerpt })
         }
     }

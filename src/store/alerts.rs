@@ -14,8 +14,8 @@ use super::workspaces::parse_id;
 use super::{bool_to_db, from_json, spelled, to_json, Store, StoreError};
 use crate::model::{
     AlertId, AlertKind, AlertPlan, AlertView, Breach, Decision, EvaluationEnd, EvaluationStatus, EvaluationView,
-    GuardSummary, Muting, Notice, OpenAlert, PastEvaluation, RunId, ScheduleId, Trigger, WebhookDelivery, WorkspaceId,
-    CANNOT_MEASURE_KEY, MAX_POLICY_WINDOW,
+    GuardSummary, Muting, Notice, OpenAlert, PastEvaluation, Receiver, RunId, ScheduleId, Trigger, WebhookDelivery,
+    WorkspaceId, CANNOT_MEASURE_KEY, MAX_POLICY_WINDOW,
 };
 
 /// Webhook messages to write to the outbox for what an evaluation announces: where, a fresh message id for each,
@@ -25,8 +25,11 @@ pub struct WebhookNotice<'a> {
     pub url: &'a str,
     /// A fresh message id (`webhook-id`) per message.
     pub message_id: fn() -> String,
-    /// The body of one notice.
-    pub body: &'a (dyn Fn(&Notice) -> String + Sync),
+    /// What reads them.
+    pub receiver: Receiver,
+    /// The messages of one notice, each with the alert it is about, given the notice's alerts in the order of its
+    /// breaches (one per alert for PagerDuty, else one).
+    pub bodies: &'a (dyn Fn(&Notice, &[AlertId]) -> Vec<(AlertId, String)> + Sync),
 }
 
 /// What finishing an evaluation did to the alerts.
@@ -168,7 +171,8 @@ impl Store {
         .await?;
 
         let mut changes = AlertChanges { email: plan.email, ..AlertChanges::default() };
-        let mut announced: Vec<(AlertId, Notice)> = Vec::new();
+        // Each notice with its alerts, in the order of its breaches.
+        let mut announced: Vec<(Vec<AlertId>, Notice)> = Vec::new();
         if let (Some(baseline), Some((_, observed))) = (baseline, observed) {
             let figures = AlertFigures { claim, run: end.run(), observed, baseline: &baseline.summary, now_ms };
             let mut relapsed = Vec::new();
@@ -198,8 +202,9 @@ impl Store {
                 }
             }
             let opened: Vec<(AlertId, Breach)> = announced_opened.into_iter().chain(relapsed).collect();
-            if let Some((first, _)) = opened.first() {
-                announced.push((*first, Notice::Opened(opened.iter().map(|(_, b)| b.clone()).collect())));
+            if !opened.is_empty() {
+                let (ids, breaches) = opened.into_iter().unzip();
+                announced.push((ids, Notice::Opened(breaches)));
             }
         }
         if !plan.recovered.is_empty() {
@@ -210,8 +215,8 @@ impl Store {
                     changes.recovered.push(*id);
                 }
             }
-            if let (Some(first), false) = (changes.recovered.first(), breaches.is_empty()) {
-                announced.push((*first, Notice::Recovered(breaches)));
+            if !breaches.is_empty() {
+                announced.push((changes.recovered.clone(), Notice::Recovered(breaches)));
             }
         }
         for id in &plan.recovered_quietly {
@@ -222,24 +227,25 @@ impl Store {
             if let Some((id, what)) =
                 super::cannot_measure::apply_cannot_measure(&mut tx, claim, end, cannot, announce, now_ms).await?
             {
-                announced.push((id, Notice::CannotMeasure(what)));
+                announced.push((vec![id], Notice::CannotMeasure(what)));
             }
         }
         if let Some(id) = plan.measurable_again {
             // Announced when this evaluation marked it recovered, or when it is still open though recovered
             // already (another replica's evaluation marked it a moment ago).
             if mark_recovered(&mut tx, id, now_ms).await? || is_open(&mut tx, id).await? {
-                announced.push((id, Notice::MeasurableAgain));
+                announced.push((vec![id], Notice::MeasurableAgain));
             }
         }
         if let (Some(notice), true) = (webhook, plan.webhook) {
-            for (alert, what) in &announced {
-                let message_id = (notice.message_id)();
-                let alert = Some(alert.to_string());
-                let body = (notice.body)(what);
-                insert_outbox(&mut tx, claim.workspace, claim.schedule, alert, notice.url, &message_id, &body, now_ms)
-                    .await?;
-                changes.webhook.push(message_id);
+            for (alerts, what) in &announced {
+                for (alert, body) in (notice.bodies)(what, alerts) {
+                    let message_id = (notice.message_id)();
+                    let to = Recipient { url: notice.url, receiver: notice.receiver };
+                    let row = OutboxRow { schedule: claim.schedule, alert: Some(alert), id: &message_id, body: &body };
+                    insert_outbox(&mut tx, claim.workspace, to, row, now_ms).await?;
+                    changes.webhook.push(message_id);
+                }
             }
         }
         changes.notices = announced.into_iter().map(|(_, notice)| notice).collect();
@@ -358,29 +364,48 @@ impl Store {
     }
 }
 
+/// Where an outbox message goes.
+#[derive(Debug, Clone, Copy)]
+pub struct Recipient<'a> {
+    /// The URL.
+    pub url: &'a str,
+    /// What reads it there.
+    pub receiver: Receiver,
+}
+
+/// One outbox message: whose, about what, and what it says.
+#[derive(Debug, Clone, Copy)]
+pub struct OutboxRow<'a> {
+    /// The schedule (whose secret signs it).
+    pub schedule: ScheduleId,
+    /// The alert it is about, if any.
+    pub alert: Option<AlertId>,
+    /// Its id (`webhook-id`).
+    pub id: &'a str,
+    /// The JSON body.
+    pub body: &'a str,
+}
+
 /// Writes one webhook message to the outbox, due at once.
-#[allow(clippy::too_many_arguments, reason = "one row's columns")]
 pub(super) async fn insert_outbox(
     tx: &mut sqlx::Transaction<'_, sqlx::Any>,
     workspace: WorkspaceId,
-    schedule: ScheduleId,
-    alert: Option<String>,
-    url: &str,
-    message_id: &str,
-    body: &str,
+    to: Recipient<'_>,
+    row: OutboxRow<'_>,
     now_ms: i64,
 ) -> Result<(), StoreError> {
     sqlx::query(
         "INSERT INTO webhook_outbox (id, workspace_id, schedule_id, alert_id, url, body, attempts, next_attempt_at, \
-         created_at) VALUES ($1, $2, $3, $4, $5, $6, 0, $7, $7)",
+         created_at, receiver) VALUES ($1, $2, $3, $4, $5, $6, 0, $7, $7, $8)",
     )
-    .bind(message_id)
+    .bind(row.id)
     .bind(workspace.to_string())
-    .bind(schedule.to_string())
-    .bind(alert)
-    .bind(url)
-    .bind(body)
+    .bind(row.schedule.to_string())
+    .bind(row.alert.map(|a| a.to_string()))
+    .bind(to.url)
+    .bind(row.body)
     .bind(now_ms)
+    .bind(to.receiver.as_str())
     .execute(&mut **tx)
     .await?;
     Ok(())

@@ -28,13 +28,14 @@ mod workloads;
 mod workspaces;
 
 pub use ab_tests::NewAbTest;
-pub use alerts::{AlertChanges, WebhookNotice};
+pub use alerts::{AlertChanges, OutboxRow, Recipient, WebhookNotice};
 pub use api_tokens::{ApiTokenRecord, TokenRefusal, MAX_API_TOKENS};
 pub use baselines::NewBaseline;
 pub use connectors::{ConnectorCredentials, StoredConnector};
 pub use datasets::NewDataset;
 pub use jobs::{JobTable, ReportedJob, JOB_LIST_LIMIT};
 pub use mail::{MailState, QueuedMail};
+pub use open_alerts::PagedAlert;
 pub use outbox::{Attempt, AttemptOutcome, OutboxMessage};
 pub use runs::PromptsKept;
 pub use schedules::Claim;

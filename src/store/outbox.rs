@@ -3,10 +3,11 @@
 
 use sqlx::Row;
 
-use super::alerts::insert_outbox;
+use super::alerts::{insert_outbox, OutboxRow, Recipient};
+use super::spelled_or_null;
 use super::workspaces::parse_id;
 use super::{Backend, Store, StoreError};
-use crate::model::{ScheduleId, WorkspaceId};
+use crate::model::{Receiver, ScheduleId, WorkspaceId};
 
 /// A message to send.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,6 +20,8 @@ pub struct OutboxMessage {
     pub schedule: ScheduleId,
     /// Where.
     pub url: String,
+    /// What reads it there.
+    pub receiver: Receiver,
     /// The JSON body, exactly as signed and sent.
     pub body: String,
     /// Attempts before this one.
@@ -55,6 +58,7 @@ fn message_from_row(row: &sqlx::any::AnyRow) -> Result<OutboxMessage, StoreError
         workspace: parse_id(&row.try_get::<String, _>("workspace_id")?)?,
         schedule: parse_id(&row.try_get::<String, _>("schedule_id")?)?,
         url: row.try_get("url")?,
+        receiver: spelled_or_null(row, "receiver", Receiver::parse)?.unwrap_or_default(),
         body: row.try_get("body")?,
         attempts: u32::try_from(row.try_get::<i64, _>("attempts")?).unwrap_or(u32::MAX),
     })
@@ -69,7 +73,13 @@ impl Store {
         limit: u32,
     ) -> Result<Vec<OutboxMessage>, StoreError> {
         let rows = self
-            .lease_due(Outbox::Webhooks, "id, workspace_id, schedule_id, url, body, attempts", now, lease_ms, limit)
+            .lease_due(
+                Outbox::Webhooks,
+                "id, workspace_id, schedule_id, url, receiver, body, attempts",
+                now,
+                lease_ms,
+                limit,
+            )
             .await?;
         rows.iter().map(message_from_row).collect()
     }
@@ -143,11 +153,12 @@ impl Store {
         if taken == 0 {
             return Ok(None);
         }
-        let row =
-            sqlx::query("SELECT id, workspace_id, schedule_id, url, body, attempts FROM webhook_outbox WHERE id = $1")
-                .bind(id)
-                .fetch_one(&self.pool)
-                .await?;
+        let row = sqlx::query(
+            "SELECT id, workspace_id, schedule_id, url, receiver, body, attempts FROM webhook_outbox WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_one(&self.pool)
+        .await?;
         message_from_row(&row).map(Some)
     }
 
@@ -176,19 +187,18 @@ impl Store {
         Ok(())
     }
 
-    /// Writes a "Send test" message for a schedule of `workspace`, due at once.
-    pub async fn queue_test_webhook(
+    /// Writes a message for a schedule of `workspace` outside an evaluation ("Send test", a PagerDuty resolve on
+    /// acknowledgement), due at once.
+    pub async fn queue_webhook(
         &self,
         workspace: WorkspaceId,
-        schedule: ScheduleId,
-        url: &str,
-        message_id: &str,
-        body: &str,
+        to: Recipient<'_>,
+        row: OutboxRow<'_>,
         now_ms: i64,
     ) -> Result<(), StoreError> {
-        self.get_schedule(workspace, schedule).await?;
+        self.get_schedule(workspace, row.schedule).await?;
         let mut tx = self.begin_write().await?;
-        insert_outbox(&mut tx, workspace, schedule, None, url, message_id, body, now_ms).await?;
+        insert_outbox(&mut tx, workspace, to, row, now_ms).await?;
         tx.commit().await?;
         Ok(())
     }

@@ -9,14 +9,15 @@ use sqlx::Row;
 use super::workspaces::parse_id;
 use super::{bool_to_db, delete_workspace_row, found, from_json, spelled_or_null, to_json, Backend, Store, StoreError};
 use crate::model::{
-    schedulable, Cadence, EvaluationId, EvaluationStatus, Notify, Schedule, ScheduleId, ScheduleInput,
+    schedulable, Cadence, EvaluationId, EvaluationStatus, Notify, Receiver, Schedule, ScheduleId, ScheduleInput,
     ScheduleWorkload, Trigger, ValidationError, WorkspaceId,
 };
 use crate::secrets::SecretBox;
 
 const COLUMNS: &str =
     "id, name, set_id, connector_id, enabled, cadence, next_run_at, webhook_url, email, email_owner, thresholds, \
-     alpha, require_significance, workload_id, policy, last_run_at, last_status, last_error, created_at";
+     alpha, require_significance, workload_id, policy, last_run_at, last_status, last_error, created_at, receiver, \
+     CAST(CASE WHEN routing_key IS NULL THEN 0 ELSE 1 END AS BIGINT) AS routing_key_set";
 
 /// A claimed slot: this process, and no other, runs `schedule` for `slot_at`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,6 +36,32 @@ pub struct Claim {
 
 fn seal_context(workspace: WorkspaceId, id: ScheduleId) -> String {
     format!("schedule-webhook/{workspace}/{id}")
+}
+
+fn routing_key_context(workspace: WorkspaceId, id: ScheduleId) -> String {
+    format!("schedule-routing-key/{workspace}/{id}")
+}
+
+/// The sealed `routing_key` column after a save: a key given is sealed, the stored one stays when none is given,
+/// and other receivers keep none. `Invalid` when a PagerDuty receiver would be left without a key.
+fn routing_key_column(
+    workspace: WorkspaceId,
+    id: ScheduleId,
+    notify: &Notify,
+    stored: Option<String>,
+    sealer: &SecretBox,
+) -> Result<Option<String>, StoreError> {
+    if notify.receiver != Receiver::PagerDuty {
+        return Ok(None);
+    }
+    match (&notify.routing_key, stored) {
+        (Some(key), _) => Ok(Some(sealer.seal(key.as_bytes(), &routing_key_context(workspace, id)))),
+        (None, Some(stored)) => Ok(Some(stored)),
+        (None, None) => Err(StoreError::Invalid(ValidationError::new(
+            "notify.routingKey",
+            "a PagerDuty receiver needs the routing key of an Events API v2 integration",
+        ))),
+    }
 }
 
 /// The `workload_name` and `workload` (JSON) columns of a schedule sending `workload`.
@@ -59,6 +86,9 @@ fn schedule_from_row(row: &AnyRow) -> Result<Schedule, StoreError> {
                 webhook_url: row.try_get("webhook_url")?,
                 email: row.try_get("email")?,
                 email_owner: row.try_get::<i64, _>("email_owner")? != 0,
+                receiver: spelled_or_null(row, "receiver", Receiver::parse)?.unwrap_or_default(),
+                routing_key: None,
+                routing_key_set: row.try_get::<i64, _>("routing_key_set")? != 0,
             },
             thresholds: from_json(&row.try_get::<String, _>("thresholds")?)?,
             alpha: row.try_get("alpha")?,
@@ -94,11 +124,13 @@ impl Store {
         let id = ScheduleId::new_random();
         let workload = self.workload_copy(workspace, None, input.workload_id).await?;
         let (workload_name, workload_spec) = workload_columns(workload.as_ref())?;
+        let routing_key = routing_key_column(workspace, id, &input.notify, None, sealer)?;
         sqlx::query(
             "INSERT INTO guard_schedules (id, workspace_id, name, set_id, connector_id, enabled, cadence, next_run_at, \
              webhook_url, webhook_secret, email, thresholds, alpha, require_significance, created_at, updated_at, \
-             email_owner, workload_id, workload_name, workload, policy) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $8, $8, $15, $16, $17, $18, $19)",
+             email_owner, workload_id, workload_name, workload, policy, receiver, routing_key) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $8, $8, $15, $16, $17, $18, $19, $20, \
+             $21)",
         )
         .bind(id.to_string())
         .bind(workspace.to_string())
@@ -119,28 +151,34 @@ impl Store {
         .bind(workload_name)
         .bind(workload_spec)
         .bind(to_json(&input.policy)?)
+        .bind(input.notify.receiver.as_str())
+        .bind(routing_key)
         .execute(&self.pool)
         .await?;
         self.get_schedule(workspace, id).await
     }
 
-    /// Replaces a schedule's settings. A changed cadence takes effect from the next due time already set.
+    /// Replaces a schedule's settings. A changed cadence takes effect from the next due time already set; a
+    /// PagerDuty routing key given is sealed, and without one the stored key stays.
     pub async fn update_schedule(
         &self,
         workspace: WorkspaceId,
         id: ScheduleId,
         input: &ScheduleInput,
+        sealer: &SecretBox,
         now_ms: i64,
     ) -> Result<Schedule, StoreError> {
         self.get_set(workspace, input.set_id).await?;
+        let stored = self.workspace_row("guard_schedules", "routing_key", workspace, id).await?;
+        let routing_key = routing_key_column(workspace, id, &input.notify, stored.try_get("routing_key")?, sealer)?;
         let workload = self.workload_copy(workspace, Some(id), input.workload_id).await?;
         let (workload_name, workload_spec) = workload_columns(workload.as_ref())?;
         found(
             sqlx::query(
                 "UPDATE guard_schedules SET name = $1, set_id = $2, connector_id = $3, enabled = $4, cadence = $5, \
              webhook_url = $6, email = $7, thresholds = $8, alpha = $9, require_significance = $10, updated_at = $11, \
-             email_owner = $14, workload_id = $15, workload_name = $16, workload = $17, policy = $18 \
-             WHERE id = $12 AND workspace_id = $13",
+             email_owner = $14, workload_id = $15, workload_name = $16, workload = $17, policy = $18, \
+             receiver = $19, routing_key = $20 WHERE id = $12 AND workspace_id = $13",
             )
             .bind(&input.name)
             .bind(input.set_id.to_string())
@@ -160,6 +198,8 @@ impl Store {
             .bind(workload_name)
             .bind(workload_spec)
             .bind(to_json(&input.policy)?)
+            .bind(input.notify.receiver.as_str())
+            .bind(routing_key)
             .execute(&self.pool)
             .await?
             .rows_affected(),
@@ -278,6 +318,19 @@ impl Store {
             .ok_or(StoreError::NotFound)?;
         let sealed: String = row.try_get("webhook_secret")?;
         let plain = sealer.open(&sealed, &seal_context(workspace, id))?;
+        String::from_utf8(plain).map_err(|e| StoreError::Corrupt(e.to_string()))
+    }
+
+    /// The PagerDuty routing key of a schedule, opened; `NotFound` when it has none.
+    pub async fn schedule_routing_key(
+        &self,
+        workspace: WorkspaceId,
+        id: ScheduleId,
+        sealer: &SecretBox,
+    ) -> Result<String, StoreError> {
+        let row = self.workspace_row("guard_schedules", "routing_key", workspace, id).await?;
+        let sealed: String = row.try_get::<Option<String>, _>("routing_key")?.ok_or(StoreError::NotFound)?;
+        let plain = sealer.open(&sealed, &routing_key_context(workspace, id))?;
         String::from_utf8(plain).map_err(|e| StoreError::Corrupt(e.to_string()))
     }
 

@@ -121,7 +121,7 @@ impl Rig {
             notify: latency_guard::model::Notify {
                 webhook_url: webhook_url.map(String::from),
                 email: email.map(String::from),
-                email_owner: false,
+                ..Default::default()
             },
             thresholds: vec![Threshold {
                 metric: Metric::P95Ms,
@@ -156,7 +156,7 @@ impl Rig {
     ) -> Schedule {
         let created = self.schedule("checkout", set, connector, Cadence::FifteenMinutes, true).await;
         let input = ScheduleInput { policy, ..created.input.clone() }.validate().unwrap();
-        self.store.update_schedule(self.ws, created.id, &input, self.clock.now_ms()).await.unwrap()
+        self.store.update_schedule(self.ws, created.id, &input, &self.sealer, self.clock.now_ms()).await.unwrap()
     }
 
     /// Points `connector` at `url`, ticks (one schedule due), and moves the clock 15 minutes on.

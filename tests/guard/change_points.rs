@@ -21,7 +21,8 @@ async fn a_lasting_slowdown_is_a_change_point_that_alerts(db: &TestDb) {
     let change =
         Threshold { metric: Metric::P95Ms, op: Op::ChangePoint, value: 30.0, severity: Severity::Critical, test: None };
     let input = ScheduleInput { thresholds: vec![change], ..created.input.clone() }.validate().unwrap();
-    let schedule = rig.store.update_schedule(rig.ws, created.id, &input, rig.clock.now_ms()).await.unwrap();
+    let schedule =
+        rig.store.update_schedule(rig.ws, created.id, &input, &rig.sealer, rig.clock.now_ms()).await.unwrap();
     rig.pin(&set, connector).await;
     let why = || async {
         let latest = rig.store.list_evaluations(rig.ws, schedule.id, 1).await.unwrap().remove(0);

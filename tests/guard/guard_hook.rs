@@ -54,7 +54,7 @@ async fn a_missing_or_wrong_key_runs_nothing_and_the_right_one_ticks() {
         connector_id: demo.id,
         enabled: true,
         cadence: Cadence::FifteenMinutes,
-        notify: latency_guard::model::Notify { webhook_url: None, email: None, email_owner: false },
+        notify: latency_guard::model::Notify::default(),
         thresholds: vec![Threshold {
             metric: Metric::MeanMs,
             op: Op::PctIncrease,

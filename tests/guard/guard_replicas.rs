@@ -68,7 +68,7 @@ async fn race(db: TestDb, replicas: usize) {
             connector_id: connector.id,
             enabled: true,
             cadence: Cadence::Hourly,
-            notify: latency_guard::model::Notify { webhook_url: None, email: None, email_owner: false },
+            notify: latency_guard::model::Notify::default(),
             thresholds: vec![Threshold {
                 metric: Metric::P95Ms,
                 op: Op::PctIncrease,

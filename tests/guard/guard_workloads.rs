@@ -116,7 +116,7 @@ async fn a_schedule_keeps_its_copy_until_saved_again(db: &TestDb) {
         ("short".to_string(), synthetic(16, 4))
     );
     let input = sending(&plain, "copy", Some(saved));
-    rig.store.update_schedule(rig.ws, schedule.id, &input, rig.clock.now_ms()).await.unwrap();
+    rig.store.update_schedule(rig.ws, schedule.id, &input, &rig.sealer, rig.clock.now_ms()).await.unwrap();
     assert_eq!(
         (copy(&rig, schedule.id).await.name, copy(&rig, schedule.id).await.spec),
         ("short, edited".to_string(), synthetic(16, 6))
@@ -125,7 +125,7 @@ async fn a_schedule_keeps_its_copy_until_saved_again(db: &TestDb) {
     // Deleted, the saved workload leaves the schedule its copy: it still runs, and can still be edited.
     rig.store.delete_workload(rig.ws, saved).await.unwrap();
     let renamed = ScheduleInput { name: "copy, renamed".into(), ..input.clone() };
-    rig.store.update_schedule(rig.ws, schedule.id, &renamed, rig.clock.now_ms()).await.unwrap();
+    rig.store.update_schedule(rig.ws, schedule.id, &renamed, &rig.sealer, rig.clock.now_ms()).await.unwrap();
     assert_eq!(copy(&rig, schedule.id).await.spec, synthetic(16, 6));
     let outcome = rig.guard.run_now(rig.ws, schedule.id).await.unwrap().unwrap();
     assert_eq!(outcome.status, EvaluationStatus::NoBaseline, "{outcome:?}");
@@ -133,7 +133,7 @@ async fn a_schedule_keeps_its_copy_until_saved_again(db: &TestDb) {
 
     // Back to the set's prompts: the copy goes.
     let prompts = ScheduleInput { workload_id: None, ..renamed.clone() };
-    rig.store.update_schedule(rig.ws, schedule.id, &prompts, rig.clock.now_ms()).await.unwrap();
+    rig.store.update_schedule(rig.ws, schedule.id, &prompts, &rig.sealer, rig.clock.now_ms()).await.unwrap();
     assert_eq!(rig.store.schedule_workload(rig.ws, schedule.id).await.unwrap(), None);
 
     // A workload that is not there, or that a schedule's run could not send in time, is refused by field, and the
@@ -143,7 +143,8 @@ async fn a_schedule_keeps_its_copy_until_saved_again(db: &TestDb) {
         other => panic!("{other:?}"),
     };
     let nowhere = ScheduleInput { workload_id: Some(WorkloadId::new_random()), ..prompts.clone() };
-    let (field, reason) = invalid(rig.store.update_schedule(rig.ws, schedule.id, &nowhere, 0).await.unwrap_err());
+    let (field, reason) =
+        invalid(rig.store.update_schedule(rig.ws, schedule.id, &nowhere, &rig.sealer, 0).await.unwrap_err());
     assert_eq!(field, "workloadId");
     assert!(reason.contains("no saved workload"), "{reason}");
     let big = save_workload(&rig, "big", synthetic(16, 101)).await;

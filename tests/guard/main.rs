@@ -15,4 +15,5 @@ mod guard_hook;
 mod guard_replicas;
 mod guard_workloads;
 mod owner_email;
+mod receivers;
 mod webhooks;

@@ -10,9 +10,10 @@ use axum::http::HeaderMap;
 use base64::Engine as _;
 use hmac::Mac;
 use latency_guard::clock::Clock;
-use latency_guard::model::{AlertPolicy, Cadence, EvaluationStatus, ScheduleInput};
+use latency_guard::model::{AlertPolicy, Cadence, EvaluationStatus, Receiver, ScheduleInput};
 use latency_guard::notify::WebhookSender;
 use latency_guard::outbound::{AddressPolicy, AllowRules, SystemLookup, Trust};
+use latency_guard::store::{OutboxRow, Recipient};
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
 
@@ -112,7 +113,9 @@ async fn a_slow_endpoint_alerts_a_receiver_that_was_down_until_a_retry(db: &Test
 
     // The same receiver, not allow-listed: refused before any request leaves.
     let strict = WebhookSender::new(rig.store.clone(), rig.sealer.clone(), rig.clock.clone(), webhook_policy(""));
-    rig.store.queue_test_webhook(rig.ws, schedule.id, &url, "msg_test", "{}", rig.clock.now_ms()).await.unwrap();
+    let to = Recipient { url: &url, receiver: Receiver::Webhook };
+    let row = OutboxRow { schedule: schedule.id, alert: None, id: "msg_test", body: "{}" };
+    rig.store.queue_webhook(rig.ws, to, row, rig.clock.now_ms()).await.unwrap();
     assert!(!strict.deliver_now(rig.ws, "msg_test").await.unwrap());
     let test_message = rig.store.list_webhook_deliveries(rig.ws, schedule.id, 10).await.unwrap().remove(0);
     assert_eq!(test_message.id, "msg_test");
@@ -185,7 +188,8 @@ async fn every_kind_of_notice_reaches_the_receiver_with_its_type(db: &TestDb) {
     let created = rig.schedule_notifying("checkout", &set, connector, Cadence::Hourly, true, Some(&url), None).await;
     let policy = AlertPolicy { recover_after: 1, cannot_measure_after: 1, ..AlertPolicy::default() };
     let input = ScheduleInput { policy, ..created.input.clone() }.validate().unwrap();
-    let schedule = rig.store.update_schedule(rig.ws, created.id, &input, rig.clock.now_ms()).await.unwrap();
+    let schedule =
+        rig.store.update_schedule(rig.ws, created.id, &input, &rig.sealer, rig.clock.now_ms()).await.unwrap();
     rig.pin(&set, connector).await;
     for url in [slow.base_url(), "http://127.0.0.1:9/v1".to_string(), fast.base_url()] {
         rig.repoint(connector, &url).await;
@@ -244,7 +248,7 @@ both_backends!(
 );
 
 /// The webhook address policy the server builds from `webhook-allow`.
-fn webhook_policy(allow: &str) -> AddressPolicy {
+pub(crate) fn webhook_policy(allow: &str) -> AddressPolicy {
     let rules = AllowRules::parse("webhook-allow", allow).unwrap();
     AddressPolicy::new(rules, Trust::Owners(std::sync::Arc::default()), std::sync::Arc::new(SystemLookup))
 }

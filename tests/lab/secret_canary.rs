@@ -16,6 +16,8 @@ const HEADER_CANARY: &str = "hdr-CANARY-2d8e4b6f0a";
 const TICK_KEY_CANARY: &str = "tick-CANARY-5e1b7d3f9c2a";
 const SMTP_PASSWORD_CANARY: &str = "smtp-CANARY-8a4c2e6b1d";
 const RPC_KEY_CANARY: &str = "rpc-CANARY-3f9a1c7e5b";
+/// A PagerDuty routing key: 32 letters and digits, as the form checks.
+const ROUTING_KEY_CANARY: &str = "CANARYroutingKEY0123456789abcdef";
 
 struct Server {
     child: Child,
@@ -191,7 +193,19 @@ async fn no_secret_reaches_pages_replies_hydration_data_logs_or_the_database_fil
     let saved: Value = serde_json::from_str(&saved).unwrap();
     let webhook_secret = saved["webhookSecret"].as_str().unwrap().to_string();
     let schedule_id = saved["schedule"]["id"].as_str().unwrap().to_string();
+    // A schedule paging PagerDuty: its routing key is sealed and never comes back, not even in its save reply.
+    let paging = json!({"id": null, "input": {"name": "canary pager", "setId": set_id, "connectorId": id, "cadence": "hourly",
+        "notify": {"receiver": "pagerduty", "webhookUrl": "http://127.0.0.1:9/enqueue", "routingKey": ROUTING_KEY_CANARY},
+        "thresholds": [{"metric": "p95_ms", "op": "pct_increase", "value": 20}]}});
+    let (status, paging) = call("guard/schedules/save", paging).await;
+    assert_eq!(status, 200, "{paging}");
+    seen.push(("pagerduty schedule save reply".into(), paging.clone()));
+    let paging: Value = serde_json::from_str(&paging).unwrap();
+    assert_eq!(paging["schedule"]["notify"]["routingKeySet"], true, "{paging}");
+    let paging_id = paging["schedule"]["id"].as_str().unwrap().to_string();
     for (path, body) in [
+        ("guard/schedules/get", json!({"id": paging_id})),
+        ("guard/schedules/test-webhook", json!({"id": paging_id})),
         ("guard/schedules/get", json!({"id": schedule_id})),
         ("guard/schedules/list", json!({})),
         ("guard/schedules/run", json!({"id": schedule_id})),
@@ -246,6 +260,7 @@ async fn no_secret_reaches_pages_replies_hydration_data_logs_or_the_database_fil
         "/guard/sets",
         "/guard/schedules/new",
         &format!("/guard/schedules/{schedule_id}"),
+        &format!("/guard/schedules/{paging_id}/settings"),
         "/",
         "/connectors",
         "/connectors/new",
@@ -282,6 +297,7 @@ async fn no_secret_reaches_pages_replies_hydration_data_logs_or_the_database_fil
         assert!(!text.contains(SMTP_PASSWORD_CANARY), "the SMTP password leaked into {what}");
         assert!(!text.contains(&api_token), "the API token leaked into {what}");
         assert!(!text.contains(RPC_KEY_CANARY), "the chain node URL's key leaked into {what}");
+        assert!(!text.contains(ROUTING_KEY_CANARY), "the PagerDuty routing key leaked into {what}");
     }
     let log = &seen.iter().find(|(w, _)| w == "server log").unwrap().1;
     assert!(log.contains("/api/connectors/create"), "the log was captured (one line per request)");

@@ -4,6 +4,7 @@ pub(in crate::model) mod benchmark_set;
 pub(in crate::model) mod cost;
 pub(in crate::model) mod evaluation;
 pub(in crate::model) mod policy;
+pub(in crate::model) mod receiver;
 pub(in crate::model) mod records;
 pub(in crate::model) mod schedule;
 pub(in crate::model) mod schedule_detail;
@@ -17,6 +18,7 @@ pub use evaluation::{
     AlertPlan, CannotMeasurePlan, EvaluationEnd, Muting, OpenAlert, PastEvaluation, CANNOT_MEASURE_KEY,
 };
 pub use policy::{AlertPolicy, InvalidRun, Validity, MAX_POLICY_WINDOW};
+pub use receiver::{check_routing_key, Receiver, PAGERDUTY_EVENTS_URL};
 pub use records::{
     AlertView, Baseline, Breach, CannotMeasure, Decision, EvaluationView, Mute, Notice, PendingBreach, ScheduleOutcome,
     ThresholdCheck, WebhookDelivery,

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::common::ids::{BenchmarkSetId, ConnectorId, WorkloadId};
 use crate::model::guard::policy::AlertPolicy;
+use crate::model::guard::receiver::{check_routing_key, Receiver, PAGERDUTY_EVENTS_URL};
 use crate::model::guard::states::EvaluationStatus;
 use crate::model::guard::window_test::WindowTest;
 use crate::model::{is_one_email_address, ValidationError};
@@ -192,6 +193,16 @@ pub struct Notify {
     /// Whether the workspace owner's verified contact address is mailed too.
     #[serde(default)]
     pub email_owner: bool,
+    /// What reads the messages at `webhookUrl`.
+    #[serde(default)]
+    pub receiver: Receiver,
+    /// A PagerDuty routing key as entered: sent to the server once and sealed there; a stored schedule never
+    /// carries it (it says `routingKeySet`). Absent on a save: the stored key stays.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub routing_key: Option<String>,
+    /// Whether the server holds a routing key for this schedule (written by the server; ignored on input).
+    #[serde(default)]
+    pub routing_key_set: bool,
 }
 
 /// A schedule as the user enters it. Its notification settings travel as `notify: {webhookUrl, email}`; the
@@ -260,7 +271,7 @@ impl From<ScheduleInputWire> for ScheduleInput {
             notify: wire.notify.unwrap_or(Notify {
                 webhook_url: wire.webhook_url,
                 email: wire.email,
-                email_owner: false,
+                ..Notify::default()
             }),
             name: wire.name,
             set_id: wire.set_id,
@@ -309,6 +320,7 @@ impl ScheduleInput {
                 ));
             }
         }
+        let (webhook_url, routing_key) = self.notify.checked_receiver(webhook_url)?;
         let email = self.notify.email.as_deref().map(str::trim).filter(|e| !e.is_empty()).map(String::from);
         if let Some(address) = &email {
             if !is_one_email_address(address) {
@@ -365,7 +377,32 @@ impl ScheduleInput {
         if !(self.alpha > 0.0 && self.alpha <= 0.5) {
             return Err(ValidationError::new("alpha", "must be above 0 and at most 0.5 (0.05 is usual)"));
         }
-        Ok(Self { name, notify: Notify { webhook_url, email, ..self.notify.clone() }, ..self.clone() })
+        Ok(Self { name, notify: Notify { webhook_url, email, routing_key, ..self.notify.clone() }, ..self.clone() })
+    }
+}
+
+impl Notify {
+    /// The receiver's URL and routing key, checked for its kind: a chat needs its webhook URL; PagerDuty takes its
+    /// Events API endpoint when none is given and a routing key of the right shape (whether one is stored is the
+    /// store's to check); other kinds carry no routing key.
+    fn checked_receiver(&self, url: Option<String>) -> Result<(Option<String>, Option<String>), ValidationError> {
+        let key = self.routing_key.as_deref().map(str::trim).filter(|k| !k.is_empty()).map(String::from);
+        match self.receiver {
+            Receiver::PagerDuty => {
+                if let Some(key) = &key {
+                    check_routing_key(key).map_err(|why| ValidationError::new("notify.routingKey", why))?;
+                }
+                Ok((Some(url.unwrap_or_else(|| PAGERDUTY_EVENTS_URL.to_string())), key))
+            }
+            Receiver::Slack | Receiver::Discord | Receiver::Teams if url.is_none() => Err(ValidationError::new(
+                "notify.webhookUrl",
+                format!("a {} receiver needs its incoming-webhook URL", self.receiver.label()),
+            )),
+            _ if key.is_some() => {
+                Err(ValidationError::new("notify.routingKey", "only a PagerDuty receiver takes a routing key"))
+            }
+            _ => Ok((url, None)),
+        }
     }
 }
 
@@ -455,7 +492,7 @@ mod tests {
             connector_id: ConnectorId(Uuid::nil()),
             enabled: true,
             cadence: Cadence::FifteenMinutes,
-            notify: Notify { webhook_url: Some(" ".into()), email: None, email_owner: false },
+            notify: Notify { webhook_url: Some(" ".into()), ..Notify::default() },
             thresholds: vec![Threshold {
                 metric: Metric::P95Ms,
                 op: Op::PctIncrease,
@@ -509,7 +546,12 @@ mod tests {
     #[test]
     fn notification_settings_travel_as_notify_and_the_flat_fields_are_still_read() {
         let mut wire = serde_json::to_value(input()).unwrap();
-        assert_eq!(wire["notify"], serde_json::json!({"webhookUrl": " ", "email": null, "emailOwner": false}));
+        assert_eq!(
+            wire["notify"],
+            serde_json::json!({"webhookUrl": " ", "email": null, "emailOwner": false, "receiver": "webhook",
+                "routingKeySet": false}),
+            "no routing key unless one is being sent"
+        );
         assert!(wire.get("webhookUrl").is_none() && wire.get("email").is_none());
         let nested: ScheduleInput = serde_json::from_value(wire.clone()).unwrap();
         assert_eq!(nested, input());
@@ -561,9 +603,9 @@ mod tests {
         assert_eq!((ok.name.as_str(), ok.notify.webhook_url), ("API p95", None));
         let field = |i: ScheduleInput| i.validate().unwrap_err().field;
         let notify = |webhook_url: Option<&str>, email: Option<&str>| Notify {
-            email_owner: false,
             webhook_url: webhook_url.map(String::from),
             email: email.map(String::from),
+            ..Notify::default()
         };
         assert_eq!(field(ScheduleInput { notify: notify(Some("ftp://x"), None), ..input() }), "notify.webhookUrl");
         assert_eq!(field(ScheduleInput { notify: notify(None, Some("a@b, c@d.e")), ..input() }), "notify.email");
@@ -581,5 +623,34 @@ mod tests {
             test: None,
         }];
         assert_eq!(field(ScheduleInput { thresholds: rate, ..input() }), "thresholds.0.value");
+    }
+
+    #[test]
+    fn each_receiver_gets_what_it_needs() {
+        let with = |receiver: Receiver, url: Option<&str>, key: Option<&str>| ScheduleInput {
+            notify: Notify {
+                webhook_url: url.map(String::from),
+                receiver,
+                routing_key: key.map(String::from),
+                ..Notify::default()
+            },
+            ..input()
+        };
+        let key = "R0UT1NGKEY0123456789abcdefABCDEF";
+        let paged = with(Receiver::PagerDuty, None, Some(&format!(" {key} "))).validate().unwrap();
+        assert_eq!(paged.notify.webhook_url.as_deref(), Some(PAGERDUTY_EVENTS_URL), "the Events API by default");
+        assert_eq!(paged.notify.routing_key.as_deref(), Some(key), "trimmed");
+        let eu = with(Receiver::PagerDuty, Some("https://events.eu.pagerduty.com/v2/enqueue"), None).validate();
+        assert_eq!(eu.unwrap().notify.routing_key, None, "no key given: the stored one stays");
+        let bad_key = with(Receiver::PagerDuty, None, Some("short")).validate().unwrap_err();
+        assert_eq!(bad_key.field, "notify.routingKey");
+        for chat in [Receiver::Slack, Receiver::Discord, Receiver::Teams] {
+            let missing = with(chat, Some(" "), None).validate().unwrap_err();
+            assert_eq!(missing.field, "notify.webhookUrl");
+            assert!(missing.reason.contains(chat.label()), "{}", missing.reason);
+        }
+        let stray = with(Receiver::Slack, Some("https://hooks.slack.com/services/x"), Some(key)).validate();
+        assert_eq!(stray.unwrap_err().field, "notify.routingKey", "a key is never stored for a chat");
+        assert!(with(Receiver::Webhook, None, None).validate().is_ok(), "no receiver at all is fine");
     }
 }

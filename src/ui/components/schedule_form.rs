@@ -10,8 +10,8 @@ use crate::api::guard::{
     save_schedule, ConnectorChoice, MailSetup, SavedSchedule, ScheduleChoices, ScheduleWorkloadChoice, SetChoice,
 };
 use crate::model::{
-    AlertPolicy, Cadence, Checked, CostEstimate, Metric, Notify, Op, Schedule, ScheduleInput, Severity, Threshold,
-    ADVISED_MIN_PROMPTS,
+    AlertPolicy, Cadence, Checked, CostEstimate, Metric, Notify, Op, Receiver, Schedule, ScheduleInput, Severity,
+    Threshold, ADVISED_MIN_PROMPTS,
 };
 
 const METRICS: [Metric; 5] = [Metric::P95Ms, Metric::MeanMs, Metric::TokS, Metric::CostUsd, Metric::ErrorRate];
@@ -47,6 +47,10 @@ pub fn ScheduleForm(existing: Option<Schedule>, choices: ScheduleChoices) -> imp
     let cadence = RwSignal::new(first.as_ref().map_or(Cadence::Hourly, |i| i.cadence));
     let enabled = RwSignal::new(first.as_ref().is_none_or(|i| i.enabled));
     let webhook = RwSignal::new(first.as_ref().and_then(|i| i.notify.webhook_url.clone()).unwrap_or_default());
+    let receiver = RwSignal::new(first.as_ref().map(|i| i.notify.receiver).unwrap_or_default());
+    // Written only: the stored key never comes back, so an empty field keeps it.
+    let routing_key = RwSignal::new(String::new());
+    let key_set = first.as_ref().is_some_and(|i| i.notify.routing_key_set);
     let email = RwSignal::new(first.as_ref().and_then(|i| i.notify.email.clone()).unwrap_or_default());
     // A new schedule mails the owner when there is an address to mail.
     let email_owner = RwSignal::new(first.as_ref().map_or(mail.owner_contact.is_some(), |i| i.notify.email_owner));
@@ -80,6 +84,10 @@ pub fn ScheduleForm(existing: Option<Schedule>, choices: ScheduleChoices) -> imp
                 webhook_url: Some(webhook.get_untracked()),
                 email: Some(email.get_untracked()),
                 email_owner: email_owner.get_untracked(),
+                receiver: receiver.get_untracked(),
+                routing_key: Some(routing_key.get_untracked())
+                    .filter(|_| receiver.get_untracked() == Receiver::PagerDuty),
+                routing_key_set: false,
             },
             thresholds: thresholds.get_untracked(),
             alpha: alpha.get_untracked().trim().parse().unwrap_or(f64::NAN),
@@ -122,7 +130,19 @@ pub fn ScheduleForm(existing: Option<Schedule>, choices: ScheduleChoices) -> imp
                 </div>
             </fieldset>
             <div class="prices">
-                <label>"Webhook URL (optional; Slack-style, Discord or your own)"<input id="schedule-webhook" bind:value=webhook/></label>
+                <label>"Alerts go to"<select id="schedule-receiver" on:change=move |ev| {
+                    if let Some(r) = Receiver::parse(&event_target_value(&ev)) { receiver.set(r) }
+                }>
+                    {Receiver::ALL.into_iter().map(|r| view! {
+                        <option value=r.as_str() selected=move || receiver.get() == r>{r.label()}</option>
+                    }).collect_view()}
+                </select></label>
+                <label>{move || if receiver.get() == Receiver::PagerDuty { "Events API URL (empty: PagerDuty's)" } else { "Webhook URL (optional)" }}
+                    <input id="schedule-webhook" bind:value=webhook/></label>
+                <Show when=move || receiver.get() == Receiver::PagerDuty>
+                    <label>{if key_set { "Routing key (stored; empty keeps it)" } else { "Routing key" }}
+                        <input id="schedule-routing-key" type="password" autocomplete="off" bind:value=routing_key/></label>
+                </Show>
                 <label>"Also e-mail (optional)"<input id="schedule-email" type="email" bind:value=email/></label>
             </div>
             <OwnerMailSwitch mail email_owner/>
