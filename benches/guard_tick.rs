@@ -98,8 +98,7 @@ async fn main() {
             cadence: Cadence::FifteenMinutes,
             notify: latency_guard::model::Notify {
                 webhook_url: Some("https://hooks.example.com/guard".into()),
-                email: None,
-                email_owner: false,
+                ..Default::default()
             },
             thresholds: vec![
                 Threshold {

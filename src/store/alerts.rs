@@ -29,8 +29,11 @@ pub struct WebhookNotice<'a> {
     pub receiver: Receiver,
     /// The messages of one notice, each with the alert it is about, given the notice's alerts in the order of its
     /// breaches (one per alert for PagerDuty, else one).
-    pub bodies: &'a (dyn Fn(&Notice, &[AlertId]) -> Vec<(AlertId, String)> + Sync),
+    pub bodies: &'a NoticeBodies<'a>,
 }
+
+/// Makes the messages of one notice from its alerts: each body with the alert it is about.
+pub type NoticeBodies<'a> = dyn Fn(&Notice, &[AlertId]) -> Vec<(AlertId, String)> + Sync + 'a;
 
 /// What finishing an evaluation did to the alerts.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -72,12 +72,14 @@ fn slack(body: &Value) -> Result<(), String> {
     for block in blocks {
         match block["type"].as_str() {
             Some("header") if block["text"]["type"] == "plain_text" => {
-                drop(text(&block["text"]["text"], "header", 150)?)
+                text(&block["text"]["text"], "header", 150)?;
             }
             Some("section") if block["text"]["type"] == "mrkdwn" => {
-                drop(text(&block["text"]["text"], "section", 3_000)?)
+                text(&block["text"]["text"], "section", 3_000)?;
             }
-            Some("context") => drop(text(&block["elements"][0]["text"], "context", 3_000)?),
+            Some("context") => {
+                text(&block["elements"][0]["text"], "context", 3_000)?;
+            }
             Some("actions") => {
                 let button = &block["elements"][0];
                 (button["type"] == "button").then_some(()).ok_or("invalid_blocks: not a button")?;
