@@ -129,6 +129,27 @@ test("a slower endpoint raises one alert on Run now, shown in the badge and the 
     await expect(page.locator("#schedule-set option:checked")).toHaveText("Checkout prompts (3 prompts)");
     await expect(page.locator("#schedule-connector")).toHaveValue(connector.id);
     await expect(page.locator("#schedule-cadence")).toHaveValue("15m");
+    // Alerts to PagerDuty: the routing key is checked, sealed on saving, and never shown again.
+    await page.selectOption("#schedule-receiver", "pagerduty");
+    await page.fill("#schedule-routing-key", "not-a-key");
+    await page.click("#save-schedule");
+    await expect(page.locator("#schedule-form .error")).toContainText("32 letters and digits");
+    await page.fill("#schedule-routing-key", "R0UT1NGKEY0123456789abcdefABCDEF");
+    await page.click("#save-schedule");
+    await expect(page.locator("#schedule-saved")).toBeVisible();
+    await page.reload();
+    await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+    await expect(page.locator("#schedule-receiver")).toHaveValue("pagerduty");
+    await expect(page.locator("#schedule-webhook")).toHaveValue("https://events.pagerduty.com/v2/enqueue");
+    await expect(page.locator("#schedule-routing-key")).toHaveValue("");
+    await expect(page.locator("label", { has: page.locator("#schedule-routing-key") })).toContainText("stored; empty keeps it");
+    expect(await page.content()).not.toContain("R0UT1NGKEY0123456789abcdefABCDEF");
+    // Back to no receiver: PagerDuty's endpoint goes with it.
+    await page.selectOption("#schedule-receiver", "webhook");
+    await expect(page.locator("#schedule-webhook")).toHaveValue("");
+    await expect(page.locator("#schedule-routing-key")).toHaveCount(0);
+    await page.click("#save-schedule");
+    await expect(page.locator("#schedule-saved")).toBeVisible();
     await page.click("#back-to-schedule");
     await expect(page.locator("#schedule-title")).toHaveText("Checkout p95");
     await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");

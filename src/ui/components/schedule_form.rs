@@ -11,7 +11,7 @@ use crate::api::guard::{
 };
 use crate::model::{
     AlertPolicy, Cadence, Checked, CostEstimate, Metric, Notify, Op, Receiver, Schedule, ScheduleInput, Severity,
-    Threshold, ADVISED_MIN_PROMPTS,
+    Threshold, ADVISED_MIN_PROMPTS, PAGERDUTY_EVENTS_URL,
 };
 
 const METRICS: [Metric; 5] = [Metric::P95Ms, Metric::MeanMs, Metric::TokS, Metric::CostUsd, Metric::ErrorRate];
@@ -131,7 +131,10 @@ pub fn ScheduleForm(existing: Option<Schedule>, choices: ScheduleChoices) -> imp
             </fieldset>
             <div class="prices">
                 <label>"Alerts go to"<select id="schedule-receiver" on:change=move |ev| {
-                    if let Some(r) = Receiver::parse(&event_target_value(&ev)) { receiver.set(r) }
+                    let Some(r) = Receiver::parse(&event_target_value(&ev)) else { return };
+                    // PagerDuty's own endpoint, filled in on saving, means nothing to another receiver.
+                    if r != Receiver::PagerDuty && webhook.get_untracked() == PAGERDUTY_EVENTS_URL { webhook.set(String::new()) }
+                    receiver.set(r)
                 }>
                     {Receiver::ALL.into_iter().map(|r| view! {
                         <option value=r.as_str() selected=move || receiver.get() == r>{r.label()}</option>
