@@ -58,6 +58,8 @@ pub mod store;
 #[cfg(feature = "ssr")]
 pub mod targets;
 #[cfg(feature = "ssr")]
+pub mod telemetry;
+#[cfg(feature = "ssr")]
 pub mod workload;
 
 /// Browser entry point: hydrates the server-rendered page.

@@ -140,6 +140,10 @@ pub struct Settings {
     pub wallet_sign_in: crate::model::WalletAdmission,
     /// Where alert e-mail goes out; `None`: e-mail is off.
     pub smtp: Option<SmtpSettings>,
+    /// Whether `GET /metrics` serves the service's own metrics (off: 404).
+    pub metrics: bool,
+    /// The bearer token `GET /metrics` asks for; `None`: only loopback clients are answered.
+    pub metrics_token: Option<ApiKey>,
 }
 
 /// The SMTP server alert e-mail is sent through. `Debug` hides the URL, which may hold a password.
@@ -265,6 +269,8 @@ impl Settings {
             wallet_sign_in: crate::model::WalletAdmission::Open,
             workspace_quota: crate::model::WorkspaceQuota::default(),
             smtp: None,
+            metrics: false,
+            metrics_token: None,
         }
     }
 

@@ -264,6 +264,31 @@ pub const SETTINGS: &[Setting] = &[
         },
     },
     Setting {
+        key: Some("metrics"),
+        env: "LATENCY_GUARD_METRICS",
+        default: "`false` (`/metrics` answers 404)",
+        meaning: "serve the service's own Prometheus metrics at `GET /metrics` (OpenMetrics text: runs, requests, \
+                  Guard ticks, evaluations, alerts, deliveries, each schedule's last figures; docs/GUARD.md)",
+        secret: false,
+        apply: |s, v| {
+            s.metrics = boolean(v)?;
+            Ok(())
+        },
+    },
+    Setting {
+        key: Some("metrics-token"),
+        env: "LATENCY_GUARD_METRICS_TOKEN",
+        default: "none (only loopback clients are answered)",
+        meaning: "the bearer token `GET /metrics` asks for (`Authorization: Bearer …`), 16+ characters; behind a \
+                  reverse proxy on the same host set this, or `client-ip-header`, since every request then comes \
+                  from loopback",
+        secret: true,
+        apply: |s, v| {
+            s.metrics_token = Some(ApiKey::parse(v)?);
+            Ok(())
+        },
+    },
+    Setting {
         key: Some(super::WEBHOOK_ALLOW),
         env: "LATENCY_GUARD_WEBHOOK_ALLOW",
         default: "none",

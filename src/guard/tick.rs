@@ -113,6 +113,13 @@ impl Guard {
     /// One tick: claims the due schedules and evaluates them, `parallelism` at a time. First it closes the
     /// evaluations a stopped process left running (older than the longest an evaluation can take).
     pub async fn tick(&self) -> Result<TickReport, StoreError> {
+        let started = std::time::Instant::now();
+        let report = self.tick_once().await;
+        crate::telemetry::counters().guard_tick(started.elapsed());
+        report
+    }
+
+    async fn tick_once(&self) -> Result<TickReport, StoreError> {
         let at_ms = self.now().await?;
         self.fail_abandoned(at_ms - MAX_EVALUATION_MS).await?;
         let claims = self.store.claim_due_schedules(at_ms, self.options.limit, &self.instance).await?;
@@ -215,6 +222,7 @@ impl Guard {
                 Default::default()
             }
         };
+        crate::telemetry::counters().evaluation(end.status().as_str());
         if let Err(e) = self.store.record_schedule_outcome(claim.schedule, end.status(), error.as_deref(), now).await {
             tracing::error!(schedule = %claim.schedule, error = %e, "recording a schedule's outcome failed");
         }

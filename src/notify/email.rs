@@ -107,6 +107,7 @@ impl MailSender {
             let result = self.mailer.send(&mail).await;
             let at_ms = self.clock.now_ms();
             let outcome = next_step(result.is_ok(), mail.attempts, at_ms);
+            crate::telemetry::counters().mail_attempt(outcome.label());
             match &result {
                 Ok(()) => tracing::info!(mail = %mail.id, "alert e-mail sent"),
                 Err(e) => tracing::warn!(mail = %mail.id, error = %e, ?outcome, "alert e-mail failed"),

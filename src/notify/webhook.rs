@@ -109,6 +109,7 @@ impl WebhookSender {
             duration_ms: started.elapsed().as_secs_f64() * 1e3,
         };
         let outcome = next_step(result.is_ok(), message.attempts, attempt.at_ms);
+        crate::telemetry::counters().webhook_attempt(outcome.label());
         if result.is_err() {
             tracing::warn!(message = %message.id, error = ?attempt.error, ?outcome, "webhook delivery failed");
         }

@@ -170,6 +170,7 @@ impl RunManager {
             tokenizer_file: None,
             uploaded: live.uploaded.clone(),
         };
+        crate::telemetry::counters().run_started();
         let mut sink = StoreAndBroadcast { manager: self, run: &run, live: &live, done: 0, errors: 0 };
         // A server a Spec Lab probe identified is read before, during and after the run (its own metrics).
         let outcome = match target.server_kind {
@@ -211,6 +212,7 @@ impl RunManager {
             tracing::error!(run = %run.id, error = %e, "closing the run failed");
         }
         let _ = live.updates.send(RunUpdate { progress: self.progress(&run, status, done, errors), points: vec![] });
+        crate::telemetry::counters().run_finished(status.as_str());
         tracing::info!(run = %run.id, status = status.as_str(), done, errors, "run finished");
     }
 
@@ -248,8 +250,10 @@ impl BatchSink for StoreAndBroadcast<'_> {
             write_ms = started.elapsed().as_secs_f64() * 1e3,
             "iterations stored"
         );
+        let errors = batch.iter().filter(|(r, _)| r.error.is_some()).count() as u64;
+        crate::telemetry::counters().requests_measured(batch.len() as u64, errors);
         self.done += batch.len() as u64;
-        self.errors += batch.iter().filter(|(r, _)| r.error.is_some()).count() as u64;
+        self.errors += errors;
         let points = batch.iter().map(|(r, _)| LivePoint::from(r)).collect();
         let progress = self.manager.progress(self.run, RunStatus::Running, self.done, self.errors);
         // No subscriber is fine: the page may not be open.

@@ -18,6 +18,7 @@ pub fn router(state: AppState) -> Router {
     let shell_options = state.leptos_options.clone();
     Router::new()
         .route("/healthz", get(|| async { "ok" }))
+        .route("/metrics", get(routes::service_metrics))
         .merge(routes::login_routes())
         .merge(routes::wallet_login_routes())
         .merge(routes::contact_link_routes())

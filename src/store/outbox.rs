@@ -39,6 +39,17 @@ pub enum AttemptOutcome {
     GaveUp,
 }
 
+impl AttemptOutcome {
+    /// The `outcome` label of the service's delivery counters: `delivered`, `retrying` or `gave_up`.
+    pub fn label(self) -> &'static str {
+        match self {
+            AttemptOutcome::Delivered => crate::telemetry::DELIVERED,
+            AttemptOutcome::RetryAt(_) => crate::telemetry::RETRYING,
+            AttemptOutcome::GaveUp => crate::telemetry::GAVE_UP,
+        }
+    }
+}
+
 /// One attempt, for the log.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Attempt<'a> {

@@ -39,7 +39,7 @@ const EDGE_ONLY: &[&str] = &["axum", "crate::state", "crate::server", "crate::ap
 /// The layers of `docs/ARCHITECTURE.md` in full, bottom first: a module imports only modules of layers below its
 /// own. A new top-level module needs a place here.
 const LAYERS: &[&[&str]] = &[
-    &["wire", "clock", "outbound", "sim"],
+    &["wire", "clock", "outbound", "sim", "telemetry"],
     &["model"],
     &["stats", "error", "rate_limit"],
     &["charts", "config", "engine"],

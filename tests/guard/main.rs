@@ -16,4 +16,5 @@ mod guard_replicas;
 mod guard_workloads;
 mod owner_email;
 mod receivers;
+mod service_metrics;
 mod webhooks;

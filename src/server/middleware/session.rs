@@ -20,6 +20,8 @@ fn is_public(path: &str) -> bool {
         || path.starts_with("/share/")
         || path == "/favicon.ico"
         || path == "/healthz"
+        // Its own token or loopback rule (routes/service_metrics.rs): a scraper has no session.
+        || path == "/metrics"
         || ["/auth/", "/pkg/", "/assets/", "/api/public/"].iter().any(|p| path.starts_with(p))
 }
 

@@ -1,5 +1,5 @@
 //! The routes axum serves beside the Leptos pages and server functions: login links, wallet login, contact-address
-//! links, live run events, dataset uploads, public share reads and the Guard tick hook. Each handler takes the parts of the state it needs and calls one domain
+//! links, live run events, dataset uploads, public share reads, the Guard tick hook and the service's own `/metrics`. Each handler takes the parts of the state it needs and calls one domain
 //! function; replies, statuses and headers are decided here and nowhere below.
 
 mod contact_link;
@@ -7,6 +7,7 @@ mod dataset_upload;
 mod guard_hook;
 mod live_events;
 mod login;
+mod service_metrics;
 mod shared_reports;
 mod wallet_login;
 
@@ -15,5 +16,6 @@ pub use dataset_upload::dataset_upload;
 pub use guard_hook::guard_tick_hook;
 pub use live_events::live_events;
 pub use login::login_routes;
+pub use service_metrics::service_metrics;
 pub use shared_reports::{shared_export, shared_iterations, shared_report, shared_report_page, shared_report_view};
 pub use wallet_login::wallet_login_routes;
