@@ -5,14 +5,19 @@
 //! window test, read the schedule's history instead (`history_checks`). When several tests with p-values judge one
 //! evaluation (Welch's, once for every latency threshold it gates; each change point; each z-score or log-normal
 //! window test), a breach needs its Benjamini–Hochberg adjusted p-value to pass α too, and its reason says so.
+//! Beside Welch's p-value, the reason says how far the total times moved: the Hodges–Lehmann shift with its
+//! 1 − α interval (robust to one slow outlier, where a difference of means is not).
 
 use super::crossing::crossing;
 use super::history_checks::{change_point_check, window_check};
 use crate::model::{
-    Baseline, Breach, Decision, GuardSummary, IterationRecord, Op, ScheduleInput, Threshold, ThresholdCheck,
+    Baseline, Breach, Decision, GuardSummary, IterationRecord, Op, ScheduleInput, Serial, Shift, Threshold,
+    ThresholdCheck,
 };
-use crate::stats::compare::welch_t_test;
+use crate::stats::compare::welch_t_test_sized;
 use crate::stats::multiple::benjamini_hochberg;
+use crate::stats::serial::{effective_size, lag1_autocorrelation};
+use crate::stats::shift::hodges_lehmann;
 use crate::stats::{successful_values, summarize};
 
 /// The successful measured total times of a run (ms, ascending) and its summary.
@@ -29,16 +34,57 @@ pub fn observe(records: &[IterationRecord]) -> (Vec<f64>, GuardSummary) {
     (totals, summary)
 }
 
-/// Every threshold of `schedule` checked: `observed` (total times and summary) against `baseline`, and for a
-/// change-point or window threshold, the history's summaries (the earlier measured evaluations, oldest first).
+/// The lag-1 autocorrelation (`stats::serial`) of a run's successful measured total times in send order, each
+/// less what its prompt takes in the baseline run (the median of its times there, else the baseline's median):
+/// requests of different prompts differ by design, and a set ordered by prompt length would otherwise look like
+/// correlated requests. `None` without baseline requests to compare with.
+pub fn send_order_lag1(records: &[IterationRecord], baseline: &[IterationRecord]) -> Option<f64> {
+    let measured = |r: &&IterationRecord| !r.warmup && r.error.is_none() && r.total_ms.is_finite();
+    let base: Vec<&IterationRecord> = baseline.iter().filter(measured).collect();
+    let median_of = |mut values: Vec<f64>| {
+        values.sort_by(f64::total_cmp);
+        crate::stats::percentile(&values, 50.0)
+    };
+    let overall = median_of(base.iter().map(|r| r.total_ms).collect())?;
+    let expected = |prompt: u32| {
+        median_of(base.iter().filter(|r| r.prompt_index == prompt).map(|r| r.total_ms).collect()).unwrap_or(overall)
+    };
+    let mut sent: Vec<&IterationRecord> = records.iter().filter(measured).collect();
+    sent.sort_by_key(|r| r.seq);
+    lag1_autocorrelation(&sent.iter().map(|r| r.total_ms - expected(r.prompt_index)).collect::<Vec<f64>>())
+}
+
+/// Every threshold of `schedule` checked, the run's requests taken as independent: [`decide_run`] without a
+/// lag-1 autocorrelation.
 pub fn decide(
     schedule: &ScheduleInput,
     baseline: &Baseline,
     observed: (&[f64], &GuardSummary),
     history: &[GuardSummary],
 ) -> Decision {
+    decide_run(schedule, baseline, observed, None, history)
+}
+
+/// Every threshold of `schedule` checked: `observed` (total times and summary) against `baseline`, and for a
+/// change-point or window threshold, the history's summaries (the earlier measured evaluations, oldest first).
+/// `lag1` is the run's lag-1 autocorrelation in send order ([`send_order_lag1`]): beyond the white-noise bound,
+/// Welch's test counts the run as its effective sample size, and the reasons say so. (The baseline's requests are
+/// taken as independent: a pinned baseline keeps its times sorted.)
+pub fn decide_run(
+    schedule: &ScheduleInput,
+    baseline: &Baseline,
+    observed: (&[f64], &GuardSummary),
+    lag1: Option<f64>,
+    history: &[GuardSummary],
+) -> Decision {
     let (observed_totals, observed_summary) = observed;
-    let p_value = welch_t_test(observed_totals, &baseline.total_ms).map(|w| w.p_value);
+    let serial = lag1
+        .and_then(|r1| effective_size(observed_totals.len(), r1).map(|effective_n| Serial { lag1: r1, effective_n }));
+    let observed_n = serial.map_or(observed_totals.len() as f64, |s| s.effective_n);
+    let welch = welch_t_test_sized((observed_totals, observed_n), (&baseline.total_ms, baseline.total_ms.len() as f64));
+    let p_value = welch.map(|w| w.p_value);
+    let shift = hodges_lehmann(observed_totals, &baseline.total_ms, 1.0 - schedule.alpha);
+    let evidence = Evidence { p_value, shift, serial, observed_len: observed_totals.len() };
     let mut judged: Vec<Judged> = schedule
         .thresholds
         .iter()
@@ -52,7 +98,7 @@ pub fn decide(
                 Judged { check, p_value: p, family: p.map(|p| Family { key: threshold.key(), p, inclusive: false }) }
             }
             (_, None) => {
-                let check = check(threshold, &baseline.summary, observed_summary, p_value, schedule);
+                let check = check(threshold, (&baseline.summary, observed_summary), &evidence, schedule);
                 let gated = threshold.metric.is_latency() && schedule.require_significance;
                 let family = p_value.filter(|_| gated).map(|p| Family { key: "welch".into(), p, inclusive: false });
                 Judged { check, p_value, family }
@@ -79,7 +125,7 @@ pub fn decide(
         }
         checks.push(check);
     }
-    Decision { checks, breaches, p_value, n: (baseline.total_ms.len(), observed_totals.len()) }
+    Decision { checks, breaches, p_value, n: (baseline.total_ms.len(), observed_totals.len()), shift, serial }
 }
 
 /// A threshold's verdict before the tests are adjusted for one another.
@@ -130,11 +176,42 @@ fn adjust_for_multiple_tests(judged: &mut [Judged], alpha: f64) {
     }
 }
 
+/// What Welch's test of the total times found, for the latency thresholds it gates.
+struct Evidence {
+    p_value: Option<f64>,
+    shift: Option<Shift>,
+    serial: Option<Serial>,
+    observed_len: usize,
+}
+
+impl Evidence {
+    /// Said after Welch's p-value: how far the total times moved, and whether the run counted as fewer requests.
+    fn words(&self) -> String {
+        let mut words = String::new();
+        if let Some(s) = &self.shift {
+            words.push_str(&format!(
+                "; total time shifted {:+.1} ms (Hodges–Lehmann, {}% interval {:+.1} to {:+.1} ms)",
+                s.estimate,
+                crate::model::trim_number(s.confidence * 100.0),
+                s.low,
+                s.high
+            ));
+        }
+        if let Some(s) = &self.serial {
+            words.push_str(&format!(
+                "; consecutive requests were alike (lag-1 autocorrelation {:.2}), so Welch counted this run's {} \
+                 requests as {:.1} independent ones",
+                s.lag1, self.observed_len, s.effective_n
+            ));
+        }
+        words
+    }
+}
+
 fn check(
     threshold: &Threshold,
-    baseline: &GuardSummary,
-    observed: &GuardSummary,
-    p_value: Option<f64>,
+    (baseline, observed): (&GuardSummary, &GuardSummary),
+    evidence: &Evidence,
     schedule: &ScheduleInput,
 ) -> ThresholdCheck {
     let (b, o) = (threshold.metric.of(baseline), threshold.metric.of(observed));
@@ -159,23 +236,25 @@ fn check(
     if !(threshold.metric.is_latency() && schedule.require_significance) {
         return verdict(true, true, format!("crossed: {change}"));
     }
-    match p_value {
+    match evidence.p_value {
         Some(p) if p < schedule.alpha => verdict(
             true,
             true,
             format!(
-                "crossed and significant: {change}, Welch p = {} < α = {}",
+                "crossed and significant: {change}, Welch p = {} < α = {}{}",
                 crate::report::p_value(p),
-                schedule.alpha
+                schedule.alpha,
+                evidence.words()
             ),
         ),
         Some(p) => verdict(
             true,
             false,
             format!(
-                "crossed but not significant: {change}, Welch p = {} ≥ α = {} (could be noise)",
+                "crossed but not significant: {change}, Welch p = {} ≥ α = {} (could be noise){}",
                 crate::report::p_value(p),
-                schedule.alpha
+                schedule.alpha,
+                evidence.words()
             ),
         ),
         None => verdict(
@@ -253,6 +332,16 @@ mod tests {
         assert_eq!(b.p_value, d.p_value);
         assert!(d.checks[0].reason.starts_with("crossed and significant"), "{}", d.checks[0].reason);
         assert!(d.checks[1].reason.starts_with("within the threshold"), "{}", d.checks[1].reason);
+        // numpy: median of the 40 differences 114.5; 95 % interval (k = 6) 106 to 128.
+        let shift = d.shift.unwrap();
+        assert_eq!((shift.estimate, shift.low, shift.high, shift.confidence), (114.5, 106.0, 128.0, 0.95));
+        assert!(
+            d.checks[0]
+                .reason
+                .ends_with("; total time shifted +114.5 ms (Hodges–Lehmann, 95% interval +106.0 to +128.0 ms)"),
+            "{}",
+            d.checks[0].reason
+        );
     }
 
     #[test]
@@ -413,5 +502,56 @@ mod tests {
         assert_eq!(totals, [100.0, 110.0, 120.0, 130.0, 140.0]);
         assert_eq!((s.mean_ms, s.p95_ms), (Some(120.0), Some(138.0)));
         assert!((s.error_rate - 1.0 / 6.0).abs() < 1e-12);
+    }
+
+    // A server warming up: each request a little faster than the one before.
+    const WARMING: [f64; 12] = [300.0, 280.0, 260.0, 250.0, 240.0, 230.0, 225.0, 220.0, 218.0, 215.0, 214.0, 212.0];
+    const STEADY: [f64; 12] = [195.0, 205.0, 198.0, 202.0, 199.0, 201.0, 197.0, 203.0, 200.0, 196.0, 204.0, 200.0];
+
+    #[test]
+    fn correlated_requests_count_as_their_effective_size_and_the_reason_says_so() {
+        let base = baseline(STEADY.to_vec(), summary(204.0, 200.0, 0.0));
+        let s = schedule(vec![rule(Metric::MeanMs, Op::PctIncrease, 10.0)]);
+        let observed = summary(290.0, 238.7, 0.0);
+        // scipy 1.17.1: ttest_ind(WARMING, STEADY, equal_var=False).pvalue = 0.0006489875066684969, and with the
+        // warming run counted as n_eff = 12(1 − r₁)/(1 + r₁) = 2.237724427727662 requests,
+        // ttest_ind_from_stats(mean, std(ddof=1), n_eff, …, equal_var=False).pvalue = 0.2521088756716377.
+        let independent = decide(&s, &base, (&WARMING, &observed), &[]);
+        assert!((independent.p_value.unwrap() - 0.0006489875066684969).abs() < 1e-12, "{:?}", independent.p_value);
+        assert_eq!((independent.breaches.len(), independent.serial), (1, None));
+        let r1 = lag1_autocorrelation(&WARMING);
+        let d = decide_run(&s, &base, (&WARMING, &observed), r1, &[]);
+        assert!((d.p_value.unwrap() - 0.2521088756716377).abs() < 1e-9, "{:?}", d.p_value);
+        let serial = d.serial.unwrap();
+        assert!((serial.effective_n - 2.237724427727662).abs() < 1e-9, "{serial:?}");
+        assert!(d.breaches.is_empty(), "12 alike requests are not 12 requests' worth of evidence");
+        assert!(
+            d.checks[0].reason.ends_with(
+                "; consecutive requests were alike (lag-1 autocorrelation 0.69), so Welch counted this run's 12 \
+                 requests as 2.2 independent ones"
+            ),
+            "{}",
+            d.checks[0].reason
+        );
+        let steady = decide_run(&s, &base, (&STEADY, &observed), lag1_autocorrelation(&STEADY), &[]);
+        assert_eq!(steady.serial, None, "alternating requests are not counted against a run");
+    }
+
+    #[test]
+    fn a_set_ordered_by_prompt_length_is_not_mistaken_for_correlated_requests() {
+        use crate::model::fixtures::iteration_record;
+        let record = |seq: u64, prompt: u32, total: f64| IterationRecord {
+            prompt_index: prompt,
+            ..iteration_record(seq, None, total, false)
+        };
+        // Prompt i takes 100 + 20·i ms; this run adds a little noise, sent in prompt order (listed backwards).
+        let noise = [3.0, -2.0, 1.0, -4.0, 2.0, 0.0, -1.0, 4.0, -3.0, 1.0, 2.0, -2.0];
+        let baseline: Vec<IterationRecord> = (0..12).map(|i| record(i, i as u32, 100.0 + 20.0 * i as f64)).collect();
+        let run: Vec<IterationRecord> =
+            (0..12).rev().map(|i| record(i, i as u32, 100.0 + 20.0 * i as f64 + noise[i as usize])).collect();
+        let raw: Vec<f64> = (0..12).map(|i| 100.0 + 20.0 * i as f64 + noise[i]).collect();
+        assert!(lag1_autocorrelation(&raw).unwrap() > 0.7, "the raw times trend with the prompts");
+        assert_eq!(send_order_lag1(&run, &baseline), lag1_autocorrelation(&noise), "what the prompts do not explain");
+        assert_eq!(send_order_lag1(&run, &[]), None, "no baseline requests: taken as independent");
     }
 }

@@ -17,7 +17,7 @@ mod validity;
 
 pub use acknowledge::{acknowledge_alert, acknowledge_all_alerts};
 pub use alerts::{plan_alerts, Channels, Finished, Standing};
-pub use decide::{decide, observe};
+pub use decide::{decide, decide_run, observe, send_order_lag1};
 pub use exposition::{exposition, EXPOSITION_CONTENT_TYPE};
 pub use hook_limit::{HookLimit, Refusal, Turn, HOOK_BUDGET, HOOK_CLIENT_BUDGET};
 pub use pin::pin_run;

@@ -11,7 +11,7 @@ use serde::Serialize;
 use std::sync::Arc;
 
 use super::alerts::{plan_alerts, Channels, Finished, Standing};
-use super::decide::{decide, observe};
+use super::decide::{decide_run, observe, send_order_lag1};
 use super::schedule_page::HISTORY;
 use super::validity::judge_validity;
 use crate::clock::Clock;
@@ -360,7 +360,11 @@ impl Guard {
         } else {
             Vec::new()
         };
-        let decision = decide(&schedule.input, &baseline, (&totals, &summary), &history);
+        // The baseline run's requests, to tell a prompt's own length from correlated requests; without them the
+        // run's requests are taken as independent.
+        let baseline_records = self.store.run_iterations(claim.workspace, baseline.run_id).await.unwrap_or_default();
+        let lag1 = send_order_lag1(&records, &baseline_records);
+        let decision = decide_run(&schedule.input, &baseline, (&totals, &summary), lag1, &history);
         EvaluationEnd::Compared {
             run: run.id,
             observed: (totals, summary),

@@ -40,17 +40,25 @@ fn mean_and_variance(values: &[f64]) -> (f64, f64) {
 
 /// Welch's t-test of `a` against `b`; `None` when either has fewer than 2 values or both have no spread.
 pub fn welch_t_test(a: &[f64], b: &[f64]) -> Option<WelchTest> {
-    if a.len() < 2 || b.len() < 2 {
+    welch_t_test_sized((a, a.len() as f64), (b, b.len() as f64))
+}
+
+/// Welch's t-test with the size each sample counts for: its length, or fewer when its values are correlated (an
+/// effective sample size, `stats::serial`). Means and variances are the samples' own; the standard error and the
+/// degrees of freedom use the sizes given. `None` when a sample has fewer than 2 values, a size below 2, or both
+/// have no spread.
+pub fn welch_t_test_sized((a, n_a): (&[f64], f64), (b, n_b): (&[f64], f64)) -> Option<WelchTest> {
+    if a.len() < 2 || b.len() < 2 || n_a < 2.0 || n_b < 2.0 {
         return None;
     }
     let ((mean_a, var_a), (mean_b, var_b)) = (mean_and_variance(a), mean_and_variance(b));
-    let (se_a, se_b) = (var_a / a.len() as f64, var_b / b.len() as f64);
+    let (se_a, se_b) = (var_a / n_a, var_b / n_b);
     let se2 = se_a + se_b;
     if se2.is_nan() || se2 <= 0.0 {
         return None;
     }
     let t = (mean_a - mean_b) / se2.sqrt();
-    let df = se2 * se2 / (se_a * se_a / (a.len() as f64 - 1.0) + se_b * se_b / (b.len() as f64 - 1.0));
+    let df = se2 * se2 / (se_a * se_a / (n_a - 1.0) + se_b * se_b / (n_b - 1.0));
     let dist = StudentsT::new(0.0, 1.0, df).ok()?;
     let difference = mean_a - mean_b;
     let half_width = dist.inverse_cdf(0.975) * se2.sqrt();

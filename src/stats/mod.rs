@@ -1,7 +1,8 @@
 //! Statistics: pure, total functions over samples. No I/O, no clock; compiled into the browser build too, so
 //! figures shown in pages, exports and the CLI come from one implementation. The significance tests of run
 //! comparisons (`compare`), Guard's tests over a schedule's history (`change_points`, `history_tests`), the
-//! adjustment for several tests at once (`multiple`) and the intervals of repeated runs (`repeated`) are the
+//! adjustment for several tests at once (`multiple`), the Hodges–Lehmann shift (`shift`), the
+//! effective sample size of correlated requests (`serial`) and the intervals of repeated runs (`repeated`) are the
 //! exception: server-side, so the browser bundle carries no statistics library.
 
 #[cfg(feature = "ssr")]
@@ -16,6 +17,10 @@ pub mod multiple;
 mod pacing;
 mod percentile;
 pub mod repeated;
+#[cfg(feature = "ssr")]
+pub mod serial;
+#[cfg(feature = "ssr")]
+pub mod shift;
 mod slices;
 mod summary;
 

@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use super::{invalid, BenchError};
-use crate::guard::{decide, observe};
+use crate::guard::{decide_run, observe, send_order_lag1};
 use crate::model::{
     Baseline, BaselineId, BenchmarkSetId, Cadence, ConnectorId, Decision, Metric, Op, RunId, ScheduleInput, Severity,
     Threshold,
@@ -109,7 +109,7 @@ pub fn compare(rules: &ScheduleInput, baseline: &ReportSnapshot, current: &Repor
         pinned_at_ms: 0,
     };
     let (totals, summary) = observe(&current.results);
-    decide(rules, &pinned, (&totals, &summary), &[])
+    decide_run(rules, &pinned, (&totals, &summary), send_order_lag1(&current.results, &baseline.results), &[])
 }
 
 /// Prints each threshold's verdict; why the comparison fails the pipeline, if it does.

@@ -21,7 +21,7 @@ pub use policy::{AlertPolicy, InvalidRun, Validity, MAX_POLICY_WINDOW};
 pub use receiver::{check_routing_key, Receiver, PAGERDUTY_EVENTS_URL};
 pub use records::{
     AlertView, Baseline, Breach, CannotMeasure, Decision, EvaluationView, Mute, Notice, PendingBreach, ScheduleOutcome,
-    ThresholdCheck, WebhookDelivery,
+    Serial, Shift, ThresholdCheck, WebhookDelivery,
 };
 pub use schedule::{
     Cadence, GuardSummary, Metric, Notify, Op, Schedule, ScheduleInput, Severity, Threshold, MAX_THRESHOLDS,

@@ -90,6 +90,38 @@ pub struct Decision {
     pub p_value: Option<f64>,
     /// Sample sizes: baseline, observed.
     pub n: (usize, usize),
+    /// How far the total times moved from the baseline's (Hodges–Lehmann, with its 1 − α interval); absent in
+    /// decisions stored before it was computed, and when the samples are too small for an interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shift: Option<Shift>,
+    /// When the run's consecutive requests were alike beyond chance: how much, and the size Welch counted it as.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serial: Option<Serial>,
+}
+
+/// A run whose consecutive requests were correlated beyond what independent requests show by chance.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Serial {
+    /// The lag-1 autocorrelation of its total times in send order.
+    pub lag1: f64,
+    /// The effective sample size, `n·(1 − r₁)/(1 + r₁)`.
+    pub effective_n: f64,
+}
+
+/// The Hodges–Lehmann estimate of a shift (the median of every pairwise difference, observed − baseline) and
+/// its distribution-free confidence interval, in the sample's unit.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Shift {
+    /// The estimate.
+    pub estimate: f64,
+    /// The interval's lower end.
+    pub low: f64,
+    /// Its upper end.
+    pub high: f64,
+    /// Its confidence level (0.95 for 95 %).
+    pub confidence: f64,
 }
 
 /// A pinned baseline: the total times and summary of a finished run, for one set on one connector.
