@@ -23,6 +23,7 @@ use crate::model::{
 use crate::notify::{new_message_id, AlertMessage, MailSender, MailedAlert, Mailer};
 use crate::runs::RunManager;
 use crate::stats::change_points::measured_history;
+use crate::stats::serial::MIN_SERIAL_VALUES;
 use crate::store::{Backend, Claim, Store, StoreError, WebhookNotice};
 
 /// The longest an evaluation can take: a set's 100 prompts one at a time, each up to the 120 s request limit,
@@ -360,10 +361,15 @@ impl Guard {
         } else {
             Vec::new()
         };
-        // The baseline run's requests, to tell a prompt's own length from correlated requests; without them the
-        // run's requests are taken as independent.
-        let baseline_records = self.store.run_iterations(claim.workspace, baseline.run_id).await.unwrap_or_default();
-        let lag1 = send_order_lag1(&records, &baseline_records);
+        // The baseline run's requests, to tell a prompt's own length from correlated requests, read only when the
+        // run is long enough for its autocorrelation to be read; without them its requests count as independent.
+        let lag1 = if totals.len() >= MIN_SERIAL_VALUES {
+            let baseline_records =
+                self.store.run_iterations(claim.workspace, baseline.run_id).await.unwrap_or_default();
+            send_order_lag1(&records, &baseline_records)
+        } else {
+            None
+        };
         let decision = decide_run(&schedule.input, &baseline, (&totals, &summary), lag1, &history);
         EvaluationEnd::Compared {
             run: run.id,
