@@ -42,25 +42,43 @@ fn routing_key_context(workspace: WorkspaceId, id: ScheduleId) -> String {
     format!("schedule-routing-key/{workspace}/{id}")
 }
 
+/// A stored routing key and the URL it was entered for.
+struct StoredKey {
+    sealed: String,
+    url: Option<String>,
+}
+
 /// The sealed `routing_key` column after a save: a key given is sealed, the stored one stays when none is given,
-/// and other receivers keep none. `Invalid` when a PagerDuty receiver would be left without a key.
+/// and other receivers keep none. `Invalid` when a PagerDuty receiver would be left without a key, and when the
+/// stored key would go to another origin than the one it was entered for (as a connector's stored key: whoever
+/// changes where it goes enters it again).
 fn routing_key_column(
     workspace: WorkspaceId,
     id: ScheduleId,
     notify: &Notify,
-    stored: Option<String>,
+    stored: Option<StoredKey>,
     sealer: &SecretBox,
 ) -> Result<Option<String>, StoreError> {
     if notify.receiver != Receiver::PagerDuty {
         return Ok(None);
     }
+    let refused = |why: String| Err(StoreError::Invalid(ValidationError::new("notify.routingKey", why)));
     match (&notify.routing_key, stored) {
         (Some(key), _) => Ok(Some(sealer.seal(key.as_bytes(), &routing_key_context(workspace, id)))),
-        (None, Some(stored)) => Ok(Some(stored)),
-        (None, None) => Err(StoreError::Invalid(ValidationError::new(
-            "notify.routingKey",
-            "a PagerDuty receiver needs the routing key of an Events API v2 integration",
-        ))),
+        (None, Some(stored)) => {
+            let origin = |url: Option<&str>| url.and_then(|u| url::Url::parse(u).ok()).map(|u| u.origin());
+            let (was, now) = (origin(stored.url.as_deref()), origin(notify.webhook_url.as_deref()));
+            if was.is_some() && was == now {
+                Ok(Some(stored.sealed))
+            } else {
+                refused(format!(
+                    "the stored routing key was entered for {}; enter it again to send it to {}",
+                    was.map_or("another address".to_string(), |o| o.ascii_serialization()),
+                    now.map_or("this address".to_string(), |o| o.ascii_serialization())
+                ))
+            }
+        }
+        (None, None) => refused("a PagerDuty receiver needs the routing key of an Events API v2 integration".into()),
     }
 }
 
@@ -169,8 +187,12 @@ impl Store {
         now_ms: i64,
     ) -> Result<Schedule, StoreError> {
         self.get_set(workspace, input.set_id).await?;
-        let stored = self.workspace_row("guard_schedules", "routing_key", workspace, id).await?;
-        let routing_key = routing_key_column(workspace, id, &input.notify, stored.try_get("routing_key")?, sealer)?;
+        let row = self.workspace_row("guard_schedules", "routing_key, webhook_url", workspace, id).await?;
+        let stored = row
+            .try_get::<Option<String>, _>("routing_key")?
+            .map(|sealed| Ok::<_, StoreError>(StoredKey { sealed, url: row.try_get("webhook_url")? }))
+            .transpose()?;
+        let routing_key = routing_key_column(workspace, id, &input.notify, stored, sealer)?;
         let workload = self.workload_copy(workspace, Some(id), input.workload_id).await?;
         let (workload_name, workload_spec) = workload_columns(workload.as_ref())?;
         found(

@@ -256,6 +256,18 @@ async fn pagerduty_triggers_and_resolves_one_incident_per_alert(db: &TestDb) {
     };
     let kept = rig.store.update_schedule(rig.ws, schedule.id, &kept, &rig.sealer, rig.clock.now_ms()).await.unwrap();
     assert!(kept.input.notify.routing_key_set);
+    // The stored key goes only where it was entered for: another origin must be given the key again.
+    let elsewhere = ScheduleInput {
+        notify: Notify { webhook_url: Some("http://127.0.0.2:9/enqueue".into()), ..kept.input.notify.clone() },
+        ..kept.input.clone()
+    };
+    let refused = rig.store.update_schedule(rig.ws, schedule.id, &elsewhere, &rig.sealer, 0).await.unwrap_err();
+    assert!(refused.to_string().contains("enter it again to send it to http://127.0.0.2:9"), "{refused}");
+    let same_origin = ScheduleInput {
+        notify: Notify { webhook_url: Some(format!("{url}?again=1")), ..kept.input.notify.clone() },
+        ..kept.input.clone()
+    };
+    rig.store.update_schedule(rig.ws, schedule.id, &same_origin, &rig.sealer, 0).await.unwrap();
     let slack = ScheduleInput {
         notify: Notify { receiver: Receiver::Slack, ..kept.input.notify.clone() },
         ..kept.input.clone()
