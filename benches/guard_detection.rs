@@ -15,8 +15,8 @@
 
 use latency_guard::guard::decide;
 use latency_guard::model::{
-    AlertPolicy, Baseline, BaselineId, BenchmarkSetId, Cadence, ConnectorId, GuardSummary, Metric, Op, RunId,
-    ScheduleInput, Severity, Threshold, WindowTest, WindowTestKind,
+    AlertPolicy, BaselineId, BenchmarkSetId, Cadence, ConnectorId, GuardSummary, Metric, Op, Reference, ReferenceFrom,
+    RunId, ScheduleInput, Severity, Threshold, WindowTest, WindowTestKind,
 };
 use latency_guard::stats::percentile;
 use rand::rngs::StdRng;
@@ -216,16 +216,8 @@ struct Outcome {
 /// Each detector's outcome in one history.
 fn one_history(rng: &mut StdRng, scenario: Scenario, detectors: &[Detector]) -> Vec<Outcome> {
     let (total_ms, summary) = run(rng, MEDIAN_MS, BASELINE_REQUESTS);
-    let baseline = Baseline {
-        id: BaselineId(Uuid::nil()),
-        set_id: BenchmarkSetId(Uuid::nil()),
-        connector_id: ConnectorId(Uuid::nil()),
-        run_id: RunId(Uuid::nil()),
-        total_ms,
-        summary,
-        current: true,
-        pinned_at_ms: 0,
-    };
+    let from = ReferenceFrom::Pinned { baseline_id: BaselineId(Uuid::nil()), run_id: RunId(Uuid::nil()) };
+    let baseline = Reference { total_ms, summary, from };
     let onset = scenario.onset().unwrap_or(EVALUATIONS);
     let mut history: Vec<GuardSummary> = Vec::with_capacity(EVALUATIONS);
     let mut breaches: Vec<Vec<bool>> = vec![Vec::with_capacity(EVALUATIONS); detectors.len()];

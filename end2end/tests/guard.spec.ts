@@ -275,6 +275,33 @@ test("a schedule picks a saved workload in its form, costs its mean lengths and 
     await expect(page.locator("#schedule-title")).toHaveText("Chat p95, renamed");
     await expect(page.locator("#schedule-sends")).toContainText('Sends the workload "chat 40/4"');
     await expect(page.locator("#baseline-info")).toContainText("6 successful requests");
+
+    // Compared with its own recent runs instead: a pool too small is refused by name; the page says how full the
+    // pool is and keeps the pinned run aside; once three runs measured the same requests, the next is compared
+    // with their 18.
+    await page.click("#edit-schedule");
+    await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+    await page.selectOption("#policy-baseline", "rolling");
+    await page.fill("#policy-baseline-size", "2");
+    await page.click("#save-schedule");
+    await expect(page.locator("#schedule-form .error")).toContainText("must be 3 to 50 evaluations");
+    await page.fill("#policy-baseline-size", "3");
+    await page.click("#save-schedule");
+    await expect(page.locator("#schedule-saved")).toBeVisible();
+    await page.goto((await page.locator("#back-to-schedule").getAttribute("href"))!);
+    await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+    await expect(page.locator("#baseline-info")).toContainText("Compared with the last 3 healthy evaluations, once there are 3: 1 so far (6 requests)");
+    await expect(page.locator("#earlier-baselines")).toContainText("not used while the baseline is pooled");
+    for (const filled of [1, 2]) {
+      await page.click("#run-now");
+      await expect(page.locator("#run-now-result")).toContainText("Run now: no baseline", { timeout: 30_000 });
+      await expect(page.locator("#evaluations tbody tr").first()).toContainText(`filling the pool: ${filled} of the 3 evaluations needed`);
+    }
+    await page.click("#run-now");
+    await expect(page.locator("#run-now-result")).toContainText(/Run now: (healthy|breached)/, { timeout: 30_000 });
+    await expect(page.locator("#evaluations tbody tr").first()).toContainText("18 / 6 (3 evaluations pooled)");
+    await page.reload();
+    await expect(page.locator("#baseline-info")).toContainText("pooled: 3 evaluations finished");
   } finally {
     for (const sim of sims) sim.kill();
   }

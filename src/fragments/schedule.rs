@@ -7,8 +7,9 @@ use leptos::prelude::*;
 use super::render;
 use crate::charts::{schedule_history, HistoryChange, HistoryPoint};
 use crate::model::{
-    utc_second as when, BenchmarkSet, CostEstimate, EvaluationStatus, EvaluationView, Metric, Schedule, ScheduleDetail,
-    ScheduleWorkload, WebhookDelivery, ADVISED_MIN_PROMPTS,
+    utc_second as when, BaselineSource, BenchmarkSet, CostEstimate, EvaluationStatus, EvaluationView, GuardSummary,
+    Metric, PooledInfo, ReferenceFrom, Schedule, ScheduleDetail, ScheduleWorkload, WebhookDelivery,
+    ADVISED_MIN_PROMPTS, MIN_POOLED_EVALUATIONS,
 };
 use crate::stats::change_points::{change_points, measured_history, ChangePointSettings};
 use crate::wire::ServerHtml;
@@ -25,26 +26,56 @@ pub fn schedule_header(detail: &ScheduleDetail) -> ServerHtml {
     )
 }
 
-/// The baseline in force and the earlier ones.
+/// The baseline in force (a pinned run, or the pool of earlier evaluations with its n) and the earlier pins.
 pub fn baselines(detail: &ScheduleDetail) -> ServerHtml {
     let (baseline, earlier) = (detail.baseline.clone(), detail.earlier_baselines.clone());
+    let source = detail.schedule.input.policy.baseline;
+    let in_force = match (source.is_pooled(), &detail.pool, &baseline) {
+        (true, pool, _) => pooled_baseline(source, pool.as_ref()).into_any(),
+        (false, _, Some(b)) => view! { <p id="baseline-info">
+            {format!("Pinned {} UTC from ", when(b.pinned_at_ms))}<a href=format!("/runs/{}", b.run_id)>"this run"</a>
+            {format!(": {} successful requests, p95 {}, mean {}.", b.n, ms(b.summary.p95_ms), ms(b.summary.mean_ms))}
+        </p> }.into_any(),
+        (false, _, None) => view! { <p id="baseline-info" class="warning">"No baseline yet: runs are recorded but not compared. Pin a completed run of this connector sending what the schedule sends (30 or more requests make a steady one; a run of the schedule itself, by Run now, is the surest)."</p> }.into_any(),
+    };
+    // While the baseline is pooled, a pinned run is kept but not compared with: it is listed with the earlier ones.
+    let pinned_unused = baseline.filter(|_| source.is_pooled()).map(|b| (b, true));
+    let kept: Vec<_> = pinned_unused.into_iter().chain(earlier.into_iter().map(|b| (b, false))).collect();
     render(view! {
-        {match baseline {
-            Some(b) => view! { <p id="baseline-info">
-                {format!("Pinned {} UTC from ", when(b.pinned_at_ms))}<a href=format!("/runs/{}", b.run_id)>"this run"</a>
-                {format!(": {} successful requests, p95 {}, mean {}.", b.n, ms(b.summary.p95_ms), ms(b.summary.mean_ms))}
-            </p> }.into_any(),
-            None => view! { <p id="baseline-info" class="warning">"No baseline yet: runs are recorded but not compared. Pin a completed run of this connector sending what the schedule sends (30 or more requests make a steady one; a run of the schedule itself, by Run now, is the surest)."</p> }.into_any(),
-        }}
-        {(!earlier.is_empty()).then(|| view! {
-            <details id="earlier-baselines"><summary>{format!("{} earlier baseline(s)", earlier.len())}</summary>
-                <ul>{earlier.into_iter().map(|b| view! { <li>
+        {in_force}
+        {(!kept.is_empty()).then(|| view! {
+            <details id="earlier-baselines"><summary>{format!("{} earlier baseline(s)", kept.len())}</summary>
+                <ul>{kept.into_iter().map(|(b, unused)| view! { <li>
                     {format!("Pinned {} UTC from ", when(b.pinned_at_ms))}<a href=format!("/runs/{}", b.run_id)>"this run"</a>
                     {format!(": {} requests, p95 {}, mean {}", b.n, ms(b.summary.p95_ms), ms(b.summary.mean_ms))}
+                    {unused.then_some(" (pinned, not used while the baseline is pooled)")}
                 </li> }).collect_view()}</ul>
             </details>
         })}
     })
+}
+
+/// A rolling or time-window baseline: its rule, how many evaluations and requests it pools, their figures.
+fn pooled_baseline(source: BaselineSource, pool: Option<&PooledInfo>) -> impl IntoView {
+    let rule = source.describe();
+    let needed = MIN_POOLED_EVALUATIONS;
+    match pool {
+        Some(p) if p.pool.is_enough() => view! { <p id="baseline-info">
+            {format!(
+                "Compared with {rule}, pooled: {} evaluations finished {} to {} UTC, {} successful requests, p95 {}, mean {} (p95 and mean of the pooled requests; tok/s, cost and error rate averaged per run).",
+                p.pool.evaluations, when(p.pool.first_at_ms), when(p.pool.last_at_ms), p.n, ms(p.summary.p95_ms), ms(p.summary.mean_ms),
+            )}
+        </p> }.into_any(),
+        Some(p) => view! { <p id="baseline-info" class="warning">
+            {format!(
+                "Compared with {rule}, once there are {needed}: {} so far ({} requests). Until then runs are recorded, not compared.",
+                p.pool.evaluations, p.n,
+            )}
+        </p> }.into_any(),
+        None => view! { <p id="baseline-info" class="warning">
+            {format!("Compared with {rule}, once there are {needed}: none yet of the requests the schedule sends now. Until then runs are recorded, not compared (Run now fills the pool sooner).")}
+        </p> }.into_any(),
+    }
 }
 
 /// The `<option>`s of the runs that could be pinned as baseline, newest first.
@@ -57,7 +88,12 @@ pub fn pinnable_choices(detail: &ScheduleDetail) -> ServerHtml {
 
 /// The history chart, the evaluations and the webhook deliveries.
 pub fn history(detail: &ScheduleDetail) -> ServerHtml {
-    let band = detail.baseline.as_ref().and_then(|b| b.summary.mean_ms.zip(b.summary.p95_ms));
+    let band_of = |s: &GuardSummary| s.mean_ms.zip(s.p95_ms);
+    let band = match (&detail.pool, &detail.baseline) {
+        (Some(pool), _) if detail.schedule.input.policy.baseline.is_pooled() => band_of(&pool.summary),
+        (_, Some(pinned)) if !detail.schedule.input.policy.baseline.is_pooled() => band_of(&pinned.summary),
+        _ => None,
+    };
     let settings = ChangePointSettings::of_schedule(&detail.schedule.input);
     let changes = history_changes(detail, &settings);
     let charted: Vec<HistoryChange> = changes
@@ -162,7 +198,14 @@ fn DeliveriesTable(deliveries: Vec<WebhookDelivery>) -> impl IntoView {
 }
 
 fn evaluation_row(e: EvaluationView) -> impl IntoView {
+    let pooled = match &e.baseline_from {
+        Some(ReferenceFrom::Pooled(pool)) => Some(pool),
+        _ => None,
+    };
     let n = match (e.baseline_n, e.observed_n) {
+        (Some(b), Some(o)) if pooled.is_some() => {
+            format!("{b} / {o} ({} evaluations pooled)", pooled.map_or(0, |p| p.evaluations))
+        }
         (Some(b), Some(o)) => format!("{b} / {o}"),
         (None, Some(o)) => format!("— / {o}"),
         _ => "—".into(),
@@ -188,7 +231,13 @@ fn evaluation_row(e: EvaluationView) -> impl IntoView {
             .collect::<Vec<_>>()
             .join("; "),
         (None, None) => match e.status {
-            EvaluationStatus::NoBaseline => "no baseline pinned: recorded, not compared".into(),
+            EvaluationStatus::NoBaseline => match pooled {
+                Some(pool) => format!(
+                    "filling the pool: {} of the {MIN_POOLED_EVALUATIONS} evaluations needed; recorded, not compared",
+                    pool.evaluations
+                ),
+                None => "no baseline yet: recorded, not compared".into(),
+            },
             EvaluationStatus::Running => "the run is under way".into(),
             EvaluationStatus::Healthy
             | EvaluationStatus::Breached

@@ -11,7 +11,7 @@
 use super::crossing::crossing;
 use super::history_checks::{change_point_check, window_check};
 use crate::model::{
-    Baseline, Breach, Decision, GuardSummary, IterationRecord, Op, ScheduleInput, Serial, Shift, Threshold,
+    Breach, Decision, GuardSummary, IterationRecord, Op, Reference, ScheduleInput, Serial, Shift, Threshold,
     ThresholdCheck,
 };
 use crate::stats::compare::welch_t_test_sized;
@@ -58,7 +58,7 @@ pub fn send_order_lag1(records: &[IterationRecord], baseline: &[IterationRecord]
 /// lag-1 autocorrelation.
 pub fn decide(
     schedule: &ScheduleInput,
-    baseline: &Baseline,
+    baseline: &Reference,
     observed: (&[f64], &GuardSummary),
     history: &[GuardSummary],
 ) -> Decision {
@@ -72,7 +72,7 @@ pub fn decide(
 /// taken as independent: a pinned baseline keeps its times sorted.)
 pub fn decide_run(
     schedule: &ScheduleInput,
-    baseline: &Baseline,
+    baseline: &Reference,
     observed: (&[f64], &GuardSummary),
     lag1: Option<f64>,
     history: &[GuardSummary],
@@ -269,7 +269,7 @@ fn check(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{BaselineId, BenchmarkSetId, Cadence, ConnectorId, Metric, RunId, Severity};
+    use crate::model::{BaselineId, BenchmarkSetId, Cadence, ConnectorId, Metric, ReferenceFrom, RunId, Severity};
     use uuid::Uuid;
 
     fn schedule(thresholds: Vec<Threshold>) -> ScheduleInput {
@@ -292,17 +292,9 @@ mod tests {
         GuardSummary { p95_ms: Some(p95), mean_ms: Some(mean), tok_s: Some(50.0), cost_usd: None, error_rate }
     }
 
-    fn baseline(total_ms: Vec<f64>, summary: GuardSummary) -> Baseline {
-        Baseline {
-            id: BaselineId(Uuid::nil()),
-            set_id: BenchmarkSetId(Uuid::nil()),
-            connector_id: ConnectorId(Uuid::nil()),
-            run_id: RunId(Uuid::nil()),
-            total_ms,
-            summary,
-            current: true,
-            pinned_at_ms: 0,
-        }
+    fn baseline(total_ms: Vec<f64>, summary: GuardSummary) -> Reference {
+        let from = ReferenceFrom::Pinned { baseline_id: BaselineId(Uuid::nil()), run_id: RunId(Uuid::nil()) };
+        Reference { total_ms, summary, from }
     }
 
     fn rule(metric: Metric, op: Op, value: f64) -> Threshold {

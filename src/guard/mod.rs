@@ -1,5 +1,5 @@
 //! Guard: scheduled regression checks. A tick claims the due schedules, runs each one's benchmark set as a
-//! regular run, judges whether the run is valid, compares it with the pinned baseline (Welch's t-test and
+//! regular run, judges whether the run is valid, compares it with its baseline (a pinned run or a pool of recent healthy evaluations; Welch's t-test and
 //! thresholds), and opens, updates or recovers alerts under the schedule's policy; the in-process loop ticks every few minutes and `POST /api/public/hooks/guard-tick` lets an external
 //! scheduler tick instead.
 
@@ -11,6 +11,8 @@ mod exposition;
 mod history_checks;
 mod hook_limit;
 mod pin;
+mod plan;
+mod pool;
 mod schedule_page;
 mod tick;
 mod validity;
@@ -21,8 +23,10 @@ pub use decide::{decide, decide_run, observe, send_order_lag1};
 pub use exposition::{exposition, EXPOSITION_CONTENT_TYPE};
 pub use hook_limit::{HookLimit, Refusal, Turn, HOOK_BUDGET, HOOK_CLIENT_BUDGET};
 pub use pin::pin_run;
+pub use plan::{guard_plan, GUARD_TEMPERATURE};
+pub use pool::{measured_key, pool_state, pooled_figures, PoolState};
 pub use schedule_page::{cost_estimate, save_schedule, schedule_detail, HISTORY};
-pub use tick::{guard_plan, Guard, GuardOptions, TickReport, GUARD_TEMPERATURE, MAX_EVALUATION_MS};
+pub use tick::{Guard, GuardOptions, TickReport, MAX_EVALUATION_MS};
 pub use validity::judge_validity;
 
 /// Ticks every `interval` until the process ends; a failed tick is logged and the next one comes on time.

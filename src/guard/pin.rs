@@ -4,7 +4,7 @@
 //! connector and workload.
 
 use super::decide::observe;
-use super::tick::GUARD_TEMPERATURE;
+use super::plan::GUARD_TEMPERATURE;
 use crate::model::{Baseline, RunId, RunStatus, ScheduleId, ValidationError, WorkspaceId};
 use crate::store::{NewBaseline, Store, StoreError};
 

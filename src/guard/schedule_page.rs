@@ -2,8 +2,11 @@
 //! and the history), what it costs, the latest evaluations and webhook deliveries, and the runs that could be
 //! pinned. Every list is bounded. The page draws its history chart from the evaluations (`fragments::history`).
 
-use crate::model::{BaselineInfo, Connector, PinnableRun, ScheduleDetail, ScheduleId, WorkspaceId};
+use super::plan::guard_plan;
+use super::pool::{measured_key, pool_state, pooled_figures, PoolState};
+use crate::model::{BaselineInfo, Connector, PinnableRun, PooledInfo, Reference, ReferenceFrom, ScheduleDetail};
 use crate::model::{BenchmarkSet, Cadence, CostEstimate, RunVolume, Schedule, ScheduleInput, Workload};
+use crate::model::{ScheduleId, WorkspaceId};
 use crate::secrets::SecretBox;
 use crate::store::{Store, StoreError};
 
@@ -43,10 +46,12 @@ pub async fn schedule_detail(
         .collect();
     let prices = connector.as_ref().map_or((None, None), Connector::prices);
     let mutes = store.list_mutes(workspace, now_ms).await?.into_iter().filter(|m| m.schedule_id == id).collect();
+    let pool = pooled_info(store, workspace, &schedule, &set, spec, now_ms).await?;
     Ok(ScheduleDetail {
         cost: cost_estimate(&set, spec, schedule.input.cadence, prices),
         workload,
         baseline,
+        pool,
         earlier_baselines: earlier.iter().map(BaselineInfo::from).collect(),
         connector_name: connector.map(|c| c.name),
         schedule,
@@ -55,6 +60,35 @@ pub async fn schedule_detail(
         deliveries,
         pinnable_runs,
         mutes,
+    })
+}
+
+/// The pool the schedule's next evaluation would be compared with, when its baseline is pooled and the pool holds
+/// any evaluation (of the requests the schedule sends now).
+async fn pooled_info(
+    store: &Store,
+    workspace: WorkspaceId,
+    schedule: &Schedule,
+    set: &BenchmarkSet,
+    workload: Option<&Workload>,
+    now_ms: i64,
+) -> Result<Option<PooledInfo>, StoreError> {
+    let source = schedule.input.policy.baseline;
+    if !source.is_pooled() {
+        return Ok(None);
+    }
+    let key = measured_key(&guard_plan(schedule, set, workload));
+    let pooled = store.pooled_evaluations(workspace, schedule.id, &key, source, now_ms).await?;
+    Ok(match pool_state(source, &pooled) {
+        PoolState::Empty => None,
+        PoolState::Filling(pool) => {
+            let (total_ms, summary) = pooled_figures(&pooled);
+            Some(PooledInfo { pool, n: total_ms.len(), summary })
+        }
+        PoolState::Ready(Reference { total_ms, summary, from: ReferenceFrom::Pooled(pool) }) => {
+            Some(PooledInfo { pool, n: total_ms.len(), summary })
+        }
+        PoolState::Ready(_) => None,
     })
 }
 

@@ -1,6 +1,7 @@
 //! One Guard tick: claim the due schedules (at most `limit`, oldest due first), run each one's benchmark set once
 //! per prompt — non-streaming, temperature 0.2, one request at a time, as a regular run with its own report —
-//! judge whether the run is valid, compare it with the pinned baseline, apply the alert state machine, and record
+//! judge whether the run is valid, compare it with the baseline (the pinned run, or the pool of the schedule's
+//! recent healthy evaluations: `pool`), apply the alert state machine, and record
 //! the outcome on the schedule. A run that is not valid (unreachable endpoint, too many errors, too few samples)
 //! is inconclusive; a schedule whose run cannot be made (deleted connector, a run that cannot start) is failed;
 //! either way it was advanced by its claim and the tick goes on with the others. Run now is the same path for one
@@ -12,13 +13,15 @@ use std::sync::Arc;
 
 use super::alerts::{plan_alerts, Channels, Finished, Standing};
 use super::decide::{decide_run, observe, send_order_lag1};
+use super::plan::guard_plan;
+use super::pool::{measured_key, pool_state, PoolState};
 use super::schedule_page::HISTORY;
 use super::validity::judge_validity;
 use crate::clock::Clock;
 use crate::jobs::StartError;
 use crate::model::{
-    Agent, AlertId, BenchmarkSet, EvaluationEnd, GuardSummary, InvalidRun, LoadMode, Notice, Op, PastEvaluation, RunId,
-    RunPlanInput, RunStatus, Schedule, ScheduleId, ScheduleOutcome, Validity, Workload, WorkspaceId,
+    AlertId, BaselineSource, EvaluationEnd, GuardSummary, InvalidRun, Notice, Op, PastEvaluation, RunId, RunPlanInput,
+    RunStatus, Schedule, ScheduleId, ScheduleOutcome, Validity, Workload, WorkspaceId,
 };
 use crate::notify::{new_message_id, AlertMessage, MailSender, MailedAlert, Mailer};
 use crate::runs::RunManager;
@@ -29,9 +32,6 @@ use crate::store::{Backend, Claim, Store, StoreError, WebhookNotice};
 /// The longest an evaluation can take: a set's 100 prompts one at a time, each up to the 120 s request limit,
 /// with room to spare. An evaluation running longer was abandoned by a stopped process.
 pub const MAX_EVALUATION_MS: i64 = 4 * 3_600_000;
-
-/// The temperature of scheduled runs (`docs/GUARD.md` documents it).
-pub const GUARD_TEMPERATURE: f64 = 0.2;
 
 /// What one tick did.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -179,9 +179,11 @@ impl Guard {
 
     async fn evaluate(&self, claim: Claim) -> (ScheduleOutcome, Mail) {
         let schedule = self.store.get_schedule(claim.workspace, claim.schedule).await;
-        let end = match &schedule {
+        let (end, measured_key) = match &schedule {
             Ok(schedule) => self.measure(&claim, schedule).await,
-            Err(e) => EvaluationEnd::Failed { error: format!("the schedule could not be read: {e}"), run: None },
+            Err(e) => {
+                (EvaluationEnd::Failed { error: format!("the schedule could not be read: {e}"), run: None }, None)
+            }
         };
         let now = self.clock.now_ms();
         let schedule = schedule.ok();
@@ -216,13 +218,14 @@ impl Guard {
         let plan = |open: &[_], history: &[_], muting: &_| {
             plan_alerts(finished, Standing { history, open, policy: &policy, muting }, channels)
         };
-        let changes = match self.store.finish_evaluation(&claim, &end, plan, webhook, now).await {
-            Ok(changes) => changes,
-            Err(e) => {
-                tracing::error!(schedule = %claim.schedule, error = %e, "recording a guard evaluation failed");
-                Default::default()
-            }
-        };
+        let changes =
+            match self.store.finish_evaluation(&claim, &end, measured_key.as_deref(), plan, webhook, now).await {
+                Ok(changes) => changes,
+                Err(e) => {
+                    tracing::error!(schedule = %claim.schedule, error = %e, "recording a guard evaluation failed");
+                    Default::default()
+                }
+            };
         crate::telemetry::counters().evaluation(end.status().as_str());
         if let Err(e) = self.store.record_schedule_outcome(claim.schedule, end.status(), error.as_deref(), now).await {
             tracing::error!(schedule = %claim.schedule, error = %e, "recording a schedule's outcome failed");
@@ -308,8 +311,9 @@ impl Guard {
     }
 
     /// Runs the schedule's set and compares it with the baseline; every failure becomes `Failed` with a reason.
-    async fn measure(&self, claim: &Claim, schedule: &Schedule) -> EvaluationEnd {
-        let failed = |error: String, run: Option<RunId>| EvaluationEnd::Failed { error, run };
+    /// With the end, the key of what the run measured ([`measured_key`]), once its plan is made.
+    async fn measure(&self, claim: &Claim, schedule: &Schedule) -> (EvaluationEnd, Option<String>) {
+        let failed = |error: String, run: Option<RunId>| (EvaluationEnd::Failed { error, run }, None);
         let set = match self.store.get_set(claim.workspace, schedule.input.set_id).await {
             Ok(set) => set,
             Err(e) => return failed(format!("the benchmark set could not be read: {e}"), None),
@@ -319,6 +323,22 @@ impl Guard {
             Err(e) => return failed(format!("the schedule's workload could not be read: {e}"), None),
         };
         let plan = guard_plan(schedule, &set, workload.as_ref());
+        let key = measured_key(&plan);
+        let end = self.measure_plan(claim, schedule, plan, workload.as_ref(), &key).await;
+        (end, Some(key))
+    }
+
+    /// Runs `plan` and judges it: valid or not, then compared with the schedule's baseline (pinned or pooled from
+    /// the evaluations that measured `key`).
+    async fn measure_plan(
+        &self,
+        claim: &Claim,
+        schedule: &Schedule,
+        plan: RunPlanInput,
+        workload: Option<&Workload>,
+        key: &str,
+    ) -> EvaluationEnd {
+        let failed = |error: String, run: Option<RunId>| EvaluationEnd::Failed { error, run };
         let run = match self.runs.run_to_end(claim.workspace, plan).await {
             Ok(run) => run,
             Err(StartError::Store(StoreError::NotFound)) => {
@@ -341,13 +361,14 @@ impl Guard {
             return EvaluationEnd::Inconclusive { run: run.id, reason, observed: Some(observed) };
         }
         let (totals, summary) = observed;
-        let baseline = match self
-            .store
-            .current_baseline(claim.workspace, schedule.input.set_id, schedule.input.connector_id, workload.as_ref())
-            .await
-        {
-            Ok(Some(baseline)) => baseline,
-            Ok(None) => return EvaluationEnd::NoBaseline { run: run.id, observed: (totals, summary) },
+        let baseline = match self.reference(claim, schedule, workload, key).await {
+            Ok(PoolState::Ready(reference)) => reference,
+            Ok(PoolState::Empty) => {
+                return EvaluationEnd::NoBaseline { run: run.id, observed: (totals, summary), pool: None }
+            }
+            Ok(PoolState::Filling(pool)) => {
+                return EvaluationEnd::NoBaseline { run: run.id, observed: (totals, summary), pool: Some(pool) }
+            }
             Err(e) => return failed(format!("the baseline could not be read: {e}"), Some(run.id)),
         };
         // The history a change-point or window threshold reads (what the schedule's page charts); read only when
@@ -365,7 +386,7 @@ impl Guard {
         // run is long enough for its autocorrelation to be read; without them its requests count as independent.
         let lag1 = if totals.len() >= MIN_SERIAL_VALUES {
             let baseline_records =
-                self.store.run_iterations(claim.workspace, baseline.run_id).await.unwrap_or_default();
+                self.store.run_iterations(claim.workspace, baseline.run_id()).await.unwrap_or_default();
             send_order_lag1(&records, &baseline_records)
         } else {
             None
@@ -378,28 +399,28 @@ impl Guard {
             decision: Box::new(decision),
         }
     }
-}
 
-/// The run a schedule makes: each prompt of its set once, or each request of its `workload` (with the set's system
-/// prompt), non-streaming, temperature 0.2, one at a time (so the requests do not slow each other down; a
-/// multi-turn workload's conversations go one after another).
-pub fn guard_plan(schedule: &Schedule, set: &BenchmarkSet, workload: Option<&Workload>) -> RunPlanInput {
-    let agent = Agent {
-        name: set.name.clone(),
-        system_prompt: set.system_prompt.clone(),
-        tools: vec![],
-        token_budget: set.max_tokens,
-    };
-    let prompts = match workload {
-        Some(_) => Vec::new(),
-        None => set.prompts.iter().map(|p| p.text.clone()).collect(),
-    };
-    let one = LoadMode::Closed { concurrency: 1 };
-    RunPlanInput {
-        title: Some(format!("Guard · {}", schedule.input.name)),
-        stream: false,
-        temperature: GUARD_TEMPERATURE,
-        workload: workload.cloned(),
-        ..RunPlanInput::new(schedule.input.connector_id, agent, prompts, 1, one)
+    /// What a run measuring `key` is compared with: the pinned run (a pin is [`PoolState::Ready`] at once, none is
+    /// [`PoolState::Empty`]), or the schedule's pool of earlier evaluations.
+    async fn reference(
+        &self,
+        claim: &Claim,
+        schedule: &Schedule,
+        workload: Option<&Workload>,
+        key: &str,
+    ) -> Result<PoolState, StoreError> {
+        let input = &schedule.input;
+        match input.policy.baseline {
+            BaselineSource::Pinned => {
+                let pinned =
+                    self.store.current_baseline(claim.workspace, input.set_id, input.connector_id, workload).await?;
+                Ok(pinned.map_or(PoolState::Empty, |b| PoolState::Ready(b.into())))
+            }
+            source => {
+                let now = self.clock.now_ms();
+                let pooled = self.store.pooled_evaluations(claim.workspace, schedule.id, key, source, now).await?;
+                Ok(pool_state(source, &pooled))
+            }
+        }
     }
 }

@@ -272,37 +272,11 @@ pub(super) fn figure(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use uuid::Uuid;
+    use crate::notify::receivers::fixtures::{self, breach};
 
-    fn breach(metric: Metric, severity: Severity) -> Breach {
-        Breach {
-            metric,
-            op: Op::PctIncrease,
-            threshold: 20.0,
-            delta: 124.0,
-            pct_change: Some(119.23076923076923),
-            p_value: Some(6.0905791809414e-06),
-            severity,
-            baseline: 104.0,
-            observed: 228.0,
-        }
-    }
-
+    /// The receivers' alert, for the schedule these tests name.
     fn message(notice: &Notice) -> AlertMessage<'_> {
-        let summary =
-            GuardSummary { p95_ms: Some(104.0), mean_ms: Some(100.5), tok_s: None, cost_usd: None, error_rate: 0.0 };
-        AlertMessage {
-            notice,
-            schedule_id: ScheduleId(Uuid::nil()),
-            schedule_name: "Checkout API".into(),
-            benchmark_set_id: Uuid::nil().to_string(),
-            baseline: Some(summary),
-            observed: Some(GuardSummary { p95_ms: Some(228.0), ..summary }),
-            set_url: "http://lg.example/guard/sets#set-1".into(),
-            schedule_url: "http://lg.example/guard/schedules/1".into(),
-            report_url: Some("http://lg.example/runs/1".into()),
-            at_ms: 1_795_000_000_000,
-        }
+        fixtures::message(notice, "Checkout API")
     }
 
     #[test]

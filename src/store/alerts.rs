@@ -125,6 +125,7 @@ fn evaluation_from_row(row: &AnyRow) -> Result<EvaluationView, StoreError> {
         observed_summary: json("observed_summary")?.map(|t| from_json(&t)).transpose()?,
         p_value: row.try_get("p_value")?,
         decision: json("decision")?.map(|t| from_json(&t)).transpose()?,
+        baseline_from: json("baseline_from")?.map(|t| from_json(&t)).transpose()?,
     })
 }
 
@@ -138,6 +139,7 @@ impl Store {
         &self,
         claim: &Claim,
         end: &EvaluationEnd,
+        measured_key: Option<&str>,
         plan: impl FnOnce(&[OpenAlert], &[PastEvaluation], &Muting) -> AlertPlan,
         webhook: Option<WebhookNotice<'_>>,
         now_ms: i64,
@@ -152,13 +154,14 @@ impl Store {
         sqlx::query(
             "UPDATE guard_evaluations SET finished_at = $1, status = $2, error = $3, run_id = $4, baseline_id = $5, \
              baseline_n = $6, baseline_summary = $7, observed_n = $8, observed_summary = $9, observed_total_ms = $10, \
-             test = $11, p_value = $12, decision = $13, invalid = $14, pending = $15 WHERE id = $16",
+             test = $11, p_value = $12, decision = $13, invalid = $14, pending = $15, measured_key = $16, \
+             baseline_from = $17 WHERE id = $18",
         )
         .bind(now_ms)
         .bind(end.status().as_str())
         .bind(end.error())
         .bind(end.run().map(|r| r.to_string()))
-        .bind(baseline.map(|b| b.id.to_string()))
+        .bind(baseline.and_then(|b| b.baseline_id()).map(|id| id.to_string()))
         .bind(baseline.map(|b| b.total_ms.len() as i64))
         .bind(baseline.map(|b| to_json(&b.summary)).transpose()?)
         .bind(observed.map(|(values, _)| values.len() as i64))
@@ -169,6 +172,8 @@ impl Store {
         .bind(decision.map(to_json).transpose()?)
         .bind(end.invalid().map(to_json).transpose()?)
         .bind((!plan.pending.is_empty()).then(|| to_json(&plan.pending)).transpose()?)
+        .bind(measured_key)
+        .bind(end.baseline_from().map(|from| to_json(&from)).transpose()?)
         .bind(claim.evaluation.to_string())
         .execute(&mut *tx)
         .await?;
@@ -355,8 +360,8 @@ impl Store {
     ) -> Result<Vec<EvaluationView>, StoreError> {
         let rows = sqlx::query(
             "SELECT id, slot_at, trigger_kind, started_at, finished_at, status, error, invalid, pending, run_id, \
-             baseline_n, baseline_summary, observed_n, observed_summary, p_value, decision FROM guard_evaluations \
-             WHERE workspace_id = $1 AND schedule_id = $2 ORDER BY started_at DESC, id LIMIT $3",
+             baseline_n, baseline_summary, observed_n, observed_summary, p_value, decision, baseline_from \
+             FROM guard_evaluations WHERE workspace_id = $1 AND schedule_id = $2 ORDER BY started_at DESC, id LIMIT $3",
         )
         .bind(workspace.to_string())
         .bind(schedule.to_string())

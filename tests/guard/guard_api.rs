@@ -326,6 +326,13 @@ async fn window_tests_and_change_points_are_saved_and_bad_ones_name_their_field(
     assert!(stored[1].get("test").is_none(), "a baseline threshold is written as before: {read}");
     assert_eq!(stored[2]["op"], "change_point");
     assert_eq!(read["schedule"]["policy"]["changeMinSegment"], 4);
+    assert_eq!(read["schedule"]["policy"]["baseline"], json!({"kind": "pinned"}), "pinned unless asked");
+    let rolling = input(
+        json!([{"metric": "p95_ms", "op": "pct_increase", "value": 10}]),
+        json!({"baseline": {"kind": "rolling", "last": 10}}),
+    );
+    let saved = ok(&app, &cookie, "guard/schedules/save", rolling).await;
+    assert_eq!(saved["schedule"]["policy"]["baseline"], json!({"kind": "rolling", "last": 10}), "{saved}");
 
     for (thresholds, policy, field, words) in [
         (
@@ -346,6 +353,18 @@ async fn window_tests_and_change_points_are_saved_and_bad_ones_name_their_field(
             "policy.changeMinSegment",
             "must be 3 to 20 evaluations",
         ),
+        (
+            json!([{"metric": "p95_ms", "op": "pct_increase", "value": 10}]),
+            json!({"baseline": {"kind": "rolling", "last": 2}}),
+            "policy.baseline.last",
+            "must be 3 to 50 evaluations",
+        ),
+        (
+            json!([{"metric": "p95_ms", "op": "pct_increase", "value": 10}]),
+            json!({"baseline": {"kind": "window", "hours": 721}}),
+            "policy.baseline.hours",
+            "must be 1 to 720 hours",
+        ),
     ] {
         let (status, text) = app.call("guard/schedules/save", input(thresholds, policy), Some(&cookie)).await;
         assert_eq!(status, 400, "{text}");
@@ -361,4 +380,10 @@ async fn window_tests_and_change_points_are_saved_and_bad_ones_name_their_field(
         )
         .await;
     assert_eq!(status, 400, "an unknown test is refused, not ignored: {text}");
+    let unknown_pool = input(
+        json!([{"metric": "p95_ms", "op": "pct_increase", "value": 10}]),
+        json!({"baseline": {"kind": "median"}}),
+    );
+    let (status, text) = app.call("guard/schedules/save", unknown_pool, Some(&cookie)).await;
+    assert_eq!(status, 400, "an unknown baseline is refused, not taken as pinned: {text}");
 }

@@ -15,6 +15,7 @@ mod guard_hook;
 mod guard_replicas;
 mod guard_workloads;
 mod owner_email;
+mod pooled_baselines;
 mod receivers;
 mod service_metrics;
 mod webhooks;

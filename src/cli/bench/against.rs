@@ -10,8 +10,8 @@ use std::path::Path;
 use super::{invalid, BenchError};
 use crate::guard::{decide_run, observe, send_order_lag1};
 use crate::model::{
-    Baseline, BaselineId, BenchmarkSetId, Cadence, ConnectorId, Decision, Metric, Op, RunId, ScheduleInput, Severity,
-    Threshold,
+    BaselineId, BenchmarkSetId, Cadence, ConnectorId, Decision, Metric, Op, Reference, ReferenceFrom, RunId,
+    ScheduleInput, Severity, Threshold,
 };
 use crate::report::ReportSnapshot;
 
@@ -98,15 +98,10 @@ pub async fn load_baseline(
 /// The run (`current`) judged against `baseline` by `rules`.
 pub fn compare(rules: &ScheduleInput, baseline: &ReportSnapshot, current: &ReportSnapshot) -> Decision {
     let (baseline_totals, baseline_summary) = observe(&baseline.results);
-    let pinned = Baseline {
-        id: BaselineId(uuid::Uuid::nil()),
-        set_id: rules.set_id,
-        connector_id: rules.connector_id,
-        run_id: RunId(uuid::Uuid::nil()),
+    let pinned = Reference {
         total_ms: baseline_totals,
         summary: baseline_summary,
-        current: true,
-        pinned_at_ms: 0,
+        from: ReferenceFrom::Pinned { baseline_id: BaselineId(uuid::Uuid::nil()), run_id: RunId(uuid::Uuid::nil()) },
     };
     let (totals, summary) = observe(&current.results);
     decide_run(rules, &pinned, (&totals, &summary), send_order_lag1(&current.results, &baseline.results), &[])

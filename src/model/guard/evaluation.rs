@@ -1,8 +1,9 @@
 //! How a Guard evaluation ended, and the plan of what that does to the schedule's alerts.
 
 use crate::model::common::ids::{AlertId, RunId};
+use crate::model::guard::baseline_source::{Pool, Reference, ReferenceFrom};
 use crate::model::guard::policy::InvalidRun;
-use crate::model::guard::records::{Baseline, Breach, Decision, Mute, PendingBreach};
+use crate::model::guard::records::{Breach, Decision, Mute, PendingBreach};
 use crate::model::guard::schedule::GuardSummary;
 use crate::model::guard::states::EvaluationStatus;
 
@@ -26,12 +27,15 @@ pub enum EvaluationEnd {
         /// Its successful total times and summary, when its results could be read.
         observed: Option<(Vec<f64>, GuardSummary)>,
     },
-    /// Measured, but no baseline is pinned for the set and connector.
+    /// Measured, but there is nothing to compare with yet: no run pinned for the set and connector, or a pooled
+    /// baseline with fewer evaluations than it needs.
     NoBaseline {
         /// The run.
         run: RunId,
         /// Successful requests' total times and their summary.
         observed: (Vec<f64>, GuardSummary),
+        /// The pool so far, when the schedule pools evaluations and has some.
+        pool: Option<Pool>,
     },
     /// Measured and compared.
     Compared {
@@ -39,8 +43,8 @@ pub enum EvaluationEnd {
         run: RunId,
         /// Successful total times and their summary.
         observed: (Vec<f64>, GuardSummary),
-        /// The baseline compared with.
-        baseline: Box<Baseline>,
+        /// What it was compared with: a pinned run or a pool.
+        baseline: Box<Reference>,
         /// What was decided.
         decision: Box<Decision>,
     },
@@ -95,9 +99,18 @@ impl EvaluationEnd {
     }
 
     /// The baseline and the decision, when compared.
-    pub fn comparison(&self) -> Option<(&Baseline, &Decision)> {
+    pub fn comparison(&self) -> Option<(&Reference, &Decision)> {
         match self {
             EvaluationEnd::Compared { baseline, decision, .. } => Some((baseline, decision)),
+            _ => None,
+        }
+    }
+
+    /// What it was compared with, or the pool it is filling.
+    pub fn baseline_from(&self) -> Option<ReferenceFrom> {
+        match self {
+            EvaluationEnd::Compared { baseline, .. } => Some(baseline.from.clone()),
+            EvaluationEnd::NoBaseline { pool: Some(pool), .. } => Some(ReferenceFrom::Pooled(pool.clone())),
             _ => None,
         }
     }

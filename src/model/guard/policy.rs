@@ -5,13 +5,15 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::guard::baseline_source::BaselineSource;
 use crate::model::ValidationError;
 
 /// The most evaluations any count of the policy looks back over.
 pub const MAX_POLICY_WINDOW: u32 = 20;
 
 /// How a schedule's alerts behave and what a valid run is, flat on the wire (`policy: {sustainBreaches, sustainOf,
-/// recoverAfter, cannotMeasureAfter, maxErrorRate, minSamples, maxLagP95Ms, changeMinSegment}`; a missing field takes its default).
+/// recoverAfter, cannotMeasureAfter, maxErrorRate, minSamples, maxLagP95Ms, changeMinSegment, baseline}`; a missing field
+/// takes its default).
 /// The defaults are the behaviour before the policy existed, plus the two notices: one breach opens an alert,
 /// three healthy evaluations send a recovered notice, three in a row that could not measure open a "cannot
 /// measure" alert.
@@ -40,6 +42,8 @@ pub struct AlertPolicy {
     /// Change points over the history (E-Divisive) leave at least this many evaluations on either side: a change
     /// is seen once this many evaluations ran after it, and a shorter blip is not one.
     pub change_min_segment: u32,
+    /// What each run is compared with: the pinned run, or earlier healthy evaluations pooled.
+    pub baseline: BaselineSource,
 }
 
 /// The limits of a valid run, as [`AlertPolicy`] sets them. A run outside them is `inconclusive`: its figures say
@@ -65,6 +69,7 @@ impl Default for AlertPolicy {
             min_samples: 2,
             max_lag_p95_ms: 1_000.0,
             change_min_segment: 5,
+            baseline: BaselineSource::Pinned,
         }
     }
 }
@@ -116,7 +121,7 @@ impl AlertPolicy {
                 format!("must be 3 to {MAX_POLICY_WINDOW} evaluations (fewer cannot tell a change from noise)"),
             ));
         }
-        Ok(())
+        self.baseline.validate()
     }
 
     /// In words, for the schedule's page: `an alert opens after 2 breaches in 3 conclusive evaluations; …`.
@@ -126,10 +131,11 @@ impl AlertPolicy {
             (k, n) => format!("an alert opens after {k} breaches in {n} conclusive evaluations"),
         };
         format!(
-            "{sustain}; recovered after {} healthy in a row; \"cannot measure\" after {} inconclusive or failed in a \
+            "Runs are compared with {}; {sustain}; recovered after {} healthy in a row; \"cannot measure\" after {} inconclusive or failed in a \
              row. A run is valid with at most {}% errors, at least {} successful requests (for a latency threshold) \
              and (open loop) sends at most {} ms late at p95. Change points leave at least {} evaluations on \
              either side.",
+            self.baseline.describe(),
             self.recover_after,
             self.cannot_measure_after,
             crate::model::trim_number(self.max_error_rate * 100.0),
@@ -217,7 +223,11 @@ mod tests {
     fn the_defaults_are_valid_and_alert_at_the_first_breach() {
         let policy = AlertPolicy::default();
         assert_eq!(policy.validate(), Ok(()));
-        assert!(policy.describe().starts_with("an alert opens at the first breach"), "{}", policy.describe());
+        let words = policy.describe();
+        assert!(
+            words.starts_with("Runs are compared with the pinned run; an alert opens at the first breach"),
+            "{words}"
+        );
     }
 
     #[test]

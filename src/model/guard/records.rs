@@ -272,6 +272,10 @@ pub struct EvaluationView {
     pub p_value: Option<f64>,
     /// Every threshold's verdict.
     pub decision: Option<Decision>,
+    /// What it was compared with (a pinned run, or a pool of earlier evaluations), or the pool it is filling;
+    /// absent for evaluations recorded before pools existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_from: Option<crate::model::guard::baseline_source::ReferenceFrom>,
 }
 
 /// One webhook message and how its delivery went.

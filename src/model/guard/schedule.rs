@@ -5,11 +5,11 @@
 use serde::{Deserialize, Serialize};
 
 use crate::model::common::ids::{BenchmarkSetId, ConnectorId, WorkloadId};
+use crate::model::guard::notify::Notify;
 use crate::model::guard::policy::AlertPolicy;
-use crate::model::guard::receiver::{check_routing_key, Receiver, PAGERDUTY_EVENTS_URL};
 use crate::model::guard::states::EvaluationStatus;
 use crate::model::guard::window_test::WindowTest;
-use crate::model::{is_one_email_address, ValidationError};
+use crate::model::ValidationError;
 
 /// Thresholds a schedule may hold at most.
 pub const MAX_THRESHOLDS: usize = 10;
@@ -180,31 +180,6 @@ pub struct GuardSummary {
     pub error_rate: f64,
 }
 
-/// Where a schedule's alerts go: `notify: {webhookUrl, email}` on the wire.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Notify {
-    /// Where alerts are posted, if anywhere.
-    #[serde(default)]
-    pub webhook_url: Option<String>,
-    /// An address mailed besides the owner, if any.
-    #[serde(default)]
-    pub email: Option<String>,
-    /// Whether the workspace owner's verified contact address is mailed too.
-    #[serde(default)]
-    pub email_owner: bool,
-    /// What reads the messages at `webhookUrl`.
-    #[serde(default)]
-    pub receiver: Receiver,
-    /// A PagerDuty routing key as entered: sent to the server once and sealed there; a stored schedule never
-    /// carries it (it says `routingKeySet`). Absent on a save: the stored key stays.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub routing_key: Option<String>,
-    /// Whether the server holds a routing key for this schedule (written by the server; ignored on input).
-    #[serde(default)]
-    pub routing_key_set: bool,
-}
-
 /// A schedule as the user enters it. Its notification settings travel as `notify: {webhookUrl, email}`; the
 /// flat `webhookUrl` and `email` of earlier clients are still read when `notify` is absent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -309,24 +284,7 @@ impl ScheduleInput {
     /// Trims the texts and checks every field (the webhook URL's address is checked again at each delivery).
     pub fn validate(&self) -> Result<Self, ValidationError> {
         let name = crate::model::common::text::display_name(&self.name, "name", 100)?;
-        let webhook_url = self.notify.webhook_url.as_deref().map(str::trim).filter(|u| !u.is_empty()).map(String::from);
-        if let Some(url) = &webhook_url {
-            let parsed = url::Url::parse(url)
-                .map_err(|e| ValidationError::new("notify.webhookUrl", format!("not a URL ({e}): {url}")))?;
-            if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
-                return Err(ValidationError::new(
-                    "notify.webhookUrl",
-                    "must be an http:// or https:// URL with a host",
-                ));
-            }
-        }
-        let (webhook_url, routing_key) = self.notify.checked_receiver(webhook_url)?;
-        let email = self.notify.email.as_deref().map(str::trim).filter(|e| !e.is_empty()).map(String::from);
-        if let Some(address) = &email {
-            if !is_one_email_address(address) {
-                return Err(ValidationError::new("notify.email", format!("not one e-mail address: {address}")));
-            }
-        }
+        let notify = self.notify.validated()?;
         if self.thresholds.is_empty() || self.thresholds.len() > MAX_THRESHOLDS {
             return Err(ValidationError::new("thresholds", format!("add 1 to {MAX_THRESHOLDS} thresholds")));
         }
@@ -377,32 +335,7 @@ impl ScheduleInput {
         if !(self.alpha > 0.0 && self.alpha <= 0.5) {
             return Err(ValidationError::new("alpha", "must be above 0 and at most 0.5 (0.05 is usual)"));
         }
-        Ok(Self { name, notify: Notify { webhook_url, email, routing_key, ..self.notify.clone() }, ..self.clone() })
-    }
-}
-
-impl Notify {
-    /// The receiver's URL and routing key, checked for its kind: a chat needs its webhook URL; PagerDuty takes its
-    /// Events API endpoint when none is given and a routing key of the right shape (whether one is stored is the
-    /// store's to check); other kinds carry no routing key.
-    fn checked_receiver(&self, url: Option<String>) -> Result<(Option<String>, Option<String>), ValidationError> {
-        let key = self.routing_key.as_deref().map(str::trim).filter(|k| !k.is_empty()).map(String::from);
-        match self.receiver {
-            Receiver::PagerDuty => {
-                if let Some(key) = &key {
-                    check_routing_key(key).map_err(|why| ValidationError::new("notify.routingKey", why))?;
-                }
-                Ok((Some(url.unwrap_or_else(|| PAGERDUTY_EVENTS_URL.to_string())), key))
-            }
-            Receiver::Slack | Receiver::Discord | Receiver::Teams if url.is_none() => Err(ValidationError::new(
-                "notify.webhookUrl",
-                format!("a {} receiver needs its incoming-webhook URL", self.receiver.label()),
-            )),
-            _ if key.is_some() => {
-                Err(ValidationError::new("notify.routingKey", "only a PagerDuty receiver takes a routing key"))
-            }
-            _ => Ok((url, None)),
-        }
+        Ok(Self { name, notify, ..self.clone() })
     }
 }
 
@@ -623,34 +556,5 @@ mod tests {
             test: None,
         }];
         assert_eq!(field(ScheduleInput { thresholds: rate, ..input() }), "thresholds.0.value");
-    }
-
-    #[test]
-    fn each_receiver_gets_what_it_needs() {
-        let with = |receiver: Receiver, url: Option<&str>, key: Option<&str>| ScheduleInput {
-            notify: Notify {
-                webhook_url: url.map(String::from),
-                receiver,
-                routing_key: key.map(String::from),
-                ..Notify::default()
-            },
-            ..input()
-        };
-        let key = "R0UT1NGKEY0123456789abcdefABCDEF";
-        let paged = with(Receiver::PagerDuty, None, Some(&format!(" {key} "))).validate().unwrap();
-        assert_eq!(paged.notify.webhook_url.as_deref(), Some(PAGERDUTY_EVENTS_URL), "the Events API by default");
-        assert_eq!(paged.notify.routing_key.as_deref(), Some(key), "trimmed");
-        let eu = with(Receiver::PagerDuty, Some("https://events.eu.pagerduty.com/v2/enqueue"), None).validate();
-        assert_eq!(eu.unwrap().notify.routing_key, None, "no key given: the stored one stays");
-        let bad_key = with(Receiver::PagerDuty, None, Some("short")).validate().unwrap_err();
-        assert_eq!(bad_key.field, "notify.routingKey");
-        for chat in [Receiver::Slack, Receiver::Discord, Receiver::Teams] {
-            let missing = with(chat, Some(" "), None).validate().unwrap_err();
-            assert_eq!(missing.field, "notify.webhookUrl");
-            assert!(missing.reason.contains(chat.label()), "{}", missing.reason);
-        }
-        let stray = with(Receiver::Slack, Some("https://hooks.slack.com/services/x"), Some(key)).validate();
-        assert_eq!(stray.unwrap_err().field, "notify.routingKey", "a key is never stored for a chat");
-        assert!(with(Receiver::Webhook, None, None).validate().is_ok(), "no receiver at all is fine");
     }
 }

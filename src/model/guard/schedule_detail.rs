@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::model::common::ids::RunId;
+use crate::model::guard::baseline_source::Pool;
 use crate::model::guard::benchmark_set::BenchmarkSet;
 use crate::model::guard::cost::CostEstimate;
 use crate::model::guard::records::{Baseline, EvaluationView, WebhookDelivery};
@@ -34,6 +35,18 @@ impl From<&Baseline> for BaselineInfo {
     }
 }
 
+/// A pooled baseline as the next evaluation would find it, without its samples.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PooledInfo {
+    /// The evaluations in it.
+    pub pool: Pool,
+    /// Their successful requests.
+    pub n: usize,
+    /// The pooled summary (`guard::pool`).
+    pub summary: GuardSummary,
+}
+
 /// A run that could be pinned.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -61,6 +74,10 @@ pub struct ScheduleDetail {
     pub connector_name: Option<String>,
     /// The baseline in force.
     pub baseline: Option<BaselineInfo>,
+    /// The pool of earlier evaluations, when the schedule's baseline is rolling or a time window and the pool
+    /// holds any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool: Option<PooledInfo>,
     /// Earlier baselines of the set on this connector (with this workload), newest first.
     pub earlier_baselines: Vec<BaselineInfo>,
     /// What it costs.

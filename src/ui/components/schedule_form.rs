@@ -10,8 +10,8 @@ use crate::api::guard::{
     save_schedule, ConnectorChoice, MailSetup, SavedSchedule, ScheduleChoices, ScheduleWorkloadChoice, SetChoice,
 };
 use crate::model::{
-    AlertPolicy, Cadence, Checked, CostEstimate, Metric, Notify, Op, Receiver, Schedule, ScheduleInput, Severity,
-    Threshold, ADVISED_MIN_PROMPTS, PAGERDUTY_EVENTS_URL,
+    AlertPolicy, BaselineSource, Cadence, Checked, CostEstimate, Metric, Notify, Op, Receiver, Schedule, ScheduleInput,
+    Severity, Threshold, ADVISED_MIN_PROMPTS, PAGERDUTY_EVENTS_URL,
 };
 
 const METRICS: [Metric; 5] = [Metric::P95Ms, Metric::MeanMs, Metric::TokS, Metric::CostUsd, Metric::ErrorRate];
@@ -73,6 +73,12 @@ pub fn ScheduleForm(existing: Option<Schedule>, choices: ScheduleChoices) -> imp
     let (breaches, of) = (count(policy.sustain_breaches), count(policy.sustain_of));
     let (recover, cannot) = (count(policy.recover_after), count(policy.cannot_measure_after));
     let (errors, samples) = (RwSignal::new((policy.max_error_rate * 100.0).to_string()), count(policy.min_samples));
+    let (pool_kind, pool_size) = match policy.baseline {
+        BaselineSource::Pinned => ("pinned", count(10)),
+        BaselineSource::Rolling { last } => ("rolling", count(last)),
+        BaselineSource::Window { hours } => ("window", count(hours)),
+    };
+    let pool_kind = RwSignal::new(pool_kind);
     let save = Action::new(move |_: &()| {
         let input = ScheduleInput {
             name: name.get_untracked(),
@@ -102,6 +108,11 @@ pub fn ScheduleForm(existing: Option<Schedule>, choices: ScheduleChoices) -> imp
                     cannot_measure_after: count(cannot),
                     max_error_rate: errors.get_untracked().trim().parse::<f64>().map_or(f64::NAN, |pct| pct / 100.0),
                     min_samples: count(samples),
+                    baseline: match pool_kind.get_untracked() {
+                        "rolling" => BaselineSource::Rolling { last: count(pool_size) },
+                        "window" => BaselineSource::Window { hours: count(pool_size) },
+                        _ => BaselineSource::Pinned,
+                    },
                     ..policy
                 }
             },
@@ -127,6 +138,16 @@ pub fn ScheduleForm(existing: Option<Schedule>, choices: ScheduleChoices) -> imp
                     <label>"\"Cannot measure\" after"<input id="policy-cannot-measure" inputmode="numeric" bind:value=cannot/></label>
                     <label>"Valid run: errors at most %"<input id="policy-max-errors" inputmode="decimal" bind:value=errors/></label>
                     <label>"and successful requests at least"<input id="policy-min-samples" inputmode="numeric" bind:value=samples/></label>
+                    <label>"Compare with"<select id="policy-baseline" on:change=move |ev| pool_kind.set(match event_target_value(&ev).as_str() {
+                        "rolling" => "rolling",
+                        "window" => "window",
+                        _ => "pinned",
+                    })>
+                        <option value="pinned" selected=pool_kind.get_untracked() == "pinned">"the pinned run"</option>
+                        <option value="rolling" selected=pool_kind.get_untracked() == "rolling">"the last N healthy evaluations"</option>
+                        <option value="window" selected=pool_kind.get_untracked() == "window">"healthy evaluations of the last N hours"</option>
+                    </select></label>
+                    <label hidden=move || pool_kind.get() == "pinned">"N"<input id="policy-baseline-size" inputmode="numeric" bind:value=pool_size/></label>
                 </div>
             </fieldset>
             <div class="prices">
