@@ -97,6 +97,7 @@ fn schedule(thresholds: Vec<Threshold>, policy: AlertPolicy) -> ScheduleInput {
         alpha: 0.05,
         require_significance: true,
         workload_id: None,
+        stream: false,
         policy,
     }
 }
@@ -196,8 +197,7 @@ fn run(rng: &mut StdRng, median: f64, n: usize) -> (Vec<f64>, GuardSummary) {
         p95_ms: percentile(&totals, 95.0),
         mean_ms: Some(sum / n as f64),
         tok_s: Some(TOKENS * n as f64 / (sum / 1_000.0)),
-        cost_usd: None,
-        error_rate: 0.0,
+        ..GuardSummary::default()
     };
     (totals, summary)
 }
@@ -217,7 +217,7 @@ struct Outcome {
 fn one_history(rng: &mut StdRng, scenario: Scenario, detectors: &[Detector]) -> Vec<Outcome> {
     let (total_ms, summary) = run(rng, MEDIAN_MS, BASELINE_REQUESTS);
     let from = ReferenceFrom::Pinned { baseline_id: BaselineId(Uuid::nil()), run_id: RunId(Uuid::nil()) };
-    let baseline = Reference { total_ms, summary, from };
+    let baseline = Reference { total_ms, summary, streamed: None, from };
     let onset = scenario.onset().unwrap_or(EVALUATIONS);
     let mut history: Vec<GuardSummary> = Vec::with_capacity(EVALUATIONS);
     let mut breaches: Vec<Vec<bool>> = vec![Vec::with_capacity(EVALUATIONS); detectors.len()];

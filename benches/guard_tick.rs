@@ -84,6 +84,7 @@ async fn main() {
                 run_id: run.id,
                 total_ms,
                 summary,
+                streamed: None,
             },
             now,
         )
@@ -119,6 +120,7 @@ async fn main() {
             alpha: 0.05,
             require_significance: true,
             workload_id: None,
+            stream: false,
             policy: Default::default(),
         };
         store.create_schedule(ws.id, &input, "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", &sealer, now).await.unwrap();

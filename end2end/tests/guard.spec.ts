@@ -302,6 +302,23 @@ test("a schedule picks a saved workload in its form, costs its mean lengths and 
     await expect(page.locator("#evaluations tbody tr").first()).toContainText("18 / 6 (3 evaluations pooled)");
     await page.reload();
     await expect(page.locator("#baseline-info")).toContainText("pooled: 3 evaluations finished");
+
+    // Time to first token needs streamed requests: refused by name until the schedule streams; streamed runs
+    // measure something else, so the pool starts again.
+    await page.click("#edit-schedule");
+    await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+    await page.locator(".threshold-metric").first().selectOption("ttft_p95_ms");
+    await page.click("#save-schedule");
+    await expect(page.locator("#schedule-form .error")).toContainText("ttft_p95_ms is measured only when the schedule streams its requests");
+    await page.check("#schedule-stream");
+    await page.click("#save-schedule");
+    await expect(page.locator("#schedule-saved")).toBeVisible();
+    await page.goto((await page.locator("#back-to-schedule").getAttribute("href"))!);
+    await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+    await expect(page.locator("#baseline-info")).toContainText("none yet of the requests the schedule sends now");
+    await page.click("#run-now");
+    await expect(page.locator("#run-now-result")).toContainText("Run now: no baseline", { timeout: 30_000 });
+    await expect(page.locator("#evaluations tbody tr").first()).toContainText("no baseline yet");
   } finally {
     for (const sim of sims) sim.kill();
   }

@@ -11,8 +11,8 @@
 use super::crossing::crossing;
 use super::history_checks::{change_point_check, window_check};
 use crate::model::{
-    Breach, Decision, GuardSummary, IterationRecord, Op, Reference, ScheduleInput, Serial, Shift, Threshold,
-    ThresholdCheck,
+    Breach, Decision, GuardSummary, IterationRecord, Metric, Op, Reference, ScheduleInput, Serial, Shift,
+    StreamedSamples, Threshold, ThresholdCheck,
 };
 use crate::stats::compare::welch_t_test_sized;
 use crate::stats::multiple::benjamini_hochberg;
@@ -20,7 +20,8 @@ use crate::stats::serial::{effective_size, lag1_autocorrelation};
 use crate::stats::shift::hodges_lehmann;
 use crate::stats::{successful_values, summarize};
 
-/// The successful measured total times of a run (ms, ascending) and its summary.
+/// The successful measured total times of a run (ms, ascending) and its summary (with TTFT, TPOT and time to first
+/// output when it streamed; the acceptance rate is the server's, added by the tick).
 pub fn observe(records: &[IterationRecord]) -> (Vec<f64>, GuardSummary) {
     let totals = successful_values(records, |r| Some(r.total_ms));
     let run = summarize(records);
@@ -30,8 +31,23 @@ pub fn observe(records: &[IterationRecord]) -> (Vec<f64>, GuardSummary) {
         tok_s: run.tok_per_sec,
         cost_usd: run.total_cost_usd,
         error_rate: run.error_rate,
+        ttft_p95_ms: run.ttft.map(|p| p.p95),
+        tpot_p95_ms: run.tpot.map(|p| p.p95),
+        first_output_p95_ms: run.first_output.map(|p| p.p95),
+        acceptance_rate: None,
     };
     (totals, summary)
+}
+
+/// A streamed run's per-request TTFT, TPOT and time to first output (successful measured requests, each list
+/// ascending); `None` when no request has a time to first output (the run was not streamed).
+pub fn streamed_samples(records: &[IterationRecord]) -> Option<StreamedSamples> {
+    let samples = StreamedSamples {
+        ttft_ms: successful_values(records, |r| r.ttft_ms),
+        tpot_ms: successful_values(records, |r| r.tpot_ms),
+        first_output_ms: successful_values(records, |r| r.first_output_ms),
+    };
+    (!samples.first_output_ms.is_empty()).then_some(samples)
 }
 
 /// The lag-1 autocorrelation (`stats::serial`) of a run's successful measured total times in send order, each
@@ -62,18 +78,21 @@ pub fn decide(
     observed: (&[f64], &GuardSummary),
     history: &[GuardSummary],
 ) -> Decision {
-    decide_run(schedule, baseline, observed, None, history)
+    decide_run(schedule, baseline, observed, None, None, history)
 }
 
 /// Every threshold of `schedule` checked: `observed` (total times and summary) against `baseline`, and for a
 /// change-point or window threshold, the history's summaries (the earlier measured evaluations, oldest first).
 /// `lag1` is the run's lag-1 autocorrelation in send order ([`send_order_lag1`]): beyond the white-noise bound,
 /// Welch's test counts the run as its effective sample size, and the reasons say so. (The baseline's requests are
-/// taken as independent: a pinned baseline keeps its times sorted.)
+/// taken as independent: a pinned baseline keeps its times sorted.) A streamed figure's threshold (TTFT, TPOT,
+/// time to first output) is gated by Welch's test of that figure's per-request times, `observed_streamed` against
+/// the baseline's.
 pub fn decide_run(
     schedule: &ScheduleInput,
     baseline: &Reference,
     observed: (&[f64], &GuardSummary),
+    observed_streamed: Option<&StreamedSamples>,
     lag1: Option<f64>,
     history: &[GuardSummary],
 ) -> Decision {
@@ -84,7 +103,7 @@ pub fn decide_run(
     let welch = welch_t_test_sized((observed_totals, observed_n), (&baseline.total_ms, baseline.total_ms.len() as f64));
     let p_value = welch.map(|w| w.p_value);
     let shift = hodges_lehmann(observed_totals, &baseline.total_ms, 1.0 - schedule.alpha);
-    let evidence = Evidence { p_value, shift, serial, observed_len: observed_totals.len() };
+    let evidence = Evidence { what: "total time", p_value, shift, serial, observed_len: observed_totals.len() };
     let mut judged: Vec<Judged> = schedule
         .thresholds
         .iter()
@@ -96,6 +115,18 @@ pub fn decide_run(
             (_, Some(test)) => {
                 let (check, p) = window_check(threshold, test, history, observed_summary, schedule.alpha);
                 Judged { check, p_value: p, family: p.map(|p| Family { key: threshold.key(), p, inclusive: false }) }
+            }
+            (_, None) if threshold.metric.is_streamed() => {
+                let evidence =
+                    streamed_evidence(threshold.metric, observed_streamed, baseline.streamed.as_ref(), schedule.alpha);
+                let check = check(threshold, (&baseline.summary, observed_summary), &evidence, schedule);
+                let key = format!("welch:{}", threshold.metric.as_str());
+                let family = evidence.p_value.filter(|_| schedule.require_significance).map(|p| Family {
+                    key,
+                    p,
+                    inclusive: false,
+                });
+                Judged { check, p_value: evidence.p_value, family }
             }
             (_, None) => {
                 let check = check(threshold, (&baseline.summary, observed_summary), &evidence, schedule);
@@ -176,8 +207,11 @@ fn adjust_for_multiple_tests(judged: &mut [Judged], alpha: f64) {
     }
 }
 
-/// What Welch's test of the total times found, for the latency thresholds it gates.
+/// What Welch's test of the total times (or of a streamed figure's per-request times) found, for the thresholds it
+/// gates.
 struct Evidence {
+    /// The per-request figure tested, in words.
+    what: &'static str,
     p_value: Option<f64>,
     shift: Option<Shift>,
     serial: Option<Serial>,
@@ -190,7 +224,8 @@ impl Evidence {
         let mut words = String::new();
         if let Some(s) = &self.shift {
             words.push_str(&format!(
-                "; total time shifted {:+.1} ms (Hodges–Lehmann, {}% interval {:+.1} to {:+.1} ms)",
+                "; {} shifted {:+.1} ms (Hodges–Lehmann, {}% interval {:+.1} to {:+.1} ms)",
+                self.what,
                 s.estimate,
                 crate::model::trim_number(s.confidence * 100.0),
                 s.low,
@@ -206,6 +241,27 @@ impl Evidence {
         }
         words
     }
+}
+
+/// Welch's test and the Hodges–Lehmann shift of a streamed figure's per-request times, observed against the
+/// baseline's; no p-value when either side has none (an unstreamed baseline) or too few.
+fn streamed_evidence(
+    metric: Metric,
+    observed: Option<&StreamedSamples>,
+    baseline: Option<&StreamedSamples>,
+    alpha: f64,
+) -> Evidence {
+    let what = match metric {
+        Metric::TtftP95Ms => "TTFT",
+        Metric::TpotP95Ms => "TPOT",
+        _ => "time to first output",
+    };
+    let (observed, baseline) =
+        (observed.and_then(|s| s.of(metric)).unwrap_or(&[]), baseline.and_then(|s| s.of(metric)).unwrap_or(&[]));
+    let p_value =
+        welch_t_test_sized((observed, observed.len() as f64), (baseline, baseline.len() as f64)).map(|w| w.p_value);
+    let shift = hodges_lehmann(observed, baseline, 1.0 - alpha);
+    Evidence { what, p_value, shift, serial: None, observed_len: observed.len() }
 }
 
 fn check(
@@ -233,7 +289,7 @@ fn check(
     if !crossed {
         return verdict(false, false, format!("within the threshold: {change}"));
     }
-    if !(threshold.metric.is_latency() && schedule.require_significance) {
+    if !((threshold.metric.is_latency() || threshold.metric.is_streamed()) && schedule.require_significance) {
         return verdict(true, true, format!("crossed: {change}"));
     }
     match evidence.p_value {
@@ -284,17 +340,24 @@ mod tests {
             alpha: 0.05,
             require_significance: true,
             workload_id: None,
+            stream: false,
             policy: Default::default(),
         }
     }
 
     fn summary(p95: f64, mean: f64, error_rate: f64) -> GuardSummary {
-        GuardSummary { p95_ms: Some(p95), mean_ms: Some(mean), tok_s: Some(50.0), cost_usd: None, error_rate }
+        GuardSummary {
+            p95_ms: Some(p95),
+            mean_ms: Some(mean),
+            tok_s: Some(50.0),
+            error_rate,
+            ..GuardSummary::default()
+        }
     }
 
     fn baseline(total_ms: Vec<f64>, summary: GuardSummary) -> Reference {
         let from = ReferenceFrom::Pinned { baseline_id: BaselineId(Uuid::nil()), run_id: RunId(Uuid::nil()) };
-        Reference { total_ms, summary, from }
+        Reference { total_ms, summary, streamed: None, from }
     }
 
     fn rule(metric: Metric, op: Op, value: f64) -> Threshold {
@@ -305,6 +368,52 @@ mod tests {
     // equal_var=False).pvalue = 6.0905791809414e-06
     const SLOW: [f64; 5] = [210.0, 220.0, 205.0, 230.0, 215.0];
     const FAST: [f64; 8] = [100.0, 104.0, 98.0, 101.0, 99.0, 103.0, 97.0, 102.0];
+
+    // scipy 1.17.1: ttest_ind([110, 112, 108, 111, 109], [20, 21, 19, 22, 20, 21, 19, 20],
+    // equal_var=False).pvalue = 1.8032999998345663e-11
+    #[test]
+    fn a_slower_first_token_breaches_on_welchs_test_of_the_ttfts_while_total_time_holds() {
+        let (fast_ttft, slow_ttft) =
+            ([20.0, 21.0, 19.0, 22.0, 20.0, 21.0, 19.0, 20.0], [110.0, 112.0, 108.0, 111.0, 109.0]);
+        let streamed = |ttft: &[f64]| StreamedSamples { ttft_ms: ttft.to_vec(), ..StreamedSamples::default() };
+        let with_ttft = |s: GuardSummary, ttft: f64| GuardSummary { ttft_p95_ms: Some(ttft), ..s };
+        let base = Reference {
+            streamed: Some(streamed(&fast_ttft)),
+            ..baseline(FAST.to_vec(), with_ttft(summary(104.0, 100.5, 0.0), 21.65))
+        };
+        let mut s =
+            schedule(vec![rule(Metric::P95Ms, Op::PctIncrease, 20.0), rule(Metric::TtftP95Ms, Op::PctIncrease, 50.0)]);
+        s.stream = true;
+        let same_totals: Vec<f64> = FAST.iter().map(|t| t + 0.5).collect();
+        let observed = with_ttft(summary(104.5, 101.0, 0.0), 111.8);
+        let d = decide_run(&s, &base, (&same_totals, &observed), Some(&streamed(&slow_ttft)), None, &[]);
+        assert_eq!(d.breaches.len(), 1, "{:?}", d.checks);
+        assert_eq!(d.breaches[0].metric, Metric::TtftP95Ms);
+        assert!((d.breaches[0].p_value.unwrap() - 1.8032999998345663e-11).abs() < 1e-15, "{:?}", d.breaches[0].p_value);
+        let reason = &d.checks[1].reason;
+        assert!(reason.starts_with("crossed and significant") && reason.contains("; TTFT shifted +"), "{reason}");
+        assert!(d.checks[0].reason.starts_with("within the threshold"), "{}", d.checks[0].reason);
+
+        // An unstreamed baseline has no TTFT: the threshold is not measurable, never a breach.
+        let unstreamed = baseline(FAST.to_vec(), summary(104.0, 100.5, 0.0));
+        let d = decide_run(&s, &unstreamed, (&same_totals, &observed), Some(&streamed(&slow_ttft)), None, &[]);
+        assert!(d.breaches.is_empty());
+        assert_eq!(d.checks[1].reason, "not measurable: the baseline has no ttft_p95_ms");
+    }
+
+    #[test]
+    fn a_fallen_acceptance_rate_breaches_when_crossed_and_a_missing_one_is_not_measurable() {
+        let with_rate = |rate: Option<f64>| GuardSummary { acceptance_rate: rate, ..summary(104.0, 100.5, 0.0) };
+        let base = baseline(FAST.to_vec(), with_rate(Some(0.8)));
+        let s = schedule(vec![rule(Metric::AcceptanceRate, Op::PctDecrease, 20.0)]);
+        let fell = decide(&s, &base, (&FAST, &with_rate(Some(0.5))), &[]);
+        assert_eq!(fell.breaches.len(), 1);
+        assert!(fell.checks[0].reason.starts_with("crossed: -37.5%"), "{}", fell.checks[0].reason);
+        let held = decide(&s, &base, (&FAST, &with_rate(Some(0.7))), &[]);
+        assert!(held.breaches.is_empty(), "-12.5% is within 20%");
+        let unread = decide(&s, &base, (&FAST, &with_rate(None)), &[]);
+        assert_eq!(unread.checks[0].reason, "not measurable: this run has no acceptance_rate");
+    }
 
     #[test]
     fn a_significant_slowdown_breaches_with_its_p_value() {
@@ -512,7 +621,7 @@ mod tests {
         assert!((independent.p_value.unwrap() - 0.0006489875066684969).abs() < 1e-12, "{:?}", independent.p_value);
         assert_eq!((independent.breaches.len(), independent.serial), (1, None));
         let r1 = lag1_autocorrelation(&WARMING);
-        let d = decide_run(&s, &base, (&WARMING, &observed), r1, &[]);
+        let d = decide_run(&s, &base, (&WARMING, &observed), None, r1, &[]);
         assert!((d.p_value.unwrap() - 0.2521088756716377).abs() < 1e-9, "{:?}", d.p_value);
         let serial = d.serial.unwrap();
         assert!((serial.effective_n - 2.237724427727662).abs() < 1e-9, "{serial:?}");
@@ -525,7 +634,7 @@ mod tests {
             "{}",
             d.checks[0].reason
         );
-        let steady = decide_run(&s, &base, (&STEADY, &observed), lag1_autocorrelation(&STEADY), &[]);
+        let steady = decide_run(&s, &base, (&STEADY, &observed), None, lag1_autocorrelation(&STEADY), &[]);
         assert_eq!(steady.serial, None, "alternating requests are not counted against a run");
     }
 

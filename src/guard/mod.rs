@@ -3,6 +3,7 @@
 //! thresholds), and opens, updates or recovers alerts under the schedule's policy; the in-process loop ticks every few minutes and `POST /api/public/hooks/guard-tick` lets an external
 //! scheduler tick instead.
 
+mod acceptance;
 mod acknowledge;
 mod alerts;
 mod crossing;
@@ -19,7 +20,7 @@ mod validity;
 
 pub use acknowledge::{acknowledge_alert, acknowledge_all_alerts};
 pub use alerts::{plan_alerts, Channels, Finished, Standing};
-pub use decide::{decide, decide_run, observe, send_order_lag1};
+pub use decide::{decide, decide_run, observe, send_order_lag1, streamed_samples};
 pub use exposition::{exposition, EXPOSITION_CONTENT_TYPE};
 pub use hook_limit::{HookLimit, Refusal, Turn, HOOK_BUDGET, HOOK_CLIENT_BUDGET};
 pub use pin::pin_run;

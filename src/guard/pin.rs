@@ -3,7 +3,8 @@
 //! streaming, another `max_tokens`) is said, not silently accepted. The baseline belongs to the schedule's set,
 //! connector and workload.
 
-use super::decide::observe;
+use super::acceptance::run_acceptance_rate;
+use super::decide::{observe, streamed_samples};
 use super::plan::GUARD_TEMPERATURE;
 use crate::model::{Baseline, RunId, RunStatus, ScheduleId, ValidationError, WorkspaceId};
 use crate::store::{NewBaseline, Store, StoreError};
@@ -27,7 +28,9 @@ pub async fn pin_run(
     if run.plan.connector_id != schedule.input.connector_id {
         return refuse("the run measured another connector than the schedule's".into());
     }
-    let (total_ms, summary) = observe(&store.run_iterations(workspace, run.id).await?);
+    let records = store.run_iterations(workspace, run.id).await?;
+    let (total_ms, mut summary) = observe(&records);
+    summary.acceptance_rate = run_acceptance_rate(store, workspace, run.id).await;
     if total_ms.len() < 2 {
         return refuse(format!(
             "the run has {} successful request(s); Welch's test needs at least 2 (30 or more make a steady baseline)",
@@ -55,8 +58,15 @@ pub async fn pin_run(
             set_prompts.len()
         ));
     }
-    if run.plan.stream {
-        warnings.push("The run was streamed; scheduled runs are not. Total times are compared (TTFT is not).".into());
+    match (run.plan.stream, schedule.input.stream) {
+        (true, false) => warnings
+            .push("The run was streamed; this schedule's runs are not. Total times are compared (TTFT is not).".into()),
+        (false, true) => warnings.push(
+            "The run was not streamed; this schedule's runs are. Its TTFT, TPOT and time-to-first-output thresholds \
+             have nothing to compare with (not measurable) until a streamed run is pinned."
+                .into(),
+        ),
+        _ => {}
     }
     if workload.is_none() && run.plan.agent.token_budget != set.max_tokens {
         warnings.push(format!(
@@ -83,6 +93,7 @@ pub async fn pin_run(
         run_id: run.id,
         total_ms,
         summary,
+        streamed: streamed_samples(&records),
     };
     Ok((store.pin_baseline(workspace, &new, now_ms).await?, warnings))
 }

@@ -1,5 +1,6 @@
-//! The run a schedule makes: each prompt of its set (or each request of its workload) once, unstreamed, at
-//! Guard's temperature, one at a time. Tick, pool and page read it; it is what a pooled baseline's key hashes.
+//! The run a schedule makes: each prompt of its set (or each request of its workload) once, unstreamed unless the
+//! schedule streams, at Guard's temperature, one at a time. Tick, pool and page read it; it is what a pooled
+//! baseline's key hashes.
 
 use crate::model::{Agent, BenchmarkSet, LoadMode, RunPlanInput, Schedule, Workload};
 
@@ -7,8 +8,8 @@ use crate::model::{Agent, BenchmarkSet, LoadMode, RunPlanInput, Schedule, Worklo
 pub const GUARD_TEMPERATURE: f64 = 0.2;
 
 /// The run a schedule makes: each prompt of its set once, or each request of its `workload` (with the set's system
-/// prompt), non-streaming, temperature 0.2, one at a time (so the requests do not slow each other down; a
-/// multi-turn workload's conversations go one after another).
+/// prompt), non-streaming unless the schedule streams (for TTFT and TPOT), temperature 0.2, one at a time (so the
+/// requests do not slow each other down; a multi-turn workload's conversations go one after another).
 pub fn guard_plan(schedule: &Schedule, set: &BenchmarkSet, workload: Option<&Workload>) -> RunPlanInput {
     let agent = Agent {
         name: set.name.clone(),
@@ -23,7 +24,7 @@ pub fn guard_plan(schedule: &Schedule, set: &BenchmarkSet, workload: Option<&Wor
     let one = LoadMode::Closed { concurrency: 1 };
     RunPlanInput {
         title: Some(format!("Guard · {}", schedule.input.name)),
-        stream: false,
+        stream: schedule.input.stream,
         temperature: GUARD_TEMPERATURE,
         workload: workload.cloned(),
         ..RunPlanInput::new(schedule.input.connector_id, agent, prompts, 1, one)

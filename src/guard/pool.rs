@@ -7,7 +7,8 @@
 use sha2::Digest;
 
 use crate::model::{
-    BaselineSource, GuardSummary, Pool, Reference, ReferenceFrom, RunPlanInput, MIN_POOLED_EVALUATIONS,
+    BaselineSource, GuardSummary, Metric, Pool, Reference, ReferenceFrom, RunPlanInput, StreamedSamples,
+    MIN_POOLED_EVALUATIONS,
 };
 use crate::store::PooledEvaluation;
 
@@ -19,7 +20,7 @@ pub enum PoolState {
     /// Fewer than [`MIN_POOLED_EVALUATIONS`]: the run is recorded, not compared, and joins the pool.
     Filling(Pool),
     /// Enough to compare with.
-    Ready(Reference),
+    Ready(Box<Reference>),
 }
 
 /// The key of what a run measures: the SHA-256 of its plan without its title or the set's name (renaming changes
@@ -47,10 +48,20 @@ pub fn pool_state(source: BaselineSource, evaluations: &[PooledEvaluation]) -> P
         return PoolState::Filling(pool);
     }
     let (total_ms, summary) = pooled_figures(evaluations);
-    PoolState::Ready(Reference { total_ms, summary, from: ReferenceFrom::Pooled(pool) })
+    let streamed = pooled_streamed(evaluations);
+    PoolState::Ready(Box::new(Reference { total_ms, summary, streamed, from: ReferenceFrom::Pooled(pool) }))
 }
 
-/// The pooled total times (ascending) and their summary.
+/// The pooled runs' TTFT, TPOT and time-to-first-output samples, when every pooled run streamed (the pool's
+/// runs measured one plan, so they all did or none did).
+fn pooled_streamed(evaluations: &[PooledEvaluation]) -> Option<StreamedSamples> {
+    evaluations.iter().try_fold(StreamedSamples::default(), |mut all, e| {
+        all.extend(e.streamed.as_ref()?);
+        Some(all)
+    })
+}
+
+/// The pooled total times (ascending) and their summary: latencies of the pooled requests, rates averaged per run.
 pub fn pooled_figures(evaluations: &[PooledEvaluation]) -> (Vec<f64>, GuardSummary) {
     let mut total_ms: Vec<f64> = evaluations.iter().flat_map(|e| e.total_ms.iter().copied()).collect();
     total_ms.sort_by(f64::total_cmp);
@@ -58,12 +69,23 @@ pub fn pooled_figures(evaluations: &[PooledEvaluation]) -> (Vec<f64>, GuardSumma
     let each = |figure: fn(&GuardSummary) -> Option<f64>| {
         mean_of(evaluations.iter().filter_map(|e| figure(&e.summary)).collect())
     };
+    let p95_of = |values: Option<&[f64]>| {
+        let mut sorted = values?.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        crate::stats::percentile(&sorted, 95.0)
+    };
+    let streamed = pooled_streamed(evaluations);
+    let samples = |metric: Metric| streamed.as_ref().and_then(|s| s.of(metric));
     let summary = GuardSummary {
         p95_ms: crate::stats::percentile(&total_ms, 95.0),
         mean_ms: mean_of(total_ms.clone()),
         tok_s: each(|s| s.tok_s),
         cost_usd: each(|s| s.cost_usd),
         error_rate: each(|s| Some(s.error_rate)).unwrap_or(0.0),
+        ttft_p95_ms: p95_of(samples(Metric::TtftP95Ms)),
+        tpot_p95_ms: p95_of(samples(Metric::TpotP95Ms)),
+        first_output_p95_ms: p95_of(samples(Metric::FirstOutputP95Ms)),
+        acceptance_rate: each(|s| s.acceptance_rate),
     };
     (total_ms, summary)
 }
@@ -74,13 +96,9 @@ mod tests {
     use crate::model::RunId;
 
     fn evaluation(at_ms: i64, total_ms: &[f64], tok_s: Option<f64>, error_rate: f64) -> PooledEvaluation {
-        let summary = GuardSummary { p95_ms: None, mean_ms: None, tok_s, cost_usd: None, error_rate };
-        PooledEvaluation {
-            finished_at_ms: at_ms,
-            run_id: RunId(uuid::Uuid::from_u128(at_ms as u128)),
-            total_ms: total_ms.to_vec(),
-            summary,
-        }
+        let summary = GuardSummary { tok_s, error_rate, ..GuardSummary::default() };
+        let run_id = RunId(uuid::Uuid::from_u128(at_ms as u128));
+        PooledEvaluation { finished_at_ms: at_ms, run_id, total_ms: total_ms.to_vec(), summary, streamed: None }
     }
 
     const ROLLING: BaselineSource = BaselineSource::Rolling { last: 5 };

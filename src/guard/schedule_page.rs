@@ -85,10 +85,12 @@ async fn pooled_info(
             let (total_ms, summary) = pooled_figures(&pooled);
             Some(PooledInfo { pool, n: total_ms.len(), summary })
         }
-        PoolState::Ready(Reference { total_ms, summary, from: ReferenceFrom::Pooled(pool) }) => {
-            Some(PooledInfo { pool, n: total_ms.len(), summary })
-        }
-        PoolState::Ready(_) => None,
+        PoolState::Ready(reference) => match *reference {
+            Reference { total_ms, summary, from: ReferenceFrom::Pooled(pool), .. } => {
+                Some(PooledInfo { pool, n: total_ms.len(), summary })
+            }
+            Reference { from: ReferenceFrom::Pinned { .. }, .. } => None,
+        },
     })
 }
 

@@ -11,8 +11,9 @@ use futures::StreamExt;
 use serde::Serialize;
 use std::sync::Arc;
 
+use super::acceptance::run_acceptance_rate;
 use super::alerts::{plan_alerts, Channels, Finished, Standing};
-use super::decide::{decide_run, observe, send_order_lag1};
+use super::decide::{decide_run, observe, send_order_lag1, streamed_samples};
 use super::plan::guard_plan;
 use super::pool::{measured_key, pool_state, PoolState};
 use super::schedule_page::HISTORY;
@@ -350,7 +351,9 @@ impl Guard {
             Ok(records) => records,
             Err(e) => return failed(format!("the run's results could not be read: {e}"), Some(run.id)),
         };
-        let observed = observe(&records);
+        let mut observed = observe(&records);
+        observed.1.acceptance_rate = run_acceptance_rate(&self.store, claim.workspace, run.id).await;
+        let streamed = streamed_samples(&records);
         if run.status != RunStatus::Completed {
             let why = run.failure.clone().unwrap_or_else(|| format!("the run ended {}", run.status.as_str()));
             let reason = InvalidRun::RunEnded { why };
@@ -362,12 +365,13 @@ impl Guard {
         }
         let (totals, summary) = observed;
         let baseline = match self.reference(claim, schedule, workload, key).await {
-            Ok(PoolState::Ready(reference)) => reference,
+            Ok(PoolState::Ready(reference)) => *reference,
             Ok(PoolState::Empty) => {
-                return EvaluationEnd::NoBaseline { run: run.id, observed: (totals, summary), pool: None }
+                return EvaluationEnd::NoBaseline { run: run.id, observed: (totals, summary), streamed, pool: None }
             }
             Ok(PoolState::Filling(pool)) => {
-                return EvaluationEnd::NoBaseline { run: run.id, observed: (totals, summary), pool: Some(pool) }
+                let pool = Some(pool);
+                return EvaluationEnd::NoBaseline { run: run.id, observed: (totals, summary), streamed, pool };
             }
             Err(e) => return failed(format!("the baseline could not be read: {e}"), Some(run.id)),
         };
@@ -391,10 +395,11 @@ impl Guard {
         } else {
             None
         };
-        let decision = decide_run(&schedule.input, &baseline, (&totals, &summary), lag1, &history);
+        let decision = decide_run(&schedule.input, &baseline, (&totals, &summary), streamed.as_ref(), lag1, &history);
         EvaluationEnd::Compared {
             run: run.id,
             observed: (totals, summary),
+            streamed,
             baseline: Box::new(baseline),
             decision: Box::new(decision),
         }
@@ -414,7 +419,7 @@ impl Guard {
             BaselineSource::Pinned => {
                 let pinned =
                     self.store.current_baseline(claim.workspace, input.set_id, input.connector_id, workload).await?;
-                Ok(pinned.map_or(PoolState::Empty, |b| PoolState::Ready(b.into())))
+                Ok(pinned.map_or(PoolState::Empty, |b| PoolState::Ready(Box::new(b.into()))))
             }
             source => {
                 let now = self.clock.now_ms();

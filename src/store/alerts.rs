@@ -155,7 +155,7 @@ impl Store {
             "UPDATE guard_evaluations SET finished_at = $1, status = $2, error = $3, run_id = $4, baseline_id = $5, \
              baseline_n = $6, baseline_summary = $7, observed_n = $8, observed_summary = $9, observed_total_ms = $10, \
              test = $11, p_value = $12, decision = $13, invalid = $14, pending = $15, measured_key = $16, \
-             baseline_from = $17 WHERE id = $18",
+             baseline_from = $17, observed_streamed = $18 WHERE id = $19",
         )
         .bind(now_ms)
         .bind(end.status().as_str())
@@ -174,6 +174,7 @@ impl Store {
         .bind((!plan.pending.is_empty()).then(|| to_json(&plan.pending)).transpose()?)
         .bind(measured_key)
         .bind(end.baseline_from().map(|from| to_json(&from)).transpose()?)
+        .bind(end.streamed().map(to_json).transpose()?)
         .bind(claim.evaluation.to_string())
         .execute(&mut *tx)
         .await?;

@@ -6,9 +6,11 @@ use sqlx::Row;
 
 use super::workspaces::parse_id;
 use super::{from_json, to_json, Store, StoreError};
-use crate::model::{Baseline, BaselineId, BenchmarkSetId, ConnectorId, GuardSummary, RunId, Workload, WorkspaceId};
+use crate::model::{
+    Baseline, BaselineId, BenchmarkSetId, ConnectorId, GuardSummary, RunId, StreamedSamples, Workload, WorkspaceId,
+};
 
-const COLUMNS: &str = "id, set_id, connector_id, run_id, total_ms, summary, current, pinned_at";
+const COLUMNS: &str = "id, set_id, connector_id, run_id, total_ms, summary, current, pinned_at, streamed";
 
 fn baseline_from_row(row: &AnyRow) -> Result<Baseline, StoreError> {
     Ok(Baseline {
@@ -18,6 +20,7 @@ fn baseline_from_row(row: &AnyRow) -> Result<Baseline, StoreError> {
         run_id: parse_id(&row.try_get::<String, _>("run_id")?)?,
         total_ms: from_json(&row.try_get::<String, _>("total_ms")?)?,
         summary: from_json(&row.try_get::<String, _>("summary")?)?,
+        streamed: row.try_get::<Option<String>, _>("streamed")?.as_deref().map(from_json).transpose()?,
         current: row.try_get::<i64, _>("current")? != 0,
         pinned_at_ms: row.try_get("pinned_at")?,
     })
@@ -38,6 +41,8 @@ pub struct NewBaseline {
     pub total_ms: Vec<f64>,
     /// Its summary.
     pub summary: GuardSummary,
+    /// A streamed run's per-request TTFT, TPOT and time to first output.
+    pub streamed: Option<StreamedSamples>,
 }
 
 /// The `workload_key` of a baseline: the SHA-256 of the workload's JSON (the same parameters give the same key;
@@ -74,7 +79,7 @@ impl Store {
         .await?;
         sqlx::query(&format!(
             "INSERT INTO guard_baselines (workspace_id, {COLUMNS}, workload_key) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, 1, $8, $9)"
+             VALUES ($1, $2, $3, $4, $5, $6, $7, 1, $8, $10, $9)"
         ))
         .bind(workspace.to_string())
         .bind(id.to_string())
@@ -85,6 +90,7 @@ impl Store {
         .bind(to_json(&new.summary)?)
         .bind(now_ms)
         .bind(&key)
+        .bind(new.streamed.as_ref().map(to_json).transpose()?)
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
@@ -95,6 +101,7 @@ impl Store {
             run_id: new.run_id,
             total_ms: new.total_ms.clone(),
             summary: new.summary,
+            streamed: new.streamed.clone(),
             current: true,
             pinned_at_ms: now_ms,
         })

@@ -6,7 +6,7 @@ use sqlx::Row;
 
 use super::workspaces::parse_id;
 use super::{from_json, Store, StoreError};
-use crate::model::{BaselineSource, EvaluationStatus, GuardSummary, RunId, ScheduleId, WorkspaceId};
+use crate::model::{BaselineSource, EvaluationStatus, GuardSummary, RunId, ScheduleId, StreamedSamples, WorkspaceId};
 
 /// One evaluation a pool may take.
 #[derive(Debug, Clone, PartialEq)]
@@ -19,6 +19,8 @@ pub struct PooledEvaluation {
     pub total_ms: Vec<f64>,
     /// Its summary.
     pub summary: GuardSummary,
+    /// Its per-request TTFT, TPOT and time to first output, when it streamed.
+    pub streamed: Option<StreamedSamples>,
 }
 
 impl Store {
@@ -39,7 +41,7 @@ impl Store {
             BaselineSource::Window { hours } => now_ms - i64::from(hours) * 3_600_000,
         };
         let rows = sqlx::query(
-            "SELECT finished_at, run_id, observed_total_ms, observed_summary FROM guard_evaluations \
+            "SELECT finished_at, run_id, observed_total_ms, observed_summary, observed_streamed FROM guard_evaluations \
              WHERE workspace_id = $1 AND schedule_id = $2 AND measured_key = $3 AND status IN ($4, $5) \
              AND finished_at >= $6 AND run_id IS NOT NULL AND observed_total_ms IS NOT NULL \
              AND observed_summary IS NOT NULL ORDER BY finished_at DESC, id LIMIT $7",
@@ -60,6 +62,11 @@ impl Store {
                     run_id: parse_id(&row.try_get::<String, _>("run_id")?)?,
                     total_ms: from_json(&row.try_get::<String, _>("observed_total_ms")?)?,
                     summary: from_json(&row.try_get::<String, _>("observed_summary")?)?,
+                    streamed: row
+                        .try_get::<Option<String>, _>("observed_streamed")?
+                        .as_deref()
+                        .map(from_json)
+                        .transpose()?,
                 })
             })
             .collect()

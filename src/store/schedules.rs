@@ -17,7 +17,7 @@ use crate::secrets::SecretBox;
 const COLUMNS: &str =
     "id, name, set_id, connector_id, enabled, cadence, next_run_at, webhook_url, email, email_owner, thresholds, \
      alpha, require_significance, workload_id, policy, last_run_at, last_status, last_error, created_at, receiver, \
-     CAST(CASE WHEN routing_key IS NULL THEN 0 ELSE 1 END AS BIGINT) AS routing_key_set";
+     stream, CAST(CASE WHEN routing_key IS NULL THEN 0 ELSE 1 END AS BIGINT) AS routing_key_set";
 
 /// A claimed slot: this process, and no other, runs `schedule` for `slot_at`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -112,6 +112,7 @@ fn schedule_from_row(row: &AnyRow) -> Result<Schedule, StoreError> {
             alpha: row.try_get("alpha")?,
             require_significance: row.try_get::<i64, _>("require_significance")? != 0,
             workload_id: row.try_get::<Option<String>, _>("workload_id")?.as_deref().map(parse_id).transpose()?,
+            stream: row.try_get::<i64, _>("stream")? != 0,
             policy: row
                 .try_get::<Option<String>, _>("policy")?
                 .as_deref()
@@ -146,9 +147,9 @@ impl Store {
         sqlx::query(
             "INSERT INTO guard_schedules (id, workspace_id, name, set_id, connector_id, enabled, cadence, next_run_at, \
              webhook_url, webhook_secret, email, thresholds, alpha, require_significance, created_at, updated_at, \
-             email_owner, workload_id, workload_name, workload, policy, receiver, routing_key) \
+             email_owner, workload_id, workload_name, workload, policy, receiver, routing_key, stream) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $8, $8, $15, $16, $17, $18, $19, $20, \
-             $21)",
+             $21, $22)",
         )
         .bind(id.to_string())
         .bind(workspace.to_string())
@@ -171,6 +172,7 @@ impl Store {
         .bind(to_json(&input.policy)?)
         .bind(input.notify.receiver.as_str())
         .bind(routing_key)
+        .bind(bool_to_db(input.stream))
         .execute(&self.pool)
         .await?;
         self.get_schedule(workspace, id).await
@@ -200,7 +202,7 @@ impl Store {
                 "UPDATE guard_schedules SET name = $1, set_id = $2, connector_id = $3, enabled = $4, cadence = $5, \
              webhook_url = $6, email = $7, thresholds = $8, alpha = $9, require_significance = $10, updated_at = $11, \
              email_owner = $14, workload_id = $15, workload_name = $16, workload = $17, policy = $18, \
-             receiver = $19, routing_key = $20 WHERE id = $12 AND workspace_id = $13",
+             receiver = $19, routing_key = $20, stream = $21 WHERE id = $12 AND workspace_id = $13",
             )
             .bind(&input.name)
             .bind(input.set_id.to_string())
@@ -222,6 +224,7 @@ impl Store {
             .bind(to_json(&input.policy)?)
             .bind(input.notify.receiver.as_str())
             .bind(routing_key)
+            .bind(bool_to_db(input.stream))
             .execute(&self.pool)
             .await?
             .rows_affected(),

@@ -4,7 +4,7 @@
 use latency_guard::clock::{Clock, FixedClock};
 use latency_guard::config::Secret;
 use latency_guard::engine::HttpClient;
-use latency_guard::guard::{observe, Guard, GuardOptions, GUARD_TEMPERATURE};
+use latency_guard::guard::{observe, streamed_samples, Guard, GuardOptions, GUARD_TEMPERATURE};
 use latency_guard::model::{
     Agent, BenchmarkSet, BenchmarkSetInput, Cadence, ConnectorId, ConnectorInput, LoadMode, Metric, Op, RunPlanInput,
     RunStatus, Schedule, ScheduleInput, SetPrompt, Severity, Threshold, WorkspaceId,
@@ -133,6 +133,7 @@ impl Rig {
             alpha: 0.05,
             require_significance: true,
             workload_id: None,
+            stream: false,
             policy: Default::default(),
         };
         self.store
@@ -173,20 +174,34 @@ impl Rig {
 
     /// Pins as baseline a 5-iteration run of `set` on `connector`.
     pub async fn pin(&self, set: &BenchmarkSet, connector: ConnectorId) {
-        // As Guard runs a set: unstreamed, at Guard's temperature.
+        self.pin_as(set, connector, false).await;
+    }
+
+    /// Pins as baseline a 5-iteration run of `set` on `connector`, streamed or not, as Guard runs a set: one at a
+    /// time, at Guard's temperature.
+    pub async fn pin_as(&self, set: &BenchmarkSet, connector: ConnectorId, stream: bool) {
         let agent = Agent { name: "baseline".into(), system_prompt: None, tools: vec![], token_budget: set.max_tokens };
         let prompts = set.prompts.iter().map(|p| p.text.clone()).collect();
         let one = LoadMode::Closed { concurrency: 1 };
         let input = RunPlanInput {
-            stream: false,
+            stream,
             temperature: GUARD_TEMPERATURE,
             ..RunPlanInput::new(connector, agent, prompts, 5, one)
         };
         let run = self.runs.run_to_end(self.ws, input).await.unwrap();
         assert_eq!(run.status, RunStatus::Completed);
-        let (total_ms, summary) = observe(&self.store.run_iterations(self.ws, run.id).await.unwrap());
-        let new =
-            NewBaseline { set_id: set.id, connector_id: connector, workload: None, run_id: run.id, total_ms, summary };
+        let records = self.store.run_iterations(self.ws, run.id).await.unwrap();
+        let (total_ms, summary) = observe(&records);
+        let streamed = streamed_samples(&records);
+        let new = NewBaseline {
+            set_id: set.id,
+            connector_id: connector,
+            workload: None,
+            run_id: run.id,
+            total_ms,
+            summary,
+            streamed,
+        };
         self.store.pin_baseline(self.ws, &new, self.clock.now_ms()).await.unwrap();
     }
 

@@ -65,6 +65,7 @@ async fn a_missing_or_wrong_key_runs_nothing_and_the_right_one_ticks() {
         alpha: 0.05,
         require_significance: true,
         workload_id: None,
+        stream: false,
         policy: Default::default(),
     };
     let schedule = store.create_schedule(ws.id, &input, "whsec_x", &app.state.sealer, now).await.unwrap();

@@ -79,6 +79,7 @@ async fn race(db: TestDb, replicas: usize) {
             alpha: 0.05,
             require_significance: true,
             workload_id: None,
+            stream: false,
             policy: Default::default(),
         };
         ids.push(db.store.create_schedule(ws.id, &input, "whsec_x", &sealer, T0 - 1_000 + i as i64).await.unwrap().id);

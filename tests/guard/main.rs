@@ -7,6 +7,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod acceptance;
 mod change_points;
 mod email;
 mod guard;
@@ -18,4 +19,5 @@ mod owner_email;
 mod pooled_baselines;
 mod receivers;
 mod service_metrics;
+mod streamed_schedules;
 mod webhooks;

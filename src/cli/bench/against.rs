@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use super::{invalid, BenchError};
-use crate::guard::{decide_run, observe, send_order_lag1};
+use crate::guard::{decide_run, observe, send_order_lag1, streamed_samples};
 use crate::model::{
     BaselineId, BenchmarkSetId, Cadence, ConnectorId, Decision, Metric, Op, Reference, ReferenceFrom, RunId,
     ScheduleInput, Severity, Threshold,
@@ -18,7 +18,8 @@ use crate::report::ReportSnapshot;
 /// Parses `METRIC:OP>VALUE` (`p95_ms:pct_increase>10`, `error_rate:abs_increase>0.05`).
 pub fn parse_threshold(text: &str) -> Result<Threshold, String> {
     let usage = "a threshold is METRIC:OP>VALUE, e.g. p95_ms:pct_increase>10 (metrics: p95_ms, mean_ms, tok_s, \
-                 cost_usd, error_rate; ops: pct_increase, pct_decrease, abs_increase)";
+                 cost_usd, error_rate, ttft_p95_ms, tpot_p95_ms, first_output_p95_ms, acceptance_rate; ops: \
+                 pct_increase, pct_decrease, abs_increase)";
     let (key, value) = text.split_once('>').ok_or_else(|| format!("{text:?}: {usage}"))?;
     let (metric, op) = key.trim().split_once(':').ok_or_else(|| format!("{text:?}: {usage}"))?;
     let metric = Metric::parse(metric.trim()).ok_or_else(|| format!("{text:?}: unknown metric {metric:?}; {usage}"))?;
@@ -43,6 +44,8 @@ pub fn rules(thresholds: &[Threshold], alpha: f64) -> Result<ScheduleInput, Benc
         alpha,
         require_significance: true,
         workload_id: None,
+        // A TTFT threshold is judged when both runs streamed, and not measurable otherwise (said per threshold).
+        stream: thresholds.iter().any(|t| t.metric.is_streamed()),
         policy: Default::default(),
     };
     input.validate().map_err(|e| {
@@ -101,10 +104,12 @@ pub fn compare(rules: &ScheduleInput, baseline: &ReportSnapshot, current: &Repor
     let pinned = Reference {
         total_ms: baseline_totals,
         summary: baseline_summary,
+        streamed: streamed_samples(&baseline.results),
         from: ReferenceFrom::Pinned { baseline_id: BaselineId(uuid::Uuid::nil()), run_id: RunId(uuid::Uuid::nil()) },
     };
     let (totals, summary) = observe(&current.results);
-    decide_run(rules, &pinned, (&totals, &summary), send_order_lag1(&current.results, &baseline.results), &[])
+    let lag1 = send_order_lag1(&current.results, &baseline.results);
+    decide_run(rules, &pinned, (&totals, &summary), streamed_samples(&current.results).as_ref(), lag1, &[])
 }
 
 /// Prints each threshold's verdict; why the comparison fails the pipeline, if it does.

@@ -185,45 +185,6 @@ pub enum ReferenceFrom {
     Pooled(Pool),
 }
 
-/// The figures an evaluation is judged against: total times and their summary, and where they came from.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Reference {
-    /// Successful measured total times, ms.
-    pub total_ms: Vec<f64>,
-    /// Their summary.
-    pub summary: crate::model::guard::schedule::GuardSummary,
-    /// A pinned run or a pool.
-    pub from: ReferenceFrom,
-}
-
-impl Reference {
-    /// The run whose requests stand for the reference's per-prompt times: the pinned run, or the pool's newest.
-    pub fn run_id(&self) -> RunId {
-        match &self.from {
-            ReferenceFrom::Pinned { run_id, .. } => *run_id,
-            ReferenceFrom::Pooled(pool) => pool.latest_run,
-        }
-    }
-
-    /// The pin, when it is one.
-    pub fn baseline_id(&self) -> Option<BaselineId> {
-        match &self.from {
-            ReferenceFrom::Pinned { baseline_id, .. } => Some(*baseline_id),
-            ReferenceFrom::Pooled(_) => None,
-        }
-    }
-}
-
-impl From<crate::model::guard::records::Baseline> for Reference {
-    fn from(pinned: crate::model::guard::records::Baseline) -> Self {
-        Self {
-            from: ReferenceFrom::Pinned { baseline_id: pinned.id, run_id: pinned.run_id },
-            total_ms: pinned.total_ms,
-            summary: pinned.summary,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

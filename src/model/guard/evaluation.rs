@@ -1,9 +1,10 @@
 //! How a Guard evaluation ended, and the plan of what that does to the schedule's alerts.
 
 use crate::model::common::ids::{AlertId, RunId};
-use crate::model::guard::baseline_source::{Pool, Reference, ReferenceFrom};
+use crate::model::guard::baseline_source::{Pool, ReferenceFrom};
 use crate::model::guard::policy::InvalidRun;
-use crate::model::guard::records::{Breach, Decision, Mute, PendingBreach};
+use crate::model::guard::records::{Breach, Decision, Mute, PendingBreach, Reference};
+use crate::model::guard::samples::StreamedSamples;
 use crate::model::guard::schedule::GuardSummary;
 use crate::model::guard::states::EvaluationStatus;
 
@@ -34,6 +35,8 @@ pub enum EvaluationEnd {
         run: RunId,
         /// Successful requests' total times and their summary.
         observed: (Vec<f64>, GuardSummary),
+        /// A streamed run's per-request TTFT, TPOT and time to first output.
+        streamed: Option<StreamedSamples>,
         /// The pool so far, when the schedule pools evaluations and has some.
         pool: Option<Pool>,
     },
@@ -43,6 +46,8 @@ pub enum EvaluationEnd {
         run: RunId,
         /// Successful total times and their summary.
         observed: (Vec<f64>, GuardSummary),
+        /// A streamed run's per-request TTFT, TPOT and time to first output.
+        streamed: Option<StreamedSamples>,
         /// What it was compared with: a pinned run or a pool.
         baseline: Box<Reference>,
         /// What was decided.
@@ -111,6 +116,14 @@ impl EvaluationEnd {
         match self {
             EvaluationEnd::Compared { baseline, .. } => Some(baseline.from.clone()),
             EvaluationEnd::NoBaseline { pool: Some(pool), .. } => Some(ReferenceFrom::Pooled(pool.clone())),
+            _ => None,
+        }
+    }
+
+    /// A streamed run's per-request times, when it measured them.
+    pub fn streamed(&self) -> Option<&StreamedSamples> {
+        match self {
+            EvaluationEnd::NoBaseline { streamed, .. } | EvaluationEnd::Compared { streamed, .. } => streamed.as_ref(),
             _ => None,
         }
     }

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::model::common::ids::{AlertId, BaselineId, BenchmarkSetId, ConnectorId, EvaluationId, RunId, ScheduleId};
+use crate::model::guard::baseline_source::ReferenceFrom;
 use crate::model::guard::policy::InvalidRun;
 use crate::model::guard::schedule::{GuardSummary, Metric, Op, Severity, Threshold};
 use crate::model::guard::states::{AlertKind, EvaluationStatus, Trigger};
@@ -140,6 +141,8 @@ pub struct Baseline {
     pub total_ms: Vec<f64>,
     /// The run's summary.
     pub summary: GuardSummary,
+    /// A streamed run's per-request TTFT, TPOT and time to first output; `None` for an unstreamed one.
+    pub streamed: Option<crate::model::guard::samples::StreamedSamples>,
     /// The baseline in force (earlier pins are kept as history).
     pub current: bool,
     /// Pinned, unix ms.
@@ -331,4 +334,46 @@ pub struct ScheduleOutcome {
     /// Open alerts whose thresholds were healthy long enough: a recovered notice went out.
     #[cfg_attr(all(feature = "hydrate", not(feature = "ssr")), serde(skip_deserializing))]
     pub alerts_recovered: Vec<AlertId>,
+}
+
+/// The figures an evaluation is judged against: total times and their summary, and where they came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reference {
+    /// Successful measured total times, ms.
+    pub total_ms: Vec<f64>,
+    /// Their summary.
+    pub summary: GuardSummary,
+    /// Per-request TTFT, TPOT and time to first output, when the runs were streamed.
+    pub streamed: Option<crate::model::guard::samples::StreamedSamples>,
+    /// A pinned run or a pool.
+    pub from: ReferenceFrom,
+}
+
+impl Reference {
+    /// The run whose requests stand for the reference's per-prompt times: the pinned run, or the pool's newest.
+    pub fn run_id(&self) -> RunId {
+        match &self.from {
+            ReferenceFrom::Pinned { run_id, .. } => *run_id,
+            ReferenceFrom::Pooled(pool) => pool.latest_run,
+        }
+    }
+
+    /// The pin, when it is one.
+    pub fn baseline_id(&self) -> Option<BaselineId> {
+        match &self.from {
+            ReferenceFrom::Pinned { baseline_id, .. } => Some(*baseline_id),
+            ReferenceFrom::Pooled(_) => None,
+        }
+    }
+}
+
+impl From<Baseline> for Reference {
+    fn from(pinned: Baseline) -> Self {
+        Self {
+            from: ReferenceFrom::Pinned { baseline_id: pinned.id, run_id: pinned.run_id },
+            total_ms: pinned.total_ms,
+            summary: pinned.summary,
+            streamed: pinned.streamed,
+        }
+    }
 }

@@ -65,6 +65,15 @@ pub enum Metric {
     CostUsd,
     /// Failed / measured, 0 to 1.
     ErrorRate,
+    /// 95th percentile of time to first token (first answer content), ms; a streamed schedule's.
+    TtftP95Ms,
+    /// 95th percentile of time per output token after the first, ms; a streamed schedule's.
+    TpotP95Ms,
+    /// 95th percentile of time to first output of any kind (reasoning or answer), ms; a streamed schedule's.
+    FirstOutputP95Ms,
+    /// Speculative decoding: accepted / drafted tokens over the run, 0 to 1, by the server's own metrics (a
+    /// self-hosted connector a Spec Lab probe identified).
+    AcceptanceRate,
 }
 
 impl Metric {
@@ -73,19 +82,25 @@ impl Metric {
         matches!(self, Metric::P95Ms | Metric::MeanMs | Metric::TokS)
     }
 
+    /// Whether the figure is made of per-request times only a streamed run has, so Welch's test on those times
+    /// speaks to it.
+    pub fn is_streamed(self) -> bool {
+        matches!(self, Metric::TtftP95Ms | Metric::TpotP95Ms | Metric::FirstOutputP95Ms)
+    }
+
     /// Its unit after a number, with its space (` ms`); none for the error rate, a fraction.
     pub fn unit(self) -> &'static str {
         match self {
-            Metric::P95Ms | Metric::MeanMs => " ms",
+            Metric::P95Ms | Metric::MeanMs | Metric::TtftP95Ms | Metric::TpotP95Ms | Metric::FirstOutputP95Ms => " ms",
             Metric::TokS => " tok/s",
             Metric::CostUsd => " USD",
-            Metric::ErrorRate => "",
+            Metric::ErrorRate | Metric::AcceptanceRate => "",
         }
     }
 
-    /// Whether a rise of the figure is the bad direction (all but tok/s).
+    /// Whether a rise of the figure is the bad direction (all but tok/s and the acceptance rate).
     pub fn worse_when_higher(self) -> bool {
-        self != Metric::TokS
+        !matches!(self, Metric::TokS | Metric::AcceptanceRate)
     }
 
     /// The figure in `summary`.
@@ -96,11 +111,25 @@ impl Metric {
             Metric::TokS => summary.tok_s,
             Metric::CostUsd => summary.cost_usd,
             Metric::ErrorRate => Some(summary.error_rate),
+            Metric::TtftP95Ms => summary.ttft_p95_ms,
+            Metric::TpotP95Ms => summary.tpot_p95_ms,
+            Metric::FirstOutputP95Ms => summary.first_output_p95_ms,
+            Metric::AcceptanceRate => summary.acceptance_rate,
         }
     }
 }
 
-spelled!(Metric { P95Ms => "p95_ms", MeanMs => "mean_ms", TokS => "tok_s", CostUsd => "cost_usd", ErrorRate => "error_rate" });
+spelled!(Metric {
+    P95Ms => "p95_ms",
+    MeanMs => "mean_ms",
+    TokS => "tok_s",
+    CostUsd => "cost_usd",
+    ErrorRate => "error_rate",
+    TtftP95Ms => "ttft_p95_ms",
+    TpotP95Ms => "tpot_p95_ms",
+    FirstOutputP95Ms => "first_output_p95_ms",
+    AcceptanceRate => "acceptance_rate",
+});
 
 /// How a threshold compares the observed figure with the baseline's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -163,9 +192,11 @@ impl Threshold {
     }
 }
 
-/// What a run is judged by (`p95Ms, meanMs, tokS, costUsd, errorRate`, as `docs/GUARD.md` lists). Latencies are total times of the
-/// successful measured requests; `null` where nothing was measurable.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+/// What a run is judged by (`p95Ms, meanMs, tokS, costUsd, errorRate`, as `docs/GUARD.md` lists, and for a
+/// streamed schedule `ttftP95Ms, tpotP95Ms, firstOutputP95Ms`, for a probed self-hosted server `acceptanceRate`,
+/// absent otherwise). Latencies are total times of the successful measured requests; `null` where nothing was
+/// measurable.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GuardSummary {
     /// 95th percentile of total time, ms (linear interpolation).
@@ -178,6 +209,18 @@ pub struct GuardSummary {
     pub cost_usd: Option<f64>,
     /// Failed / measured.
     pub error_rate: f64,
+    /// 95th percentile of time to first token, ms (streamed runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttft_p95_ms: Option<f64>,
+    /// 95th percentile of time per output token, ms (streamed runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tpot_p95_ms: Option<f64>,
+    /// 95th percentile of time to first output, ms (streamed runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_output_p95_ms: Option<f64>,
+    /// Accepted / drafted tokens over the run by the server's metrics (a probed server that drafts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub acceptance_rate: Option<f64>,
 }
 
 /// A schedule as the user enters it. Its notification settings travel as `notify: {webhookUrl, email}`; the
@@ -208,6 +251,10 @@ pub struct ScheduleInput {
     /// the server keeps a copy of it, taken when the schedule is saved. Absent: each of the set's prompts once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workload_id: Option<WorkloadId>,
+    /// Stream the requests, so TTFT, TPOT and time to first output are measured and may have thresholds (off by
+    /// default: the specified shape is unstreamed).
+    #[serde(default)]
+    pub stream: bool,
     /// What a valid run is and how alerts open, recover and report a schedule that cannot measure.
     #[serde(default)]
     pub policy: AlertPolicy,
@@ -237,6 +284,8 @@ struct ScheduleInputWire {
     #[serde(default)]
     workload_id: Option<WorkloadId>,
     #[serde(default)]
+    stream: bool,
+    #[serde(default)]
     policy: AlertPolicy,
 }
 
@@ -257,6 +306,7 @@ impl From<ScheduleInputWire> for ScheduleInput {
             alpha: wire.alpha,
             require_significance: wire.require_significance,
             workload_id: wire.workload_id,
+            stream: wire.stream,
             policy: wire.policy,
         }
     }
@@ -274,7 +324,7 @@ impl ScheduleInput {
     /// The fewest successful requests its thresholds can judge: the policy's minimum when a threshold watches a
     /// latency figure (a percentile or Welch's test of one request says nothing), else one.
     pub fn samples_needed(&self) -> u32 {
-        if self.thresholds.iter().any(|t| t.metric.is_latency()) {
+        if self.thresholds.iter().any(|t| t.metric.is_latency() || t.metric.is_streamed()) {
             self.policy.min_samples
         } else {
             1
@@ -291,6 +341,21 @@ impl ScheduleInput {
         for (i, t) in self.thresholds.iter().enumerate() {
             if !t.value.is_finite() || t.value <= 0.0 {
                 return Err(ValidationError::new(format!("thresholds.{i}.value"), "must be a number above 0"));
+            }
+            if t.metric.is_streamed() && !self.stream {
+                return Err(ValidationError::new(
+                    format!("thresholds.{i}.metric"),
+                    format!(
+                        "{} is measured only when the schedule streams its requests: tick \"Stream\"",
+                        t.metric.as_str()
+                    ),
+                ));
+            }
+            if t.metric == Metric::AcceptanceRate && t.op == Op::AbsIncrease {
+                return Err(ValidationError::new(
+                    format!("thresholds.{i}.op"),
+                    "an acceptance rate regresses by falling: use pct_decrease",
+                ));
             }
             if t.metric == Metric::ErrorRate && t.op == Op::AbsIncrease && t.value > 1.0 {
                 return Err(ValidationError::new(
@@ -379,6 +444,8 @@ struct ScheduleWire {
     #[serde(default)]
     workload_id: Option<WorkloadId>,
     #[serde(default)]
+    stream: bool,
+    #[serde(default)]
     policy: AlertPolicy,
     next_run_at_ms: i64,
     last_run_at_ms: Option<i64>,
@@ -402,6 +469,7 @@ impl From<ScheduleWire> for Schedule {
                 alpha: wire.alpha,
                 require_significance: wire.require_significance,
                 workload_id: wire.workload_id,
+                stream: wire.stream,
                 policy: wire.policy,
             },
             next_run_at_ms: wire.next_run_at_ms,
@@ -436,6 +504,7 @@ mod tests {
             alpha: 0.05,
             require_significance: true,
             workload_id: None,
+            stream: false,
             policy: AlertPolicy::default(),
         }
     }
@@ -455,6 +524,24 @@ mod tests {
             ..input()
         };
         assert_eq!(errors_only.samples_needed(), 1, "an error rate of one request is still a figure");
+    }
+
+    #[test]
+    fn a_streamed_figure_needs_a_streamed_schedule_and_acceptance_falls() {
+        let ttft = Threshold { metric: Metric::TtftP95Ms, ..input().thresholds[0] };
+        let unstreamed = ScheduleInput { thresholds: vec![ttft], ..input() };
+        let refused = unstreamed.validate().unwrap_err();
+        assert_eq!(refused.field, "thresholds.0.metric");
+        assert!(refused.reason.contains("streams its requests"), "{}", refused.reason);
+        let streamed = ScheduleInput { stream: true, ..unstreamed };
+        assert!(streamed.validate().is_ok());
+        assert_eq!(streamed.samples_needed(), 2, "a TTFT percentile of one request says nothing");
+        let rising =
+            Threshold { metric: Metric::AcceptanceRate, op: Op::AbsIncrease, value: 0.1, ..input().thresholds[0] };
+        let wrong_way = ScheduleInput { thresholds: vec![rising], ..input() }.validate().unwrap_err();
+        assert_eq!(wrong_way.field, "thresholds.0.op");
+        assert!(!Metric::AcceptanceRate.worse_when_higher());
+        assert_eq!(Metric::parse("first_output_p95_ms"), Some(Metric::FirstOutputP95Ms));
     }
 
     #[test]

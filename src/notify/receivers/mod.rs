@@ -91,8 +91,7 @@ pub(super) mod fixtures {
     }
 
     pub fn message<'a>(notice: &'a Notice, name: &str) -> AlertMessage<'a> {
-        let summary =
-            GuardSummary { p95_ms: Some(104.0), mean_ms: Some(100.5), tok_s: None, cost_usd: None, error_rate: 0.0 };
+        let summary = GuardSummary { p95_ms: Some(104.0), mean_ms: Some(100.5), ..GuardSummary::default() };
         AlertMessage {
             notice,
             schedule_id: ScheduleId(uuid::Uuid::nil()),

@@ -14,7 +14,6 @@ use crate::model::{
     Severity, Threshold, ADVISED_MIN_PROMPTS, PAGERDUTY_EVENTS_URL,
 };
 
-const METRICS: [Metric; 5] = [Metric::P95Ms, Metric::MeanMs, Metric::TokS, Metric::CostUsd, Metric::ErrorRate];
 const OPS: [Op; 4] = [Op::PctIncrease, Op::PctDecrease, Op::AbsIncrease, Op::ChangePoint];
 
 fn select_value<T: Copy>(options: &[T], name: impl Fn(T) -> &'static str, value: &str) -> Option<T> {
@@ -56,6 +55,7 @@ pub fn ScheduleForm(existing: Option<Schedule>, choices: ScheduleChoices) -> imp
     let email_owner = RwSignal::new(first.as_ref().map_or(mail.owner_contact.is_some(), |i| i.notify.email_owner));
     let alpha = RwSignal::new(first.as_ref().map_or("0.05".to_string(), |i| i.alpha.to_string()));
     let significance = RwSignal::new(first.as_ref().is_none_or(|i| i.require_significance));
+    let stream = RwSignal::new(first.as_ref().is_some_and(|i| i.stream));
     let thresholds = RwSignal::new(first.as_ref().map(|i| i.thresholds.clone()).unwrap_or_else(|| {
         vec![Threshold {
             metric: Metric::P95Ms,
@@ -99,6 +99,7 @@ pub fn ScheduleForm(existing: Option<Schedule>, choices: ScheduleChoices) -> imp
             alpha: alpha.get_untracked().trim().parse().unwrap_or(f64::NAN),
             require_significance: significance.get_untracked(),
             workload_id: workload.get_untracked().parse().ok(),
+            stream: stream.get_untracked(),
             policy: {
                 let count = |text: RwSignal<String>| text.get_untracked().trim().parse::<u32>().unwrap_or(0);
                 AlertPolicy {
@@ -123,6 +124,8 @@ pub fn ScheduleForm(existing: Option<Schedule>, choices: ScheduleChoices) -> imp
         <form class="connector-form" id="schedule-form" on:submit=move |ev| { ev.prevent_default(); save.dispatch(()); } novalidate>
             <label>"Name"<input id="schedule-name" bind:value=name/></label>
             <TargetFields choices=(sets, connectors, workloads) set connector workload cadence/>
+            <label class="inline"><input type="checkbox" id="schedule-stream" bind:checked=stream/>
+                " Stream the requests, so TTFT, TPOT and time to first output are measured and may have thresholds"</label>
             <ThresholdsFieldset thresholds/>
             <div class="prices">
                 <label class="inline"><input type="checkbox" id="require-significance" bind:checked=significance/>
@@ -325,8 +328,8 @@ fn ThresholdsFieldset(thresholds: RwSignal<Vec<Threshold>>) -> impl IntoView {
             <p class="muted">"Percent for the % comparisons and change_point; the metric's unit for an absolute increase (ms, tok/s, USD, or a fraction for the error rate: 0.05 is 5 points)."</p>
             {move || thresholds.get().into_iter().enumerate().map(|(i, t)| view! {
                 <div class="threshold-row">
-                    <select class="threshold-metric" on:change=move |ev| if let Some(m) = select_value(&METRICS, Metric::as_str, &event_target_value(&ev)) { update.with_value(|u| u(i, Box::new(move |t| t.metric = m))) }>
-                        {METRICS.into_iter().map(|m| view! { <option value=m.as_str() selected=t.metric == m>{m.as_str()}</option> }).collect_view()}
+                    <select class="threshold-metric" on:change=move |ev| if let Some(m) = select_value(Metric::ALL, Metric::as_str, &event_target_value(&ev)) { update.with_value(|u| u(i, Box::new(move |t| t.metric = m))) }>
+                        {Metric::ALL.iter().copied().map(|m| view! { <option value=m.as_str() selected=t.metric == m>{m.as_str()}</option> }).collect_view()}
                     </select>
                     <select class="threshold-op" on:change=move |ev| if let Some(o) = select_value(&OPS, Op::as_str, &event_target_value(&ev)) { update.with_value(|u| u(i, Box::new(move |t| t.op = o))) }>
                         {OPS.into_iter().map(|o| view! { <option value=o.as_str() selected=t.op == o>{o.as_str()}</option> }).collect_view()}
