@@ -29,18 +29,39 @@ step "first-load budget" python3 scripts/bundle-sizes.py --budget 400000
 [ -x target/debug/latency-guard ] || step "server binary" cargo build --bin latency-guard --no-default-features --features ssr
 
 # Browser tests: a fresh database and data folder, the demo simulator on, the debug server the tests built.
-e2e_dir=$(mktemp -d)
+servers=()
+e2e_db=""
+stop_servers() {
+  for s in "${servers[@]}"; do kill "$s" 2>/dev/null || true; wait "$s" 2>/dev/null || true; done
+  [ -z "$e2e_db" ] || psql "$TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS $e2e_db" || true
+}
+trap stop_servers EXIT
+# Starts the server on DATABASE_URL at port $1 with a fresh data folder and waits for it; `server_log` is its log.
+serve() {
+  local dir; dir=$(mktemp -d)
+  export LATENCY_GUARD_DATA_DIR="$dir" LEPTOS_SITE_ADDR="127.0.0.1:$1" LATENCY_GUARD_DEMO_SIMULATOR=true \
+         LATENCY_GUARD_GUARD_TICK_INTERVAL_S=0 LG_BASE_URL="http://127.0.0.1:$1" LG_BIN=target/debug/latency-guard
+  server_log="$dir/server.log"
+  target/debug/latency-guard serve > "$server_log" 2>&1 &
+  servers+=("$!")
+  for _ in $(seq 1 100); do curl -sf -o /dev/null "$LG_BASE_URL/healthz" && break; sleep 0.1; done
+  curl -sf -o /dev/null "$LG_BASE_URL/healthz" || { cat "$server_log"; echo "server did not start"; exit 1; }
+}
+browser() {
+  if ! (cd end2end && step "$1" npx playwright test "${@:2}"); then
+    echo "--- server log ---"; tail -50 "$server_log"; exit 1
+  fi
+}
 port=${LG_E2E_PORT:-3700}
-export DATABASE_URL="sqlite://$e2e_dir/e2e.db?mode=rwc" LATENCY_GUARD_DATA_DIR="$e2e_dir" \
-       LEPTOS_SITE_ADDR="127.0.0.1:$port" LATENCY_GUARD_DEMO_SIMULATOR=true LATENCY_GUARD_GUARD_TICK_INTERVAL_S=0 \
-       LG_BASE_URL="http://127.0.0.1:$port" LG_BIN=target/debug/latency-guard
-target/debug/latency-guard serve > "$e2e_dir/server.log" 2>&1 &
-server=$!
-trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null || true' EXIT
-for _ in $(seq 1 100); do curl -sf -o /dev/null "$LG_BASE_URL/healthz" && break; sleep 0.1; done
-curl -sf -o /dev/null "$LG_BASE_URL/healthz" || { cat "$e2e_dir/server.log"; echo "server did not start"; exit 1; }
-if ! (cd end2end && step "browser tests (Playwright, Debian chromium)" npx playwright test); then
-  echo "--- server log ---"; tail -50 "$e2e_dir/server.log"; exit 1
-fi
+e2e_dir=$(mktemp -d)
+export DATABASE_URL="sqlite://$e2e_dir/e2e.db?mode=rwc"
+serve "$port"
+browser "browser tests (Playwright, Debian chromium)"
+# The Guard walk-through again with the server on PostgreSQL (what replicas share), in a database of its own.
+e2e_db="lg_e2e_$(date +%s)_$$"
+psql "$TEST_POSTGRES_URL" -qc "CREATE DATABASE $e2e_db"
+export DATABASE_URL="${TEST_POSTGRES_URL%/*}/$e2e_db"
+serve "$((port + 1))"
+browser "Guard walk-through on PostgreSQL" guard.spec.ts
 echo "screenshots: end2end/test-results/"
 printf '\nall tests passed in %ss\n' "$(( $(date +%s) - started ))"
