@@ -27,6 +27,7 @@ pub fn observe(records: &[IterationRecord]) -> (Vec<f64>, GuardSummary) {
     let run = summarize(records);
     let summary = GuardSummary {
         p95_ms: run.total.map(|p| p.p95),
+        p50_ms: run.total.map(|p| p.p50),
         mean_ms: (!totals.is_empty()).then(|| totals.iter().sum::<f64>() / totals.len() as f64),
         tok_s: run.tok_per_sec,
         cost_usd: run.total_cost_usd,

@@ -64,10 +64,23 @@ fn register_schedules(registry: &mut Registry, schedules: &[ScheduleFigures]) {
     let measured_at = FloatGauges::<ScheduleLabels>::default();
     let figures: Vec<(Metric, &str, &str, FloatGauges<ScheduleLabels>)> = [
         (Metric::P95Ms, "guard_schedule_p95_ms", "95th percentile of total time, ms (linear interpolation)"),
+        (Metric::P50Ms, "guard_schedule_p50_ms", "Median total time, ms (linear interpolation)"),
         (Metric::MeanMs, "guard_schedule_mean_ms", "Mean total time, ms"),
         (Metric::TokS, "guard_schedule_tokens_per_second", "Output tokens per second, sum of tokens / sum of time"),
         (Metric::ErrorRate, "guard_schedule_error_rate", "Failed requests / measured requests, 0 to 1"),
         (Metric::CostUsd, "guard_schedule_cost_usd", "Cost of the evaluation's run, USD"),
+        (Metric::TtftP95Ms, "guard_schedule_ttft_p95_ms", "95th percentile of time to first token, ms (streamed)"),
+        (Metric::TpotP95Ms, "guard_schedule_tpot_p95_ms", "95th percentile of time per output token, ms (streamed)"),
+        (
+            Metric::FirstOutputP95Ms,
+            "guard_schedule_first_output_p95_ms",
+            "95th percentile of time to first output of any kind, ms (streamed)",
+        ),
+        (
+            Metric::AcceptanceRate,
+            "guard_schedule_acceptance_rate",
+            "Speculative decoding: accepted / drafted tokens over the run, by the server's counters",
+        ),
     ]
     .into_iter()
     .map(|(metric, name, help)| (metric, name, help, FloatGauges::default()))

@@ -78,6 +78,7 @@ pub fn pooled_figures(evaluations: &[PooledEvaluation]) -> (Vec<f64>, GuardSumma
     let samples = |metric: Metric| streamed.as_ref().and_then(|s| s.of(metric));
     let summary = GuardSummary {
         p95_ms: crate::stats::percentile(&total_ms, 95.0),
+        p50_ms: crate::stats::percentile(&total_ms, 50.0),
         mean_ms: mean_of(total_ms.clone()),
         tok_s: each(|s| s.tok_s),
         cost_usd: each(|s| s.cost_usd),
@@ -124,6 +125,7 @@ mod tests {
         let PoolState::Ready(reference) = pool_state(ROLLING, &three) else { panic!("three evaluations are enough") };
         assert_eq!(reference.total_ms, [90.0, 95.0, 100.0, 100.0, 105.0, 110.0, 120.0, 130.0, 400.0]);
         assert!((reference.summary.p95_ms.unwrap() - 291.9999999999999).abs() < 1e-9);
+        assert_eq!(reference.summary.p50_ms, Some(105.0), "np.percentile(…, 50) = 105.0");
         assert!((reference.summary.mean_ms.unwrap() - 138.88888888888889).abs() < 1e-9);
         assert_eq!(reference.summary.tok_s, Some(45.0), "the runs that measured it, averaged");
         assert!((reference.summary.error_rate - 0.1).abs() < 1e-12);

@@ -17,7 +17,8 @@ use crate::report::ReportSnapshot;
 
 /// Parses `METRIC:OP>VALUE` (`p95_ms:pct_increase>10`, `error_rate:abs_increase>0.05`).
 pub fn parse_threshold(text: &str) -> Result<Threshold, String> {
-    let usage = "a threshold is METRIC:OP>VALUE, e.g. p95_ms:pct_increase>10 (metrics: p95_ms, mean_ms, tok_s, \
+    let usage =
+        "a threshold is METRIC:OP>VALUE, e.g. p95_ms:pct_increase>10 (metrics: p95_ms, p50_ms, mean_ms, tok_s, \
                  cost_usd, error_rate, ttft_p95_ms, tpot_p95_ms, first_output_p95_ms, acceptance_rate; ops: \
                  pct_increase, pct_decrease, abs_increase)";
     let (key, value) = text.split_once('>').ok_or_else(|| format!("{text:?}: {usage}"))?;

@@ -57,6 +57,8 @@ impl Cadence {
 pub enum Metric {
     /// 95th percentile of total time, ms.
     P95Ms,
+    /// Median total time, ms.
+    P50Ms,
     /// Mean total time, ms.
     MeanMs,
     /// Output tokens per second.
@@ -79,7 +81,7 @@ pub enum Metric {
 impl Metric {
     /// Whether the figure is made of the run's total times, so Welch's test on them speaks to it.
     pub fn is_latency(self) -> bool {
-        matches!(self, Metric::P95Ms | Metric::MeanMs | Metric::TokS)
+        matches!(self, Metric::P95Ms | Metric::P50Ms | Metric::MeanMs | Metric::TokS)
     }
 
     /// Whether the figure is made of per-request times only a streamed run has, so Welch's test on those times
@@ -91,7 +93,12 @@ impl Metric {
     /// Its unit after a number, with its space (` ms`); none for the error rate, a fraction.
     pub fn unit(self) -> &'static str {
         match self {
-            Metric::P95Ms | Metric::MeanMs | Metric::TtftP95Ms | Metric::TpotP95Ms | Metric::FirstOutputP95Ms => " ms",
+            Metric::P95Ms
+            | Metric::P50Ms
+            | Metric::MeanMs
+            | Metric::TtftP95Ms
+            | Metric::TpotP95Ms
+            | Metric::FirstOutputP95Ms => " ms",
             Metric::TokS => " tok/s",
             Metric::CostUsd => " USD",
             Metric::ErrorRate | Metric::AcceptanceRate => "",
@@ -107,6 +114,7 @@ impl Metric {
     pub fn of(self, summary: &GuardSummary) -> Option<f64> {
         match self {
             Metric::P95Ms => summary.p95_ms,
+            Metric::P50Ms => summary.p50_ms,
             Metric::MeanMs => summary.mean_ms,
             Metric::TokS => summary.tok_s,
             Metric::CostUsd => summary.cost_usd,
@@ -121,6 +129,7 @@ impl Metric {
 
 spelled!(Metric {
     P95Ms => "p95_ms",
+    P50Ms => "p50_ms",
     MeanMs => "mean_ms",
     TokS => "tok_s",
     CostUsd => "cost_usd",
@@ -201,6 +210,9 @@ impl Threshold {
 pub struct GuardSummary {
     /// 95th percentile of total time, ms (linear interpolation).
     pub p95_ms: Option<f64>,
+    /// Median total time, ms (linear interpolation); absent in summaries recorded before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p50_ms: Option<f64>,
     /// Mean total time, ms.
     pub mean_ms: Option<f64>,
     /// Output tokens per second, Σ tokens out / Σ total time.

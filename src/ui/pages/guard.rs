@@ -16,15 +16,11 @@ use crate::ui::hooks::resource;
 pub fn figure(metric: Metric, value: Option<f64>) -> String {
     match (metric, value) {
         (_, None) => "—".into(),
-        (
-            Metric::P95Ms | Metric::MeanMs | Metric::TtftP95Ms | Metric::TpotP95Ms | Metric::FirstOutputP95Ms,
-            Some(v),
-        ) => {
-            format!("{v:.1} ms")
-        }
         (Metric::TokS, Some(v)) => format!("{v:.1} tok/s"),
         (Metric::CostUsd, Some(v)) => format!("${v:.6}"),
         (Metric::ErrorRate | Metric::AcceptanceRate, Some(v)) => format!("{:.1}%", v * 100.0),
+        // Every other figure is a time.
+        (_, Some(v)) => format!("{v:.1} ms"),
     }
 }
 
