@@ -13,12 +13,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a broken benchmark should stop loudly")]
 
-use latency_guard::guard::decide;
+use latency_guard::guard::{decide, pool_state, PoolState};
 use latency_guard::model::{
-    AlertPolicy, BaselineId, BenchmarkSetId, Cadence, ConnectorId, GuardSummary, Metric, Op, Reference, ReferenceFrom,
-    RunId, ScheduleInput, Severity, Threshold, WindowTest, WindowTestKind,
+    AlertPolicy, BaselineId, BaselineSource, BenchmarkSetId, Cadence, ConnectorId, GuardSummary, Metric, Op, Reference,
+    ReferenceFrom, RunId, ScheduleInput, Severity, Threshold, WindowTest, WindowTestKind,
 };
 use latency_guard::stats::percentile;
+use latency_guard::store::PooledEvaluation;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::time::Instant;
@@ -116,6 +117,7 @@ fn windowed(metric: Metric, kind: WindowTestKind) -> Threshold {
 fn detectors() -> Vec<Detector> {
     let rule = |metric, op, value| Threshold { metric, op, value, severity: Severity::Warn, test: None };
     let sustained = AlertPolicy { sustain_breaches: 2, sustain_of: 3, ..AlertPolicy::default() };
+    let rolling = AlertPolicy { baseline: BaselineSource::Rolling { last: 10 }, ..AlertPolicy::default() };
     vec![
         Detector {
             name: "p95 +10 % vs baseline, Welch p < 0.05",
@@ -124,6 +126,14 @@ fn detectors() -> Vec<Detector> {
         Detector {
             name: "the same, 2 of 3 evaluations",
             schedule: schedule(vec![rule(Metric::P95Ms, Op::PctIncrease, 10.0)], sustained),
+        },
+        Detector {
+            name: "p95 +10 % vs the last 10 healthy evaluations pooled, Welch p < 0.05",
+            schedule: schedule(vec![rule(Metric::P95Ms, Op::PctIncrease, 10.0)], rolling),
+        },
+        Detector {
+            name: "mean +10 % vs the last 10 healthy evaluations pooled, Welch p < 0.05",
+            schedule: schedule(vec![rule(Metric::MeanMs, Op::PctIncrease, 10.0)], rolling),
         },
         Detector {
             name: "mean +10 % vs baseline, Welch p < 0.05",
@@ -223,6 +233,8 @@ fn one_history(rng: &mut StdRng, scenario: Scenario, detectors: &[Detector]) -> 
     let mut breaches: Vec<Vec<bool>> = vec![Vec::with_capacity(EVALUATIONS); detectors.len()];
     let mut outcomes: Vec<Outcome> =
         detectors.iter().map(|_| Outcome { false_alarm: false, early_breaches: 0, detected_at: None }).collect();
+    // A pooled detector's healthy (or not yet compared) evaluations, newest first, as the store reads a pool.
+    let mut pools: Vec<Vec<PooledEvaluation>> = vec![Vec::new(); detectors.len()];
     for i in 0..EVALUATIONS {
         let median = MEDIAN_MS * scenario.factor(i) * (JITTER_SIGMA * normal(rng)).exp();
         let (totals, summary) = run(rng, median, REQUESTS);
@@ -230,7 +242,29 @@ fn one_history(rng: &mut StdRng, scenario: Scenario, detectors: &[Detector]) -> 
             if outcomes[d].detected_at.is_some() {
                 continue;
             }
-            let breached = !decide(&detector.schedule, &baseline, (&totals, &summary), &history).breaches.is_empty();
+            let source = detector.schedule.policy.baseline;
+            let reference = match source {
+                BaselineSource::Pinned => Some(baseline.clone()),
+                _ => match pool_state(source, &pools[d][..pools[d].len().min(source.max_evaluations() as usize)]) {
+                    PoolState::Ready(pooled) => Some(*pooled),
+                    PoolState::Empty | PoolState::Filling(_) => None,
+                },
+            };
+            // Without enough pooled evaluations the run is recorded, not compared: it joins the pool.
+            let breached = reference.is_some_and(|reference| {
+                !decide(&detector.schedule, &reference, (&totals, &summary), &history).breaches.is_empty()
+            });
+            if source.is_pooled() && !breached {
+                let run_id = RunId(Uuid::from_u128(i as u128));
+                let pooled = PooledEvaluation {
+                    finished_at_ms: i as i64,
+                    run_id,
+                    total_ms: totals.clone(),
+                    summary,
+                    streamed: None,
+                };
+                pools[d].insert(0, pooled);
+            }
             breaches[d].push(breached);
             let policy = detector.schedule.policy;
             let recent = breaches[d].iter().rev().take(policy.sustain_of as usize).filter(|b| **b).count();
