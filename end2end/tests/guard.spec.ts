@@ -315,6 +315,7 @@ test("a schedule picks a saved workload in its form, costs its mean lengths and 
     await expect(page.locator("#schedule-saved")).toBeVisible();
     await page.goto((await page.locator("#back-to-schedule").getAttribute("href"))!);
     await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+    await expect(page.locator("#schedule-sends")).toContainText("one request at a time, streamed (TTFT and TPOT measured)");
     await expect(page.locator("#baseline-info")).toContainText("none yet of the requests the schedule sends now");
     await page.click("#run-now");
     await expect(page.locator("#run-now-result")).toContainText("Run now: no baseline", { timeout: 30_000 });

@@ -88,12 +88,13 @@ pub fn pinnable_choices(detail: &ScheduleDetail) -> ServerHtml {
 
 /// The history chart, the evaluations and the webhook deliveries.
 pub fn history(detail: &ScheduleDetail) -> ServerHtml {
-    let band_of = |s: &GuardSummary| s.mean_ms.zip(s.p95_ms);
-    let band = match (&detail.pool, &detail.baseline) {
-        (Some(pool), _) if detail.schedule.input.policy.baseline.is_pooled() => band_of(&pool.summary),
-        (_, Some(pinned)) if !detail.schedule.input.policy.baseline.is_pooled() => band_of(&pinned.summary),
-        _ => None,
+    // The band is the baseline in force: the pool's figures while the baseline is pooled, else the pinned run's.
+    let in_force: Option<&GuardSummary> = if detail.schedule.input.policy.baseline.is_pooled() {
+        detail.pool.as_ref().map(|p| &p.summary)
+    } else {
+        detail.baseline.as_ref().map(|b| &b.summary)
     };
+    let band = in_force.and_then(|s| s.mean_ms.zip(s.p95_ms));
     let settings = ChangePointSettings::of_schedule(&detail.schedule.input);
     let changes = history_changes(detail, &settings);
     let charted: Vec<HistoryChange> = changes
@@ -136,10 +137,11 @@ fn ScheduleHeader(
 ) -> impl IntoView {
     let enabled = schedule.input.enabled;
     let requests = workload.as_ref().map_or(set.prompts.len(), |w| w.spec.requests() as usize);
+    let streamed = if schedule.input.stream { "streamed (TTFT and TPOT measured)" } else { "not streamed" };
     let sends = match &workload {
-        None => format!("Runs the set \"{}\" ({} prompts, once each, not streamed, temperature 0.2) against ", set.name, set.prompts.len()),
+        None => format!("Runs the set \"{}\" ({} prompts, once each, {streamed}, temperature 0.2) against ", set.name, set.prompts.len()),
         Some(w) => format!(
-            "Sends the workload \"{}\" (as copied when the schedule was saved: {}), with the set \"{}\"'s system prompt, one request at a time, not streamed, temperature 0.2, against ",
+            "Sends the workload \"{}\" (as copied when the schedule was saved: {}), with the set \"{}\"'s system prompt, one request at a time, {streamed}, temperature 0.2, against ",
             w.name, w.spec.describe(), set.name
         ),
     };
@@ -203,10 +205,10 @@ fn evaluation_row(e: EvaluationView) -> impl IntoView {
         _ => None,
     };
     let n = match (e.baseline_n, e.observed_n) {
-        (Some(b), Some(o)) if pooled.is_some() => {
-            format!("{b} / {o} ({} evaluations pooled)", pooled.map_or(0, |p| p.evaluations))
-        }
-        (Some(b), Some(o)) => format!("{b} / {o}"),
+        (Some(b), Some(o)) => match pooled {
+            Some(pool) => format!("{b} / {o} ({} evaluations pooled)", pool.evaluations),
+            None => format!("{b} / {o}"),
+        },
         (None, Some(o)) => format!("— / {o}"),
         _ => "—".into(),
     };

@@ -25,7 +25,7 @@ pub use exposition::{exposition, EXPOSITION_CONTENT_TYPE};
 pub use hook_limit::{HookLimit, Refusal, Turn, HOOK_BUDGET, HOOK_CLIENT_BUDGET};
 pub use pin::pin_run;
 pub use plan::{guard_plan, GUARD_TEMPERATURE};
-pub use pool::{measured_key, pool_state, pooled_figures, PoolState};
+pub use pool::{measured_key, pool_state, PoolState};
 pub use schedule_page::{cost_estimate, save_schedule, schedule_detail, HISTORY};
 pub use tick::{Guard, GuardOptions, TickReport, MAX_EVALUATION_MS};
 pub use validity::judge_validity;

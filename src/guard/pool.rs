@@ -47,8 +47,7 @@ pub fn pool_state(source: BaselineSource, evaluations: &[PooledEvaluation]) -> P
     if evaluations.len() < MIN_POOLED_EVALUATIONS as usize {
         return PoolState::Filling(pool);
     }
-    let (total_ms, summary) = pooled_figures(evaluations);
-    let streamed = pooled_streamed(evaluations);
+    let (total_ms, summary, streamed) = pooled_figures(evaluations);
     PoolState::Ready(Box::new(Reference { total_ms, summary, streamed, from: ReferenceFrom::Pooled(pool) }))
 }
 
@@ -61,8 +60,9 @@ fn pooled_streamed(evaluations: &[PooledEvaluation]) -> Option<StreamedSamples> 
     })
 }
 
-/// The pooled total times (ascending) and their summary: latencies of the pooled requests, rates averaged per run.
-pub fn pooled_figures(evaluations: &[PooledEvaluation]) -> (Vec<f64>, GuardSummary) {
+/// The pooled total times (ascending), their summary (latencies of the pooled requests, rates averaged per run)
+/// and, when the runs streamed, their pooled TTFT, TPOT and time-to-first-output samples.
+pub fn pooled_figures(evaluations: &[PooledEvaluation]) -> (Vec<f64>, GuardSummary, Option<StreamedSamples>) {
     let mut total_ms: Vec<f64> = evaluations.iter().flat_map(|e| e.total_ms.iter().copied()).collect();
     total_ms.sort_by(f64::total_cmp);
     let mean_of = |values: Vec<f64>| (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64);
@@ -88,7 +88,7 @@ pub fn pooled_figures(evaluations: &[PooledEvaluation]) -> (Vec<f64>, GuardSumma
         first_output_p95_ms: p95_of(samples(Metric::FirstOutputP95Ms)),
         acceptance_rate: each(|s| s.acceptance_rate),
     };
-    (total_ms, summary)
+    (total_ms, summary, streamed)
 }
 
 #[cfg(test)]

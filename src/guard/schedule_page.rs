@@ -82,7 +82,7 @@ async fn pooled_info(
     Ok(match pool_state(source, &pooled) {
         PoolState::Empty => None,
         PoolState::Filling(pool) => {
-            let (total_ms, summary) = pooled_figures(&pooled);
+            let (total_ms, summary, _) = pooled_figures(&pooled);
             Some(PooledInfo { pool, n: total_ms.len(), summary })
         }
         PoolState::Ready(reference) => match *reference {
