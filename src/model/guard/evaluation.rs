@@ -2,10 +2,10 @@
 
 use crate::model::common::ids::{AlertId, RunId};
 use crate::model::guard::baseline_source::{Pool, ReferenceFrom};
+use crate::model::guard::figures::GuardSummary;
 use crate::model::guard::policy::InvalidRun;
 use crate::model::guard::records::{Breach, Decision, Mute, PendingBreach, Reference};
 use crate::model::guard::samples::StreamedSamples;
-use crate::model::guard::schedule::GuardSummary;
 use crate::model::guard::states::EvaluationStatus;
 
 /// How an evaluation ended.

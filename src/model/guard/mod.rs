@@ -4,6 +4,7 @@ pub(in crate::model) mod baseline_source;
 pub(in crate::model) mod benchmark_set;
 pub(in crate::model) mod cost;
 pub(in crate::model) mod evaluation;
+pub(in crate::model) mod figures;
 pub(in crate::model) mod notify;
 pub(in crate::model) mod policy;
 pub(in crate::model) mod receiver;
@@ -24,6 +25,7 @@ pub use cost::{CostEstimate, RunVolume};
 pub use evaluation::{
     AlertPlan, CannotMeasurePlan, EvaluationEnd, Muting, OpenAlert, PastEvaluation, CANNOT_MEASURE_KEY,
 };
+pub use figures::{GuardSummary, Metric};
 pub use notify::Notify;
 pub use policy::{AlertPolicy, InvalidRun, Validity, MAX_POLICY_WINDOW};
 pub use receiver::{check_routing_key, Receiver, PAGERDUTY_EVENTS_URL};
@@ -32,7 +34,7 @@ pub use records::{
     ScheduleOutcome, Serial, Shift, ThresholdCheck, WebhookDelivery,
 };
 pub use samples::StreamedSamples;
-pub use schedule::{Cadence, GuardSummary, Metric, Op, Schedule, ScheduleInput, Severity, Threshold, MAX_THRESHOLDS};
+pub use schedule::{Cadence, Op, Schedule, ScheduleInput, Severity, Threshold, MAX_THRESHOLDS};
 pub use schedule_detail::{BaselineInfo, PinnableRun, PooledInfo, ScheduleDetail};
 pub use schedule_workload::{schedulable, ScheduleWorkload, MAX_SCHEDULE_REQUESTS, MAX_SCHEDULE_THINK_MS};
 pub use states::{AlertKind, EvaluationStatus, Trigger};

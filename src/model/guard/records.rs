@@ -6,8 +6,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::common::ids::{AlertId, BaselineId, BenchmarkSetId, ConnectorId, EvaluationId, RunId, ScheduleId};
 use crate::model::guard::baseline_source::ReferenceFrom;
+use crate::model::guard::figures::{GuardSummary, Metric};
 use crate::model::guard::policy::InvalidRun;
-use crate::model::guard::schedule::{GuardSummary, Metric, Op, Severity, Threshold};
+use crate::model::guard::schedule::{Op, Severity, Threshold};
 use crate::model::guard::states::{AlertKind, EvaluationStatus, Trigger};
 
 /// One threshold's verdict in an evaluation.

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::guard::schedule::Metric;
+use crate::model::guard::figures::Metric;
 
 /// A streamed run's per-request times besides total time, for Welch's test of a streamed figure: each successful
 /// measured request's time to first token, time per output token and time to first output, ms (a request

@@ -7,8 +7,9 @@ use crate::model::common::ids::RunId;
 use crate::model::guard::baseline_source::Pool;
 use crate::model::guard::benchmark_set::BenchmarkSet;
 use crate::model::guard::cost::CostEstimate;
+use crate::model::guard::figures::GuardSummary;
 use crate::model::guard::records::{Baseline, EvaluationView, WebhookDelivery};
-use crate::model::guard::schedule::{GuardSummary, Schedule};
+use crate::model::guard::schedule::Schedule;
 
 /// A pinned baseline without its samples.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
