@@ -9,15 +9,14 @@
 //! 1 − α interval (robust to one slow outlier, where a difference of means is not).
 
 use super::crossing::crossing;
+use super::evidence::{streamed_evidence, total_time_evidence, Evidence};
 use super::history_checks::{change_point_check, window_check};
 use crate::model::{
-    Breach, Decision, GuardSummary, IterationRecord, Metric, Op, Reference, ScheduleInput, Serial, Shift,
-    StreamedSamples, Threshold, ThresholdCheck,
+    Breach, Decision, GuardSummary, IterationRecord, Op, Reference, ScheduleInput, StreamedSamples, Threshold,
+    ThresholdCheck,
 };
-use crate::stats::compare::welch_t_test_sized;
 use crate::stats::multiple::benjamini_hochberg;
-use crate::stats::serial::{effective_size, lag1_autocorrelation};
-use crate::stats::shift::hodges_lehmann;
+use crate::stats::serial::lag1_autocorrelation;
 use crate::stats::{successful_values, summarize};
 
 /// The successful measured total times of a run (ms, ascending) and its summary (with TTFT, TPOT and time to first
@@ -98,13 +97,8 @@ pub fn decide_run(
     history: &[GuardSummary],
 ) -> Decision {
     let (observed_totals, observed_summary) = observed;
-    let serial = lag1
-        .and_then(|r1| effective_size(observed_totals.len(), r1).map(|effective_n| Serial { lag1: r1, effective_n }));
-    let observed_n = serial.map_or(observed_totals.len() as f64, |s| s.effective_n);
-    let welch = welch_t_test_sized((observed_totals, observed_n), (&baseline.total_ms, baseline.total_ms.len() as f64));
-    let p_value = welch.map(|w| w.p_value);
-    let shift = hodges_lehmann(observed_totals, &baseline.total_ms, 1.0 - schedule.alpha);
-    let evidence = Evidence { what: "total time", p_value, shift, serial, observed_len: observed_totals.len() };
+    let evidence = total_time_evidence(observed_totals, &baseline.total_ms, lag1, schedule.alpha);
+    let p_value = evidence.p_value;
     let mut judged: Vec<Judged> = schedule
         .thresholds
         .iter()
@@ -157,6 +151,7 @@ pub fn decide_run(
         }
         checks.push(check);
     }
+    let (shift, serial) = (evidence.shift, evidence.serial);
     Decision { checks, breaches, p_value, n: (baseline.total_ms.len(), observed_totals.len()), shift, serial }
 }
 
@@ -206,63 +201,6 @@ fn adjust_for_multiple_tests(judged: &mut [Judged], alpha: f64) {
             );
         }
     }
-}
-
-/// What Welch's test of the total times (or of a streamed figure's per-request times) found, for the thresholds it
-/// gates.
-struct Evidence {
-    /// The per-request figure tested, in words.
-    what: &'static str,
-    p_value: Option<f64>,
-    shift: Option<Shift>,
-    serial: Option<Serial>,
-    observed_len: usize,
-}
-
-impl Evidence {
-    /// Said after Welch's p-value: how far the total times moved, and whether the run counted as fewer requests.
-    fn words(&self) -> String {
-        let mut words = String::new();
-        if let Some(s) = &self.shift {
-            words.push_str(&format!(
-                "; {} shifted {:+.1} ms (Hodges–Lehmann, {}% interval {:+.1} to {:+.1} ms)",
-                self.what,
-                s.estimate,
-                crate::model::trim_number(s.confidence * 100.0),
-                s.low,
-                s.high
-            ));
-        }
-        if let Some(s) = &self.serial {
-            words.push_str(&format!(
-                "; consecutive requests were alike (lag-1 autocorrelation {:.2}), so Welch counted this run's {} \
-                 requests as {:.1} independent ones",
-                s.lag1, self.observed_len, s.effective_n
-            ));
-        }
-        words
-    }
-}
-
-/// Welch's test and the Hodges–Lehmann shift of a streamed figure's per-request times, observed against the
-/// baseline's; no p-value when either side has none (an unstreamed baseline) or too few.
-fn streamed_evidence(
-    metric: Metric,
-    observed: Option<&StreamedSamples>,
-    baseline: Option<&StreamedSamples>,
-    alpha: f64,
-) -> Evidence {
-    let what = match metric {
-        Metric::TtftP95Ms => "TTFT",
-        Metric::TpotP95Ms => "TPOT",
-        _ => "time to first output",
-    };
-    let (observed, baseline) =
-        (observed.and_then(|s| s.of(metric)).unwrap_or(&[]), baseline.and_then(|s| s.of(metric)).unwrap_or(&[]));
-    let p_value =
-        welch_t_test_sized((observed, observed.len() as f64), (baseline, baseline.len() as f64)).map(|w| w.p_value);
-    let shift = hodges_lehmann(observed, baseline, 1.0 - alpha);
-    Evidence { what, p_value, shift, serial: None, observed_len: observed.len() }
 }
 
 fn check(

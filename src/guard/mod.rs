@@ -3,14 +3,15 @@
 //! thresholds), and opens, updates or recovers alerts under the schedule's policy; the in-process loop ticks every few minutes and `POST /api/public/hooks/guard-tick` lets an external
 //! scheduler tick instead.
 
-mod acceptance;
 mod acknowledge;
 mod alerts;
 mod crossing;
 mod decide;
+mod evidence;
 mod exposition;
 mod history_checks;
 mod hook_limit;
+mod observed;
 mod pin;
 mod plan;
 mod pool;

@@ -3,8 +3,7 @@
 //! streaming, another `max_tokens`) is said, not silently accepted. The baseline belongs to the schedule's set,
 //! connector and workload.
 
-use super::acceptance::run_acceptance_rate;
-use super::decide::{observe, streamed_samples};
+use super::observed::observe_run;
 use super::plan::GUARD_TEMPERATURE;
 use crate::model::{Baseline, RunId, RunStatus, ScheduleId, ValidationError, WorkspaceId};
 use crate::store::{NewBaseline, Store, StoreError};
@@ -29,8 +28,7 @@ pub async fn pin_run(
         return refuse("the run measured another connector than the schedule's".into());
     }
     let records = store.run_iterations(workspace, run.id).await?;
-    let (total_ms, mut summary) = observe(&records);
-    summary.acceptance_rate = run_acceptance_rate(store, workspace, run.id).await;
+    let (total_ms, summary, streamed) = observe_run(store, workspace, run.id, &records).await;
     if total_ms.len() < 2 {
         return refuse(format!(
             "the run has {} successful request(s); Welch's test needs at least 2 (30 or more make a steady baseline)",
@@ -93,7 +91,7 @@ pub async fn pin_run(
         run_id: run.id,
         total_ms,
         summary,
-        streamed: streamed_samples(&records),
+        streamed,
     };
     Ok((store.pin_baseline(workspace, &new, now_ms).await?, warnings))
 }

@@ -11,9 +11,9 @@ use futures::StreamExt;
 use serde::Serialize;
 use std::sync::Arc;
 
-use super::acceptance::run_acceptance_rate;
 use super::alerts::{plan_alerts, Channels, Finished, Standing};
-use super::decide::{decide_run, observe, send_order_lag1, streamed_samples};
+use super::decide::{decide_run, send_order_lag1};
+use super::observed::observe_run;
 use super::plan::guard_plan;
 use super::pool::{measured_key, pool_state, PoolState};
 use super::schedule_page::HISTORY;
@@ -351,9 +351,8 @@ impl Guard {
             Ok(records) => records,
             Err(e) => return failed(format!("the run's results could not be read: {e}"), Some(run.id)),
         };
-        let mut observed = observe(&records);
-        observed.1.acceptance_rate = run_acceptance_rate(&self.store, claim.workspace, run.id).await;
-        let streamed = streamed_samples(&records);
+        let (totals, summary, streamed) = observe_run(&self.store, claim.workspace, run.id, &records).await;
+        let observed = (totals, summary);
         if run.status != RunStatus::Completed {
             let why = run.failure.clone().unwrap_or_else(|| format!("the run ended {}", run.status.as_str()));
             let reason = InvalidRun::RunEnded { why };
