@@ -170,6 +170,8 @@ mod tests {
             severity: Severity::Warn,
             baseline: 200.0,
             observed: 250.0,
+            test: None,
+            latest: None,
         }
     }
 

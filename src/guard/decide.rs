@@ -147,6 +147,9 @@ pub fn decide_run(
                 severity: threshold.severity,
                 baseline: check.baseline.unwrap_or(0.0),
                 observed: check.observed.unwrap_or(0.0),
+                test: threshold.test,
+                // A change point's `observed` is the level after the change; the run itself is said beside it.
+                latest: (threshold.op == Op::ChangePoint).then(|| threshold.metric.of(observed_summary)).flatten(),
             });
         }
         checks.push(check);
@@ -453,6 +456,35 @@ mod tests {
     }
 
     #[test]
+    fn every_breach_is_keyed_as_its_evaluation_records_its_threshold() {
+        use crate::model::{EvaluationStatus, PastEvaluation, WindowTestKind};
+        let base = baseline(FAST.to_vec(), summary(104.0, 100.5, 0.0));
+        // A window test's breach once carried `metric:op` while its evaluation recorded `metric:op:kind`: the alert
+        // state machine then never counted it as sustained and no alert opened.
+        let kinds = [WindowTestKind::ZScore, WindowTestKind::LogNormal, WindowTestKind::Iqr, WindowTestKind::DeltaIqr];
+        for kind in kinds {
+            let s = schedule(vec![windowed(Metric::P95Ms, Op::PctIncrease, 5.0, kind)]);
+            let d = decide(&s, &base, (&FAST, &summary(2_000.0, 1_500.0, 0.0)), &window_history());
+            assert_eq!(d.breaches.len(), 1, "{kind:?}: {:?}", d.checks);
+            let recorded = PastEvaluation::of(EvaluationStatus::Breached, Some(&d)).breached;
+            assert_eq!(recorded, [d.breaches[0].key()], "{kind:?}");
+            assert_eq!(recorded, [format!("p95_ms:pct_increase:{}", kind.as_str())]);
+            assert_eq!(d.breaches[0].latest, None, "only a change point has a level apart from the run");
+        }
+    }
+
+    #[test]
+    fn a_change_point_breach_carries_the_runs_own_figure_beside_the_level_after() {
+        let base = baseline(FAST.to_vec(), summary(104.0, 100.5, 0.0));
+        let s = schedule(vec![rule(Metric::P95Ms, Op::ChangePoint, 10.0)]);
+        let mut p95s = vec![100.0, 102.0, 99.0, 101.0, 98.0, 100.0, 103.0, 99.0, 101.0, 100.0];
+        p95s.extend([131.0, 128.0, 130.0, 132.0, 129.0]);
+        let d = decide(&s, &base, (&FAST, &history(&[140.0])[0]), &history(&p95s));
+        let b = &d.breaches[0];
+        assert_eq!((b.observed, b.latest), ((131.0 + 128.0 + 130.0 + 132.0 + 129.0 + 140.0) / 6.0, Some(140.0)));
+    }
+
+    #[test]
     fn a_change_point_threshold_waits_for_enough_history_and_says_so() {
         let base = baseline(FAST.to_vec(), summary(104.0, 100.5, 0.0));
         let s = schedule(vec![rule(Metric::P95Ms, Op::ChangePoint, 10.0)]);
@@ -462,6 +494,14 @@ mod tests {
         let flat: Vec<f64> = (0..20).map(|i| 100.0 + f64::from(i % 4)).collect();
         let d = decide(&s, &base, (&FAST, &history(&[101.0])[0]), &history(&flat));
         assert!(d.checks[0].reason.starts_with("no change point in the last 21 evaluations"), "{}", d.checks[0].reason);
+        // No change is a healthy verdict, measured from the history's one level: an alert a change opened recovers.
+        let level = (flat.iter().sum::<f64>() + 101.0) / 21.0;
+        assert_eq!(
+            (d.checks[0].baseline, d.checks[0].observed, d.checks[0].breached),
+            (Some(level), Some(101.0), false)
+        );
+        let verdict = crate::model::PastEvaluation::of(crate::model::EvaluationStatus::Healthy, Some(&d));
+        assert_eq!(verdict.healthy, ["p95_ms:change_point"]);
     }
 
     /// Ten earlier p95 figures (the window of `stats::history_tests`' scipy checks: mean 817.8, sd 22.11).

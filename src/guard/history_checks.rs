@@ -66,8 +66,12 @@ pub fn change_point_check(
             crate::model::trim_number(now),
             metric.unit()
         );
-        // The rejected split's p-value still counts among the evaluation's tests.
-        return (verdict(None, None, false, reason), found.rejected_p);
+        // No lasting change: the threshold is met, a healthy verdict measured from the history's one level (so an
+        // alert opened by an earlier change recovers once its level is gone). The rejected split's p-value still
+        // counts among the evaluation's tests.
+        let level = series.iter().sum::<f64>() / series.len() as f64;
+        let shift = (level != 0.0).then(|| (now - level) / level * 100.0);
+        return (verdict(Some((level, now)), shift, false, reason), found.rejected_p);
     };
     let shift = change.shift_pct();
     let worse = shift.map(|s| if metric.worse_when_higher() { s } else { -s });

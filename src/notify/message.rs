@@ -54,6 +54,12 @@ struct BreachBody {
     pct_change: Option<f64>,
     p_value: Option<f64>,
     severity: Severity,
+    /// A window test's threshold: which test (`"z_score:20:5"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    test: Option<crate::model::WindowTest>,
+    /// A change point's: this run's own figure (the text gives the levels before and after).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    latest: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -194,6 +200,8 @@ impl AlertMessage<'_> {
                     pct_change: b.pct_change,
                     p_value: b.p_value,
                     severity: b.severity,
+                    test: b.test,
+                    latest: b.latest,
                 })
                 .collect(),
             reason: cannot.map(|c| c.reason.as_str()),
@@ -216,13 +224,16 @@ fn opened_line(b: &Breach) -> String {
         None => format!("{:+.3}{unit}", b.delta),
     };
     let p = b.p_value.map_or_else(|| "p = n/a".to_string(), |p| format!("p = {}", p_value(p)));
-    // A change-point breach compares the level after the change with the level before it.
-    let (what, from) = match b.op {
-        Op::ChangePoint => (" change point", "level before"),
-        _ => ("", "baseline"),
+    // A change-point breach compares the level after the change with the level before it, and says the run's
+    // own figure too; a window test compares with the window's center.
+    let (what, from, to) = match (b.op, &b.test) {
+        (Op::ChangePoint, _) => (" change point".to_string(), "level before", "level after"),
+        (_, Some(test)) => (format!(" {} window", test.kind.as_str()), "window center", "observed"),
+        _ => (String::new(), "baseline", "observed"),
     };
+    let latest = b.latest.map_or_else(String::new, |v| format!("; this run {}{unit}", figure(v)));
     format!(
-        "{}{what} {change} ({from} {}{unit} → observed {}{unit}), {p}",
+        "{}{what} {change} ({from} {}{unit} → {to} {}{unit}{latest}), {p}",
         b.metric.as_str(),
         figure(b.baseline),
         figure(b.observed)
@@ -287,12 +298,24 @@ mod tests {
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "🚨 latency-guard alert [critical] Checkout API");
         assert_eq!(lines[1], "p95_ms +119.2% (baseline 104 ms → observed 228 ms), p = 6.1e-6 (+1 more)");
-        let change = Breach { op: Op::ChangePoint, p_value: Some(0.005), ..breach(Metric::P95Ms, Severity::Warn) };
+        let change = Breach {
+            op: Op::ChangePoint,
+            p_value: Some(0.005),
+            latest: Some(241.0),
+            ..breach(Metric::P95Ms, Severity::Warn)
+        };
         let text = message(&Notice::Opened(vec![change])).text();
         assert_eq!(
             text.lines().nth(1),
-            Some("p95_ms change point +119.2% (level before 104 ms → observed 228 ms), p = 0.0050"),
-            "the level before the change, not a baseline"
+            Some("p95_ms change point +119.2% (level before 104 ms → level after 228 ms; this run 241 ms), p = 0.0050"),
+            "the levels before and after the change, not a baseline, and the run's own figure"
+        );
+        let test =
+            Some(crate::model::WindowTest { kind: crate::model::WindowTestKind::Iqr, window: 20, min_history: 5 });
+        let window = Breach { test, p_value: None, ..breach(Metric::P95Ms, Severity::Warn) };
+        assert_eq!(
+            message(&Notice::Opened(vec![window])).text().lines().nth(1),
+            Some("p95_ms iqr window +119.2% (window center 104 ms → observed 228 ms), p = n/a")
         );
     }
 

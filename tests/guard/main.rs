@@ -10,6 +10,7 @@ mod common;
 mod acceptance;
 mod change_points;
 mod email;
+mod every_threshold;
 mod guard;
 mod guard_api;
 mod guard_hook;

@@ -8,8 +8,9 @@ use crate::model::common::ids::{AlertId, BaselineId, BenchmarkSetId, ConnectorId
 use crate::model::guard::baseline_source::ReferenceFrom;
 use crate::model::guard::figures::{GuardSummary, Metric};
 use crate::model::guard::policy::InvalidRun;
-use crate::model::guard::schedule::{Op, Severity, Threshold};
+use crate::model::guard::schedule::{threshold_key, Op, Severity, Threshold};
 use crate::model::guard::states::{AlertKind, EvaluationStatus, Trigger};
+use crate::model::guard::window_test::WindowTest;
 
 /// One threshold's verdict in an evaluation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -54,14 +55,23 @@ pub struct Breach {
     pub severity: Severity,
     /// The baseline's figure.
     pub baseline: f64,
-    /// The observed figure.
+    /// The observed figure: this evaluation's, or for a `change_point` the level after the change (the mean of
+    /// the evaluations since it, this one included).
     pub observed: f64,
+    /// The threshold's window test, when it has one (`"z_score:20:5"`): part of its identity.
+    #[serde(default)]
+    #[cfg_attr(feature = "ssr", serde(skip_serializing_if = "Option::is_none"))]
+    pub test: Option<WindowTest>,
+    /// A `change_point` breach: this evaluation's own figure, beside the level after the change in `observed`.
+    #[serde(default)]
+    #[cfg_attr(feature = "ssr", serde(skip_serializing_if = "Option::is_none"))]
+    pub latest: Option<f64>,
 }
 
 impl Breach {
-    /// The threshold's identity (`metric:op`).
+    /// The threshold's identity (`metric:op`, `metric:op:kind` with a window test), as [`Threshold::key`] gives.
     pub fn key(&self) -> String {
-        format!("{}:{}", self.metric.as_str(), self.op.as_str())
+        threshold_key(self.metric, self.op, self.test.as_ref())
     }
 }
 

@@ -106,10 +106,16 @@ impl Threshold {
     /// The threshold's identity on its schedule (`p95_ms:pct_increase`, `p95_ms:pct_increase:z_score` with a
     /// window test): at most one open alert each.
     pub fn key(&self) -> String {
-        match &self.test {
-            None => format!("{}:{}", self.metric.as_str(), self.op.as_str()),
-            Some(t) => format!("{}:{}:{}", self.metric.as_str(), self.op.as_str(), t.kind.as_str()),
-        }
+        threshold_key(self.metric, self.op, self.test.as_ref())
+    }
+}
+
+/// A threshold's identity from its parts: what a [`Threshold`] and the [`Breach`](super::Breach) it makes both
+/// answer, so an alert, its sustain count and its recovery find one another.
+pub fn threshold_key(metric: Metric, op: Op, test: Option<&WindowTest>) -> String {
+    match test {
+        None => format!("{}:{}", metric.as_str(), op.as_str()),
+        Some(t) => format!("{}:{}:{}", metric.as_str(), op.as_str(), t.kind.as_str()),
     }
 }
 

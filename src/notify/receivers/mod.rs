@@ -87,6 +87,8 @@ pub(super) mod fixtures {
             severity,
             baseline: 104.0,
             observed: 228.0,
+            test: None,
+            latest: None,
         }
     }
 

@@ -147,8 +147,9 @@ fn AlertItem(alert: AlertView) -> impl IntoView {
     }
 }
 
-/// A breach in one line: the threshold, the change, baseline → observed and the test's p-value (Welch's, or the
-/// change point's for a change-point threshold, whose "baseline" is the level before the change).
+/// A breach in one line: the threshold, the change, baseline → observed and the test's p-value (Welch's; a change
+/// point's, whose "baseline" is the level before the change and whose "observed" the level after; a window test's,
+/// whose "baseline" is the window's center).
 fn breach_line(b: &crate::model::Breach) -> String {
     use crate::model::Op;
     let change = b.pct_change.map_or_else(|| format!("{:+.3}", b.delta), |p| format!("{p:+.1}%"));
@@ -158,10 +159,15 @@ fn breach_line(b: &crate::model::Breach) -> String {
         Op::PctDecrease | Op::ChangePoint => format!("−{}%", b.threshold),
         Op::AbsIncrease => format!("+{}", figure(b.metric, Some(b.threshold))),
     };
-    let (from, test) = if b.op == Op::ChangePoint { ("level before", "change point") } else { ("baseline", "Welch") };
+    let (from, to, test) = match (b.op, &b.test) {
+        (Op::ChangePoint, _) => ("level before", "level after", "change point"),
+        (_, Some(window)) => ("window center", "observed", window.kind.as_str()),
+        _ => ("baseline", "observed", "Welch"),
+    };
+    let latest = b.latest.map_or_else(String::new, |v| format!(" (this run {})", figure(b.metric, Some(v))));
     let p_value = b.p_value.map_or("p n/a".to_string(), |p| format!("p = {}", crate::report::p_value(p)));
     format!(
-        "{} {} {change} (threshold {limit}): {from} {} → observed {}, {test} {p_value}",
+        "{} {} {change} (threshold {limit}): {from} {} → {to} {}{latest}, {test} {p_value}",
         b.metric.as_str(),
         b.op.as_str(),
         figure(b.metric, Some(b.baseline)),
