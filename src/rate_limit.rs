@@ -1,6 +1,7 @@
 //! Rate limits: a budget (a burst, then one call per refill interval) and who a bucket counts. The buckets live
 //! in the database (`Store::take_rate_token`), so every replica counts against one budget: wallet login per
-//! client address, contact links per workspace, Guard's tick hook as a whole and each client calling it.
+//! client address, contact links per workspace, Guard's tick hook as a whole and each client calling it, refused
+//! dataset uploads per workspace.
 
 use std::net::IpAddr;
 use std::time::Duration;
@@ -28,6 +29,8 @@ pub enum Caller {
     /// A client address calling the tick hook, before its key is compared: wrong keys are counted too, so a key
     /// cannot be guessed at speed.
     GuardHookClient(IpAddr),
+    /// A workspace whose dataset uploads were refused (each refusal read and parsed a file).
+    RefusedUploads(WorkspaceId),
 }
 
 impl Caller {
@@ -38,6 +41,7 @@ impl Caller {
             Self::ContactLinks(workspace) => format!("contact-links:{workspace}"),
             Self::GuardHook => "guard-hook".into(),
             Self::GuardHookClient(ip) => format!("guard-hook-client:{ip}"),
+            Self::RefusedUploads(workspace) => format!("refused-uploads:{workspace}"),
         }
     }
 }

@@ -6,14 +6,11 @@ use sqlx::Row;
 
 use super::workspaces::parse_id;
 use super::{Store, StoreError};
-use crate::model::{ApiTokenId, ApiTokenState, ApiTokenView, TokenScope, WorkspaceId};
+use crate::model::{ApiTokenId, ApiTokenState, ApiTokenView, Holding, TokenScope, WorkspaceId};
 
 /// How stale a token's last-used time may get before a request writes it again: one write a minute per token at
 /// most, not one per request.
 const LAST_USED_RESOLUTION_MS: i64 = 60_000;
-
-/// The most tokens one workspace keeps listed.
-pub const MAX_API_TOKENS: i64 = 100;
 
 /// A token's row as the middleware needs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,25 +35,14 @@ pub enum TokenRefusal {
 }
 
 impl Store {
-    /// Stores a new token's hash; `Invalid` when the workspace already has [`MAX_API_TOKENS`].
+    /// Stores a new token's hash; `Invalid` when the workspace keeps [`Holding::ApiTokens`]' most.
     pub async fn insert_api_token(
         &self,
         workspace: WorkspaceId,
         view: &ApiTokenView,
         token_hash: &str,
     ) -> Result<(), StoreError> {
-        let mut tx = self.begin_write().await?;
-        let count: i64 = sqlx::query("SELECT COUNT(*) AS n FROM api_tokens WHERE workspace_id = $1")
-            .bind(workspace.to_string())
-            .fetch_one(&mut *tx)
-            .await?
-            .try_get("n")?;
-        if count >= MAX_API_TOKENS {
-            return Err(StoreError::Invalid(crate::model::ValidationError::new(
-                "name",
-                format!("this workspace has {MAX_API_TOKENS} tokens; delete revoked ones first"),
-            )));
-        }
+        let mut tx = self.begin_with_room(workspace, Holding::ApiTokens).await?;
         sqlx::query(
             "INSERT INTO api_tokens (id, workspace_id, name, token_hash, hint, created_at, expires_at, scope) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",

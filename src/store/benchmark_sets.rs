@@ -6,7 +6,7 @@ use sqlx::Row;
 
 use super::workspaces::parse_id;
 use super::{delete_workspace_row, found, from_json, to_json, Store, StoreError};
-use crate::model::{BenchmarkSet, BenchmarkSetId, BenchmarkSetInput, ValidationError, WorkspaceId};
+use crate::model::{BenchmarkSet, BenchmarkSetId, BenchmarkSetInput, Holding, ValidationError, WorkspaceId};
 
 const COLUMNS: &str = "id, name, prompts, system_prompt, max_tokens, created_at, updated_at";
 
@@ -24,7 +24,7 @@ fn set_from_row(row: &AnyRow) -> Result<BenchmarkSet, StoreError> {
 }
 
 impl Store {
-    /// Creates a set from validated input.
+    /// Creates a set from validated input; `Invalid` when the workspace keeps [`Holding::BenchmarkSets`]' most.
     pub async fn create_set(
         &self,
         workspace: WorkspaceId,
@@ -32,6 +32,7 @@ impl Store {
         now_ms: i64,
     ) -> Result<BenchmarkSet, StoreError> {
         let id = BenchmarkSetId::new_random();
+        let mut tx = self.begin_with_room(workspace, Holding::BenchmarkSets).await?;
         sqlx::query(&format!(
             "INSERT INTO benchmark_sets (workspace_id, {COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)"
         ))
@@ -42,8 +43,9 @@ impl Store {
         .bind(input.system_prompt.clone())
         .bind(i64::from(input.max_tokens))
         .bind(now_ms)
-        .execute(&self.pool)
+        .execute(&mut *tx)
         .await?;
+        tx.commit().await?;
         self.get_set(workspace, id).await
     }
 

@@ -13,7 +13,7 @@ use super::workspaces::parse_id;
 use super::{bool_to_db, found, from_json, spelled_or_null, to_json, Store, StoreError};
 use crate::model::{
     credentials_kept_for, is_credential_header, BaseUrl, Connector, ConnectorId, HeaderValueChange, HeaderView,
-    KeyChange, ServerKind, ValidConnector, ValidationError, WorkspaceId,
+    Holding, KeyChange, ServerKind, ValidConnector, ValidationError, WorkspaceId,
 };
 use crate::secrets::SecretBox;
 
@@ -115,7 +115,7 @@ fn merge_secrets(
 }
 
 impl Store {
-    /// Creates a connector in `workspace`.
+    /// Creates a connector in `workspace`; `Invalid` when it keeps [`Holding::Connectors`]' most.
     pub async fn create_connector(
         &self,
         workspace: WorkspaceId,
@@ -129,7 +129,9 @@ impl Store {
             "INSERT INTO connectors ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $10)"
         );
         let fields = ConnectorFields::prepare(input, &SealedSecrets::default(), None, sealer, workspace, id)?;
-        fields.bind(sqlx::query(&query), now_ms, id, workspace).bind(bool_to_db(is_demo)).execute(&self.pool).await?;
+        let mut tx = self.begin_with_room(workspace, Holding::Connectors).await?;
+        fields.bind(sqlx::query(&query), now_ms, id, workspace).bind(bool_to_db(is_demo)).execute(&mut *tx).await?;
+        tx.commit().await?;
         self.get_connector(workspace, id).await
     }
 

@@ -8,7 +8,7 @@ use sqlx::Row;
 
 use super::workspaces::parse_id;
 use super::{delete_workspace_row, from_json, to_json, Store, StoreError};
-use crate::model::{DatasetFormat, DatasetId, LengthCounts, UploadedDataset, Workload, WorkspaceId};
+use crate::model::{DatasetFormat, DatasetId, Holding, LengthCounts, UploadedDataset, Workload, WorkspaceId};
 
 const COLUMNS: &str = "id, name, format, rows_read, bytes, lengths, created_at";
 
@@ -51,7 +51,8 @@ fn dataset_from_row(row: &AnyRow) -> Result<UploadedDataset, StoreError> {
 }
 
 impl Store {
-    /// Stores a checked dataset under a new id.
+    /// Stores a checked dataset under a new id; `Invalid` when the workspace keeps [`Holding::Datasets`]' most
+    /// (counted in the same transaction, so uploads at once cannot pass it).
     pub async fn create_dataset(
         &self,
         workspace: WorkspaceId,
@@ -59,7 +60,8 @@ impl Store {
         now_ms: i64,
     ) -> Result<UploadedDataset, StoreError> {
         let id = DatasetId::new_random();
-        let lengths = Lengths { prompt: dataset.prompt_tokens, output: dataset.output_tokens };
+        let lengths = to_json(&Lengths { prompt: dataset.prompt_tokens, output: dataset.output_tokens })?;
+        let mut tx = self.begin_with_room(workspace, Holding::Datasets).await?;
         sqlx::query(&format!(
             "INSERT INTO datasets (workspace_id, {COLUMNS}, content) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
         ))
@@ -69,11 +71,12 @@ impl Store {
         .bind(dataset.format.as_str())
         .bind(i64::from(dataset.rows))
         .bind(i64::try_from(dataset.content.len()).unwrap_or(i64::MAX))
-        .bind(to_json(&lengths)?)
+        .bind(lengths)
         .bind(now_ms)
         .bind(dataset.content)
-        .execute(&self.pool)
+        .execute(&mut *tx)
         .await?;
+        tx.commit().await?;
         self.get_dataset(workspace, id).await
     }
 

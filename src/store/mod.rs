@@ -12,6 +12,7 @@ mod connectors;
 mod contacts;
 mod datasets;
 mod exposition;
+mod holdings;
 mod jobs;
 mod mail;
 mod mutes;
@@ -31,7 +32,7 @@ mod workspaces;
 
 pub use ab_tests::NewAbTest;
 pub use alerts::{AlertChanges, OutboxRow, Recipient, WebhookNotice};
-pub use api_tokens::{ApiTokenRecord, TokenRefusal, MAX_API_TOKENS};
+pub use api_tokens::{ApiTokenRecord, TokenRefusal};
 pub use baselines::NewBaseline;
 pub use connectors::{ConnectorCredentials, StoredConnector};
 pub use datasets::NewDataset;

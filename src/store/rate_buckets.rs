@@ -42,6 +42,29 @@ impl Store {
         Ok(Err(budget.refill.mul_f64((1.0 - tokens).clamp(0.0, 1.0))))
     }
 
+    /// Whether `key`'s bucket has a call left at `now_ms`, or how long until it has, without taking one: for a
+    /// budget that only some outcomes spend (a refused upload), checked before the work.
+    pub async fn peek_rate_token(
+        &self,
+        key: &str,
+        budget: Budget,
+        now_ms: i64,
+    ) -> Result<Result<(), Duration>, StoreError> {
+        let row = sqlx::query("SELECT tokens, since_ms FROM rate_buckets WHERE key = $1")
+            .bind(key)
+            .fetch_optional(&self.pool)
+            .await?;
+        let Some(row) = row else { return Ok(Ok(())) };
+        let (tokens, since_ms): (f64, i64) = (row.try_get("tokens")?, row.try_get("since_ms")?);
+        let refill_ms = budget.refill.as_secs_f64() * 1e3;
+        let level = (tokens + (now_ms - since_ms).max(0) as f64 / refill_ms).min(budget.burst);
+        if level >= 1.0 {
+            Ok(Ok(()))
+        } else {
+            Ok(Err(budget.refill.mul_f64((1.0 - level).clamp(0.0, 1.0))))
+        }
+    }
+
     /// Forgets buckets untouched for a day (full again by then); how many.
     pub async fn forget_idle_rate_buckets(&self, now_ms: i64) -> Result<u64, StoreError> {
         Ok(sqlx::query("DELETE FROM rate_buckets WHERE since_ms < $1")

@@ -9,8 +9,8 @@ use sqlx::Row;
 use super::workspaces::parse_id;
 use super::{bool_to_db, delete_workspace_row, found, from_json, spelled_or_null, to_json, Backend, Store, StoreError};
 use crate::model::{
-    schedulable, Cadence, EvaluationId, EvaluationStatus, Notify, Receiver, Schedule, ScheduleId, ScheduleInput,
-    ScheduleWorkload, Trigger, ValidationError, WorkspaceId,
+    schedulable, Cadence, EvaluationId, EvaluationStatus, Holding, Notify, Receiver, Schedule, ScheduleId,
+    ScheduleInput, ScheduleWorkload, Trigger, ValidationError, WorkspaceId,
 };
 use crate::secrets::SecretBox;
 
@@ -130,7 +130,8 @@ fn schedule_from_row(row: &AnyRow) -> Result<Schedule, StoreError> {
 
 impl Store {
     /// Creates a schedule from validated input, first due at once (`next_run_at` = now), with a webhook signing
-    /// secret sealed at rest. `NotFound` when the set is not in `workspace`.
+    /// secret sealed at rest. `NotFound` when the set is not in `workspace`; `Invalid` when it keeps
+    /// [`Holding::Schedules`]' most.
     pub async fn create_schedule(
         &self,
         workspace: WorkspaceId,
@@ -144,6 +145,8 @@ impl Store {
         let workload = self.workload_copy(workspace, None, input.workload_id).await?;
         let (workload_name, workload_spec) = workload_columns(workload.as_ref())?;
         let routing_key = routing_key_column(workspace, id, &input.notify, None, sealer)?;
+        let (thresholds, policy) = (to_json(&input.thresholds)?, to_json(&input.policy)?);
+        let mut tx = self.begin_with_room(workspace, Holding::Schedules).await?;
         sqlx::query(
             "INSERT INTO guard_schedules (id, workspace_id, name, set_id, connector_id, enabled, cadence, next_run_at, \
              webhook_url, webhook_secret, email, thresholds, alpha, require_significance, created_at, updated_at, \
@@ -162,19 +165,20 @@ impl Store {
         .bind(input.notify.webhook_url.clone())
         .bind(sealer.seal(webhook_secret.as_bytes(), &seal_context(workspace, id)))
         .bind(input.notify.email.clone())
-        .bind(to_json(&input.thresholds)?)
+        .bind(thresholds)
         .bind(input.alpha)
         .bind(bool_to_db(input.require_significance))
         .bind(bool_to_db(input.notify.email_owner))
         .bind(input.workload_id.map(|w| w.to_string()))
         .bind(workload_name)
         .bind(workload_spec)
-        .bind(to_json(&input.policy)?)
+        .bind(policy)
         .bind(input.notify.receiver.as_str())
         .bind(routing_key)
         .bind(bool_to_db(input.stream))
-        .execute(&self.pool)
+        .execute(&mut *tx)
         .await?;
+        tx.commit().await?;
         self.get_schedule(workspace, id).await
     }
 

@@ -6,7 +6,7 @@ use sqlx::Row;
 
 use super::workspaces::parse_id;
 use super::{delete_workspace_row, found, from_json, to_json, Store, StoreError};
-use crate::model::{SavedWorkload, ValidationError, Workload, WorkloadId, WorkloadInput, WorkspaceId};
+use crate::model::{Holding, SavedWorkload, ValidationError, Workload, WorkloadId, WorkloadInput, WorkspaceId};
 
 const COLUMNS: &str = "id, name, spec, created_at, updated_at";
 
@@ -21,7 +21,7 @@ fn workload_from_row(row: &AnyRow) -> Result<SavedWorkload, StoreError> {
 }
 
 impl Store {
-    /// Saves a validated workload under a new id.
+    /// Saves a validated workload under a new id; `Invalid` when the workspace keeps [`Holding::Workloads`]' most.
     pub async fn create_workload(
         &self,
         workspace: WorkspaceId,
@@ -29,14 +29,17 @@ impl Store {
         now_ms: i64,
     ) -> Result<SavedWorkload, StoreError> {
         let id = WorkloadId::new_random();
+        let spec = to_json(&input.spec)?;
+        let mut tx = self.begin_with_room(workspace, Holding::Workloads).await?;
         sqlx::query(&format!("INSERT INTO saved_workloads (workspace_id, {COLUMNS}) VALUES ($1, $2, $3, $4, $5, $5)"))
             .bind(workspace.to_string())
             .bind(id.to_string())
             .bind(&input.name)
-            .bind(to_json(&input.spec)?)
+            .bind(spec)
             .bind(now_ms)
-            .execute(&self.pool)
+            .execute(&mut *tx)
             .await?;
+        tx.commit().await?;
         self.get_workload(workspace, id).await
     }
 

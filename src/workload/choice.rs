@@ -3,7 +3,8 @@
 //! maker uses, whichever it is.
 
 use super::offline::{EstimateTokenizer, FileTokenizer};
-use super::tokenizer::{ServerTokenizer, Token, TokenizeError};
+use super::tokenizer::{ServerTokenizer, TokenizeError};
+use super::tokens::Tokens;
 use crate::engine::{HttpClient, RequestTarget};
 
 /// The tokenizer a workload's prompts are cut with, in the order of preference: the server's own `/tokenize`, a
@@ -32,7 +33,7 @@ impl Tokenizer {
             Ok(server) => Ok(Self::Server(server)),
             Err(TokenizeError::NotFound(_)) => match file {
                 Some(path) => Ok(Self::File(FileTokenizer::open(path)?)),
-                None => Ok(Self::Estimate(EstimateTokenizer::new()?)),
+                None => Ok(Self::Estimate(EstimateTokenizer::shared()?)),
             },
             Err(e) => Err(e),
         }
@@ -49,7 +50,7 @@ impl Tokenizer {
     }
 
     /// The tokens of `text`, without the special tokens a server would add around a whole prompt.
-    pub async fn tokenize(&self, text: &str) -> Result<Vec<Token>, TokenizeError> {
+    pub async fn tokenize(&self, text: &str) -> Result<Tokens, TokenizeError> {
         match self {
             Self::Server(server) => server.tokenize(text).await,
             Self::File(file) => file.tokenize(text),
@@ -63,7 +64,7 @@ impl Tokenizer {
     }
 
     /// The text of `ids`.
-    pub async fn detokenize(&self, ids: &[u64]) -> Result<String, TokenizeError> {
+    pub async fn detokenize(&self, ids: &[u32]) -> Result<String, TokenizeError> {
         match self {
             Self::Server(server) => server.detokenize(ids).await,
             Self::File(file) => file.detokenize(ids),

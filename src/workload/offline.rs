@@ -6,7 +6,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::tokenizer::{Token, TokenizeError};
+use super::tokenizer::TokenizeError;
+use super::tokens::Tokens;
 
 /// The largest tokenizer.json read (today's largest vocabularies are under 20 MB).
 const MAX_TOKENIZER_BYTES: u64 = 64 * 1024 * 1024;
@@ -39,33 +40,25 @@ impl FileTokenizer {
 
     /// The tokens of `text` (no special tokens), each with the text from the end of the one before to its own end,
     /// so that the pieces spell `text` (the last takes what follows it).
-    pub fn tokenize(&self, text: &str) -> Result<Vec<Token>, TokenizeError> {
+    pub fn tokenize(&self, text: &str) -> Result<Tokens, TokenizeError> {
         let encoding = self.tokenizer.encode(text, false).map_err(|e| self.failed(&e.to_string()))?;
-        let (ids, offsets) = (encoding.get_ids(), encoding.get_offsets());
+        let mut tokens = Tokens::with_pieces();
         let mut start = 0;
-        let mut tokens: Vec<Token> = ids
-            .iter()
-            .zip(offsets)
-            .map(|(&id, &(_, end))| {
-                // An offset that is not a boundary of `text` (a byte-level piece inside a character) leaves the
-                // piece out: the prompt is then cut by decoding ids instead.
-                let piece = text.get(start..end.max(start)).map(|p| p.as_bytes().to_vec());
-                start = end.max(start);
-                Token { id: u64::from(id), piece }
-            })
-            .collect();
-        if let (Some(last), Some(rest)) = (tokens.last_mut(), text.get(start..)) {
-            if let Some(piece) = last.piece.as_mut() {
-                piece.extend_from_slice(rest.as_bytes());
-            }
+        for (&id, &(_, end)) in encoding.get_ids().iter().zip(encoding.get_offsets()) {
+            // An offset that is not a boundary of `text` (a byte-level piece inside a character) leaves the pieces
+            // out: the prompt is then cut by decoding ids instead.
+            tokens.push(id, text.get(start..end.max(start)).map(str::as_bytes));
+            start = end.max(start);
+        }
+        if let Some(rest) = text.get(start..) {
+            tokens.extend_last_piece(rest.as_bytes());
         }
         Ok(tokens)
     }
 
     /// The text of `ids`.
-    pub fn detokenize(&self, ids: &[u64]) -> Result<String, TokenizeError> {
-        let ids: Vec<u32> = ids.iter().map(|&id| u32::try_from(id).unwrap_or(u32::MAX)).collect();
-        self.tokenizer.decode(&ids, false).map_err(|e| self.failed(&e.to_string()))
+    pub fn detokenize(&self, ids: &[u32]) -> Result<String, TokenizeError> {
+        self.tokenizer.decode(ids, false).map_err(|e| self.failed(&e.to_string()))
     }
 
     fn failed(&self, detail: &str) -> TokenizeError {
@@ -83,11 +76,17 @@ impl EstimateTokenizer {
     /// The vocabulary's name, for reports.
     pub const VOCABULARY: &'static str = "o200k_base";
 
-    /// The estimating tokenizer (its vocabulary is read from the crate, once per run).
-    pub fn new() -> Result<Self, TokenizeError> {
-        let bpe = tiktoken_rs::o200k_base()
-            .map_err(|e| TokenizeError::File { path: Self::VOCABULARY.into(), detail: e.to_string() })?;
-        Ok(Self { bpe: Arc::new(bpe) })
+    /// The process's one estimating tokenizer: its vocabulary is built from the crate once (about 45 MB and half a
+    /// second of CPU) and shared by every run and upload after, instead of once each.
+    pub fn shared() -> Result<Self, TokenizeError> {
+        static SHARED: std::sync::OnceLock<Result<EstimateTokenizer, TokenizeError>> = std::sync::OnceLock::new();
+        SHARED
+            .get_or_init(|| {
+                let bpe = tiktoken_rs::o200k_base()
+                    .map_err(|e| TokenizeError::File { path: Self::VOCABULARY.into(), detail: e.to_string() })?;
+                Ok(Self { bpe: Arc::new(bpe) })
+            })
+            .clone()
     }
 
     /// How many tokens `text` is.
@@ -96,14 +95,13 @@ impl EstimateTokenizer {
     }
 
     /// The tokens of `text` (ids only: the prompt is cut by decoding them).
-    pub fn tokenize(&self, text: &str) -> Vec<Token> {
-        self.bpe.encode_ordinary(text).into_iter().map(|id| Token { id: u64::from(id), piece: None }).collect()
+    pub fn tokenize(&self, text: &str) -> Tokens {
+        Tokens::from_ids(self.bpe.encode_ordinary(text))
     }
 
     /// The text of `ids`.
-    pub fn detokenize(&self, ids: &[u64]) -> Result<String, TokenizeError> {
-        let ids: Vec<u32> = ids.iter().map(|&id| u32::try_from(id).unwrap_or(u32::MAX)).collect();
-        self.bpe.decode(&ids).map_err(|e| TokenizeError::File { path: Self::VOCABULARY.into(), detail: e.to_string() })
+    pub fn detokenize(&self, ids: &[u32]) -> Result<String, TokenizeError> {
+        self.bpe.decode(ids).map_err(|e| TokenizeError::File { path: Self::VOCABULARY.into(), detail: e.to_string() })
     }
 }
 
@@ -124,10 +122,10 @@ mod tests {
         std::fs::write(&path, WORDS).unwrap();
         let tokenizer = FileTokenizer::open(&path).unwrap();
         let tokens = tokenizer.tokenize("the fast server answers ").unwrap();
-        let ids: Vec<u64> = tokens.iter().map(|t| t.id).collect();
-        assert_eq!(ids, [1, 2, 3, 4]);
-        let spelled: Vec<u8> = tokens.iter().flat_map(|t| t.piece.clone().unwrap()).collect();
+        assert_eq!(tokens.ids(), [1, 2, 3, 4]);
+        let (spelled, ends) = tokens.pieces().unwrap();
         assert_eq!(spelled, b"the fast server answers ", "the pieces spell the text, the trailing space included");
+        assert_eq!(ends, [3, 8, 15, 24]);
         let broken = dir.path().join("broken.json");
         std::fs::write(&broken, "{\"model\": 5}").unwrap();
         let error = FileTokenizer::open(&broken).err().unwrap().to_string();
@@ -142,9 +140,10 @@ mod tests {
     /// o200k_base: "hello world" is 2 tokens ("hello", " world"), and ids decode back to their text.
     #[test]
     fn the_estimate_is_o200k_base() {
-        let estimate = EstimateTokenizer::new().unwrap();
+        let estimate = EstimateTokenizer::shared().unwrap();
         assert_eq!(estimate.tokenize("hello world").len(), 2);
-        let ids: Vec<u64> = estimate.tokenize("Tokenization is fun!").iter().map(|t| t.id).collect();
-        assert_eq!(estimate.detokenize(&ids).unwrap(), "Tokenization is fun!");
+        let tokens = estimate.tokenize("Tokenization is fun!");
+        assert_eq!(estimate.detokenize(tokens.ids()).unwrap(), "Tokenization is fun!");
+        assert!(Arc::ptr_eq(&estimate.bpe, &EstimateTokenizer::shared().unwrap().bpe), "built once, shared after");
     }
 }

@@ -6,7 +6,8 @@
 
 use super::choice::Tokenizer;
 use super::corpus::CorpusText;
-use super::tokenizer::{Token, TokenizeError};
+use super::tokenizer::TokenizeError;
+use super::tokens::Tokens;
 
 /// Corrections of a cut before the closest one is kept.
 const MAX_CORRECTIONS: usize = 4;
@@ -62,10 +63,7 @@ pub async fn exact_prompt_after(
     for _ in 0..=MAX_CORRECTIONS {
         let candidate = match ends.as_deref() {
             Some(ends) => text[..ends[cut - 1]].to_string(),
-            None => {
-                let ids: Vec<u64> = tokenized[..cut].iter().map(|t| t.id).collect();
-                tokenizer.detokenize(&ids).await?
-            }
+            None => tokenizer.detokenize(&tokenized.ids()[..cut]).await?,
         };
         let counted = tokenizer.count(&candidate).await?;
         let made = MadePrompt { text: candidate, tokens: counted };
@@ -93,13 +91,8 @@ fn closer(a: &MadePrompt, b: &MadePrompt, want: usize) -> bool {
 /// Where each token's piece ends in `text`, when the pieces spell `text` (or `text` after the one space that
 /// SentencePiece tokenizers add before a text, as their own first piece); `None` when they do not, or a piece
 /// ends inside a character: the text is then made from the ids.
-fn piece_ends(text: &str, tokens: &[Token]) -> Option<Vec<usize>> {
-    let mut spelled = Vec::with_capacity(text.len() + 1);
-    let mut ends = Vec::with_capacity(tokens.len());
-    for token in tokens {
-        spelled.extend_from_slice(token.piece.as_deref()?);
-        ends.push(spelled.len());
-    }
+fn piece_ends(text: &str, tokens: &Tokens) -> Option<Vec<usize>> {
+    let (spelled, ends) = tokens.pieces()?;
     let added = if spelled == text.as_bytes() {
         0
     } else if spelled.first() == Some(&b' ') && &spelled[1..] == text.as_bytes() {
@@ -107,7 +100,7 @@ fn piece_ends(text: &str, tokens: &[Token]) -> Option<Vec<usize>> {
     } else {
         return None;
     };
-    let ends: Vec<usize> = ends.into_iter().map(|end| end.saturating_sub(added)).collect();
+    let ends: Vec<usize> = ends.iter().map(|&end| (end as usize).saturating_sub(added)).collect();
     ends.iter().all(|&end| text.is_char_boundary(end)).then_some(ends)
 }
 
@@ -115,20 +108,23 @@ fn piece_ends(text: &str, tokens: &[Token]) -> Option<Vec<usize>> {
 mod tests {
     use super::*;
 
-    fn token(piece: &str) -> Token {
-        Token { id: 0, piece: Some(piece.as_bytes().to_vec()) }
+    /// Tokens spelled by `pieces`, each its own id.
+    fn spelled(pieces: &[&[u8]]) -> Tokens {
+        let mut tokens = Tokens::with_pieces();
+        for (id, piece) in (0..).zip(pieces) {
+            tokens.push(id, Some(piece));
+        }
+        tokens
     }
 
     #[test]
     fn pieces_place_each_token_in_the_text() {
-        let tokens = [token("Hel"), token("lo"), token(" world")];
-        assert_eq!(piece_ends("Hello world", &tokens), Some(vec![3, 5, 11]));
-        let with_added_space = [token(" "), token("Hel"), token("lo")];
+        assert_eq!(piece_ends("Hello world", &spelled(&[b"Hel", b"lo", b" world"])), Some(vec![3, 5, 11]));
+        let with_added_space = spelled(&[b" ", b"Hel", b"lo"]);
         assert_eq!(piece_ends("Hello", &with_added_space), Some(vec![0, 3, 5]), "SentencePiece's leading space");
-        assert_eq!(piece_ends("Hello", &[token("Hel"), token("p")]), None, "pieces that spell another text");
-        assert_eq!(piece_ends("Hello", &[Token { id: 1, piece: None }]), None, "ids only");
-        let split_char = [Token { id: 1, piece: Some(vec![0xC3]) }, Token { id: 2, piece: Some(vec![0xA9]) }];
-        assert_eq!(piece_ends("é", &split_char), None, "a cut inside a character");
+        assert_eq!(piece_ends("Hello", &spelled(&[b"Hel", b"p"])), None, "pieces that spell another text");
+        assert_eq!(piece_ends("Hello", &Tokens::from_ids(vec![1])), None, "ids only");
+        assert_eq!(piece_ends("é", &spelled(&[&[0xC3], &[0xA9]])), None, "a cut inside a character");
     }
 
     #[test]

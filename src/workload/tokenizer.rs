@@ -3,20 +3,37 @@
 //! llama.cpp's (`{"content", "with_pieces": true}` → each token's `id` and `piece`) and vLLM's, which SGLang
 //! shares (`{"model", "prompt", "add_special_tokens": false}` → `tokens` ids, turned back into text by
 //! `/detokenize`). Every call goes out through the connector's [`RequestTarget`], so the outbound-address policy
-//! judges it as it judges the model calls.
+//! judges it as it judges the model calls. What a server answers is bounded before it is read: an answer may be at
+//! most about the largest a tokenizer could legally give for the text sent (40 bytes a byte of it), it is read
+//! into compact [`Tokens`] with no more tokens than the text had bytes, and the answers being read at once across
+//! the process share one memory budget ([`ANSWER_BUDGET_BYTES`]).
 
 use std::time::Duration;
 
 use reqwest::header::HeaderMap;
 use serde::Deserialize;
 use serde_json::{json, Value};
+use tokio::sync::Semaphore;
 
+use super::tokens::{read_tokens, Tokens};
 use crate::engine::{describe_error, HttpClient, RequestTarget};
 
 /// How long one call may take.
 const CALL_TIMEOUT: Duration = Duration::from_secs(30);
 /// The largest answer read: a 128 Ki-token prompt with its pieces is a few MiB.
 const MAX_ANSWER_BYTES: usize = 32 * 1024 * 1024;
+/// An answer's bytes per byte of text sent, at most: llama.cpp's `{"id":4294967295,"piece":"…"},` is 30 bytes a
+/// token beside its piece, a piece's byte is at most 6 escaped (`\u00e9`), and a token is at least one byte of text.
+const ANSWER_BYTES_PER_TEXT_BYTE: usize = 40;
+/// Tokens allowed beyond one a byte of text: a server that adds its own begin-of-text marks anyway.
+const EXTRA_TOKENS: usize = 8;
+/// The memory all answers being read at once may take, across the process: a call waits for its share (the
+/// largest answer it may read) before it sends.
+pub const ANSWER_BUDGET_BYTES: usize = 64 * 1024 * 1024;
+/// The budget's unit, bytes: a permit of [`ANSWER_BUDGET`] is a KiB of answer.
+const BUDGET_UNIT: usize = 1024;
+/// Every answer being read at once holds its largest size of this.
+static ANSWER_BUDGET: Semaphore = Semaphore::const_new(ANSWER_BUDGET_BYTES / BUDGET_UNIT);
 /// The text discovery tokenizes.
 const PROBE_TEXT: &str = "How many tokens is this?";
 
@@ -84,15 +101,6 @@ pub enum TokenizeError {
     },
 }
 
-/// One token: its id and, where the server gives it, its bytes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Token {
-    /// The id.
-    pub id: u64,
-    /// Its text as bytes (llama.cpp's `piece`); `None` from a server that gives ids only.
-    pub piece: Option<Vec<u8>>,
-}
-
 /// A server's tokenizer.
 #[derive(Clone)]
 pub struct ServerTokenizer {
@@ -104,24 +112,12 @@ pub struct ServerTokenizer {
     form: TokenizeForm,
 }
 
+/// What `/detokenize` answers: llama.cpp names the text `content`, vLLM `prompt`, SGLang `text`.
 #[derive(Deserialize)]
-#[serde(untagged)]
-enum RawToken {
-    Id(u64),
-    WithPiece { id: u64, piece: RawPiece },
-}
-
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum RawPiece {
-    Text(String),
-    /// llama.cpp sends a piece that is not valid UTF-8 alone as its bytes.
-    Bytes(Vec<u8>),
-}
-
-#[derive(Deserialize)]
-struct RawTokens {
-    tokens: Vec<RawToken>,
+struct Detokenized {
+    content: Option<String>,
+    prompt: Option<String>,
+    text: Option<String>,
 }
 
 impl ServerTokenizer {
@@ -137,7 +133,7 @@ impl ServerTokenizer {
             form: TokenizeForm::LlamaCpp,
         };
         let llama = match tokenizer.tokenize(PROBE_TEXT).await {
-            Ok(tokens) if !tokens.is_empty() && tokens.iter().all(|t| t.piece.is_some()) => return Ok(tokenizer),
+            Ok(tokens) if !tokens.is_empty() && tokens.has_pieces() => return Ok(tokenizer),
             Ok(_) => "llama.cpp's form gave no pieces".to_string(),
             Err(e @ (TokenizeError::Refused(_) | TokenizeError::Unreachable { .. })) => return Err(e),
             Err(e) => e.to_string(),
@@ -156,27 +152,16 @@ impl ServerTokenizer {
     }
 
     /// The tokens of `text`, without the special tokens a server would add around a whole prompt.
-    pub async fn tokenize(&self, text: &str) -> Result<Vec<Token>, TokenizeError> {
+    pub async fn tokenize(&self, text: &str) -> Result<Tokens, TokenizeError> {
         let body = match self.form {
             TokenizeForm::LlamaCpp => json!({"content": text, "add_special": false, "with_pieces": true}),
             TokenizeForm::Vllm => json!({"model": self.model, "prompt": text, "add_special_tokens": false}),
         };
-        let answer = self.post("tokenize", &body).await?;
-        let raw: RawTokens = serde_json::from_value(answer)
+        let largest = text.len().saturating_mul(ANSWER_BYTES_PER_TEXT_BYTE).saturating_add(BUDGET_UNIT);
+        let answer = self.post("tokenize", &body, largest).await?;
+        read_tokens(&answer, text.len() + EXTRA_TOKENS)
             // serde quotes the value it could not read, and a server may echo what it was sent: scrubbed.
-            .map_err(|e| TokenizeError::NotTokens {
-                path: "tokenize",
-                detail: self.redactor.scrub_and_clip(&e.to_string(), 300),
-            })?;
-        Ok(raw
-            .tokens
-            .into_iter()
-            .map(|token| match token {
-                RawToken::Id(id) => Token { id, piece: None },
-                RawToken::WithPiece { id, piece: RawPiece::Text(text) } => Token { id, piece: Some(text.into_bytes()) },
-                RawToken::WithPiece { id, piece: RawPiece::Bytes(bytes) } => Token { id, piece: Some(bytes) },
-            })
-            .collect())
+            .map_err(|e| TokenizeError::NotTokens { path: "tokenize", detail: self.redactor.scrub_and_clip(&e, 300) })
     }
 
     /// How many tokens `text` is.
@@ -185,24 +170,32 @@ impl ServerTokenizer {
     }
 
     /// The text of `ids`.
-    pub async fn detokenize(&self, ids: &[u64]) -> Result<String, TokenizeError> {
+    pub async fn detokenize(&self, ids: &[u32]) -> Result<String, TokenizeError> {
         let body = match self.form {
             TokenizeForm::LlamaCpp => json!({"tokens": ids}),
             TokenizeForm::Vllm => json!({"model": self.model, "tokens": ids}),
         };
-        let answer = self.post("detokenize", &body).await?;
-        // llama.cpp names the text `content`, vLLM `prompt`, SGLang `text`.
-        ["content", "prompt", "text"]
-            .iter()
-            .find_map(|key| answer.get(key).and_then(Value::as_str))
-            .map(str::to_string)
-            .ok_or_else(|| TokenizeError::NotTokens { path: "detokenize", detail: "no text in the answer".into() })
+        // A token's text is rarely over a few dozen bytes; 1 KiB each, escaped, is far beyond any vocabulary's.
+        let largest = ids.len().saturating_mul(BUDGET_UNIT).saturating_add(BUDGET_UNIT);
+        let answer = self.post("detokenize", &body, largest).await?;
+        let not_text = |detail: String| TokenizeError::NotTokens { path: "detokenize", detail };
+        let read: Detokenized =
+            serde_json::from_slice(&answer).map_err(|e| not_text(self.redactor.scrub_and_clip(&e.to_string(), 300)))?;
+        read.content.or(read.prompt).or(read.text).ok_or_else(|| not_text("no text in the answer".into()))
     }
 
-    async fn post(&self, path: &'static str, body: &Value) -> Result<Value, TokenizeError> {
+    /// Posts `body` to the server's `/{path}` and reads its answer, at most `largest` bytes (and never more than
+    /// [`MAX_ANSWER_BYTES`]), once the process's answer budget has room for that much.
+    async fn post(&self, path: &'static str, body: &Value, largest: usize) -> Result<Vec<u8>, TokenizeError> {
+        let largest = largest.min(MAX_ANSWER_BYTES);
         let scrub = |text: &str| self.redactor.scrub_and_clip(text, 300);
         let unreachable = |e: &reqwest::Error| TokenizeError::Unreachable { path, detail: scrub(&describe_error(e)) };
         let call = async {
+            let units = u32::try_from(largest.div_ceil(BUDGET_UNIT)).unwrap_or(u32::MAX);
+            let _share = ANSWER_BUDGET
+                .acquire_many(units)
+                .await
+                .map_err(|_| TokenizeError::Unreachable { path, detail: "the server is stopping".into() })?;
             let mut response = self
                 .client
                 .post(format!("{}/{path}", self.root))
@@ -214,18 +207,18 @@ impl ServerTokenizer {
             let status = response.status().as_u16();
             let mut bytes = Vec::new();
             while let Some(chunk) = response.chunk().await.map_err(|e| unreachable(&e))? {
-                bytes.extend_from_slice(&chunk);
-                if bytes.len() > MAX_ANSWER_BYTES {
-                    let detail = format!("the answer is over {} MiB", MAX_ANSWER_BYTES >> 20);
+                if bytes.len() + chunk.len() > largest {
+                    let detail =
+                        format!("the answer is over {largest} bytes, more than any tokenizer gives for what was sent");
                     return Err(TokenizeError::NotTokens { path, detail });
                 }
+                bytes.extend_from_slice(&chunk);
             }
             if !(200..300).contains(&status) {
                 let detail = scrub(&String::from_utf8_lossy(&bytes));
                 return Err(TokenizeError::Status { path, status, detail });
             }
-            serde_json::from_slice(&bytes)
-                .map_err(|e| TokenizeError::NotTokens { path, detail: scrub(&format!("not JSON: {e}")) })
+            Ok(bytes)
         };
         tokio::time::timeout(CALL_TIMEOUT, call).await.unwrap_or_else(|_| {
             Err(TokenizeError::Unreachable { path, detail: format!("no answer within {} s", CALL_TIMEOUT.as_secs()) })

@@ -1,7 +1,9 @@
 //! Reading a dataset a browser uploads, before anything is stored: within [`MAX_DATASET_BYTES`], UTF-8 text
 //! without NUL (a database column of text holds it), a format the file's name says, and every row a prompt — the
 //! first bad row refused with its number. What it finds (rows, each row's prompt length estimated with a well-known
-//! BPE, the answer lengths rows ask) is what the workloads page shows of it.
+//! BPE, the answer lengths rows ask) is what the workloads page shows of it. Every row is checked before any is
+//! estimated, with the process's one shared estimator; a workspace whose uploads keep being refused waits
+//! ([`REFUSED_UPLOAD_BUDGET`]).
 
 use std::io::Cursor;
 use std::ops::ControlFlow;
@@ -9,6 +11,11 @@ use std::ops::ControlFlow;
 use super::dataset::{read_rows_from, DatasetError};
 use super::offline::EstimateTokenizer;
 use crate::model::{length_counts, DatasetFormat, LengthCounts, ValidationError, MAX_DATASET_BYTES};
+
+/// Refused uploads a workspace may make: a burst, then one every 30 seconds. Each refusal costs the server a read
+/// of up to 16 MiB; past the budget the next upload waits, whatever it holds.
+pub const REFUSED_UPLOAD_BUDGET: crate::rate_limit::Budget =
+    crate::rate_limit::Budget { burst: 20.0, refill: std::time::Duration::from_secs(30) };
 
 /// The longest name an uploaded dataset keeps.
 pub const MAX_DATASET_NAME_CHARS: usize = 200;
@@ -80,17 +87,19 @@ pub fn read_upload<'a>(name: &str, bytes: &'a [u8]) -> Result<(&'a str, ReadUplo
     if let Some(offset) = text.find('\0') {
         return Err(UploadError::Nul { offset });
     }
-    let estimate = EstimateTokenizer::new().map_err(|e| UploadError::Estimate(e.to_string()))?;
-    let (mut prompts, mut outputs) = (vec![], vec![]);
-    let rows = read_rows_from(Cursor::new(bytes), format, |_, row| {
+    // Every row is checked before any is estimated: a refused file costs a parse, never the estimate.
+    let rows = read_rows_from(Cursor::new(bytes), format, |_, _| ControlFlow::Continue(()))?;
+    if rows == 0 {
+        return Err(UploadError::Empty);
+    }
+    let estimate = EstimateTokenizer::shared().map_err(|e| UploadError::Estimate(e.to_string()))?;
+    let (mut prompts, mut outputs) = (Vec::with_capacity(usize::try_from(rows).unwrap_or(0)), vec![]);
+    read_rows_from(Cursor::new(bytes), format, |_, row| {
         let tokens: usize = row.messages.iter().map(|(_, text)| estimate.count(text)).sum();
         prompts.push(u32::try_from(tokens).unwrap_or(u32::MAX));
         outputs.extend(row.output_tokens);
         ControlFlow::Continue(())
     })?;
-    if rows == 0 {
-        return Err(UploadError::Empty);
-    }
     let read = ReadUpload {
         name,
         format,

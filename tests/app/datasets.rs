@@ -172,3 +172,78 @@ async fn an_uploaded_dataset_is_listed_run_by_a_saved_workload_and_kept_per_work
     })
     .await;
 }
+
+/// Twenty uploads at once into a workspace that keeps 42 datasets: eight are kept and twelve refused, naming the
+/// limit; the workspace keeps exactly 50 (the count and the insert are one transaction).
+#[tokio::test]
+async fn twenty_uploads_at_once_at_42_kept_leave_exactly_50() {
+    common::on_both(|app| async move {
+        let (ws, cookie) = app.session_for("owner").await;
+        let content = chats();
+        for i in 0..42 {
+            let dataset = latency_guard::store::NewDataset {
+                name: &format!("kept-{i}.jsonl"),
+                format: latency_guard::model::DatasetFormat::Jsonl,
+                rows: 5,
+                prompt_tokens: vec![(2, 5)],
+                output_tokens: vec![],
+                content: &content,
+            };
+            app.state.store.create_dataset(ws, dataset, 0).await.unwrap();
+        }
+        let app = std::sync::Arc::new(app);
+        let uploads: Vec<_> = (0..20)
+            .map(|i| {
+                let (app, cookie) = (app.clone(), cookie.clone());
+                tokio::spawn(
+                    async move { app.upload(&format!("at-once-{i}.jsonl"), chats().into_bytes(), &cookie).await },
+                )
+            })
+            .collect();
+        let (mut kept, mut refused) = (0, 0);
+        for upload in uploads {
+            let (status, reply) = upload.await.unwrap();
+            match status {
+                200 => kept += 1,
+                400 => {
+                    assert!(reply.contains("a workspace keeps at most 50 datasets: delete one first"), "{reply}");
+                    refused += 1;
+                }
+                other => panic!("{other}: {reply}"),
+            }
+        }
+        assert_eq!((kept, refused), (8, 12));
+        assert_eq!(listed(&app, &cookie).await.len(), 50);
+    })
+    .await;
+}
+
+/// A workspace whose uploads keep being refused waits: twenty refusals, then any upload gets 429 with
+/// `Retry-After`, saying why, until the budget refills; another workspace uploads as before.
+#[tokio::test]
+async fn refused_uploads_count_against_a_workspace_budget() {
+    common::on_both(|app| async move {
+        let (_, cookie) = app.session_for("owner").await;
+        for i in 0..20 {
+            let (status, reply) = app.upload("d.jsonl", b"{\"prompts\": 1}".to_vec(), &cookie).await;
+            assert_eq!(status, 400, "refusal {i}: {reply}");
+        }
+        let response = common::client()
+            .post(format!("{}/api/datasets/upload?name=good.jsonl", app.base))
+            .header("cookie", &cookie)
+            .body(chats())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status().as_u16(), 429);
+        let wait: u64 = response.headers()["retry-after"].to_str().unwrap().parse().unwrap();
+        assert!((1..=30).contains(&wait), "{wait}");
+        let error = response.json::<Value>().await.unwrap()["error"].as_str().unwrap().to_string();
+        assert!(error.contains("refused 20 times") && error.contains("wait"), "{error}");
+        assert!(listed(&app, &cookie).await.is_empty());
+        let (_, other) = app.session_for("someone else").await;
+        let (status, reply) = app.upload("good.jsonl", chats().into_bytes(), &other).await;
+        assert_eq!(status, 200, "another workspace's budget is its own: {reply}");
+    })
+    .await;
+}

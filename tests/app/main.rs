@@ -14,6 +14,7 @@ mod architecture;
 mod compare;
 mod datasets;
 mod export;
+mod holdings;
 mod isolation;
 mod replicas;
 mod runs;

@@ -16,6 +16,4 @@ pub use saved::{SavedWorkload, WorkloadChoice, WorkloadInput, MAX_WORKLOAD_NAME_
 pub use spec::{Workload, MAX_SPEEDUP, MIN_SPEEDUP};
 pub use think::{ThinkTime, MAX_THINK_MS};
 pub use tokenizer::PromptTokenizer;
-pub use uploaded::{
-    length_counts, DatasetChoice, DatasetListing, LengthCounts, UploadedDataset, MAX_DATASETS, MAX_DATASET_BYTES,
-};
+pub use uploaded::{length_counts, DatasetChoice, DatasetListing, LengthCounts, UploadedDataset, MAX_DATASET_BYTES};

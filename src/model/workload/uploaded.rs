@@ -11,9 +11,6 @@ use crate::model::DatasetId;
 /// `latency-guard bench --dataset`, which streams it from disk.
 pub const MAX_DATASET_BYTES: usize = 16 * 1024 * 1024;
 
-/// Datasets one workspace keeps at most (each may be [`MAX_DATASET_BYTES`]).
-pub const MAX_DATASETS: usize = 50;
-
 /// How many rows had each length: `(tokens, rows)`, by tokens.
 pub type LengthCounts = Vec<(u32, u32)>;
 

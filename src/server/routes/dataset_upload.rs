@@ -1,6 +1,8 @@
 //! `POST /api/datasets/upload?name=FILE`: a dataset file as the request's body, read within 16 MiB, checked row by
 //! row and kept in the caller's workspace, where a workload can name it. Answers the dataset as listed, or 400 /
-//! 413 with `{"error": "…"}` saying what is wrong (a bad row by its number); a refused upload stores nothing.
+//! 413 with `{"error": "…"}` saying what is wrong (a bad row by its number); a refused upload stores nothing and
+//! counts against the workspace's budget of refusals (past it, 429 with `Retry-After`). Two uploads are read at once
+//! across the process; others wait their turn before their body is read.
 
 use axum::body::Body;
 use axum::extract::rejection::QueryRejection;
@@ -11,10 +13,11 @@ use axum::{Extension, Json};
 use serde_json::json;
 
 use crate::auth::Session;
-use crate::model::{MAX_DATASETS, MAX_DATASET_BYTES};
+use crate::model::{Holding, MAX_DATASET_BYTES};
+use crate::rate_limit::Caller;
 use crate::state::AppState;
-use crate::store::NewDataset;
-use crate::workload::{read_upload, UploadError};
+use crate::store::{NewDataset, StoreError};
+use crate::workload::{read_upload, UploadError, REFUSED_UPLOAD_BUDGET};
 
 /// `?name=`: the file's name, whose extension says its format.
 #[derive(Debug, serde::Deserialize)]
@@ -26,6 +29,12 @@ fn refused(status: StatusCode, reason: impl std::fmt::Display) -> Response {
     (status, Json(json!({ "error": reason.to_string() }))).into_response()
 }
 
+/// Uploads read, checked and stored at once across the process: each holds up to 16 MiB of body and about as much
+/// again while its rows are read and it is stored, so forty uploads at once wait their turn instead of taking
+/// forty times that (`docs/RELIABILITY.md`, `cargo bench --bench workload_memory`).
+const UPLOADS_AT_ONCE: usize = 2;
+static UPLOAD_SLOTS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(UPLOADS_AT_ONCE);
+
 /// The handler.
 pub async fn dataset_upload(
     State(state): State<AppState>,
@@ -33,24 +42,43 @@ pub async fn dataset_upload(
     query: Result<Query<UploadQuery>, QueryRejection>,
     body: Body,
 ) -> Response {
+    let workspace = session.workspace_id;
+    let refusals = Caller::RefusedUploads(workspace).key();
+    match state.store.peek_rate_token(&refusals, REFUSED_UPLOAD_BUDGET, state.clock.now_ms()).await {
+        Ok(Ok(())) => {}
+        Ok(Err(wait)) => return too_many_refused(wait),
+        Err(e) => return internal(&e),
+    }
+    let refusal = upload(&state, workspace, query, body).await;
+    if let Err(refused) = &refusal {
+        if refused.status() != StatusCode::INTERNAL_SERVER_ERROR {
+            // Each refusal read a file: counted, so a workspace cannot make the server read refused files at will.
+            if let Err(e) = state.store.take_rate_token(&refusals, REFUSED_UPLOAD_BUDGET, state.clock.now_ms()).await {
+                tracing::warn!(error = %e, "counting a refused upload failed");
+            }
+        }
+    }
+    refusal.unwrap_or_else(|refused| refused)
+}
+
+/// Reads, checks and stores one upload in its turn; the dataset as listed, or the refusal.
+async fn upload(
+    state: &AppState,
+    workspace: crate::model::WorkspaceId,
+    query: Result<Query<UploadQuery>, QueryRejection>,
+    body: Body,
+) -> Result<Response, Response> {
     let Ok(Query(query)) = query else {
         let reason = "name the file in the address: ?name=FILE.jsonl (its extension, .jsonl, .json or .csv, says the \
                       format)";
-        return refused(StatusCode::BAD_REQUEST, reason);
+        return Err(refused(StatusCode::BAD_REQUEST, reason));
     };
-    let bytes = match read_body(body).await {
-        Ok(bytes) => bytes,
-        Err(refusal) => return refusal,
-    };
-    let workspace = session.workspace_id;
-    match state.store.list_datasets(workspace).await {
-        Ok(kept) if kept.len() >= MAX_DATASETS => {
-            let reason = format!("a workspace keeps at most {MAX_DATASETS} datasets: delete one first");
-            return refused(StatusCode::BAD_REQUEST, reason);
-        }
-        Ok(_) => {}
-        Err(e) => return internal(&e),
-    }
+    // A full workspace is refused before its file is read; the insert counts again in its own transaction, so
+    // uploads at once cannot pass the limit together.
+    let held = state.store.count_held(workspace, Holding::Datasets).await.map_err(|e| internal(&e))?;
+    Holding::Datasets.admits_one_more(held).map_err(|full| refused(StatusCode::BAD_REQUEST, full.reason))?;
+    let _turn = UPLOAD_SLOTS.acquire().await.map_err(|e| internal(&e))?;
+    let bytes = read_body(body).await?;
     // Reading every row and estimating its length is CPU work: off the async threads. The text is kept as the
     // bytes that came (checked UTF-8 by then), not copied.
     let read = tokio::task::spawn_blocking(move || {
@@ -62,8 +90,8 @@ pub async fn dataset_upload(
     .await;
     let (text, read) = match read {
         Ok(Ok(found)) => found,
-        Ok(Err(e)) => return refused(StatusCode::BAD_REQUEST, e),
-        Err(e) => return internal(&e),
+        Ok(Err(e)) => return Err(refused(StatusCode::BAD_REQUEST, e)),
+        Err(e) => return Err(internal(&e)),
     };
     let dataset = NewDataset {
         name: &read.name,
@@ -74,9 +102,24 @@ pub async fn dataset_upload(
         content: &text,
     };
     match state.store.create_dataset(workspace, dataset, state.clock.now_ms()).await {
-        Ok(stored) => Json(stored).into_response(),
-        Err(e) => internal(&e),
+        Ok(stored) => Ok(Json(stored).into_response()),
+        Err(StoreError::Invalid(full)) => Err(refused(StatusCode::BAD_REQUEST, full.reason)),
+        Err(e) => Err(internal(&e)),
     }
+}
+
+/// 429 with `Retry-After`: the workspace's refused uploads are past their budget.
+fn too_many_refused(wait: std::time::Duration) -> Response {
+    let seconds = wait.as_secs().max(1);
+    let reason = format!(
+        "this workspace's uploads were refused {} times in a short while: wait {seconds} s before the next one",
+        REFUSED_UPLOAD_BUDGET.burst
+    );
+    let mut response = refused(StatusCode::TOO_MANY_REQUESTS, reason);
+    if let Ok(value) = axum::http::HeaderValue::from_str(&seconds.to_string()) {
+        response.headers_mut().insert(axum::http::header::RETRY_AFTER, value);
+    }
+    response
 }
 
 /// The request's body, read chunk by chunk until one byte over the limit at most (enough to know a file is too large
