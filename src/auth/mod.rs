@@ -27,6 +27,6 @@ pub use siwe::{
     MAX_MESSAGE_BYTES,
 };
 pub use wallet_login::{
-    issue_siwe_nonce, login_with_wallet, siwe_policy, WalletLoginError, WalletSession, SIWE_NONCE_TTL_MS,
-    SIWE_STATEMENT, WALLET_LOGIN_BUDGET,
+    issue_siwe_nonce, login_with_wallet, siwe_policy, still_admitted, WalletLoginError, WalletSession,
+    SIWE_NONCE_TTL_MS, SIWE_STATEMENT, WALLET_LOGIN_BUDGET,
 };

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use super::eip1271::ContractWallets;
 use super::links::{open_session, NewSession};
-use super::siwe::{check_message, wallet_identity, SiwePolicy, SiweRejection};
-use crate::model::{iso8601_utc, short_address, NonceGrant, NotAdmitted, WalletAdmission};
+use super::siwe::{check_message, wallet_address_of, wallet_identity, SiwePolicy, SiweRejection};
+use crate::model::{iso8601_utc, short_address, NonceGrant, NotAdmitted, WalletAdmission, WorkspaceId};
 use crate::rate_limit::Budget;
 use crate::secrets::TokenHasher;
 use crate::store::{NonceUse, Store, StoreError};
@@ -19,6 +19,25 @@ pub const SIWE_NONCE_TTL_MS: i64 = 10 * 60 * 1000;
 /// Each client address may ask for 20 nonces or verifications at once, then one every 3 s: far more than a person
 /// signing in needs (one of each), far less than a script guessing would want.
 pub const WALLET_LOGIN_BUDGET: Budget = Budget { burst: 20.0, refill: Duration::from_secs(3) };
+
+/// Whether the workspace a session or an API token opens still belongs to someone `admission` lets in: checked on
+/// every use, not only at sign-in, so an operator who takes a wallet off `wallet-sign-in`'s list ends its sessions
+/// and tokens at once (and lets them work again by listing it again). `closed` keeps every wallet that has a
+/// workspace, and the install owner is never a wallet: only a list needs the workspace's owner read.
+pub async fn still_admitted(
+    store: &Store,
+    admission: &WalletAdmission,
+    workspace: WorkspaceId,
+) -> Result<Result<(), NotAdmitted>, StoreError> {
+    if !matches!(admission, WalletAdmission::Listed(_)) {
+        return Ok(Ok(()));
+    }
+    let owner = store.get_workspace(workspace).await?.owner;
+    Ok(match wallet_address_of(&owner) {
+        Some(address) => admission.admits(&address, true),
+        None => Ok(()),
+    })
+}
 
 /// The statement the browser's message carries.
 pub const SIWE_STATEMENT: &str = "Sign in to latency-guard.";

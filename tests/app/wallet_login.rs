@@ -188,6 +188,43 @@ async fn the_operator_closes_sign_in_to_new_wallets_or_lists_who_may_sign_in() {
         let (status, reply, _) = verify(&listed, body(&text, &signature)).await;
         assert_eq!(status, 403, "A is not listed, though it has a workspace: {reply}");
         assert!(reply["error"].as_str().unwrap().contains("not among those"), "{reply}");
+        // A's sessions and API tokens from before end with its admission: checked on every use, not only at
+        // sign-in. B's, and the install owner's, go on.
+        let address_a = address_of(KEY_A).await.unwrap();
+        let (workspace_a, cookie_a) = listed.session_for(&latency_guard::auth::wallet_identity(&address_a)).await;
+        let (status, reply) = listed.call("connectors/list", serde_json::json!({}), Some(&cookie_a)).await;
+        assert_eq!(status, 403, "{reply}");
+        assert!(reply.contains("not among those this server lets in") && reply.contains("wallet-sign-in"), "{reply}");
+        let (status, _, _) = listed.get("/connectors", Some(&cookie_a)).await;
+        assert_eq!(status, 303, "a page sends A back to sign-in");
+        let input = latency_guard::model::ApiTokenInput {
+            name: "ci".into(),
+            expires_in_days: None,
+            scope: latency_guard::model::TokenScope::Read,
+        };
+        let now = listed.state.clock.now_ms();
+        let token =
+            latency_guard::auth::create_api_token(&listed.state.store, &listed.state.tokens, workspace_a, &input, now)
+                .await
+                .unwrap()
+                .token;
+        let by_token = client()
+            .post(format!("{}/api/connectors/list", listed.base))
+            .bearer_auth(&token)
+            .json(&serde_json::json!({}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(by_token.status().as_u16(), 403, "A's API token");
+        let address_b = address_of(KEY_B).await.unwrap();
+        let (_, cookie_b) = listed.session_for(&latency_guard::auth::wallet_identity(&address_b)).await;
+        assert_eq!(listed.call("connectors/list", serde_json::json!({}), Some(&cookie_b)).await.0, 200, "B is listed");
+        let (_, owner) = listed.session_for("local:owner").await;
+        assert_eq!(
+            listed.call("connectors/list", serde_json::json!({}), Some(&owner)).await.0,
+            200,
+            "the install owner"
+        );
         db.cleanup().await;
     }
 }

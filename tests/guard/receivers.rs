@@ -284,7 +284,60 @@ async fn pagerduty_triggers_and_resolves_one_incident_per_alert(db: &TestDb) {
     slow.stop();
 }
 
+/// The routing key as a receiver that refuses an event might echo it back: as sent, its case changed, encoded, split
+/// over a line break, percent-encoded, as JSON escapes, or straddling the delivery log's 200-character cut.
+fn echoed_key(spelling: usize) -> String {
+    use base64::Engine as _;
+    let key = ROUTING_KEY;
+    match spelling % 9 {
+        0 => format!("invalid routing_key {key}"),
+        1 => format!("INVALID ROUTING_KEY {}", key.to_uppercase()),
+        2 => format!("invalid routing_key {}", key.to_lowercase()),
+        3 => format!("rejected: {}", base64::engine::general_purpose::STANDARD.encode(format!("key={key}"))),
+        4 => format!("rejected: {}", hex::encode(key)),
+        5 => format!("rejected: {}\n{}", &key[..16], &key[16..]),
+        6 => format!("rejected: {}", key.bytes().map(|b| format!("%{b:02X}")).collect::<String>()),
+        7 => format!("rejected: {}", key.chars().map(|c| format!("\\u{:04x}", c as u32)).collect::<String>()),
+        _ => format!("{}{key}", "x".repeat(190)),
+    }
+}
+
+async fn a_refusal_echoing_the_routing_key_in_any_spelling_leaves_it_out_of_the_log(db: &TestDb) {
+    let rig = Rig::new(&db.store, 25).await;
+    let fast = simulator(20).await;
+    let connector = rig.connector(&fast.base_url()).await;
+    let set = rig.set(4).await;
+    let sender =
+        WebhookSender::new(rig.store.clone(), rig.sealer.clone(), rig.clock.clone(), webhook_policy("127.0.0.1"));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://127.0.0.1:{}/enqueue", listener.local_addr().unwrap().port());
+    let answered = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = answered.clone();
+    let app = axum::Router::new().route(
+        "/enqueue",
+        axum::routing::post(move || {
+            let n = count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            async move { (StatusCode::BAD_REQUEST, echoed_key(n)) }
+        }),
+    );
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let schedule = schedule_to(&rig, &set, connector, Receiver::PagerDuty, &url).await;
+    while answered.load(std::sync::atomic::Ordering::SeqCst) < 9 {
+        let refused = sender.send_test(rig.ws, &schedule).await.unwrap();
+        let logged = refused.last_error.unwrap();
+        assert!(logged.starts_with("HTTP 400"), "{logged}");
+        let spelling = answered.load(std::sync::atomic::Ordering::SeqCst) - 1;
+        assert_eq!(crate::common::echoes::surviving_echo(&logged, ROUTING_KEY), None, "spelling {spelling}: {logged}");
+    }
+    for delivery in rig.store.list_webhook_deliveries(rig.ws, schedule.id, 100).await.unwrap() {
+        let logged = delivery.last_error.unwrap_or_default();
+        assert_eq!(crate::common::echoes::surviving_echo(&logged, ROUTING_KEY), None, "stored: {logged}");
+    }
+    fast.stop();
+}
+
 both_backends!(
     each_chat_gets_its_own_shape_for_an_alert_and_a_test,
     pagerduty_triggers_and_resolves_one_incident_per_alert,
+    a_refusal_echoing_the_routing_key_in_any_spelling_leaves_it_out_of_the_log,
 );

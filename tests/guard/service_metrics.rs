@@ -184,6 +184,21 @@ async fn off_by_default_and_loopback_only_without_a_token(db: &TestDb) {
     assert!(body.contains("metrics-token"), "says what to do: {body}");
     let (status, _, _) = get(&local, &[("x-forwarded-for", "203.0.113.9, 127.0.0.1")]).await;
     assert_eq!(status, 200, "the proxy's own entry (the last) is what counts");
+    // The usual spellings of an address are read as that address; anything else is nobody's, never loopback's.
+    for (entry, expected) in [
+        ("127.0.0.1:5555", 200),
+        ("[::1]:80", 200),
+        ("for=\"[::1]:80\";proto=https", 200),
+        ("203.0.113.9:4711", 403),
+        ("[2001:db8::1]:4711", 403),
+        ("for=203.0.113.9", 403),
+        ("unknown", 403),
+        ("for=_hidden", 403),
+        ("127.0.0.1:port", 403),
+    ] {
+        let (status, _, _) = get(&local, &[("x-forwarded-for", entry)]).await;
+        assert_eq!(status, expected, "{entry:?}");
+    }
 }
 
 both_backends!(the_exposition_moves_with_what_the_service_does, off_by_default_and_loopback_only_without_a_token,);

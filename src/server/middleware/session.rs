@@ -74,6 +74,9 @@ pub async fn require_session(State(state): State<AppState>, mut request: Request
                         return forbidden(&why);
                     }
                 }
+                if let Some(refusal) = not_admitted(&state, &session, &path).await {
+                    return refusal;
+                }
                 request.extensions_mut().insert(session);
                 next.run(request).await
             }
@@ -99,11 +102,28 @@ pub async fn require_session(State(state): State<AppState>, mut request: Request
     };
     match session {
         Some(session) => {
+            if let Some(refusal) = not_admitted(&state, &session, &path).await {
+                return refusal;
+            }
             request.extensions_mut().insert(session);
             next.run(request).await
         }
         None if path.starts_with("/api/") => unauthorized(),
         None => Redirect::to("/login").into_response(),
+    }
+}
+
+/// The answer to a session or token whose wallet the operator no longer lets in (`wallet-sign-in`): a 403 saying so
+/// on `/api/`, sign-in for a page; `None` when it is let in.
+async fn not_admitted(state: &AppState, session: &crate::auth::Session, path: &str) -> Option<Response> {
+    match crate::auth::still_admitted(&state.store, &state.settings.wallet_sign_in, session.workspace_id).await {
+        Ok(Ok(())) => None,
+        Ok(Err(why)) if path.starts_with("/api/") => Some(forbidden(&why.to_string())),
+        Ok(Err(_)) => Some(Redirect::to("/login").into_response()),
+        Err(e) => {
+            tracing::error!(error = %e, "checking a session's wallet admission failed");
+            Some(StatusCode::INTERNAL_SERVER_ERROR.into_response())
+        }
     }
 }
 
