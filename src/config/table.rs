@@ -247,7 +247,8 @@ pub const SETTINGS: &[Setting] = &[
         key: Some("guard-tick-parallelism"),
         env: "LATENCY_GUARD_GUARD_TICK_PARALLELISM",
         default: "`4`",
-        meaning: "schedules of one tick evaluated at once",
+        meaning: "Guard schedules this process evaluates at once, shared between workspaces (each an equal share; \
+                  one alone holds all but one)",
         secret: false,
         apply: |s, v| {
             s.guard_tick_parallelism = usize::try_from(at_least_one(v)?).map_err(|_| "too large".to_string())?;

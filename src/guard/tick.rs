@@ -5,14 +5,17 @@
 //! the outcome on the schedule. A run that is not valid (unreachable endpoint, too many errors, too few samples)
 //! is inconclusive; a schedule whose run cannot be made (deleted connector, a run that cannot start) is failed;
 //! either way it was advanced by its claim and the tick goes on with the others. Run now is the same path for one
-//! schedule.
+//! schedule. The process's evaluation slots are shared between workspaces (`fair_share`); the in-process loop
+//! dispatches without waiting, so a long evaluation never holds the next due ones.
 
 use futures::StreamExt;
 use serde::Serialize;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::alerts::{plan_alerts, Channels, Finished, Standing};
 use super::decide::{decide_run, send_order_lag1};
+use super::fair_share::pick_fairly;
 use super::observed::observe_run;
 use super::plan::guard_plan;
 use super::pool::{measured_key, pool_state, PoolState};
@@ -33,6 +36,52 @@ use crate::store::{Backend, Claim, Store, StoreError, WebhookNotice};
 /// The longest an evaluation can take: a set's 100 prompts one at a time, each up to the 120 s request limit,
 /// with room to spare. An evaluation running longer was abandoned by a stopped process.
 pub const MAX_EVALUATION_MS: i64 = 4 * 3_600_000;
+
+/// Due schedules a claim looks at to share the slots fairly: enough that one workspace's many due schedules do not
+/// hide another's.
+const FAIR_WINDOW: u32 = 500;
+
+/// The evaluations this process runs now, by workspace, and a signal each time one ends.
+#[derive(Default)]
+struct Running {
+    by_workspace: std::sync::Mutex<HashMap<WorkspaceId, usize>>,
+    ended: tokio::sync::Notify,
+}
+
+impl Running {
+    /// How many each workspace runs now.
+    fn by_workspace(&self) -> HashMap<WorkspaceId, usize> {
+        self.by_workspace.lock().map(|m| m.clone()).unwrap_or_default()
+    }
+
+    /// Counts one more evaluation of `workspace` until the slot is dropped.
+    fn take(self: &Arc<Self>, workspace: WorkspaceId) -> Slot {
+        if let Ok(mut m) = self.by_workspace.lock() {
+            *m.entry(workspace).or_default() += 1;
+        }
+        Slot { running: Arc::clone(self), workspace }
+    }
+}
+
+/// One evaluation's place among those running; freed however its task ends.
+struct Slot {
+    running: Arc<Running>,
+    workspace: WorkspaceId,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        if let Ok(mut m) = self.running.by_workspace.lock() {
+            if let Some(n) = m.get_mut(&self.workspace) {
+                *n = n.saturating_sub(1);
+                if *n == 0 {
+                    m.remove(&self.workspace);
+                }
+            }
+        }
+        self.running.ended.notify_one();
+    }
+}
 
 /// What one tick did.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -74,6 +123,7 @@ pub struct Guard {
     instance: Arc<str>,
     hook_limit: super::hook_limit::HookLimit,
     mail: Option<MailSender>,
+    running: Arc<Running>,
 }
 
 impl Guard {
@@ -81,7 +131,8 @@ impl Guard {
     pub fn new(store: Store, runs: RunManager, clock: Arc<dyn Clock>, options: GuardOptions) -> Self {
         let instance = format!("guard-{}", uuid::Uuid::new_v4()).into();
         let mail = options.mailer.clone().map(|mailer| MailSender::new(store.clone(), mailer, Arc::clone(&clock)));
-        Self { store, runs, clock, options: Arc::new(options), instance, hook_limit: Default::default(), mail }
+        let running = Arc::default();
+        Self { store, runs, clock, options: Arc::new(options), instance, hook_limit: Default::default(), mail, running }
     }
 
     /// Alert e-mail's sender, when e-mail is on (its outbox is retried by a loop of its own).
@@ -112,8 +163,9 @@ impl Guard {
         }
     }
 
-    /// One tick: claims the due schedules and evaluates them, `parallelism` at a time. First it closes the
-    /// evaluations a stopped process left running (older than the longest an evaluation can take).
+    /// One tick: claims the due schedules and evaluates them, `parallelism` at a time across the process, each
+    /// workspace within its share of those slots; returns when they have ended. First it closes the evaluations a
+    /// stopped process left running (older than the longest an evaluation can take).
     pub async fn tick(&self) -> Result<TickReport, StoreError> {
         let started = std::time::Instant::now();
         let report = self.tick_once().await;
@@ -121,22 +173,78 @@ impl Guard {
         report
     }
 
+    /// The tick's evaluations start as slots free up, each workspace within its share of them
+    /// ([`pick_fairly`]): one workspace's slow schedules never hold another's. It claims at most `limit` schedules
+    /// in all and returns once the ones it started have ended.
     async fn tick_once(&self) -> Result<TickReport, StoreError> {
         let at_ms = self.now().await?;
         self.fail_abandoned(at_ms - MAX_EVALUATION_MS).await?;
-        let claims = self.store.claim_due_schedules(at_ms, self.options.limit, &self.instance).await?;
-        if !claims.is_empty() {
-            tracing::info!(due = claims.len(), "guard tick claimed schedules");
+        let mut started = futures::stream::FuturesUnordered::new();
+        let mut ran: Vec<(usize, (ScheduleOutcome, Mail))> = Vec::new();
+        let mut claimed = 0;
+        loop {
+            let room = (self.options.limit as usize).saturating_sub(claimed);
+            // Each evaluation is a task of its own: it goes on while this one waits for the next claim (a
+            // future left unpolled could hold SQLite's write lock that the claim waits for).
+            for claim in self.claim_fairly(at_ms, room).await? {
+                let (guard, slot, i) = (self.clone(), self.running.take(claim.workspace), claimed);
+                started.push(tokio::spawn(async move {
+                    let _slot = slot;
+                    (i, guard.evaluate(claim).await)
+                }));
+                claimed += 1;
+            }
+            match started.next().await {
+                Some(Ok(done)) => ran.push(done),
+                Some(Err(e)) => tracing::error!(error = %e, "a guard evaluation's task failed"),
+                None => break,
+            }
         }
-        let mut ran: Vec<(usize, (ScheduleOutcome, Mail))> = futures::stream::iter(claims.into_iter().enumerate())
-            .map(|(i, claim)| async move { (i, self.evaluate(claim).await) })
-            .buffer_unordered(self.options.parallelism.max(1))
-            .collect()
-            .await;
+        if claimed > 0 {
+            tracing::info!(claimed, "guard tick evaluated schedules");
+        }
         ran.sort_by_key(|(i, _)| *i);
         let (outcomes, mail): (Vec<ScheduleOutcome>, Vec<Mail>) = ran.into_iter().map(|(_, pair)| pair).unzip();
         self.send_mail(mail).await;
         Ok(TickReport { at_ms, ran: outcomes })
+    }
+
+    /// Starts the due schedules that fit in the free slots, each workspace within its share, and returns without
+    /// waiting for them: what the in-process loop does, so a long evaluation never holds the next due ones. Each
+    /// evaluation sends its own e-mail when it ends. How many started.
+    pub async fn dispatch(&self) -> Result<usize, StoreError> {
+        let started = std::time::Instant::now();
+        let at_ms = self.now().await?;
+        self.fail_abandoned(at_ms - MAX_EVALUATION_MS).await?;
+        let claims = self.claim_fairly(at_ms, self.options.limit as usize).await?;
+        let count = claims.len();
+        for claim in claims {
+            let (guard, slot) = (self.clone(), self.running.take(claim.workspace));
+            tokio::spawn(async move {
+                let _slot = slot;
+                let (_, mail) = guard.evaluate(claim).await;
+                guard.send_mail(vec![mail]).await;
+            });
+        }
+        crate::telemetry::counters().guard_tick(started.elapsed());
+        Ok(count)
+    }
+
+    /// Waits until an evaluation this process runs ends (or returns at once when one ended since the last wait).
+    pub async fn evaluation_ended(&self) {
+        self.running.ended.notified().await;
+    }
+
+    /// Claims up to `room` due schedules for this process's free slots, in turns across workspaces.
+    async fn claim_fairly(&self, at_ms: i64, room: usize) -> Result<Vec<Claim>, StoreError> {
+        let slots = self.options.parallelism.max(1);
+        let running = self.running.by_workspace();
+        let free = slots.saturating_sub(running.values().sum()).min(room);
+        if free == 0 {
+            return Ok(Vec::new());
+        }
+        let pick = |due: &[WorkspaceId]| pick_fairly(due, &running, slots, free);
+        self.store.claim_due_schedules_picked(at_ms, FAIR_WINDOW, &self.instance, pick).await
     }
 
     /// One message per recipient listing every alert this tick opened for them, written to the mail outbox and

@@ -366,6 +366,19 @@ impl Store {
     /// Claims up to `limit` enabled schedules due at `now` (oldest due first) for `claimed_by`, moving each one's
     /// `next_run_at` to `now` + its cadence. A slot another process claimed first is skipped.
     pub async fn claim_due_schedules(&self, now: i64, limit: u32, claimed_by: &str) -> Result<Vec<Claim>, StoreError> {
+        self.claim_due_schedules_picked(now, limit, claimed_by, |due| (0..due.len()).collect()).await
+    }
+
+    /// Claims, of the first `window` enabled schedules due at `now` (oldest due first), those `pick` chooses from
+    /// their workspaces (the indexes, in the order to claim them), for `claimed_by`; the others stay due. A slot
+    /// another process claimed or locked first is skipped.
+    pub async fn claim_due_schedules_picked(
+        &self,
+        now: i64,
+        window: u32,
+        claimed_by: &str,
+        pick: impl FnOnce(&[WorkspaceId]) -> Vec<usize>,
+    ) -> Result<Vec<Claim>, StoreError> {
         let lock = match self.backend {
             Backend::Postgres => " FOR UPDATE SKIP LOCKED",
             Backend::Sqlite => "",
@@ -376,11 +389,16 @@ impl Store {
              WHERE enabled = 1 AND next_run_at <= $1 ORDER BY next_run_at, id LIMIT $2{lock}"
         ))
         .bind(now)
-        .bind(i64::from(limit))
+        .bind(i64::from(window))
         .fetch_all(&mut *tx)
         .await?;
-        let mut claims = Vec::with_capacity(due.len());
-        for row in &due {
+        let workspaces = due
+            .iter()
+            .map(|row| parse_id::<WorkspaceId>(&row.try_get::<String, _>("workspace_id")?))
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        let picked = pick(&workspaces);
+        let mut claims = Vec::with_capacity(picked.len());
+        for row in picked.into_iter().filter_map(|i| due.get(i)) {
             let schedule: ScheduleId = parse_id(&row.try_get::<String, _>("id")?)?;
             let workspace: WorkspaceId = parse_id(&row.try_get::<String, _>("workspace_id")?)?;
             let slot_at: i64 = row.try_get("next_run_at")?;

@@ -3,6 +3,7 @@
 #![allow(dead_code, reason = "each test binary uses a different subset of these helpers")]
 
 pub mod echoes;
+pub mod endpoint;
 pub mod guard_rig;
 pub mod llama;
 pub mod outage;

@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::common::endpoint::scripted_endpoint;
 use crate::common::guard_rig::{Rig, MINUTE};
 use crate::common::TestDb;
 use crate::webhooks::webhook_policy;
@@ -92,47 +93,25 @@ async fn drafting_server() -> DraftingServer {
     let accept_pct = Arc::new(AtomicU32::new(80));
     let counters: Arc<Mutex<Counters>> = Arc::default();
     let (rate, on_complete, on_scrape) = (accept_pct.clone(), counters.clone(), counters);
-    let app = axum::Router::new()
-        .route(
-            "/v1/chat/completions",
-            axum::routing::post(move || {
-                let (rate, counters) = (rate.clone(), on_complete.clone());
-                async move {
-                    let mut c = counters.lock().unwrap();
-                    c.drafts += 1;
-                    c.drafted += 10;
-                    c.accepted += u64::from(rate.load(Ordering::SeqCst)) / 10;
-                    axum::Json(serde_json::json!({
-                        "id": "cmpl-1", "object": "chat.completion", "created": 0, "model": "sim-model",
-                        "choices": [{"index": 0, "message": {"role": "assistant", "content": "one two three four"},
-                                     "finish_reason": "stop"}],
-                        "usage": {"prompt_tokens": 5, "completion_tokens": 4, "total_tokens": 9}
-                    }))
-                }
-            }),
+    let on_chat = Arc::new(move || {
+        let mut c = on_complete.lock().unwrap();
+        c.drafts += 1;
+        c.drafted += 10;
+        c.accepted += u64::from(rate.load(Ordering::SeqCst)) / 10;
+    });
+    let metrics = Arc::new(move || {
+        let c = on_scrape.lock().unwrap();
+        format!(
+            "# TYPE vllm:spec_decode_num_drafts_total counter\n\
+             vllm:spec_decode_num_drafts_total{{engine=\"0\",model_name=\"sim-model\"}} {}\n\
+             # TYPE vllm:spec_decode_num_draft_tokens_total counter\n\
+             vllm:spec_decode_num_draft_tokens_total{{engine=\"0\",model_name=\"sim-model\"}} {}\n\
+             # TYPE vllm:spec_decode_num_accepted_tokens_total counter\n\
+             vllm:spec_decode_num_accepted_tokens_total{{engine=\"0\",model_name=\"sim-model\"}} {}\n",
+            c.drafts, c.drafted, c.accepted
         )
-        .route(
-            "/metrics",
-            axum::routing::get(move || {
-                let counters = on_scrape.clone();
-                async move {
-                    let c = counters.lock().unwrap();
-                    format!(
-                        "# TYPE vllm:spec_decode_num_drafts_total counter\n\
-                         vllm:spec_decode_num_drafts_total{{engine=\"0\",model_name=\"sim-model\"}} {}\n\
-                         # TYPE vllm:spec_decode_num_draft_tokens_total counter\n\
-                         vllm:spec_decode_num_draft_tokens_total{{engine=\"0\",model_name=\"sim-model\"}} {}\n\
-                         # TYPE vllm:spec_decode_num_accepted_tokens_total counter\n\
-                         vllm:spec_decode_num_accepted_tokens_total{{engine=\"0\",model_name=\"sim-model\"}} {}\n",
-                        c.drafts, c.drafted, c.accepted
-                    )
-                }
-            }),
-        );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base_url = format!("http://127.0.0.1:{}/v1", listener.local_addr().unwrap().port());
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    DraftingServer { base_url, accept_pct }
+    });
+    DraftingServer { base_url: scripted_endpoint(on_chat, metrics).await, accept_pct }
 }
 
 /// A webhook receiver on loopback: its URL and every body it accepted.

@@ -11,6 +11,7 @@ mod acceptance;
 mod change_points;
 mod email;
 mod every_threshold;
+mod fairness;
 mod guard;
 mod guard_api;
 mod guard_hook;
