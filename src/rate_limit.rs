@@ -1,7 +1,7 @@
 //! Rate limits: a budget (a burst, then one call per refill interval) and who a bucket counts. The buckets live
 //! in the database (`Store::take_rate_token`), so every replica counts against one budget: wallet login per
 //! client address, contact links per workspace, Guard's tick hook as a whole and each client calling it, refused
-//! dataset uploads per workspace.
+//! dataset uploads and test messages per workspace.
 
 use std::net::IpAddr;
 use std::time::Duration;
@@ -31,6 +31,8 @@ pub enum Caller {
     GuardHookClient(IpAddr),
     /// A workspace whose dataset uploads were refused (each refusal read and parsed a file).
     RefusedUploads(WorkspaceId),
+    /// A workspace sending test messages to its schedules' receivers.
+    TestMessages(WorkspaceId),
 }
 
 impl Caller {
@@ -42,6 +44,7 @@ impl Caller {
             Self::GuardHook => "guard-hook".into(),
             Self::GuardHookClient(ip) => format!("guard-hook-client:{ip}"),
             Self::RefusedUploads(workspace) => format!("refused-uploads:{workspace}"),
+            Self::TestMessages(workspace) => format!("test-messages:{workspace}"),
         }
     }
 }

@@ -283,11 +283,22 @@ pub async fn run_schedule_now(id: ScheduleId) -> Result<ScheduleOutcome, AppErro
 }
 
 /// `POST /api/guard/schedules/test-webhook`, `{"id"}`: sends a signed test message to the schedule's webhook now
-/// (that message alone) and answers how the attempt went (it is retried like any other if it failed).
+/// (that message alone) and answers how the attempt went (it is retried like any other if it failed). A workspace
+/// sends 5 at once, then one a minute; past that a 400 says when.
 #[server(prefix = "/api", endpoint = "guard/schedules/test-webhook", input = Json, output = Json)]
 pub async fn send_test_webhook(id: ScheduleId) -> Result<WebhookDelivery, AppError> {
     with_session(|state, session| async move {
         let schedule = state.store.get_schedule(session.workspace_id, id).await?;
+        let bucket = crate::rate_limit::Caller::TestMessages(session.workspace_id).key();
+        let budget = crate::notify::TEST_MESSAGE_BUDGET;
+        if let Err(wait) = state.store.take_rate_token(&bucket, budget, state.clock.now_ms()).await? {
+            let reason = format!(
+                "test messages are limited to {} at once, then one a minute: try again in {} s",
+                budget.burst,
+                wait.as_secs().max(1)
+            );
+            return Err(AppError::Invalid(crate::model::ValidationError::new("id", reason)));
+        }
         Ok(state.webhooks.send_test(session.workspace_id, &schedule).await?)
     })
     .await

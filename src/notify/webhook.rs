@@ -7,8 +7,10 @@
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
+use futures::stream::{FuturesUnordered, StreamExt};
 use hmac::{Hmac, Mac};
-use std::sync::Arc;
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::clock::Clock;
@@ -22,7 +24,12 @@ use super::error::{DeliveryError, SignError, TestError};
 use super::message::new_message_id;
 use super::receivers::{test_bodies, with_routing_key};
 use super::retry::{every, next_step, BATCH, LEASE_MS};
+use super::turns::{in_turns, Turns};
 use crate::outbound::{AddressPolicy, Reach};
+
+/// Test messages a workspace may send: a burst of 5, then one a minute (each is a request to a URL it chose).
+pub const TEST_MESSAGE_BUDGET: crate::rate_limit::Budget =
+    crate::rate_limit::Budget { burst: 5.0, refill: Duration::from_secs(60) };
 
 /// A fresh signing secret: `whsec_` and 32 random bytes in base64.
 pub fn new_webhook_secret() -> String {
@@ -58,12 +65,49 @@ impl WebhookSender {
         Self { store, sealer, clock, addresses, timeout: Duration::from_secs(10) }
     }
 
-    /// One pass: leases the due messages and attempts each once. Returns how many were delivered.
+    /// One pass: leases the due messages and attempts each once, many at once in turns across workspaces (each
+    /// workspace and each destination within its own limit: `turns`), holding their leases while the pass lasts.
+    /// Returns how many were delivered.
     pub async fn deliver_due(&self) -> Result<usize, StoreError> {
-        let due = self.store.lease_due_webhooks(self.clock.now_ms(), LEASE_MS, BATCH).await?;
+        let due = in_turns(self.store.lease_due_webhooks(self.clock.now_ms(), LEASE_MS, BATCH).await?);
+        let unsent: Mutex<HashSet<String>> = Mutex::new(due.iter().map(|m| m.id.clone()).collect());
+        let turns = Turns::default();
+        let mut sending: FuturesUnordered<_> = due
+            .iter()
+            .map(|message| async {
+                let turn = turns.take(message).await;
+                let delivered = match turn {
+                    Some(_turn) => self.deliver(message).await,
+                    None => Ok(false),
+                };
+                if let Ok(mut unsent) = unsent.lock() {
+                    unsent.remove(&message.id);
+                }
+                delivered
+            })
+            .collect();
+        let every = Duration::from_millis(u64::try_from(LEASE_MS / 3).unwrap_or(20_000));
+        let mut renew = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
         let mut delivered = 0;
-        for message in due {
-            delivered += usize::from(self.deliver(&message).await?);
+        loop {
+            tokio::select! {
+                next = sending.next() => match next {
+                    Some(Ok(sent)) => delivered += usize::from(sent),
+                    Some(Err(e)) => tracing::error!(error = %e, "recording a webhook attempt failed"),
+                    None => break,
+                },
+                _ = renew.tick() => {
+                    let ids: Vec<String> = unsent.lock().map(|u| u.iter().cloned().collect()).unwrap_or_default();
+                    let renewed = self.store.renew_webhook_leases(&ids, self.clock.now_ms(), LEASE_MS).await;
+                    match renewed {
+                        Ok(n) if n < ids.len() as u64 => {
+                            tracing::warn!(renewed = n, unsent = ids.len(), "some webhook leases ran out during a pass");
+                        }
+                        Ok(_) => {}
+                        Err(e) => tracing::error!(error = %e, "renewing webhook leases failed"),
+                    }
+                }
+            }
         }
         Ok(delivered)
     }

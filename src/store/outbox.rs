@@ -173,6 +173,26 @@ impl Store {
         message_from_row(&row).map(Some)
     }
 
+    /// Holds the lease on the messages `ids` (leased by this deliverer and still unsent) for another `lease_ms`
+    /// from `now`, so a pass that takes longer than one lease is not sent again by another deliverer meanwhile.
+    /// A lease that already ran out is not taken back (another may hold it now). How many were renewed.
+    pub async fn renew_webhook_leases(&self, ids: &[String], now: i64, lease_ms: i64) -> Result<u64, StoreError> {
+        if ids.is_empty() {
+            return Ok(0);
+        }
+        let placeholders: Vec<String> = (0..ids.len()).map(|i| format!("${}", i + 3)).collect();
+        let sql = format!(
+            "UPDATE webhook_outbox SET leased_until = $1 WHERE leased_until > $2 AND delivered_at IS NULL \
+             AND gave_up_at IS NULL AND id IN ({})",
+            placeholders.join(", ")
+        );
+        let mut query = sqlx::query(&sql).bind(now + lease_ms).bind(now);
+        for id in ids {
+            query = query.bind(id);
+        }
+        Ok(query.execute(&self.pool).await?.rows_affected())
+    }
+
     /// Logs an attempt at `message` and moves it on: delivered, due again later, or given up.
     pub async fn record_webhook_attempt(
         &self,

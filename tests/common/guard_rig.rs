@@ -205,6 +205,46 @@ impl Rig {
         self.store.pin_baseline(self.ws, &new, self.clock.now_ms()).await.unwrap();
     }
 
+    /// A schedule of another workspace, `owner`'s (made when new), over a connector to `base_url` and a set of one
+    /// prompt, like `template` otherwise, telling `webhook_url`; sealed with this rig's sealer, so this rig's Guard
+    /// runs it.
+    pub async fn schedule_elsewhere(
+        &self,
+        owner: &str,
+        base_url: &str,
+        template: &ScheduleInput,
+        webhook_url: Option<&str>,
+    ) -> (WorkspaceId, Schedule) {
+        let now = self.clock.now_ms();
+        let (ws, _) = self.store.ensure_workspace(owner, owner, now).await.unwrap();
+        let connector = ConnectorInput {
+            name: format!("{owner}'s endpoint"),
+            base_url: base_url.into(),
+            model: "sim-model".into(),
+            ..Default::default()
+        };
+        let connector =
+            self.store.create_connector(ws.id, &connector.validate().unwrap(), false, &self.sealer, now).await.unwrap();
+        let set = BenchmarkSetInput {
+            name: format!("{owner}'s prompts"),
+            prompts: vec![SetPrompt { text: "hi".into() }],
+            system_prompt: None,
+            max_tokens: 8,
+        };
+        let set = self.store.create_set(ws.id, &set.validate().unwrap(), now).await.unwrap();
+        let input = ScheduleInput {
+            name: format!("{owner}'s schedule"),
+            set_id: set.id,
+            connector_id: connector.id,
+            notify: latency_guard::model::Notify { webhook_url: webhook_url.map(String::from), ..Default::default() },
+            ..template.clone()
+        };
+        let secret = latency_guard::notify::new_webhook_secret();
+        let schedule =
+            self.store.create_schedule(ws.id, &input.validate().unwrap(), &secret, &self.sealer, now).await.unwrap();
+        (ws.id, schedule)
+    }
+
     /// Webhook messages written for every schedule of the workspace.
     pub async fn outbox_rows(&self) -> usize {
         let mut n = 0;

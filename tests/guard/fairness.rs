@@ -10,7 +10,7 @@ use crate::common::endpoint::scripted_endpoint;
 use crate::common::guard_rig::{simulator, Rig};
 use crate::common::TestDb;
 use latency_guard::clock::Clock;
-use latency_guard::model::{BenchmarkSetInput, Cadence, ConnectorInput, EvaluationStatus, ScheduleInput, SetPrompt};
+use latency_guard::model::{Cadence, EvaluationStatus, ScheduleInput};
 
 /// A second workspace, `other`, with one schedule of one prompt on an endpoint that notes when each request came;
 /// those instants.
@@ -19,27 +19,7 @@ async fn other_workspace_schedule(rig: &Rig, template: &ScheduleInput) -> Arc<Mu
     let noted = arrived.clone();
     let url =
         scripted_endpoint(Arc::new(move || noted.lock().unwrap().push(Instant::now())), Arc::new(String::new)).await;
-    let now = rig.clock.now_ms();
-    let (other, _) = rig.store.ensure_workspace("other", "Other", now).await.unwrap();
-    let connector = ConnectorInput { name: "theirs".into(), base_url: url, model: "m".into(), ..Default::default() };
-    let connector =
-        rig.store.create_connector(other.id, &connector.validate().unwrap(), false, &rig.sealer, now).await.unwrap();
-    let set = BenchmarkSetInput {
-        name: "theirs".into(),
-        prompts: vec![SetPrompt { text: "hi".into() }],
-        system_prompt: None,
-        max_tokens: 8,
-    };
-    let set = rig.store.create_set(other.id, &set.validate().unwrap(), now).await.unwrap();
-    let input = ScheduleInput {
-        name: "theirs".into(),
-        set_id: set.id,
-        connector_id: connector.id,
-        notify: Default::default(),
-        ..template.clone()
-    };
-    let secret = latency_guard::notify::new_webhook_secret();
-    rig.store.create_schedule(other.id, &input.validate().unwrap(), &secret, &rig.sealer, now).await.unwrap();
+    rig.schedule_elsewhere("other", &url, template, None).await;
     arrived
 }
 

@@ -232,6 +232,13 @@ async fn a_schedule_from_set_to_acknowledged_alert_through_the_api() {
     let test = ok(&app, &cookie, "guard/schedules/test-webhook", json!({"id": schedule_id})).await;
     assert_eq!(test["attempts"], 1);
     assert!(test["lastError"].as_str().unwrap().starts_with("refused: 127.0.0.1"), "{test}");
+    // Each test message is a request to a URL the workspace chose: five at once, then one a minute.
+    for _ in 0..4 {
+        ok(&app, &cookie, "guard/schedules/test-webhook", json!({"id": schedule_id})).await;
+    }
+    let (status, text) = app.call("guard/schedules/test-webhook", json!({"id": schedule_id}), Some(&cookie)).await;
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains("test messages are limited to 5 at once, then one a minute: try again in "), "{text}");
     ok(&app, &cookie, "guard/schedules/delete", json!({"id": schedule_id})).await;
     ok(&app, &cookie, "guard/sets/delete", json!({"id": set_id})).await;
 }

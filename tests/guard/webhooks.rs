@@ -240,7 +240,91 @@ async fn every_kind_of_notice_reaches_the_receiver_with_its_type(db: &TestDb) {
     slow.stop();
 }
 
+/// A receiver that takes the request and never answers: its URL.
+async fn hanging_receiver() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://127.0.0.1:{}/hook", listener.local_addr().unwrap().port());
+    let app = axum::Router::new().route("/hook", axum::routing::post(|| std::future::pending::<()>()));
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    url
+}
+
+/// Writes a message for `schedule` of `workspace` to the outbox, due now.
+async fn queue(rig: &Rig, workspace: latency_guard::model::WorkspaceId, schedule: &latency_guard::model::Schedule) {
+    let url = schedule.input.notify.webhook_url.as_deref().unwrap();
+    let id = latency_guard::notify::new_message_id();
+    let row = OutboxRow { schedule: schedule.id, alert: None, id: &id, body: "{}" };
+    let to = Recipient { url, receiver: Receiver::Webhook };
+    rig.store.queue_webhook(workspace, to, row, rig.clock.now_ms()).await.unwrap();
+}
+
+/// Five messages of one workspace to receivers that never answer, then one of another workspace: its message
+/// arrives at once (sent in turns, each workspace within its own share), and the pass takes about one receiver's
+/// time limit, not one for each (it took 50 s).
+async fn hanging_receivers_of_one_workspace_never_hold_anothers_alert(db: &TestDb) {
+    let rig = Rig::new(&db.store, 25).await;
+    let sim = simulator(5).await;
+    let connector = rig.connector(&sim.base_url()).await;
+    let set = rig.set(1).await;
+    let template = rig.schedule("template", &set, connector, Cadence::Hourly, false).await.input;
+    for i in 0..5 {
+        let hook = hanging_receiver().await;
+        let input = ScheduleInput {
+            name: format!("hanging {i}"),
+            notify: latency_guard::model::Notify { webhook_url: Some(hook), ..Default::default() },
+            ..template.clone()
+        };
+        let secret = latency_guard::notify::new_webhook_secret();
+        let schedule =
+            rig.store.create_schedule(rig.ws, &input.validate().unwrap(), &secret, &rig.sealer, 0).await.unwrap();
+        queue(&rig, rig.ws, &schedule).await;
+    }
+    rig.clock.advance(1);
+    let (url, received) = loopback_receiver().await;
+    let (other, theirs) = rig.schedule_elsewhere("other", &sim.base_url(), &template, Some(&url)).await;
+    queue(&rig, other, &theirs).await;
+
+    let sender =
+        WebhookSender::new(rig.store.clone(), rig.sealer.clone(), rig.clock.clone(), webhook_policy("127.0.0.1"));
+    let started = std::time::Instant::now();
+    let pass = tokio::spawn(async move { sender.deliver_due().await });
+    while received.lock().unwrap().is_empty() {
+        assert!(started.elapsed() < std::time::Duration::from_secs(15), "the other workspace's message never came");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let arrived = started.elapsed();
+    assert!(arrived < std::time::Duration::from_secs(3), "it waited {arrived:?} behind hanging receivers");
+    assert_eq!(pass.await.unwrap().unwrap(), 1, "only the other workspace's receiver answered");
+    let took = started.elapsed();
+    assert!(took < std::time::Duration::from_secs(25), "five hanging receivers took {took:?}");
+    let log = rig.store.list_webhook_deliveries(other, theirs.id, 10).await.unwrap();
+    assert!(log[0].delivered_at_ms.is_some(), "{log:?}");
+    sim.stop();
+}
+
+/// A pass holds the leases of the messages it has not sent yet: renewed before they run out, another deliverer
+/// cannot take them; a lease that ran out is not taken back.
+async fn a_pass_renews_the_leases_of_what_it_has_not_sent(db: &TestDb) {
+    let rig = Rig::new(&db.store, 25).await;
+    let sim = simulator(5).await;
+    let connector = rig.connector(&sim.base_url()).await;
+    let set = rig.set(1).await;
+    let schedule = rig.schedule("held", &set, connector, Cadence::Hourly, false).await;
+    queue(&rig, rig.ws, &schedule).await;
+    let now = rig.clock.now_ms();
+    let leased = rig.store.lease_due_webhooks(now, 60_000, 50).await.unwrap();
+    assert_eq!(leased.len(), 1);
+    let ids = vec![leased[0].id.clone()];
+    assert_eq!(rig.store.renew_webhook_leases(&ids, now + 40_000, 60_000).await.unwrap(), 1);
+    assert!(rig.store.lease_due_webhooks(now + 61_000, 60_000, 50).await.unwrap().is_empty(), "still held");
+    assert_eq!(rig.store.lease_due_webhooks(now + 101_000, 60_000, 50).await.unwrap().len(), 1, "after it");
+    assert_eq!(rig.store.renew_webhook_leases(&ids, now + 200_000, 60_000).await.unwrap(), 0, "ran out: not ours");
+    sim.stop();
+}
+
 both_backends!(
+    hanging_receivers_of_one_workspace_never_hold_anothers_alert,
+    a_pass_renews_the_leases_of_what_it_has_not_sent,
     every_kind_of_notice_reaches_the_receiver_with_its_type,
     a_slow_endpoint_alerts_a_receiver_that_was_down_until_a_retry,
     discord_urls_get_content_instead_of_text,
