@@ -247,7 +247,7 @@ pub async fn get_schedule_page(id: ScheduleId) -> Result<SchedulePage, AppError>
             baselines: crate::fragments::baselines(&detail),
             pinnable_choices: crate::fragments::pinnable_choices(&detail),
             first_pinnable: detail.pinnable_runs.first().map(|r| r.id),
-            history: crate::fragments::history(&detail),
+            history: crate::fragments::history(&detail, crate::guard::history_changes(&detail).await),
             schedule: detail.schedule,
         })
     })

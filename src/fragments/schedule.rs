@@ -11,7 +11,7 @@ use crate::model::{
     Metric, PooledInfo, ReferenceFrom, Schedule, ScheduleDetail, ScheduleWorkload, WebhookDelivery,
     ADVISED_MIN_PROMPTS, MIN_POOLED_EVALUATIONS,
 };
-use crate::stats::change_points::{change_points, measured_history, ChangePointSettings};
+use crate::stats::change_points::ChangePointSettings;
 use crate::wire::ServerHtml;
 
 fn ms(v: Option<f64>) -> String {
@@ -86,8 +86,9 @@ pub fn pinnable_choices(detail: &ScheduleDetail) -> ServerHtml {
     })
 }
 
-/// The history chart, the evaluations and the webhook deliveries.
-pub fn history(detail: &ScheduleDetail) -> ServerHtml {
+/// The history chart with the history's `changes` (`guard::history_changes`), the evaluations and the webhook
+/// deliveries.
+pub fn history(detail: &ScheduleDetail, changes: Vec<(Metric, HistoryChange)>) -> ServerHtml {
     // The band is the baseline in force: the pool's figures while the baseline is pooled, else the pinned run's.
     let in_force: Option<&GuardSummary> = if detail.schedule.input.policy.baseline.is_pooled() {
         detail.pool.as_ref().map(|p| &p.summary)
@@ -96,7 +97,6 @@ pub fn history(detail: &ScheduleDetail) -> ServerHtml {
     };
     let band = in_force.and_then(|s| s.mean_ms.zip(s.p95_ms));
     let settings = ChangePointSettings::of_schedule(&detail.schedule.input);
-    let changes = history_changes(detail, &settings);
     let charted: Vec<HistoryChange> = changes
         .iter()
         .filter(|(metric, _)| matches!(metric, Metric::P95Ms | Metric::MeanMs))
@@ -265,46 +265,6 @@ fn evaluation_row(e: EvaluationView) -> impl IntoView {
             <td class="why">{why}</td>
         </tr>
     }
-}
-
-/// The metrics whose change points the page lists: p95 and mean (charted) and every metric a threshold watches.
-fn watched_metrics(detail: &ScheduleDetail) -> Vec<Metric> {
-    let mut metrics = vec![Metric::P95Ms, Metric::MeanMs];
-    for t in &detail.schedule.input.thresholds {
-        if !metrics.contains(&t.metric) {
-            metrics.push(t.metric);
-        }
-    }
-    metrics
-}
-
-/// The change points of each watched metric over the page's history, oldest first, each labelled with its date,
-/// the levels before and after, the shift and its p-value.
-fn history_changes(detail: &ScheduleDetail, settings: &ChangePointSettings) -> Vec<(Metric, HistoryChange)> {
-    let history = measured_history(&detail.evaluations);
-    let mut changes = Vec::new();
-    for metric in watched_metrics(detail) {
-        let points: Vec<(i64, f64)> =
-            history.iter().filter_map(|(at, s)| Some((*at, metric.of(s)?))).filter(|(_, v)| v.is_finite()).collect();
-        let series: Vec<f64> = points.iter().map(|(_, v)| *v).collect();
-        for c in change_points(&series, settings) {
-            let unit = metric.unit();
-            let label = format!(
-                "{} UTC: {} {}{unit} → {}{unit} ({}, p = {}, {} evaluations before, {} after)",
-                when(points[c.index].0),
-                metric.as_str(),
-                crate::model::trim_number(c.mean_before),
-                crate::model::trim_number(c.mean_after),
-                c.shift_pct().map_or("from a level of zero".to_string(), |s| format!("{s:+.1}%")),
-                crate::report::p_value(c.p_value),
-                c.n.0,
-                c.n.1,
-            );
-            changes.push((metric, HistoryChange { at_ms: points[c.index].0, label }));
-        }
-    }
-    changes.sort_by_key(|(_, c)| c.at_ms);
-    changes
 }
 
 /// The chart's points: every finished evaluation, breaches marked.

@@ -502,7 +502,18 @@ impl Guard {
         } else {
             None
         };
-        let decision = decide_run(&schedule.input, &baseline, (&totals, &summary), streamed.as_ref(), lag1, &history);
+        // Judging is CPU work (a change point's search shuffles a series up to 100,000 times): on the blocking
+        // pool, so it never holds the async workers that time other runs' requests.
+        let input = schedule.input.clone();
+        let judged = tokio::task::spawn_blocking(move || {
+            let decision = decide_run(&input, &baseline, (&totals, &summary), streamed.as_ref(), lag1, &history);
+            (decision, baseline, totals, summary, streamed)
+        })
+        .await;
+        let (decision, baseline, totals, summary, streamed) = match judged {
+            Ok(judged) => judged,
+            Err(e) => return failed(format!("judging the run failed: {e}"), Some(run.id)),
+        };
         EvaluationEnd::Compared {
             run: run.id,
             observed: (totals, summary),

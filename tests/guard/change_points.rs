@@ -59,7 +59,9 @@ async fn a_lasting_slowdown_is_a_change_point_that_alerts(db: &TestDb) {
 
     // The page marks the change on the chart and lists it (p95's; the mean's too when it is significant).
     let detail = latency_guard::guard::schedule_detail(&rig.store, rig.ws, schedule.id, rig.clock.now_ms()).await;
-    let html = latency_guard::fragments::history(&detail.unwrap()).into_string();
+    let detail = detail.unwrap();
+    let changes = latency_guard::guard::history_changes(&detail).await;
+    let html = latency_guard::fragments::history(&detail, changes).into_string();
     assert!(html.contains(r#"class="change-point"><title>change point: "#), "{html}");
     assert!(html.contains("segments of at least 3 evaluations"), "{html}");
     assert!(html.contains("UTC: p95_ms "), "listed: {html}");

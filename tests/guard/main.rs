@@ -18,6 +18,7 @@ mod guard_hook;
 mod guard_replicas;
 mod guard_workloads;
 mod owner_email;
+mod page_reads;
 mod pooled_baselines;
 mod receivers;
 mod service_metrics;
