@@ -322,7 +322,8 @@ pub const SETTINGS: &[Setting] = &[
         env: "LATENCY_GUARD_WALLET_SIGN_IN",
         default: "`open`",
         meaning: "who may sign in with a wallet: `open` (any wallet gets a workspace), `closed` (no new wallets; \
-                  those with a workspace still sign in) or comma-separated wallet addresses (those only)",
+                  those with a workspace still sign in) or comma-separated wallet addresses (those only; checked on \
+                  every request, so a wallet left out loses its sessions and API tokens at once)",
         secret: false,
         apply: |s, v| {
             s.wallet_sign_in = crate::model::WalletAdmission::parse(v)?;

@@ -19,8 +19,9 @@ pub mod workload_limits {
     /// Groups of a shared-prefix workload.
     pub const MAX_GROUPS: u32 = 10_000;
     /// Tokens of a shared-prefix workload's prefixes together (groups × prefix tokens), kept while a run sends:
-    /// about 40 MB of text.
-    pub const MAX_PREFIX_TOKENS_KEPT: u64 = 10_000_000;
+    /// about 8 MB of text (16 prefixes of a whole 128 Ki context, or 1,000 of 2,000 tokens), so one run of any
+    /// workload within these limits stays within its memory budget (`docs/RELIABILITY.md`).
+    pub const MAX_PREFIX_TOKENS_KEPT: u64 = 2_000_000;
     /// Requests of one workload (a run's measured requests at most).
     pub const MAX_REQUESTS: u32 = 1_000_000;
     /// Turns of one multi-turn session at most.

@@ -397,6 +397,14 @@ mod tests {
         assert!(shared(4, 1_000, LengthDist::fixed(50)).validate().is_ok());
         assert_eq!(shared(0, 1_000, LengthDist::fixed(50)).validate().unwrap_err().field, "workload.groups");
         assert_eq!(shared(10_000, 100_000, LengthDist::fixed(50)).validate().unwrap_err().field, "workload.groups");
+        // 2,000,000 tokens of prefixes kept at most: 16 whole 125,000-token contexts, not one token more.
+        assert!(shared(16, 125_000, LengthDist::fixed(50)).validate().is_ok());
+        let over = shared(16, 125_001, LengthDist::fixed(50)).validate().unwrap_err();
+        assert_eq!(over.field, "workload.groups");
+        assert!(
+            over.reason.contains("2000016 tokens of prefixes") && over.reason.contains("at most 2000000"),
+            "{over:?}"
+        );
         assert_eq!(shared(4, 0, LengthDist::fixed(50)).validate().unwrap_err().field, "workload.prefixTokens");
         let too_long = LengthDist::fixed(workload_limits::MAX_INPUT_TOKENS - 999);
         assert_eq!(shared(4, 1_000, too_long).validate().unwrap_err().field, "workload.suffix.tokens");

@@ -43,6 +43,10 @@ pub async fn dataset_upload(
     body: Body,
 ) -> Response {
     let workspace = session.workspace_id;
+    // In its turn first, so that uploads at once see the refusals counted before them.
+    let Ok(_turn) = UPLOAD_SLOTS.acquire().await else {
+        return internal(&"the upload slots are closed");
+    };
     let refusals = Caller::RefusedUploads(workspace).key();
     match state.store.peek_rate_token(&refusals, REFUSED_UPLOAD_BUDGET, state.clock.now_ms()).await {
         Ok(Ok(())) => {}
@@ -61,7 +65,7 @@ pub async fn dataset_upload(
     refusal.unwrap_or_else(|refused| refused)
 }
 
-/// Reads, checks and stores one upload in its turn; the dataset as listed, or the refusal.
+/// Reads, checks and stores one upload (in its turn: the caller holds it); the dataset as listed, or the refusal.
 async fn upload(
     state: &AppState,
     workspace: crate::model::WorkspaceId,
@@ -77,7 +81,6 @@ async fn upload(
     // uploads at once cannot pass the limit together.
     let held = state.store.count_held(workspace, Holding::Datasets).await.map_err(|e| internal(&e))?;
     Holding::Datasets.admits_one_more(held).map_err(|full| refused(StatusCode::BAD_REQUEST, full.reason))?;
-    let _turn = UPLOAD_SLOTS.acquire().await.map_err(|e| internal(&e))?;
     let bytes = read_body(body).await?;
     // Reading every row and estimating its length is CPU work: off the async threads. The text is kept as the
     // bytes that came (checked UTF-8 by then), not copied.
