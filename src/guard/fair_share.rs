@@ -54,6 +54,9 @@ pub fn pick_fairly(
 mod tests {
     use super::*;
 
+    /// Due (oldest first), running, slots, free slots → the indexes picked.
+    type Case = (Vec<WorkspaceId>, Vec<(WorkspaceId, usize)>, usize, usize, Vec<usize>);
+
     fn ws(n: u128) -> WorkspaceId {
         WorkspaceId(uuid::Uuid::from_u128(n))
     }
@@ -63,7 +66,7 @@ mod tests {
         let (a, b, c) = (ws(1), ws(2), ws(3));
         let none = HashMap::new();
         // (due, running, slots, free) → picked
-        let table: [(Vec<WorkspaceId>, Vec<(WorkspaceId, usize)>, usize, usize, Vec<usize>); 9] = [
+        let table: [Case; 9] = [
             // One workspace alone takes every slot but one, kept for whoever comes next.
             (vec![a, a, a, a, a], vec![], 4, 4, vec![0, 1, 2]),
             // ... which the next workspace's schedule takes at once.

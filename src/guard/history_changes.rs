@@ -28,8 +28,11 @@ struct Question {
     permutations: u32,
 }
 
-/// The answers kept, each with when it was last used.
-static KEPT_ANSWERS: Mutex<Option<HashMap<Question, (Arc<Vec<ChangePoint>>, u64)>>> = Mutex::new(None);
+/// Each question's answer and when it was last used.
+type Answers = HashMap<Question, (Arc<Vec<ChangePoint>>, u64)>;
+
+/// The answers kept.
+static KEPT_ANSWERS: Mutex<Option<Answers>> = Mutex::new(None);
 
 /// The change points of each watched metric (p95 and mean, and each threshold's) over the page's history, oldest
 /// first, each labelled with its date, the levels before and after, the shift and its p-value.

@@ -244,7 +244,7 @@ async fn every_kind_of_notice_reaches_the_receiver_with_its_type(db: &TestDb) {
 async fn hanging_receiver() -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://127.0.0.1:{}/hook", listener.local_addr().unwrap().port());
-    let app = axum::Router::new().route("/hook", axum::routing::post(|| std::future::pending::<()>()));
+    let app = axum::Router::new().route("/hook", axum::routing::post(std::future::pending::<()>));
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     url
 }
