@@ -242,7 +242,9 @@ fn opened_line(b: &Breach) -> String {
 
 /// A fresh message id (`webhook-id`): `msg_` and a random UUID's 32 hex digits.
 pub fn new_message_id() -> String {
-    format!("msg_{}", uuid::Uuid::new_v4().simple())
+    // Time-ordered (UUIDv7, increasing within the process): a schedule's messages written in one moment (a
+    // PagerDuty test's trigger and resolve) are leased in the order they were written.
+    format!("msg_{}", uuid::Uuid::now_v7().simple())
 }
 
 /// The body of a "Send test" message: the alert's envelope without breaches, `type`

@@ -1,9 +1,9 @@
 //! Whose message goes out when: a delivery pass sends its messages at once, up to [`SENDING_AT_ONCE`] in all,
 //! [`PER_WORKSPACE`] of one workspace and [`PER_DESTINATION`] to one host, starting them in turns across
-//! workspaces (oldest first within each). A receiver that hangs then holds its own workspace's turns only, never
+//! workspaces (oldest first within each); one schedule's messages go one after another, in the order written. A receiver that hangs then holds its own workspace's turns only, never
 //! another workspace's alert, and a batch of hanging receivers takes a few time limits, not one each.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
@@ -18,14 +18,24 @@ pub const PER_WORKSPACE: usize = 4;
 /// Of those, to one host and port at most (a receiver is not flooded by one pass).
 pub const PER_DESTINATION: usize = 2;
 
-/// `messages` (oldest first) reordered in turns across workspaces: each workspace's oldest, then each one's next,
-/// the workspaces in the order of their oldest message.
-pub fn in_turns(messages: Vec<OutboxMessage>) -> Vec<OutboxMessage> {
-    let mut queues: Vec<(WorkspaceId, std::collections::VecDeque<OutboxMessage>)> = Vec::new();
+/// `messages` (oldest first) as chains, one per schedule, each oldest first (a chain is sent one message after
+/// another: a receiver sees a schedule's messages in the order they were written), the chains in turns across
+/// workspaces: each workspace's oldest chain, then each one's next, the workspaces in the order of their oldest
+/// message.
+pub fn chains_in_turns(messages: Vec<OutboxMessage>) -> Vec<Vec<OutboxMessage>> {
+    let mut chains: Vec<Vec<OutboxMessage>> = Vec::new();
     for message in messages {
-        match queues.iter_mut().find(|(w, _)| *w == message.workspace) {
-            Some((_, queue)) => queue.push_back(message),
-            None => queues.push((message.workspace, std::collections::VecDeque::from([message]))),
+        match chains.iter_mut().find(|chain| chain[0].schedule == message.schedule) {
+            Some(chain) => chain.push(message),
+            None => chains.push(vec![message]),
+        }
+    }
+    let mut queues: Vec<(WorkspaceId, VecDeque<Vec<OutboxMessage>>)> = Vec::new();
+    for chain in chains {
+        let workspace = chain[0].workspace;
+        match queues.iter_mut().find(|(w, _)| *w == workspace) {
+            Some((_, queue)) => queue.push_back(chain),
+            None => queues.push((workspace, VecDeque::from([chain]))),
         }
     }
     let mut ordered = Vec::new();
@@ -100,30 +110,40 @@ mod tests {
     use super::*;
     use crate::model::{Receiver, ScheduleId};
 
-    fn message(workspace: u128, id: &str, url: &str) -> OutboxMessage {
+    fn message(workspace: u128, schedule: u128, id: &str) -> OutboxMessage {
         OutboxMessage {
             id: id.into(),
             workspace: WorkspaceId(uuid::Uuid::from_u128(workspace)),
-            schedule: ScheduleId(uuid::Uuid::nil()),
-            url: url.into(),
+            schedule: ScheduleId(uuid::Uuid::from_u128(schedule)),
+            url: format!("http://{id}"),
             receiver: Receiver::Webhook,
             body: String::new(),
             attempts: 0,
         }
     }
 
+    fn to(workspace: u128, url: &str) -> OutboxMessage {
+        OutboxMessage { url: url.into(), ..message(workspace, 0, "m") }
+    }
+
     #[test]
-    fn messages_go_in_turns_across_workspaces_oldest_first_within_each() {
+    fn a_schedules_messages_form_one_chain_and_chains_go_in_turns_across_workspaces() {
+        // Workspace 1 has schedules 10 and 11; workspace 2 has 20 and 21; workspace 3 has 30.
         let oldest_first = vec![
-            message(1, "a1", "http://a"),
-            message(1, "a2", "http://a"),
-            message(1, "a3", "http://a"),
-            message(2, "b1", "http://b"),
-            message(3, "c1", "http://c"),
-            message(2, "b2", "http://b"),
+            message(1, 10, "a1"),
+            message(1, 10, "a2"),
+            message(1, 11, "b1"),
+            message(2, 20, "c1"),
+            message(1, 10, "a3"),
+            message(3, 30, "e1"),
+            message(2, 21, "d1"),
+            message(2, 20, "c2"),
         ];
-        let ids: Vec<String> = in_turns(oldest_first).into_iter().map(|m| m.id).collect();
-        assert_eq!(ids, ["a1", "b1", "c1", "a2", "b2", "a3"]);
+        let chains: Vec<Vec<String>> = chains_in_turns(oldest_first)
+            .into_iter()
+            .map(|chain| chain.into_iter().map(|m| m.id).collect())
+            .collect();
+        assert_eq!(chains, [vec!["a1", "a2", "a3"], vec!["c1", "c2"], vec!["e1"], vec!["b1"], vec!["d1"]]);
     }
 
     #[test]
@@ -138,15 +158,15 @@ mod tests {
         let turns = Turns::default();
         let mut held = Vec::new();
         for i in 0..PER_WORKSPACE {
-            held.push(turns.take(&message(1, "a", &format!("http://a{i}"))).await.unwrap());
+            held.push(turns.take(&to(1, &format!("http://a{i}"))).await.unwrap());
         }
-        let fifth = message(1, "a", "http://z");
+        let fifth = to(1, "http://z");
         let blocked = tokio::time::timeout(std::time::Duration::from_millis(50), turns.take(&fifth));
         assert!(blocked.await.is_err(), "a fifth message of one workspace waits");
-        assert!(turns.take(&message(2, "b", "http://b")).await.is_some(), "another workspace's goes at once");
-        let first = turns.take(&message(3, "c", "http://same")).await.unwrap();
-        let second = turns.take(&message(4, "d", "http://same")).await.unwrap();
-        let to_the_same = message(5, "e", "http://same");
+        assert!(turns.take(&to(2, "http://b")).await.is_some(), "another workspace's goes at once");
+        let first = turns.take(&to(3, "http://same")).await.unwrap();
+        let second = turns.take(&to(4, "http://same")).await.unwrap();
+        let to_the_same = to(5, "http://same");
         let third = tokio::time::timeout(std::time::Duration::from_millis(50), turns.take(&to_the_same));
         assert!(third.await.is_err(), "a third message to one host waits");
         drop((first, second, held));

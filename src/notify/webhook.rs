@@ -24,7 +24,7 @@ use super::error::{DeliveryError, SignError, TestError};
 use super::message::new_message_id;
 use super::receivers::{test_bodies, with_routing_key};
 use super::retry::{every, next_step, BATCH, LEASE_MS};
-use super::turns::{in_turns, Turns};
+use super::turns::{chains_in_turns, Turns};
 use crate::outbound::{AddressPolicy, Reach};
 
 /// Test messages a workspace may send: a burst of 5, then one a minute (each is a request to a URL it chose).
@@ -67,23 +67,40 @@ impl WebhookSender {
 
     /// One pass: leases the due messages and attempts each once, many at once in turns across workspaces (each
     /// workspace and each destination within its own limit: `turns`), holding their leases while the pass lasts.
-    /// Returns how many were delivered.
+    /// One schedule's messages go one after another in the order they were written; when one fails, the rest of
+    /// its chain waits for its next attempt (their leases are let go). Returns how many were delivered.
     pub async fn deliver_due(&self) -> Result<usize, StoreError> {
-        let due = in_turns(self.store.lease_due_webhooks(self.clock.now_ms(), LEASE_MS, BATCH).await?);
-        let unsent: Mutex<HashSet<String>> = Mutex::new(due.iter().map(|m| m.id.clone()).collect());
+        let chains = chains_in_turns(self.store.lease_due_webhooks(self.clock.now_ms(), LEASE_MS, BATCH).await?);
+        let unsent: Mutex<HashSet<String>> = Mutex::new(chains.iter().flatten().map(|m| m.id.clone()).collect());
+        let sent = |id: &str| {
+            if let Ok(mut unsent) = unsent.lock() {
+                unsent.remove(id);
+            }
+        };
         let turns = Turns::default();
-        let mut sending: FuturesUnordered<_> = due
+        let mut sending: FuturesUnordered<_> = chains
             .iter()
-            .map(|message| async {
-                let turn = turns.take(message).await;
-                let delivered = match turn {
-                    Some(_turn) => self.deliver(message).await,
-                    None => Ok(false),
-                };
-                if let Ok(mut unsent) = unsent.lock() {
-                    unsent.remove(&message.id);
+            .map(|chain| async {
+                let mut delivered = 0;
+                for (i, message) in chain.iter().enumerate() {
+                    let attempt = match turns.take(message).await {
+                        Some(_turn) => self.deliver(message).await,
+                        None => Ok(false),
+                    };
+                    sent(&message.id);
+                    match attempt {
+                        Ok(true) => delivered += 1,
+                        failed => {
+                            if let Err(e) = failed {
+                                tracing::error!(error = %e, "recording a webhook attempt failed");
+                            }
+                            let waiting: Vec<String> = chain[i + 1..].iter().map(|m| m.id.clone()).collect();
+                            waiting.iter().for_each(|id| sent(id));
+                            return self.store.release_webhook_leases(&waiting).await.map(|_| delivered);
+                        }
+                    }
                 }
-                delivered
+                Ok(delivered)
             })
             .collect();
         let every = Duration::from_millis(u64::try_from(LEASE_MS / 3).unwrap_or(20_000));
@@ -92,8 +109,8 @@ impl WebhookSender {
         loop {
             tokio::select! {
                 next = sending.next() => match next {
-                    Some(Ok(sent)) => delivered += usize::from(sent),
-                    Some(Err(e)) => tracing::error!(error = %e, "recording a webhook attempt failed"),
+                    Some(Ok(sent)) => delivered += sent,
+                    Some(Err(e)) => tracing::error!(error = %e, "letting go of a failed chain's webhook leases failed"),
                     None => break,
                 },
                 _ = renew.tick() => {

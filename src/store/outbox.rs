@@ -96,8 +96,10 @@ impl Store {
     }
 
     /// Leases the due rows of an outbox (`delivered_at`, `gave_up_at`, `next_attempt_at`, `leased_until`
-    /// columns): the rows are locked while leasing on PostgreSQL; on SQLite each is taken only if no other
-    /// deliverer leased it since the SELECT.
+    /// columns), oldest first: the rows are locked while leasing on PostgreSQL; on SQLite each is taken only if no
+    /// other deliverer leased it since the SELECT. In an outbox whose messages form chains (one schedule's
+    /// webhooks), a message is not leased while an older one of its chain waits for a later attempt or is being
+    /// sent by another deliverer: a receiver never sees a resolve before its trigger.
     pub(super) async fn lease_due(
         &self,
         outbox: Outbox,
@@ -111,11 +113,24 @@ impl Store {
             Backend::Postgres => " FOR UPDATE SKIP LOCKED",
             Backend::Sqlite => "",
         };
+        let in_order = match outbox.chain() {
+            Some(chain) => format!(
+                " AND NOT EXISTS (SELECT 1 FROM {table} e WHERE e.{chain} = m.{chain} AND e.delivered_at IS NULL \
+                 AND e.gave_up_at IS NULL AND (e.created_at < m.created_at OR (e.created_at = m.created_at AND e.id < m.id)) \
+                 AND (e.next_attempt_at > $1 OR e.leased_until > $1))"
+            ),
+            None => String::new(),
+        };
         let mut tx = self.begin_write().await?;
+        if let (Backend::Postgres, Some(_)) = (self.backend, outbox.chain()) {
+            // Replicas lease a chained outbox one at a time: a row another replica has locked while leasing is
+            // skipped below and would not hold its chain's newer messages back.
+            sqlx::query("SELECT pg_advisory_xact_lock($1)").bind(outbox.lease_lock()).execute(&mut *tx).await?;
+        }
         let rows = sqlx::query(&format!(
-            "SELECT {columns} FROM {table} \
+            "SELECT {columns} FROM {table} m \
              WHERE delivered_at IS NULL AND gave_up_at IS NULL AND next_attempt_at <= $1 \
-             AND (leased_until IS NULL OR leased_until <= $1) ORDER BY next_attempt_at, id LIMIT $2{lock}"
+             AND (leased_until IS NULL OR leased_until <= $1){in_order} ORDER BY created_at, id LIMIT $2{lock}"
         ))
         .bind(now)
         .bind(i64::from(limit))
@@ -193,6 +208,24 @@ impl Store {
         Ok(query.execute(&self.pool).await?.rows_affected())
     }
 
+    /// Ends this deliverer's lease on the messages `ids` without an attempt (an older message of their chain
+    /// failed in this pass: they wait for it), so they are due again as soon as their chain allows.
+    pub async fn release_webhook_leases(&self, ids: &[String]) -> Result<u64, StoreError> {
+        if ids.is_empty() {
+            return Ok(0);
+        }
+        let placeholders: Vec<String> = (0..ids.len()).map(|i| format!("${}", i + 1)).collect();
+        let sql = format!(
+            "UPDATE webhook_outbox SET leased_until = NULL WHERE delivered_at IS NULL AND id IN ({})",
+            placeholders.join(", ")
+        );
+        let mut query = sqlx::query(&sql);
+        for id in ids {
+            query = query.bind(id);
+        }
+        Ok(query.execute(&self.pool).await?.rows_affected())
+    }
+
     /// Logs an attempt at `message` and moves it on: delivered, due again later, or given up.
     pub async fn record_webhook_attempt(
         &self,
@@ -256,6 +289,22 @@ pub(super) enum Outbox {
 }
 
 impl Outbox {
+    /// The column whose messages must reach their receiver in the order they were written, if any.
+    fn chain(self) -> Option<&'static str> {
+        match self {
+            Self::Webhooks => Some("schedule_id"),
+            Self::Mail => None,
+        }
+    }
+
+    /// The PostgreSQL advisory lock held while leasing a chained outbox (a fixed number: "lg" and a kind).
+    fn lease_lock(self) -> i64 {
+        match self {
+            Self::Webhooks => 0x6c67_0001,
+            Self::Mail => 0x6c67_0002,
+        }
+    }
+
     fn table(self) -> &'static str {
         match self {
             Self::Webhooks => "webhook_outbox",

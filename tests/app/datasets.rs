@@ -24,17 +24,24 @@ fn chats() -> String {
         .join("\n")
 }
 
-/// An upload whose body stops short of its `Content-Length`, over a raw connection that is then half-closed; the
-/// server's whole reply.
-async fn broken_upload(app: &TestApp, cookie: &str) -> String {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+/// An upload over a raw connection announcing 100,000 bytes and sending only `first`: the open connection.
+async fn short_upload(app: &TestApp, cookie: &str, first: &str) -> tokio::net::TcpStream {
+    use tokio::io::AsyncWriteExt;
     let address = app.base.trim_start_matches("http://");
     let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
     let head = format!(
         "POST /api/datasets/upload?name=d.jsonl HTTP/1.1\r\nhost: {address}\r\ncookie: {cookie}\r\n\
-         content-length: 1000\r\nconnection: close\r\n\r\n{{\"prompt\": \"cut sho"
+         content-length: 100000\r\nconnection: close\r\n\r\n{first}"
     );
     stream.write_all(head.as_bytes()).await.unwrap();
+    stream
+}
+
+/// An upload whose body stops short of its `Content-Length` and whose connection is then half-closed; the server's
+/// whole reply.
+async fn broken_upload(app: &TestApp, cookie: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = short_upload(app, cookie, "{\"prompt\": \"cut sho").await;
     stream.shutdown().await.unwrap();
     let mut reply = String::new();
     stream.read_to_string(&mut reply).await.unwrap();
@@ -169,6 +176,39 @@ async fn an_uploaded_dataset_is_listed_run_by_a_saved_workload_and_kept_per_work
             5,
             "the report stays"
         );
+    })
+    .await;
+}
+
+/// Clients that start uploads and stop sending, in three workspaces (more than the uploads checked at once), hold
+/// none of a fourth workspace's: its upload is stored at once. A stalled upload ends after the idle limit with 408
+/// and the reason, and stores nothing.
+#[tokio::test]
+async fn stalled_uploads_hold_only_their_own_workspace() {
+    common::on_both(|app| async move {
+        let mut stalled = Vec::new();
+        for name in ["stalls a", "stalls b", "stalls c"] {
+            let (_, cookie) = app.session_for(name).await;
+            for _ in 0..2 {
+                stalled.push((short_upload(&app, &cookie, "{\"prompt\": \"on its w").await, cookie.clone()));
+            }
+        }
+        let (_, cookie) = app.session_for("uploads").await;
+        let started = std::time::Instant::now();
+        let (status, reply) = app.upload("chats.jsonl", chats().into_bytes(), &cookie).await;
+        assert_eq!(status, 200, "{reply}");
+        let took = started.elapsed();
+        assert!(took < std::time::Duration::from_secs(5), "it waited {took:?} behind stalled uploads");
+
+        use tokio::io::AsyncReadExt;
+        let (mut first, stalled_cookie) = stalled.remove(0);
+        let mut reply = String::new();
+        first.read_to_string(&mut reply).await.unwrap();
+        let waited = started.elapsed();
+        assert!(reply.starts_with("HTTP/1.1 408"), "{reply}");
+        assert!(reply.contains("the upload stopped: no byte came for 15 s after 20 bytes"), "{reply}");
+        assert!(waited >= std::time::Duration::from_secs(14), "ended after {waited:?}");
+        assert!(listed(&app, &stalled_cookie).await.is_empty(), "a stalled upload stores nothing");
     })
     .await;
 }

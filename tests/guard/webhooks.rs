@@ -322,7 +322,87 @@ async fn a_pass_renews_the_leases_of_what_it_has_not_sent(db: &TestDb) {
     sim.stop();
 }
 
+/// Writes a message with `body` for `schedule` to the outbox, due now.
+async fn queue_body(rig: &Rig, schedule: &latency_guard::model::Schedule, body: &str) {
+    let url = schedule.input.notify.webhook_url.as_deref().unwrap();
+    let id = latency_guard::notify::new_message_id();
+    let row = OutboxRow { schedule: schedule.id, alert: None, id: &id, body };
+    rig.store.queue_webhook(rig.ws, Recipient { url, receiver: Receiver::Webhook }, row, rig.clock.now_ms()).await.unwrap();
+}
+
+/// A receiver that answers 503 to its first request and 204 after, a little slowly (so messages sent at once
+/// would arrive out of order): its URL and the bodies it took, in the order they came.
+async fn down_once_receiver() -> (String, Arc<Mutex<Vec<String>>>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://127.0.0.1:{}/hook", listener.local_addr().unwrap().port());
+    let bodies: Arc<Mutex<Vec<String>>> = Arc::default();
+    let seen = bodies.clone();
+    let app = axum::Router::new().route(
+        "/hook",
+        axum::routing::post(move |body: String| {
+            let seen = seen.clone();
+            async move {
+                let first = {
+                    let mut seen = seen.lock().unwrap();
+                    seen.push(body);
+                    seen.len() == 1
+                };
+                tokio::time::sleep(std::time::Duration::from_millis(15)).await;
+                match first {
+                    true => axum::http::StatusCode::SERVICE_UNAVAILABLE,
+                    false => axum::http::StatusCode::NO_CONTENT,
+                }
+            }
+        }),
+    );
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (url, bodies)
+}
+
+/// One schedule's messages reach the receiver in the order they were written: when the oldest fails, the newer
+/// wait for its retry (a resolve never overtakes its trigger), while another schedule's message goes at once;
+/// two deliverers at once send a chain once, in order.
+async fn a_schedules_messages_arrive_in_the_order_written_even_after_a_failure(db: &TestDb) {
+    let rig = Rig::new(&db.store, 25).await;
+    let sim = simulator(5).await;
+    let connector = rig.connector(&sim.base_url()).await;
+    let set = rig.set(1).await;
+    let (url, bodies) = down_once_receiver().await;
+    let ordered = rig.schedule_notifying("ordered", &set, connector, Cadence::Hourly, false, Some(&url), None).await;
+    let other = rig.schedule_notifying("other", &set, connector, Cadence::Hourly, false, Some(&url), None).await;
+    for i in 1..=3 {
+        queue_body(&rig, &ordered, &format!("{{\"n\":{i}}}")).await;
+    }
+    rig.clock.advance(1);
+    queue_body(&rig, &other, "{\"other\":1}").await;
+    let sender =
+        WebhookSender::new(rig.store.clone(), rig.sealer.clone(), rig.clock.clone(), webhook_policy("127.0.0.1"));
+
+    assert_eq!(sender.deliver_due().await.unwrap(), 1, "the other schedule's message");
+    let mut first_pass = bodies.lock().unwrap().clone();
+    first_pass.sort();
+    assert_eq!(first_pass, ["{\"n\":1}", "{\"other\":1}"], "the first failed; the second and third waited");
+    assert_eq!(sender.deliver_due().await.unwrap(), 0, "they wait for the first one's retry");
+    assert_eq!(bodies.lock().unwrap().len(), 2);
+
+    rig.clock.advance(30_000);
+    assert_eq!(sender.deliver_due().await.unwrap(), 3);
+    assert_eq!(bodies.lock().unwrap()[2..], ["{\"n\":1}", "{\"n\":2}", "{\"n\":3}"]);
+
+    for i in 4..=9 {
+        queue_body(&rig, &ordered, &format!("{{\"n\":{i}}}")).await;
+    }
+    let replica =
+        WebhookSender::new(rig.store.clone(), rig.sealer.clone(), rig.clock.clone(), webhook_policy("127.0.0.1"));
+    let (one, two) = tokio::join!(sender.deliver_due(), replica.deliver_due());
+    assert_eq!(one.unwrap() + two.unwrap(), 6, "each sent once");
+    let expected: Vec<String> = (4..=9).map(|i| format!("{{\"n\":{i}}}")).collect();
+    assert_eq!(bodies.lock().unwrap()[5..], expected[..], "in the order written");
+    sim.stop();
+}
+
 both_backends!(
+    a_schedules_messages_arrive_in_the_order_written_even_after_a_failure,
     hanging_receivers_of_one_workspace_never_hold_anothers_alert,
     a_pass_renews_the_leases_of_what_it_has_not_sent,
     every_kind_of_notice_reaches_the_receiver_with_its_type,

@@ -1,8 +1,9 @@
 //! `POST /api/datasets/upload?name=FILE`: a dataset file as the request's body, read within 16 MiB, checked row by
 //! row and kept in the caller's workspace, where a workload can name it. Answers the dataset as listed, or 400 /
 //! 413 with `{"error": "…"}` saying what is wrong (a bad row by its number); a refused upload stores nothing and
-//! counts against the workspace's budget of refusals (past it, 429 with `Retry-After`). Two uploads are read at once
-//! across the process; others wait their turn before their body is read.
+//! counts against the workspace's budget of refusals (past it, 429 with `Retry-After`). One upload of a workspace
+//! is taken at a time; bodies arrive within a time limit and a byte budget across the process, and two are checked
+//! at once (`upload_body`).
 
 use axum::body::Body;
 use axum::extract::rejection::QueryRejection;
@@ -13,7 +14,8 @@ use axum::{Extension, Json};
 use serde_json::json;
 
 use crate::auth::Session;
-use crate::model::{Holding, MAX_DATASET_BYTES};
+use super::upload_body::{take_in, workspace_turn, BodyError, HeldBody};
+use crate::model::Holding;
 use crate::rate_limit::Caller;
 use crate::state::AppState;
 use crate::store::{NewDataset, StoreError};
@@ -29,11 +31,12 @@ fn refused(status: StatusCode, reason: impl std::fmt::Display) -> Response {
     (status, Json(json!({ "error": reason.to_string() }))).into_response()
 }
 
-/// Uploads read, checked and stored at once across the process: each holds up to 16 MiB of body and about as much
-/// again while its rows are read and it is stored, so forty uploads at once wait their turn instead of taking
-/// forty times that (`docs/RELIABILITY.md`, `cargo bench --bench workload_memory`).
-const UPLOADS_AT_ONCE: usize = 2;
-static UPLOAD_SLOTS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(UPLOADS_AT_ONCE);
+/// Uploads checked and stored at once across the process, their bodies in: each holds about as much again as its
+/// body while its rows are read and it is stored, so forty uploads at once wait their turn instead of taking forty
+/// times that (`docs/RELIABILITY.md`, `cargo bench --bench workload_memory`). No slot is held while a body
+/// arrives: a slow client holds only its own workspace's turn (`upload_body`).
+const CHECKED_AT_ONCE: usize = 2;
+static CHECKING_SLOTS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(CHECKED_AT_ONCE);
 
 /// The handler.
 pub async fn dataset_upload(
@@ -43,10 +46,8 @@ pub async fn dataset_upload(
     body: Body,
 ) -> Response {
     let workspace = session.workspace_id;
-    // In its turn first, so that uploads at once see the refusals counted before them.
-    let Ok(_turn) = UPLOAD_SLOTS.acquire().await else {
-        return internal(&"the upload slots are closed");
-    };
+    // The workspace's turn first, so that its uploads at once see the refusals counted before them.
+    let _turn = workspace_turn(workspace).await;
     let refusals = Caller::RefusedUploads(workspace).key();
     match state.store.peek_rate_token(&refusals, REFUSED_UPLOAD_BUDGET, state.clock.now_ms()).await {
         Ok(Ok(())) => {}
@@ -81,7 +82,11 @@ async fn upload(
     // uploads at once cannot pass the limit together.
     let held = state.store.count_held(workspace, Holding::Datasets).await.map_err(|e| internal(&e))?;
     Holding::Datasets.admits_one_more(held).map_err(|full| refused(StatusCode::BAD_REQUEST, full.reason))?;
-    let bytes = read_body(body).await?;
+    let body = take_in(body).await.map_err(body_refused)?;
+    let Ok(_slot) = CHECKING_SLOTS.acquire().await else {
+        return Err(internal(&"the upload slots are closed"));
+    };
+    let HeldBody { bytes, room: _room } = body;
     // Reading every row and estimating its length is CPU work: off the async threads. The text is kept as the
     // bytes that came (checked UTF-8 by then), not copied.
     let read = tokio::task::spawn_blocking(move || {
@@ -125,20 +130,14 @@ fn too_many_refused(wait: std::time::Duration) -> Response {
     response
 }
 
-/// The request's body, read chunk by chunk until one byte over the limit at most (enough to know a file is too large
-/// without reading the rest); a body that breaks off is said to have, not called too large.
-async fn read_body(body: Body) -> Result<Vec<u8>, Response> {
-    use futures::StreamExt;
-    let mut chunks = body.into_data_stream();
-    let mut bytes = Vec::new();
-    while let Some(chunk) = chunks.next().await {
-        let chunk = chunk.map_err(|e| refused(StatusCode::BAD_REQUEST, format!("the upload broke off: {e}")))?;
-        if bytes.len() + chunk.len() > MAX_DATASET_BYTES {
-            return Err(refused(StatusCode::PAYLOAD_TOO_LARGE, UploadError::TooLarge));
-        }
-        bytes.extend_from_slice(&chunk);
+/// The refusal for a body that was not taken in: 413 for a file over the limit, 408 for one that stopped or took too
+/// long, 400 for one that broke off.
+fn body_refused(error: BodyError) -> Response {
+    match error {
+        BodyError::TooLarge => refused(StatusCode::PAYLOAD_TOO_LARGE, UploadError::TooLarge),
+        BodyError::Stalled { .. } | BodyError::TooSlow { .. } => refused(StatusCode::REQUEST_TIMEOUT, error),
+        BodyError::BrokeOff(_) => refused(StatusCode::BAD_REQUEST, error),
     }
-    Ok(bytes)
 }
 
 fn internal(e: &dyn std::fmt::Display) -> Response {

@@ -9,6 +9,7 @@ mod live_events;
 mod login;
 mod service_metrics;
 mod shared_reports;
+mod upload_body;
 mod wallet_login;
 
 pub use contact_link::contact_link_routes;
