@@ -5,7 +5,8 @@
 //! (`VmHWM`, counted afresh for each step through `/proc/PID/clear_refs`) is read from `/proc` after each step,
 //! beside what was resident before it; the table says how far each step took the server above the idle server's.
 //!
-//! Run: `cargo bench --bench workload_memory --no-default-features --features ssr`.
+//! Run: `cargo bench --bench workload_memory --no-default-features --features ssr` (`LG_BENCH_STEPS=shared,flood`
+//! takes only those steps; `LG_BENCH_WRAPPER=heaptrack` runs the server under a heap profiler).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a broken benchmark should stop loudly")]
 
@@ -37,7 +38,17 @@ impl Server {
     async fn start() -> Self {
         let dir = tempfile::tempdir().unwrap();
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_latency-guard"))
+        // LG_BENCH_WRAPPER runs the server under a profiler (`heaptrack`): its figures are then the wrapper's.
+        let wrapper = std::env::var("LG_BENCH_WRAPPER").ok().filter(|w| !w.is_empty());
+        let mut command = match &wrapper {
+            Some(wrapper) => {
+                let mut command = Command::new(wrapper);
+                command.arg(env!("CARGO_BIN_EXE_latency-guard"));
+                command
+            }
+            None => Command::new(env!("CARGO_BIN_EXE_latency-guard")),
+        };
+        let mut child = command
             .arg("serve")
             .env("LATENCY_GUARD_DATA_DIR", dir.path())
             .env("DATABASE_URL", format!("sqlite://{}/bench.db?mode=rwc", dir.path().display()))
@@ -181,40 +192,55 @@ async fn main() {
         server.reset_peak();
     };
 
-    let started = Instant::now();
-    let body = dataset(1 << 20);
-    let kept: Vec<u16> =
-        futures::future::join_all((0..40).map(|i| server.upload(format!("d{i}.jsonl"), body.clone()))).await;
-    let outcome = format!("{} kept, {} refused", count(&kept, 200), kept.len() - count(&kept, 200));
-    step("40 uploads of 1 MiB at once", outcome, started);
+    // LG_BENCH_STEPS names the steps to take (uploads, refused, longest, shared, flood; all by default).
+    let steps = std::env::var("LG_BENCH_STEPS").unwrap_or_default();
+    let take = |name: &str| steps.is_empty() || steps.split(',').any(|s| s.trim() == name);
 
-    // After them: 20 refusals spend the workspace's budget, and the next uploads wait (429) whatever they hold.
-    let started = Instant::now();
-    let refused: Vec<u16> =
-        futures::future::join_all((0..40).map(|i| server.upload(format!("r{i}.jsonl"), b"{\"prompts\": 1}".to_vec())))
-            .await;
-    let outcome = format!("{} refused, {} over the budget", count(&refused, 400), count(&refused, 429));
-    step("40 refused 14-byte uploads at once", outcome, started);
+    if take("uploads") {
+        let started = Instant::now();
+        let body = dataset(1 << 20);
+        let kept: Vec<u16> =
+            futures::future::join_all((0..40).map(|i| server.upload(format!("d{i}.jsonl"), body.clone()))).await;
+        let outcome = format!("{} kept, {} refused", count(&kept, 200), kept.len() - count(&kept, 200));
+        step("40 uploads of 1 MiB at once", outcome, started);
+    }
 
-    let longest = json!({"kind": "synthetic", "requests": 8, "seed": 1,
+    if take("refused") {
+        // After them: 20 refusals spend the workspace's budget, and the next uploads wait (429) whatever they hold.
+        let started = Instant::now();
+        let refused: Vec<u16> = futures::future::join_all(
+            (0..40).map(|i| server.upload(format!("r{i}.jsonl"), b"{\"prompts\": 1}".to_vec())),
+        )
+        .await;
+        let outcome = format!("{} refused, {} over the budget", count(&refused, 400), count(&refused, 429));
+        step("40 refused 14-byte uploads at once", outcome, started);
+    }
+
+    if take("longest") {
+        let longest = json!({"kind": "synthetic", "requests": 8, "seed": 1,
                          "input": {"kind": "fixed", "tokens": 131072}, "output": {"kind": "fixed", "tokens": 4}});
-    let started = Instant::now();
-    let outcome = server.run(&sim.base_url, longest).await;
-    step("8 prompts of 131,072 tokens, cut by the simulator's /tokenize", outcome, started);
+        let started = Instant::now();
+        let outcome = server.run(&sim.base_url, longest).await;
+        step("8 prompts of 131,072 tokens, cut by the simulator's /tokenize", outcome, started);
+    }
 
-    // The most prefix text a run may keep: 16 groups × 125,000 tokens = 2,000,000 (MAX_PREFIX_TOKENS_KEPT).
-    let shared = json!({"kind": "sharedPrefix", "groups": 16, "prefixTokens": 125000, "requests": 32, "seed": 1,
+    if take("shared") {
+        // The most prefix text a run may keep: 16 groups × 125,000 tokens = 2,000,000 (MAX_PREFIX_TOKENS_KEPT).
+        let shared = json!({"kind": "sharedPrefix", "groups": 16, "prefixTokens": 125000, "requests": 32, "seed": 1,
                         "suffix": {"kind": "fixed", "tokens": 64}, "output": {"kind": "fixed", "tokens": 4}});
-    let started = Instant::now();
-    let outcome = server.run(&sim.base_url, shared).await;
-    step("shared prefix: 16 groups of 125,000 tokens (the most kept), 32 requests", outcome, started);
+        let started = Instant::now();
+        let outcome = server.run(&sim.base_url, shared).await;
+        step("shared prefix: 16 groups of 125,000 tokens (the most kept), 32 requests", outcome, started);
+    }
 
-    let flood = flooding_tokenizer().await;
-    let hostile = json!({"kind": "synthetic", "requests": 8, "seed": 1,
+    if take("flood") {
+        let flood = flooding_tokenizer().await;
+        let hostile = json!({"kind": "synthetic", "requests": 8, "seed": 1,
                          "input": {"kind": "fixed", "tokens": 1000}, "output": {"kind": "fixed", "tokens": 4}});
-    let started = Instant::now();
-    let outcome = server.run(&flood, hostile).await;
-    step("a /tokenize answering 30 MiB", outcome, started);
+        let started = Instant::now();
+        let outcome = server.run(&flood, hostile).await;
+        step("a /tokenize answering 30 MiB", outcome, started);
+    }
 }
 
 fn count(statuses: &[u16], status: u16) -> usize {

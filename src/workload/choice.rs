@@ -60,7 +60,10 @@ impl Tokenizer {
 
     /// How many tokens `text` is.
     pub async fn count(&self, text: &str) -> Result<usize, TokenizeError> {
-        Ok(self.tokenize(text).await?.len())
+        match self {
+            Self::Server(server) => server.count(text).await,
+            _ => Ok(self.tokenize(text).await?.len()),
+        }
     }
 
     /// The text of `ids`.

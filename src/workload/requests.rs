@@ -30,6 +30,10 @@ use crate::model::{LengthDist, Workload};
 
 /// Requests made ahead of the ones taken, at most.
 pub const WINDOW: usize = 256;
+/// Text of the requests made and not yet taken, at most (about: the makers in flight may each add one more): past
+/// it the making waits for sends to take some, so a run of the longest prompts (128 Ki tokens is about 600 KB of
+/// text) keeps a few dozen ahead, not [`WINDOW`].
+const BYTES_AHEAD: usize = 16 * 1024 * 1024;
 /// Requests made at once: each waits on the server's tokenizer, so a few in flight keep the making ahead of a
 /// replay of a thousand requests a second.
 const MAKERS: usize = 8;
@@ -55,6 +59,11 @@ pub struct Prepared {
 }
 
 impl Prepared {
+    /// The bytes of its text and context.
+    fn text_bytes(&self) -> usize {
+        self.text.len() + self.context.iter().map(|(_, text)| text.len()).sum::<usize>()
+    }
+
     /// `max_tokens` and `ignore_eos` of this request. A workload's answer runs to its asked length: every
     /// self-hosted engine (llama.cpp, vLLM, SGLang) takes `ignore_eos`, and a provider that does not ignores it. An
     /// answer left to `budget` (a dataset row that asks none) may stop where the model stops.
@@ -87,6 +96,8 @@ enum Row {
 #[derive(Default)]
 struct Made {
     ready: HashMap<u32, Prepared>,
+    /// The text bytes of `ready`.
+    ready_bytes: usize,
     failed: Option<MakeError>,
 }
 
@@ -95,6 +106,8 @@ pub struct PreparedRequests {
     maker: Arc<RequestMaker>,
     made: Arc<Mutex<Made>>,
     changed: Arc<Notify>,
+    /// Notified when a request is taken: the making may go on past [`BYTES_AHEAD`].
+    taken: Arc<Notify>,
     window: Arc<Semaphore>,
     producer: tokio::task::JoinHandle<()>,
 }
@@ -140,7 +153,7 @@ pub struct RequestMaker {
     /// An uploaded dataset's text, read instead of a file.
     uploaded: Option<Arc<str>>,
     /// A shared-prefix workload's group prefixes, once made.
-    prefixes: Mutex<HashMap<u32, String>>,
+    prefixes: Mutex<HashMap<u32, Arc<MadePrompt>>>,
     /// A trace's blocks, once made.
     blocks: Mutex<HashMap<u64, String>>,
 }
@@ -227,13 +240,14 @@ impl RequestMaker {
                     Some(prefix) => prefix,
                     None => {
                         let group_seed = request_seed(seed, group, PREFIX);
-                        let made = exact_prompt(self.tokenizer()?, *prefix_tokens, group_seed).await?.text;
-                        self.prefixes.lock().unwrap_or_else(PoisonError::into_inner).insert(group, made.clone());
+                        let made = Arc::new(exact_prompt(self.tokenizer()?, *prefix_tokens, group_seed).await?);
+                        self.prefixes.lock().unwrap_or_else(PoisonError::into_inner).insert(group, Arc::clone(&made));
                         made
                     }
                 };
                 let asked = asked_input.unwrap_or(1);
-                Ok(drawn(exact_prompt_after(self.tokenizer()?, &prefix, asked, text_seed).await?, asked))
+                let made = exact_prompt_after(self.tokenizer()?, &prefix.text, prefix.tokens, asked, text_seed).await?;
+                Ok(drawn(made, asked))
             }
             (Workload::Dataset { output, .. }, Some(Row::Dataset(mut row))) => {
                 let asked_output = row.output_tokens.or_else(|| {
@@ -284,7 +298,10 @@ impl RequestMaker {
             }
             prefix.push_str(&text);
         }
-        Ok(exact_prompt_after(tokenizer, &prefix, row.input, block_seed(*last)).await?)
+        // Each whole block is its own length; the blocks' joins may count a token more or less, which the cut's
+        // whole count corrects.
+        let prefix_tokens = whole.len() * block_tokens as usize;
+        Ok(exact_prompt_after(tokenizer, &prefix, prefix_tokens, row.input, block_seed(*last)).await?)
     }
 }
 
@@ -328,17 +345,27 @@ impl PreparedRequests {
         let maker = Arc::new(maker);
         let made = Arc::new(Mutex::new(Made::default()));
         let changed = Arc::new(Notify::new());
+        let taken = Arc::new(Notify::new());
         let window = Arc::new(Semaphore::new(WINDOW));
         let rows = read_ahead(&maker.workload, maker.uploaded.clone());
         let producer = tokio::spawn({
             let (maker, made, changed, window) =
                 (Arc::clone(&maker), Arc::clone(&made), Arc::clone(&changed), Arc::clone(&window));
+            let (ahead, taken) = (Arc::clone(&made), Arc::clone(&taken));
             async move {
-                // In order: a place in the window, then the file's next row; the making itself, several at once.
+                // In order: room ahead, a place in the window, then the file's next row; the making itself, several
+                // at once.
                 let ordered = futures::stream::unfold((order, rows), move |(mut order, mut rows)| {
-                    let window = Arc::clone(&window);
+                    let (window, ahead, taken) = (Arc::clone(&window), Arc::clone(&ahead), Arc::clone(&taken));
                     async move {
                         let index = order.next()?;
+                        loop {
+                            let some_taken = taken.notified();
+                            if ahead.lock().unwrap_or_else(PoisonError::into_inner).ready_bytes < BYTES_AHEAD {
+                                break;
+                            }
+                            some_taken.await;
+                        }
                         // Given back when the request is taken.
                         window.acquire().await.ok()?.forget();
                         let row = match rows.as_mut() {
@@ -367,7 +394,10 @@ impl PreparedRequests {
                     let failed = result.is_err();
                     let mut made = made.lock().unwrap_or_else(PoisonError::into_inner);
                     match result {
-                        Ok(prepared) => drop(made.ready.insert(index, prepared)),
+                        Ok(prepared) => {
+                            made.ready_bytes += prepared.text_bytes();
+                            made.ready.insert(index, prepared);
+                        }
                         Err(e) => made.failed = Some(e),
                     }
                     drop(made);
@@ -378,7 +408,7 @@ impl PreparedRequests {
                 }
             }
         });
-        Self { maker, made, changed, window, producer }
+        Self { maker, made, changed, taken, window, producer }
     }
 
     /// The lengths of request `index` as drawn: its prompt's and its answer's.
@@ -398,7 +428,9 @@ impl PreparedRequests {
             {
                 let mut made = self.made.lock().unwrap_or_else(PoisonError::into_inner);
                 if let Some(prepared) = made.ready.remove(&index) {
+                    made.ready_bytes = made.ready_bytes.saturating_sub(prepared.text_bytes());
                     self.window.add_permits(1);
+                    self.taken.notify_waiters();
                     return Ok(prepared);
                 }
                 if let Some(failed) = &made.failed {
@@ -413,6 +445,43 @@ impl PreparedRequests {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn long_prompts_are_made_ahead_within_the_bytes_ahead_not_the_whole_window() {
+        use crate::workload::offline::EstimateTokenizer;
+        // 200 prompts of 120,000 tokens (about 500 KB each): the window of 256 would hold about 100 MB of them.
+        let workload = Workload::Synthetic {
+            input: LengthDist::fixed(120_000),
+            output: LengthDist::fixed(1),
+            requests: 200,
+            seed: 3,
+        };
+        let tokenizer = Tokenizer::Estimate(EstimateTokenizer::shared().unwrap());
+        let prepared = PreparedRequests::start(RequestMaker::new(workload, Some(tokenizer)), 0..200);
+        let first = prepared.take(0).await.unwrap();
+        assert_eq!(first.made_input, Some(120_000));
+        let settled = |prepared: &PreparedRequests| {
+            let made = prepared.made.lock().unwrap();
+            (made.ready.len(), made.ready_bytes)
+        };
+        // The making goes on until the bound and then stops short of the window: never more than the makers in
+        // flight past it, while nothing is taken.
+        let one = first.text.len();
+        let most = BYTES_AHEAD + (MAKERS + 1) * one;
+        let mut checks_past_the_bound = 0;
+        while checks_past_the_bound < 10 {
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            let (ready, bytes) = settled(&prepared);
+            assert!(bytes <= most && ready < 60, "{bytes} bytes ahead in {ready} requests");
+            if bytes >= BYTES_AHEAD {
+                checks_past_the_bound += 1;
+            }
+        }
+        // Taking some lets the making go on.
+        for index in 1..=10 {
+            assert_eq!(prepared.take(index).await.unwrap().made_input, Some(120_000));
+        }
+    }
 
     #[test]
     fn a_request_has_the_same_lengths_whatever_the_order_and_neighbours_differ() {

@@ -25,6 +25,8 @@ const MAX_ANSWER_BYTES: usize = 32 * 1024 * 1024;
 /// An answer's bytes per byte of text sent, at most: llama.cpp's `{"id":4294967295,"piece":"…"},` is 30 bytes a
 /// token beside its piece, a piece's byte is at most 6 escaped (`\u00e9`), and a token is at least one byte of text.
 const ANSWER_BYTES_PER_TEXT_BYTE: usize = 40;
+/// The same for an answer of ids only (`4294967295, ` is 12 bytes; vLLM's few other fields fit in the spare).
+const ID_ANSWER_BYTES_PER_TEXT_BYTE: usize = 16;
 /// Tokens allowed beyond one a byte of text: a server that adds its own begin-of-text marks anyway.
 const EXTRA_TOKENS: usize = 8;
 /// The memory all answers being read at once may take, across the process: a call waits for its share (the
@@ -153,20 +155,26 @@ impl ServerTokenizer {
 
     /// The tokens of `text`, without the special tokens a server would add around a whole prompt.
     pub async fn tokenize(&self, text: &str) -> Result<Tokens, TokenizeError> {
+        self.tokens(text, true).await
+    }
+
+    /// How many tokens `text` is: its ids only, without llama.cpp's pieces (an answer a quarter the size).
+    pub async fn count(&self, text: &str) -> Result<usize, TokenizeError> {
+        Ok(self.tokens(text, false).await?.len())
+    }
+
+    /// The tokens of `text`, with llama.cpp's pieces when `pieces` (vLLM's form has none).
+    async fn tokens(&self, text: &str, pieces: bool) -> Result<Tokens, TokenizeError> {
         let body = match self.form {
-            TokenizeForm::LlamaCpp => json!({"content": text, "add_special": false, "with_pieces": true}),
+            TokenizeForm::LlamaCpp => json!({"content": text, "add_special": false, "with_pieces": pieces}),
             TokenizeForm::Vllm => json!({"model": self.model, "prompt": text, "add_special_tokens": false}),
         };
-        let largest = text.len().saturating_mul(ANSWER_BYTES_PER_TEXT_BYTE).saturating_add(BUDGET_UNIT);
+        let per_byte = if pieces { ANSWER_BYTES_PER_TEXT_BYTE } else { ID_ANSWER_BYTES_PER_TEXT_BYTE };
+        let largest = text.len().saturating_mul(per_byte).saturating_add(BUDGET_UNIT);
         let answer = self.post("tokenize", &body, largest).await?;
         read_tokens(&answer, text.len() + EXTRA_TOKENS)
             // serde quotes the value it could not read, and a server may echo what it was sent: scrubbed.
             .map_err(|e| TokenizeError::NotTokens { path: "tokenize", detail: self.redactor.scrub_and_clip(&e, 300) })
-    }
-
-    /// How many tokens `text` is.
-    pub async fn count(&self, text: &str) -> Result<usize, TokenizeError> {
-        Ok(self.tokenize(text).await?.len())
     }
 
     /// The text of `ids`.
@@ -205,7 +213,9 @@ impl ServerTokenizer {
                 .await
                 .map_err(|e| unreachable(&e))?;
             let status = response.status().as_u16();
-            let mut bytes = Vec::new();
+            // Sized once when the server says how long its answer is (growing by doubling can hold twice it).
+            let said = response.content_length().and_then(|n| usize::try_from(n).ok()).filter(|&n| n <= largest);
+            let mut bytes = Vec::with_capacity(said.unwrap_or(0));
             while let Some(chunk) = response.chunk().await.map_err(|e| unreachable(&e))? {
                 if bytes.len() + chunk.len() > largest {
                     let detail =

@@ -14,6 +14,7 @@ mod hostile;
 mod llama_server;
 mod outbound;
 mod secret_canary;
+mod served_memory;
 mod simulator;
 mod speclab;
 mod speclab_ab;
