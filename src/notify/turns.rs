@@ -139,10 +139,8 @@ mod tests {
             message(2, 21, "d1"),
             message(2, 20, "c2"),
         ];
-        let chains: Vec<Vec<String>> = chains_in_turns(oldest_first)
-            .into_iter()
-            .map(|chain| chain.into_iter().map(|m| m.id).collect())
-            .collect();
+        let chains: Vec<Vec<String>> =
+            chains_in_turns(oldest_first).into_iter().map(|chain| chain.into_iter().map(|m| m.id).collect()).collect();
         assert_eq!(chains, [vec!["a1", "a2", "a3"], vec!["c1", "c2"], vec!["e1"], vec!["b1"], vec!["d1"]]);
     }
 

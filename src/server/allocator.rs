@@ -28,10 +28,7 @@ pub fn give_memory_back() {
     let error = match std::env::current_exe() {
         Ok(exe) => {
             use std::os::unix::process::CommandExt;
-            std::process::Command::new(exe)
-                .args(std::env::args_os().skip(1))
-                .env(TUNABLES_VAR, tunables(cores))
-                .exec()
+            std::process::Command::new(exe).args(std::env::args_os().skip(1)).env(TUNABLES_VAR, tunables(cores)).exec()
         }
         Err(e) => e,
     };

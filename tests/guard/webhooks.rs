@@ -327,7 +327,10 @@ async fn queue_body(rig: &Rig, schedule: &latency_guard::model::Schedule, body: 
     let url = schedule.input.notify.webhook_url.as_deref().unwrap();
     let id = latency_guard::notify::new_message_id();
     let row = OutboxRow { schedule: schedule.id, alert: None, id: &id, body };
-    rig.store.queue_webhook(rig.ws, Recipient { url, receiver: Receiver::Webhook }, row, rig.clock.now_ms()).await.unwrap();
+    rig.store
+        .queue_webhook(rig.ws, Recipient { url, receiver: Receiver::Webhook }, row, rig.clock.now_ms())
+        .await
+        .unwrap();
 }
 
 /// A receiver that answers 503 to its first request and 204 after, a little slowly (so messages sent at once

@@ -13,8 +13,8 @@ use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use serde_json::json;
 
-use crate::auth::Session;
 use super::upload_body::{take_in, workspace_turn, BodyError, HeldBody};
+use crate::auth::Session;
 use crate::model::Holding;
 use crate::rate_limit::Caller;
 use crate::state::AppState;
