@@ -251,9 +251,19 @@ async fn hanging_receiver() -> String {
 
 /// Writes a message for `schedule` of `workspace` to the outbox, due now.
 async fn queue(rig: &Rig, workspace: latency_guard::model::WorkspaceId, schedule: &latency_guard::model::Schedule) {
+    queue_body(rig, workspace, schedule, "{}").await;
+}
+
+/// Writes a message with `body` for `schedule` of `workspace` to the outbox, due now.
+async fn queue_body(
+    rig: &Rig,
+    workspace: latency_guard::model::WorkspaceId,
+    schedule: &latency_guard::model::Schedule,
+    body: &str,
+) {
     let url = schedule.input.notify.webhook_url.as_deref().unwrap();
     let id = latency_guard::notify::new_message_id();
-    let row = OutboxRow { schedule: schedule.id, alert: None, id: &id, body: "{}" };
+    let row = OutboxRow { schedule: schedule.id, alert: None, id: &id, body };
     let to = Recipient { url, receiver: Receiver::Webhook };
     rig.store.queue_webhook(workspace, to, row, rig.clock.now_ms()).await.unwrap();
 }
@@ -322,17 +332,6 @@ async fn a_pass_renews_the_leases_of_what_it_has_not_sent(db: &TestDb) {
     sim.stop();
 }
 
-/// Writes a message with `body` for `schedule` to the outbox, due now.
-async fn queue_body(rig: &Rig, schedule: &latency_guard::model::Schedule, body: &str) {
-    let url = schedule.input.notify.webhook_url.as_deref().unwrap();
-    let id = latency_guard::notify::new_message_id();
-    let row = OutboxRow { schedule: schedule.id, alert: None, id: &id, body };
-    rig.store
-        .queue_webhook(rig.ws, Recipient { url, receiver: Receiver::Webhook }, row, rig.clock.now_ms())
-        .await
-        .unwrap();
-}
-
 /// A receiver that answers 503 the first time it is sent `{"n":1}` and 204 to everything else, a little slowly (so
 /// messages sent at once would arrive out of order): its URL and the bodies it took, in the order they came.
 async fn down_once_receiver() -> (String, Arc<Mutex<Vec<String>>>) {
@@ -375,10 +374,10 @@ async fn a_schedules_messages_arrive_in_the_order_written_even_after_a_failure(d
     let ordered = rig.schedule_notifying("ordered", &set, connector, Cadence::Hourly, false, Some(&url), None).await;
     let other = rig.schedule_notifying("other", &set, connector, Cadence::Hourly, false, Some(&url), None).await;
     for i in 1..=3 {
-        queue_body(&rig, &ordered, &format!("{{\"n\":{i}}}")).await;
+        queue_body(&rig, rig.ws, &ordered, &format!("{{\"n\":{i}}}")).await;
     }
     rig.clock.advance(1);
-    queue_body(&rig, &other, "{\"other\":1}").await;
+    queue_body(&rig, rig.ws, &other, "{\"other\":1}").await;
     let sender =
         WebhookSender::new(rig.store.clone(), rig.sealer.clone(), rig.clock.clone(), webhook_policy("127.0.0.1"));
 
@@ -394,7 +393,7 @@ async fn a_schedules_messages_arrive_in_the_order_written_even_after_a_failure(d
     assert_eq!(bodies.lock().unwrap()[2..], ["{\"n\":1}", "{\"n\":2}", "{\"n\":3}"]);
 
     for i in 4..=9 {
-        queue_body(&rig, &ordered, &format!("{{\"n\":{i}}}")).await;
+        queue_body(&rig, rig.ws, &ordered, &format!("{{\"n\":{i}}}")).await;
     }
     let replica =
         WebhookSender::new(rig.store.clone(), rig.sealer.clone(), rig.clock.clone(), webhook_policy("127.0.0.1"));
