@@ -13,13 +13,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a broken benchmark should stop loudly")]
 
-use latency_guard::guard::{decide, pool_state, PoolState};
-use latency_guard::model::{
-    AlertPolicy, BaselineId, BaselineSource, BenchmarkSetId, Cadence, ConnectorId, GuardSummary, Metric, Op, Reference,
-    ReferenceFrom, RunId, ScheduleInput, Severity, Threshold, WindowTest, WindowTestKind,
+use latency_guard::guard::judge::{decide, pool_state, PoolState};
+use latency_guard::guard::model::{
+    AlertPolicy, BaselineSource, Cadence, GuardSummary, Metric, Op, PooledEvaluation, Reference, ReferenceFrom,
+    ScheduleInput, Severity, Threshold, WindowTest, WindowTestKind,
 };
+use latency_guard::model::{BaselineId, BenchmarkSetId, ConnectorId, RunId};
 use latency_guard::stats::percentile;
-use latency_guard::store::PooledEvaluation;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::time::Instant;

@@ -12,14 +12,16 @@ mod support;
 use latency_guard::clock::{Clock, SystemClock};
 use latency_guard::config::Secret;
 use latency_guard::engine::HttpClient;
-use latency_guard::guard::{observe, Guard, GuardOptions, GUARD_TEMPERATURE};
-use latency_guard::model::{
-    Agent, BenchmarkSetInput, Cadence, ConnectorInput, EvaluationStatus, LoadMode, Metric, Op, RunPlanInput,
-    ScheduleInput, SetPrompt, Severity, Threshold,
+use latency_guard::guard::judge::{observe, GUARD_TEMPERATURE};
+use latency_guard::guard::model::{
+    BenchmarkSetInput, Cadence, EvaluationStatus, Metric, Op, ScheduleInput, SetPrompt, Severity, Threshold,
 };
+use latency_guard::guard::service::{Guard, GuardOptions};
+use latency_guard::guard::store::NewBaseline;
+use latency_guard::model::{Agent, ConnectorInput, LoadMode, RunPlanInput};
 use latency_guard::runs::RunManager;
 use latency_guard::secrets::SecretBox;
-use latency_guard::store::{NewBaseline, Store};
+use latency_guard::store::Store;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -97,7 +99,7 @@ async fn main() {
             connector_id: connector.id,
             enabled: true,
             cadence: Cadence::FifteenMinutes,
-            notify: latency_guard::model::Notify {
+            notify: latency_guard::guard::model::Notify {
                 webhook_url: Some("https://hooks.example.com/guard".into()),
                 ..Default::default()
             },

@@ -11,6 +11,7 @@ pub mod api;
 pub mod charts;
 pub mod error;
 pub mod export;
+pub mod guard;
 pub mod model;
 pub mod report;
 pub mod stats;
@@ -32,11 +33,7 @@ pub mod engine;
 #[cfg(feature = "ssr")]
 pub mod fragments;
 #[cfg(feature = "ssr")]
-pub mod guard;
-#[cfg(feature = "ssr")]
 pub mod jobs;
-#[cfg(feature = "ssr")]
-pub mod notify;
 #[cfg(feature = "ssr")]
 pub mod outbound;
 #[cfg(feature = "ssr")]

@@ -7,7 +7,6 @@ use std::future::Future;
 use crate::auth::Session;
 use crate::error::AppError;
 use crate::jobs::StartError;
-use crate::model::ValidationError;
 use crate::runs::OnceError;
 use crate::state::AppState;
 use crate::store::StoreError;
@@ -15,7 +14,7 @@ use crate::targets::ResolveError;
 
 /// Runs `body` with the state and session of the current request (`Unauthorized` without a session) and gives
 /// a failure its HTTP status (401, 404, 400, ...) instead of the default 500.
-pub(super) async fn with_session<T, F, Fut>(body: F) -> Result<T, AppError>
+pub(crate) async fn with_session<T, F, Fut>(body: F) -> Result<T, AppError>
 where
     F: FnOnce(AppState, Session) -> Fut,
     Fut: Future<Output = Result<T, AppError>>,
@@ -51,15 +50,6 @@ impl From<StoreError> for AppError {
                 tracing::error!(error = %other, "store operation failed");
                 AppError::Internal
             }
-        }
-    }
-}
-
-impl From<crate::notify::TestError> for AppError {
-    fn from(error: crate::notify::TestError) -> Self {
-        match error {
-            crate::notify::TestError::NoUrl => AppError::Invalid(ValidationError::new("webhookUrl", error.to_string())),
-            crate::notify::TestError::Store(s) => s.into(),
         }
     }
 }

@@ -9,7 +9,6 @@ pub mod benchmark;
 pub mod compare;
 pub mod connectors;
 pub mod datasets;
-pub mod guard;
 pub mod runs;
 pub mod shares;
 pub mod speclab;
@@ -18,4 +17,4 @@ pub mod tokens;
 pub mod workloads;
 
 #[cfg(feature = "ssr")]
-mod context;
+pub(crate) mod context;

@@ -5,9 +5,8 @@
 mod bottleneck;
 mod cdf;
 mod histogram;
-mod history;
 mod markup;
-mod plot;
+pub mod plot;
 mod scatter;
 mod server_load;
 mod slices;
@@ -16,7 +15,6 @@ mod sweep;
 pub use bottleneck::{bottleneck, BottleneckBar};
 pub use cdf::{cdf_overlay, ecdf_points, CdfSeries};
 pub use histogram::{latency_histogram, length_histogram, token_histogram, Series};
-pub use history::{schedule_history, HistoryChange, HistoryPoint};
 pub use markup::escape_text;
 pub use scatter::{latency_scatter, sampled_scatter, ScatterPoint, ScatterSample};
 pub use server_load::server_load;

@@ -28,7 +28,7 @@ const RIGHT: u32 = 12;
 
 /// A chart's canvas: 720 units wide, `height` high.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Canvas {
+pub(crate) struct Canvas {
     /// Height in SVG units.
     pub height: u32,
     /// CSS classes besides `chart`.
@@ -36,10 +36,10 @@ pub(super) struct Canvas {
 }
 
 /// The canvas width every chart shares.
-pub(super) const WIDTH: u32 = 720;
+pub(crate) const WIDTH: u32 = 720;
 
 /// What the axes show: data ranges, about how many labels, how a label reads, and the axis titles.
-pub(super) struct Axes<'a> {
+pub(crate) struct Axes<'a> {
     /// The x range (widened when empty).
     pub x: (f64, f64),
     /// The y range (widened when empty).
@@ -59,7 +59,7 @@ pub(super) struct Axes<'a> {
 }
 
 /// The plot area of a drawn chart: where data go.
-pub(super) struct Plot {
+pub(crate) struct Plot {
     spec: Cartesian2d<RangedCoordf64, RangedCoordf64>,
 }
 
@@ -94,7 +94,7 @@ fn text(size: f64, color: RGBColor) -> TextStyle<'static> {
 
 /// Draws the canvas, grid and axes, then `marks` (SVG elements, in plot coordinates through [`Plot`]).
 /// `label` is what a screen reader reads for the whole chart.
-pub(super) fn chart(canvas: Canvas, label: &str, axes: &Axes, marks: impl FnOnce(&Plot) -> String) -> String {
+pub(crate) fn chart(canvas: Canvas, label: &str, axes: &Axes, marks: impl FnOnce(&Plot) -> String) -> String {
     let mut svg = String::new();
     let drawn = (|| {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, canvas.height)).into_drawing_area();
@@ -135,7 +135,7 @@ pub(super) fn chart(canvas: Canvas, label: &str, axes: &Axes, marks: impl FnOnce
 }
 
 /// The canvas with `message` in its middle: a chart with nothing to show.
-pub(super) fn empty(canvas: Canvas, label: &str, message: &str) -> String {
+pub(crate) fn empty(canvas: Canvas, label: &str, message: &str) -> String {
     let mut svg = String::new();
     let middle = (WIDTH as i32 / 2, canvas.height as i32 / 2);
     let drawn = (|| {
@@ -170,7 +170,7 @@ fn finish(svg: String, canvas: Canvas, label: &str, marks: &str) -> String {
 }
 
 /// A tick label: whole numbers without decimals, others with one.
-pub(super) fn tick_label(v: f64) -> String {
+pub(crate) fn tick_label(v: f64) -> String {
     if v.fract() == 0.0 || v.abs() >= 10.0 {
         format!("{v:.0}")
     } else {

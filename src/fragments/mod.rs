@@ -1,5 +1,5 @@
 //! Server-rendered parts of pages: what never changes once a page shows it (a report's header, figures, honesty
-//! notes and charts; a comparison of two runs; a Guard schedule's history; a sweep's and an A/B test's reports), rendered to HTML on the server with Leptos views and sent as
+//! notes and charts; a comparison of two runs; a sweep's and an A/B test's reports), rendered to HTML on the server with Leptos views and sent as
 //! [`ServerHtml`]. The browser build does not compile this module, so neither these views nor the types they read
 //! travel in the page's WASM; a page shows the HTML with `ui::components::ServerPart`. Knows nothing of storage,
 //! sessions or HTTP: values in, HTML out.
@@ -8,7 +8,6 @@ mod ab;
 mod compare;
 mod dataset;
 mod report;
-mod schedule;
 mod sweep;
 mod workload;
 
@@ -20,11 +19,10 @@ pub use ab::ab_page;
 pub use compare::{comparison, run_choices};
 pub use dataset::dataset_listing;
 pub use report::{live_scatter, run_page, shared_page};
-pub use schedule::{baselines, history, pinnable_choices, schedule_header};
 pub use sweep::sweep_page;
 
 /// A view rendered once, as HTML.
-fn render(view: impl IntoView) -> ServerHtml {
+pub fn render(view: impl IntoView) -> ServerHtml {
     ServerHtml::trusted(view.into_view().to_html())
 }
 

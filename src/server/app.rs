@@ -11,10 +11,10 @@ use crate::capacity::SweepManager;
 use crate::clock::{Clock, SystemClock};
 use crate::config::{Secret, Settings};
 use crate::engine::HttpClient;
-use crate::guard::{Guard, GuardOptions};
+use crate::guard::notify::{MailError, Mailer, WebhookSender};
+use crate::guard::service::{Guard, GuardOptions};
 use crate::jobs::JobOwner;
 use crate::model::{AbTestId, BaseUrl, ConnectorInput, RunId, SweepId, ValidationError};
-use crate::notify::{MailError, Mailer, WebhookSender};
 use crate::outbound::{AddressPolicy, Lookup, SystemLookup, Trust};
 use crate::runs::RunManager;
 use crate::secrets::{SecretBox, TokenHasher};
@@ -134,7 +134,7 @@ impl Application {
         background.spawn(state.sweeps.clone().maintain(heartbeat));
         background.spawn(state.webhooks.clone().deliver_forever(WEBHOOK_PASS));
         if let Some(every) = state.settings.guard_tick_interval {
-            background.spawn(crate::guard::tick_forever(state.guard.clone(), every));
+            background.spawn(crate::guard::service::tick_forever(state.guard.clone(), every));
         }
         if let Some(mail) = state.guard.mail().cloned() {
             background.spawn(mail.deliver_forever(WEBHOOK_PASS));

@@ -16,8 +16,6 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
-use crate::model::{EvaluationView, GuardSummary, ScheduleInput};
-
 /// How change points are searched for.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ChangePointSettings {
@@ -38,11 +36,6 @@ impl ChangePointSettings {
         // Enough shuffles that the smallest p-value, 1 / (1 + permutations), is a tenth of α or less.
         let enough = (10.0 / alpha).ceil().clamp(0.0, 100_000.0) as u32;
         Self { alpha, min_segment: min_segment.max(2), permutations: enough.saturating_sub(1).max(Self::PERMUTATIONS) }
-    }
-
-    /// A Guard schedule's: its significance level α, its policy's minimum segment.
-    pub fn of_schedule(schedule: &ScheduleInput) -> Self {
-        Self::new(schedule.alpha, schedule.policy.change_min_segment as usize)
     }
 
     /// How the search was made, in words for a page.
@@ -158,18 +151,6 @@ pub fn search(series: &[f64], settings: &ChangePointSettings) -> Search {
         })
         .collect();
     Search { changes, rejected_p }
-}
-
-/// A schedule's history as change points read it: the summaries of its evaluations that measured the endpoint
-/// with a valid run, oldest first, each with when it started; `evaluations` come newest first, as pages list them.
-pub fn measured_history(evaluations: &[EvaluationView]) -> Vec<(i64, GuardSummary)> {
-    let mut history: Vec<(i64, GuardSummary)> = evaluations
-        .iter()
-        .filter(|e| e.status.measured())
-        .filter_map(|e| Some((e.started_at_ms, e.observed_summary?)))
-        .collect();
-    history.reverse();
-    history
 }
 
 fn mean(values: &[f64]) -> f64 {

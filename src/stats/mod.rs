@@ -21,11 +21,13 @@ pub mod repeated;
 pub mod serial;
 #[cfg(feature = "ssr")]
 pub mod shift;
+mod shift_estimate;
 mod slices;
 mod summary;
 
 pub use goodput::{goodput, is_good, Goodput, SloAttainment};
 pub use pacing::{pacing, Pacing, MIN_ACHIEVED_SHARE};
 pub use percentile::{percentile, percentiles, Percentiles, PERCENTILE_METHOD};
+pub use shift_estimate::Shift;
 pub use slices::{slice_width_s, time_slices, TimeSlice};
 pub use summary::{successful_values, summarize, RunSummary};

@@ -7,7 +7,7 @@
 
 use statrs::distribution::{ContinuousCDF, Normal};
 
-use crate::model::Shift;
+use super::Shift;
 
 /// The most pairwise differences computed (a 2,000 × 2,000 comparison); larger samples are thinned evenly first.
 pub const MAX_PAIRS: usize = 4_000_000;

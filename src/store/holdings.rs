@@ -28,7 +28,7 @@ fn table(kind: Holding) -> &'static str {
 impl Store {
     /// A write transaction with room for one more `kind` in `workspace`; `Invalid`, naming the limit, when it is
     /// full (nothing written).
-    pub(super) async fn begin_with_room(
+    pub(crate) async fn begin_with_room(
         &self,
         workspace: WorkspaceId,
         kind: Holding,

@@ -3,26 +3,15 @@
 //! Every query on workspace data filters by the workspace id.
 
 mod ab_tests;
-mod alerts;
 mod api_tokens;
-mod baselines;
-mod benchmark_sets;
-mod cannot_measure;
 mod connectors;
 mod contacts;
 mod datasets;
-mod exposition;
 mod holdings;
 mod jobs;
-mod mail;
-mod mutes;
 mod nullable_float;
-mod open_alerts;
-mod outbox;
-mod pools;
 mod rate_buckets;
 mod runs;
-mod schedules;
 mod sessions;
 mod shares;
 mod siwe_nonces;
@@ -31,24 +20,20 @@ mod workloads;
 mod workspaces;
 
 pub use ab_tests::NewAbTest;
-pub use alerts::{AlertChanges, OutboxRow, Recipient, WebhookNotice};
 pub use api_tokens::{ApiTokenRecord, TokenRefusal};
-pub use baselines::NewBaseline;
 pub use connectors::{ConnectorCredentials, StoredConnector};
 pub use datasets::NewDataset;
-pub use exposition::ScheduleFigures;
 pub use jobs::{JobTable, ReportedJob, JOB_LIST_LIMIT};
-pub use mail::{MailState, QueuedMail};
-pub use open_alerts::PagedAlert;
-pub use outbox::{Attempt, AttemptOutcome, OutboxMessage};
-pub use pools::PooledEvaluation;
 pub use runs::PromptsKept;
-pub use schedules::Claim;
 pub use sessions::SessionRecord;
 pub use shares::ShareRecord;
 pub use siwe_nonces::NonceUse;
 pub use sweeps::NewSweep;
 pub use workspaces::{Workspace, LOCAL_OWNER};
+
+// The row toolkit the features' own store files (`guard/store/`) share with the kernel's.
+pub(crate) use nullable_float::float;
+pub(crate) use workspaces::parse_id;
 
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::{AnyPool, Row};
@@ -113,8 +98,8 @@ impl StoreError {
 /// A handle on the database; cheap to clone.
 #[derive(Debug, Clone)]
 pub struct Store {
-    pool: AnyPool,
-    backend: Backend,
+    pub(crate) pool: AnyPool,
+    pub(crate) backend: Backend,
 }
 
 impl Store {
@@ -153,7 +138,7 @@ impl Store {
     /// for it under the busy timeout: a deferred transaction that read first would fail at once with "database is
     /// locked" when another writer (the in-process tick and the tick hook at the same instant, a run's batch)
     /// committed in between, and no wait can save it then.
-    async fn begin_write(&self) -> Result<sqlx::Transaction<'static, sqlx::Any>, StoreError> {
+    pub(crate) async fn begin_write(&self) -> Result<sqlx::Transaction<'static, sqlx::Any>, StoreError> {
         Ok(match self.backend {
             Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await?,
             Backend::Postgres => self.pool.begin().await?,
@@ -199,13 +184,13 @@ fn create_sqlite_parent_dir(url: &str) -> Result<(), StoreError> {
     Ok(())
 }
 
-fn bool_to_db(b: bool) -> i64 {
+pub(crate) fn bool_to_db(b: bool) -> i64 {
     i64::from(b)
 }
 
 impl Store {
     /// The row `id` of `workspace` in `table`, its `columns` read; `NotFound` when the workspace has no such row.
-    async fn workspace_row(
+    pub(crate) async fn workspace_row(
         &self,
         table: &str,
         columns: &str,
@@ -223,7 +208,7 @@ impl Store {
     /// After a write that touches row `id` of `workspace` in `table` only in the state it needs (`touched` rows):
     /// `true` when it touched it; otherwise `false` when the row exists in another state, `NotFound` when the
     /// workspace has no such row.
-    async fn touched_or_found(
+    pub(crate) async fn touched_or_found(
         &self,
         table: &str,
         touched: u64,
@@ -237,7 +222,7 @@ impl Store {
     }
 
     /// Every row of `workspace` in `table`, its `columns` read, in the order `order_by`.
-    async fn workspace_rows(
+    pub(crate) async fn workspace_rows(
         &self,
         table: &str,
         columns: &str,
@@ -252,7 +237,7 @@ impl Store {
 }
 
 /// Deletes row `id` of `workspace` from `table` within `tx`; `NotFound` when the workspace has no such row.
-async fn delete_workspace_row(
+pub(crate) async fn delete_workspace_row(
     tx: &mut sqlx::Transaction<'static, sqlx::Any>,
     table: &str,
     workspace: crate::model::WorkspaceId,
@@ -268,7 +253,7 @@ async fn delete_workspace_row(
 }
 
 /// `NotFound` when a write touched no row: the id is not in the workspace.
-fn found(rows_affected: u64) -> Result<(), StoreError> {
+pub(crate) fn found(rows_affected: u64) -> Result<(), StoreError> {
     if rows_affected == 0 {
         Err(StoreError::NotFound)
     } else {
@@ -277,22 +262,22 @@ fn found(rows_affected: u64) -> Result<(), StoreError> {
 }
 
 /// A value as the JSON text stored in a column.
-fn to_json<T: serde::Serialize>(value: &T) -> Result<String, StoreError> {
+pub(crate) fn to_json<T: serde::Serialize>(value: &T) -> Result<String, StoreError> {
     serde_json::to_string(value).map_err(|e| StoreError::Corrupt(e.to_string()))
 }
 
 /// A JSON column read back.
-fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, StoreError> {
+pub(crate) fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, StoreError> {
     serde_json::from_str(text).map_err(|e| StoreError::Corrupt(e.to_string()))
 }
 
 /// A column holding an enum's spelling; an unknown spelling is corruption, not a default.
-pub(super) fn spelled<T>(row: &AnyRow, column: &str, parse: fn(&str) -> Option<T>) -> Result<T, StoreError> {
+pub(crate) fn spelled<T>(row: &AnyRow, column: &str, parse: fn(&str) -> Option<T>) -> Result<T, StoreError> {
     spelled_or_null(row, column, parse)?.ok_or_else(|| StoreError::Corrupt(format!("{column} is NULL")))
 }
 
 /// The same for a nullable column: NULL is `None`, an unknown spelling still corruption.
-pub(super) fn spelled_or_null<T>(
+pub(crate) fn spelled_or_null<T>(
     row: &AnyRow,
     column: &str,
     parse: fn(&str) -> Option<T>,

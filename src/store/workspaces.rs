@@ -85,6 +85,6 @@ fn workspace_row(row: &sqlx::any::AnyRow) -> Result<Workspace, StoreError> {
     })
 }
 
-pub(super) fn parse_id<T: std::str::FromStr>(text: &str) -> Result<T, StoreError> {
+pub(crate) fn parse_id<T: std::str::FromStr>(text: &str) -> Result<T, StoreError> {
     text.parse().map_err(|_| StoreError::Corrupt(format!("bad id {text:?}")))
 }

@@ -19,10 +19,10 @@ use leptos::prelude::*;
 use leptos_router::LazyRoute;
 
 use super::pages::{
-    AbTestPage, ComparePage, ConnectorsPage, EditConnectorPage, GuardPage, GuardSetsPage, LoginPage, NewConnectorPage,
-    NewRunPage, NewSchedulePage, RunPage, RunsPage, SchedulePage, ScheduleSettingsPage, SettingsPage, SharePage,
-    SpecLabPage, SweepPage, SweepsPage, WorkloadsPage,
+    AbTestPage, ComparePage, ConnectorsPage, EditConnectorPage, LoginPage, NewConnectorPage, NewRunPage, RunPage,
+    RunsPage, SettingsPage, SharePage, SpecLabPage, SweepPage, SweepsPage, WorkloadsPage,
 };
+use crate::guard::ui::{GuardPage, GuardSetsPage, NewSchedulePage, SchedulePage, ScheduleSettingsPage};
 
 /// `lazy_section!(Section in loader, preload { Route => Page, … })`: the enum `Section` of the section's pages, the
 /// lazily loaded `loader` that renders one of them, and a route type per page whose view calls the loader. Each page

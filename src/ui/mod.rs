@@ -1,8 +1,8 @@
 //! The Leptos UI: the HTML shell, the router, and one page per route. Pages render what server functions
 //! return; they compute nothing of substance.
 
-mod components;
-mod hooks;
+pub(crate) mod components;
+pub(crate) mod hooks;
 mod lazy_pages;
 mod pages;
 mod report_source;

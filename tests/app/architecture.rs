@@ -1,61 +1,97 @@
-//! The layering `docs/ARCHITECTURE.md` describes, checked on the source text: modules below the HTTP edge know
-//! neither axum nor the app state, and no module imports, directly or around a loop, one that imports it back.
-//! A violation names the file (or the loop) so the fix is obvious.
+//! The house `docs/ARCHITECTURE.md` describes, checked on the source text along its two axes. The kernel's layers:
+//! shared pure modules at the bottom, the domain above them, the edge (`state`, `api`, the UI kit) and the shell
+//! (`ui`'s router and pages, `server`, `cli`) on top. The features (`guard`, …), each one folder with the same inner
+//! layers (model < charts < judge < store < notify < service < fragments < api < ui), interleaved with the kernel's
+//! edge: a feature's service is below `state`, its api above `api`'s shared context, its pages above the UI kit.
+//! Every import points down that order; a feature imports another only when it declares it; nothing below the edge
+//! names axum or the app state; SQL is written only in store files; and no module imports, directly or around a
+//! loop, one that imports it back. A violation names the file, the import or the loop, so the fix is obvious.
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a failing test should panic loudly")]
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// Modules below the HTTP edge: the domain and the shared pure layer. (`sim` is its own small HTTP server and
-/// `api`/`ui`/`server` are the layers that serve requests.)
-const BELOW_THE_EDGE: &[&str] = &[
-    "auth",
-    "charts",
-    "clock",
-    "config",
-    "engine",
-    "error",
-    "export",
-    "fragments",
-    "guard",
-    "jobs",
-    "model",
-    "notify",
-    "outbound",
-    "report",
-    "runs",
-    "rate_limit",
-    "secrets",
-    "speclab",
-    "stats",
-    "store",
-    "targets",
-    "wire",
-];
+/// A feature (a folder of `src/` with the inner layers below) and the features it may import.
+type Feature = (&'static str, &'static [&'static str]);
 
-/// What a module below the edge must not name.
-const EDGE_ONLY: &[&str] = &["axum", "crate::state", "crate::server", "crate::api", "crate::ui"];
+/// The features.
+const FEATURES: &[Feature] = &[("guard", &[])];
 
-/// The layers of `docs/ARCHITECTURE.md` in full, bottom first: a module imports only modules of layers below its
-/// own. A new top-level module needs a place here.
-const LAYERS: &[&[&str]] = &[
+/// Every node of the house, bottom first: a node imports only nodes of lower ranks. A kernel node is a top-level
+/// module (the UI's kit, `ui::kit`, is apart from its router and pages, `ui`); `*::layer` is that layer of every
+/// feature. A new top-level module or feature layer needs a place here.
+const ORDER: &[&[&str]] = &[
     &["wire", "clock", "outbound", "sim", "telemetry"],
     &["model"],
     &["stats", "error", "rate_limit"],
     &["charts", "config", "engine"],
     &["report", "secrets", "workload"],
     &["export", "store"],
-    &["fragments", "jobs", "auth", "targets", "notify"],
+    &["fragments", "jobs", "auth", "targets"],
     &["speclab"],
     &["runs"],
     &["capacity"],
-    &["guard"],
+    &["*::model"],
+    &["*::charts"],
+    &["*::judge"],
+    &["*::store"],
+    &["*::notify"],
+    &["*::service"],
     &["state"],
+    &["*::fragments"],
     &["api"],
+    &["*::api"],
+    &["ui::kit"],
+    &["*::ui"],
     &["ui"],
     &["server"],
     &["cli"],
 ];
+
+/// The nodes that serve requests or are their own server, which the edge rule leaves alone although they rank
+/// below `api`: `state` is what the edge is made of, and `sim` is a small HTTP server of its own.
+const EDGE_ITSELF: &[&str] = &["state", "sim"];
+
+/// What a node below the HTTP edge must not name.
+const EDGE_ONLY: &[&str] = &["axum", "crate::state", "crate::server", "crate::api", "crate::ui"];
+
+/// The folders a file that writes SQL may be in: the kernel's store and each feature's own.
+const SQL_HOMES: &[&str] = &["store", "*::store"];
+
+/// The submodules of `ui` that are its router and pages; the rest (components, hooks, the wallet, the report's
+/// source) is the kit that every page uses.
+const UI_SHELL: &[&str] = &["pages", "lazy_pages"];
+
+fn is_feature(features: &[Feature], name: &str) -> bool {
+    features.iter().any(|(feature, _)| *feature == name)
+}
+
+/// The node a module path belongs to: `guard::judge` for `["guard", "judge", "decide"]`, `ui::kit` for
+/// `["ui", "components", "layout"]`, `store` for `["store", "runs"]`.
+fn node(module: &[String]) -> String {
+    node_among(FEATURES, module)
+}
+
+/// [`node`] with `features` as the features.
+fn node_among(features: &[Feature], module: &[String]) -> String {
+    match module {
+        [feature, layer, ..] if is_feature(features, feature) => format!("{feature}::{layer}"),
+        [ui, part, ..] if ui == "ui" && !UI_SHELL.contains(&part.as_str()) => "ui::kit".to_string(),
+        [top, ..] => top.clone(),
+        [] => String::new(),
+    }
+}
+
+/// A node's rank in [`ORDER`], if it has one.
+fn rank(features: &[Feature], node: &str) -> Option<usize> {
+    let general = match node.split_once("::") {
+        Some((feature, layer)) if is_feature(features, feature) => format!("*::{layer}"),
+        // A feature's `mod.rs` only declares its layers: it stands with its pages, at the top of the feature.
+        None if is_feature(features, node) => "*::ui".to_string(),
+        _ => node.to_string(),
+    };
+    ORDER.iter().position(|nodes| nodes.contains(&general.as_str()))
+}
 
 /// A source file: its module path (`["guard", "tick"]`) and its text without the unit-test module.
 struct Source {
@@ -92,33 +128,103 @@ fn sources() -> Vec<Source> {
     found
 }
 
-/// The module paths `code` names: `crate::a::b` as `[a, b]`, `super::x` resolved against `module`.
+/// The module paths `code` names: `crate::a::b` as `[a, b]`, `super::x` resolved against `module`, and each
+/// branch of a group (`use super::{a, b::C}` names `a` and `b`).
 fn references(module: &[String], code: &str) -> Vec<Vec<String>> {
     let mut refs = Vec::new();
     for (prefix, base) in [("crate::", Vec::new()), ("super::", module[..module.len().saturating_sub(1)].to_vec())] {
         for (at, _) in code.match_indices(prefix) {
-            if at > 0 && code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+            if at > 0 && code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == ':') {
                 continue;
             }
-            let mut path = Vec::new();
-            for segment in code[at + prefix.len()..].split("::").take(3) {
-                let name: String =
-                    segment.chars().take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_').collect();
-                if name.is_empty() {
-                    break;
+            for path in use_tree(&code[at + prefix.len()..]) {
+                if !path.is_empty() {
+                    refs.push(base.iter().cloned().chain(path).collect());
                 }
-                let whole = name.len() == segment.len();
-                path.push(name);
-                if !whole {
-                    break;
-                }
-            }
-            if !path.is_empty() {
-                refs.push(base.iter().cloned().chain(path).collect());
             }
         }
     }
     refs
+}
+
+/// The module paths (up to three segments, lower-case names only) at the start of `text`, a path or a use tree:
+/// `a::b::C` gives `[a, b]`; `a::{b, c::D}` gives `[a, b]` and `[a, c]`.
+fn use_tree(text: &str) -> Vec<Vec<String>> {
+    let mut path = Vec::new();
+    let mut rest = text;
+    loop {
+        if let Some(group) = rest.strip_prefix('{') {
+            let Some(inner) = group_inside(group) else { return vec![path] };
+            let branches: Vec<Vec<String>> = split_top_level(inner)
+                .into_iter()
+                .flat_map(|branch| use_tree(branch.trim_start()))
+                .map(|branch| path.iter().cloned().chain(branch).take(3).collect())
+                .collect();
+            return if branches.is_empty() { vec![path] } else { branches };
+        }
+        let name: String =
+            rest.chars().take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_').collect();
+        let after = &rest[name.len()..];
+        if name.is_empty() || name == "self" {
+            return vec![path];
+        }
+        path.push(name);
+        match after.strip_prefix("::") {
+            Some(next) if path.len() < 3 => rest = next,
+            _ => return vec![path],
+        }
+    }
+}
+
+/// The text inside a group whose `{` was just read, up to its matching `}`.
+fn group_inside(text: &str) -> Option<&str> {
+    let mut depth = 1;
+    for (at, c) in text.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(&text[..at]);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `a, b::{c, d}, e` split at its top-level commas.
+fn split_top_level(text: &str) -> Vec<&str> {
+    let (mut parts, mut depth, mut start) = (Vec::new(), 0, 0);
+    for (at, c) in text.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&text[start..at]);
+                start = at + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&text[start..]);
+    parts.into_iter().filter(|p| !p.trim().is_empty()).collect()
+}
+
+/// Edges between the house's nodes (features' layers, the kernel's modules), as [`node`] names them.
+fn node_graph(features: &[Feature], sources: &[Source]) -> BTreeMap<String, BTreeSet<String>> {
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for source in sources.iter().filter(|s| !s.module.is_empty()) {
+        let from = node_among(features, &source.module);
+        for target in references(&source.module, &source.code) {
+            let to = node_among(features, &target);
+            if to != from && !to.is_empty() {
+                edges.entry(from.clone()).or_default().insert(to);
+            }
+        }
+    }
+    edges
 }
 
 /// Edges between modules at `depth` (1: top-level modules; 2: the submodules inside each top-level module).
@@ -168,9 +274,13 @@ fn find_loop(edges: &BTreeMap<String, BTreeSet<String>>) -> Option<String> {
 
 #[test]
 fn modules_below_the_http_edge_know_neither_axum_nor_the_app_state() {
+    let edge = rank(FEATURES, "api").unwrap();
     let offenders: Vec<String> = sources()
         .iter()
-        .filter(|s| s.module.first().is_some_and(|top| BELOW_THE_EDGE.contains(&top.as_str())))
+        .filter(|s| {
+            let node = node(&s.module);
+            rank(FEATURES, &node).is_some_and(|r| r < edge) && !EDGE_ITSELF.contains(&node.as_str())
+        })
         .flat_map(|s| {
             EDGE_ONLY
                 .iter()
@@ -182,12 +292,30 @@ fn modules_below_the_http_edge_know_neither_axum_nor_the_app_state() {
 }
 
 #[test]
+fn sql_is_written_only_in_store_files() {
+    let general = |node: &str| match node.split_once("::") {
+        Some((feature, layer)) if is_feature(FEATURES, feature) => format!("*::{layer}"),
+        _ => node.to_string(),
+    };
+    let offenders: Vec<String> = sources()
+        .iter()
+        .filter(|s| s.code.contains("sqlx::query") && !SQL_HOMES.contains(&general(&node(&s.module)).as_str()))
+        .map(|s| s.path.display().to_string())
+        .collect();
+    assert!(offenders.is_empty(), "SQL outside the store's files: {offenders:?}");
+}
+
+#[test]
 fn no_module_imports_one_that_imports_it_back() {
     let sources = sources();
-    for depth in [1, 2, 3] {
-        let edges = graph(&sources, depth);
-        assert!(edges.len() > 3 || depth > 1, "the scan found the modules at all: {edges:?}");
-        if let Some(cycle) = find_loop(&edges) {
+    let nodes = node_graph(FEATURES, &sources);
+    assert!(nodes.len() > 3, "the scan found the modules at all: {nodes:?}");
+    assert!(nodes.keys().any(|n| n == "guard::service"), "the scan sees the features' layers: {nodes:?}");
+    if let Some(cycle) = find_loop(&nodes) {
+        panic!("an import loop between the house's nodes: {cycle}");
+    }
+    for depth in [2, 3] {
+        if let Some(cycle) = find_loop(&graph(&sources, depth)) {
             panic!("an import loop between modules: {cycle}");
         }
     }
@@ -250,26 +378,36 @@ fn the_map_reader_sees_names_and_skips_continuation_lines() {
     assert_eq!(mapped_paths(doc), expected);
 }
 
-/// The top-level modules without a layer, and the imports that do not point down the layers (`from -> to`).
-fn layer_violations(sources: &[Source]) -> (Vec<String>, Vec<String>) {
-    let layer_of = |module: &str| LAYERS.iter().position(|layer| layer.contains(&module));
-    let modules: BTreeSet<String> = sources.iter().filter_map(|s| s.module.first().cloned()).collect();
-    let unplaced = modules.iter().filter(|m| layer_of(m).is_none()).cloned().collect();
-    let mut upward = Vec::new();
-    for (from, targets) in graph(sources, 1) {
-        let Some(own) = layer_of(&from) else { continue };
-        for to in targets.iter().filter(|t| layer_of(t).is_some_and(|theirs| theirs >= own)) {
-            upward.push(format!("{from} -> {to}"));
+/// The nodes without a rank in [`ORDER`], and the imports that break the order or reach a feature not declared
+/// (`from -> to`).
+fn layer_violations(features: &[Feature], sources: &[Source]) -> (Vec<String>, Vec<String>) {
+    let edges = node_graph(features, sources);
+    let nodes: BTreeSet<String> =
+        sources.iter().filter(|s| !s.module.is_empty()).map(|s| node_among(features, &s.module)).collect();
+    let unplaced = nodes.iter().filter(|n| rank(features, n).is_none()).cloned().collect();
+    let feature_of = |node: &str| node.split_once("::").map(|(f, _)| f.to_string()).filter(|f| is_feature(features, f));
+    let mut wrong = Vec::new();
+    for (from, targets) in &edges {
+        let Some(own) = rank(features, from) else { continue };
+        for to in targets {
+            let upward = rank(features, to).is_some_and(|theirs| theirs >= own);
+            let undeclared = match (feature_of(from), feature_of(to)) {
+                (Some(a), Some(b)) if a != b => !features.iter().any(|(f, uses)| *f == a && uses.contains(&b.as_str())),
+                _ => false,
+            };
+            if upward || undeclared {
+                wrong.push(format!("{from} -> {to}"));
+            }
         }
     }
-    (unplaced, upward)
+    (unplaced, wrong)
 }
 
 #[test]
 fn every_import_points_down_the_written_layers_and_every_module_has_one() {
-    let (unplaced, upward) = layer_violations(&sources());
-    assert!(unplaced.is_empty(), "top-level modules without a layer in LAYERS: {unplaced:?}");
-    assert!(upward.is_empty(), "imports that do not point down the layers (docs/ARCHITECTURE.md): {upward:?}");
+    let (unplaced, wrong) = layer_violations(FEATURES, &sources());
+    assert!(unplaced.is_empty(), "modules and feature layers without a rank in ORDER: {unplaced:?}");
+    assert!(wrong.is_empty(), "imports that do not point down the order of docs/ARCHITECTURE.md: {wrong:?}");
 }
 
 #[test]
@@ -285,8 +423,33 @@ fn the_layer_check_finds_an_upward_import_and_an_unplaced_module() {
         code(&["novel"], "use crate::model::RunId;"),
         code(&["engine", "measure"], "use crate::outbound::Reach;"),
         code(&["outbound"], ""),
+        code(&["guard", "judge", "decide"], "use crate::{model::RunId, stats::percentile};"),
+        code(&["guard", "judge", "alerts"], "use super::super::store::Claim;\nuse crate::guard::{store::Claim};"),
+        code(&["guard", "store", "alerts"], "use crate::store::{parse_id, Store};"),
+        code(&["guard", "api"], "use crate::api::context::with_session;\nuse crate::lab::model::Probe;"),
+        code(&["guard", "ui", "feed"], "use crate::ui::components::Layout;\nuse super::super::api::list;"),
+        code(&["guard", "novel"], ""),
+        code(&["lab", "model"], ""),
     ];
-    let (unplaced, upward) = layer_violations(&tree);
-    assert_eq!(unplaced, ["novel"]);
-    assert_eq!(upward, ["model -> store"], "store -> model and engine -> outbound point down");
+    let (unplaced, wrong) = layer_violations(&[("guard", &[]), ("lab", &[])], &tree);
+    assert_eq!(unplaced, ["guard::novel", "novel"]);
+    assert_eq!(
+        wrong,
+        ["guard::api -> lab::model", "guard::judge -> guard::store", "model -> store"],
+        "down the order is fine, a group's branches are each seen, another feature needs declaring"
+    );
+}
+
+#[test]
+fn a_use_tree_names_each_module_it_reaches() {
+    let names = |text: &str| use_tree(text).into_iter().map(|p| p.join("::")).collect::<Vec<_>>();
+    assert_eq!(names("guard::judge::decide;"), ["guard::judge::decide"]);
+    assert_eq!(names("guard::model::Schedule;"), ["guard::model"]);
+    assert_eq!(
+        names("{alerts::plan, decide::{decide, Decision}, Channels};"),
+        ["alerts::plan", "decide::decide", "decide", ""]
+    );
+    assert_eq!(names("{self, Store};"), ["", ""]);
+    assert_eq!(node(&["ui".to_string(), "components".to_string()]), "ui::kit");
+    assert_eq!(node(&["ui".to_string(), "pages".to_string(), "runs".to_string()]), "ui");
 }

@@ -8,9 +8,10 @@ use std::pin::Pin;
 
 use crate::common::guard_rig::Rig;
 use crate::common::TestDb;
+use latency_guard::guard::model::{BenchmarkSetInput, Cadence, ScheduleInput, SetPrompt};
 use latency_guard::model::{
-    ApiTokenId, ApiTokenState, ApiTokenView, BenchmarkSetInput, Cadence, ConnectorInput, Holding, LengthDist,
-    ScheduleInput, SetPrompt, TokenScope, Workload, WorkloadInput, WorkspaceId,
+    ApiTokenId, ApiTokenState, ApiTokenView, ConnectorInput, Holding, LengthDist, TokenScope, Workload, WorkloadInput,
+    WorkspaceId,
 };
 use latency_guard::secrets::SecretBox;
 use latency_guard::store::{Store, StoreError};
@@ -64,7 +65,7 @@ impl Saver {
                 }
                 Holding::Schedules => {
                     let input = ScheduleInput { name: format!("schedule {n}"), ..this.schedule.clone() };
-                    let secret = latency_guard::notify::new_webhook_secret();
+                    let secret = latency_guard::guard::notify::new_webhook_secret();
                     store.create_schedule(ws, &input.validate().unwrap(), &secret, &this.sealer, 0).await.map(drop)
                 }
                 Holding::ApiTokens => {

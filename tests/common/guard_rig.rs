@@ -4,15 +4,17 @@
 use latency_guard::clock::{Clock, FixedClock};
 use latency_guard::config::Secret;
 use latency_guard::engine::HttpClient;
-use latency_guard::guard::{observe, streamed_samples, Guard, GuardOptions, GUARD_TEMPERATURE};
-use latency_guard::model::{
-    Agent, BenchmarkSet, BenchmarkSetInput, Cadence, ConnectorId, ConnectorInput, LoadMode, Metric, Op, RunPlanInput,
-    RunStatus, Schedule, ScheduleInput, SetPrompt, Severity, Threshold, WorkspaceId,
+use latency_guard::guard::judge::{observe, streamed_samples, GUARD_TEMPERATURE};
+use latency_guard::guard::model::{
+    BenchmarkSet, BenchmarkSetInput, Cadence, Metric, Op, Schedule, ScheduleInput, SetPrompt, Severity, Threshold,
 };
+use latency_guard::guard::service::{Guard, GuardOptions};
+use latency_guard::guard::store::NewBaseline;
+use latency_guard::model::{Agent, ConnectorId, ConnectorInput, LoadMode, RunPlanInput, RunStatus, WorkspaceId};
 use latency_guard::runs::RunManager;
 use latency_guard::secrets::SecretBox;
 use latency_guard::sim::{self, Delay, SimConfig, SimHandle};
-use latency_guard::store::{NewBaseline, Store};
+use latency_guard::store::Store;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -45,7 +47,7 @@ impl Rig {
     }
 
     /// The same, sending alert e-mail through `mailer`.
-    pub async fn with_mailer(store: &Store, limit: u32, mailer: Option<latency_guard::notify::Mailer>) -> Self {
+    pub async fn with_mailer(store: &Store, limit: u32, mailer: Option<latency_guard::guard::notify::Mailer>) -> Self {
         let sealer = SecretBox::new(&Secret::generate());
         let clock = Arc::new(FixedClock::at(T0));
         let runs = RunManager::new(store.clone(), sealer.clone(), HttpClient::new().unwrap(), clock.clone());
@@ -118,7 +120,7 @@ impl Rig {
             connector_id: connector,
             enabled,
             cadence,
-            notify: latency_guard::model::Notify {
+            notify: latency_guard::guard::model::Notify {
                 webhook_url: webhook_url.map(String::from),
                 email: email.map(String::from),
                 ..Default::default()
@@ -140,7 +142,7 @@ impl Rig {
             .create_schedule(
                 self.ws,
                 &input.validate().unwrap(),
-                &latency_guard::notify::new_webhook_secret(),
+                &latency_guard::guard::notify::new_webhook_secret(),
                 &self.sealer,
                 self.clock.now_ms(),
             )
@@ -153,7 +155,7 @@ impl Rig {
         &self,
         set: &BenchmarkSet,
         connector: ConnectorId,
-        policy: latency_guard::model::AlertPolicy,
+        policy: latency_guard::guard::model::AlertPolicy,
     ) -> Schedule {
         let created = self.schedule("checkout", set, connector, Cadence::FifteenMinutes, true).await;
         let input = ScheduleInput { policy, ..created.input.clone() }.validate().unwrap();
@@ -161,7 +163,11 @@ impl Rig {
     }
 
     /// Points `connector` at `url`, ticks (one schedule due), and moves the clock 15 minutes on.
-    pub async fn tick_against(&self, connector: ConnectorId, url: &str) -> latency_guard::model::ScheduleOutcome {
+    pub async fn tick_against(
+        &self,
+        connector: ConnectorId,
+        url: &str,
+    ) -> latency_guard::guard::model::ScheduleOutcome {
         self.repoint(connector, url).await;
         let outcome = self.guard.tick().await.unwrap().ran.remove(0);
         self.clock.advance(15 * MINUTE);
@@ -236,10 +242,13 @@ impl Rig {
             name: format!("{owner}'s schedule"),
             set_id: set.id,
             connector_id: connector.id,
-            notify: latency_guard::model::Notify { webhook_url: webhook_url.map(String::from), ..Default::default() },
+            notify: latency_guard::guard::model::Notify {
+                webhook_url: webhook_url.map(String::from),
+                ..Default::default()
+            },
             ..template.clone()
         };
-        let secret = latency_guard::notify::new_webhook_secret();
+        let secret = latency_guard::guard::notify::new_webhook_secret();
         let schedule =
             self.store.create_schedule(ws.id, &input.validate().unwrap(), &secret, &self.sealer, now).await.unwrap();
         (ws.id, schedule)
@@ -260,7 +269,7 @@ pub fn guard(
     runs: &RunManager,
     clock: &Arc<FixedClock>,
     limit: u32,
-    mailer: Option<latency_guard::notify::Mailer>,
+    mailer: Option<latency_guard::guard::notify::Mailer>,
 ) -> Guard {
     let options =
         GuardOptions { limit, parallelism: 4, public_base: "http://lg.test".into(), database_clock: false, mailer };

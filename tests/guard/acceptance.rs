@@ -10,9 +10,8 @@ use crate::common::guard_rig::Rig;
 use crate::common::llama::llama_server;
 use crate::common::TestDb;
 use latency_guard::engine::HttpClient;
-use latency_guard::model::{
-    EvaluationStatus, Metric, Op, ScheduleInput, ServerKind, Severity, SpecCounters, Threshold,
-};
+use latency_guard::guard::model::{EvaluationStatus, Metric, Op, ScheduleInput, Severity, Threshold};
+use latency_guard::model::{ServerKind, SpecCounters};
 use latency_guard::speclab::{probe, scrape, spec_evidence, SpecEvidence};
 
 async fn counters(client: &HttpClient, target: &latency_guard::engine::RequestTarget) -> SpecCounters {
@@ -33,7 +32,8 @@ async fn the_acceptance_rate_is_what_the_servers_counters_moved_by(db: &TestDb) 
     rig.store.record_probe(rig.ws, connector, report.kind, 0).await.unwrap();
 
     let set = rig.set(4).await;
-    let created = rig.schedule("drafting", &set, connector, latency_guard::model::Cadence::FifteenMinutes, true).await;
+    let created =
+        rig.schedule("drafting", &set, connector, latency_guard::guard::model::Cadence::FifteenMinutes, true).await;
     let falls = Threshold {
         metric: Metric::AcceptanceRate,
         op: Op::PctDecrease,
@@ -55,7 +55,7 @@ async fn the_acceptance_rate_is_what_the_servers_counters_moved_by(db: &TestDb) 
 
     // Pinned, the next run is compared on it: the same server at the same settings stays within 20 %.
     let run = first.run_id.unwrap();
-    latency_guard::guard::pin_run(&rig.store, rig.ws, schedule.id, run, 0).await.unwrap();
+    latency_guard::guard::service::pin_run(&rig.store, rig.ws, schedule.id, run, 0).await.unwrap();
     let second = rig.tick_against(connector, &drafting.base_url).await;
     let e = rig.store.list_evaluations(rig.ws, schedule.id, 1).await.unwrap().remove(0);
     let check = &e.decision.expect("compared").checks[0];

@@ -8,7 +8,7 @@
 use crate::common::guard_rig::{simulator, Rig};
 use crate::common::TestDb;
 use latency_guard::clock::Clock;
-use latency_guard::model::{AlertPolicy, EvaluationStatus, Metric, Op, ScheduleInput, Severity, Threshold};
+use latency_guard::guard::model::{AlertPolicy, EvaluationStatus, Metric, Op, ScheduleInput, Severity, Threshold};
 
 async fn a_lasting_slowdown_is_a_change_point_that_alerts(db: &TestDb) {
     let rig = Rig::new(&db.store, 25).await;
@@ -58,10 +58,11 @@ async fn a_lasting_slowdown_is_a_change_point_that_alerts(db: &TestDb) {
     assert!(breach.pct_change.unwrap() >= 30.0 && breach.p_value.unwrap() <= 0.05, "{breach:?}");
 
     // The page marks the change on the chart and lists it (p95's; the mean's too when it is significant).
-    let detail = latency_guard::guard::schedule_detail(&rig.store, rig.ws, schedule.id, rig.clock.now_ms()).await;
+    let detail =
+        latency_guard::guard::service::schedule_detail(&rig.store, rig.ws, schedule.id, rig.clock.now_ms()).await;
     let detail = detail.unwrap();
-    let changes = latency_guard::guard::history_changes(&detail).await;
-    let html = latency_guard::fragments::history(&detail, changes).into_string();
+    let changes = latency_guard::guard::service::history_changes(&detail).await;
+    let html = latency_guard::guard::fragments::history(&detail, changes).into_string();
     assert!(html.contains(r#"class="change-point"><title>change point: "#), "{html}");
     assert!(html.contains("segments of at least 3 evaluations"), "{html}");
     assert!(html.contains("UTC: p95_ms "), "listed: {html}");

@@ -8,8 +8,8 @@ use crate::common::guard_rig::{simulator, Rig, MINUTE};
 use crate::common::smtp::{next_message, smtp_sink, smtp_sink_on};
 use crate::common::TestDb;
 use latency_guard::clock::Clock;
-use latency_guard::model::{Cadence, EvaluationStatus};
-use latency_guard::notify::Mailer;
+use latency_guard::guard::model::{Cadence, EvaluationStatus};
+use latency_guard::guard::notify::Mailer;
 
 async fn one_message_per_recipient_per_tick(db: &TestDb) {
     let (_sink, port, mut received) = smtp_sink().await;

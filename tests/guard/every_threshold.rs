@@ -16,11 +16,12 @@ use crate::common::guard_rig::{Rig, MINUTE};
 use crate::common::TestDb;
 use crate::webhooks::webhook_policy;
 use latency_guard::clock::Clock;
-use latency_guard::model::{
-    AlertPolicy, BenchmarkSet, Cadence, ConnectorId, ConnectorInput, EvaluationStatus, Metric, Notify, Op, Schedule,
-    ScheduleInput, ScheduleOutcome, ServerKind, Severity, Threshold, WindowTest,
+use latency_guard::guard::model::{
+    AlertPolicy, BenchmarkSet, Cadence, EvaluationStatus, Metric, Notify, Op, Schedule, ScheduleInput, ScheduleOutcome,
+    Severity, Threshold, WindowTest,
 };
-use latency_guard::notify::WebhookSender;
+use latency_guard::guard::notify::WebhookSender;
+use latency_guard::model::{ConnectorId, ConnectorInput, ServerKind};
 use latency_guard::sim::{self, Delay, Fault, SimConfig, SimHandle};
 use serde_json::Value;
 
@@ -303,7 +304,7 @@ async fn walk(world: &World, case: &Case, set: &BenchmarkSet) {
     // The first evaluation has nothing to compare with; its run is pinned, as a user pins one from the page.
     let first = world.evaluate(&schedule, case.healthy).await;
     assert_eq!(first.status, EvaluationStatus::NoBaseline, "{key}: {first:?}");
-    latency_guard::guard::pin_run(&rig.store, rig.ws, schedule.id, first.run_id.unwrap(), rig.clock.now_ms())
+    latency_guard::guard::service::pin_run(&rig.store, rig.ws, schedule.id, first.run_id.unwrap(), rig.clock.now_ms())
         .await
         .unwrap();
     for _ in 0..case.warm_up {

@@ -10,7 +10,7 @@ use crate::common::endpoint::scripted_endpoint;
 use crate::common::guard_rig::{simulator, Rig};
 use crate::common::TestDb;
 use latency_guard::clock::Clock;
-use latency_guard::model::{Cadence, EvaluationStatus, ScheduleInput};
+use latency_guard::guard::model::{Cadence, EvaluationStatus, ScheduleInput};
 
 /// A second workspace, `other`, with one schedule of one prompt on an endpoint that notes when each request came;
 /// those instants.

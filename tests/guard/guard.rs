@@ -7,9 +7,10 @@
 use crate::common::guard_rig::{simulator, Rig, MINUTE, T0};
 use crate::common::TestDb;
 use latency_guard::clock::Clock;
-use latency_guard::model::{
-    AlertKind, AlertPolicy, Cadence, EvaluationStatus, InvalidRun, Metric, RunStatus, ScheduleOutcome,
+use latency_guard::guard::model::{
+    AlertKind, AlertPolicy, Cadence, EvaluationStatus, InvalidRun, Metric, ScheduleOutcome,
 };
+use latency_guard::model::RunStatus;
 
 fn ran(outcomes: &[ScheduleOutcome]) -> Vec<latency_guard::model::ScheduleId> {
     outcomes.iter().map(|o| o.schedule_id).collect()
@@ -264,8 +265,9 @@ async fn sustained_inconclusive_cannot_measure_and_recovered_rows(db: &TestDb) {
     let recovered = tick(fast_url.clone()).await;
     assert_eq!(recovered.alerts_recovered.len(), 1, "{recovered:?}");
     assert_eq!((open().await, rig.outbox_rows().await), (2, 4));
-    let breach_alert =
-        |feed: Vec<latency_guard::model::AlertView>| feed.into_iter().find(|a| a.kind == AlertKind::Breach).unwrap();
+    let breach_alert = |feed: Vec<latency_guard::guard::model::AlertView>| {
+        feed.into_iter().find(|a| a.kind == AlertKind::Breach).unwrap()
+    };
     assert!(breach_alert(rig.store.list_alerts(rig.ws, 10, rig.clock.now_ms()).await.unwrap())
         .recovered_at_ms
         .is_some());
@@ -338,14 +340,14 @@ async fn an_evaluation_abandoned_by_a_stopped_process_is_marked_failed(db: &Test
     let schedule = rig.schedule("daily", &set, connector, Cadence::Daily, true).await;
     let claims = rig.store.claim_due_schedules(rig.clock.now_ms(), 25, "a-process-that-died").await.unwrap();
     assert_eq!(claims.len(), 1);
-    let status = |e: &[latency_guard::model::EvaluationView]| (e[0].status, e[0].error.clone());
+    let status = |e: &[latency_guard::guard::model::EvaluationView]| (e[0].status, e[0].error.clone());
 
     rig.clock.advance(60 * MINUTE);
     assert!(rig.guard.tick().await.unwrap().ran.is_empty(), "the claim advanced the schedule");
     let left = rig.store.list_evaluations(rig.ws, schedule.id, 10).await.unwrap();
     assert_eq!(status(&left), (EvaluationStatus::Running, None), "an hour is not proof that it died");
 
-    rig.clock.advance(latency_guard::guard::MAX_EVALUATION_MS);
+    rig.clock.advance(latency_guard::guard::service::MAX_EVALUATION_MS);
     rig.guard.tick().await.unwrap();
     let closed = rig.store.list_evaluations(rig.ws, schedule.id, 10).await.unwrap();
     assert_eq!(closed.len(), 1);

@@ -7,7 +7,9 @@ use crate::common;
 
 use crate::common::{client, spawn_app, spawn_app_on};
 use latency_guard::config::ApiKey;
-use latency_guard::model::{BenchmarkSetInput, Cadence, Metric, Op, ScheduleInput, SetPrompt, Severity, Threshold};
+use latency_guard::guard::model::{
+    BenchmarkSetInput, Cadence, Metric, Op, ScheduleInput, SetPrompt, Severity, Threshold,
+};
 use serde_json::Value;
 
 const KEY: &str = "tick-key-0123456789abcdef";
@@ -54,7 +56,7 @@ async fn a_missing_or_wrong_key_runs_nothing_and_the_right_one_ticks() {
         connector_id: demo.id,
         enabled: true,
         cadence: Cadence::FifteenMinutes,
-        notify: latency_guard::model::Notify::default(),
+        notify: latency_guard::guard::model::Notify::default(),
         thresholds: vec![Threshold {
             metric: Metric::MeanMs,
             op: Op::PctIncrease,

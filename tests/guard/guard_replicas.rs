@@ -8,11 +8,11 @@ use crate::common::TestDb;
 use latency_guard::clock::FixedClock;
 use latency_guard::config::Secret;
 use latency_guard::engine::HttpClient;
-use latency_guard::guard::{Guard, GuardOptions};
-use latency_guard::model::{
-    BenchmarkSetInput, Cadence, ConnectorInput, EvaluationStatus, Metric, Op, ScheduleId, ScheduleInput, SetPrompt,
-    Severity, Threshold,
+use latency_guard::guard::model::{
+    BenchmarkSetInput, Cadence, EvaluationStatus, Metric, Op, ScheduleInput, SetPrompt, Severity, Threshold,
 };
+use latency_guard::guard::service::{Guard, GuardOptions};
+use latency_guard::model::{ConnectorInput, ScheduleId};
 use latency_guard::runs::RunManager;
 use latency_guard::secrets::SecretBox;
 use latency_guard::sim::{self, Delay, SimConfig};
@@ -68,7 +68,7 @@ async fn race(db: TestDb, replicas: usize) {
             connector_id: connector.id,
             enabled: true,
             cadence: Cadence::Hourly,
-            notify: latency_guard::model::Notify::default(),
+            notify: latency_guard::guard::model::Notify::default(),
             thresholds: vec![Threshold {
                 metric: Metric::P95Ms,
                 op: Op::PctIncrease,

@@ -8,11 +8,9 @@
 use crate::common::guard_rig::{simulator, Rig, MINUTE};
 use crate::common::TestDb;
 use latency_guard::clock::Clock;
-use latency_guard::guard::pin_run;
-use latency_guard::model::{
-    Cadence, EvaluationStatus, LengthDist, RunId, Schedule, ScheduleId, ScheduleInput, ThinkTime, Workload, WorkloadId,
-    WorkloadInput,
-};
+use latency_guard::guard::model::{Cadence, EvaluationStatus, Schedule, ScheduleInput};
+use latency_guard::guard::service::pin_run;
+use latency_guard::model::{LengthDist, RunId, ScheduleId, ThinkTime, Workload, WorkloadId, WorkloadInput};
 use latency_guard::store::StoreError;
 
 fn synthetic(input_tokens: u32, requests: u32) -> Workload {
@@ -31,11 +29,11 @@ fn sending(schedule: &Schedule, name: &str, workload: Option<WorkloadId>) -> Sch
 }
 
 async fn create(rig: &Rig, input: &ScheduleInput) -> Result<Schedule, StoreError> {
-    let secret = latency_guard::notify::new_webhook_secret();
+    let secret = latency_guard::guard::notify::new_webhook_secret();
     rig.store.create_schedule(rig.ws, input, &secret, &rig.sealer, rig.clock.now_ms()).await
 }
 
-async fn copy(rig: &Rig, schedule: ScheduleId) -> latency_guard::model::ScheduleWorkload {
+async fn copy(rig: &Rig, schedule: ScheduleId) -> latency_guard::guard::model::ScheduleWorkload {
     rig.store.schedule_workload(rig.ws, schedule).await.unwrap().unwrap()
 }
 
@@ -91,7 +89,8 @@ async fn a_schedule_sends_its_workload_against_a_baseline_of_its_own(db: &TestDb
     assert_eq!((compared.baseline_n, compared.observed_n), (Some(5), Some(5)), "{compared:?}");
 
     // The schedule's page says what it sends, and the cost of its mean lengths.
-    let detail = latency_guard::guard::schedule_detail(&rig.store, rig.ws, sends.id, rig.clock.now_ms()).await.unwrap();
+    let detail =
+        latency_guard::guard::service::schedule_detail(&rig.store, rig.ws, sends.id, rig.clock.now_ms()).await.unwrap();
     assert_eq!(detail.workload.as_ref().map(|w| w.name.as_str()), Some("chat 24/3"));
     assert_eq!(detail.baseline.map(|b| b.run_id), Some(workload_run));
     assert_eq!(detail.earlier_baselines.len(), 1, "the first pin stays in this workload's history");

@@ -7,10 +7,10 @@
 use std::time::{Duration, Instant};
 
 use crate::common::{spawn_app_on, TestDb};
-use latency_guard::model::{
-    Agent, BenchmarkSetInput, Cadence, ConnectorInput, LoadMode, Metric, Op, RunPlanInput, RunStatus, ScheduleInput,
-    SetPrompt, Severity, Threshold,
+use latency_guard::guard::model::{
+    BenchmarkSetInput, Cadence, Metric, Op, ScheduleInput, SetPrompt, Severity, Threshold,
 };
+use latency_guard::model::{Agent, ConnectorInput, LoadMode, RunPlanInput, RunStatus};
 use latency_guard::sim::{self, Delay, SimConfig};
 use serde_json::json;
 
@@ -55,7 +55,7 @@ async fn reading_a_schedules_page_never_moves_a_concurrent_runs_figures() {
         stream: false,
         policy: Default::default(),
     };
-    let secret = latency_guard::notify::new_webhook_secret();
+    let secret = latency_guard::guard::notify::new_webhook_secret();
     let schedule =
         state.store.create_schedule(ws, &input.validate().unwrap(), &secret, &state.sealer, 0).await.unwrap();
     // A history of 40 measured evaluations for the page to search.

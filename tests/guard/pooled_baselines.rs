@@ -8,7 +8,7 @@
 use crate::common::guard_rig::{simulator, Rig, MINUTE, T0};
 use crate::common::TestDb;
 use latency_guard::clock::Clock;
-use latency_guard::model::{
+use latency_guard::guard::model::{
     AlertPolicy, BaselineSource, EvaluationStatus, EvaluationView, Pool, ReferenceFrom, ScheduleInput,
 };
 
@@ -63,12 +63,13 @@ async fn a_rolling_baseline_fills_from_healthy_runs_and_keeps_breaches_out(db: &
 
     // Fast again: healthy; the next pool is the latest three healthy runs (the first one has left it).
     assert_eq!(rig.tick_against(connector, &fast_url).await.status, EvaluationStatus::Healthy);
-    let detail =
-        latency_guard::guard::schedule_detail(&rig.store, rig.ws, schedule.id, rig.clock.now_ms()).await.unwrap();
+    let detail = latency_guard::guard::service::schedule_detail(&rig.store, rig.ws, schedule.id, rig.clock.now_ms())
+        .await
+        .unwrap();
     let info = detail.pool.clone().expect("the page shows the pool");
     assert_eq!((info.pool.evaluations, info.n), (3, 12));
     assert_eq!((info.pool.first_at_ms, info.pool.last_at_ms), (T0 + 30 * MINUTE, T0 + 90 * MINUTE));
-    let page = latency_guard::fragments::baselines(&detail).into_string();
+    let page = latency_guard::guard::fragments::baselines(&detail).into_string();
     assert!(
         page.contains("Compared with the last 3 healthy evaluations, pooled: 3 evaluations")
             && page.contains("12 successful requests"),

@@ -11,8 +11,8 @@ use crate::common::TestDb;
 use crate::webhooks::webhook_policy;
 use axum::http::StatusCode;
 use latency_guard::clock::Clock;
-use latency_guard::model::{AlertPolicy, Cadence, EvaluationStatus, Notify, Receiver, ScheduleInput};
-use latency_guard::notify::WebhookSender;
+use latency_guard::guard::model::{AlertPolicy, Cadence, EvaluationStatus, Notify, Receiver, ScheduleInput};
+use latency_guard::guard::notify::WebhookSender;
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
 
@@ -151,11 +151,11 @@ fn pagerduty_reply(body: &Value) -> String {
 /// A schedule of `rig` sending to `receiver` at `url`, recovering after one healthy evaluation.
 async fn schedule_to(
     rig: &Rig,
-    set: &latency_guard::model::BenchmarkSet,
+    set: &latency_guard::guard::model::BenchmarkSet,
     connector: latency_guard::model::ConnectorId,
     receiver: Receiver,
     url: &str,
-) -> latency_guard::model::Schedule {
+) -> latency_guard::guard::model::Schedule {
     let created = rig.schedule_notifying("checkout", set, connector, Cadence::Hourly, true, None, None).await;
     let notify = Notify {
         webhook_url: Some(url.into()),
@@ -229,7 +229,9 @@ async fn pagerduty_triggers_and_resolves_one_incident_per_alert(db: &TestDb) {
         rig.clock.advance(MINUTE);
     }
     let alert = rig.store.list_alerts(rig.ws, 10, rig.clock.now_ms()).await.unwrap().remove(0);
-    assert!(latency_guard::guard::acknowledge_alert(&rig.store, rig.ws, alert.id, rig.clock.now_ms()).await.unwrap());
+    assert!(latency_guard::guard::service::acknowledge_alert(&rig.store, rig.ws, alert.id, rig.clock.now_ms())
+        .await
+        .unwrap());
     assert_eq!(sender.deliver_due().await.unwrap(), 4);
     let log = rig.store.list_webhook_deliveries(rig.ws, schedule.id, 10).await.unwrap();
     for message in &log {
@@ -244,7 +246,9 @@ async fn pagerduty_triggers_and_resolves_one_incident_per_alert(db: &TestDb) {
     assert_eq!((payload["severity"].as_str(), payload["component"].as_str()), (Some("warning"), Some("p95_ms")));
     assert!(payload["summary"].as_str().unwrap().starts_with("🚨 latency-guard alert [warn] checkout: p95_ms +"));
     assert!(
-        !latency_guard::guard::acknowledge_alert(&rig.store, rig.ws, alert.id, rig.clock.now_ms()).await.unwrap(),
+        !latency_guard::guard::service::acknowledge_alert(&rig.store, rig.ws, alert.id, rig.clock.now_ms())
+            .await
+            .unwrap(),
         "acknowledged once"
     );
     assert_eq!(rig.outbox_rows().await, 4, "no second resolve");

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use crate::common::guard_rig::Rig;
 use crate::common::TestDb;
-use latency_guard::model::{
+use latency_guard::guard::model::{
     AlertPolicy, BaselineSource, EvaluationStatus, Metric, Op, ScheduleInput, Severity, Threshold,
 };
 use latency_guard::sim::{self, Delay, SimConfig, SimHandle};
@@ -31,10 +31,10 @@ fn threshold(metric: Metric) -> Threshold {
 /// A streamed schedule of `set` on `connector` watching p95 total time and p95 TTFT, with `policy`.
 async fn streamed_schedule(
     rig: &Rig,
-    set: &latency_guard::model::BenchmarkSet,
+    set: &latency_guard::guard::model::BenchmarkSet,
     connector: latency_guard::model::ConnectorId,
     policy: AlertPolicy,
-) -> latency_guard::model::Schedule {
+) -> latency_guard::guard::model::Schedule {
     let created = rig.schedule_with_policy(set, connector, policy).await;
     let input = ScheduleInput {
         stream: true,

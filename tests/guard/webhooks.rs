@@ -10,10 +10,10 @@ use axum::http::HeaderMap;
 use base64::Engine as _;
 use hmac::Mac;
 use latency_guard::clock::Clock;
-use latency_guard::model::{AlertPolicy, Cadence, EvaluationStatus, Receiver, ScheduleInput};
-use latency_guard::notify::WebhookSender;
+use latency_guard::guard::model::{AlertPolicy, Cadence, EvaluationStatus, Receiver, ScheduleInput};
+use latency_guard::guard::notify::WebhookSender;
+use latency_guard::guard::store::{OutboxRow, Recipient};
 use latency_guard::outbound::{AddressPolicy, AllowRules, SystemLookup, Trust};
-use latency_guard::store::{OutboxRow, Recipient};
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
 
@@ -250,7 +250,11 @@ async fn hanging_receiver() -> String {
 }
 
 /// Writes a message for `schedule` of `workspace` to the outbox, due now.
-async fn queue(rig: &Rig, workspace: latency_guard::model::WorkspaceId, schedule: &latency_guard::model::Schedule) {
+async fn queue(
+    rig: &Rig,
+    workspace: latency_guard::model::WorkspaceId,
+    schedule: &latency_guard::guard::model::Schedule,
+) {
     queue_body(rig, workspace, schedule, "{}").await;
 }
 
@@ -258,11 +262,11 @@ async fn queue(rig: &Rig, workspace: latency_guard::model::WorkspaceId, schedule
 async fn queue_body(
     rig: &Rig,
     workspace: latency_guard::model::WorkspaceId,
-    schedule: &latency_guard::model::Schedule,
+    schedule: &latency_guard::guard::model::Schedule,
     body: &str,
 ) {
     let url = schedule.input.notify.webhook_url.as_deref().unwrap();
-    let id = latency_guard::notify::new_message_id();
+    let id = latency_guard::guard::notify::new_message_id();
     let row = OutboxRow { schedule: schedule.id, alert: None, id: &id, body };
     let to = Recipient { url, receiver: Receiver::Webhook };
     rig.store.queue_webhook(workspace, to, row, rig.clock.now_ms()).await.unwrap();
@@ -281,10 +285,10 @@ async fn hanging_receivers_of_one_workspace_never_hold_anothers_alert(db: &TestD
         let hook = hanging_receiver().await;
         let input = ScheduleInput {
             name: format!("hanging {i}"),
-            notify: latency_guard::model::Notify { webhook_url: Some(hook), ..Default::default() },
+            notify: latency_guard::guard::model::Notify { webhook_url: Some(hook), ..Default::default() },
             ..template.clone()
         };
-        let secret = latency_guard::notify::new_webhook_secret();
+        let secret = latency_guard::guard::notify::new_webhook_secret();
         let schedule =
             rig.store.create_schedule(rig.ws, &input.validate().unwrap(), &secret, &rig.sealer, 0).await.unwrap();
         queue(&rig, rig.ws, &schedule).await;

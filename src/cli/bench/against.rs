@@ -8,11 +8,11 @@
 use std::path::Path;
 
 use super::{invalid, BenchError};
-use crate::guard::{decide_run, observe, send_order_lag1, streamed_samples};
-use crate::model::{
-    BaselineId, BenchmarkSetId, Cadence, ConnectorId, Decision, Metric, Op, Reference, ReferenceFrom, RunId,
-    ScheduleInput, Severity, Threshold,
+use crate::guard::judge::{decide_run, observe, send_order_lag1, streamed_samples};
+use crate::guard::model::{
+    Cadence, Decision, Metric, Op, Reference, ReferenceFrom, ScheduleInput, Severity, Threshold,
 };
+use crate::model::{BaselineId, BenchmarkSetId, ConnectorId, RunId};
 use crate::report::ReportSnapshot;
 
 /// Parses `METRIC:OP>VALUE` (`p95_ms:pct_increase>10`, `error_rate:abs_increase>0.05`).

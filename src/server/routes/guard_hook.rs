@@ -11,7 +11,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 
-use crate::guard::{Refusal, HOOK_BUDGET, HOOK_CLIENT_BUDGET};
+use crate::guard::service::{Refusal, HOOK_BUDGET, HOOK_CLIENT_BUDGET};
 use crate::rate_limit::{Budget, Caller};
 use crate::server::middleware::client_address;
 use crate::state::AppState;

@@ -9,7 +9,7 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use std::net::IpAddr;
 
-use crate::guard::{exposition, EXPOSITION_CONTENT_TYPE};
+use crate::guard::service::{exposition, EXPOSITION_CONTENT_TYPE};
 use crate::server::middleware::client_address;
 use crate::state::AppState;
 

@@ -6,7 +6,7 @@ use leptos_meta::Title;
 use leptos_router::components::A;
 
 use crate::api::account::whoami;
-use crate::api::guard::open_alert_count;
+use crate::guard::api::open_alert_count;
 use crate::ui::hooks::resource;
 
 /// Bumped by anything that changes how many alerts are open, so every sidebar badge reads the count again.
