@@ -4,7 +4,7 @@
 // Why: the bundle is ~160 files and binaryen here is the npm package (binaryen compiled to WASM, run by node).
 // A process per file spends most of its time starting up and running binaryen's own code before node has
 // optimised it; one worker per core that loads binaryen once and takes the next file when it is done did the
-// same work in 32 s instead of 2 min 17 s, for 0.2 % more bytes (docs/PERFORMANCE.md, "The release bundle").
+// same work in 32 s instead of 2 min 17 s, for 0.2 % more bytes (docs/PERFORMANCE.md, "Optimising the release bundle").
 //
 // Usage: node scripts/wasm-opt.mjs --jobs N FILE.wasm...   (prints one line: files, bytes, time, the slowest)
 

@@ -1,7 +1,8 @@
 //! Evaluations and alerts. Finishing an evaluation records it and applies the alert plan Guard's state machine
-//! (`guard::plan_alerts`) makes from the alerts open at that moment and the schedule's recent history, in one
+//! (`guard::judge::plan_alerts`) makes from the alerts open at that moment and the schedule's recent history, in one
 //! transaction: opened, updated and recovered alerts, the "cannot measure" alert and the webhook messages
-//! announcing them commit together or not at all. Alerts close only by hand (acknowledge one, or all); a recovered
+//! announcing them (`guard::judge::announcements` says which, from what applying the plan did) commit together or
+//! not at all. Alerts close only by hand (acknowledge one, or all); a recovered
 //! one is marked so and stays open.
 
 use sqlx::any::AnyRow;
@@ -9,6 +10,7 @@ use sqlx::Row;
 
 use super::open_alerts::open_alerts;
 use super::schedules::Claim;
+use crate::guard::judge::{announcements, Applied};
 use crate::guard::model::{
     AlertKind, AlertPlan, AlertView, Breach, Decision, EvaluationEnd, EvaluationStatus, EvaluationView, GuardSummary,
     Muting, Notice, OpenAlert, PastEvaluation, Receiver, Trigger, WebhookDelivery, CANNOT_MEASURE_KEY,
@@ -150,113 +152,12 @@ impl Store {
         let history = past_evaluations(&mut tx, claim).await?;
         let muting = Muting::of(&super::mutes::mutes_in_force(&mut tx, claim.schedule, now_ms).await?);
         let plan = plan(&open, &history, &muting);
-        let observed = end.observed();
-        let (baseline, decision) = end.comparison().unzip();
-        sqlx::query(
-            "UPDATE guard_evaluations SET finished_at = $1, status = $2, error = $3, run_id = $4, baseline_id = $5, \
-             baseline_n = $6, baseline_summary = $7, observed_n = $8, observed_summary = $9, observed_total_ms = $10, \
-             test = $11, p_value = $12, decision = $13, invalid = $14, pending = $15, measured_key = $16, \
-             baseline_from = $17, observed_streamed = $18 WHERE id = $19",
-        )
-        .bind(now_ms)
-        .bind(end.status().as_str())
-        .bind(end.error())
-        .bind(end.run().map(|r| r.to_string()))
-        .bind(baseline.and_then(|b| b.baseline_id()).map(|id| id.to_string()))
-        .bind(baseline.map(|b| b.total_ms.len() as i64))
-        .bind(baseline.map(|b| to_json(&b.summary)).transpose()?)
-        .bind(observed.map(|(values, _)| values.len() as i64))
-        .bind(observed.map(|(_, summary)| to_json(summary)).transpose()?)
-        .bind(observed.map(|(values, _)| to_json(values)).transpose()?)
-        .bind(decision.map(|_| "welch_t_test"))
-        .bind(float(decision.and_then(|d| d.p_value)))
-        .bind(decision.map(to_json).transpose()?)
-        .bind(end.invalid().map(to_json).transpose()?)
-        .bind((!plan.pending.is_empty()).then(|| to_json(&plan.pending)).transpose()?)
-        .bind(measured_key)
-        .bind(end.baseline_from().map(|from| to_json(&from)).transpose()?)
-        .bind(end.streamed().map(to_json).transpose()?)
-        .bind(claim.evaluation.to_string())
-        .execute(&mut *tx)
-        .await?;
-
+        record_end(&mut tx, claim, end, measured_key, &plan, now_ms).await?;
         let mut changes = AlertChanges { email: plan.email, ..AlertChanges::default() };
-        // Each notice with its alerts, in the order of its breaches.
-        let mut announced: Vec<(Vec<AlertId>, Notice)> = Vec::new();
-        if let (Some(baseline), Some((_, observed))) = (baseline, observed) {
-            let figures = AlertFigures { claim, run: end.run(), observed, baseline: &baseline.summary, now_ms };
-            let mut relapsed = Vec::new();
-            let mut announced_opened = Vec::new();
-            for breach in &plan.open {
-                let id = AlertId::new_random();
-                let announce = !plan.silenced.contains(&breach.key());
-                if insert_alert(&mut tx, id, breach, &figures, announce).await? {
-                    changes.opened.push((id, breach.clone()));
-                    if announce {
-                        announced_opened.push((id, breach.clone()));
-                    }
-                    continue;
-                }
-                // Opened a moment ago by another evaluation of this schedule: breached again, then.
-                let reopened = open_alerts(&mut tx, claim.schedule).await?;
-                let Some(open) = reopened.iter().find(|a| a.threshold_key == breach.key()) else { continue };
-                update_alert(&mut tx, open.id, breach, &figures).await?;
-                changes.updated.push(open.id);
-            }
-            for (id, breach) in &plan.update {
-                update_alert(&mut tx, *id, breach, &figures).await?;
-                changes.updated.push(*id);
-                if plan.relapsed.contains(id) {
-                    mark_announced(&mut tx, *id).await?;
-                    relapsed.push((*id, breach.clone()));
-                }
-            }
-            let opened: Vec<(AlertId, Breach)> = announced_opened.into_iter().chain(relapsed).collect();
-            if !opened.is_empty() {
-                let (ids, breaches) = opened.into_iter().unzip();
-                announced.push((ids, Notice::Opened(breaches)));
-            }
-        }
-        if !plan.recovered.is_empty() {
-            let mut breaches = Vec::new();
-            for id in &plan.recovered {
-                if mark_recovered(&mut tx, *id, now_ms).await? {
-                    breaches.push(last_breach(&mut tx, *id).await?);
-                    changes.recovered.push(*id);
-                }
-            }
-            if !breaches.is_empty() {
-                announced.push((changes.recovered.clone(), Notice::Recovered(breaches)));
-            }
-        }
-        for id in &plan.recovered_quietly {
-            mark_recovered(&mut tx, *id, now_ms).await?;
-        }
-        if let Some(cannot) = &plan.cannot_measure {
-            let announce = !plan.silenced.iter().any(|k| k == CANNOT_MEASURE_KEY);
-            if let Some((id, what)) =
-                super::cannot_measure::apply_cannot_measure(&mut tx, claim, end, cannot, announce, now_ms).await?
-            {
-                announced.push((vec![id], Notice::CannotMeasure(what)));
-            }
-        }
-        if let Some(id) = plan.measurable_again {
-            // Announced when this evaluation marked it recovered, or when it is still open though recovered
-            // already (another replica's evaluation marked it a moment ago).
-            if mark_recovered(&mut tx, id, now_ms).await? || is_open(&mut tx, id).await? {
-                announced.push((vec![id], Notice::MeasurableAgain));
-            }
-        }
+        let applied = apply_plan(&mut tx, claim, end, &plan, &mut changes, now_ms).await?;
+        let announced = announcements(applied);
         if let (Some(notice), true) = (webhook, plan.webhook) {
-            for (alerts, what) in &announced {
-                for (alert, body) in (notice.bodies)(what, alerts) {
-                    let message_id = (notice.message_id)();
-                    let to = Recipient { url: notice.url, receiver: notice.receiver };
-                    let row = OutboxRow { schedule: claim.schedule, alert: Some(alert), id: &message_id, body: &body };
-                    insert_outbox(&mut tx, claim.workspace, to, row, now_ms).await?;
-                    changes.webhook.push(message_id);
-                }
-            }
+            changes.webhook = write_messages(&mut tx, claim, &notice, &announced, now_ms).await?;
         }
         changes.notices = announced.into_iter().map(|(_, notice)| notice).collect();
         tx.commit().await?;
@@ -372,6 +273,145 @@ impl Store {
         .await?;
         rows.iter().map(evaluation_from_row).collect()
     }
+}
+
+/// Records how the claimed evaluation ended: its status, its figures and the baseline's, its decision, and the
+/// breaches the plan keeps pending.
+async fn record_end(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    claim: &Claim,
+    end: &EvaluationEnd,
+    measured_key: Option<&str>,
+    plan: &AlertPlan,
+    now_ms: i64,
+) -> Result<(), StoreError> {
+    let observed = end.observed();
+    let (baseline, decision) = end.comparison().unzip();
+    sqlx::query(
+        "UPDATE guard_evaluations SET finished_at = $1, status = $2, error = $3, run_id = $4, baseline_id = $5, \
+             baseline_n = $6, baseline_summary = $7, observed_n = $8, observed_summary = $9, observed_total_ms = $10, \
+             test = $11, p_value = $12, decision = $13, invalid = $14, pending = $15, measured_key = $16, \
+             baseline_from = $17, observed_streamed = $18 WHERE id = $19",
+    )
+    .bind(now_ms)
+    .bind(end.status().as_str())
+    .bind(end.error())
+    .bind(end.run().map(|r| r.to_string()))
+    .bind(baseline.and_then(|b| b.baseline_id()).map(|id| id.to_string()))
+    .bind(baseline.map(|b| b.total_ms.len() as i64))
+    .bind(baseline.map(|b| to_json(&b.summary)).transpose()?)
+    .bind(observed.map(|(values, _)| values.len() as i64))
+    .bind(observed.map(|(_, summary)| to_json(summary)).transpose()?)
+    .bind(observed.map(|(values, _)| to_json(values)).transpose()?)
+    .bind(decision.map(|_| "welch_t_test"))
+    .bind(float(decision.and_then(|d| d.p_value)))
+    .bind(decision.map(to_json).transpose()?)
+    .bind(end.invalid().map(to_json).transpose()?)
+    .bind((!plan.pending.is_empty()).then(|| to_json(&plan.pending)).transpose()?)
+    .bind(measured_key)
+    .bind(end.baseline_from().map(|from| to_json(&from)).transpose()?)
+    .bind(end.streamed().map(to_json).transpose()?)
+    .bind(claim.evaluation.to_string())
+    .execute(&mut **tx)
+    .await?;
+
+    Ok(())
+}
+
+/// Applies `plan` to the schedule's alerts and says what it did: which alerts opened, updated, relapsed or
+/// recovered (into `changes` as well), and what of the "cannot measure" alert is to be announced.
+async fn apply_plan(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    claim: &Claim,
+    end: &EvaluationEnd,
+    plan: &AlertPlan,
+    changes: &mut AlertChanges,
+    now_ms: i64,
+) -> Result<Applied, StoreError> {
+    let mut applied = Applied::default();
+    if let (Some((baseline, _)), Some((_, observed))) = (end.comparison(), end.observed()) {
+        let figures = AlertFigures { claim, run: end.run(), observed, baseline: &baseline.summary, now_ms };
+        apply_breaches(tx, plan, &figures, changes, &mut applied).await?;
+    }
+    for id in &plan.recovered {
+        if mark_recovered(tx, *id, now_ms).await? {
+            applied.recovered.push((*id, last_breach(tx, *id).await?));
+            changes.recovered.push(*id);
+        }
+    }
+    for id in &plan.recovered_quietly {
+        mark_recovered(tx, *id, now_ms).await?;
+    }
+    if let Some(cannot) = &plan.cannot_measure {
+        let announce = !plan.silenced.iter().any(|k| k == CANNOT_MEASURE_KEY);
+        applied.cannot_measure =
+            super::cannot_measure::apply_cannot_measure(tx, claim, end, cannot, announce, now_ms).await?;
+    }
+    if let Some(id) = plan.measurable_again {
+        // Announced when this evaluation marked it recovered, or when it is still open though recovered
+        // already (another replica's evaluation marked it a moment ago).
+        if mark_recovered(tx, id, now_ms).await? || is_open(tx, id).await? {
+            applied.measurable_again = Some(id);
+        }
+    }
+    Ok(applied)
+}
+
+/// Opens the alerts `plan` opens and moves on those it updates. An alert another evaluation of the schedule opened
+/// a moment earlier (replicas) is updated instead, so a threshold never has two open alerts.
+async fn apply_breaches(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    plan: &AlertPlan,
+    figures: &AlertFigures<'_>,
+    changes: &mut AlertChanges,
+    applied: &mut Applied,
+) -> Result<(), StoreError> {
+    for breach in &plan.open {
+        let id = AlertId::new_random();
+        let announce = !plan.silenced.contains(&breach.key());
+        if insert_alert(tx, id, breach, figures, announce).await? {
+            changes.opened.push((id, breach.clone()));
+            if announce {
+                applied.opened.push((id, breach.clone()));
+            }
+            continue;
+        }
+        // Opened a moment ago by another evaluation of this schedule: breached again, then.
+        let reopened = open_alerts(tx, figures.claim.schedule).await?;
+        let Some(open) = reopened.iter().find(|a| a.threshold_key == breach.key()) else { continue };
+        update_alert(tx, open.id, breach, figures).await?;
+        changes.updated.push(open.id);
+    }
+    for (id, breach) in &plan.update {
+        update_alert(tx, *id, breach, figures).await?;
+        changes.updated.push(*id);
+        if plan.relapsed.contains(id) {
+            mark_announced(tx, *id).await?;
+            applied.relapsed.push((*id, breach.clone()));
+        }
+    }
+    Ok(())
+}
+
+/// Writes the webhook messages of `announced` to the outbox; their ids.
+async fn write_messages(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    claim: &Claim,
+    notice: &WebhookNotice<'_>,
+    announced: &[(Vec<AlertId>, Notice)],
+    now_ms: i64,
+) -> Result<Vec<String>, StoreError> {
+    let mut written = Vec::new();
+    for (alerts, what) in announced {
+        for (alert, body) in (notice.bodies)(what, alerts) {
+            let message_id = (notice.message_id)();
+            let to = Recipient { url: notice.url, receiver: notice.receiver };
+            let row = OutboxRow { schedule: claim.schedule, alert: Some(alert), id: &message_id, body: &body };
+            insert_outbox(tx, claim.workspace, to, row, now_ms).await?;
+            written.push(message_id);
+        }
+    }
+    Ok(written)
 }
 
 /// Where an outbox message goes.
