@@ -21,104 +21,150 @@ fn select_value<T: Copy>(options: &[T], name: impl Fn(T) -> &'static str, value:
     options.iter().copied().find(|o| name(*o) == value)
 }
 
+/// The form's fields as signals, seeded from the schedule being edited or a new one's defaults. The alert policy's
+/// fields are kept as typed: a number that does not parse is sent as 0 (or NaN) for the server to refuse with the
+/// field's name. They are bound in the form's own view: of the ways tried, the one that costs the page's bundle
+/// least (a component of their own cost 2 KB of gzip more).
+#[derive(Clone, Copy)]
+struct Fields {
+    name: RwSignal<String>,
+    set: RwSignal<String>,
+    connector: RwSignal<String>,
+    /// "": the set's prompts.
+    workload: RwSignal<String>,
+    cadence: RwSignal<Cadence>,
+    enabled: RwSignal<bool>,
+    webhook: RwSignal<String>,
+    receiver: RwSignal<Receiver>,
+    /// Written only: the stored key never comes back, so an empty field keeps it.
+    routing_key: RwSignal<String>,
+    email: RwSignal<String>,
+    email_owner: RwSignal<bool>,
+    alpha: RwSignal<String>,
+    significance: RwSignal<bool>,
+    stream: RwSignal<bool>,
+    thresholds: RwSignal<Vec<Threshold>>,
+    breaches: RwSignal<String>,
+    of: RwSignal<String>,
+    recover: RwSignal<String>,
+    cannot: RwSignal<String>,
+    errors: RwSignal<String>,
+    samples: RwSignal<String>,
+    pool_kind: RwSignal<&'static str>,
+    pool_size: RwSignal<String>,
+    /// The policy as stored, for what the form does not edit.
+    policy: AlertPolicy,
+}
+
+impl Fields {
+    fn new(first: Option<&ScheduleInput>, choices: &ScheduleChoices) -> Self {
+        let text = |pick: &dyn Fn(&ScheduleInput) -> Option<String>, default: Option<String>| {
+            RwSignal::new(first.and_then(pick).or(default).unwrap_or_default())
+        };
+        let policy = first.map(|i| i.policy).unwrap_or_default();
+        let count = |n: u32| RwSignal::new(n.to_string());
+        let (pool_kind, pool_size) = match policy.baseline {
+            BaselineSource::Pinned => ("pinned", count(10)),
+            BaselineSource::Rolling { last } => ("rolling", count(last)),
+            BaselineSource::Window { hours } => ("window", count(hours)),
+        };
+        Fields {
+            name: text(&|i| Some(i.name.clone()), None),
+            set: text(&|i| Some(i.set_id.to_string()), choices.sets.first().map(|s| s.id.to_string())),
+            connector: text(
+                &|i| Some(i.connector_id.to_string()),
+                choices.connectors.first().map(|c| c.id.to_string()),
+            ),
+            workload: text(&|i| i.workload_id.map(|w| w.to_string()), None),
+            cadence: RwSignal::new(first.map_or(Cadence::Hourly, |i| i.cadence)),
+            enabled: RwSignal::new(first.is_none_or(|i| i.enabled)),
+            webhook: text(&|i| i.notify.webhook_url.clone(), None),
+            receiver: RwSignal::new(first.map(|i| i.notify.receiver).unwrap_or_default()),
+            routing_key: RwSignal::new(String::new()),
+            email: text(&|i| i.notify.email.clone(), None),
+            // A new schedule mails the owner when there is an address to mail.
+            email_owner: RwSignal::new(first.map_or(choices.mail.owner_contact.is_some(), |i| i.notify.email_owner)),
+            alpha: RwSignal::new(first.map_or("0.05".to_string(), |i| i.alpha.to_string())),
+            significance: RwSignal::new(first.is_none_or(|i| i.require_significance)),
+            stream: RwSignal::new(first.is_some_and(|i| i.stream)),
+            thresholds: RwSignal::new(first.map(|i| i.thresholds.clone()).unwrap_or_else(|| {
+                vec![Threshold {
+                    metric: Metric::P95Ms,
+                    op: Op::PctIncrease,
+                    value: 20.0,
+                    severity: Severity::Warn,
+                    test: None,
+                }]
+            })),
+            breaches: count(policy.sustain_breaches),
+            of: count(policy.sustain_of),
+            recover: count(policy.recover_after),
+            cannot: count(policy.cannot_measure_after),
+            errors: RwSignal::new((policy.max_error_rate * 100.0).to_string()),
+            samples: count(policy.min_samples),
+            pool_kind: RwSignal::new(pool_kind),
+            pool_size,
+            policy,
+        }
+    }
+
+    /// The schedule the fields spell, for the server to check.
+    fn input(self) -> ScheduleInput {
+        let count = |text: RwSignal<String>| text.get_untracked().trim().parse::<u32>().unwrap_or(0);
+        let receiver = self.receiver.get_untracked();
+        ScheduleInput {
+            name: self.name.get_untracked(),
+            set_id: self.set.get_untracked().parse().unwrap_or(crate::model::BenchmarkSetId(uuid::Uuid::nil())),
+            connector_id: self
+                .connector
+                .get_untracked()
+                .parse()
+                .unwrap_or(crate::model::ConnectorId(uuid::Uuid::nil())),
+            enabled: self.enabled.get_untracked(),
+            cadence: self.cadence.get_untracked(),
+            notify: Notify {
+                webhook_url: Some(self.webhook.get_untracked()),
+                email: Some(self.email.get_untracked()),
+                email_owner: self.email_owner.get_untracked(),
+                receiver,
+                routing_key: Some(self.routing_key.get_untracked()).filter(|_| receiver == Receiver::PagerDuty),
+                routing_key_set: false,
+            },
+            thresholds: self.thresholds.get_untracked(),
+            alpha: self.alpha.get_untracked().trim().parse().unwrap_or(f64::NAN),
+            require_significance: self.significance.get_untracked(),
+            workload_id: self.workload.get_untracked().parse().ok(),
+            stream: self.stream.get_untracked(),
+            policy: AlertPolicy {
+                sustain_breaches: count(self.breaches),
+                sustain_of: count(self.of),
+                recover_after: count(self.recover),
+                cannot_measure_after: count(self.cannot),
+                max_error_rate: self.errors.get_untracked().trim().parse::<f64>().map_or(f64::NAN, |pct| pct / 100.0),
+                min_samples: count(self.samples),
+                baseline: match self.pool_kind.get_untracked() {
+                    "rolling" => BaselineSource::Rolling { last: count(self.pool_size) },
+                    "window" => BaselineSource::Window { hours: count(self.pool_size) },
+                    _ => BaselineSource::Pinned,
+                },
+                ..self.policy
+            },
+        }
+    }
+}
+
 /// The form; `existing` is `None` for a new schedule.
 #[component]
 pub fn ScheduleForm(existing: Option<Schedule>, choices: ScheduleChoices) -> impl IntoView {
-    let ScheduleChoices { sets, connectors, workloads, mail } = choices;
     let id = existing.as_ref().map(|s| s.id);
-    let first = existing.as_ref().map(|s| s.input.clone());
-    let name = RwSignal::new(first.as_ref().map(|i| i.name.clone()).unwrap_or_default());
-    let set = RwSignal::new(
-        first
-            .as_ref()
-            .map(|i| i.set_id.to_string())
-            .or_else(|| sets.first().map(|s| s.id.to_string()))
-            .unwrap_or_default(),
-    );
-    let connector = RwSignal::new(
-        first
-            .as_ref()
-            .map(|i| i.connector_id.to_string())
-            .or_else(|| connectors.first().map(|c| c.id.to_string()))
-            .unwrap_or_default(),
-    );
-    // "": the set's prompts.
-    let workload = RwSignal::new(first.as_ref().and_then(|i| i.workload_id).map(|w| w.to_string()).unwrap_or_default());
-    let cadence = RwSignal::new(first.as_ref().map_or(Cadence::Hourly, |i| i.cadence));
-    let enabled = RwSignal::new(first.as_ref().is_none_or(|i| i.enabled));
-    let webhook = RwSignal::new(first.as_ref().and_then(|i| i.notify.webhook_url.clone()).unwrap_or_default());
-    let receiver = RwSignal::new(first.as_ref().map(|i| i.notify.receiver).unwrap_or_default());
-    // Written only: the stored key never comes back, so an empty field keeps it.
-    let routing_key = RwSignal::new(String::new());
-    let key_set = first.as_ref().is_some_and(|i| i.notify.routing_key_set);
-    let email = RwSignal::new(first.as_ref().and_then(|i| i.notify.email.clone()).unwrap_or_default());
-    // A new schedule mails the owner when there is an address to mail.
-    let email_owner = RwSignal::new(first.as_ref().map_or(mail.owner_contact.is_some(), |i| i.notify.email_owner));
-    let alpha = RwSignal::new(first.as_ref().map_or("0.05".to_string(), |i| i.alpha.to_string()));
-    let significance = RwSignal::new(first.as_ref().is_none_or(|i| i.require_significance));
-    let stream = RwSignal::new(first.as_ref().is_some_and(|i| i.stream));
-    let thresholds = RwSignal::new(first.as_ref().map(|i| i.thresholds.clone()).unwrap_or_else(|| {
-        vec![Threshold {
-            metric: Metric::P95Ms,
-            op: Op::PctIncrease,
-            value: 20.0,
-            severity: Severity::Warn,
-            test: None,
-        }]
-    }));
-    // The alert policy's fields, as typed: a number that does not parse is sent as 0 (or NaN) for the server to
-    // refuse with the field's name. In the form's own view, bound: of the ways tried, the one that costs the page's
-    // bundle least (a component of their own cost 2 KB of gzip more).
-    let policy = first.as_ref().map(|i| i.policy).unwrap_or_default();
-    let count = |n: u32| RwSignal::new(n.to_string());
-    let (breaches, of) = (count(policy.sustain_breaches), count(policy.sustain_of));
-    let (recover, cannot) = (count(policy.recover_after), count(policy.cannot_measure_after));
-    let (errors, samples) = (RwSignal::new((policy.max_error_rate * 100.0).to_string()), count(policy.min_samples));
-    let (pool_kind, pool_size) = match policy.baseline {
-        BaselineSource::Pinned => ("pinned", count(10)),
-        BaselineSource::Rolling { last } => ("rolling", count(last)),
-        BaselineSource::Window { hours } => ("window", count(hours)),
-    };
-    let pool_kind = RwSignal::new(pool_kind);
+    let key_set = existing.as_ref().is_some_and(|s| s.input.notify.routing_key_set);
+    let fields = Fields::new(existing.as_ref().map(|s| &s.input), &choices);
+    let Fields { name, set, connector, workload, cadence, enabled, webhook, receiver, routing_key, email, .. } = fields;
+    let Fields { email_owner, alpha, significance, stream, thresholds, breaches, of, recover, cannot, .. } = fields;
+    let Fields { errors, samples, pool_kind, pool_size, .. } = fields;
+    let ScheduleChoices { sets, connectors, workloads, mail } = choices;
     let save = Action::new(move |_: &()| {
-        let input = ScheduleInput {
-            name: name.get_untracked(),
-            set_id: set.get_untracked().parse().unwrap_or(crate::model::BenchmarkSetId(uuid::Uuid::nil())),
-            connector_id: connector.get_untracked().parse().unwrap_or(crate::model::ConnectorId(uuid::Uuid::nil())),
-            enabled: enabled.get_untracked(),
-            cadence: cadence.get_untracked(),
-            notify: Notify {
-                webhook_url: Some(webhook.get_untracked()),
-                email: Some(email.get_untracked()),
-                email_owner: email_owner.get_untracked(),
-                receiver: receiver.get_untracked(),
-                routing_key: Some(routing_key.get_untracked())
-                    .filter(|_| receiver.get_untracked() == Receiver::PagerDuty),
-                routing_key_set: false,
-            },
-            thresholds: thresholds.get_untracked(),
-            alpha: alpha.get_untracked().trim().parse().unwrap_or(f64::NAN),
-            require_significance: significance.get_untracked(),
-            workload_id: workload.get_untracked().parse().ok(),
-            stream: stream.get_untracked(),
-            policy: {
-                let count = |text: RwSignal<String>| text.get_untracked().trim().parse::<u32>().unwrap_or(0);
-                AlertPolicy {
-                    sustain_breaches: count(breaches),
-                    sustain_of: count(of),
-                    recover_after: count(recover),
-                    cannot_measure_after: count(cannot),
-                    max_error_rate: errors.get_untracked().trim().parse::<f64>().map_or(f64::NAN, |pct| pct / 100.0),
-                    min_samples: count(samples),
-                    baseline: match pool_kind.get_untracked() {
-                        "rolling" => BaselineSource::Rolling { last: count(pool_size) },
-                        "window" => BaselineSource::Window { hours: count(pool_size) },
-                        _ => BaselineSource::Pinned,
-                    },
-                    ..policy
-                }
-            },
-        };
+        let input = fields.input();
         async move { save_schedule(id, Checked(input)).await }
     });
     view! {

@@ -288,7 +288,69 @@ impl RunPlanInput {
     pub fn validate(&self, model: &str) -> Result<RunPlan, ValidationError> {
         use limits::*;
         let fail = |field: &str, reason: String| Err(ValidationError::new(field, reason));
-        let agent_name = crate::model::display_name(&self.agent.name, "agent.name", MAX_AGENT_NAME_CHARS)?;
+        let agent_name = self.checked_agent_name()?;
+        if let Some(shape) = &self.shape {
+            shape.validate(&self.mode)?;
+        }
+        self.check_prompts()?;
+        if self.iterations == 0 {
+            return fail("iterations", "must be at least 1".into());
+        }
+        let requests = measured_requests(self.workload.as_ref(), &self.prompts, self.iterations);
+        if requests > MAX_REQUESTS {
+            return fail("iterations", format!("prompts × iterations = {requests}, above the limit of {MAX_REQUESTS}"));
+        }
+        if self.warmup > MAX_WARMUP {
+            return fail("warmup", format!("at most {MAX_WARMUP}"));
+        }
+        check_load(&self.mode)?;
+        let timeout_ms = self.timeout_ms.unwrap_or(120_000);
+        if !(1..=MAX_TIMEOUT_MS).contains(&timeout_ms) {
+            return fail("timeoutMs", format!("must be between 1 and {MAX_TIMEOUT_MS}"));
+        }
+        if self.retries > MAX_RETRIES {
+            return fail("retries", format!("at most {MAX_RETRIES}"));
+        }
+        if !(0.0..=2.0).contains(&self.temperature) {
+            return fail("temperature", "must be between 0 and 2".into());
+        }
+        let slos = crate::model::parse_slos(&self.slos)?;
+        let duration_ms = match self.duration_s {
+            Some(d) if !(d.is_finite() && (1.0..=MAX_DURATION_S).contains(&d)) => {
+                return fail("durationS", format!("must be between 1 and {MAX_DURATION_S} seconds"));
+            }
+            Some(d) => Some((d * 1e3).round() as u64),
+            None => None,
+        };
+        let title = match self.title.as_deref().filter(|t| !t.trim().is_empty()) {
+            Some(title) => crate::model::display_name(title, "title", MAX_TITLE_CHARS)?,
+            None => format!("{agent_name} on {model}").chars().take(MAX_TITLE_CHARS).collect(),
+        };
+        Ok(RunPlan {
+            connector_id: self.connector_id,
+            title,
+            agent: self.agent.clone(),
+            prompts: self.prompts.clone(),
+            iterations: self.iterations,
+            warmup: self.warmup,
+            mode: self.mode,
+            timeout_ms,
+            stream: self.stream,
+            temperature: self.temperature,
+            retries: self.retries,
+            connections: self.connections,
+            slos,
+            duration_ms,
+            workload: self.workload.clone(),
+            shape: self.shape.clone(),
+        })
+    }
+
+    /// The agent's name, checked with the rest of the agent: its system prompt, token budget and tools.
+    fn checked_agent_name(&self) -> Result<String, ValidationError> {
+        use limits::*;
+        let fail = |field: &str, reason: String| Err(ValidationError::new(field, reason));
+        let name = crate::model::display_name(&self.agent.name, "agent.name", MAX_AGENT_NAME_CHARS)?;
         if let Some(system) = self.agent.system_prompt.as_deref().filter(|s| !s.trim().is_empty()) {
             crate::model::prompt_text(system, "agent.systemPrompt", MAX_PROMPT_CHARS)?;
         }
@@ -298,9 +360,14 @@ impl RunPlanInput {
         if let Some(bad) = self.agent.tools.iter().position(|t| !t.is_object()) {
             return fail("agent.tools", format!("tool {bad} is not a JSON object"));
         }
-        if let Some(shape) = &self.shape {
-            shape.validate(&self.mode)?;
-        }
+        Ok(name)
+    }
+
+    /// The prompts, or the workload that replaces them: a saved workload already looked up, warm-ups the dataset
+    /// can give, a trace replayed in an open loop, and the prompts within their limits.
+    fn check_prompts(&self) -> Result<(), ValidationError> {
+        use limits::*;
+        let fail = |field: &str, reason: String| Err(ValidationError::new(field, reason));
         if self.workload_id.is_some() {
             // The server puts the saved workload in `workload` before validating; here it was not looked up.
             return fail("workloadId", "a saved workload is looked up by the server that runs the plan".into());
@@ -351,83 +418,41 @@ impl RunPlanInput {
         if total_chars > MAX_TOTAL_PROMPT_CHARS {
             return fail("prompts", format!("{total_chars} characters in all; at most {MAX_TOTAL_PROMPT_CHARS}"));
         }
-        if self.iterations == 0 {
-            return fail("iterations", "must be at least 1".into());
-        }
-        let requests = measured_requests(self.workload.as_ref(), &self.prompts, self.iterations);
-        if requests > MAX_REQUESTS {
-            return fail("iterations", format!("prompts × iterations = {requests}, above the limit of {MAX_REQUESTS}"));
-        }
-        if self.warmup > MAX_WARMUP {
-            return fail("warmup", format!("at most {MAX_WARMUP}"));
-        }
-        match self.mode {
-            LoadMode::Closed { concurrency } if !(1..=MAX_CONCURRENCY).contains(&concurrency) => {
-                return fail("mode.concurrency", format!("must be between 1 and {MAX_CONCURRENCY}"));
-            }
-            LoadMode::Open { rate_per_second, .. } if !(MIN_RATE..=MAX_RATE).contains(&rate_per_second) => {
-                return fail(
-                    "mode.ratePerSecond",
-                    format!("must be between {MIN_RATE} and {MAX_RATE} requests per second"),
-                );
-            }
-            LoadMode::Open { max_concurrency, .. } if !(1..=MAX_CONCURRENCY).contains(&max_concurrency) => {
-                return fail("mode.maxConcurrency", format!("must be between 1 and {MAX_CONCURRENCY}"));
-            }
-            LoadMode::Open { burstiness: Some(b), .. }
-                if !(b.is_finite() && (MIN_BURSTINESS..=MAX_BURSTINESS).contains(&b)) =>
-            {
-                return fail("mode.burstiness", format!("must be between {MIN_BURSTINESS} and {MAX_BURSTINESS}"));
-            }
-            LoadMode::Open { burstiness: Some(_), poisson: true, .. } => {
-                return fail(
-                    "mode.burstiness",
-                    "gamma gaps replace Poisson ones: leave poisson off (burstiness 1 is Poisson)".into(),
-                );
-            }
-            _ => {}
-        }
-        let timeout_ms = self.timeout_ms.unwrap_or(120_000);
-        if !(1..=MAX_TIMEOUT_MS).contains(&timeout_ms) {
-            return fail("timeoutMs", format!("must be between 1 and {MAX_TIMEOUT_MS}"));
-        }
-        if self.retries > MAX_RETRIES {
-            return fail("retries", format!("at most {MAX_RETRIES}"));
-        }
-        if !(0.0..=2.0).contains(&self.temperature) {
-            return fail("temperature", "must be between 0 and 2".into());
-        }
-        let slos = crate::model::parse_slos(&self.slos)?;
-        let duration_ms = match self.duration_s {
-            Some(d) if !(d.is_finite() && (1.0..=MAX_DURATION_S).contains(&d)) => {
-                return fail("durationS", format!("must be between 1 and {MAX_DURATION_S} seconds"));
-            }
-            Some(d) => Some((d * 1e3).round() as u64),
-            None => None,
-        };
-        let title = match self.title.as_deref().filter(|t| !t.trim().is_empty()) {
-            Some(title) => crate::model::display_name(title, "title", MAX_TITLE_CHARS)?,
-            None => format!("{agent_name} on {model}").chars().take(MAX_TITLE_CHARS).collect(),
-        };
-        Ok(RunPlan {
-            connector_id: self.connector_id,
-            title,
-            agent: self.agent.clone(),
-            prompts: self.prompts.clone(),
-            iterations: self.iterations,
-            warmup: self.warmup,
-            mode: self.mode,
-            timeout_ms,
-            stream: self.stream,
-            temperature: self.temperature,
-            retries: self.retries,
-            connections: self.connections,
-            slos,
-            duration_ms,
-            workload: self.workload.clone(),
-            shape: self.shape.clone(),
-        })
+        Ok(())
     }
+}
+
+/// The load: a closed loop's concurrency, an open loop's rate, in-flight cap and burstiness within their limits.
+fn check_load(mode: &LoadMode) -> Result<(), ValidationError> {
+    use limits::*;
+    let fail = |field: &str, reason: String| Err(ValidationError::new(field, reason));
+    match *mode {
+        LoadMode::Closed { concurrency } if !(1..=MAX_CONCURRENCY).contains(&concurrency) => {
+            return fail("mode.concurrency", format!("must be between 1 and {MAX_CONCURRENCY}"));
+        }
+        LoadMode::Open { rate_per_second, .. } if !(MIN_RATE..=MAX_RATE).contains(&rate_per_second) => {
+            return fail(
+                "mode.ratePerSecond",
+                format!("must be between {MIN_RATE} and {MAX_RATE} requests per second"),
+            );
+        }
+        LoadMode::Open { max_concurrency, .. } if !(1..=MAX_CONCURRENCY).contains(&max_concurrency) => {
+            return fail("mode.maxConcurrency", format!("must be between 1 and {MAX_CONCURRENCY}"));
+        }
+        LoadMode::Open { burstiness: Some(b), .. }
+            if !(b.is_finite() && (MIN_BURSTINESS..=MAX_BURSTINESS).contains(&b)) =>
+        {
+            return fail("mode.burstiness", format!("must be between {MIN_BURSTINESS} and {MAX_BURSTINESS}"));
+        }
+        LoadMode::Open { burstiness: Some(_), poisson: true, .. } => {
+            return fail(
+                "mode.burstiness",
+                "gamma gaps replace Poisson ones: leave poisson off (burstiness 1 is Poisson)".into(),
+            );
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 /// Measured requests of a plan: its workload's, or every prompt `iterations` times.

@@ -37,6 +37,17 @@ fn token_latency_note(results: &[IterationRecord], summary: &RunSummary) -> Stri
 
 /// Every note a reader needs to defend (or doubt) the figures.
 pub fn honesty_notes(run: &RunView, results: &[IterationRecord], summary: &RunSummary) -> Vec<String> {
+    let mut notes = sample_notes(run, results, summary);
+    notes.extend(method_notes(run, results, summary));
+    notes.extend(connection_notes(run, results));
+    notes.extend(load_notes(run, summary));
+    notes.extend(server_notes(results));
+    notes.extend(status_note(run, results));
+    notes
+}
+
+/// What was measured: the sample, the time limit that cut it, and whether it is too small for the tails.
+fn sample_notes(run: &RunView, results: &[IterationRecord], summary: &RunSummary) -> Vec<String> {
     let warmups = results.iter().filter(|r| r.warmup).count();
     let failed = summary.measured - summary.succeeded;
     let mut notes = vec![format!(
@@ -64,6 +75,12 @@ pub fn honesty_notes(run: &RunView, results: &[IterationRecord], summary: &RunSu
             summary.succeeded
         ));
     }
+    notes
+}
+
+/// How each figure was computed: percentiles, instants, TTFT and ITL, and where token counts came from.
+fn method_notes(run: &RunView, results: &[IterationRecord], summary: &RunSummary) -> Vec<String> {
+    let mut notes = Vec::new();
     notes.push(format!("Percentiles: {PERCENTILE_METHOD}. Failed iterations are excluded from latency percentiles and counted in the error rate."));
     notes.push(
         "Timing: instants are taken by latency-guard's server on a monotonic clock when bytes arrive, before parsing; they include the network path to the endpoint and the endpoint's queueing."
@@ -88,6 +105,13 @@ pub fn honesty_notes(run: &RunView, results: &[IterationRecord], summary: &RunSu
     if run.stream_options_rejected {
         notes.push("The endpoint rejected stream_options.include_usage, so the field was dropped for the rest of the run; streamed token counts are estimates unless the endpoint reported usage anyway.".into());
     }
+    notes
+}
+
+/// What the connections did: retries after 429, re-sent requests, connections opened ahead or fresh, and
+/// prompts too long for a row.
+fn connection_notes(run: &RunView, results: &[IterationRecord]) -> Vec<String> {
+    let mut notes = Vec::new();
     let retried: Vec<&IterationRecord> = results.iter().filter(|r| r.retries > 0).collect();
     if run.plan.retries > 0 {
         let attempts: u32 = retried.iter().map(|r| r.retries).sum();
@@ -114,6 +138,12 @@ pub fn honesty_notes(run: &RunView, results: &[IterationRecord], summary: &RunSu
             "Prompts: {long_prompts} prompt(s) are longer than {ROW_PROMPT_CHARS} characters; each iteration's row shows their first {ROW_PROMPT_CHARS} and how many characters were left out (the run's settings hold them whole, and every request sent them whole)."
         ));
     }
+    notes
+}
+
+/// The objectives, throughput, cost and load the figures are read against.
+fn load_notes(run: &RunView, summary: &RunSummary) -> Vec<String> {
+    let mut notes = Vec::new();
     if !run.plan.slos.is_empty() {
         let objectives: Vec<String> = run.plan.slos.iter().map(crate::model::Slo::spelled).collect();
         notes.push(format!(
@@ -155,6 +185,12 @@ pub fn honesty_notes(run: &RunView, results: &[IterationRecord], summary: &RunSu
             shape.describe()
         ));
     }
+    notes
+}
+
+/// What the replies said of the server's own work (speculative decoding).
+fn server_notes(results: &[IterationRecord]) -> Vec<String> {
+    let mut notes = Vec::new();
     let timed = crate::report::run::server::engine_timing_note(results);
     notes.push(if timed.is_some() {
         "Speculative decoding: read from the replies' own timings (next note); this run did not record the server's metrics, so there is no per-position or verify-step figure.".into()
@@ -162,26 +198,21 @@ pub fn honesty_notes(run: &RunView, results: &[IterationRecord], summary: &RunSu
         "Speculative decoding: not measurable from the OpenAI wire format alone (chunks do not say how many tokens were drafted or accepted); this run did not record the server's own metrics. `latency-guard spec-lab probe` reads speculative decoding from a self-hosted server's metrics (vLLM, SGLang, TGI, llama.cpp).".into()
     });
     notes.extend(timed);
-    match run.status {
-        RunStatus::Cancelled => {
-            notes.push(format!("The run was cancelled after {} of {} requests.", results.len(), run.total_requests))
-        }
-        RunStatus::Interrupted => notes.push(format!(
-            "The server stopped during the run; {} of {} requests finished and are reported.",
-            results.len(),
-            run.total_requests
-        )),
-        RunStatus::Failed => {
-            notes.push(format!("The run failed: {}.", run.failure.as_deref().unwrap_or("unknown reason")))
-        }
-        RunStatus::Running => notes.push(format!(
-            "The run is still in progress: {} of {} requests so far.",
-            results.len(),
-            run.total_requests
-        )),
-        RunStatus::Completed => {}
-    }
     notes
+}
+
+/// How the run ended, when it did not complete.
+fn status_note(run: &RunView, results: &[IterationRecord]) -> Option<String> {
+    let (done, total) = (results.len(), run.total_requests);
+    Some(match run.status {
+        RunStatus::Cancelled => format!("The run was cancelled after {done} of {total} requests."),
+        RunStatus::Interrupted => {
+            format!("The server stopped during the run; {done} of {total} requests finished and are reported.")
+        }
+        RunStatus::Failed => format!("The run failed: {}.", run.failure.as_deref().unwrap_or("unknown reason")),
+        RunStatus::Running => format!("The run is still in progress: {done} of {total} requests so far."),
+        RunStatus::Completed => return None,
+    })
 }
 
 /// What opening the connections ahead did to the first round.

@@ -19,6 +19,46 @@ fn lines(raw: &str) -> Vec<String> {
     raw.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string).collect()
 }
 
+/// The fields that spell a sweep's levels.
+#[derive(Clone, Copy)]
+struct LevelFields {
+    level: RwSignal<String>,
+    repetitions: RwSignal<String>,
+    pause: RwSignal<String>,
+    rates: RwSignal<String>,
+    levels: RwSignal<String>,
+    min: RwSignal<String>,
+    max: RwSignal<String>,
+}
+
+/// The levels of a sweep of `kind` (listed, search, automatic or repeated) on `axis`, as the fields spell them.
+fn level_plan(kind: &str, axis: LoadAxis, fields: LevelFields) -> Result<LevelPlan, AppError> {
+    let LevelFields { level, repetitions, pause, rates, levels, min, max } = fields;
+    Ok(match kind {
+        "search" => {
+            let (min, max) = (number(&min.get(), "levels.min")?, number(&max.get(), "levels.max")?);
+            LevelPlan::Search(SearchSpace { axis, min, max, resolution: DEFAULT_RESOLUTION })
+        }
+        "automatic" => LevelPlan::Automatic { levels: number(&rates.get(), "levels.levels")? },
+        "repeated" => LevelPlan::Repeated {
+            axis,
+            level: number(&level.get(), "levels.level")?,
+            repetitions: number(&repetitions.get(), "levels.repetitions")?,
+            pause_s: number(&pause.get(), "levels.pauseS")?,
+        },
+        _ => {
+            let listed = levels
+                .get()
+                .split(',')
+                .map(str::trim)
+                .filter(|p| !p.is_empty())
+                .map(|p| number(p, "levels"))
+                .collect::<Result<Vec<f64>, _>>()?;
+            LevelPlan::Listed { axis, levels: listed }
+        }
+    })
+}
+
 /// The form.
 #[component]
 pub fn SweepForm() -> impl IntoView {
@@ -42,29 +82,7 @@ pub fn SweepForm() -> impl IntoView {
     let input = move || -> Result<SweepInput, AppError> {
         let axis =
             LoadAxis::parse(&axis.get()).ok_or_else(|| invalid("levels", "choose concurrency or rate".into()))?;
-        let plan = match kind.get().as_str() {
-            "search" => {
-                let (min, max) = (number(&min.get(), "levels.min")?, number(&max.get(), "levels.max")?);
-                LevelPlan::Search(SearchSpace { axis, min, max, resolution: DEFAULT_RESOLUTION })
-            }
-            "automatic" => LevelPlan::Automatic { levels: number(&rates.get(), "levels.levels")? },
-            "repeated" => LevelPlan::Repeated {
-                axis,
-                level: number(&level.get(), "levels.level")?,
-                repetitions: number(&repetitions.get(), "levels.repetitions")?,
-                pause_s: number(&pause.get(), "levels.pauseS")?,
-            },
-            _ => {
-                let listed = levels
-                    .get()
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|p| !p.is_empty())
-                    .map(|p| number(p, "levels"))
-                    .collect::<Result<Vec<f64>, _>>()?;
-                LevelPlan::Listed { axis, levels: listed }
-            }
-        };
+        let plan = level_plan(&kind.get(), axis, LevelFields { level, repetitions, pause, rates, levels, min, max })?;
         let requests = requests.get();
         let workload_id = picked_workload(&workload.get())?;
         Ok(SweepInput {

@@ -61,7 +61,6 @@ pub fn NewRunPage() -> impl IntoView {
     let slos = RwSignal::new(String::new());
     // A saved workload's id, or empty for the prompts typed here.
     let workload = RwSignal::new(String::new());
-    let Load { open_loop, concurrency, rate, poisson } = load;
     let Advanced { title, temperature, timeout_seconds, duration_seconds, retries, fresh_connections, tools_json } =
         advanced;
 
@@ -70,18 +69,7 @@ pub fn NewRunPage() -> impl IntoView {
             .get()
             .parse()
             .map_err(|_| AppError::Invalid(ValidationError::new("connectorId", "choose a connector")))?;
-        let concurrency: u32 =
-            number(&concurrency.get(), if open_loop.get() { "mode.maxConcurrency" } else { "mode.concurrency" })?;
-        let mode = if open_loop.get() {
-            LoadMode::Open {
-                rate_per_second: number(&rate.get(), "mode.ratePerSecond")?,
-                poisson: poisson.get(),
-                max_concurrency: concurrency,
-                burstiness: None,
-            }
-        } else {
-            LoadMode::Closed { concurrency }
-        };
+        let mode = load.mode()?;
         let workload_id = picked_workload(&workload.get())?;
         let (prompts, iterations) = prompts_and_iterations(workload_id, &prompts.get(), &iterations.get())?;
         Ok(RunPlanInput {
@@ -169,6 +157,25 @@ struct Load {
     concurrency: RwSignal<String>,
     rate: RwSignal<String>,
     poisson: RwSignal<bool>,
+}
+
+impl Load {
+    /// The load mode the fields spell.
+    fn mode(self) -> Result<LoadMode, AppError> {
+        let Load { open_loop, concurrency, rate, poisson } = self;
+        let concurrency: u32 =
+            number(&concurrency.get(), if open_loop.get() { "mode.maxConcurrency" } else { "mode.concurrency" })?;
+        Ok(if open_loop.get() {
+            LoadMode::Open {
+                rate_per_second: number(&rate.get(), "mode.ratePerSecond")?,
+                poisson: poisson.get(),
+                max_concurrency: concurrency,
+                burstiness: None,
+            }
+        } else {
+            LoadMode::Closed { concurrency }
+        })
+    }
 }
 
 /// The settings behind "More settings".
