@@ -106,10 +106,8 @@ impl SweepManager {
     /// Validates `input` against its connector, records the sweep and starts it in the background.
     pub async fn start(&self, workspace: WorkspaceId, mut input: SweepInput) -> Result<SweepSummary, StartError> {
         let connector = self.store.get_connector(workspace, input.connector_id).await?;
-        // The saved workload named, copied into the plan; an uploaded dataset's rows as the workspace keeps them, so
-        // each level is checked against them.
-        let (given, saved) = (input.workload.take(), input.workload_id.take());
-        input.workload = self.store.requested_workload(workspace, given, saved).await?;
+        // An uploaded dataset's rows as the workspace keeps them, so each level is checked against them.
+        self.store.resolve_workload(workspace, &mut input).await?;
         let plan = input.validate(&connector.model)?;
         if let Some(workload) = &plan.template.workload {
             workload.refuse_a_file_on_a_server()?;

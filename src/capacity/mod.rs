@@ -52,11 +52,11 @@ pub enum LevelError {
 }
 
 /// Why a sweep ended without a report.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SweepError {
-    /// The levels do not hold (bounds, counts), in words.
+    /// The levels do not hold (bounds, counts).
     #[error("levels: {0}")]
-    Levels(String),
+    Levels(crate::model::LevelsError),
     /// A search without an objective has nothing to find.
     #[error("a capacity search needs at least one objective (e.g. ttft_p95_ms<=500)")]
     NoObjective,

@@ -107,10 +107,10 @@ mod tests {
     #[test]
     fn nonsense_bounds_are_refused_in_words() {
         assert!(concurrency(0.0, 4.0).validate().is_err());
-        assert!(concurrency(8.0, 4.0).validate().unwrap_err().contains("below the lowest"));
-        assert!(concurrency(1.5, 4.0).validate().unwrap_err().contains("whole numbers"));
+        assert!(concurrency(8.0, 4.0).validate().unwrap_err().to_string().contains("below the lowest"));
+        assert!(concurrency(1.5, 4.0).validate().unwrap_err().to_string().contains("whole numbers"));
         let rate = SearchSpace { axis: LoadAxis::Rate, min: 0.5, max: 4.0, resolution: 0.0 };
-        assert!(rate.validate().unwrap_err().contains("resolution"));
+        assert!(rate.validate().unwrap_err().to_string().contains("resolution"));
         assert!(concurrency(1.0, 1.0).validate().is_ok());
     }
 }

@@ -326,7 +326,7 @@ pub const SETTINGS: &[Setting] = &[
                   every request, so a wallet left out loses its sessions and API tokens at once)",
         secret: false,
         apply: |s, v| {
-            s.wallet_sign_in = crate::model::WalletAdmission::parse(v)?;
+            s.wallet_sign_in = crate::model::WalletAdmission::parse(v).map_err(|why| why.to_string())?;
             Ok(())
         },
     },

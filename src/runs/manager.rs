@@ -111,13 +111,13 @@ impl RunManager {
     async fn record(
         &self,
         workspace: WorkspaceId,
-        input: RunPlanInput,
+        mut input: RunPlanInput,
     ) -> Result<(RunView, Target, LiveRun), StartError> {
         let (connector, target) =
             open_target(&self.store, &self.sealer, self.http.addresses(), workspace, input.connector_id).await?;
         refuse_unreachable(&self.http, &target, "connectorId").await?;
         let target = Target { request: target, server_kind: connector.server_kind };
-        let input = self.with_saved_workload(workspace, input).await?;
+        self.store.resolve_workload(workspace, &mut input).await?;
         let plan = input.validate(&connector.model)?;
         if let Some(workload) = &plan.workload {
             workload.refuse_a_file_on_a_server()?;
@@ -138,18 +138,6 @@ impl RunManager {
         let updates = broadcast::channel(256).0;
         let live = LiveRun { driving: self.jobs.drive(id, workspace, updates.clone()), updates, uploaded };
         Ok((view, target, live))
-    }
-
-    /// `input` with the saved workload it names copied in (the report keeps the workload as it was sent), and an
-    /// uploaded dataset's name, format and rows as the workspace keeps them.
-    async fn with_saved_workload(
-        &self,
-        workspace: WorkspaceId,
-        mut input: RunPlanInput,
-    ) -> Result<RunPlanInput, StartError> {
-        let (given, saved) = (input.workload.take(), input.workload_id.take());
-        input.workload = self.store.requested_workload(workspace, given, saved).await?;
-        Ok(input)
     }
 
     /// Live updates of a running run of `workspace`; `None` when it is not running here.

@@ -71,8 +71,7 @@ impl AbManager {
             .title
             .filter(|t| !t.trim().is_empty())
             .or_else(|| Some(format!("{} vs {}", endpoints[0].name, endpoints[1].name)));
-        let (given, saved) = (plan_input.workload.take(), plan_input.workload_id.take());
-        plan_input.workload = self.store.requested_workload(workspace, given, saved).await?;
+        self.store.resolve_workload(workspace, &mut plan_input).await?;
         let plan = plan_input.validate()?;
         if let Some(workload) = &plan.workload {
             workload.refuse_a_file_on_a_server()?;

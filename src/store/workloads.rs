@@ -6,7 +6,9 @@ use sqlx::Row;
 
 use super::workspaces::parse_id;
 use super::{delete_workspace_row, found, from_json, to_json, Store, StoreError};
-use crate::model::{Holding, SavedWorkload, ValidationError, Workload, WorkloadId, WorkloadInput, WorkspaceId};
+use crate::model::{
+    AsksForWorkload, Holding, SavedWorkload, ValidationError, Workload, WorkloadId, WorkloadInput, WorkspaceId,
+};
 
 const COLUMNS: &str = "id, name, spec, created_at, updated_at";
 
@@ -80,7 +82,7 @@ impl Store {
 
     /// The workload a request asks for: the one it `given`, or the `saved` one it names (copied, so that a report
     /// keeps what was sent; never both: `Invalid`), with its uploaded dataset as `workspace` keeps it.
-    pub async fn requested_workload(
+    async fn requested_workload(
         &self,
         workspace: WorkspaceId,
         given: Option<Workload>,
@@ -98,6 +100,20 @@ impl Store {
             Some(workload) => Ok(Some(self.with_uploaded_dataset(workspace, workload).await?)),
             None => Ok(None),
         }
+    }
+
+    /// Resolves the workload `request` asks for, in place: the saved one it names copied in (a report keeps what was
+    /// sent), an uploaded dataset's rows as `workspace` keeps them. The one step every job that sends a workload (a
+    /// run, a sweep, an A/B test) starts with; once the plan is valid, the job refuses a workload that would make
+    /// the server read a file it names (`Workload::refuse_a_file_on_a_server`), so a plan's own error comes first.
+    pub async fn resolve_workload(
+        &self,
+        workspace: WorkspaceId,
+        request: &mut impl AsksForWorkload,
+    ) -> Result<(), StoreError> {
+        let (given, saved) = request.take_workload_asked();
+        request.put_workload(self.requested_workload(workspace, given, saved).await?);
+        Ok(())
     }
 
     /// Deletes a saved workload (the runs that sent it keep their copy).

@@ -31,7 +31,7 @@ pub use figures::{GuardSummary, Metric};
 pub use notify::Notify;
 pub use policy::{AlertPolicy, InvalidRun, Validity, MAX_POLICY_WINDOW};
 pub use pooled::PooledEvaluation;
-pub use receiver::{check_routing_key, Receiver, PAGERDUTY_EVENTS_URL};
+pub use receiver::{check_routing_key, Receiver, RoutingKeyError, PAGERDUTY_EVENTS_URL};
 pub use records::{
     AlertView, Baseline, Breach, CannotMeasure, Decision, EvaluationView, Mute, Notice, PendingBreach, Reference,
     ScheduleOutcome, Serial, Shift, ThresholdCheck, WebhookDelivery,
@@ -41,4 +41,4 @@ pub use schedule::{Cadence, Op, Schedule, ScheduleInput, Severity, Threshold, MA
 pub use schedule_detail::{BaselineInfo, PinnableRun, PooledInfo, ScheduleDetail};
 pub use schedule_workload::{schedulable, ScheduleWorkload, MAX_SCHEDULE_REQUESTS, MAX_SCHEDULE_THINK_MS};
 pub use states::{AlertKind, EvaluationStatus, Trigger};
-pub use window_test::{WindowTest, WindowTestKind};
+pub use window_test::{WindowTest, WindowTestError, WindowTestKind};

@@ -64,7 +64,7 @@ impl Notify {
         match self.receiver {
             Receiver::PagerDuty => {
                 if let Some(key) = &key {
-                    check_routing_key(key).map_err(|why| ValidationError::new("notify.routingKey", why))?;
+                    check_routing_key(key).map_err(|why| ValidationError::new("notify.routingKey", why.to_string()))?;
                 }
                 Ok((Some(url.unwrap_or_else(|| PAGERDUTY_EVENTS_URL.to_string())), key))
             }

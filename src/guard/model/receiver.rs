@@ -65,17 +65,27 @@ impl Receiver {
 }
 
 /// Checks a PagerDuty routing key as entered: an Events API v2 integration key is 32 letters and digits.
-pub fn check_routing_key(key: &str) -> Result<(), String> {
-    if key.len() == 32 && key.bytes().all(|b| b.is_ascii_alphanumeric()) {
+pub fn check_routing_key(key: &str) -> Result<(), RoutingKeyError> {
+    let alphanumeric = key.bytes().all(|b| b.is_ascii_alphanumeric());
+    if key.len() == 32 && alphanumeric {
         Ok(())
     } else {
-        Err(format!(
-            "a PagerDuty routing key (the Events API v2 integration key) is 32 letters and digits; this one has {} \
-             characters{}",
-            key.chars().count(),
-            if key.bytes().all(|b| b.is_ascii_alphanumeric()) { "" } else { ", not all letters and digits" }
-        ))
+        Err(RoutingKeyError { characters: key.chars().count(), alphanumeric })
     }
+}
+
+/// A routing key that is not 32 letters and digits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "a PagerDuty routing key (the Events API v2 integration key) is 32 letters and digits; this one has {characters} \
+     characters{}",
+    if *alphanumeric { "" } else { ", not all letters and digits" }
+)]
+pub struct RoutingKeyError {
+    /// How many characters it has.
+    pub characters: usize,
+    /// Whether they are all ASCII letters and digits.
+    pub alphanumeric: bool,
 }
 
 #[cfg(test)]
@@ -95,9 +105,9 @@ mod tests {
     #[test]
     fn routing_keys_are_32_letters_and_digits() {
         assert!(check_routing_key("R0UT1NGKEY0123456789abcdefABCDEF").is_ok());
-        let short = check_routing_key("abc").unwrap_err();
+        let short = check_routing_key("abc").unwrap_err().to_string();
         assert!(short.contains("this one has 3 characters"), "{short}");
-        let odd = check_routing_key("R0UT1NGKEY0123456789abcdefABCDE-").unwrap_err();
+        let odd = check_routing_key("R0UT1NGKEY0123456789abcdefABCDE-").unwrap_err().to_string();
         assert!(odd.ends_with("not all letters and digits"), "{odd}");
     }
 }

@@ -265,7 +265,7 @@ impl ScheduleInput {
                 if t.op == Op::ChangePoint {
                     return Err(ValidationError::new(field, "change_point is a test of its own: leave test out"));
                 }
-                test.validate().map_err(|why| ValidationError::new(field, why))?;
+                test.validate().map_err(|why| ValidationError::new(field, why.to_string()))?;
             }
             if self.thresholds[..i].iter().any(|other| other.key() == t.key()) {
                 return Err(ValidationError::new(

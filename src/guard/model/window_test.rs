@@ -76,20 +76,34 @@ impl WindowTest {
 
 impl WindowTest {
     /// A window within 2..=[`Self::MAX_WINDOW`] and a minimum within the test's own and the window.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), WindowTestError> {
         if !(2..=Self::MAX_WINDOW).contains(&self.window) {
-            return Err(format!("window must be 2 to {} evaluations", Self::MAX_WINDOW));
+            return Err(WindowTestError::Window);
         }
         let fewest = Self::fewest(self.kind);
         if self.min_history < fewest || self.min_history > self.window {
-            return Err(format!(
-                "minHistory must be {fewest} (what {} needs) to the window's {}",
-                self.kind.as_str(),
-                self.window
-            ));
+            return Err(WindowTestError::MinHistory { fewest, kind: self.kind, window: self.window });
         }
         Ok(())
     }
+}
+
+/// Why a window test's counts do not hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum WindowTestError {
+    /// The window is too short or too long.
+    #[error("window must be 2 to {} evaluations", WindowTest::MAX_WINDOW)]
+    Window,
+    /// The minimum history is below what the test needs, or beyond the window.
+    #[error("minHistory must be {fewest} (what {} needs) to the window's {window}", kind.as_str())]
+    MinHistory {
+        /// What the test needs.
+        fewest: u32,
+        /// The test.
+        kind: WindowTestKind,
+        /// The window.
+        window: u32,
+    },
 }
 
 /// The tests a threshold may use against a window of earlier evaluations.
@@ -134,9 +148,12 @@ mod tests {
     fn windows_minimums_and_ops_out_of_range_say_what_is_allowed() {
         let test = |kind, window, min_history| WindowTest { kind, window, min_history };
         assert_eq!(test(WindowTestKind::ZScore, 20, 5).validate(), Ok(()));
-        assert_eq!(test(WindowTestKind::Iqr, 97, 5).validate().unwrap_err(), "window must be 2 to 96 evaluations");
         assert_eq!(
-            test(WindowTestKind::DeltaIqr, 20, 4).validate().unwrap_err(),
+            test(WindowTestKind::Iqr, 97, 5).validate().unwrap_err().to_string(),
+            "window must be 2 to 96 evaluations"
+        );
+        assert_eq!(
+            test(WindowTestKind::DeltaIqr, 20, 4).validate().unwrap_err().to_string(),
             "minHistory must be 5 (what delta_iqr needs) to the window's 20"
         );
         assert!(test(WindowTestKind::ZScore, 4, 5).validate().is_err(), "more than the window");

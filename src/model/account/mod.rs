@@ -15,4 +15,4 @@ pub use holdings::Holding;
 pub use quota::WorkspaceQuota;
 pub use signed_in::{validate_workspace_name, AccountView, SignedInAs, MAX_WORKSPACE_NAME_CHARS};
 pub use siwe_message::{eip55_address, hex_utf8, short_address, siwe_message_text, AddressError, NonceGrant};
-pub use wallet_admission::{NotAdmitted, WalletAdmission, WALLET_SIGN_IN};
+pub use wallet_admission::{AdmissionError, NotAdmitted, WalletAdmission, WALLET_SIGN_IN};

@@ -27,9 +27,25 @@ pub enum NotAdmitted {
     NotListed,
 }
 
+/// Why a `wallet-sign-in` setting cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AdmissionError {
+    /// A listed address is not a wallet address.
+    #[error("{address:?}: {why}")]
+    Address {
+        /// The address as written.
+        address: String,
+        /// What is wrong with it.
+        why: crate::model::AddressError,
+    },
+    /// Neither a word nor an address.
+    #[error("open, closed, or the wallet addresses that may sign in")]
+    Empty,
+}
+
 impl WalletAdmission {
     /// `open`, `closed`, or comma-separated wallet addresses.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, AdmissionError> {
         match text.trim() {
             "open" => Ok(Self::Open),
             "closed" => Ok(Self::Closed),
@@ -38,10 +54,13 @@ impl WalletAdmission {
                     .split(',')
                     .map(str::trim)
                     .filter(|a| !a.is_empty())
-                    .map(|a| crate::model::eip55_address(a).map_err(|e| format!("{a:?}: {e}")))
+                    .map(|a| {
+                        crate::model::eip55_address(a)
+                            .map_err(|why| AdmissionError::Address { address: a.to_string(), why })
+                    })
                     .collect::<Result<Vec<_>, _>>()?;
                 if addresses.is_empty() {
-                    return Err("open, closed, or the wallet addresses that may sign in".into());
+                    return Err(AdmissionError::Empty);
                 }
                 Ok(Self::Listed(addresses))
             }
@@ -88,7 +107,7 @@ mod tests {
         assert_eq!(WalletAdmission::parse("open"), Ok(WalletAdmission::Open));
         assert_eq!(WalletAdmission::parse("closed"), Ok(WalletAdmission::Closed));
         assert_eq!(WalletAdmission::parse(LISTED), Ok(WalletAdmission::Listed(vec![LISTED.into()])));
-        assert!(WalletAdmission::parse("0x12, nope").unwrap_err().contains("\"0x12\""));
+        assert!(WalletAdmission::parse("0x12, nope").unwrap_err().to_string().contains("\"0x12\""));
         assert!(WalletAdmission::parse(" , ").is_err());
     }
 }

@@ -56,24 +56,69 @@ fn default_resolution() -> f64 {
 
 impl SearchSpace {
     /// Checks the bounds: positive, min ≤ max, whole numbers for concurrency, a resolution in (0, 1].
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), LevelsError> {
         if !(self.min.is_finite() && self.max.is_finite() && self.min > 0.0) {
-            return Err("the lowest level must be a positive number".into());
+            return Err(LevelsError::NotPositive);
         }
         if self.max < self.min {
-            return Err(format!("the highest level ({}) is below the lowest ({})", self.max, self.min));
+            return Err(LevelsError::Reversed { min: self.min, max: self.max });
         }
         if self.axis == LoadAxis::Concurrency && (self.min.fract() != 0.0 || self.max.fract() != 0.0) {
-            return Err("concurrency levels are whole numbers".into());
+            return Err(LevelsError::FractionalConcurrency);
         }
         if self.axis == LoadAxis::Rate && (self.min < limits::MIN_RATE || self.max > limits::MAX_RATE) {
-            return Err(format!("a rate is between {} and {} requests per second", limits::MIN_RATE, limits::MAX_RATE));
+            return Err(LevelsError::RateOutOfRange);
         }
         if self.axis == LoadAxis::Rate && !(self.resolution > 0.0 && self.resolution <= 1.0) {
-            return Err("the rate resolution must be above 0 and at most 1 (e.g. 0.1 for 10 %)".into());
+            return Err(LevelsError::Resolution);
         }
         Ok(())
     }
+}
+
+/// Why a sweep's levels cannot be run, in words for the `levels` field.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LevelsError {
+    /// A level at or below zero.
+    #[error("the lowest level must be a positive number")]
+    NotPositive,
+    /// A search whose bounds are the wrong way round.
+    #[error("the highest level ({max}) is below the lowest ({min})")]
+    Reversed {
+        /// The lowest level asked.
+        min: f64,
+        /// The highest.
+        max: f64,
+    },
+    /// A concurrency that is not a whole number.
+    #[error("concurrency levels are whole numbers")]
+    FractionalConcurrency,
+    /// A rate outside what a run may send.
+    #[error("a rate is between {} and {} requests per second", limits::MIN_RATE, limits::MAX_RATE)]
+    RateOutOfRange,
+    /// A search's rate resolution outside (0, 1].
+    #[error("the rate resolution must be above 0 and at most 1 (e.g. 0.1 for 10 %)")]
+    Resolution,
+    /// Too few or too many automatic rates.
+    #[error("ask for 2 to {} rates between the synchronous and the saturated one", MAX_LISTED_LEVELS)]
+    AutomaticCount,
+    /// Too few or too many repetitions.
+    #[error("repeat 2 to {} times", MAX_REPETITIONS)]
+    Repetitions,
+    /// A pause between repetitions out of range.
+    #[error("the pause is 0 to {} seconds", MAX_REPETITION_PAUSE_S)]
+    Pause,
+    /// No listed level, or too many.
+    #[error("list 1 to {} levels", MAX_LISTED_LEVELS)]
+    ListedCount,
+    /// One level of a list or a repeated run cannot be run.
+    #[error("level {level}: {why}")]
+    Level {
+        /// The level.
+        level: f64,
+        /// Why.
+        why: Box<LevelsError>,
+    },
 }
 
 /// The most levels a listed sweep runs.
@@ -131,34 +176,33 @@ impl LevelPlan {
     }
 
     /// Checks the levels; a listed plan comes back sorted without repeats.
-    pub fn validated(self) -> Result<Self, String> {
+    pub fn validated(self) -> Result<Self, LevelsError> {
         match self {
             Self::Search(space) => space.validate().map(|()| Self::Search(space)),
             Self::Automatic { levels } => {
-                let most = MAX_LISTED_LEVELS as u32;
-                if !(2..=most).contains(&levels) {
-                    return Err(format!("ask for 2 to {most} rates between the synchronous and the saturated one"));
+                if !(2..=MAX_LISTED_LEVELS as u32).contains(&levels) {
+                    return Err(LevelsError::AutomaticCount);
                 }
                 Ok(self)
             }
             Self::Repeated { axis, level, repetitions, pause_s } => {
                 if !(2..=MAX_REPETITIONS).contains(&repetitions) {
-                    return Err(format!("repeat 2 to {MAX_REPETITIONS} times"));
+                    return Err(LevelsError::Repetitions);
                 }
                 if !(pause_s.is_finite() && (0.0..=MAX_REPETITION_PAUSE_S).contains(&pause_s)) {
-                    return Err(format!("the pause is 0 to {MAX_REPETITION_PAUSE_S} seconds"));
+                    return Err(LevelsError::Pause);
                 }
                 let space = SearchSpace { axis, min: level, max: level, resolution: DEFAULT_RESOLUTION };
-                space.validate().map_err(|e| format!("level {level}: {e}"))?;
+                space.validate().map_err(|why| LevelsError::Level { level, why: Box::new(why) })?;
                 Ok(self)
             }
             Self::Listed { axis, mut levels } => {
                 if levels.is_empty() || levels.len() > MAX_LISTED_LEVELS {
-                    return Err(format!("list 1 to {MAX_LISTED_LEVELS} levels"));
+                    return Err(LevelsError::ListedCount);
                 }
                 for level in &levels {
                     let space = SearchSpace { axis, min: *level, max: *level, resolution: 0.1 };
-                    space.validate().map_err(|e| format!("level {level}: {e}"))?;
+                    space.validate().map_err(|why| LevelsError::Level { level: *level, why: Box::new(why) })?;
                 }
                 levels.sort_by(f64::total_cmp);
                 levels.dedup();
@@ -189,11 +233,14 @@ mod tests {
         let written = r#"{"kind":"repeated","axis":"rate","level":2.5,"repetitions":3,"pauseS":1.5}"#;
         let read: LevelPlan = serde_json::from_str(written).unwrap();
         assert_eq!(read, LevelPlan::Repeated { axis: LoadAxis::Rate, level: 2.5, repetitions: 3, pause_s: 1.5 });
-        assert_eq!(repeated(4.0, 1, 0.0).unwrap_err(), "repeat 2 to 20 times");
-        assert_eq!(repeated(4.0, 21, 0.0).unwrap_err(), "repeat 2 to 20 times");
-        assert_eq!(repeated(4.0, 3, -1.0).unwrap_err(), "the pause is 0 to 3600 seconds");
-        assert_eq!(repeated(4.0, 3, f64::NAN).unwrap_err(), "the pause is 0 to 3600 seconds");
-        assert_eq!(repeated(2.5, 3, 0.0).unwrap_err(), "level 2.5: concurrency levels are whole numbers");
-        assert_eq!(repeated(0.0, 3, 0.0).unwrap_err(), "level 0: the lowest level must be a positive number");
+        assert_eq!(repeated(4.0, 1, 0.0).unwrap_err().to_string(), "repeat 2 to 20 times");
+        assert_eq!(repeated(4.0, 21, 0.0).unwrap_err().to_string(), "repeat 2 to 20 times");
+        assert_eq!(repeated(4.0, 3, -1.0).unwrap_err().to_string(), "the pause is 0 to 3600 seconds");
+        assert_eq!(repeated(4.0, 3, f64::NAN).unwrap_err().to_string(), "the pause is 0 to 3600 seconds");
+        assert_eq!(repeated(2.5, 3, 0.0).unwrap_err().to_string(), "level 2.5: concurrency levels are whole numbers");
+        assert_eq!(
+            repeated(0.0, 3, 0.0).unwrap_err().to_string(),
+            "level 0: the lowest level must be a positive number"
+        );
     }
 }

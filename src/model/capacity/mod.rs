@@ -4,7 +4,7 @@ pub(in crate::model) mod levels;
 pub(in crate::model) mod sweep;
 
 pub use levels::{
-    trim_number, LevelPlan, LoadAxis, SearchSpace, DEFAULT_RESOLUTION, MAX_LISTED_LEVELS, MAX_REPETITIONS,
+    trim_number, LevelPlan, LevelsError, LoadAxis, SearchSpace, DEFAULT_RESOLUTION, MAX_LISTED_LEVELS, MAX_REPETITIONS,
     MAX_REPETITION_PAUSE_S,
 };
 pub use sweep::{SweepInput, SweepPlan, SweepSummary, MAX_SWEEP_REQUESTS_PER_LEVEL};

@@ -95,7 +95,7 @@ pub struct SweepPlan {
 impl SweepInput {
     /// Validates every field, naming the first bad one; `model` names the default title.
     pub fn validate(&self, model: &str) -> Result<SweepPlan, ValidationError> {
-        let levels = self.levels.clone().validated().map_err(|reason| ValidationError::new("levels", reason))?;
+        let levels = self.levels.clone().validated().map_err(|why| ValidationError::new("levels", why.to_string()))?;
         let slos = parse_slos(&self.slos)?;
         if matches!(levels, LevelPlan::Search(_)) && slos.is_empty() {
             return Err(ValidationError::new(

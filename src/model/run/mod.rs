@@ -24,5 +24,5 @@ pub use plan::{limits, Agent, ConnectionPolicy, Job, LoadMode, OpenedAhead, RunP
 pub use progress::{LivePoint, RunProgress, RunUpdate};
 pub use sessions::Session;
 pub use shape::{target as shape_target, LoadShape, RampCurve, RateStep, MAX_SHAPE_SECONDS, MAX_STEPS};
-pub use slo::{parse_slos, Slo, SloMetric, SloScope, MAX_SLOS};
+pub use slo::{parse_slos, Slo, SloError, SloMetric, SloScope, MAX_SLOS};
 pub use view::{RunStatus, RunView};

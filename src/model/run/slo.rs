@@ -48,26 +48,24 @@ pub struct Slo {
 
 impl Slo {
     /// Reads `ttft_ms<=500` or `tpot_p95_ms<=50` (spaces around `<=` allowed); the error says what is wrong.
-    pub fn parse(text: &str) -> Result<Self, String> {
-        let usage = "write it as metric_ms<=bound or metric_pNN_ms<=bound, metric one of ttft, tpot, itl, total \
-                     (e.g. ttft_p95_ms<=500)";
-        let (left, bound) = text.split_once("<=").ok_or_else(|| format!("{text:?} has no <=; {usage}"))?;
-        let bound_ms: f64 = bound.trim().parse().map_err(|_| format!("{:?} is not a number of ms", bound.trim()))?;
+    pub fn parse(text: &str) -> Result<Self, SloError> {
+        let shape = || SloError::Shape { text: text.to_string() };
+        let (left, bound) = text.split_once("<=").ok_or_else(shape)?;
+        let bound_ms: f64 =
+            bound.trim().parse().map_err(|_| SloError::NotANumber { bound: bound.trim().to_string() })?;
         if !(bound_ms.is_finite() && bound_ms > 0.0) {
-            return Err(format!("the bound of {text:?} must be a positive number of ms"));
+            return Err(SloError::NotPositive { text: text.to_string() });
         }
-        let name = left.trim().strip_suffix("_ms").ok_or_else(|| format!("{text:?}: {usage}"))?;
+        let name = left.trim().strip_suffix("_ms").ok_or_else(shape)?;
         let (metric, scope) = match name.rsplit_once("_p") {
-            Some((metric, p)) if p.chars().all(|c| c.is_ascii_digit()) && !p.is_empty() => {
-                let p: u8 = p.parse().map_err(|_| format!("{text:?}: the percentile must be 1 to 99"))?;
-                if !(1..=99).contains(&p) {
-                    return Err(format!("{text:?}: the percentile must be 1 to 99"));
-                }
-                (metric, SloScope::Percentile(p))
-            }
+            Some((metric, p)) if p.chars().all(|c| c.is_ascii_digit()) && !p.is_empty() => match p.parse::<u8>() {
+                Ok(p) if (1..=99).contains(&p) => (metric, SloScope::Percentile(p)),
+                _ => return Err(SloError::Percentile { text: text.to_string() }),
+            },
             _ => (name, SloScope::PerRequest),
         };
-        let metric = SloMetric::parse(metric).ok_or_else(|| format!("{text:?}: unknown metric {metric:?}; {usage}"))?;
+        let metric = SloMetric::parse(metric)
+            .ok_or_else(|| SloError::UnknownMetric { text: text.to_string(), metric: metric.to_string() })?;
         Ok(Self { metric, scope, bound_ms })
     }
 
@@ -110,6 +108,47 @@ impl<'de> Deserialize<'de> for Slo {
     }
 }
 
+/// How an objective is written, for an error that does not understand one.
+const SLO_USAGE: &str = "write it as metric_ms<=bound or metric_pNN_ms<=bound, metric one of ttft, tpot, itl, total \
+                         (e.g. ttft_p95_ms<=500)";
+
+/// Why the text of an objective cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SloError {
+    /// Not `metric_ms<=bound` or `metric_pNN_ms<=bound`.
+    #[error("{text:?} is not an objective: {}", SLO_USAGE)]
+    Shape {
+        /// The objective as written.
+        text: String,
+    },
+    /// The bound is not a number.
+    #[error("{bound:?} is not a number of ms")]
+    NotANumber {
+        /// The bound as written.
+        bound: String,
+    },
+    /// The bound is zero, negative or not finite.
+    #[error("the bound of {text:?} must be a positive number of ms")]
+    NotPositive {
+        /// The objective as written.
+        text: String,
+    },
+    /// The percentile is not 1 to 99.
+    #[error("{text:?}: the percentile must be 1 to 99")]
+    Percentile {
+        /// The objective as written.
+        text: String,
+    },
+    /// A metric that has no objective.
+    #[error("{text:?}: unknown metric {metric:?}; {}", SLO_USAGE)]
+    UnknownMetric {
+        /// The objective as written.
+        text: String,
+        /// The metric it names.
+        metric: String,
+    },
+}
+
 /// The objectives of a plan as entered (text), checked: at most [`MAX_SLOS`], each readable, no metric and scope
 /// twice.
 pub fn parse_slos(texts: &[String]) -> Result<Vec<Slo>, ValidationError> {
@@ -118,7 +157,7 @@ pub fn parse_slos(texts: &[String]) -> Result<Vec<Slo>, ValidationError> {
     }
     let mut slos: Vec<Slo> = Vec::new();
     for (i, text) in texts.iter().enumerate() {
-        let slo = Slo::parse(text).map_err(|reason| ValidationError::new(format!("slos[{i}]"), reason))?;
+        let slo = Slo::parse(text).map_err(|why| ValidationError::new(format!("slos[{i}]"), why.to_string()))?;
         if slos.iter().any(|s| s.metric == slo.metric && s.scope == slo.scope) {
             return Err(ValidationError::new(format!("slos[{i}]"), format!("{text:?} repeats an objective")));
         }

@@ -2,6 +2,7 @@
 //! (`lengths`), read from files (`files`) or from datasets uploaded to a workspace (`uploaded`), and the pauses of
 //! a multi-turn session's user (`think`).
 
+pub(in crate::model) mod asked;
 pub(in crate::model) mod files;
 pub(in crate::model) mod lengths;
 pub(in crate::model) mod saved;
@@ -10,6 +11,7 @@ pub(in crate::model) mod think;
 pub(in crate::model) mod tokenizer;
 pub(in crate::model) mod uploaded;
 
+pub use asked::AsksForWorkload;
 pub use files::{DatasetFormat, TraceFormat, WorkloadFile};
 pub use lengths::{workload_limits, LengthDist};
 pub use saved::{SavedWorkload, WorkloadChoice, WorkloadInput, MAX_WORKLOAD_NAME_CHARS};
