@@ -4,10 +4,11 @@
 //! the schedule's policy; the in-process loop ticks every few minutes and `POST /api/public/hooks/guard-tick` lets
 //! an external scheduler tick instead.
 //!
-//! Inside, each layer imports only those before it: `model` (types, pure, in the browser build too) < `judge`
-//! (rules, pure) < `service` (the tick and what the pages ask of Guard) < `api` (its server functions and page
-//! replies) < `fragments` (the parts of its pages rendered once on the server) and `charts` < `ui` (its pages and
-//! the schedule form).
+//! Inside, each layer imports only those before it (`tests/app/architecture.rs` checks it): `model` (types, pure,
+//! in the browser build too) < `charts` (a schedule's history, pure) < `judge` (rules, pure) < `store` (its tables;
+//! applies what the judge decided) < `notify` (delivery) < `service` (the tick and what the pages ask of Guard) <
+//! `fragments` (the parts of its pages rendered once on the server) < `api` (its server functions and page replies)
+//! < `ui` (its pages and the schedule form).
 
 pub mod api;
 pub mod charts;
