@@ -8,6 +8,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, reason = "a failing test should panic loudly"))]
 
 pub mod api;
+pub mod capacity;
 pub mod charts;
 pub mod error;
 pub mod export;
@@ -20,8 +21,6 @@ pub mod wire;
 
 #[cfg(feature = "ssr")]
 pub mod auth;
-#[cfg(feature = "ssr")]
-pub mod capacity;
 #[cfg(feature = "ssr")]
 pub mod cli;
 #[cfg(feature = "ssr")]

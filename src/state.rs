@@ -6,7 +6,7 @@ use axum::extract::FromRef;
 use leptos::config::LeptosOptions;
 use std::sync::Arc;
 
-use crate::capacity::SweepManager;
+use crate::capacity::service::SweepManager;
 use crate::clock::Clock;
 use crate::config::Settings;
 use crate::engine::HttpClient;

@@ -12,7 +12,6 @@ pub mod datasets;
 pub mod runs;
 pub mod shares;
 pub mod speclab;
-pub mod sweeps;
 pub mod tokens;
 pub mod workloads;
 

@@ -10,7 +10,6 @@ pub mod plot;
 mod scatter;
 mod server_load;
 mod slices;
-mod sweep;
 
 pub use bottleneck::{bottleneck, BottleneckBar};
 pub use cdf::{cdf_overlay, ecdf_points, CdfSeries};
@@ -19,4 +18,3 @@ pub use markup::escape_text;
 pub use scatter::{latency_scatter, sampled_scatter, ScatterPoint, ScatterSample};
 pub use server_load::server_load;
 pub use slices::time_slices_chart;
-pub use sweep::{sweep_curve_chart, sweep_load_chart, SweepChart, SweepPoint};

@@ -9,14 +9,15 @@ use tokio_util::sync::CancellationToken;
 
 use super::endpoint::{Endpoint, EndpointArgs, PromptArgs};
 use super::progress::{Piped, Progress};
-use crate::capacity::{
-    sweep, CapacitySpec, Criteria, LevelError, LevelPlan, LevelRun, LevelRunner, SearchEvent, SearchSpace, SweepError,
-};
+use crate::capacity::judge::{Criteria, LevelRun};
+use crate::capacity::model::LoadAxis;
+use crate::capacity::model::{LevelPlan, SearchSpace};
+use crate::capacity::report::{CapacityLevel, CapacityReport};
+use crate::capacity::service::{sweep, CapacitySpec, LevelError, LevelRunner, SearchEvent, SweepError};
 use crate::engine::HttpClient;
 use crate::model::{
-    parse_slos, Agent, ConnectionPolicy, ConnectorId, IterationRecord, LoadAxis, LoadMode, Measurement, RunPlanInput,
+    parse_slos, Agent, ConnectionPolicy, ConnectorId, IterationRecord, LoadMode, Measurement, RunPlanInput,
 };
-use crate::report::{CapacityLevel, CapacityReport};
 use crate::runs::{execute, BatchSink, SinkError};
 
 /// The command's options.
@@ -90,8 +91,11 @@ fn spec(args: &CapacityArgs) -> Result<CapacitySpec, String> {
     if !(0.0..=1.0).contains(&args.max_error_rate) {
         return Err("--max-error-rate must be between 0 and 1".into());
     }
-    if args.requests_per_level.is_some_and(|n| !(1..=crate::capacity::MAX_REQUESTS_PER_LEVEL).contains(&n)) {
-        return Err(format!("--requests-per-level must be between 1 and {}", crate::capacity::MAX_REQUESTS_PER_LEVEL));
+    if args.requests_per_level.is_some_and(|n| !(1..=crate::capacity::service::MAX_REQUESTS_PER_LEVEL).contains(&n)) {
+        return Err(format!(
+            "--requests-per-level must be between 1 and {}",
+            crate::capacity::service::MAX_REQUESTS_PER_LEVEL
+        ));
     }
     let space = if args.rate {
         SearchSpace { axis: LoadAxis::Rate, min: args.min_rate, max: args.max_rate, resolution: args.resolution }
@@ -125,7 +129,7 @@ struct LocalLevels {
 
 impl LevelRunner for LocalLevels {
     async fn run_level(&mut self, mode: LoadMode, requests: u32, warmup: u32) -> Result<LevelRun, LevelError> {
-        let input = crate::capacity::level_input(&self.template, mode, requests, warmup, self.levels_run);
+        let input = crate::capacity::judge::level_input(&self.template, mode, requests, warmup, self.levels_run);
         self.levels_run += 1;
         let failed = |why: String| LevelError::Failed { level: mode.level_text(), why };
         let plan = input.validate(&self.endpoint.model).map_err(|e| failed(format!("{}: {}", e.field, e.reason)))?;

@@ -11,7 +11,7 @@ use crate::stats::summarize;
 /// The `id` of the section the Spec Lab fills with its bottleneck panel (inline SVG).
 pub const SPEC_LAB_SLOT_ID: &str = "spec-lab";
 
-pub(super) const STYLE: &str = "\
+pub(crate) const STYLE: &str = "\
 :root{--ink:#1b1f24;--muted:#5b6470;--line:#dfe3e8;--ttft:#2563eb;--total:#0f766e;--bad:#b91c1c}\
 *{box-sizing:border-box}body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;color:var(--ink);\
 max-width:1000px;margin:0 auto;padding:24px}h1{font-size:22px;margin:0 0 4px}h2{font-size:16px;margin:24px 0 8px}\

@@ -4,13 +4,13 @@
 mod ab_html;
 mod csv;
 mod html;
-mod sweep_html;
+
+pub(crate) use self::html::STYLE;
 mod workload_html;
 
 pub use self::ab_html::{ab_section, ab_to_html, cell_panel, AB_STYLE};
 pub use self::csv::{csv_field, to_csv, CSV_COLUMNS, CSV_WORKLOAD_COLUMNS};
 pub use self::html::{to_html, SPEC_LAB_SLOT_ID};
-pub use self::sweep_html::{answer_text, sweep_to_html};
 
 use crate::report::ReportSnapshot;
 

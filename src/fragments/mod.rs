@@ -8,7 +8,6 @@ mod ab;
 mod compare;
 mod dataset;
 mod report;
-mod sweep;
 mod workload;
 
 use leptos::prelude::*;
@@ -19,7 +18,6 @@ pub use ab::ab_page;
 pub use compare::{comparison, run_choices};
 pub use dataset::dataset_listing;
 pub use report::{live_scatter, run_page, shared_page};
-pub use sweep::sweep_page;
 
 /// A view rendered once, as HTML.
 pub fn render(view: impl IntoView) -> ServerHtml {
@@ -27,7 +25,7 @@ pub fn render(view: impl IntoView) -> ServerHtml {
 }
 
 /// A lab page's last part: how its numbers were made, one note a line, in the list `id`.
-fn how_made(id: &'static str, notes: Vec<String>) -> impl IntoView {
+pub(crate) fn how_made(id: &'static str, notes: Vec<String>) -> impl IntoView {
     view! {
         <h2>"How these numbers were made"</h2>
         <ul class="honesty" id=id>{notes.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}</ul>

@@ -1,5 +1,5 @@
 //! Shared, pure domain types, one folder a feature: `common` (typed ids, checked input, names, times), `connector`,
-//! `run`, `guard`, `lab` (Spec Lab), `capacity` (sweeps), `account`, `workload`. Every type is re-exported here, so code
+//! `run`, `lab` (Spec Lab), `account`, `workload`. Every type is re-exported here, so code
 //! outside says `model::RunPlan` and never needs to know the folder. No I/O and no clock here; the browser build
 //! compiles this module too.
 
@@ -26,9 +26,9 @@ macro_rules! spelled {
     };
 }
 pub(crate) use spelled;
+pub(crate) use workload::asks_for_workload;
 
 mod account;
-mod capacity;
 mod common;
 mod connector;
 mod lab;
@@ -36,7 +36,6 @@ mod run;
 mod workload;
 
 pub use account::*;
-pub use capacity::*;
 pub use common::*;
 pub use connector::*;
 pub use lab::*;

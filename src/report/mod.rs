@@ -1,14 +1,12 @@
 //! Reports, one folder a kind: `run` (the snapshot of a run, its notes, cards, table, page and compact form, two
-//! runs compared), `lab` (an A/B test), `capacity` (a sweep or capacity search, a repeated run); `format` writes
+//! runs compared), `lab` (an A/B test); `format` writes
 //! figures for people the same way everywhere. Every type is re-exported here. Pure: the same code builds them on
 //! the server and in the browser.
 
-mod capacity;
 mod format;
 mod lab;
 mod run;
 
-pub use capacity::*;
 pub use format::{ms, p_value, percentile_triple, total_cost};
 pub use lab::*;
 pub use run::*;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use tokio::net::TcpListener;
 
 use super::router::router;
-use crate::capacity::SweepManager;
+use crate::capacity::service::SweepManager;
 use crate::clock::{Clock, SystemClock};
 use crate::config::{Secret, Settings};
 use crate::engine::HttpClient;

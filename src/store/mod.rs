@@ -15,7 +15,6 @@ mod runs;
 mod sessions;
 mod shares;
 mod siwe_nonces;
-mod sweeps;
 mod workloads;
 mod workspaces;
 
@@ -28,7 +27,6 @@ pub use runs::PromptsKept;
 pub use sessions::SessionRecord;
 pub use shares::ShareRecord;
 pub use siwe_nonces::NonceUse;
-pub use sweeps::NewSweep;
 pub use workspaces::{Workspace, LOCAL_OWNER};
 
 // The row toolkit the features' own store files (`guard/store/`) share with the kernel's.

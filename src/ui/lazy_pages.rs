@@ -20,8 +20,9 @@ use leptos_router::LazyRoute;
 
 use super::pages::{
     AbTestPage, ComparePage, ConnectorsPage, EditConnectorPage, LoginPage, NewConnectorPage, NewRunPage, RunPage,
-    RunsPage, SettingsPage, SharePage, SpecLabPage, SweepPage, SweepsPage, WorkloadsPage,
+    RunsPage, SettingsPage, SharePage, SpecLabPage, WorkloadsPage,
 };
+use crate::capacity::ui::{SweepPage, SweepsPage};
 use crate::guard::ui::{GuardPage, GuardSetsPage, NewSchedulePage, SchedulePage, ScheduleSettingsPage};
 
 /// `lazy_section!(Section in loader, preload { Route => Page, … })`: the enum `Section` of the section's pages, the

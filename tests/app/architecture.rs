@@ -1,7 +1,7 @@
 //! The house `docs/ARCHITECTURE.md` describes, checked on the source text along its two axes. The kernel's layers:
 //! shared pure modules at the bottom, the domain above them, the edge (`state`, `api`, the UI kit) and the shell
 //! (`ui`'s router and pages, `server`, `cli`) on top. The features (`guard`, …), each one folder with the same inner
-//! layers (model < charts < judge < store < notify < service < fragments < api < ui), interleaved with the kernel's
+//! layers (model < charts < report < judge < store < notify < service < fragments < api < ui), interleaved with the kernel's
 //! edge: a feature's service is below `state`, its api above `api`'s shared context, its pages above the UI kit.
 //! Every import points down that order; a feature imports another only when it declares it; nothing below the edge
 //! names axum or the app state; SQL is written only in store files; and no module imports, directly or around a
@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 type Feature = (&'static str, &'static [&'static str]);
 
 /// The features.
-const FEATURES: &[Feature] = &[("guard", &[])];
+const FEATURES: &[Feature] = &[("capacity", &[]), ("guard", &[])];
 
 /// Every node of the house, bottom first: a node imports only nodes of lower ranks. A kernel node is a top-level
 /// module (the UI's kit, `ui::kit`, is apart from its router and pages, `ui`); `*::layer` is that layer of every
@@ -30,9 +30,9 @@ const ORDER: &[&[&str]] = &[
     &["fragments", "jobs", "auth", "targets"],
     &["speclab"],
     &["runs"],
-    &["capacity"],
     &["*::model"],
     &["*::charts"],
+    &["*::report"],
     &["*::judge"],
     &["*::store"],
     &["*::notify"],

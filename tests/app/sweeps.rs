@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a failing test should panic loudly")]
 
 use crate::common::{self, on_both, TestApp};
-use latency_guard::model::SweepSummary;
+use latency_guard::capacity::model::SweepSummary;
 use latency_guard::sim::{spawn_local, Delay, SimConfig, SimHandle};
 use latency_guard::wire::JobPage;
 use serde_json::{json, Value};
@@ -338,9 +338,9 @@ async fn a_repeated_run_reports_each_figure_over_its_repetitions_and_compares_by
         assert!(shown.contains("Over 3 repetitions") && shown.contains(r#"id="repeated-figures""#), "{shown}");
 
         // The HTML export (made from the sweep as the API returns it) shows the same figures.
-        let view: latency_guard::report::SweepView = serde_json::from_value(calm.clone()).unwrap();
-        let html = latency_guard::export::sweep_to_html(&view);
-        let mean_text = latency_guard::report::figure_value("ttftP50Ms", mean);
+        let view: latency_guard::capacity::report::SweepView = serde_json::from_value(calm.clone()).unwrap();
+        let html = latency_guard::capacity::report::sweep_to_html(&view);
+        let mean_text = latency_guard::capacity::report::figure_value("ttftP50Ms", mean);
         for expected in ["Over 3 repetitions", "<th>Repetition</th>", "<td>#3</td>", "TTFT p50", &mean_text] {
             assert!(html.contains(expected), "{expected} missing from the export");
         }

@@ -16,7 +16,7 @@ pub(super) fn print_repetition(i: u32, s: &RunSummary) {
 }
 
 /// The figures over the repetitions: mean, 95 % interval, CV and each repetition's value; then the notes.
-pub(super) fn print_repeated(report: &crate::report::RepeatedReport) {
+pub(super) fn print_repeated(report: &crate::capacity::report::RepeatedReport) {
     println!("{:<16} {:>10} {:>23} {:>7}   values", "over repetitions", "mean", "95% interval", "CV");
     for (name, f) in &report.figures {
         let interval = match (f.ci_low, f.ci_high) {

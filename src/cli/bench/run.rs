@@ -120,7 +120,7 @@ async fn measure_here(args: &BenchArgs, config: Option<&std::path::Path>) -> Res
 /// `--out` of a repeated run.
 #[derive(serde::Serialize)]
 struct RepeatedOut<'a> {
-    repeated: &'a crate::report::RepeatedReport,
+    repeated: &'a crate::capacity::report::RepeatedReport,
     runs: &'a [crate::report::ReportSnapshot],
 }
 
@@ -211,9 +211,9 @@ async fn run_repeated(args: &BenchArgs, config: Option<&std::path::Path>) -> Res
             tokio::time::sleep(std::time::Duration::from_secs_f64(args.pause)).await;
         }
     }
-    let repetitions: Vec<crate::report::Repetition> =
-        snapshots.iter().map(crate::report::Repetition::of_snapshot).collect();
-    let report = crate::report::repeated_report(&repetitions);
+    let repetitions: Vec<crate::capacity::report::Repetition> =
+        snapshots.iter().map(crate::capacity::report::Repetition::of_snapshot).collect();
+    let report = crate::capacity::report::repeated_report(&repetitions);
     print_repeated(&report);
     if let Some(path) = &args.out {
         write_json(path, &RepeatedOut { repeated: &report, runs: &snapshots })?;

@@ -68,6 +68,12 @@ pub fn is_one_email_address(address: &str) -> bool {
         })
 }
 
+/// A level as people write it: `4`, `12.5`, `0.3` (at most 3 decimals, no trailing zeros).
+pub fn trim_number(value: f64) -> String {
+    let text = format!("{value:.3}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,7 +3,7 @@
 //! (`Store::resolve_workload`).
 
 use super::spec::Workload;
-use crate::model::{AbPlanInput, RunPlanInput, SweepInput, WorkloadId};
+use crate::model::{AbPlanInput, RunPlanInput, WorkloadId};
 
 /// A request that may ask for a workload.
 pub trait AsksForWorkload {
@@ -13,19 +13,24 @@ pub trait AsksForWorkload {
     fn put_workload(&mut self, workload: Option<Workload>);
 }
 
-/// `AsksForWorkload` for a request whose fields are named `workload` and `workload_id`.
+/// `AsksForWorkload` for a request whose fields are named `workload` and `workload_id` (a feature's request, such
+/// as a sweep's, says so beside its type).
 macro_rules! asks_for_workload {
     ($($request:ty),*) => {$(
-        impl AsksForWorkload for $request {
-            fn take_workload_asked(&mut self) -> (Option<Workload>, Option<WorkloadId>) {
+        impl $crate::model::AsksForWorkload for $request {
+            fn take_workload_asked(
+                &mut self,
+            ) -> (Option<$crate::model::Workload>, Option<$crate::model::WorkloadId>) {
                 (self.workload.take(), self.workload_id.take())
             }
 
-            fn put_workload(&mut self, workload: Option<Workload>) {
+            fn put_workload(&mut self, workload: Option<$crate::model::Workload>) {
                 self.workload = workload;
             }
         }
     )*};
 }
 
-asks_for_workload!(RunPlanInput, SweepInput, AbPlanInput);
+pub(crate) use asks_for_workload;
+
+asks_for_workload!(RunPlanInput, AbPlanInput);

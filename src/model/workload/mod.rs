@@ -11,6 +11,7 @@ pub(in crate::model) mod think;
 pub(in crate::model) mod tokenizer;
 pub(in crate::model) mod uploaded;
 
+pub(crate) use asked::asks_for_workload;
 pub use asked::AsksForWorkload;
 pub use files::{DatasetFormat, TraceFormat, WorkloadFile};
 pub use lengths::{workload_limits, LengthDist};

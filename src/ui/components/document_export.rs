@@ -39,10 +39,10 @@ async fn make_document_file(document: Document, as_html: bool) -> Result<(String
             Ok((name, body))
         }
         Document::Sweep(id) => {
-            let view = crate::api::sweeps::get_sweep(id).await.map_err(|e| e.to_string())?;
+            let view = crate::capacity::api::get_sweep(id).await.map_err(|e| e.to_string())?;
             let created = crate::model::iso8601_utc(view.summary.created_at_ms);
             let name = crate::export::named_file("sweep", &view.summary.title, &created, extension);
-            let body = if as_html { crate::export::sweep_to_html(&view) } else { pretty(&view)? };
+            let body = if as_html { crate::capacity::report::sweep_to_html(&view) } else { pretty(&view)? };
             Ok((name, body))
         }
     }

@@ -12,8 +12,6 @@ mod runs;
 mod settings;
 mod share;
 mod spec_lab;
-mod sweep_view;
-mod sweeps;
 mod workloads;
 
 pub use ab_test::AbTestPage;
@@ -28,6 +26,4 @@ pub use runs::RunsPage;
 pub use settings::SettingsPage;
 pub use share::SharePage;
 pub use spec_lab::SpecLabPage;
-pub use sweep_view::SweepPage;
-pub use sweeps::SweepsPage;
 pub use workloads::WorkloadsPage;

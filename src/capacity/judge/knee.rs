@@ -3,7 +3,7 @@
 //! level before the first step on which latency grew faster than throughput and by more than 10 % (smaller moves
 //! are run-to-run noise).
 
-use crate::report::CapacityLevel;
+use crate::capacity::report::CapacityLevel;
 
 /// Latency growth below this share is not taken as a knee.
 pub const NOISE: f64 = 0.10;

@@ -4,7 +4,7 @@
 //! orders of magnitude). Each level costs a run, so the rule spends as few as it can: about log2(answer) levels to
 //! bracket and as many again to bisect.
 
-use crate::model::{LoadAxis, SearchSpace};
+use crate::capacity::model::{LoadAxis, SearchSpace};
 
 /// Where a search stands: the highest level that passed and the lowest that failed so far.
 #[derive(Debug, Clone, PartialEq)]

@@ -4,7 +4,8 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-use crate::model::{LoadAxis, RunId, Slo, SweepPlan, SweepSummary};
+use crate::capacity::model::{LoadAxis, SweepPlan, SweepSummary};
+use crate::model::{RunId, Slo};
 use crate::stats::Percentiles;
 
 /// One load level a search tried: a run of its own, judged against the objectives.
@@ -115,11 +116,11 @@ impl CapacityLevel {
 
 impl CapacityReport {
     /// The levels as the sweep charts draw them.
-    pub fn chart(&self) -> crate::charts::SweepChart {
+    pub fn chart(&self) -> crate::capacity::charts::SweepChart {
         let points = self
             .levels
             .iter()
-            .map(|l| crate::charts::SweepPoint {
+            .map(|l| crate::capacity::charts::SweepPoint {
                 level: l.level,
                 passed: l.passed,
                 throughput_rps: l.throughput_rps,
@@ -129,7 +130,7 @@ impl CapacityReport {
                 total_ms: l.total_ms,
             })
             .collect();
-        crate::charts::SweepChart { axis: self.axis, points, knee: self.knee }
+        crate::capacity::charts::SweepChart { axis: self.axis, points, knee: self.knee }
     }
 }
 
@@ -219,7 +220,7 @@ pub struct CapacityReport {
     pub notes: Vec<String>,
     /// A repeated run: every figure over its repetitions (the levels are the repetitions, in order).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub repeated: Option<crate::report::RepeatedReport>,
+    pub repeated: Option<crate::capacity::report::RepeatedReport>,
 }
 
 fn whole_when_integral<S: serde::Serializer>(value: &f64, s: S) -> Result<S::Ok, S::Error> {

@@ -6,10 +6,11 @@
 use leptos::prelude::*;
 use leptos_router::components::A;
 
-use crate::api::sweeps::{cancel_sweep, get_sweep_page};
-use crate::model::SweepSummary;
+use super::repeated_panel::RepeatedCompare;
+use crate::capacity::api::{cancel_sweep, get_sweep_page};
+use crate::capacity::model::SweepSummary;
 use crate::ui::components::{
-    Document, DocumentExportButtons, JobFrame, JobProgress, JobWords, ProgressIds, RepeatedCompare, ServerPart,
+    Document, DocumentExportButtons, JobFrame, JobProgress, JobWords, ProgressIds, ServerPart,
 };
 use crate::wire::JobPage;
 

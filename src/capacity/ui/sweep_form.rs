@@ -5,13 +5,13 @@
 use leptos::prelude::*;
 use leptos_router::hooks::use_navigate;
 
-use super::submit_row::{invalid, number, SubmitRow};
-use super::workload_picker::{picked_workload, WorkloadPicker};
 use crate::api::connectors::list_connectors;
-use crate::api::sweeps::start_sweep;
 use crate::api::workloads::workload_choices;
+use crate::capacity::api::start_sweep;
+use crate::capacity::model::{LevelPlan, LoadAxis, SearchSpace, SweepInput, DEFAULT_RESOLUTION};
 use crate::error::AppError;
-use crate::model::{Checked, LevelPlan, LoadAxis, SearchSpace, SweepInput, DEFAULT_RESOLUTION};
+use crate::model::Checked;
+use crate::ui::components::{invalid, number, picked_workload, SubmitRow, WorkloadPicker};
 use crate::ui::hooks::resource;
 
 /// Non-blank lines, trimmed.

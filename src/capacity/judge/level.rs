@@ -1,9 +1,10 @@
 //! One level's figures: the verdict and what it was judged on, plus the throughput, the load generator's fidelity
 //! (open loop: the rate it achieved and how late it sent) and latency percentiles, over the measured requests.
 
-use super::judge::{judge, records, Criteria, RequestFigures};
-use crate::model::{IterationRecord, LoadAxis, RunId};
-use crate::report::{CapacityLevel, Saturation};
+use super::objectives::{judge, records, Criteria, RequestFigures};
+use crate::capacity::model::LoadAxis;
+use crate::capacity::report::{CapacityLevel, Saturation};
+use crate::model::{IterationRecord, RunId};
 use crate::stats::{pacing, percentile, percentiles};
 
 /// An open-loop level whose achieved send rate is below this share of its target fails: the load asked for was

@@ -8,8 +8,8 @@
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use super::judge::{passes, Criteria, RequestFigures};
-use crate::report::AnswerInterval;
+use super::objectives::{passes, Criteria, RequestFigures};
+use crate::capacity::report::AnswerInterval;
 
 /// Resamples drawn; 1,000 puts the 2.5th percentile on the 25th answer.
 pub const RESAMPLES: u32 = 1_000;

@@ -4,6 +4,8 @@
 use crate::model::limits;
 use serde::{Deserialize, Serialize};
 
+use crate::model::{spelled, trim_number};
+
 /// Which load a search varies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -24,12 +26,6 @@ impl LoadAxis {
             Self::Rate => format!("{} req/s", trim_number(level)),
         }
     }
-}
-
-/// A level as people write it: `4`, `12.5`, `0.3` (at most 3 decimals, no trailing zeros).
-pub fn trim_number(value: f64) -> String {
-    let text = format!("{value:.3}");
-    text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// The levels a search may try.

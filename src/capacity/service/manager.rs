@@ -9,16 +9,15 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::{
-    progress_report, repeated_progress, sweep, CapacitySpec, Criteria, LevelError, LevelRun, LevelRunner, SearchEvent,
-};
+use super::{progress_report, repeated_progress, sweep, CapacitySpec, LevelError, LevelRunner, SearchEvent};
+use crate::capacity::judge::{Criteria, LevelRun};
+use crate::capacity::model::{LevelPlan, SweepInput, SweepPlan, SweepSummary};
+use crate::capacity::store::NewSweep;
 use crate::clock::Clock;
 use crate::jobs::{store_ending, JobOwner, LiveJobs, StartError};
-use crate::model::{
-    LevelPlan, LoadMode, RunPlanInput, RunStatus, SweepId, SweepInput, SweepPlan, SweepSummary, WorkspaceId,
-};
+use crate::model::{LoadMode, RunPlanInput, RunStatus, SweepId, WorkspaceId};
 use crate::runs::RunManager;
-use crate::store::{NewSweep, Store};
+use crate::store::Store;
 
 /// Starts, cancels and looks after sweeps. Cheap to clone.
 #[derive(Clone)]
@@ -62,7 +61,7 @@ impl LevelRunner for StoredLevels {
         let axis_level = mode.level_text();
         let input = RunPlanInput {
             title: Some(format!("{} · {axis_level}", self.title).chars().take(200).collect()),
-            ..super::levels::level_input(&self.template, mode, requests, warmup, self.levels_run)
+            ..super::super::judge::level_input(&self.template, mode, requests, warmup, self.levels_run)
         };
         self.levels_run += 1;
         let started = Instant::now();

@@ -4,8 +4,9 @@
 //! and rates evenly spaced between them follow, stopping early like a list.
 
 use super::search::Search;
-use crate::model::{LevelPlan, LoadMode, RunPlanInput};
-use crate::report::CapacityLevel;
+use crate::capacity::model::LevelPlan;
+use crate::capacity::report::CapacityLevel;
+use crate::model::{LoadMode, RunPlanInput};
 
 /// What to run next.
 #[derive(Debug, Clone, Copy, PartialEq)]

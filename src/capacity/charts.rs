@@ -5,8 +5,9 @@
 
 use std::fmt::Write;
 
-use super::plot::{chart, empty, tick_label, Axes, Canvas, Plot};
-use crate::model::{trim_number, LoadAxis};
+use crate::capacity::model::LoadAxis;
+use crate::charts::plot::{chart, empty, tick_label, Axes, Canvas, Plot};
+use crate::model::trim_number;
 use crate::stats::Percentiles;
 
 /// One level as the sweep charts draw it.
@@ -171,8 +172,8 @@ pub fn sweep_load_chart(report: &SweepChart) -> String {
         x_label: &|v| trim_number(v),
         y_label: &tick_label,
         x_title: match report.axis {
-            crate::model::LoadAxis::Concurrency => "requests in flight",
-            crate::model::LoadAxis::Rate => "requests per second asked",
+            crate::capacity::model::LoadAxis::Concurrency => "requests in flight",
+            crate::capacity::model::LoadAxis::Rate => "requests per second asked",
         },
         y_title: "req/s",
     };

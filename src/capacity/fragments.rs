@@ -4,9 +4,11 @@
 
 use leptos::prelude::*;
 
-use super::{how_made, render};
-use crate::model::{trim_number, SweepSummary};
-use crate::report::{ms, CapacityLevel, CapacityReport, RepeatedReport, SweepView};
+use crate::capacity::model::SweepSummary;
+use crate::capacity::report::{CapacityLevel, CapacityReport, RepeatedReport, SweepView};
+use crate::fragments::{how_made, render};
+use crate::model::trim_number;
+use crate::report::ms;
 use crate::wire::JobPage;
 
 /// The sweep's page: the header (title, connector, objectives, prompts and token budget), the report so far (a
@@ -35,8 +37,8 @@ pub fn sweep_page(view: SweepView) -> JobPage<SweepSummary> {
 
 #[component]
 fn SweepReport(report: CapacityReport) -> impl IntoView {
-    let curve = crate::charts::sweep_curve_chart(&report.chart());
-    let load = crate::charts::sweep_load_chart(&report.chart());
+    let curve = crate::capacity::charts::sweep_curve_chart(&report.chart());
+    let load = crate::capacity::charts::sweep_load_chart(&report.chart());
     let mut levels = report.levels.clone();
     levels.sort_by(|a, b| a.level.total_cmp(&b.level));
     let axis = report.axis;
@@ -44,7 +46,7 @@ fn SweepReport(report: CapacityReport) -> impl IntoView {
         <section class="stat-cards">
             <div class="stat-card">
                 <div class="stat-label">"Highest passing level"</div>
-                <div class="stat-value" id="sweep-answer">{crate::export::answer_text(&report)}</div>
+                <div class="stat-value" id="sweep-answer">{crate::capacity::report::answer_text(&report)}</div>
                 <div class="stat-how">"every objective held, every lower level passing"</div>
             </div>
             <div class="stat-card">
@@ -109,20 +111,20 @@ fn RepeatedFigures(report: RepeatedReport) -> impl IntoView {
 /// The levels (or repetitions), one row each, labelled in the column `first_column`.
 fn levels_table(
     first_column: &'static str,
-    axis: crate::model::LoadAxis,
+    axis: crate::capacity::model::LoadAxis,
     rows: impl Iterator<Item = (String, CapacityLevel)>,
 ) -> impl IntoView {
     view! {
         <table class="table" id="sweep-levels">
             <thead><tr><th>{first_column}</th><th>"Verdict"</th><th>"Judged on"</th><th>"Throughput"</th><th>"Goodput"</th>
-                {(axis == crate::model::LoadAxis::Rate).then(|| view! { <th>"Sent (late p95)"</th> })}
+                {(axis == crate::capacity::model::LoadAxis::Rate).then(|| view! { <th>"Sent (late p95)"</th> })}
                 <th>"TTFT p50 / p95"</th><th>"Total p95"</th><th>"Failed"</th><th>"Run"</th></tr></thead>
             <tbody>{rows.map(|(label, l)| level_row(label, axis, l)).collect_view()}</tbody>
         </table>
     }
 }
 
-fn level_row(label: String, axis: crate::model::LoadAxis, l: CapacityLevel) -> impl IntoView {
+fn level_row(label: String, axis: crate::capacity::model::LoadAxis, l: CapacityLevel) -> impl IntoView {
     let rate = |v: Option<f64>| v.map_or_else(|| "—".to_string(), |v| format!("{v:.2} req/s"));
     view! {
         <tr data-level=trim_number(l.level) data-passed=l.passed.to_string()>
@@ -131,7 +133,7 @@ fn level_row(label: String, axis: crate::model::LoadAxis, l: CapacityLevel) -> i
             <td>{l.judged_text()}</td>
             <td>{rate(l.throughput_rps)}</td>
             <td>{rate(l.good_rps)}</td>
-            {(axis == crate::model::LoadAxis::Rate).then(|| view! {
+            {(axis == crate::capacity::model::LoadAxis::Rate).then(|| view! {
                 <td>{format!("{} ({})", rate(l.achieved_rate), l.schedule_lag_p95_ms.map_or_else(|| "—".to_string(), ms))}</td>
             })}
             <td>{l.ttft_ms.map_or_else(|| "—".to_string(), |p| format!("{} / {}", ms(p.p50), ms(p.p95)))}</td>

@@ -2,11 +2,12 @@
 //! sweep (its run stored, its verdict kept), then every headline figure summarised over the repetitions — mean,
 //! t-based interval, run-to-run variation, and whether the repetitions agree.
 
-use super::{
-    level_figures, mode_of, notes, requests_for, warmup_for, CapacitySpec, LevelRunner, SearchEvent, SweepError,
+use super::{mode_of, notes, requests_for, warmup_for, CapacitySpec, LevelRunner, SearchEvent, SweepError};
+use crate::capacity::judge::level_figures;
+use crate::capacity::model::LoadAxis;
+use crate::capacity::report::{
+    repeated_report, AnswerInterval, CapacityLevel, CapacityReport, RepeatedReport, Repetition,
 };
-use crate::model::LoadAxis;
-use crate::report::{repeated_report, AnswerInterval, CapacityLevel, CapacityReport, RepeatedReport, Repetition};
 
 /// What a repeated run asks for.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -4,11 +4,12 @@
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
-use super::jobs::ReportedJob;
-use super::workspaces::parse_id;
-use super::{from_json, spelled, to_json, Store, StoreError};
-use crate::model::{ConnectorId, LoadAxis, RunId, RunStatus, SweepId, SweepPlan, SweepSummary, WorkspaceId};
-use crate::report::CapacityReport;
+use crate::capacity::model::{LoadAxis, SweepPlan, SweepSummary};
+use crate::capacity::report::CapacityReport;
+use crate::model::{ConnectorId, RunId, RunStatus, SweepId, WorkspaceId};
+use crate::store::parse_id;
+use crate::store::ReportedJob;
+use crate::store::{from_json, spelled, to_json, Store, StoreError};
 
 const SUMMARY_COLUMNS: &str = "id, title, connector_name, axis, status, done_levels, report, failure, created_at, \
      finished_at, current_run_id, current_level";

@@ -5,10 +5,12 @@
 
 use std::fmt::Write;
 
-use super::html::STYLE;
-use crate::charts::{escape_text as escape, sweep_curve_chart, sweep_load_chart};
+use crate::capacity::charts::{sweep_curve_chart, sweep_load_chart};
+use crate::capacity::report::{CapacityLevel, CapacityReport, RepeatedReport, SweepView};
+use crate::charts::escape_text as escape;
+use crate::export::STYLE;
 use crate::model::{iso8601_utc, trim_number};
-use crate::report::{ms, CapacityLevel, CapacityReport, RepeatedReport, SweepView};
+use crate::report::ms;
 
 /// Styles the sweep needs beyond the report page's.
 const SWEEP_STYLE: &str = "svg .sweep-knee{fill:none;stroke:var(--bad);stroke-width:2}.failed{color:var(--bad)}";

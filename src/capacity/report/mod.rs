@@ -1,9 +1,11 @@
 //! A capacity search's or sweep's report (levels, answer, knee, interval) and a repeated run's figures over its
 //! repetitions.
 
-pub(in crate::report) mod repeated;
-pub(in crate::report) mod search;
+mod html;
+mod repeated;
+mod search;
 
+pub use html::{answer_text, sweep_to_html};
 #[cfg(feature = "ssr")]
 pub use repeated::{compare_repeated, repeated_report};
 pub use repeated::{figure_label, figure_value, RepeatedComparison, RepeatedDelta, RepeatedReport, Repetition};

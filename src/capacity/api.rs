@@ -4,13 +4,14 @@
 
 use leptos::prelude::*;
 
+use crate::capacity::model::{SweepInput, SweepSummary};
+use crate::capacity::report::{RepeatedComparison, SweepView};
 use crate::error::AppError;
-use crate::model::{Checked, SweepId, SweepInput, SweepSummary};
-use crate::report::{RepeatedComparison, SweepView};
+use crate::model::{Checked, SweepId};
 use crate::wire::{JobPage, Json};
 
 #[cfg(feature = "ssr")]
-use super::context::with_session;
+use crate::api::context::with_session;
 
 /// `POST /api/sweeps/start`, `{"input": {connectorId, levels, prompts, slos, …}}`: validates and starts a sweep in
 /// the background.
@@ -32,7 +33,7 @@ pub async fn get_sweep(id: SweepId) -> Result<SweepView, AppError> {
 /// `POST /api/sweeps/page`, `{"id"}`: the sweep's page as the browser shows it (`sweeps/get` has the same as data).
 #[server(prefix = "/api", endpoint = "sweeps/page", input = Json, output = Json)]
 pub async fn get_sweep_page(id: SweepId) -> Result<JobPage<SweepSummary>, AppError> {
-    Ok(crate::fragments::sweep_page(get_sweep(id).await?))
+    Ok(crate::capacity::fragments::sweep_page(get_sweep(id).await?))
 }
 
 /// `POST /api/sweeps/list`: the workspace's sweeps, newest first.
@@ -74,7 +75,7 @@ pub async fn compare_repeated_runs(a: SweepId, b: SweepId) -> Result<RepeatedCom
             })?;
             reports.push(repeated);
         }
-        Ok(crate::report::compare_repeated(&reports[0], &reports[1]))
+        Ok(crate::capacity::report::compare_repeated(&reports[0], &reports[1]))
     })
     .await
 }

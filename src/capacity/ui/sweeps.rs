@@ -4,9 +4,11 @@
 use leptos::prelude::*;
 use leptos_router::components::A;
 
-use crate::api::sweeps::list_sweeps;
-use crate::model::{iso8601_utc, SweepSummary};
-use crate::ui::components::{JobList, Layout, SweepForm};
+use super::sweep_form::SweepForm;
+use crate::capacity::api::list_sweeps;
+use crate::capacity::model::SweepSummary;
+use crate::model::iso8601_utc;
+use crate::ui::components::{JobList, Layout};
 
 /// The Sweeps page.
 #[component]

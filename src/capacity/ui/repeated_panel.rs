@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::api::sweeps::{compare_repeated_runs, list_sweeps};
+use crate::capacity::api::{compare_repeated_runs, list_sweeps};
 use crate::model::SweepId;
 use crate::ui::components::ErrorBox;
 use crate::ui::hooks::resource;

@@ -1,10 +1,10 @@
 //! Capacity searches and sweeps: load levels, plans and summaries.
 
-pub(in crate::model) mod levels;
-pub(in crate::model) mod sweep;
+mod levels;
+mod sweep;
 
 pub use levels::{
-    trim_number, LevelPlan, LevelsError, LoadAxis, SearchSpace, DEFAULT_RESOLUTION, MAX_LISTED_LEVELS, MAX_REPETITIONS,
+    LevelPlan, LevelsError, LoadAxis, SearchSpace, DEFAULT_RESOLUTION, MAX_LISTED_LEVELS, MAX_REPETITIONS,
     MAX_REPETITION_PAUSE_S,
 };
 pub use sweep::{SweepInput, SweepPlan, SweepSummary, MAX_SWEEP_REQUESTS_PER_LEVEL};

@@ -3,9 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::capacity::model::{LevelPlan, LoadAxis};
 use crate::model::{
-    limits, parse_slos, Agent, ConnectorId, LevelPlan, LoadAxis, LoadMode, RunPlanInput, RunStatus, Slo, SweepId,
-    ValidationError,
+    limits, parse_slos, Agent, ConnectorId, LoadMode, RunPlanInput, RunStatus, Slo, SweepId, ValidationError,
 };
 
 /// The most measured requests one level of a sweep sends.
@@ -57,6 +57,8 @@ pub struct SweepInput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workload_id: Option<crate::model::WorkloadId>,
 }
+
+crate::model::asks_for_workload!(SweepInput);
 
 fn default_max_tokens() -> u32 {
     512
@@ -215,7 +217,7 @@ pub struct SweepSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::SearchSpace;
+    use crate::capacity::model::SearchSpace;
 
     fn input(levels: LevelPlan, slos: &[&str]) -> SweepInput {
         SweepInput {
