@@ -13,6 +13,7 @@ pub mod charts;
 pub mod error;
 pub mod export;
 pub mod guard;
+pub mod lab;
 pub mod model;
 pub mod report;
 pub mod stats;
@@ -36,6 +37,8 @@ pub mod jobs;
 #[cfg(feature = "ssr")]
 pub mod outbound;
 #[cfg(feature = "ssr")]
+pub mod probe;
+#[cfg(feature = "ssr")]
 pub mod rate_limit;
 #[cfg(feature = "ssr")]
 pub mod runs;
@@ -45,8 +48,6 @@ pub mod secrets;
 pub mod server;
 #[cfg(feature = "ssr")]
 pub mod sim;
-#[cfg(feature = "ssr")]
-pub mod speclab;
 #[cfg(feature = "ssr")]
 pub mod state;
 #[cfg(feature = "ssr")]

@@ -4,7 +4,9 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::process::ExitCode;
 
+use latency_guard::cli::{self, CliError};
 use latency_guard::config::Settings;
 use latency_guard::server::Application;
 
@@ -37,7 +39,7 @@ enum Command {
     SpecLab(latency_guard::cli::spec_lab::SpecLabCommand),
 }
 
-fn main() -> anyhow::Result<()> {
+fn main() -> anyhow::Result<ExitCode> {
     let cli = Cli::parse();
     if matches!(cli.command, None | Some(Command::Serve)) {
         // Before any thread starts: the server starts again in place with malloc settings that give memory back.
@@ -46,7 +48,15 @@ fn main() -> anyhow::Result<()> {
     tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(run(cli))
 }
 
-async fn run(cli: Cli) -> anyhow::Result<()> {
+/// A command's answer as the process's exit status; why it could not answer on stderr, named by the command.
+fn ended(command: &str, result: Result<ExitCode, CliError>) -> ExitCode {
+    result.unwrap_or_else(|error| {
+        eprintln!("{command}: {error}");
+        error.exit_code()
+    })
+}
+
+async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info,sqlx=warn".into()),
@@ -56,35 +66,23 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
+    let config = cli.config.as_deref();
     match cli.command.unwrap_or(Command::Serve) {
-        Command::Serve => serve(cli.config).await,
+        Command::Serve => serve(cli.config).await.map(|()| ExitCode::SUCCESS),
         Command::LoginLink => {
-            let settings = Settings::load(cli.config.as_deref())?;
+            let settings = Settings::load(config)?;
             settings.require_existing_data()?;
             eprintln!("a login link for the server whose data is the {}", settings.database_description());
             let clock = std::sync::Arc::new(latency_guard::clock::SystemClock);
             let state = latency_guard::server::build_state(settings, clock).await?;
             let link = state.create_login_link().await?;
             println!("{link}");
-            Ok(())
+            Ok(ExitCode::SUCCESS)
         }
-        Command::Bench(args) => {
-            let result = latency_guard::cli::bench::run(*args, cli.config.as_deref()).await?;
-            if let Some(why) = result.failure {
-                eprintln!("{why}; failing");
-                std::process::exit(1);
-            }
-            Ok(())
-        }
-        Command::Capacity(args) => {
-            let code = latency_guard::cli::capacity::run(*args, cli.config.as_deref()).await;
-            std::process::exit(code);
-        }
-        Command::Export(args) => latency_guard::cli::export::run(args, cli.config.as_deref()).await,
-        Command::SpecLab(command) => {
-            let code = latency_guard::cli::spec_lab::run(command, cli.config.as_deref()).await?;
-            std::process::exit(code);
-        }
+        Command::Bench(args) => Ok(ended("bench", cli::bench::run(*args, config).await)),
+        Command::Capacity(args) => Ok(ended("capacity", cli::capacity::run(*args, config).await)),
+        Command::Export(args) => Ok(ended("export", cli::export::run(args, config).await)),
+        Command::SpecLab(command) => Ok(ended("spec-lab", cli::spec_lab::run(command, config).await)),
         Command::Sim(args) => {
             let config = args.config().map_err(anyhow::Error::msg)?;
             let (host, port) = (args.host, args.port);
@@ -98,7 +96,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             .with_context(|| format!("cannot listen on {host}:{port}"))?;
             println!("simulator listening at {}", sim.base_url());
             tokio::signal::ctrl_c().await?;
-            Ok(())
+            Ok(ExitCode::SUCCESS)
         }
     }
 }

@@ -12,9 +12,9 @@ use crate::config::Settings;
 use crate::engine::HttpClient;
 use crate::guard::notify::WebhookSender;
 use crate::guard::service::Guard;
+use crate::lab::service::AbManager;
 use crate::runs::{ExportSnapshots, ReportViews, RunManager};
 use crate::secrets::{SecretBox, TokenHasher};
-use crate::speclab::AbManager;
 use crate::store::{Store, StoreError};
 
 /// Everything a request handler may need. Cheap to clone.

@@ -11,7 +11,6 @@ pub mod connectors;
 pub mod datasets;
 pub mod runs;
 pub mod shares;
-pub mod speclab;
 pub mod tokens;
 pub mod workloads;
 

@@ -5,13 +5,14 @@
 //! search could not run.
 
 use std::path::PathBuf;
+use std::process::ExitCode;
 use tokio_util::sync::CancellationToken;
 
 use super::endpoint::{Endpoint, EndpointArgs, PromptArgs};
 use super::progress::{Piped, Progress};
+use super::{passed, usage, CliError};
 use crate::capacity::judge::{Criteria, LevelRun};
-use crate::capacity::model::LoadAxis;
-use crate::capacity::model::{LevelPlan, SearchSpace};
+use crate::capacity::model::{LevelPlan, LoadAxis, SearchSpace};
 use crate::capacity::report::{CapacityLevel, CapacityReport};
 use crate::capacity::service::{sweep, CapacitySpec, LevelError, LevelRunner, SearchEvent, SweepError};
 use crate::engine::HttpClient;
@@ -86,16 +87,16 @@ pub struct CapacityArgs {
 }
 
 /// What the search is, from the options.
-fn spec(args: &CapacityArgs) -> Result<CapacitySpec, String> {
-    let slos = parse_slos(&args.slos).map_err(|e| format!("--slo: {}", e.reason))?;
+fn spec(args: &CapacityArgs) -> Result<CapacitySpec, CliError> {
+    let slos = parse_slos(&args.slos).map_err(|e| usage(format!("--slo: {}", e.reason)))?;
     if !(0.0..=1.0).contains(&args.max_error_rate) {
-        return Err("--max-error-rate must be between 0 and 1".into());
+        return Err(usage("--max-error-rate must be between 0 and 1"));
     }
     if args.requests_per_level.is_some_and(|n| !(1..=crate::capacity::service::MAX_REQUESTS_PER_LEVEL).contains(&n)) {
-        return Err(format!(
+        return Err(usage(format!(
             "--requests-per-level must be between 1 and {}",
             crate::capacity::service::MAX_REQUESTS_PER_LEVEL
-        ));
+        )));
     }
     let space = if args.rate {
         SearchSpace { axis: LoadAxis::Rate, min: args.min_rate, max: args.max_rate, resolution: args.resolution }
@@ -103,10 +104,10 @@ fn spec(args: &CapacityArgs) -> Result<CapacitySpec, String> {
         let (min, max) = (f64::from(args.min_concurrency), f64::from(args.max_concurrency));
         SearchSpace { axis: LoadAxis::Concurrency, min, max, resolution: 0.0 }
     };
-    space.validate().map_err(|e| format!("levels: {e}"))?;
+    space.validate().map_err(|e| usage(format!("levels: {e}")))?;
     let limits = crate::model::limits::MAX_CONCURRENCY;
     if args.max_concurrency > limits || args.max_in_flight > limits || args.max_in_flight == 0 {
-        return Err(format!("concurrency is at most {limits}"));
+        return Err(usage(format!("concurrency is at most {limits}")));
     }
     Ok(CapacitySpec {
         levels: LevelPlan::Search(space),
@@ -166,17 +167,17 @@ impl BatchSink for LevelProgress {
 }
 
 /// The plan every level shares; each level sets its load, iterations and warm-up.
-fn template(args: &CapacityArgs) -> Result<RunPlanInput, String> {
+fn template(args: &CapacityArgs) -> Result<RunPlanInput, CliError> {
     if !(args.timeout.is_finite() && args.timeout > 0.0) {
-        return Err("--timeout must be a positive number of seconds".into());
+        return Err(usage("--timeout must be a positive number of seconds"));
     }
     if args.workload.given() && args.prompts.given() {
-        return Err("give prompts or a workload, not both".into());
+        return Err(usage("give prompts or a workload, not both"));
     }
     // Each level sets the number of requests; a trace has no load to set.
     let workload = args.workload.read(None, 0)?.map(|given| given.workload);
     if workload.as_ref().is_some_and(|w| matches!(w, crate::model::Workload::Trace { .. })) {
-        return Err("a trace sends at its recorded instants: it has no load to search; replay it with bench".into());
+        return Err(usage("a trace sends at its recorded instants: it has no load to search; replay it with bench"));
     }
     Ok(RunPlanInput {
         connector_id: ConnectorId(uuid::Uuid::nil()),
@@ -204,26 +205,19 @@ fn template(args: &CapacityArgs) -> Result<RunPlanInput, String> {
     })
 }
 
-/// Runs the search; returns the exit status (0 passed, 1 no answer or short of `--require`, 2 could not run).
-pub async fn run(args: CapacityArgs, config: Option<&std::path::Path>) -> i32 {
-    match search(&args, config).await {
-        Ok(report) => {
-            print_report(&report);
-            verdict(&report, args.require)
-        }
-        Err(why) => {
-            eprintln!("capacity: {why}");
-            2
-        }
-    }
+/// Runs the search and prints its answer; exit status 1 when there is none or it is short of `--require`.
+pub async fn run(args: CapacityArgs, config: Option<&std::path::Path>) -> Result<ExitCode, CliError> {
+    let report = search(&args, config).await?;
+    print_report(&report);
+    Ok(passed(answer_passes(&report, args.require)))
 }
 
-async fn search(args: &CapacityArgs, config: Option<&std::path::Path>) -> Result<CapacityReport, String> {
+async fn search(args: &CapacityArgs, config: Option<&std::path::Path>) -> Result<CapacityReport, CliError> {
     let spec = spec(args)?;
     let template = template(args)?;
     let endpoint = args.endpoint.resolve(config).await?;
     let cancel = super::cancelled_by_ctrl_c();
-    let client = HttpClient::new().map_err(|e| e.to_string())?;
+    let client = HttpClient::new().map_err(|e| CliError::Failed(e.to_string()))?;
     let mut runner = LocalLevels { endpoint, template, client, cancel, levels_run: 0 };
     let axis = spec.levels.axis();
     let report = sweep(&mut runner, &spec, |event| match event {
@@ -239,12 +233,15 @@ async fn search(args: &CapacityArgs, config: Option<&std::path::Path>) -> Result
     })
     .await
     .map_err(|e| match e {
-        SweepError::Level(LevelError::Stopped) => "interrupted".to_string(),
-        other => other.to_string(),
+        SweepError::Level(LevelError::Stopped) => CliError::Failed("interrupted".to_string()),
+        SweepError::Level(failed) => CliError::Failed(failed.to_string()),
+        before_any_level => usage(before_any_level),
     })?;
     if let Some(path) = &args.out {
-        let json = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
-        std::fs::write(path, json).map_err(|e| format!("--out {}: {e}", path.display()))?;
+        let written = serde_json::to_string_pretty(&report)
+            .map_err(|e| e.to_string())
+            .and_then(|json| std::fs::write(path, json).map_err(|e| e.to_string()));
+        written.map_err(|e| CliError::Failed(format!("--out {}: {e}", path.display())))?;
     }
     Ok(report)
 }
@@ -298,14 +295,14 @@ fn print_report(report: &CapacityReport) {
     }
 }
 
-/// The exit status of a finished search.
-fn verdict(report: &CapacityReport, require: Option<f64>) -> i32 {
+/// Whether a finished search's answer passes: there is one, and it is at least `--require` (said when not).
+fn answer_passes(report: &CapacityReport, require: Option<f64>) -> bool {
     match (report.answer, require) {
-        (None, _) => 1,
+        (None, _) => false,
         (Some(answer), Some(required)) if answer < required => {
             eprintln!("capacity {} is below the required {}", crate::model::trim_number(answer), required);
-            1
+            false
         }
-        _ => 0,
+        _ => true,
     }
 }

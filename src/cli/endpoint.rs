@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
+use super::{usage, CliError};
 use crate::engine::{HttpClient, RequestTarget};
 use crate::model::{ConnectorId, RunId, RunPlan};
 use crate::runs::{seed_from, Execution};
@@ -46,9 +47,9 @@ pub struct PromptArgs {
 
 impl PromptArgs {
     /// The prompts given: one per non-blank line of `--prompts-file`, else the `--prompt` values; at least one.
-    pub fn read(&self) -> Result<Vec<String>, String> {
+    pub fn read(&self) -> Result<Vec<String>, CliError> {
         if self.prompts.is_empty() && self.prompts_file.is_none() {
-            return Err("give the prompts: --prompt TEXT (repeatable) or --prompts-file FILE".into());
+            return Err(usage("give the prompts: --prompt TEXT (repeatable) or --prompts-file FILE"));
         }
         prompts(self.prompts_file.as_deref(), &self.prompts)
     }
@@ -101,24 +102,26 @@ pub struct WorkloadArgs {
 
 impl WorkloadArgs {
     /// The workload the options name, if any: `requests` is -n (`None` when not given), after `warmup` warm-ups.
-    pub fn read(&self, requests: Option<u32>, warmup: u32) -> Result<Option<GivenWorkload>, String> {
+    pub fn read(&self, requests: Option<u32>, warmup: u32) -> Result<Option<GivenWorkload>, CliError> {
         use crate::model::{LengthDist, Workload};
         if let Some(path) = &self.tokenizer {
             // Read now, so that a file that does not parse is refused before anything is sent.
-            crate::workload::FileTokenizer::open(path).map_err(|e| format!("--tokenizer: {e}"))?;
+            crate::workload::FileTokenizer::open(path).map_err(|e| usage(format!("--tokenizer: {e}")))?;
         }
         let given = |workload| Some(GivenWorkload { workload, trace_span_us: None });
         if let Some(path) = &self.workload {
-            return super::workload_file::read_workload(path, warmup).map(Some).map_err(|e| format!("--workload {e}"));
+            return super::workload_file::read_workload(path, warmup)
+                .map(Some)
+                .map_err(|e| usage(format!("--workload {e}")));
         }
         if let Some(path) = &self.dataset {
-            let file = super::data_files::dataset_file(path).map_err(|e| format!("--dataset {e}"))?;
+            let file = super::data_files::dataset_file(path).map_err(|e| usage(format!("--dataset {e}")))?;
             let requests = requests.unwrap_or(file.rows.saturating_sub(warmup));
             let output = self.output_tokens.map(LengthDist::fixed);
             return Ok(given(Workload::Dataset { file, requests, output, seed: self.seed }));
         }
         if let Some(path) = &self.trace {
-            let found = super::data_files::trace_file(path, requests).map_err(|e| format!("--trace {e}"))?;
+            let found = super::data_files::trace_file(path, requests).map_err(|e| usage(format!("--trace {e}")))?;
             let requests = requests.unwrap_or(found.file.rows);
             let workload = Workload::Trace {
                 file: found.file,
@@ -136,7 +139,7 @@ impl WorkloadArgs {
                 requests: requests.unwrap_or(10),
                 seed: self.seed,
             })),
-            (None, Some(_)) => Err("--output-tokens goes with --input-tokens or --dataset".into()),
+            (None, Some(_)) => Err(usage("--output-tokens goes with --input-tokens or --dataset")),
             _ => Ok(None),
         }
     }
@@ -178,11 +181,12 @@ impl Endpoint {
 
 impl EndpointArgs {
     /// The endpoint these options name (a stored connector is read with the settings of `config`).
-    pub async fn resolve(&self, config: Option<&Path>) -> Result<Endpoint, String> {
+    pub async fn resolve(&self, config: Option<&Path>) -> Result<Endpoint, CliError> {
         let Some(id) = self.connector else {
-            let model = self.model.clone().ok_or("--model is required without --connector")?;
-            let raw = self.base_url.as_deref().ok_or("--base-url is required without --connector")?;
-            let target = crate::targets::command_line_target(raw, self.api_key_env.as_deref(), &self.headers)?;
+            let model = self.model.clone().ok_or_else(|| usage("--model is required without --connector"))?;
+            let raw = self.base_url.as_deref().ok_or_else(|| usage("--base-url is required without --connector"))?;
+            let target =
+                crate::targets::command_line_target(raw, self.api_key_env.as_deref(), &self.headers).map_err(usage)?;
             return Ok(Endpoint { target, model, prices: (None, None) });
         };
         let (connector, target) = open_connector(config, id, "--connector").await?;
@@ -200,21 +204,20 @@ pub async fn open_connector(
     config: Option<&Path>,
     id: ConnectorId,
     option: &str,
-) -> Result<(crate::model::Connector, RequestTarget), String> {
-    let settings = crate::config::Settings::load(config).map_err(|e| e.to_string())?;
-    settings.require_existing_data().map_err(|e| e.to_string())?;
-    let state =
-        crate::server::build_state(settings, Arc::new(crate::clock::SystemClock)).await.map_err(|e| e.to_string())?;
-    let workspace = state.store.connector_workspace(id).await.map_err(|e| format!("{option} {id}: {e}"))?;
-    let stored =
-        state.store.open_connector(workspace, id, &state.sealer).await.map_err(|e| format!("{option} {id}: {e}"))?;
+) -> Result<(crate::model::Connector, RequestTarget), CliError> {
+    let settings = crate::config::Settings::load(config).map_err(usage)?;
+    settings.require_existing_data().map_err(usage)?;
+    let state = crate::server::build_state(settings, Arc::new(crate::clock::SystemClock)).await.map_err(usage)?;
+    let named = |e: crate::store::StoreError| usage(format!("{option} {id}: {e}"));
+    let workspace = state.store.connector_workspace(id).await.map_err(named)?;
+    let stored = state.store.open_connector(workspace, id, &state.sealer).await.map_err(named)?;
     // The command line is the operator's: it reaches any address.
     Ok(crate::targets::stored_target(stored, crate::outbound::Reach::Anywhere))
 }
 
 /// The prompts a command names: one per non-blank line of `file`, else the `given` values.
-pub fn prompts(file: Option<&Path>, given: &[String]) -> Result<Vec<String>, String> {
+pub fn prompts(file: Option<&Path>, given: &[String]) -> Result<Vec<String>, CliError> {
     let Some(path) = file else { return Ok(given.to_vec()) };
-    let text = std::fs::read_to_string(path).map_err(|e| format!("--prompts-file {}: {e}", path.display()))?;
+    let text = std::fs::read_to_string(path).map_err(|e| usage(format!("--prompts-file {}: {e}", path.display())))?;
     Ok(text.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string).collect())
 }

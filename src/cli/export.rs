@@ -4,6 +4,9 @@
 
 use std::io::Write;
 use std::path::PathBuf;
+use std::process::ExitCode;
+
+use super::{usage, CliError};
 
 use crate::export::{export, ExportFormat};
 use crate::model::RunId;
@@ -39,42 +42,46 @@ fn parse_format(text: &str) -> Result<ExportFormat, String> {
 }
 
 /// Writes the export.
-pub async fn run(args: ExportArgs, config: Option<&std::path::Path>) -> anyhow::Result<()> {
+pub async fn run(args: ExportArgs, config: Option<&std::path::Path>) -> Result<ExitCode, CliError> {
     let report = match (&args.from, &args.report, &args.server) {
         (Some(path), _, _) => read_snapshot(path)?,
         (None, Some(id), Some(server)) => fetch_report(id, server, args.token.as_deref().unwrap_or_default()).await?,
         (None, Some(id), None) => load_report(id, config).await?,
-        (None, None, _) => anyhow::bail!("name a REPORT_ID or --from SNAPSHOT.json"),
+        (None, None, _) => return Err(usage("name a REPORT_ID or --from SNAPSHOT.json")),
     };
     let text = export(&report, args.format);
-    match &args.out {
-        Some(path) => {
-            std::fs::write(path, text).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?
-        }
-        None => std::io::stdout().lock().write_all(text.as_bytes())?,
-    }
-    Ok(())
+    let written = match &args.out {
+        Some(path) => std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display())),
+        None => std::io::stdout().lock().write_all(text.as_bytes()).map_err(|e| format!("standard output: {e}")),
+    };
+    written.map_err(CliError::Failed)?;
+    Ok(ExitCode::SUCCESS)
 }
 
-fn read_snapshot(path: &std::path::Path) -> anyhow::Result<ReportSnapshot> {
-    let text = std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
-    serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{} is not a report snapshot: {e}", path.display()))
+fn read_snapshot(path: &std::path::Path) -> Result<ReportSnapshot, CliError> {
+    let text = std::fs::read_to_string(path).map_err(|e| usage(format!("cannot read {}: {e}", path.display())))?;
+    serde_json::from_str(&text).map_err(|e| usage(format!("{} is not a report snapshot: {e}", path.display())))
 }
 
-async fn fetch_report(id: &str, server: &str, token: &str) -> anyhow::Result<ReportSnapshot> {
-    let id: RunId = id.parse().map_err(|_| anyhow::anyhow!("{id:?} is not a report id (a UUID)"))?;
+/// The report id as written, or why it is not one.
+fn report_id(id: &str) -> Result<RunId, CliError> {
+    id.parse().map_err(|_| usage(format!("{id:?} is not a report id (a UUID)")))
+}
+
+async fn fetch_report(id: &str, server: &str, token: &str) -> Result<ReportSnapshot, CliError> {
+    let id = report_id(id)?;
     let remote = crate::cli::remote::RemoteServer::new(server, token)?;
     let report: crate::api::runs::RunReport = remote.call("runs/report", &serde_json::json!({ "id": id })).await?;
     Ok(report.snapshot)
 }
 
-async fn load_report(id: &str, config: Option<&std::path::Path>) -> anyhow::Result<ReportSnapshot> {
-    let id: RunId = id.parse().map_err(|_| anyhow::anyhow!("{id:?} is not a report id (a UUID)"))?;
-    let settings = crate::config::Settings::load(config)?;
-    settings.require_existing_data()?;
-    let store = Store::connect(&settings.database_url).await?;
-    let workspace = store.run_workspace(id).await.map_err(|e| anyhow::anyhow!("report {id}: {e}"))?;
+async fn load_report(id: &str, config: Option<&std::path::Path>) -> Result<ReportSnapshot, CliError> {
+    let id = report_id(id)?;
+    let settings = crate::config::Settings::load(config).map_err(usage)?;
+    settings.require_existing_data().map_err(usage)?;
+    let store = Store::connect(&settings.database_url).await.map_err(usage)?;
+    let workspace = store.run_workspace(id).await.map_err(|e| usage(format!("report {id}: {e}")))?;
     let report = store.run_report(workspace, id).await;
     store.close().await;
-    Ok(report?.1)
+    Ok(report.map_err(|e| CliError::Failed(format!("report {id}: {e}")))?.1)
 }

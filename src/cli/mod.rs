@@ -1,4 +1,5 @@
-//! The command line's commands, one module each; `main.rs` parses the line and calls one of them.
+//! The command line's commands, one module each; `main.rs` parses the line and calls one of them. Every command is
+//! `run(args, config) -> Result<ExitCode, CliError>` ([`error`]).
 //! - [`bench`]: a run from the command line, here or on a server (`plan`, `run`, `print`).
 //! - [`capacity`]: the capacity search, levels run in this process.
 //! - [`export`]: a report as JSON, CSV or HTML.
@@ -13,6 +14,7 @@ pub mod bench;
 pub mod capacity;
 mod data_files;
 pub mod endpoint;
+pub mod error;
 pub mod export;
 pub mod progress;
 pub mod remote;
@@ -20,6 +22,8 @@ pub mod spec_lab;
 mod workload_file;
 
 use tokio_util::sync::CancellationToken;
+
+pub use error::{passed, usage, CliError};
 
 /// A token cancelled by Ctrl-C: a measuring command stops sending and reports what it measured.
 pub fn cancelled_by_ctrl_c() -> CancellationToken {

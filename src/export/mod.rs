@@ -1,14 +1,12 @@
 //! Report exports — JSON, CSV and a self-contained HTML page — as pure functions of a report snapshot, so the
 //! browser (WASM, no server round-trip), the `export` command and the tests produce byte-identical files.
 
-mod ab_html;
 mod csv;
 mod html;
 
 pub(crate) use self::html::STYLE;
 mod workload_html;
 
-pub use self::ab_html::{ab_section, ab_to_html, cell_panel, AB_STYLE};
 pub use self::csv::{csv_field, to_csv, CSV_COLUMNS, CSV_WORKLOAD_COLUMNS};
 pub use self::html::{to_html, SPEC_LAB_SLOT_ID};
 

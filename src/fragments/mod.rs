@@ -4,7 +4,6 @@
 //! travel in the page's WASM; a page shows the HTML with `ui::components::ServerPart`. Knows nothing of storage,
 //! sessions or HTTP: values in, HTML out.
 
-mod ab;
 mod compare;
 mod dataset;
 mod report;
@@ -14,7 +13,6 @@ use leptos::prelude::*;
 
 use crate::wire::ServerHtml;
 
-pub use ab::ab_page;
 pub use compare::{comparison, run_choices};
 pub use dataset::dataset_listing;
 pub use report::{live_scatter, run_page, shared_page};

@@ -31,14 +31,14 @@ pub(crate) use workload::asks_for_workload;
 mod account;
 mod common;
 mod connector;
-mod lab;
+mod probe;
 mod run;
 mod workload;
 
 pub use account::*;
 pub use common::*;
 pub use connector::*;
-pub use lab::*;
+pub use probe::*;
 pub use run::*;
 pub use workload::*;
 

@@ -4,9 +4,7 @@
 //! the server and in the browser.
 
 mod format;
-mod lab;
 mod run;
 
 pub use format::{ms, p_value, percentile_triple, total_cost};
-pub use lab::*;
 pub use run::*;

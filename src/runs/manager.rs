@@ -164,7 +164,7 @@ impl RunManager {
         let outcome = match target.server_kind {
             Some(kind) => {
                 let work = execute(execution, &mut sink);
-                let (outcome, server) = crate::speclab::record_during(&self.http, &target.request, kind, work).await;
+                let (outcome, server) = crate::probe::record_during(&self.http, &target.request, kind, work).await;
                 if let Some(server) = server {
                     if let Err(e) = while_reachable(|| self.store.set_run_server_metrics(run.id, &server)).await {
                         tracing::error!(run = %run.id, error = %e, "storing the server's metrics failed");

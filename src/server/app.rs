@@ -14,12 +14,12 @@ use crate::engine::HttpClient;
 use crate::guard::notify::{MailError, Mailer, WebhookSender};
 use crate::guard::service::{Guard, GuardOptions};
 use crate::jobs::JobOwner;
+use crate::lab::service::AbManager;
 use crate::model::{AbTestId, BaseUrl, ConnectorInput, RunId, SweepId, ValidationError};
 use crate::outbound::{AddressPolicy, Lookup, SystemLookup, Trust};
 use crate::runs::RunManager;
 use crate::secrets::{SecretBox, TokenHasher};
 use crate::sim::{SimConfig, SimHandle};
-use crate::speclab::AbManager;
 use crate::state::AppState;
 use crate::store::{Backend, Store, StoreError, LOCAL_OWNER};
 

@@ -25,6 +25,10 @@ mod shift_estimate;
 mod slices;
 mod summary;
 
+/// Below this p-value a difference counts as real (an A/B test asks it of both of its tests; repeated runs of
+/// Welch's test).
+pub const ALPHA: f64 = 0.05;
+
 pub use goodput::{goodput, is_good, Goodput, SloAttainment};
 pub use pacing::{pacing, Pacing, MIN_ACHIEVED_SHARE};
 pub use percentile::{percentile, percentiles, Percentiles, PERCENTILE_METHOD};

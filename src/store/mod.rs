@@ -2,7 +2,6 @@
 //! replicas), through sqlx's `Any` driver and one set of migrations written in the dialect both accept.
 //! Every query on workspace data filters by the workspace id.
 
-mod ab_tests;
 mod api_tokens;
 mod connectors;
 mod contacts;
@@ -18,7 +17,6 @@ mod siwe_nonces;
 mod workloads;
 mod workspaces;
 
-pub use ab_tests::NewAbTest;
 pub use api_tokens::{ApiTokenRecord, TokenRefusal};
 pub use connectors::{ConnectorCredentials, StoredConnector};
 pub use datasets::NewDataset;

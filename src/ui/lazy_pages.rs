@@ -19,11 +19,12 @@ use leptos::prelude::*;
 use leptos_router::LazyRoute;
 
 use super::pages::{
-    AbTestPage, ComparePage, ConnectorsPage, EditConnectorPage, LoginPage, NewConnectorPage, NewRunPage, RunPage,
-    RunsPage, SettingsPage, SharePage, SpecLabPage, WorkloadsPage,
+    ComparePage, ConnectorsPage, EditConnectorPage, LoginPage, NewConnectorPage, NewRunPage, RunPage, RunsPage,
+    SettingsPage, SharePage, WorkloadsPage,
 };
 use crate::capacity::ui::{SweepPage, SweepsPage};
 use crate::guard::ui::{GuardPage, GuardSetsPage, NewSchedulePage, SchedulePage, ScheduleSettingsPage};
+use crate::lab::ui::{AbTestPage, SpecLabPage};
 
 /// `lazy_section!(Section in loader, preload { Route => Page, … })`: the enum `Section` of the section's pages, the
 /// lazily loaded `loader` that renders one of them, and a route type per page whose view calls the loader. Each page

@@ -502,9 +502,10 @@ async fn a_probed_engine_stays_with_its_connector_until_the_server_changes(db: &
 }
 
 async fn ab_tests_keep_progress_and_report_and_their_orphans_are_interrupted(db: &TestDb) {
-    use latency_guard::model::{AbPlanInput, AbTestId, RunStatus};
-    use latency_guard::report::{AbEndpoint, AbReport};
-    use latency_guard::store::NewAbTest;
+    use latency_guard::lab::model::AbPlanInput;
+    use latency_guard::lab::report::{AbEndpoint, AbReport};
+    use latency_guard::lab::store::NewAbTest;
+    use latency_guard::model::{AbTestId, RunStatus};
     let store = &db.store;
     let (ws, other) = (workspace(store, "owner-a").await, workspace(store, "owner-b").await);
     let baseline = store.create_connector(ws, &valid(&input("Spec off")), false, sealer(), 1).await.unwrap();

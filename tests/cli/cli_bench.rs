@@ -117,8 +117,8 @@ async fn fails_the_pipeline_when_requests_fail_and_explains_bad_options() {
     ];
     for (args, needle) in cases {
         let (code, _, stderr) = bench(args, &[]).await;
-        assert_ne!(code, 0, "{args:?}");
-        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+        assert_eq!(code, 2, "options that cannot run are a usage error: {args:?}");
+        assert!(stderr.contains("bench: ") && stderr.contains(needle), "{args:?}: {stderr}");
     }
 }
 
@@ -381,7 +381,7 @@ async fn against_a_baseline_a_slowdown_fails_the_pipeline_and_the_same_speed_pas
         (vec!["--against", baseline_path, "--threshold", "mean_ms:change_point>5"], "needs a schedule's history"),
     ] {
         let (code, stdout, stderr) = run(&extra, slow.base_url()).await;
-        assert_ne!(code, 0, "{stdout}\n{stderr}");
+        assert_eq!(code, 2, "a gate that cannot be judged as written is a usage error: {stdout}\n{stderr}");
         assert!(stderr.contains(words), "{words}: {stderr}");
         assert!(!stderr.contains("done"), "nothing was sent: {stderr}");
     }

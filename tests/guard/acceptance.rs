@@ -12,7 +12,7 @@ use crate::common::TestDb;
 use latency_guard::engine::HttpClient;
 use latency_guard::guard::model::{EvaluationStatus, Metric, Op, ScheduleInput, Severity, Threshold};
 use latency_guard::model::{ServerKind, SpecCounters};
-use latency_guard::speclab::{probe, scrape, spec_evidence, SpecEvidence};
+use latency_guard::probe::{probe, scrape, spec_evidence, SpecEvidence};
 
 async fn counters(client: &HttpClient, target: &latency_guard::engine::RequestTarget) -> SpecCounters {
     match spec_evidence(ServerKind::LlamaCpp, &scrape(client, target).await.unwrap()) {

@@ -8,7 +8,7 @@
 
 use crate::common::{self, follow_events, spawn_app_on, TestApp, TestDb};
 use latency_guard::config::ApiKey;
-use latency_guard::speclab::Exposition;
+use latency_guard::probe::Exposition;
 use serde_json::{json, Value};
 
 const TOKEN: &str = "metrics-token-0123456789";
@@ -67,7 +67,7 @@ async fn the_exposition_moves_with_what_the_service_does(db: &TestDb) {
     let before = scrape(&app).await;
     assert_eq!(
         before.kinds.get("latency_guard_guard_tick_duration_seconds"),
-        Some(&latency_guard::speclab::Kind::Histogram)
+        Some(&latency_guard::probe::Kind::Histogram)
     );
 
     let (_, cookie) = app.session_for("metrics@example.com").await;

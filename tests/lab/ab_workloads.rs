@@ -4,9 +4,11 @@
 //! workload is named by id, and a workload that does not fit rounds to both arms is refused with its field.
 
 use latency_guard::engine::HttpClient;
-use latency_guard::model::{AbPlanInput, LengthDist, Workload};
+use latency_guard::lab::judge::ab_report;
+use latency_guard::lab::model::AbPlanInput;
+use latency_guard::lab::service::{run_ab, AbArm, AbWorkload};
+use latency_guard::model::{LengthDist, Workload};
 use latency_guard::sim::{self, SimConfig};
-use latency_guard::speclab::{ab_report, run_ab, AbArm, AbWorkload};
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
@@ -59,7 +61,7 @@ async fn both_arms_get_the_same_prompts_of_the_asked_lengths_and_each_cell_its_o
         assert_eq!(cached.count(), 0, "cell {c}: no prompt reached a server that had seen it before");
     }
     assert_ne!(prompts(0, 0), prompts(1, 0), "the second cell sends prompts of its own");
-    let endpoints = [0, 1].map(|i| latency_guard::report::AbEndpoint {
+    let endpoints = [0, 1].map(|i| latency_guard::lab::report::AbEndpoint {
         name: format!("arm {i}"),
         base_url: arms[i].target.base_url.as_str().to_string(),
         model: "sim-model".into(),

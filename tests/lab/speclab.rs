@@ -11,7 +11,7 @@ use crate::common::follow_events;
 use crate::common::llama::llama_server;
 use latency_guard::engine::{HttpClient, RequestTarget};
 use latency_guard::model::{ServerKind, SpecCounters};
-use latency_guard::speclab::{probe, record_during, scrape, spec_evidence, SpecEvidence};
+use latency_guard::probe::{probe, record_during, scrape, spec_evidence, SpecEvidence};
 use serde_json::{json, Value};
 
 fn target(base_url: &str) -> RequestTarget {
@@ -222,7 +222,7 @@ async fn the_recorder_reads_the_server_once_a_second_while_the_work_runs() {
     let ((began, ended), recorded) = record_during(&client, &target(&plain.base_url), ServerKind::LlamaCpp, work).await;
     // The scraping did not hold the work up: only the first reading comes before it, and after it at most the
     // reading in flight and the last one (each within a scrape's time limit).
-    let timeout = latency_guard::speclab::PROBE_TIMEOUT;
+    let timeout = latency_guard::probe::PROBE_TIMEOUT;
     assert!(began - started < timeout, "the work waited {:?} to start", began - started);
     assert!(ended.elapsed() < 2 * timeout, "the recorder returned {:?} after the work", ended.elapsed());
     let recorded = recorded.unwrap();

@@ -9,8 +9,9 @@ use crate::common;
 
 use crate::common::llama::{llama_server, llama_server_at};
 use latency_guard::engine::{HttpClient, RequestTarget};
-use latency_guard::model::{AbTestSummary, ServerKind, SpecOutcome, PROCESS_START};
-use latency_guard::speclab::{record_during, scrape, FetchFailure, ScrapeError};
+use latency_guard::lab::model::AbTestSummary;
+use latency_guard::model::{ServerKind, SpecOutcome, PROCESS_START};
+use latency_guard::probe::{record_during, scrape, FetchFailure, ScrapeError};
 use latency_guard::wire::JobPage;
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -417,7 +418,7 @@ async fn an_endless_or_never_finishing_metrics_body_is_cut_off_with_a_reason() {
     assert_eq!(why.to_string(), "no answer within 3 s");
     assert!(started.elapsed() < Duration::from_secs(10), "both gave up in bounded time: {:?}", started.elapsed());
     // The probe says the same of the path, and a run's recorder records nothing rather than waiting.
-    let report = latency_guard::speclab::probe(&client, &trickling).await;
+    let report = latency_guard::probe::probe(&client, &trickling).await;
     let metrics = report.paths.iter().find(|p| p.path == "/metrics").unwrap();
     assert!(!metrics.usable && metrics.outcome.contains("no answer within 3 s"), "{metrics:?}");
     let (_, recorded) = record_during(&client, &endless, ServerKind::Vllm, async {}).await;

@@ -185,7 +185,7 @@ pub struct RepeatedDelta {
     pub ci_high: Option<f64>,
     /// Welch's two-sided p-value over the repetitions' values.
     pub p_value: Option<f64>,
-    /// p < [`crate::report::ALPHA`].
+    /// p < [`crate::stats::ALPHA`].
     pub significant: bool,
 }
 
@@ -219,7 +219,7 @@ pub fn compare_repeated(a: &RepeatedReport, b: &RepeatedReport) -> RepeatedCompa
                 ci_low: test.map(|t| t.ci95_low),
                 ci_high: test.map(|t| t.ci95_high),
                 p_value: test.map(|t| t.p_value),
-                significant: test.is_some_and(|t| t.p_value < crate::report::ALPHA),
+                significant: test.is_some_and(|t| t.p_value < crate::stats::ALPHA),
             })
         })
         .collect();
@@ -231,7 +231,7 @@ pub fn compare_repeated(a: &RepeatedReport, b: &RepeatedReport) -> RepeatedCompa
              p < {} is called a difference.",
             a.repetitions,
             b.repetitions,
-            crate::report::ALPHA
+            crate::stats::ALPHA
         ),
         "The pooled requests are not compared: requests of one run share its conditions (the endpoint's load, its \
          cache, the network), so pooling them would count one run's luck many times and find differences that \

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use super::{invalid, BenchError};
+use crate::cli::{usage, CliError};
 use crate::guard::judge::{decide_run, observe, send_order_lag1, streamed_samples};
 use crate::guard::model::{
     Cadence, Decision, Metric, Op, Reference, ReferenceFrom, ScheduleInput, Severity, Threshold,
@@ -33,7 +33,7 @@ pub fn parse_threshold(text: &str) -> Result<Threshold, String> {
 }
 
 /// The schedule-shaped rules a comparison is judged by, validated as a schedule's are.
-pub fn rules(thresholds: &[Threshold], alpha: f64) -> Result<ScheduleInput, BenchError> {
+pub fn rules(thresholds: &[Threshold], alpha: f64) -> Result<ScheduleInput, CliError> {
     let input = ScheduleInput {
         name: "bench --against".into(),
         set_id: BenchmarkSetId(uuid::Uuid::nil()),
@@ -57,7 +57,7 @@ pub fn rules(thresholds: &[Threshold], alpha: f64) -> Result<ScheduleInput, Benc
             (Some("alpha"), _) => "--alpha".to_string(),
             _ => e.field.clone(),
         };
-        invalid(format!("{field}: {}", e.reason))
+        usage(format!("{field}: {}", e.reason))
     })
 }
 
@@ -67,34 +67,34 @@ pub async fn load_baseline(
     against: &str,
     server: Option<(&str, &str)>,
     config: Option<&Path>,
-) -> Result<ReportSnapshot, BenchError> {
+) -> Result<ReportSnapshot, CliError> {
     let path = Path::new(against);
     if path.is_file() {
         let text = std::fs::read_to_string(path)
-            .map_err(|e| BenchError::Io(format!("cannot read {}: {e}", path.display())))?;
+            .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", path.display())))?;
         return serde_json::from_str(&text)
-            .map_err(|e| invalid(format!("{} is not a report snapshot (bench --out): {e}", path.display())));
+            .map_err(|e| usage(format!("{} is not a report snapshot (bench --out): {e}", path.display())));
     }
     let id: RunId = against
         .parse()
-        .map_err(|_| invalid(format!("--against {against:?} is neither a snapshot file nor a run id (a UUID)")))?;
+        .map_err(|_| usage(format!("--against {against:?} is neither a snapshot file nor a run id (a UUID)")))?;
     match server {
         Some((server, token)) => {
-            let remote = crate::cli::remote::RemoteServer::new(server, token).map_err(invalid)?;
+            let remote = crate::cli::remote::RemoteServer::new(server, token)?;
             let report: crate::api::runs::RunReport =
-                remote.call("runs/report", &serde_json::json!({ "id": id })).await.map_err(invalid)?;
+                remote.call("runs/report", &serde_json::json!({ "id": id })).await?;
             Ok(report.snapshot)
         }
         None => {
-            let settings = crate::config::Settings::load(config).map_err(invalid)?;
-            settings.require_existing_data().map_err(invalid)?;
-            let store = crate::store::Store::connect(&settings.database_url).await.map_err(invalid)?;
+            let settings = crate::config::Settings::load(config).map_err(usage)?;
+            settings.require_existing_data().map_err(usage)?;
+            let store = crate::store::Store::connect(&settings.database_url).await.map_err(usage)?;
             let found = match store.run_workspace(id).await {
                 Ok(workspace) => store.run_report(workspace, id).await.map(|(_, snapshot, _)| snapshot),
                 Err(e) => Err(e),
             };
             store.close().await;
-            found.map_err(|e| invalid(format!("baseline run {id}: {e}")))
+            found.map_err(|e| usage(format!("baseline run {id}: {e}")))
         }
     }
 }

@@ -129,17 +129,6 @@ pub struct BenchArgs {
     pub alpha: f64,
 }
 
-/// Why the command could not run.
-#[derive(Debug, thiserror::Error)]
-pub enum BenchError {
-    /// An option is invalid.
-    #[error("{0}")]
-    Invalid(String),
-    /// A file could not be read or written.
-    #[error("{0}")]
-    Io(String),
-}
-
 /// What the run gave: the summary and, when it must fail the pipeline, why.
 pub struct BenchResult {
     /// Figures.
@@ -167,8 +156,4 @@ pub(super) fn verdict(run: &RunView, summary: &RunSummary, max_error_rate: f64) 
             max_error_rate * 100.0
         )
     })
-}
-
-pub(super) fn invalid(e: impl std::fmt::Display) -> BenchError {
-    BenchError::Invalid(e.to_string())
 }

@@ -1,28 +1,29 @@
 //! The options of `bench` as a run plan.
 
-use super::{invalid, BenchArgs, BenchError};
+use super::BenchArgs;
+use crate::cli::{usage, CliError};
 use crate::model::{Agent, ConnectionPolicy, ConnectorId, LoadMode, LoadShape, RampCurve, RateStep, RunPlanInput};
 
 /// The plan the options describe (its connector is set by a run on a server).
-pub(super) fn plan_input(args: &BenchArgs) -> Result<RunPlanInput, BenchError> {
+pub(super) fn plan_input(args: &BenchArgs) -> Result<RunPlanInput, CliError> {
     if args.workload.given() && args.prompts.given() {
-        return Err(invalid("give prompts or a workload, not both"));
+        return Err(usage("give prompts or a workload, not both"));
     }
     if args.workload.workload.is_some() && args.iterations.is_some() {
-        return Err(invalid("a --workload file says its own requests: leave out -n"));
+        return Err(usage("a --workload file says its own requests: leave out -n"));
     }
     if args.workload.trace.is_some() && args.rate.is_some() {
-        return Err(invalid("a trace sends at its recorded instants: leave out --rate (--speedup changes its pace)"));
+        return Err(usage("a trace sends at its recorded instants: leave out --rate (--speedup changes its pace)"));
     }
-    let given = args.workload.read(args.iterations, args.warmup).map_err(BenchError::Io)?;
+    let given = args.workload.read(args.iterations, args.warmup)?;
     let trace_rate = given.as_ref().and_then(trace_rate);
     let workload = given.map(|g| g.workload);
-    let prompts = if workload.is_some() { Vec::new() } else { args.prompts.read().map_err(BenchError::Io)? };
+    let prompts = if workload.is_some() { Vec::new() } else { args.prompts.read()? };
     if !(args.timeout.is_finite() && args.timeout > 0.0) {
-        return Err(invalid("--timeout must be a positive number of seconds"));
+        return Err(usage("--timeout must be a positive number of seconds"));
     }
     if !(0.0..=1.0).contains(&args.max_error_rate) {
-        return Err(invalid("--max-error-rate must be between 0 and 1"));
+        return Err(usage("--max-error-rate must be between 0 and 1"));
     }
     let shape = load_shape(args)?;
     let first_step = match &shape {
@@ -74,7 +75,7 @@ pub(super) fn plan_input(args: &BenchArgs) -> Result<RunPlanInput, BenchError> {
 }
 
 /// The ramp or the steps the options ask for.
-fn load_shape(args: &BenchArgs) -> Result<Option<LoadShape>, BenchError> {
+fn load_shape(args: &BenchArgs) -> Result<Option<LoadShape>, CliError> {
     if let (Some(from), Some(seconds)) = (args.ramp_from, args.ramp_seconds) {
         let curve = if args.ramp_exponential { RampCurve::Exponential } else { RampCurve::Linear };
         return Ok(Some(LoadShape::Ramp { curve, from, seconds, counted: args.count_ramp }));
@@ -86,7 +87,7 @@ fn load_shape(args: &BenchArgs) -> Result<Option<LoadShape>, BenchError> {
     };
     let steps = written
         .split(',')
-        .map(|text| step(text).ok_or_else(|| invalid(format!("--steps: {text:?} is not RATE:SECONDS"))))
+        .map(|text| step(text).ok_or_else(|| usage(format!("--steps: {text:?} is not RATE:SECONDS"))))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Some(LoadShape::Steps { steps }))
 }

@@ -6,9 +6,10 @@ use std::io::Write;
 use super::against::{compare, load_baseline, parse_threshold, print_decision, rules};
 use super::plan::plan_input;
 use super::print::{missed_objectives, print_goodput, print_repeated, print_repetition, print_summary, print_workload};
-use super::{invalid, verdict, BenchArgs, BenchError, BenchResult};
+use super::{verdict, BenchArgs, BenchResult};
 use crate::cli::progress::{Piped, Progress};
 use crate::cli::remote::RemoteServer;
+use crate::cli::{passed, usage, CliError};
 use crate::engine::HttpClient;
 use crate::model::{IterationRecord, Measurement, RunStatus, RunView};
 use crate::report::snapshot;
@@ -40,8 +41,18 @@ struct Measured {
     summary: RunSummary,
 }
 
-/// Runs the benchmark described by `args` (here, or on `--server`; `--repeat` times); prints as it goes.
-pub async fn run(args: BenchArgs, config: Option<&std::path::Path>) -> Result<BenchResult, BenchError> {
+/// Runs the benchmark described by `args` (here, or on `--server`; `--repeat` times); prints as it goes. Exit
+/// status 1 when the run fails the pipeline (said on stderr).
+pub async fn run(args: BenchArgs, config: Option<&std::path::Path>) -> Result<std::process::ExitCode, CliError> {
+    let result = measure_and_judge(args, config).await?;
+    if let Some(why) = &result.failure {
+        eprintln!("{why}; failing");
+    }
+    Ok(passed(result.failure.is_none()))
+}
+
+/// The run (or runs) measured, printed and judged.
+async fn measure_and_judge(args: BenchArgs, config: Option<&std::path::Path>) -> Result<BenchResult, CliError> {
     if args.repeat > 1 {
         return run_repeated(&args, config).await;
     }
@@ -49,7 +60,7 @@ pub async fn run(args: BenchArgs, config: Option<&std::path::Path>) -> Result<Be
     let against = match &args.against {
         Some(against) => {
             let thresholds: Vec<_> =
-                args.thresholds.iter().map(|t| parse_threshold(t)).collect::<Result<_, _>>().map_err(invalid)?;
+                args.thresholds.iter().map(|t| parse_threshold(t)).collect::<Result<_, _>>().map_err(usage)?;
             let rules = rules(&thresholds, args.alpha)?;
             let server = args.server.as_deref().zip(args.token.as_deref());
             Some((rules, load_baseline(against, server, config).await?))
@@ -66,7 +77,7 @@ pub async fn run(args: BenchArgs, config: Option<&std::path::Path>) -> Result<Be
 }
 
 /// One run, here or on `--server`.
-async fn measure(args: &BenchArgs, config: Option<&std::path::Path>) -> Result<Measured, BenchError> {
+async fn measure(args: &BenchArgs, config: Option<&std::path::Path>) -> Result<Measured, CliError> {
     match (&args.server, &args.token) {
         (Some(server), Some(token)) => measure_on_server(args, server, token).await,
         _ => measure_here(args, config).await,
@@ -74,15 +85,14 @@ async fn measure(args: &BenchArgs, config: Option<&std::path::Path>) -> Result<M
 }
 
 /// One run in this process.
-async fn measure_here(args: &BenchArgs, config: Option<&std::path::Path>) -> Result<Measured, BenchError> {
-    let endpoint = args.endpoint.resolve(config).await.map_err(BenchError::Invalid)?;
-    let plan =
-        plan_input(args)?.validate(&endpoint.model).map_err(|e| invalid(format!("{}: {}", e.field, e.reason)))?;
+async fn measure_here(args: &BenchArgs, config: Option<&std::path::Path>) -> Result<Measured, CliError> {
+    let endpoint = args.endpoint.resolve(config).await?;
+    let plan = plan_input(args)?.validate(&endpoint.model).map_err(|e| usage(format!("{}: {}", e.field, e.reason)))?;
     let started_ms = crate::clock::Clock::now_ms(&crate::clock::SystemClock);
-    let client = HttpClient::new().map_err(invalid)?;
+    let client = HttpClient::new().map_err(|e| CliError::Failed(e.to_string()))?;
     let cancel = crate::cli::cancelled_by_ctrl_c();
     let records =
-        RecordSpill::new().map_err(|e| BenchError::Io(format!("a temporary file for the iterations: {e}")))?;
+        RecordSpill::new().map_err(|e| CliError::Failed(format!("a temporary file for the iterations: {e}")))?;
     let progress = Progress::new(plan.total_requests(), args.duration, Piped::Tenths);
     let mut sink = LocalSink { progress, records };
     let (id, mut execution) = endpoint.execution(plan.clone(), client, cancel.clone());
@@ -90,7 +100,7 @@ async fn measure_here(args: &BenchArgs, config: Option<&std::path::Path>) -> Res
     let outcome = execute(execution, &mut sink).await;
     sink.progress.finish();
     let mut records =
-        sink.records.read_all().map_err(|e| BenchError::Io(format!("reading back the run's iterations: {e}")))?;
+        sink.records.read_all().map_err(|e| CliError::Failed(format!("reading back the run's iterations: {e}")))?;
     records.sort_by_key(|r| r.seq);
     let run = RunView {
         id,
@@ -126,8 +136,8 @@ struct RepeatedOut<'a> {
 
 /// Writes `value` as pretty JSON to `path`, straight to the file (a long run's snapshot is never held as one
 /// string).
-fn write_json(path: &std::path::Path, value: &impl serde::Serialize) -> Result<(), BenchError> {
-    let failed = |e: &dyn std::fmt::Display| BenchError::Io(format!("--out {}: {e}", path.display()));
+fn write_json(path: &std::path::Path, value: &impl serde::Serialize) -> Result<(), CliError> {
+    let failed = |e: &dyn std::fmt::Display| CliError::Failed(format!("--out {}: {e}", path.display()));
     let file = std::fs::File::create(path).map_err(|e| failed(&e))?;
     let mut writer = std::io::BufWriter::with_capacity(1 << 16, file);
     serde_json::to_writer_pretty(&mut writer, value).map_err(|e| failed(&e))?;
@@ -140,7 +150,7 @@ fn finish(
     run: &RunView,
     snapshot: &crate::report::ReportSnapshot,
     summary: RunSummary,
-) -> Result<BenchResult, BenchError> {
+) -> Result<BenchResult, CliError> {
     if let Some(path) = &args.out {
         write_json(path, snapshot)?;
     }
@@ -156,11 +166,11 @@ fn finish(
 
 /// The run on a server: started there with the token, followed over its live events (Ctrl-C stops it there too),
 /// its report read back; the summary, `--out` and the verdict as for a run here.
-async fn measure_on_server(args: &BenchArgs, server: &str, token: &str) -> Result<Measured, BenchError> {
-    let remote = std::sync::Arc::new(RemoteServer::new(server, token).map_err(invalid)?);
+async fn measure_on_server(args: &BenchArgs, server: &str, token: &str) -> Result<Measured, CliError> {
+    let remote = std::sync::Arc::new(RemoteServer::new(server, token)?);
     let mut input = plan_input(args)?;
-    input.connector_id = args.endpoint.connector.ok_or_else(|| invalid("--server needs --connector"))?;
-    let started: RunView = remote.call("runs/start", &serde_json::json!({ "input": input })).await.map_err(invalid)?;
+    input.connector_id = args.endpoint.connector.ok_or_else(|| usage("--server needs --connector"))?;
+    let started: RunView = remote.call("runs/start", &serde_json::json!({ "input": input })).await?;
     eprintln!("run {} started on {server}", started.id);
     let (stopper, id) = (std::sync::Arc::clone(&remote), started.id);
     let ctrl_c = tokio::spawn(async move {
@@ -177,18 +187,17 @@ async fn measure_on_server(args: &BenchArgs, server: &str, token: &str) -> Resul
         .await;
     ctrl_c.abort();
     progress.finish();
-    followed.map_err(invalid)?;
-    let report: crate::api::runs::RunReport =
-        remote.call("runs/report", &serde_json::json!({ "id": id })).await.map_err(invalid)?;
+    followed?;
+    let report: crate::api::runs::RunReport = remote.call("runs/report", &serde_json::json!({ "id": id })).await?;
     Ok(Measured { run: report.run, snapshot: report.snapshot, summary: report.summary })
 }
 
 /// `--repeat R`: R runs, one after another (with `--pause` between), each printed in a line; then every figure
 /// over the repetitions, `--out` as `{"repeated": …, "runs": [snapshot, …]}`, and the verdict: the first
 /// repetition that fails the pipeline fails it. An interrupted or failed repetition ends the series.
-async fn run_repeated(args: &BenchArgs, config: Option<&std::path::Path>) -> Result<BenchResult, BenchError> {
+async fn run_repeated(args: &BenchArgs, config: Option<&std::path::Path>) -> Result<BenchResult, CliError> {
     if !(args.pause.is_finite() && (0.0..=86_400.0).contains(&args.pause)) {
-        return Err(invalid("--pause must be between 0 and 86400 seconds"));
+        return Err(usage("--pause must be between 0 and 86400 seconds"));
     }
     let mut snapshots = Vec::new();
     let mut failure = None;

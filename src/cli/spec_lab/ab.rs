@@ -5,13 +5,16 @@
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
-use tokio_util::sync::CancellationToken;
-
+use crate::cli::{passed, CliError};
 use crate::engine::{HttpClient, RequestTarget};
-use crate::model::{AbPlanInput, ConnectorId};
-use crate::report::{AbEndpoint, AbReport, VerdictKind};
-use crate::speclab::{ab_report, probe, run_ab, AbArm, AbProgress, AbWorkload};
+use crate::lab::judge::ab_report;
+use crate::lab::model::AbPlanInput;
+use crate::lab::report::{AbEndpoint, AbReport, VerdictKind};
+use crate::lab::service::{run_ab, AbArm, AbProgress, AbWorkload};
+use crate::model::ConnectorId;
+use crate::probe::probe;
 
 /// The options of `spec-lab ab`.
 #[derive(Debug, clap::Args)]
@@ -89,31 +92,11 @@ pub struct AbArgs {
     pub json: bool,
 }
 
-/// What went wrong before or after measuring: bad options (exit 2) or the report could not be written (exit 1).
-enum Refusal {
-    Options(String),
-    Output(String),
-}
-
-/// Runs the test; the process exit code: 0 when every cell has a verdict, 1 when a cell could not be judged (too
-/// few successful requests), the test was stopped, or `--out` could not be written, 2 for invalid options.
-pub async fn run(args: AbArgs, config: Option<&Path>) -> anyhow::Result<i32> {
-    match measure(args, config).await {
-        Ok(code) => Ok(code),
-        Err(Refusal::Options(why)) => {
-            eprintln!("{why}");
-            Ok(2)
-        }
-        Err(Refusal::Output(why)) => {
-            eprintln!("{why}");
-            Ok(1)
-        }
-    }
-}
-
-async fn measure(args: AbArgs, config: Option<&Path>) -> Result<i32, Refusal> {
-    let mut plan = plan_input(&args)?.validate().map_err(|e| Refusal::Options(format!("{}: {}", e.field, e.reason)))?;
-    let client = HttpClient::new().map_err(|e| Refusal::Options(e.to_string()))?;
+/// Runs the test and prints its verdicts; exit status 1 when a cell could not be judged (too few successful
+/// requests) or the test was stopped.
+pub async fn run(args: AbArgs, config: Option<&Path>) -> Result<ExitCode, CliError> {
+    let mut plan = plan_input(&args)?.validate().map_err(|e| CliError::Usage(format!("{}: {}", e.field, e.reason)))?;
+    let client = HttpClient::new().map_err(|e| CliError::Usage(e.to_string()))?;
     let mut arms = Vec::with_capacity(2);
     let mut endpoints = Vec::with_capacity(2);
     for role in [Role::Baseline, Role::Candidate] {
@@ -127,13 +110,7 @@ async fn measure(args: AbArgs, config: Option<&Path>) -> Result<i32, Refusal> {
     if args.title.is_none() {
         plan.title = format!("{} vs {}", endpoints[0].name, endpoints[1].name);
     }
-    let cancel = CancellationToken::new();
-    let stop = cancel.clone();
-    tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            stop.cancel();
-        }
-    });
+    let cancel = crate::cli::cancelled_by_ctrl_c();
     let started_ms = crate::clock::Clock::now_ms(&crate::clock::SystemClock);
     let terminal = std::io::stderr().is_terminal();
     // On a terminal one line is rewritten; in a log, a line at each new cell and each tenth of the requests.
@@ -152,7 +129,7 @@ async fn measure(args: AbArgs, config: Option<&Path>) -> Result<i32, Refusal> {
     let tokenizer = args.load.tokenizer.as_deref();
     let workload = AbWorkload::of(&client, &plan, &arms, tokenizer, None)
         .await
-        .map_err(|e| Refusal::Options(format!("the workload's requests could not be made: {e}")))?;
+        .map_err(|e| CliError::Usage(format!("the workload's requests could not be made: {e}")))?;
     let cells = run_ab(&client, &plan, &arms, workload.as_ref(), &cancel, &mut progress).await;
     if terminal {
         eprintln!();
@@ -169,7 +146,7 @@ async fn measure(args: AbArgs, config: Option<&Path>) -> Result<i32, Refusal> {
     }
     let judged = report.cells.iter().all(|c| c.verdict.kind != VerdictKind::Inconclusive);
     let complete = report.cells.len() == plan.cells.len() && !cells.last().is_some_and(|c| c.cut_short);
-    Ok(if judged && complete { 0 } else { 1 })
+    Ok(passed(judged && complete))
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -193,7 +170,7 @@ async fn resolve(
     role: Role,
     config: Option<&Path>,
     client: &HttpClient,
-) -> Result<(AbEndpoint, AbArm), Refusal> {
+) -> Result<(AbEndpoint, AbArm), CliError> {
     let (url, connector, own_model) = match role {
         Role::Baseline => (&args.baseline_url, args.baseline_connector, &args.baseline_model),
         Role::Candidate => (&args.candidate_url, args.candidate_connector, &args.candidate_model),
@@ -201,21 +178,20 @@ async fn resolve(
     let (name, model, target): (String, String, RequestTarget) = match (connector, url) {
         (Some(id), _) => {
             let option = format!("--{}-connector", role.name());
-            let (connector, target) =
-                crate::cli::endpoint::open_connector(config, id, &option).await.map_err(Refusal::Options)?;
+            let (connector, target) = crate::cli::endpoint::open_connector(config, id, &option).await?;
             let model = own_model.clone().unwrap_or(connector.model);
             (connector.name, model, target)
         }
         (None, Some(url)) => {
             let model = own_model.clone().or_else(|| args.model.clone()).ok_or_else(|| {
-                Refusal::Options(format!("--model (or --{}-model) is required for --{}-url", role.name(), role.name()))
+                CliError::Usage(format!("--model (or --{}-model) is required for --{}-url", role.name(), role.name()))
             })?;
             let target = crate::targets::command_line_target(url, args.api_key_env.as_deref(), &args.headers)
-                .map_err(|why| Refusal::Options(why.replacen("--base-url", &format!("--{}-url", role.name()), 1)))?;
+                .map_err(|why| CliError::Usage(why.replacen("--base-url", &format!("--{}-url", role.name()), 1)))?;
             (role.name().to_string(), model, target)
         }
         (None, None) => {
-            return Err(Refusal::Options(format!("give --{0}-url or --{0}-connector", role.name())));
+            return Err(CliError::Usage(format!("give --{0}-url or --{0}-connector", role.name())));
         }
     };
     let server_kind = if args.no_probe {
@@ -235,18 +211,15 @@ async fn resolve(
     Ok((endpoint, AbArm { target, model, server_kind }))
 }
 
-fn plan_input(args: &AbArgs) -> Result<AbPlanInput, Refusal> {
-    let workload = args.load.read(Some(args.iterations), args.warmup).map_err(Refusal::Options)?.map(|w| w.workload);
+fn plan_input(args: &AbArgs) -> Result<AbPlanInput, CliError> {
+    let workload = args.load.read(Some(args.iterations), args.warmup)?.map(|w| w.workload);
     let (prompts, iterations) = match &workload {
         // A workload's requests replace the prompts; -n was its number of requests.
         Some(_) => (vec![], 1),
-        None => (
-            crate::cli::endpoint::prompts(args.prompts_file.as_deref(), &args.prompts).map_err(Refusal::Options)?,
-            args.iterations,
-        ),
+        None => (crate::cli::endpoint::prompts(args.prompts_file.as_deref(), &args.prompts)?, args.iterations),
     };
     if !(args.timeout.is_finite() && args.timeout > 0.0) {
-        return Err(Refusal::Options("--timeout must be a positive number of seconds".into()));
+        return Err(CliError::Usage("--timeout must be a positive number of seconds".into()));
     }
     Ok(AbPlanInput {
         title: args.title.clone(),
@@ -263,11 +236,14 @@ fn plan_input(args: &AbArgs) -> Result<AbPlanInput, Refusal> {
     })
 }
 
-fn write_report(path: &Path, report: &AbReport) -> Result<(), Refusal> {
+fn write_report(path: &Path, report: &AbReport) -> Result<(), CliError> {
     let html = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm"));
-    let text =
-        if html { crate::export::ab_to_html(report) } else { serde_json::to_string_pretty(report).unwrap_or_default() };
-    std::fs::write(path, text).map_err(|e| Refusal::Output(format!("--out {}: {e}", path.display())))
+    let text = if html {
+        crate::lab::report::ab_to_html(report)
+    } else {
+        serde_json::to_string_pretty(report).unwrap_or_default()
+    };
+    std::fs::write(path, text).map_err(|e| CliError::Failed(format!("--out {}: {e}", path.display())))
 }
 
 /// The verdicts in words, for a terminal.

@@ -5,6 +5,9 @@
 
 pub mod ab;
 
+use std::process::ExitCode;
+
+use crate::cli::{usage, CliError};
 use crate::engine::HttpClient;
 use crate::model::ProbeReport;
 
@@ -35,27 +38,24 @@ pub struct ProbeArgs {
     pub json: bool,
 }
 
-/// Runs a `spec-lab` command; the process exit code.
-pub async fn run(command: SpecLabCommand, config: Option<&std::path::Path>) -> anyhow::Result<i32> {
+/// Runs a `spec-lab` command.
+pub async fn run(command: SpecLabCommand, config: Option<&std::path::Path>) -> Result<ExitCode, CliError> {
     match command {
         SpecLabCommand::Ab(args) => ab::run(*args, config).await,
         SpecLabCommand::Probe(args) => {
             let target =
-                match crate::targets::command_line_target(&args.base_url, args.api_key_env.as_deref(), &args.headers) {
-                    Ok(target) => target,
-                    Err(why) => {
-                        eprintln!("{why}");
-                        return Ok(2);
-                    }
-                };
+                crate::targets::command_line_target(&args.base_url, args.api_key_env.as_deref(), &args.headers)
+                    .map_err(usage)?;
             eprintln!("probing {} …", target.base_url.server_root());
-            let report = crate::speclab::probe(&HttpClient::new()?, &target).await;
+            let client = HttpClient::new().map_err(|e| CliError::Failed(e.to_string()))?;
+            let report = crate::probe::probe(&client, &target).await;
             if args.json {
-                println!("{}", serde_json::to_string_pretty(&report)?);
+                let json = serde_json::to_string_pretty(&report).map_err(|e| CliError::Failed(e.to_string()))?;
+                println!("{json}");
             } else {
                 print!("{}", describe(&report));
             }
-            Ok(0)
+            Ok(ExitCode::SUCCESS)
         }
     }
 }

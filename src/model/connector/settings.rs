@@ -299,7 +299,7 @@ pub struct Connector {
     pub is_demo: bool,
     /// The engine the last Spec Lab probe found at its server (`None`: not probed, or it told none).
     #[serde(default)]
-    pub server_kind: Option<crate::model::lab::speclab::ServerKind>,
+    pub server_kind: Option<crate::model::ServerKind>,
     /// When it was last probed, unix ms.
     #[serde(default)]
     pub probed_at_ms: Option<i64>,

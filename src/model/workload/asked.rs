@@ -3,7 +3,7 @@
 //! (`Store::resolve_workload`).
 
 use super::spec::Workload;
-use crate::model::{AbPlanInput, RunPlanInput, WorkloadId};
+use crate::model::{RunPlanInput, WorkloadId};
 
 /// A request that may ask for a workload.
 pub trait AsksForWorkload {
@@ -33,4 +33,4 @@ macro_rules! asks_for_workload {
 
 pub(crate) use asks_for_workload;
 
-asks_for_workload!(RunPlanInput, AbPlanInput);
+asks_for_workload!(RunPlanInput);

@@ -32,10 +32,10 @@ async fn make_document_file(document: Document, as_html: bool) -> Result<(String
     let extension = if as_html { "html" } else { "json" };
     match document {
         Document::AbTest(id) => {
-            let view = crate::api::speclab::get_ab_test(id).await.map_err(|e| e.to_string())?;
+            let view = crate::lab::api::get_ab_test(id).await.map_err(|e| e.to_string())?;
             let report = view.report.ok_or_else(|| "the test has no report yet".to_string())?;
             let name = crate::export::named_file("ab-test", &report.title, &report.created_at, extension);
-            let body = if as_html { crate::export::ab_to_html(&report) } else { pretty(&report)? };
+            let body = if as_html { crate::lab::report::ab_to_html(&report) } else { pretty(&report)? };
             Ok((name, body))
         }
         Document::Sweep(id) => {

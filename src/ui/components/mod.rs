@@ -1,6 +1,5 @@
 //! Reusable view pieces. Each takes plain data (view-models) and renders.
 
-mod ab_form;
 mod account_panel;
 mod api_tokens_panel;
 mod connection_test_panel;
@@ -13,7 +12,6 @@ mod job_frame;
 mod job_list;
 mod layout;
 mod length_fields;
-mod probe_panel;
 mod results_table;
 mod server_part;
 mod share_controls;
@@ -21,7 +19,6 @@ mod submit_row;
 mod workload_form;
 mod workload_picker;
 
-pub use ab_form::AbForm;
 pub use account_panel::AccountPanel;
 pub use api_tokens_panel::ApiTokensPanel;
 pub use connection_test_panel::ConnectionTestPanel;
@@ -33,7 +30,6 @@ pub use export_buttons::ExportButtons;
 pub use job_frame::{JobFrame, JobProgress, JobWords, ProgressIds};
 pub use job_list::JobList;
 pub use layout::{alert_badge, ErrorBox, Layout, PublicLayout};
-pub use probe_panel::ServerProbe;
 pub use results_table::ResultsTable;
 pub use server_part::ServerPart;
 pub use share_controls::ShareControls;

@@ -5,8 +5,9 @@ use leptos_router::hooks::use_params_map;
 
 use crate::api::connectors::get_connector;
 use crate::error::AppError;
+use crate::lab::ui::ServerProbe;
 use crate::model::ConnectorId;
-use crate::ui::components::{ConnectorForm, ErrorBox, Layout, ServerProbe};
+use crate::ui::components::{ConnectorForm, ErrorBox, Layout};
 use crate::ui::hooks::resource;
 
 /// A new connector.

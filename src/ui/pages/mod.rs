@@ -1,6 +1,5 @@
 //! One file per route.
 
-mod ab_test;
 mod compare;
 mod connector_edit;
 mod connectors;
@@ -11,10 +10,8 @@ mod run_view;
 mod runs;
 mod settings;
 mod share;
-mod spec_lab;
 mod workloads;
 
-pub use ab_test::AbTestPage;
 pub use compare::ComparePage;
 pub use connector_edit::{EditConnectorPage, NewConnectorPage};
 pub use connectors::ConnectorsPage;
@@ -25,5 +22,4 @@ pub use run_view::RunPage;
 pub use runs::RunsPage;
 pub use settings::SettingsPage;
 pub use share::SharePage;
-pub use spec_lab::SpecLabPage;
 pub use workloads::WorkloadsPage;

@@ -4,9 +4,9 @@
 
 use leptos::prelude::*;
 
-use super::{how_made, render};
-use crate::model::AbTestSummary;
-use crate::report::AbTestView;
+use crate::fragments::{how_made, render};
+use crate::lab::model::AbTestSummary;
+use crate::lab::report::AbTestView;
 use crate::wire::JobPage;
 
 /// The test's page: the header (which connectors, how many cells, prompts and iterations) and, once it ended,
@@ -26,7 +26,7 @@ pub fn ab_page(view: AbTestView) -> JobPage<AbTestSummary> {
         header,
         report: report
             .as_ref()
-            .map(|r| render(view! { <div class="ab-report" inner_html=crate::export::ab_section(r)></div> })),
+            .map(|r| render(view! { <div class="ab-report" inner_html=crate::lab::report::ab_section(r)></div> })),
         notes: report.map(|r| render(how_made("ab-notes", r.notes))),
         summary,
     }

@@ -4,11 +4,10 @@
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
-use super::jobs::ReportedJob;
-use super::workspaces::parse_id;
-use super::{spelled, to_json, Store, StoreError};
-use crate::model::{AbPlan, AbTestId, AbTestSummary, ConnectorId, RunStatus, WorkspaceId};
-use crate::report::AbReport;
+use crate::lab::model::{AbPlan, AbTestSummary};
+use crate::lab::report::AbReport;
+use crate::model::{AbTestId, ConnectorId, RunStatus, WorkspaceId};
+use crate::store::{parse_id, spelled, to_json, ReportedJob, Store, StoreError};
 
 const SUMMARY_COLUMNS: &str = "id, title, baseline_name, candidate_name, status, done_requests, total_requests, \
      failure, created_at, finished_at";

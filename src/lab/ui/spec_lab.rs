@@ -4,10 +4,13 @@
 use leptos::prelude::*;
 use leptos_router::components::A;
 
+use super::ab_form::AbForm;
+use super::probe_panel::ServerProbe;
 use crate::api::connectors::list_connectors;
-use crate::api::speclab::list_ab_tests;
-use crate::model::{iso8601_utc, AbTestSummary, ConnectorId};
-use crate::ui::components::{AbForm, JobList, Layout, ServerProbe};
+use crate::lab::api::list_ab_tests;
+use crate::lab::model::AbTestSummary;
+use crate::model::{iso8601_utc, ConnectorId};
+use crate::ui::components::{JobList, Layout};
 use crate::ui::hooks::resource;
 
 /// The Spec Lab page.

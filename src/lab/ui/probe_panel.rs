@@ -3,8 +3,8 @@
 
 use leptos::prelude::*;
 
-use crate::api::speclab::probe_connector;
 use crate::error::AppError;
+use crate::lab::api::probe_connector;
 use crate::model::{ConnectorId, ProbeReport, SpecWindow};
 
 fn yes_no(value: Option<bool>) -> &'static str {

@@ -5,12 +5,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{AbCellPlan, AbPlan, AbTestSummary, EngineTimingTotals, ServerKind, ServerMetrics, SpecOutcome};
-use crate::report::format::{ms, p_value};
-use crate::stats::Percentiles;
-
-/// Below this p-value, in both tests, a difference counts as real.
-pub const ALPHA: f64 = 0.05;
+use crate::lab::model::{AbCellPlan, AbPlan, AbTestSummary};
+use crate::model::{EngineTimingTotals, ServerKind, ServerMetrics, SpecOutcome};
+use crate::report::{ms, p_value};
+use crate::stats::{Percentiles, ALPHA};
 
 /// Fewer successful requests per arm than this make the verdict carry a small-sample caveat.
 const SMALL_SAMPLE: u64 = 20;

@@ -4,9 +4,10 @@
 
 use std::fmt::Write;
 
-use super::html::STYLE;
 use crate::charts::{bottleneck, escape_text as escape, BottleneckBar};
-use crate::report::{acceptance_text, ms, percentile_triple, AbCell, AbReport, ArmFigures};
+use crate::export::STYLE;
+use crate::lab::report::{acceptance_text, AbCell, AbReport, ArmFigures};
+use crate::report::{ms, percentile_triple};
 
 /// Styles the section needs beyond the report page's.
 pub const AB_STYLE: &str = "\
@@ -32,7 +33,7 @@ pub fn ab_section(report: &AbReport) -> String {
     let _ = write!(
         html,
         "<section id=\"{}\" class=\"slot\" data-slot=\"spec-lab-bottleneck\"><h2>A/B: {} vs {}</h2>",
-        super::SPEC_LAB_SLOT_ID,
+        crate::export::SPEC_LAB_SLOT_ID,
         escape(names[0]),
         escape(names[1])
     );

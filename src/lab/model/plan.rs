@@ -101,6 +101,8 @@ pub struct AbPlanInput {
     pub workload_id: Option<crate::model::WorkloadId>,
 }
 
+crate::model::asks_for_workload!(AbPlanInput);
+
 fn one() -> u32 {
     1
 }

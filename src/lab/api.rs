@@ -4,12 +4,13 @@
 use leptos::prelude::*;
 
 use crate::error::AppError;
-use crate::model::{AbTestId, AbTestInput, AbTestSummary, Checked, ConnectorId, ProbeReport};
-use crate::report::AbTestView;
+use crate::lab::model::{AbTestInput, AbTestSummary};
+use crate::lab::report::AbTestView;
+use crate::model::{AbTestId, Checked, ConnectorId, ProbeReport};
 use crate::wire::{JobPage, Json};
 
 #[cfg(feature = "ssr")]
-use super::context::with_session;
+use crate::api::context::with_session;
 
 /// `POST /api/speclab/probe`, `{"id"}`: probes the server behind the connector.
 #[server(prefix = "/api", endpoint = "speclab/probe", input = Json, output = Json)]
@@ -18,7 +19,7 @@ pub async fn probe_connector(id: ConnectorId) -> Result<ProbeReport, AppError> {
         let (_, target) =
             crate::targets::open_target(&state.store, &state.sealer, state.http.addresses(), session.workspace_id, id)
                 .await?;
-        let report = crate::speclab::probe(&state.http, &target).await;
+        let report = crate::probe::probe(&state.http, &target).await;
         state.store.record_probe(session.workspace_id, id, report.kind, state.clock.now_ms()).await?;
         Ok(report)
     })
@@ -46,7 +47,7 @@ pub async fn get_ab_test(id: AbTestId) -> Result<AbTestView, AppError> {
 /// as data).
 #[server(prefix = "/api", endpoint = "speclab/ab/page", input = Json, output = Json)]
 pub async fn get_ab_test_page(id: AbTestId) -> Result<JobPage<AbTestSummary>, AppError> {
-    Ok(crate::fragments::ab_page(get_ab_test(id).await?))
+    Ok(crate::lab::fragments::ab_page(get_ab_test(id).await?))
 }
 
 /// `POST /api/speclab/ab/list`: the workspace's tests, newest first.

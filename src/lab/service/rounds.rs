@@ -11,12 +11,13 @@ use futures::future::join_all;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::record_during;
 use crate::engine::{
     measure_dropping_rejected_stream_options, unsent, ChatMessage, ChatRequest, HttpClient, RequestTarget,
     StreamOptions,
 };
-use crate::model::{AbCellPlan, AbPlan, IterationRecord, Job, PromptTokenizer, ServerKind, ServerMetrics};
+use crate::lab::model::{AbCellPlan, AbPlan, MeasuredArm, MeasuredCell, TimedRecord};
+use crate::model::{IterationRecord, Job, PromptTokenizer, ServerKind, ServerMetrics};
+use crate::probe::record_during;
 use crate::workload::{MakeError, Prepared, PreparedRequests, RequestMaker, Tokenizer};
 
 /// One endpoint to send to.
@@ -41,35 +42,6 @@ pub struct AbProgress {
     pub done: u64,
     /// Requests planned.
     pub total: u64,
-}
-
-/// A request of one arm, measured.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TimedRecord {
-    /// The iteration as reports show it.
-    pub record: IterationRecord,
-    /// Time per output token after the first, ms (`Measurement::tpot_ms`).
-    pub tpot_ms: Option<f64>,
-}
-
-/// One arm's requests in one cell.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct MeasuredArm {
-    /// Every request in send order, warm-ups first.
-    pub requests: Vec<TimedRecord>,
-    /// Its server's metrics over the cell, when its engine is known and `/metrics` answered.
-    pub server: Option<ServerMetrics>,
-}
-
-/// One cell, measured.
-#[derive(Debug, Clone, PartialEq)]
-pub struct MeasuredCell {
-    /// Its load and temperature.
-    pub plan: AbCellPlan,
-    /// Baseline, then candidate.
-    pub arms: [MeasuredArm; 2],
-    /// The cell was cut short by a stop.
-    pub cut_short: bool,
 }
 
 /// How a test with a workload makes its requests: with the baseline server's tokenizer (its `/tokenize`, else an

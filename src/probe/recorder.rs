@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use super::engines::{spec_evidence, SpecEvidence};
 use super::exposition::Exposition;
 use super::latency::LatencyTotals;
-use super::probe::{scrape, ScrapeError};
+use super::report::{scrape, ScrapeError};
 use crate::engine::{HttpClient, RequestTarget};
 use crate::model::{
     ServerKind, ServerMetrics, ServerSample, SpecCounters, SpecOutcome, MAX_SERVER_SAMPLES, PROCESS_START,

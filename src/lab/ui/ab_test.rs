@@ -4,8 +4,8 @@
 
 use leptos::prelude::*;
 
-use crate::api::speclab::{cancel_ab_test, get_ab_test_page};
-use crate::model::AbTestSummary;
+use crate::lab::api::{cancel_ab_test, get_ab_test_page};
+use crate::lab::model::AbTestSummary;
 use crate::ui::components::{
     Document, DocumentExportButtons, JobFrame, JobProgress, JobWords, ProgressIds, ServerPart,
 };

@@ -1,7 +1,7 @@
-//! What Spec Lab learns from a self-hosted server: which engine it is, and the speculative-decoding figures its
-//! metrics give — counters (vLLM, llama.cpp) whose deltas over a window make an acceptance rate and a mean
-//! acceptance length, last-batch gauges (SGLang), or TGI's skipped tokens per step. How each figure is computed
-//! is written beside it (`../docs`, `docs/SPEC_LAB.md`); the formulas are vLLM's own.
+//! What a self-hosted server says of itself, as the probe and the recorder read it: which engine it is, and the
+//! speculative-decoding figures its metrics give — counters (vLLM, llama.cpp) whose deltas over a window make an
+//! acceptance rate and a mean acceptance length, last-batch gauges (SGLang), or TGI's skipped tokens per step. How each
+//! figure is computed is written beside it (`../docs`, `docs/SPEC_LAB.md`); the formulas are vLLM's own.
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

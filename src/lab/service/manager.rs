@@ -9,14 +9,17 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
-use super::{ab_report, run_ab, AbArm, AbProgress, AbWorkload};
+use super::{run_ab, AbArm, AbProgress, AbWorkload};
 use crate::clock::Clock;
 use crate::engine::HttpClient;
 use crate::jobs::{store_ending, JobOwner, LiveJobs, StartError};
-use crate::model::{AbTestId, AbTestInput, AbTestSummary, RunStatus, ValidationError, WorkspaceId};
-use crate::report::AbEndpoint;
+use crate::lab::judge::ab_report;
+use crate::lab::model::{AbTestInput, AbTestSummary};
+use crate::lab::report::AbEndpoint;
+use crate::lab::store::NewAbTest;
+use crate::model::{AbTestId, RunStatus, ValidationError, WorkspaceId};
 use crate::secrets::SecretBox;
-use crate::store::{NewAbTest, Store};
+use crate::store::Store;
 use crate::targets::open_target;
 
 /// How often a running test's progress is written.
@@ -101,7 +104,7 @@ impl AbManager {
     async fn drive(
         &self,
         id: AbTestId,
-        plan: crate::model::AbPlan,
+        plan: crate::lab::model::AbPlan,
         (endpoints, arms): ([AbEndpoint; 2], [AbArm; 2]),
         uploaded: Option<Arc<str>>,
         cancel: CancellationToken,

@@ -2,10 +2,11 @@
 //! differences with Welch confidence intervals and both tests, the verdict of each cell, and the notes that say
 //! how every figure was made.
 
-use super::{MeasuredArm, MeasuredCell};
-use crate::model::{iso8601_utc, AbPlan, EngineTimingTotals, PromptTokenizer, TokenSource};
-use crate::report::{verdict, AbCell, AbEndpoint, AbMetric, AbReport, ArmFigures, MetricDelta, ALPHA};
+use crate::lab::model::{AbPlan, MeasuredArm, MeasuredCell};
+use crate::lab::report::{verdict, AbCell, AbEndpoint, AbMetric, AbReport, ArmFigures, MetricDelta};
+use crate::model::{iso8601_utc, EngineTimingTotals, PromptTokenizer, TokenSource};
 use crate::stats::compare::{mann_whitney_u, welch_t_test};
+use crate::stats::ALPHA;
 use crate::stats::{percentiles, PERCENTILE_METHOD};
 
 /// The report of `cells`, measured from `plan` against `baseline` and `candidate`, started at `created_at_ms`; a

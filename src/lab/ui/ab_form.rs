@@ -4,13 +4,13 @@
 use leptos::prelude::*;
 use leptos_router::hooks::use_navigate;
 
-use super::submit_row::{invalid, number, SubmitRow};
-use super::workload_picker::{picked_workload, prompts_and_iterations, WorkloadPicker};
 use crate::api::connectors::list_connectors;
-use crate::api::speclab::start_ab_test;
 use crate::api::workloads::workload_choices;
 use crate::error::AppError;
-use crate::model::{AbPlanInput, AbTestInput, Checked, Connector, ConnectorId};
+use crate::lab::api::start_ab_test;
+use crate::lab::model::{AbPlanInput, AbTestInput};
+use crate::model::{Checked, Connector, ConnectorId};
+use crate::ui::components::{invalid, number, picked_workload, prompts_and_iterations, SubmitRow, WorkloadPicker};
 use crate::ui::hooks::resource;
 
 /// "1, 4, 16" as numbers; the error names `field` and the piece that is not one.
