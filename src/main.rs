@@ -84,7 +84,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Export(args) => Ok(ended("export", cli::export::run(args, config).await)),
         Command::SpecLab(command) => Ok(ended("spec-lab", cli::spec_lab::run(command, config).await)),
         Command::Sim(args) => {
-            let config = args.config().map_err(anyhow::Error::msg)?;
+            let config = args.config()?;
             let (host, port) = (args.host, args.port);
             let sim = match args.hostile {
                 Some(kind) => latency_guard::sim::spawn_hostile(kind, SocketAddr::new(host, port)).await,

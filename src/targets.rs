@@ -31,18 +31,21 @@ pub fn command_line_target(
     base_url: &str,
     api_key_env: Option<&str>,
     headers: &[String],
-) -> Result<RequestTarget, String> {
-    let base_url = BaseUrl::parse(base_url).map_err(|e| format!("--base-url: {}", e.reason))?;
+) -> Result<RequestTarget, ValidationError> {
+    let base_url = BaseUrl::parse(base_url).map_err(|e| ValidationError::new("--base-url", e.reason))?;
     let api_key = match api_key_env {
-        Some(var) => {
-            Some(std::env::var(var).map_err(|_| format!("--api-key-env: environment variable {var} is not set"))?)
-        }
+        Some(var) => Some(
+            std::env::var(var)
+                .map_err(|_| ValidationError::new("--api-key-env", format!("environment variable {var} is not set")))?,
+        ),
         None => None,
     };
     let mut parsed = BTreeMap::new();
     for raw in headers {
-        let (name, value) = raw.split_once(':').ok_or_else(|| format!("--header {raw:?}: expected NAME:VALUE"))?;
-        let name = crate::model::HeaderName::parse(name, "--header").map_err(|e| format!("--header: {}", e.reason))?;
+        let (name, value) = raw
+            .split_once(':')
+            .ok_or_else(|| ValidationError::new("--header", format!("{raw:?}: expected NAME:VALUE")))?;
+        let name = crate::model::HeaderName::parse(name, "--header")?;
         parsed.insert(name.as_str().to_string(), value.trim().to_string());
     }
     // The command line is the operator's: it reaches any address.

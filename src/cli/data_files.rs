@@ -47,19 +47,45 @@ fn progress(path: &Path) -> Progress<'_> {
     Progress { path, started: Instant::now(), printed: Instant::now() }
 }
 
-fn refused(path: &Path, e: DatasetError) -> String {
-    format!("{}: {e}", path.display())
+/// Why a dataset or trace file named on the command line is refused; each names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum DataFileError {
+    /// Not a dataset's extension.
+    #[error("{0}: a dataset is .jsonl (or .ndjson), .json (an array) or .csv")]
+    DatasetFormat(String),
+    /// Not a trace's extension.
+    #[error("{0}: a trace is Mooncake's .jsonl or BurstGPT's .csv")]
+    TraceFormat(String),
+    /// A row (or the file) could not be read.
+    #[error("{path}: {source}")]
+    Refused {
+        /// The file.
+        path: String,
+        /// Why, with the row's number.
+        source: DatasetError,
+    },
+    /// More rows than a workload counts.
+    #[error("{path}: {rows} rows; a workload reads at most {max}", max = u32::MAX)]
+    TooManyRows {
+        /// The file.
+        path: String,
+        /// Its rows.
+        rows: u64,
+    },
 }
 
-fn rows_u32(path: &Path, rows: u64) -> Result<u32, String> {
-    u32::try_from(rows).map_err(|_| format!("{}: {rows} rows; a workload reads at most {}", path.display(), u32::MAX))
+fn refused(path: &Path, source: DatasetError) -> DataFileError {
+    DataFileError::Refused { path: path.display().to_string(), source }
+}
+
+fn rows_u32(path: &Path, rows: u64) -> Result<u32, DataFileError> {
+    u32::try_from(rows).map_err(|_| DataFileError::TooManyRows { path: path.display().to_string(), rows })
 }
 
 /// The dataset at `path`, its format from its extension, every row read and checked.
-pub fn dataset_file(path: &Path) -> Result<WorkloadFile<DatasetFormat>, String> {
+pub fn dataset_file(path: &Path) -> Result<WorkloadFile<DatasetFormat>, DataFileError> {
     let name = path.to_string_lossy().to_string();
-    let format = DatasetFormat::of_path(&name)
-        .ok_or_else(|| format!("{name}: a dataset is .jsonl (or .ndjson), .json (an array) or .csv"))?;
+    let format = DatasetFormat::of_path(&name).ok_or_else(|| DataFileError::DatasetFormat(name.clone()))?;
     let mut shown = progress(path);
     let rows = read_rows(path, format, |row, _| {
         shown.row(row);
@@ -72,10 +98,9 @@ pub fn dataset_file(path: &Path) -> Result<WorkloadFile<DatasetFormat>, String> 
 
 /// The trace at `path`, its format from its extension (`.jsonl` Mooncake's, `.csv` BurstGPT's), every row read and
 /// checked; the span of its first `requests` rows (all when `None`).
-pub fn trace_file(path: &Path, requests: Option<u32>) -> Result<TraceFound, String> {
+pub fn trace_file(path: &Path, requests: Option<u32>) -> Result<TraceFound, DataFileError> {
     let name = path.to_string_lossy().to_string();
-    let format = TraceFormat::of_path(&name)
-        .ok_or_else(|| format!("{name}: a trace is Mooncake's .jsonl or BurstGPT's .csv"))?;
+    let format = TraceFormat::of_path(&name).ok_or_else(|| DataFileError::TraceFormat(name.clone()))?;
     let mut shown = progress(path);
     let (mut seen, mut span_us) = (0u64, 0);
     let rows = read_trace(path, format, |row, found| {
@@ -104,12 +129,13 @@ mod tests {
         assert_eq!((file.format, file.rows), (DatasetFormat::Jsonl, 2));
         let bad = dir.path().join("bad.jsonl");
         std::fs::write(&bad, "{\"prompt\": \"a\"}\n{\"prompt\": \n").unwrap();
-        let error = dataset_file(&bad).unwrap_err();
+        let error = dataset_file(&bad).unwrap_err().to_string();
         assert!(error.starts_with(&format!("{}: row 2:", bad.display())), "{error}");
         let odd = dir.path().join("chats.txt");
         std::fs::write(&odd, "x").unwrap();
         assert!(dataset_file(&odd)
             .unwrap_err()
+            .to_string()
             .ends_with("a dataset is .jsonl (or .ndjson), .json (an array) or .csv"));
         let trace = dir.path().join("trace.jsonl");
         std::fs::write(

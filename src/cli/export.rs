@@ -37,6 +37,7 @@ pub struct ExportArgs {
     pub out: Option<PathBuf>,
 }
 
+/// `--format`, as clap's value parser: clap prints the sentence beside the option, so it is the error.
 fn parse_format(text: &str) -> Result<ExportFormat, String> {
     ExportFormat::parse(text).ok_or_else(|| format!("{text:?} is not a format: use json, csv or html"))
 }

@@ -61,7 +61,7 @@ pub fn read_workload(path: &Path, warmup: u32) -> Result<GivenWorkload, Workload
     let text = std::fs::read_to_string(path).map_err(|source| WorkloadFileError::Read { path: path.into(), source })?;
     let mut table: toml::Table = text.parse().map_err(|e: toml::de::Error| invalid(e.to_string()))?;
     let dir = path.parent().unwrap_or(Path::new("."));
-    let trace_span_us = read_data_file(&mut table, dir, warmup).map_err(invalid)?;
+    let trace_span_us = read_data_file(&mut table, dir, warmup).map_err(|e| invalid(e.to_string()))?;
     for key in LENGTH_KEYS {
         let Some(toml::Value::Table(length)) = table.get_mut(key) else { continue };
         let Some(file) = length.remove("file") else { continue };
@@ -79,26 +79,40 @@ pub fn read_workload(path: &Path, warmup: u32) -> Result<GivenWorkload, Workload
     Ok(GivenWorkload { workload, trace_span_us })
 }
 
+/// Why a workload file's dataset or trace could not be taken in.
+#[derive(Debug, thiserror::Error)]
+enum DataFileRefusal {
+    /// A dataset or trace without its `file`.
+    #[error("a {0} names its file: file = \"rows.jsonl\"")]
+    NoFile(String),
+    /// The file named is refused.
+    #[error(transparent)]
+    File(#[from] super::data_files::DataFileError),
+    /// What was read could not be written back into the workload (a bug, said as it is).
+    #[error("{0}")]
+    Described(#[from] toml::ser::Error),
+}
+
 /// A dataset's or a trace's `file`: read, checked and described as the workload keeps it; `requests` set to every
 /// row when not given. A trace's span over the requests it sends.
-fn read_data_file(table: &mut toml::Table, dir: &Path, warmup: u32) -> Result<Option<u64>, String> {
+fn read_data_file(table: &mut toml::Table, dir: &Path, warmup: u32) -> Result<Option<u64>, DataFileRefusal> {
     let kind = table.get("kind").and_then(toml::Value::as_str).unwrap_or_default().to_string();
     if kind != "dataset" && kind != "trace" {
         return Ok(None);
     }
     let Some(toml::Value::String(file)) = table.get("file") else {
-        return Err(format!("a {kind} names its file: file = \"rows.jsonl\""));
+        return Err(DataFileRefusal::NoFile(kind));
     };
     let file = dir.join(file);
     let requests = table.get("requests").and_then(toml::Value::as_integer).and_then(|r| u32::try_from(r).ok());
     let (described, rows, span) = if kind == "dataset" {
         let found = super::data_files::dataset_file(&file)?;
         let rows = found.rows;
-        (toml::Value::try_from(found).map_err(|e| e.to_string())?, rows.saturating_sub(warmup), None)
+        (toml::Value::try_from(found)?, rows.saturating_sub(warmup), None)
     } else {
         let found = super::data_files::trace_file(&file, requests)?;
         let rows = found.file.rows;
-        (toml::Value::try_from(found.file).map_err(|e| e.to_string())?, rows, Some(found.span_us))
+        (toml::Value::try_from(found.file)?, rows, Some(found.span_us))
     };
     table.insert("file".into(), described);
     table.entry("requests").or_insert(toml::Value::Integer(i64::from(rows)));

@@ -4,7 +4,7 @@ mod secret;
 mod table;
 
 pub use secret::Secret;
-pub use table::{Setting, SETTINGS};
+pub use table::{Setting, ValueError, SETTINGS};
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -173,10 +173,10 @@ impl std::fmt::Debug for ApiKey {
 
 impl ApiKey {
     /// At least 16 characters, no surrounding whitespace.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, ValueError> {
         let text = text.trim();
         if text.chars().count() < 16 {
-            return Err("must be at least 16 characters (e.g. `openssl rand -hex 24`)".into());
+            return Err(ValueError::Rule("must be at least 16 characters (e.g. `openssl rand -hex 24`)"));
         }
         Ok(Self(text.to_string()))
     }
@@ -300,7 +300,7 @@ impl Settings {
                 path: file.path.clone(),
                 key: setting.key.unwrap_or(setting.env),
                 value: shown(setting, value),
-                reason,
+                reason: reason.to_string(),
             })?;
         }
         for setting in later() {
@@ -309,7 +309,7 @@ impl Settings {
                 name: setting.env,
                 key: setting.key,
                 value: shown(setting, &value),
-                reason,
+                reason: reason.to_string(),
             })?;
         }
         if settings.smtp.as_ref().is_some_and(|smtp| smtp.url.is_empty()) {

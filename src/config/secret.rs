@@ -16,7 +16,7 @@ impl std::fmt::Debug for Secret {
 
 impl Secret {
     /// Parses a secret given as text: 64+ hex characters, or any 32+ character string used as-is.
-    pub fn from_text(text: &str) -> Result<Self, String> {
+    pub fn from_text(text: &str) -> Result<Self, super::ValueError> {
         let text = text.trim();
         if let Ok(bytes) = hex::decode(text) {
             if bytes.len() >= 32 {
@@ -26,7 +26,9 @@ impl Secret {
         if text.len() >= 32 {
             return Ok(Self(text.as_bytes().to_vec()));
         }
-        Err("the secret must be at least 32 characters (e.g. 64 hex digits from `openssl rand -hex 32`)".into())
+        Err(super::ValueError::Rule(
+            "the secret must be at least 32 characters (e.g. 64 hex digits from `openssl rand -hex 32`)",
+        ))
     }
 
     /// A fresh random secret.

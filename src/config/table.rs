@@ -6,6 +6,35 @@ use std::time::Duration;
 
 use super::{ApiKey, Secret, Settings, SmtpSettings};
 
+/// Why a setting's value is refused. It never quotes a secret's value: it is a rule, or a parser's reason about a
+/// value that is not secret.
+#[derive(Debug, thiserror::Error)]
+pub enum ValueError {
+    /// The rule the value breaks.
+    #[error("{0}")]
+    Rule(&'static str),
+    /// Not a whole number (the parser's words).
+    #[error("{0}")]
+    Number(#[from] std::num::ParseIntError),
+    /// Not a listen address.
+    #[error("{0} (expected host:port, e.g. 0.0.0.0:3000)")]
+    Address(#[from] std::net::AddrParseError),
+    /// An address list the outbound policy cannot read.
+    #[error(transparent)]
+    AllowRules(#[from] crate::outbound::AllowRuleError),
+    /// Who may sign in, not readable.
+    #[error(transparent)]
+    Admission(#[from] crate::model::AdmissionError),
+    /// A wallet address that is not one.
+    #[error("{written:?}: {source}")]
+    Wallet {
+        /// The address as written.
+        written: String,
+        /// Why it is not one.
+        source: crate::model::AddressError,
+    },
+}
+
 /// One setting.
 pub struct Setting {
     /// Its key in the config file's `[latency-guard]` table; `None`: read from the environment only.
@@ -19,7 +48,7 @@ pub struct Setting {
     /// Its value is a secret: never echoed in an error.
     pub secret: bool,
     /// Parses `text` into `settings`, or says why it cannot.
-    pub(super) apply: fn(&mut Settings, &str) -> Result<(), String>,
+    pub(super) apply: fn(&mut Settings, &str) -> Result<(), ValueError>,
 }
 
 impl Setting {
@@ -51,7 +80,7 @@ pub const SETTINGS: &[Setting] = &[
         secret: false,
         apply: |s, v| {
             if !["sqlite:", "postgres://", "postgresql://"].iter().any(|p| v.starts_with(p)) {
-                return Err("must start with sqlite:, postgres:// or postgresql://".into());
+                return Err(ValueError::Rule("must start with sqlite:, postgres:// or postgresql://"));
             }
             s.database_url = v.into();
             Ok(())
@@ -64,8 +93,7 @@ pub const SETTINGS: &[Setting] = &[
         meaning: "listen address",
         secret: false,
         apply: |s, v| {
-            s.site_addr =
-                v.parse::<SocketAddr>().map_err(|e| format!("{e} (expected host:port, e.g. 0.0.0.0:3000)"))?;
+            s.site_addr = v.parse::<SocketAddr>()?;
             Ok(())
         },
     },
@@ -150,7 +178,7 @@ pub const SETTINGS: &[Setting] = &[
                     s.siwe_chain_ids = ids;
                     Ok(())
                 }
-                _ => Err("must be chain ids (whole numbers), comma-separated, e.g. 1,8453".into()),
+                _ => Err(ValueError::Rule("must be chain ids (whole numbers), comma-separated, e.g. 1,8453")),
             }
         },
     },
@@ -166,7 +194,7 @@ pub const SETTINGS: &[Setting] = &[
                 s.siwe_rpc_url = Some(v.trim().to_string());
                 Ok(())
             }
-            _ => Err("must be an http:// or https:// URL of a chain node's JSON-RPC".into()),
+            _ => Err(ValueError::Rule("must be an http:// or https:// URL of a chain node's JSON-RPC")),
         },
     },
     Setting {
@@ -183,7 +211,7 @@ pub const SETTINGS: &[Setting] = &[
                 s.client_ip_header = Some(name);
                 Ok(())
             }
-            Err(_) => Err("must be an HTTP header name, e.g. x-forwarded-for".into()),
+            Err(_) => Err(ValueError::Rule("must be an HTTP header name, e.g. x-forwarded-for")),
         },
     },
     Setting {
@@ -227,7 +255,7 @@ pub const SETTINGS: &[Setting] = &[
         meaning: "how often each server runs a Guard tick; `0` leaves ticking to the hook",
         secret: false,
         apply: |s, v| {
-            let seconds: u64 = number(v)?;
+            let seconds = number(v)?;
             s.guard_tick_interval = (seconds > 0).then(|| Duration::from_secs(seconds));
             Ok(())
         },
@@ -239,7 +267,7 @@ pub const SETTINGS: &[Setting] = &[
         meaning: "due schedules one tick runs at most (oldest due first)",
         secret: false,
         apply: |s, v| {
-            s.guard_tick_limit = u32::try_from(at_least_one(v)?).map_err(|_| "too large".to_string())?;
+            s.guard_tick_limit = u32::try_from(at_least_one(v)?).map_err(|_| ValueError::Rule("too large"))?;
             Ok(())
         },
     },
@@ -251,7 +279,7 @@ pub const SETTINGS: &[Setting] = &[
                   one alone holds all but one)",
         secret: false,
         apply: |s, v| {
-            s.guard_tick_parallelism = usize::try_from(at_least_one(v)?).map_err(|_| "too large".to_string())?;
+            s.guard_tick_parallelism = usize::try_from(at_least_one(v)?).map_err(|_| ValueError::Rule("too large"))?;
             Ok(())
         },
     },
@@ -299,7 +327,7 @@ pub const SETTINGS: &[Setting] = &[
                   addresses that are not public (loopback, private, link-local: self-hosted receivers)",
         secret: false,
         apply: |s, v| {
-            s.webhook_allow = crate::outbound::AllowRules::parse(super::WEBHOOK_ALLOW, v).map_err(|e| e.to_string())?;
+            s.webhook_allow = crate::outbound::AllowRules::parse(super::WEBHOOK_ALLOW, v)?;
             Ok(())
         },
     },
@@ -312,8 +340,7 @@ pub const SETTINGS: &[Setting] = &[
                   any address",
         secret: false,
         apply: |s, v| {
-            s.connector_allow =
-                crate::outbound::AllowRules::parse(super::CONNECTOR_ALLOW, v).map_err(|e| e.to_string())?;
+            s.connector_allow = crate::outbound::AllowRules::parse(super::CONNECTOR_ALLOW, v)?;
             Ok(())
         },
     },
@@ -326,7 +353,7 @@ pub const SETTINGS: &[Setting] = &[
                   every request, so a wallet left out loses its sessions and API tokens at once)",
         secret: false,
         apply: |s, v| {
-            s.wallet_sign_in = crate::model::WalletAdmission::parse(v).map_err(|why| why.to_string())?;
+            s.wallet_sign_in = crate::model::WalletAdmission::parse(v)?;
             Ok(())
         },
     },
@@ -339,7 +366,7 @@ pub const SETTINGS: &[Setting] = &[
         secret: false,
         apply: |s, v| {
             s.workspace_quota.max_running_runs =
-                v.parse().ok().filter(|n| *n >= 1).ok_or("a whole number of runs, at least 1")?;
+                v.parse().ok().filter(|n| *n >= 1).ok_or(ValueError::Rule("a whole number of runs, at least 1"))?;
             Ok(())
         },
     },
@@ -352,7 +379,7 @@ pub const SETTINGS: &[Setting] = &[
         secret: false,
         apply: |s, v| {
             s.workspace_quota.max_stored_requests =
-                v.parse().ok().filter(|n| *n >= 1).ok_or("a whole number of requests, at least 1")?;
+                v.parse().ok().filter(|n| *n >= 1).ok_or(ValueError::Rule("a whole number of requests, at least 1"))?;
             Ok(())
         },
     },
@@ -368,7 +395,10 @@ pub const SETTINGS: &[Setting] = &[
                 .split(',')
                 .map(str::trim)
                 .filter(|a| !a.is_empty())
-                .map(|a| crate::model::eip55_address(a).map_err(|e| format!("{a:?}: {e}")))
+                .map(|a| {
+                    crate::model::eip55_address(a)
+                        .map_err(|source| ValueError::Wallet { written: a.to_string(), source })
+                })
                 .collect::<Result<_, _>>()?;
             Ok(())
         },
@@ -403,24 +433,21 @@ pub(super) fn by_key(key: &str) -> Option<&'static Setting> {
     SETTINGS.iter().find(|s| s.key == Some(key))
 }
 
-fn number<T: std::str::FromStr>(text: &str) -> Result<T, String>
-where
-    T::Err: std::fmt::Display,
-{
-    text.trim().parse().map_err(|e: T::Err| e.to_string())
+fn number(text: &str) -> Result<u64, ValueError> {
+    Ok(text.trim().parse()?)
 }
 
-fn at_least_one(text: &str) -> Result<u64, String> {
-    match number::<u64>(text)? {
-        0 => Err("must be at least 1".into()),
+fn at_least_one(text: &str) -> Result<u64, ValueError> {
+    match number(text)? {
+        0 => Err(ValueError::Rule("must be at least 1")),
         n => Ok(n),
     }
 }
 
-fn boolean(text: &str) -> Result<bool, String> {
+fn boolean(text: &str) -> Result<bool, ValueError> {
     match text.trim().to_ascii_lowercase().as_str() {
         "1" | "true" | "yes" | "on" => Ok(true),
         "0" | "false" | "no" | "off" => Ok(false),
-        _ => Err("expected true or false".into()),
+        _ => Err(ValueError::Rule("expected true or false")),
     }
 }

@@ -72,12 +72,51 @@ pub enum ExpositionError {
     Malformed {
         /// 1-based line number.
         line: usize,
-        /// What is wrong (not the line's text).
-        reason: String,
+        /// What is wrong (never the line's text).
+        reason: LineError,
     },
     /// Nothing in it is a sample.
     #[error("the body holds no metrics (is this a Prometheus /metrics endpoint?)")]
     Empty,
+}
+
+/// What is wrong with a line of an exposition. It never quotes the line: a body that is not metrics may be anything,
+/// and a user must not read an internal service's answer through a probe's error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum LineError {
+    /// Longer than [`MAX_LINE_BYTES`].
+    #[error("longer than {MAX_LINE_BYTES} bytes")]
+    TooLong,
+    /// It does not start with a metric name.
+    #[error("expected a metric name")]
+    NoName,
+    /// No value after the name and labels.
+    #[error("expected a value")]
+    NoValue,
+    /// The value is not a number (a decimal, `NaN`, `+Inf`, `-Inf`).
+    #[error("the value is not a number")]
+    NotANumber,
+    /// The timestamp is not whole milliseconds.
+    #[error("the timestamp is not a whole number of milliseconds")]
+    NotATimestamp,
+    /// Something follows the value and timestamp.
+    #[error("unexpected text after the value")]
+    TrailingText,
+    /// A label set holds something other than a label name.
+    #[error("expected a label name or '}}'")]
+    NoLabelName,
+    /// A label name without `=`.
+    #[error("expected '=' after a label name")]
+    NoEquals,
+    /// A label value without its opening quote.
+    #[error("expected '\"' before a label value")]
+    NoOpeningQuote,
+    /// A label value without its closing quote.
+    #[error("a label value is not closed")]
+    UnclosedValue,
+    /// A label value followed by neither `,` nor `}`.
+    #[error("expected ',' or '}}' after a label value")]
+    NoSeparator,
 }
 
 impl Exposition {
@@ -97,9 +136,9 @@ impl Exposition {
         }
         let mut parsed = Exposition::default();
         for (index, raw) in body.lines().enumerate() {
-            let malformed = |reason: String| ExpositionError::Malformed { line: index + 1, reason };
+            let malformed = |reason: LineError| ExpositionError::Malformed { line: index + 1, reason };
             if raw.len() > MAX_LINE_BYTES {
-                return Err(malformed(format!("longer than {MAX_LINE_BYTES} bytes")));
+                return Err(malformed(LineError::TooLong));
             }
             let line = raw.trim();
             if line.is_empty() {
@@ -111,8 +150,6 @@ impl Exposition {
                 }
                 continue;
             }
-            // The reason only, never the line: a body that is not metrics may be anything (a user must not read an
-            // internal service's answer through a probe's error).
             let sample = sample_line(line).map_err(malformed)?;
             if parsed.samples.len() == MAX_SAMPLES {
                 return Err(ExpositionError::TooManySamples);
@@ -179,10 +216,10 @@ fn is_name_char(c: char, first: bool) -> bool {
 }
 
 /// `name{labels} value [timestamp]`.
-fn sample_line(line: &str) -> Result<Sample, String> {
+fn sample_line(line: &str) -> Result<Sample, LineError> {
     let name_end = line.char_indices().find(|&(i, c)| !is_name_char(c, i == 0)).map_or(line.len(), |(i, _)| i);
     if name_end == 0 {
-        return Err("expected a metric name".into());
+        return Err(LineError::NoName);
     }
     let name = &line[..name_end];
     let mut rest = &line[name_end..];
@@ -193,13 +230,12 @@ fn sample_line(line: &str) -> Result<Sample, String> {
         rest = after;
     }
     let mut fields = rest.split_whitespace();
-    let value = fields.next().ok_or("expected a value")?;
-    let value = number(value).ok_or_else(|| format!("{value:?} is not a number"))?;
+    let value = number(fields.next().ok_or(LineError::NoValue)?).ok_or(LineError::NotANumber)?;
     if let Some(timestamp) = fields.next() {
-        timestamp.parse::<i64>().map_err(|_| format!("{timestamp:?} is not a timestamp"))?;
+        timestamp.parse::<i64>().map_err(|_| LineError::NotATimestamp)?;
     }
     if fields.next().is_some() {
-        return Err("unexpected text after the value".into());
+        return Err(LineError::TrailingText);
     }
     Ok(Sample { name: name.to_string(), labels, value })
 }
@@ -208,7 +244,7 @@ fn sample_line(line: &str) -> Result<Sample, String> {
 type Labels = Vec<(String, String)>;
 
 /// The labels up to the closing brace, and what follows it.
-fn label_set(mut text: &str) -> Result<(Labels, &str), String> {
+fn label_set(mut text: &str) -> Result<(Labels, &str), LineError> {
     let mut labels = Vec::new();
     loop {
         text = text.trim_start();
@@ -217,16 +253,16 @@ fn label_set(mut text: &str) -> Result<(Labels, &str), String> {
         }
         let name_end = text.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(text.len());
         if name_end == 0 {
-            return Err("expected a label name or '}'".into());
+            return Err(LineError::NoLabelName);
         }
         let name = &text[..name_end];
-        text = text[name_end..].trim_start().strip_prefix('=').ok_or("expected '=' after a label name")?;
-        text = text.trim_start().strip_prefix('"').ok_or("expected '\"' before a label value")?;
+        text = text[name_end..].trim_start().strip_prefix('=').ok_or(LineError::NoEquals)?;
+        text = text.trim_start().strip_prefix('"').ok_or(LineError::NoOpeningQuote)?;
         let mut value = String::new();
         let mut chars = text.char_indices();
         let end = loop {
             match chars.next() {
-                None => return Err("a label value is not closed".into()),
+                None => return Err(LineError::UnclosedValue),
                 Some((i, '"')) => break i,
                 Some((_, '\\')) => match chars.next() {
                     Some((_, 'n')) => value.push('\n'),
@@ -236,7 +272,7 @@ fn label_set(mut text: &str) -> Result<(Labels, &str), String> {
                         value.push('\\');
                         value.push(other);
                     }
-                    None => return Err("a label value is not closed".into()),
+                    None => return Err(LineError::UnclosedValue),
                 },
                 Some((_, c)) => value.push(c),
             }
@@ -246,7 +282,7 @@ fn label_set(mut text: &str) -> Result<(Labels, &str), String> {
         if let Some(after) = text.strip_prefix(',') {
             text = after;
         } else if !text.starts_with('}') {
-            return Err("expected ',' or '}' after a label value".into());
+            return Err(LineError::NoSeparator);
         }
     }
 }
@@ -303,14 +339,16 @@ mod tests {
             ("ok 1\nbad{a=\"1\" 2\n", "line 2: expected ',' or '}'"),
             ("x{a=1} 2\n", "expected '\"' before a label value"),
             ("x{a=\"1} 2\n", "a label value is not closed"),
-            ("x one\n", "\"one\" is not a number"),
+            ("x one\n", "the value is not a number"),
             ("x 1 2 3\n", "unexpected text"),
             ("{a=\"b\"} 1\n", "expected a metric name"),
-            ("x 1 soon\n", "is not a timestamp"),
+            ("x 1 soon\n", "the timestamp is not a whole number of milliseconds"),
         ] {
             let err = Exposition::parse(body).unwrap_err().to_string();
             assert!(err.contains(expected), "{body:?}: {err}");
         }
+        let internal = Exposition::parse("x internal-secret 17\n").unwrap_err().to_string();
+        assert!(!internal.contains("secret"), "a refusal never quotes the body it refuses: {internal}");
         assert_eq!(Exposition::parse("# only comments\n\n"), Err(ExpositionError::Empty));
         let html = Exposition::parse("<html>not metrics</html>").unwrap_err().to_string();
         assert!(html.starts_with("line 1: expected a metric name"), "{html}");

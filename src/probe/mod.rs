@@ -11,6 +11,8 @@ mod recorder;
 mod report;
 
 pub use engines::{identify, spec_evidence, SpecEvidence};
-pub use exposition::{Exposition, ExpositionError, Kind, Sample, MAX_BODY_BYTES, MAX_LINE_BYTES, MAX_SAMPLES};
+pub use exposition::{
+    Exposition, ExpositionError, Kind, LineError, Sample, MAX_BODY_BYTES, MAX_LINE_BYTES, MAX_SAMPLES,
+};
 pub use recorder::{record_during, SCRAPE_EVERY};
 pub use report::{probe, scrape, FetchFailure, ScrapeError, PROBE_TIMEOUT};

@@ -1,6 +1,6 @@
 //! The `latency-guard sim` command line.
 
-use super::config::{Delay, Fault, SimConfig, UsageMode};
+use super::config::{Delay, Fault, SimConfig, SimOptionError, UsageMode};
 use super::hostile::Hostile;
 
 /// Options of `latency-guard sim`.
@@ -70,15 +70,15 @@ pub struct SimArgs {
 
 impl SimArgs {
     /// The configuration these options describe.
-    pub fn config(&self) -> Result<SimConfig, String> {
+    pub fn config(&self) -> Result<SimConfig, SimOptionError> {
         if !(0.0..=1.0).contains(&self.fault_rate) {
-            return Err("--fault-rate must be between 0 and 1".into());
+            return Err(SimOptionError::FaultRate);
         }
         if self.fault_rate > 0.0 && self.faults.is_empty() {
-            return Err("--fault-rate needs --faults (e.g. --faults 429,reset)".into());
+            return Err(SimOptionError::FaultRateWithoutFaults);
         }
         if !(self.prefill_us_per_token.is_finite() && (0.0..=100_000.0).contains(&self.prefill_us_per_token)) {
-            return Err("--prefill-us-per-token must be between 0 and 100000".into());
+            return Err(SimOptionError::PrefillRate);
         }
         Ok(SimConfig {
             ttft: self.ttft_ms,

@@ -24,20 +24,58 @@ pub enum Delay {
     },
 }
 
+/// Why a simulator option is refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SimOptionError {
+    /// A delay that is not a number of milliseconds (as written).
+    #[error("{0:?} is not a number of milliseconds")]
+    NotMilliseconds(String),
+    /// A delay outside what the simulator draws.
+    #[error("{0} ms is outside 0..=600000")]
+    DelayOutOfRange(f64),
+    /// A distribution given one value where it needs two (as written).
+    #[error("expected two values in {0:?}")]
+    NotAPair(String),
+    /// A log-normal σ that is not a number (as written).
+    #[error("σ {0:?} is not a number")]
+    SigmaNotANumber(String),
+    /// A log-normal σ out of range.
+    #[error("σ must be between 0 and 5")]
+    SigmaOutOfRange,
+    /// A distribution the simulator does not draw from (as written).
+    #[error("unknown distribution {0:?}; use a number, normal:MEAN,SD or lognormal:MEDIAN,SIGMA")]
+    UnknownDistribution(String),
+    /// A fault the simulator cannot inject (as written).
+    #[error("unknown fault {:?}; one of {}", .0, Fault::ALL.map(|(n, _)| n).join(", "))]
+    UnknownFault(String),
+    /// A hostile endpoint the simulator does not serve (as written).
+    #[error("unknown hostile endpoint {:?}; one of {}", .0, crate::sim::Hostile::ALL.map(|(n, _)| n).join(", "))]
+    UnknownHostile(String),
+    /// `--fault-rate` is not a share.
+    #[error("--fault-rate must be between 0 and 1")]
+    FaultRate,
+    /// A fault rate with no faults to inject.
+    #[error("--fault-rate needs --faults (e.g. --faults 429,reset)")]
+    FaultRateWithoutFaults,
+    /// `--prefill-us-per-token` out of range.
+    #[error("--prefill-us-per-token must be between 0 and 100000")]
+    PrefillRate,
+}
+
 impl Delay {
     /// Parses `50`, `normal:50,10` or `lognormal:50,0.5` (milliseconds; σ unitless).
-    pub fn parse(text: &str) -> Result<Self, String> {
-        let ms = |v: &str| -> Result<Duration, String> {
-            let v: f64 = v.trim().parse().map_err(|_| format!("{v:?} is not a number of milliseconds"))?;
+    pub fn parse(text: &str) -> Result<Self, SimOptionError> {
+        let ms = |v: &str| -> Result<Duration, SimOptionError> {
+            let v: f64 = v.trim().parse().map_err(|_| SimOptionError::NotMilliseconds(v.to_string()))?;
             if !(v.is_finite() && (0.0..=600_000.0).contains(&v)) {
-                return Err(format!("{v} ms is outside 0..=600000"));
+                return Err(SimOptionError::DelayOutOfRange(v));
             }
             Ok(Duration::from_secs_f64(v / 1e3))
         };
-        let pair = |args: &str| -> Result<(String, String), String> {
+        let pair = |args: &str| -> Result<(String, String), SimOptionError> {
             args.split_once(',')
                 .map(|(a, b)| (a.to_string(), b.to_string()))
-                .ok_or_else(|| format!("expected two values in {args:?}"))
+                .ok_or_else(|| SimOptionError::NotAPair(args.to_string()))
         };
         match text.split_once(':') {
             None => Ok(Self::Fixed(ms(text)?)),
@@ -47,15 +85,13 @@ impl Delay {
             }
             Some(("lognormal", args)) => {
                 let (median, sigma) = pair(args)?;
-                let sigma: f64 = sigma.trim().parse().map_err(|_| format!("σ {sigma:?} is not a number"))?;
+                let sigma: f64 = sigma.trim().parse().map_err(|_| SimOptionError::SigmaNotANumber(sigma.clone()))?;
                 if !(sigma.is_finite() && (0.0..=5.0).contains(&sigma)) {
-                    return Err("σ must be between 0 and 5".into());
+                    return Err(SimOptionError::SigmaOutOfRange);
                 }
                 Ok(Self::LogNormal { median: ms(&median)?, sigma })
             }
-            Some((kind, _)) => {
-                Err(format!("unknown distribution {kind:?}; use a number, normal:MEAN,SD or lognormal:MEDIAN,SIGMA"))
-            }
+            Some((kind, _)) => Err(SimOptionError::UnknownDistribution(kind.to_string())),
         }
     }
 
@@ -109,12 +145,12 @@ impl Fault {
     ];
 
     /// Parses a name from [`Fault::ALL`].
-    pub fn parse(name: &str) -> Result<Self, String> {
+    pub fn parse(name: &str) -> Result<Self, SimOptionError> {
         Self::ALL
             .iter()
             .find(|(n, _)| *n == name)
             .map(|(_, f)| *f)
-            .ok_or_else(|| format!("unknown fault {name:?}; one of {}", Self::ALL.map(|(n, _)| n).join(", ")))
+            .ok_or_else(|| SimOptionError::UnknownFault(name.into()))
     }
 }
 

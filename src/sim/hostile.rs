@@ -69,10 +69,12 @@ impl Hostile {
     ];
 
     /// Parses a name from [`Hostile::ALL`].
-    pub fn parse(name: &str) -> Result<Self, String> {
-        Self::ALL.iter().find(|(n, _)| *n == name).map(|(_, h)| *h).ok_or_else(|| {
-            format!("unknown hostile endpoint {name:?}; one of {}", Self::ALL.map(|(n, _)| n).join(", "))
-        })
+    pub fn parse(name: &str) -> Result<Self, crate::sim::SimOptionError> {
+        Self::ALL
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, h)| *h)
+            .ok_or_else(|| crate::sim::SimOptionError::UnknownHostile(name.into()))
     }
 
     /// Its command-line name.
@@ -287,6 +289,6 @@ mod tests {
             assert_eq!(Hostile::parse(name), Ok(kind));
             assert_eq!(kind.name(), name);
         }
-        assert!(Hostile::parse("nice").unwrap_err().contains("one of hang-before-headers"));
+        assert!(Hostile::parse("nice").unwrap_err().to_string().contains("one of hang-before-headers"));
     }
 }

@@ -15,7 +15,7 @@ mod tokenize;
 pub mod tokenizer;
 
 pub use args::SimArgs;
-pub use config::{Delay, Fault, SimConfig, UsageMode};
+pub use config::{Delay, Fault, SimConfig, SimOptionError, UsageMode};
 pub use hostile::{Hostile, ECHO_SHAPES};
 pub use prefix_cache::BLOCK_TOKENS;
 

@@ -1,6 +1,7 @@
 //! The Leptos UI: the HTML shell, the router, and one page per route. Pages render what server functions
 //! return; they compute nothing of substance.
 
+pub(crate) mod browser_error;
 pub(crate) mod components;
 pub(crate) mod hooks;
 mod lazy_pages;

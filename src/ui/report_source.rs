@@ -1,6 +1,7 @@
 //! Where a report page fetches what its view leaves out — later table pages and, for an export, the whole
 //! snapshot: from the owner's server functions, or from the public share routes with the link's token.
 
+use super::browser_error::BrowserError;
 use crate::api::runs::{get_iteration_page, get_run_export};
 use crate::model::RunId;
 use crate::report::{IterationPage, ReportSnapshot, TableQuery};
@@ -22,11 +23,11 @@ pub enum ReportSource {
 
 impl ReportSource {
     /// One page of the iteration table.
-    pub async fn page(&self, query: TableQuery) -> Result<IterationPage, String> {
+    pub async fn page(&self, query: TableQuery) -> Result<IterationPage, BrowserError> {
         match self {
-            Self::Owned(id) => get_iteration_page(*id, query).await.map_err(|e| e.to_string()),
+            Self::Owned(id) => Ok(get_iteration_page(*id, query).await?),
             Self::Shared { id, token } => {
-                let sort = serde_json::to_value(query.sort).map_err(|e| e.to_string())?;
+                let sort = serde_json::to_value(query.sort).map_err(|e| BrowserError::Browser(e.to_string()))?;
                 let path = format!(
                     "/api/public/reports/{id}/iterations?sort={}&descending={}&errorsOnly={}&page={}&pageSize={}",
                     sort.as_str().unwrap_or("seq"),
@@ -41,16 +42,16 @@ impl ReportSource {
     }
 
     /// The whole report snapshot, every iteration included, fetched in its compact form.
-    pub async fn snapshot(&self) -> Result<ReportSnapshot, String> {
+    pub async fn snapshot(&self) -> Result<ReportSnapshot, BrowserError> {
+        let unreadable =
+            |e: crate::report::CompactError| BrowserError::Unreachable(format!("The report could not be read: {e}"));
         match self {
-            Self::Owned(id) => {
-                get_run_export(*id).await.map_err(|e| e.to_string())?.into_snapshot().map_err(|e| e.to_string())
-            }
+            Self::Owned(id) => get_run_export(*id).await?.into_snapshot().map_err(unreadable),
             Self::Shared { id, token } => {
                 public_get::<crate::report::CompactSnapshot>(&format!("/api/public/reports/{id}/export"), token)
                     .await?
                     .into_snapshot()
-                    .map_err(|e| e.to_string())
+                    .map_err(unreadable)
             }
         }
     }
@@ -58,27 +59,31 @@ impl ReportSource {
 
 /// `GET path` with the share token; a 404 means the link no longer opens the report.
 #[cfg(feature = "hydrate")]
-pub async fn public_get<T: serde::de::DeserializeOwned>(path: &str, token: &str) -> Result<T, String> {
+pub async fn public_get<T: serde::de::DeserializeOwned>(path: &str, token: &str) -> Result<T, BrowserError> {
+    let unreachable = |e: gloo_net::Error| BrowserError::Unreachable(format!("The report could not be loaded: {e}"));
     let response = gloo_net::http::Request::get(path)
         .header(crate::model::SHARE_TOKEN_HEADER, token)
         .send()
         .await
-        .map_err(|e| format!("The report could not be loaded: {e}"))?;
+        .map_err(unreachable)?;
     match response.status() {
         200 => {
-            let text = response.text().await.map_err(|e| format!("The report could not be loaded: {e}"))?;
-            crate::wire::from_json(&text).map_err(|e| format!("The report could not be read: {e}"))
+            let text = response.text().await.map_err(unreachable)?;
+            crate::wire::from_json(&text)
+                .map_err(|e| BrowserError::Unreachable(format!("The report could not be read: {e}")))
         }
-        404 => Err("This share link does not open a report: it was revoked, replaced, or mistyped.".into()),
-        status => Err(format!(
+        404 => Err(BrowserError::NeedsAction(
+            "This share link does not open a report: it was revoked, replaced, or mistyped.",
+        )),
+        status => Err(BrowserError::Refused(format!(
             "The report could not be loaded (HTTP {status}): {}",
             response.text().await.unwrap_or_default()
-        )),
+        ))),
     }
 }
 
 /// Public reads happen in the browser only: the server renders a share page without its report.
 #[cfg(not(feature = "hydrate"))]
-pub async fn public_get<T: serde::de::DeserializeOwned>(path: &str, _token: &str) -> Result<T, String> {
-    Err(format!("{path} is read in the browser"))
+pub async fn public_get<T: serde::de::DeserializeOwned>(_path: &str, _token: &str) -> Result<T, BrowserError> {
+    Err(BrowserError::OnlyInTheBrowser("a shared report is read"))
 }

@@ -3,6 +3,8 @@
 //! message (`model::siwe_message_text`), the wallet signs it with `personal_sign`, and the server checks it and
 //! sets the session cookie. Nothing here decides whether a login is valid; the server does.
 
+use super::browser_error::BrowserError;
+
 /// Whether this browser has an injected wallet.
 #[cfg(feature = "hydrate")]
 pub fn has_browser_wallet() -> bool {
@@ -21,15 +23,15 @@ pub const NO_WALLET: &str = "No browser wallet was found. Install or enable a wa
 
 /// Signs in with the browser's wallet; the signed-in address, or what went wrong in words.
 #[cfg(feature = "hydrate")]
-pub async fn sign_in_with_wallet() -> Result<String, String> {
+pub async fn sign_in_with_wallet() -> Result<String, BrowserError> {
     use crate::model::{hex_utf8, siwe_message_text, NonceGrant};
 
-    let wallet = provider().ok_or_else(|| NO_WALLET.to_string())?;
+    let wallet = provider().ok_or(BrowserError::NeedsAction(NO_WALLET))?;
     let accounts = request(&wallet, "eth_requestAccounts", &[]).await?;
     let address = js_sys::Array::from(&accounts)
         .get(0)
         .as_string()
-        .ok_or_else(|| "The wallet shared no account; unlock it and allow this site.".to_string())?;
+        .ok_or(BrowserError::NeedsAction("The wallet shared no account; unlock it and allow this site."))?;
     let mut grant: NonceGrant = post_json("/auth/siwe/nonce", None).await?;
     // Sign on the chain the wallet is on when this server accepts it, so the wallet does not warn of a mismatch.
     if let Some(chain) = request(&wallet, "eth_chainId", &[]).await.ok().and_then(|c| c.as_string()) {
@@ -39,11 +41,11 @@ pub async fn sign_in_with_wallet() -> Result<String, String> {
             }
         }
     }
-    let message = siwe_message_text(&grant, &address).map_err(|e| e.to_string())?;
+    let message = siwe_message_text(&grant, &address).map_err(|e| BrowserError::Browser(e.to_string()))?;
     let signature = request(&wallet, "personal_sign", &[hex_utf8(&message).into(), address.clone().into()])
         .await?
         .as_string()
-        .ok_or_else(|| "The wallet returned no signature.".to_string())?;
+        .ok_or(BrowserError::Browser("The wallet returned no signature.".to_string()))?;
     let body = serde_json::json!({ "message": message, "signature": signature });
     let reply: Verified = post_json("/auth/siwe/verify", Some(body)).await?;
     Ok(reply.address.unwrap_or(address))
@@ -51,8 +53,8 @@ pub async fn sign_in_with_wallet() -> Result<String, String> {
 
 /// Signs in with the browser's wallet (only in the browser).
 #[cfg(not(feature = "hydrate"))]
-pub async fn sign_in_with_wallet() -> Result<String, String> {
-    Err(NO_WALLET.to_string())
+pub async fn sign_in_with_wallet() -> Result<String, BrowserError> {
+    Err(BrowserError::NeedsAction(NO_WALLET))
 }
 
 #[cfg(feature = "hydrate")]
@@ -69,12 +71,13 @@ async fn request(
     provider: &js_sys::Object,
     method: &str,
     params: &[wasm_bindgen::JsValue],
-) -> Result<wasm_bindgen::JsValue, String> {
+) -> Result<wasm_bindgen::JsValue, BrowserError> {
     use js_sys::{Array, Function, Object, Promise, Reflect};
     use wasm_bindgen::JsCast;
 
     let args = Object::new();
-    let broken = |_| format!("The browser wallet does not answer {method} (not an EIP-1193 provider).");
+    let broken =
+        |_| BrowserError::Browser(format!("The browser wallet does not answer {method} (not an EIP-1193 provider)."));
     Reflect::set(&args, &"method".into(), &method.into()).map_err(broken)?;
     if !params.is_empty() {
         Reflect::set(&args, &"params".into(), &params.iter().collect::<Array>()).map_err(broken)?;
@@ -84,10 +87,10 @@ async fn request(
     wasm_bindgen_futures::JsFuture::from(promise).await.map_err(|e| {
         let code = Reflect::get(&e, &"code".into()).ok().and_then(|c| c.as_f64());
         let said = Reflect::get(&e, &"message".into()).ok().and_then(|m| m.as_string()).unwrap_or_default();
-        match code {
+        BrowserError::Browser(match code {
             Some(4001.0) => "You declined the request in your wallet; nothing was signed.".to_string(),
             _ => format!("The wallet refused {method}: {said}"),
-        }
+        })
     })
 }
 
@@ -107,9 +110,12 @@ struct Refusal {
 
 /// POSTs JSON (or nothing) and reads a JSON reply; a refusal carries the server's reason.
 #[cfg(feature = "hydrate")]
-async fn post_json<T: serde::de::DeserializeOwned>(path: &str, body: Option<serde_json::Value>) -> Result<T, String> {
+async fn post_json<T: serde::de::DeserializeOwned>(
+    path: &str,
+    body: Option<serde_json::Value>,
+) -> Result<T, BrowserError> {
     use gloo_net::http::Request;
-    let unreachable = |e: gloo_net::Error| format!("The server could not be reached: {e}");
+    let unreachable = |e: gloo_net::Error| BrowserError::Unreachable(format!("The server could not be reached: {e}"));
     let response = match body {
         Some(body) => Request::post(path).json(&body).map_err(unreachable)?.send().await,
         None => Request::post(path).send().await,
@@ -123,8 +129,9 @@ async fn post_json<T: serde::de::DeserializeOwned>(path: &str, body: Option<serd
             .ok()
             .and_then(|text| crate::wire::from_json::<Refusal>(&text).ok())
             .map_or_else(|| format!("HTTP {status}"), |refusal| refusal.error);
-        return Err(format!("The server refused the login: {reason}"));
+        return Err(BrowserError::Refused(format!("The server refused the login: {reason}")));
     }
     let text = response.text().await.map_err(unreachable)?;
-    crate::wire::from_json(&text).map_err(|e| format!("The server's reply was not understood: {e}"))
+    crate::wire::from_json(&text)
+        .map_err(|e| BrowserError::Unreachable(format!("The server's reply was not understood: {e}")))
 }

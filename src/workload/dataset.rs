@@ -66,6 +66,35 @@ pub enum DatasetError {
 }
 
 /// A row as written: one of the three shapes, unknown keys ignored (datasets carry ids and metadata).
+/// Why a row that parsed is not a prompt.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RowError {
+    /// None of the three shapes.
+    #[error("no \"prompt\", \"messages\" or \"conversations\"")]
+    NoPrompt,
+    /// More than one shape.
+    #[error("give one of \"prompt\", \"messages\" and \"conversations\", not several")]
+    SeveralShapes,
+    /// The prompt has no visible text.
+    #[error("the prompt is empty")]
+    EmptyPrompt,
+    /// `output_tokens` out of range or not a whole number (as written).
+    #[error("output_tokens {0} is not a whole number of tokens in 1..={max}", max = workload_limits::MAX_OUTPUT_TOKENS)]
+    OutputTokens(String),
+    /// A chat message with a role this reader does not know.
+    #[error("a message's role is {0:?}: system, user or assistant")]
+    Role(String),
+    /// The chat ends with something other than the user's message.
+    #[error("the last message must be the user's")]
+    LastNotUser,
+    /// A ShareGPT turn from someone this reader does not know.
+    #[error("a turn is from {0:?}: human, gpt or system")]
+    TurnFrom(String),
+    /// A ShareGPT conversation with no human turn to send.
+    #[error("the conversation has no human turn")]
+    NoHumanTurn,
+}
+
 #[derive(Deserialize)]
 struct RawRow {
     #[serde(default)]
@@ -91,49 +120,49 @@ struct ShareGptTurn {
 }
 
 impl RawRow {
-    fn into_row(self) -> Result<DatasetRow, String> {
+    fn into_row(self) -> Result<DatasetRow, RowError> {
         let output_tokens = self.output_tokens.as_ref().map(output_tokens).transpose()?;
         let messages = match (self.prompt, self.messages, self.conversations) {
             (Some(prompt), None, None) => vec![(Role::User, prompt)],
             (None, Some(messages), None) => chat_messages(messages)?,
             (None, None, Some(turns)) => share_gpt(turns)?,
-            (None, None, None) => return Err("no \"prompt\", \"messages\" or \"conversations\"".into()),
-            _ => return Err("give one of \"prompt\", \"messages\" and \"conversations\", not several".into()),
+            (None, None, None) => return Err(RowError::NoPrompt),
+            _ => return Err(RowError::SeveralShapes),
         };
         if messages.last().is_none_or(|(_, text)| text.trim().is_empty()) {
-            return Err("the prompt is empty".into());
+            return Err(RowError::EmptyPrompt);
         }
         Ok(DatasetRow { messages, output_tokens })
     }
 }
 
-fn output_tokens(value: &serde_json::Value) -> Result<u32, String> {
+fn output_tokens(value: &serde_json::Value) -> Result<u32, RowError> {
     let max = workload_limits::MAX_OUTPUT_TOKENS;
     value
         .as_u64()
         .and_then(|n| u32::try_from(n).ok())
         .filter(|n| (1..=max).contains(n))
-        .ok_or_else(|| format!("output_tokens {value} is not a whole number of tokens in 1..={max}"))
+        .ok_or_else(|| RowError::OutputTokens(value.to_string()))
 }
 
-fn chat_messages(messages: Vec<RawMessage>) -> Result<Vec<(Role, String)>, String> {
+fn chat_messages(messages: Vec<RawMessage>) -> Result<Vec<(Role, String)>, RowError> {
     let read = messages
         .into_iter()
         .map(|m| match m.role.as_str() {
             "system" | "developer" => Ok((Role::System, m.content)),
             "user" => Ok((Role::User, m.content)),
             "assistant" => Ok((Role::Assistant, m.content)),
-            other => Err(format!("a message's role is {other:?}: system, user or assistant")),
+            other => Err(RowError::Role(other.to_string())),
         })
         .collect::<Result<Vec<_>, _>>()?;
     if read.last().is_none_or(|(role, _)| *role != Role::User) {
-        return Err("the last message must be the user's".into());
+        return Err(RowError::LastNotUser);
     }
     Ok(read)
 }
 
 /// A ShareGPT conversation up to its first human turn (what the benchmarks send of it).
-fn share_gpt(turns: Vec<ShareGptTurn>) -> Result<Vec<(Role, String)>, String> {
+fn share_gpt(turns: Vec<ShareGptTurn>) -> Result<Vec<(Role, String)>, RowError> {
     let mut messages = Vec::new();
     for turn in turns {
         match turn.from.as_str() {
@@ -143,10 +172,10 @@ fn share_gpt(turns: Vec<ShareGptTurn>) -> Result<Vec<(Role, String)>, String> {
                 return Ok(messages);
             }
             "gpt" | "assistant" | "chatgpt" | "bard" | "bing" => messages.push((Role::Assistant, turn.value)),
-            other => return Err(format!("a turn is from {other:?}: human, gpt or system")),
+            other => return Err(RowError::TurnFrom(other.to_string())),
         }
     }
-    Err("the conversation has no human turn".into())
+    Err(RowError::NoHumanTurn)
 }
 
 /// Reads every row of `path` (written as `format`) into `each(row number, row)` until it says to stop; the rows
@@ -168,7 +197,7 @@ pub fn read_rows_from(
 ) -> Result<u64, DatasetError> {
     let mut rows = 0;
     let mut take = |number: u64, raw: RawRow| {
-        let row = raw.into_row().map_err(|reason| DatasetError::Row { row: number, reason })?;
+        let row = raw.into_row().map_err(|e| DatasetError::Row { row: number, reason: e.to_string() })?;
         rows += 1;
         Ok(each(number, row))
     };

@@ -16,19 +16,19 @@ use crate::model::{BaselineId, BenchmarkSetId, ConnectorId, RunId};
 use crate::report::ReportSnapshot;
 
 /// Parses `METRIC:OP>VALUE` (`p95_ms:pct_increase>10`, `error_rate:abs_increase>0.05`).
-pub fn parse_threshold(text: &str) -> Result<Threshold, String> {
-    let usage =
-        "a threshold is METRIC:OP>VALUE, e.g. p95_ms:pct_increase>10 (metrics: p95_ms, p50_ms, mean_ms, tok_s, \
+pub fn parse_threshold(text: &str) -> Result<Threshold, CliError> {
+    let form = "a threshold is METRIC:OP>VALUE, e.g. p95_ms:pct_increase>10 (metrics: p95_ms, p50_ms, mean_ms, tok_s, \
                  cost_usd, error_rate, ttft_p95_ms, tpot_p95_ms, first_output_p95_ms, acceptance_rate; ops: \
                  pct_increase, pct_decrease, abs_increase)";
-    let (key, value) = text.split_once('>').ok_or_else(|| format!("{text:?}: {usage}"))?;
-    let (metric, op) = key.trim().split_once(':').ok_or_else(|| format!("{text:?}: {usage}"))?;
-    let metric = Metric::parse(metric.trim()).ok_or_else(|| format!("{text:?}: unknown metric {metric:?}; {usage}"))?;
-    let op = Op::parse(op.trim()).ok_or_else(|| format!("{text:?}: unknown op {op:?}; {usage}"))?;
+    let refused = |why: String| usage(format!("{text:?}: {why}"));
+    let (key, value) = text.split_once('>').ok_or_else(|| refused(form.into()))?;
+    let (metric, op) = key.trim().split_once(':').ok_or_else(|| refused(form.into()))?;
+    let metric = Metric::parse(metric.trim()).ok_or_else(|| refused(format!("unknown metric {metric:?}; {form}")))?;
+    let op = Op::parse(op.trim()).ok_or_else(|| refused(format!("unknown op {op:?}; {form}")))?;
     if op == Op::ChangePoint {
-        return Err(format!("{text:?}: a change point needs a schedule's history; one run has none"));
+        return Err(refused("a change point needs a schedule's history; one run has none".into()));
     }
-    let value: f64 = value.trim().parse().map_err(|_| format!("{text:?}: {value:?} is not a number"))?;
+    let value: f64 = value.trim().parse().map_err(|_| refused(format!("{value:?} is not a number")))?;
     Ok(Threshold { metric, op, value, severity: Severity::Critical, test: None })
 }
 
@@ -136,11 +136,20 @@ mod tests {
         let t = parse_threshold("p95_ms:pct_increase>10").unwrap();
         assert_eq!((t.metric, t.op, t.value), (Metric::P95Ms, Op::PctIncrease, 10.0));
         assert_eq!(parse_threshold(" tok_s : pct_decrease > 5.5 ").unwrap().value, 5.5);
-        assert!(parse_threshold("p95_ms>10").unwrap_err().contains("METRIC:OP>VALUE"));
-        assert!(parse_threshold("p99_ms:pct_increase>10").unwrap_err().contains("unknown metric \"p99_ms\""));
-        assert!(parse_threshold("p95_ms:more>10").unwrap_err().contains("unknown op \"more\""));
-        assert!(parse_threshold("p95_ms:pct_increase>ten").unwrap_err().contains("\"ten\" is not a number"));
-        assert!(parse_threshold("p95_ms:change_point>10").unwrap_err().contains("needs a schedule's history"));
+        assert!(parse_threshold("p95_ms>10").unwrap_err().to_string().contains("METRIC:OP>VALUE"));
+        assert!(parse_threshold("p99_ms:pct_increase>10")
+            .unwrap_err()
+            .to_string()
+            .contains("unknown metric \"p99_ms\""));
+        assert!(parse_threshold("p95_ms:more>10").unwrap_err().to_string().contains("unknown op \"more\""));
+        assert!(parse_threshold("p95_ms:pct_increase>ten")
+            .unwrap_err()
+            .to_string()
+            .contains("\"ten\" is not a number"));
+        assert!(parse_threshold("p95_ms:change_point>10")
+            .unwrap_err()
+            .to_string()
+            .contains("needs a schedule's history"));
         let negative = rules(&[parse_threshold("p95_ms:pct_increase>-1").unwrap()], 0.05).err().unwrap();
         assert_eq!(negative.to_string(), "--threshold 1 (p95_ms:pct_increase): must be a number above 0");
         assert!(rules(&[parse_threshold("p95_ms:pct_increase>1").unwrap()], 0.9).is_err(), "alpha out of range");

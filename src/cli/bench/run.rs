@@ -59,8 +59,7 @@ async fn measure_and_judge(args: BenchArgs, config: Option<&std::path::Path>) ->
     // The rules and the baseline are read before anything is sent: a typo fails at once, not after the run.
     let against = match &args.against {
         Some(against) => {
-            let thresholds: Vec<_> =
-                args.thresholds.iter().map(|t| parse_threshold(t)).collect::<Result<_, _>>().map_err(usage)?;
+            let thresholds: Vec<_> = args.thresholds.iter().map(|t| parse_threshold(t)).collect::<Result<_, _>>()?;
             let rules = rules(&thresholds, args.alpha)?;
             let server = args.server.as_deref().zip(args.token.as_deref());
             Some((rules, load_baseline(against, server, config).await?))

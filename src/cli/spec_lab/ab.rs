@@ -186,8 +186,14 @@ async fn resolve(
             let model = own_model.clone().or_else(|| args.model.clone()).ok_or_else(|| {
                 CliError::Usage(format!("--model (or --{}-model) is required for --{}-url", role.name(), role.name()))
             })?;
-            let target = crate::targets::command_line_target(url, args.api_key_env.as_deref(), &args.headers)
-                .map_err(|why| CliError::Usage(why.replacen("--base-url", &format!("--{}-url", role.name()), 1)))?;
+            let target = crate::targets::command_line_target(url, args.api_key_env.as_deref(), &args.headers).map_err(
+                |mut why| {
+                    if why.field == "--base-url" {
+                        why.field = format!("--{}-url", role.name());
+                    }
+                    CliError::Usage(why.to_string())
+                },
+            )?;
             (role.name().to_string(), model, target)
         }
         (None, None) => {

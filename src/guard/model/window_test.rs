@@ -21,6 +21,8 @@ pub struct WindowTest {
     pub min_history: u32,
 }
 
+/// The stored and sent form, read by serde (`#[serde(try_from = "String")]`): serde reports the sentence as the
+/// field's error, so it is one.
 impl TryFrom<String> for WindowTest {
     type Error = String;
 

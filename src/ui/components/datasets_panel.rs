@@ -7,6 +7,7 @@ use super::{ErrorBox, ServerPart};
 use crate::api::datasets::delete_dataset;
 use crate::error::AppError;
 use crate::model::DatasetListing;
+use crate::ui::browser_error::BrowserError;
 use crate::wire::JsonWire;
 
 /// The datasets as the page lists them.
@@ -34,7 +35,7 @@ pub fn DatasetsPanel(datasets: Datasets, changed: RwSignal<u32>) -> impl IntoVie
                     {move || if upload.pending().get() { "Uploading…" } else { "Upload" }}
                 </button>
             </form>
-            {move || upload.value().get().and_then(Result::err).map(|message| view! { <ErrorBox message/> })}
+            {move || upload.value().get().and_then(Result::err).map(|error| view! { <ErrorBox message=error.to_string()/> })}
             <Transition fallback=|| view! { <p>"Loading datasets…"</p> }>
                 {move || Suspend::new(async move {
                     match datasets.await {
@@ -80,17 +81,17 @@ fn DatasetRow(listing: DatasetListing, changed: RwSignal<u32>) -> impl IntoView 
 /// Sends the file chosen in `file` to `POST /api/datasets/upload`; the server's reason when it refuses it. The
 /// browser's own `fetch` sends the file as it is, read from disk by the browser.
 #[cfg(feature = "hydrate")]
-async fn send(file: NodeRef<leptos::html::Input>) -> Result<(), String> {
+async fn send(file: NodeRef<leptos::html::Input>) -> Result<(), BrowserError> {
     use wasm_bindgen::JsCast;
     use wasm_bindgen_futures::JsFuture;
     let chosen = file.get_untracked().and_then(|input| input.files()).and_then(|files| files.get(0));
-    let Some(chosen) = chosen else { return Err("Choose a file to upload first.".into()) };
+    let Some(chosen) = chosen else { return Err(BrowserError::NeedsAction("Choose a file to upload first.")) };
     let url = format!("/api/datasets/upload?name={}", js_sys::encode_uri_component(&chosen.name()));
     let init = web_sys::RequestInit::new();
     init.set_method("POST");
     init.set_body(&chosen);
-    let window = web_sys::window().ok_or("no window")?;
-    let unreachable = |_| "The server could not be reached.".to_string();
+    let window = web_sys::window().ok_or(BrowserError::OnlyInTheBrowser("an upload is sent"))?;
+    let unreachable = |_| BrowserError::Unreachable("The server could not be reached.".to_string());
     let response: web_sys::Response =
         JsFuture::from(window.fetch_with_str_and_init(&url, &init)).await.map_err(unreachable)?.unchecked_into();
     if response.ok() {
@@ -108,11 +109,13 @@ async fn send(file: NodeRef<leptos::html::Input>) -> Result<(), String> {
         Ok(promise) => JsFuture::from(promise).await.ok().and_then(|t| t.as_string()).unwrap_or_default(),
         Err(_) => String::new(),
     };
-    Err(crate::wire::from_json::<Refusal>(&text).map_or_else(|_| format!("HTTP {status}"), |r| r.error))
+    Err(BrowserError::Refused(
+        crate::wire::from_json::<Refusal>(&text).map_or_else(|_| format!("HTTP {status}"), |r| r.error),
+    ))
 }
 
 /// On the server no file is chosen: an upload is sent from the browser.
 #[cfg(not(feature = "hydrate"))]
-async fn send(_: NodeRef<leptos::html::Input>) -> Result<(), String> {
-    Err("uploads are sent from the browser".into())
+async fn send(_: NodeRef<leptos::html::Input>) -> Result<(), BrowserError> {
+    Err(BrowserError::OnlyInTheBrowser("uploads are sent"))
 }

@@ -7,6 +7,7 @@ use leptos::prelude::*;
 
 use super::export_buttons::save_file;
 use crate::model::{AbTestId, SweepId};
+use crate::ui::browser_error::BrowserError;
 
 /// A document a page exports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,18 +29,18 @@ impl Document {
 
 /// Fetches the document and makes its file, `(name, body)` (a lazily loaded chunk in the browser).
 #[leptos::lazy]
-async fn make_document_file(document: Document, as_html: bool) -> Result<(String, String), String> {
+async fn make_document_file(document: Document, as_html: bool) -> Result<(String, String), BrowserError> {
     let extension = if as_html { "html" } else { "json" };
     match document {
         Document::AbTest(id) => {
-            let view = crate::lab::api::get_ab_test(id).await.map_err(|e| e.to_string())?;
-            let report = view.report.ok_or_else(|| "the test has no report yet".to_string())?;
+            let view = crate::lab::api::get_ab_test(id).await?;
+            let report = view.report.ok_or(BrowserError::NeedsAction("the test has no report yet"))?;
             let name = crate::export::named_file("ab-test", &report.title, &report.created_at, extension);
             let body = if as_html { crate::lab::report::ab_to_html(&report) } else { pretty(&report)? };
             Ok((name, body))
         }
         Document::Sweep(id) => {
-            let view = crate::capacity::api::get_sweep(id).await.map_err(|e| e.to_string())?;
+            let view = crate::capacity::api::get_sweep(id).await?;
             let created = crate::model::iso8601_utc(view.summary.created_at_ms);
             let name = crate::export::named_file("sweep", &view.summary.title, &created, extension);
             let body = if as_html { crate::capacity::report::sweep_to_html(&view) } else { pretty(&view)? };
@@ -48,14 +49,14 @@ async fn make_document_file(document: Document, as_html: bool) -> Result<(String
     }
 }
 
-fn pretty<T: serde::Serialize>(value: &T) -> Result<String, String> {
-    serde_json::to_string_pretty(value).map_err(|e| e.to_string())
+fn pretty<T: serde::Serialize>(value: &T) -> Result<String, BrowserError> {
+    serde_json::to_string_pretty(value).map_err(|e| BrowserError::Browser(e.to_string()))
 }
 
 /// `<prefix>-export-json` and `<prefix>-export-html` buttons.
 #[component]
 pub fn DocumentExportButtons(document: Document) -> impl IntoView {
-    let failure = RwSignal::new(None::<String>);
+    let failure = RwSignal::new(None::<BrowserError>);
     let save = move |as_html: bool| {
         leptos::task::spawn_local(async move {
             let media_type = if as_html { "text/html" } else { "application/json" };

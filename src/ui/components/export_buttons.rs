@@ -13,6 +13,7 @@ use leptos::prelude::*;
 
 use crate::export::{file_name, ExportFormat};
 use crate::report::ReportSnapshot;
+use crate::ui::browser_error::BrowserError;
 use crate::ui::report_source::ReportSource;
 
 /// Reports of up to this many iterations are fetched for export as soon as the page is idle (about 0.3 MB of
@@ -29,7 +30,7 @@ struct LoadedExports {
 
 /// Fetches the report's snapshot and brings the export code with it (a lazily loaded chunk in the browser).
 #[leptos::lazy]
-async fn load_exports(source: ReportSource) -> Result<LoadedExports, String> {
+async fn load_exports(source: ReportSource) -> Result<LoadedExports, BrowserError> {
     let snapshot = source.snapshot().await?;
     Ok(LoadedExports { snapshot, make: crate::export::export })
 }
@@ -42,7 +43,7 @@ struct Exporter {
     fetching: RwSignal<bool>,
     fetch_ms: RwSignal<Option<f64>>,
     waiting: RwSignal<Option<ExportFormat>>,
-    failure: RwSignal<Option<String>>,
+    failure: RwSignal<Option<BrowserError>>,
     /// Milliseconds each format's last export took, in [`ExportFormat::ALL`] order.
     export_ms: RwSignal<[Option<f64>; 3]>,
 }
@@ -103,7 +104,8 @@ impl Exporter {
     fn write(self, format: ExportFormat) {
         let started = now_ms();
         let result = self.loaded.with_value(|loaded| {
-            let LoadedExports { snapshot, make } = loaded.as_ref().ok_or("the report was not fetched")?;
+            let LoadedExports { snapshot, make } =
+                loaded.as_ref().ok_or(BrowserError::NeedsAction("the report was not fetched"))?;
             save_file(&file_name(snapshot, format), format.media_type(), &make(snapshot, format))
         });
         let took = now_ms() - started;
@@ -180,13 +182,13 @@ fn now_ms() -> f64 {
 
 /// Hands `text` to the browser as a download named `name`.
 #[cfg(feature = "hydrate")]
-pub(super) fn save_file(name: &str, media_type: &str, text: &str) -> Result<(), String> {
+pub(super) fn save_file(name: &str, media_type: &str, text: &str) -> Result<(), BrowserError> {
     use wasm_bindgen::prelude::Closure;
     use wasm_bindgen::{JsCast, JsValue};
 
-    let failed = |e: JsValue| e.as_string().unwrap_or_else(|| format!("{e:?}"));
-    let window = web_sys::window().ok_or("no window")?;
-    let document = window.document().ok_or("no document")?;
+    let failed = |e: JsValue| BrowserError::Browser(e.as_string().unwrap_or_else(|| format!("{e:?}")));
+    let window = web_sys::window().ok_or(BrowserError::OnlyInTheBrowser("a download is made"))?;
+    let document = window.document().ok_or(BrowserError::OnlyInTheBrowser("a download is made"))?;
     let options = web_sys::BlobPropertyBag::new();
     options.set_type(media_type);
     let blob =
@@ -206,6 +208,6 @@ pub(super) fn save_file(name: &str, media_type: &str, text: &str) -> Result<(), 
 }
 
 #[cfg(not(feature = "hydrate"))]
-pub(super) fn save_file(_name: &str, _media_type: &str, _text: &str) -> Result<(), String> {
-    Err("exports are made in the browser".into())
+pub(super) fn save_file(_name: &str, _media_type: &str, _text: &str) -> Result<(), BrowserError> {
+    Err(BrowserError::OnlyInTheBrowser("exports are made"))
 }

@@ -6,6 +6,7 @@ use leptos::prelude::*;
 
 use crate::model::{IterationRecord, TokenSource};
 use crate::report::{ms, IterationPage, SortKey, TableQuery};
+use crate::ui::browser_error::BrowserError;
 use crate::ui::report_source::ReportSource;
 
 fn header_button(label: &'static str, key: SortKey, query: RwSignal<TableQuery>) -> impl IntoView {
@@ -56,7 +57,7 @@ struct PageLoader {
     source: StoredValue<ReportSource>,
     page: RwSignal<IterationPage>,
     loading: RwSignal<bool>,
-    failure: RwSignal<Option<String>>,
+    failure: RwSignal<Option<BrowserError>>,
     latest: StoredValue<u64>,
 }
 

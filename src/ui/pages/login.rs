@@ -5,6 +5,7 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
+use crate::ui::browser_error::BrowserError;
 use crate::ui::wallet::{has_browser_wallet, sign_in_with_wallet, NO_WALLET};
 
 /// Where the wallet login stands.
@@ -12,7 +13,7 @@ use crate::ui::wallet::{has_browser_wallet, sign_in_with_wallet, NO_WALLET};
 enum WalletLogin {
     Idle,
     Asking,
-    Failed(String),
+    Failed(BrowserError),
 }
 
 /// `/login`.
@@ -63,7 +64,7 @@ pub fn LoginPage() -> impl IntoView {
                 </button>
                 {move || (!wallet_found.get()).then(|| view! { <p class="notice" id="no-wallet">{NO_WALLET}</p> })}
                 {move || match state.get() {
-                    WalletLogin::Failed(reason) => Some(view! { <div class="error" role="alert" id="wallet-error">{reason}</div> }),
+                    WalletLogin::Failed(reason) => Some(view! { <div class="error" role="alert" id="wallet-error">{reason.to_string()}</div> }),
                     _ => None,
                 }}
             </section>

@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
 use crate::report::ReportPage;
+use crate::ui::browser_error::BrowserError;
 use crate::ui::components::{ErrorBox, ExportButtons, PublicLayout, ResultsTable, ServerPart};
 use crate::ui::report_source::ReportSource;
 
@@ -13,7 +14,7 @@ use crate::ui::report_source::ReportSource;
 #[component]
 pub fn SharePage() -> impl IntoView {
     let id = use_params_map().with_untracked(|p| p.get("id").unwrap_or_default());
-    let report = RwSignal::new(None::<Result<(ReportPage, ReportSource), String>>);
+    let report = RwSignal::new(None::<Result<(ReportPage, ReportSource), BrowserError>>);
     #[cfg(feature = "hydrate")]
     Effect::new(move |_| {
         let id = id.clone();
@@ -25,7 +26,7 @@ pub fn SharePage() -> impl IntoView {
         <PublicLayout title="Shared report">
             {move || match report.get() {
                 None => view! { <p id="share-loading">"Loading the shared report…"</p> }.into_any(),
-                Some(Err(message)) => view! { <ErrorBox message/> }.into_any(),
+                Some(Err(error)) => view! { <ErrorBox message=error.to_string()/> }.into_any(),
                 Some(Ok((page, source))) => view! { <SharedReportView page source/> }.into_any(),
             }}
         </PublicLayout>
@@ -47,11 +48,13 @@ fn SharedReportView(page: ReportPage, source: ReportSource) -> impl IntoView {
 
 /// Reads the token from the URL fragment and fetches the report's page with it.
 #[cfg(feature = "hydrate")]
-async fn fetch_shared(id: String) -> Result<(ReportPage, ReportSource), String> {
+async fn fetch_shared(id: String) -> Result<(ReportPage, ReportSource), BrowserError> {
     let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
     let token = hash.trim_start_matches('#').to_string();
     if token.is_empty() {
-        return Err("This link has no share token: copy the whole link, including the part after #.".into());
+        return Err(BrowserError::NeedsAction(
+            "This link has no share token: copy the whole link, including the part after #.",
+        ));
     }
     let page = crate::ui::report_source::public_get(&format!("/api/public/reports/{id}/page"), &token).await?;
     Ok((page, ReportSource::Shared { id, token }))
