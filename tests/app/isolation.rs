@@ -65,12 +65,6 @@ impl Owned {
     }
 }
 
-async fn ok(app: &TestApp, cookie: &str, path: &str, body: Value) -> Value {
-    let (status, text) = app.call(path, body, Some(cookie)).await;
-    assert_eq!(status, 200, "{path}: {text}");
-    serde_json::from_str(&text).unwrap()
-}
-
 fn id(v: &Value) -> String {
     v["id"].as_str().unwrap().to_string()
 }
@@ -114,34 +108,34 @@ async fn make_everything(app: &TestApp) -> (Owned, Vec<latency_guard::sim::SimHa
     let fast = spawn_local(SimConfig::fixed_ms(5, 1, 8)).await.unwrap();
     let slow = spawn_local(SimConfig::fixed_ms(600, 15, 64)).await.unwrap();
     let connector =
-        id(&ok(app, &cookie, "connectors/create", json!({"input": connector_input(&fast.base_url())})).await);
-    let run = id(&ok(app, &cookie, "runs/start", plan(&connector)).await);
+        id(&app.json(&cookie, "connectors/create", json!({"input": connector_input(&fast.base_url())})).await);
+    let run = id(&app.json(&cookie, "runs/start", plan(&connector)).await);
     follow_events(app, &cookie, &run, usize::MAX).await;
     let share_token =
-        ok(app, &cookie, "reports/share", json!({"id": run})).await["token"].as_str().unwrap().to_string();
+        app.json(&cookie, "reports/share", json!({"id": run})).await["token"].as_str().unwrap().to_string();
     let prompts: Vec<Value> = ["a", "b", "c", "d", "e"].iter().map(|p| json!({"text": p})).collect();
     let set_input = json!({"name": "A-set", "prompts": prompts, "maxTokens": 8});
-    let set = id(&ok(app, &cookie, "guard/sets/save", json!({"id": null, "input": set_input})).await);
+    let set = id(&app.json(&cookie, "guard/sets/save", json!({"id": null, "input": set_input})).await);
     let saved =
-        ok(app, &cookie, "guard/schedules/save", json!({"id": null, "input": schedule_input(&set, &connector)})).await;
+        app.json(&cookie, "guard/schedules/save", json!({"id": null, "input": schedule_input(&set, &connector)})).await;
     let schedule = id(&saved["schedule"]);
-    ok(app, &cookie, "guard/baselines/pin", json!({"schedule": schedule, "run": run})).await;
+    app.json(&cookie, "guard/baselines/pin", json!({"schedule": schedule, "run": run})).await;
     let repoint = json!({"id": connector, "input": connector_input(&slow.base_url())});
-    ok(app, &cookie, "connectors/update", repoint).await;
-    let breached = ok(app, &cookie, "guard/schedules/run", json!({"id": schedule})).await;
+    app.json(&cookie, "connectors/update", repoint).await;
+    let breached = app.json(&cookie, "guard/schedules/run", json!({"id": schedule})).await;
     assert_eq!(breached["status"], "breached", "{breached}");
-    let alert = id(&ok(app, &cookie, "guard/alerts/list", json!({})).await[0]);
-    ok(app, &cookie, "guard/mutes/set", json!({"schedule": schedule, "threshold": null, "minutes": 60})).await;
+    let alert = id(&app.json(&cookie, "guard/alerts/list", json!({})).await[0]);
+    app.json(&cookie, "guard/mutes/set", json!({"schedule": schedule, "threshold": null, "minutes": 60})).await;
     let ab = json!({"input": {"baselineConnectorId": connector, "candidateConnectorId": connector,
                               "plan": {"prompts": ["x"], "iterations": 1}}});
     // One connector on both sides is refused; a second one of A's makes the pair.
-    let second = id(&ok(app, &cookie, "connectors/create", json!({"input": connector_input(&fast.base_url())})).await);
+    let second = id(&app.json(&cookie, "connectors/create", json!({"input": connector_input(&fast.base_url())})).await);
     let mut ab = ab;
     ab["input"]["candidateConnectorId"] = json!(second);
-    let ab_test = id(&ok(app, &cookie, "speclab/ab/start", ab).await);
-    let sweep = id(&ok(app, &cookie, "sweeps/start", sweep_input(&connector)).await);
-    let token = ok(app, &cookie, "tokens/create", json!({"input": {"name": "A-token"}})).await;
-    let workload = id(&ok(app, &cookie, "workloads/save", json!({"id": null, "input": workload_input()})).await);
+    let ab_test = id(&app.json(&cookie, "speclab/ab/start", ab).await);
+    let sweep = id(&app.json(&cookie, "sweeps/start", sweep_input(&connector)).await);
+    let token = app.json(&cookie, "tokens/create", json!({"input": {"name": "A-token"}})).await;
+    let workload = id(&app.json(&cookie, "workloads/save", json!({"id": null, "input": workload_input()})).await);
     let (status, uploaded) = app.upload("A-dataset.jsonl", b"{\"prompt\": \"A's row\"}".to_vec(), &cookie).await;
     assert_eq!(status, 200, "{uploaded}");
     let dataset = id(&serde_json::from_str(&uploaded).unwrap());
@@ -321,24 +315,24 @@ async fn b_sweeps(app: &TestApp, a: &Owned, caller: Caller<'_>) {
 /// A's data after B's sweeps: all there, unchanged.
 async fn a_is_intact(app: &TestApp, a: &Owned) {
     let c = &a.cookie;
-    assert_eq!(ok(app, c, "connectors/get", json!({"id": a.connector})).await["name"], "A-endpoint");
-    assert_eq!(ok(app, c, "runs/report", json!({"id": a.run})).await["run"]["title"], "A-run");
-    assert_eq!(ok(app, c, "guard/sets/list", json!({})).await[0]["name"], "A-set");
-    let schedule = ok(app, c, "guard/schedules/get", json!({"id": a.schedule})).await;
+    assert_eq!(app.json(c, "connectors/get", json!({"id": a.connector})).await["name"], "A-endpoint");
+    assert_eq!(app.json(c, "runs/report", json!({"id": a.run})).await["run"]["title"], "A-run");
+    assert_eq!(app.json(c, "guard/sets/list", json!({})).await[0]["name"], "A-set");
+    let schedule = app.json(c, "guard/schedules/get", json!({"id": a.schedule})).await;
     assert_eq!(
         (schedule["schedule"]["name"].as_str(), schedule["schedule"]["enabled"].as_bool()),
         (Some("A-schedule"), Some(true))
     );
     assert_eq!(schedule["baseline"]["runId"], a.run.as_str());
-    assert_eq!(ok(app, c, "guard/alerts/count", json!({})).await, json!(1), "A's alert is still open");
-    let mutes = ok(app, c, "guard/mutes/list", json!({})).await;
+    assert_eq!(app.json(c, "guard/alerts/count", json!({})).await, json!(1), "A's alert is still open");
+    let mutes = app.json(c, "guard/mutes/list", json!({})).await;
     assert_eq!(mutes[0]["scheduleId"], a.schedule.as_str(), "A's mute is still there, for its hour: {mutes}");
-    assert_eq!(id(&ok(app, c, "speclab/ab/get", json!({"id": a.ab_test})).await["summary"]), a.ab_test);
-    assert_eq!(ok(app, c, "sweeps/get", json!({"id": a.sweep})).await["summary"]["title"], "A-sweep");
-    assert_eq!(ok(app, c, "workloads/list", json!({})).await[0]["name"], "A-workload");
-    assert_eq!(ok(app, c, "workloads/choices", json!({})).await[0]["name"], "A-workload");
-    assert_eq!(ok(app, c, "datasets/list", json!({})).await[0]["choice"]["name"], "A-dataset.jsonl");
-    let tokens = ok(app, c, "tokens/list", json!({})).await;
+    assert_eq!(id(&app.json(c, "speclab/ab/get", json!({"id": a.ab_test})).await["summary"]), a.ab_test);
+    assert_eq!(app.json(c, "sweeps/get", json!({"id": a.sweep})).await["summary"]["title"], "A-sweep");
+    assert_eq!(app.json(c, "workloads/list", json!({})).await[0]["name"], "A-workload");
+    assert_eq!(app.json(c, "workloads/choices", json!({})).await[0]["name"], "A-workload");
+    assert_eq!(app.json(c, "datasets/list", json!({})).await[0]["choice"]["name"], "A-dataset.jsonl");
+    let tokens = app.json(c, "tokens/list", json!({})).await;
     assert_eq!((tokens.as_array().unwrap().len(), tokens[0]["state"].as_str()), (1, Some("active")));
     let shared = client()
         .get(format!("{}/api/public/reports/{}", app.base, a.run))
@@ -382,7 +376,8 @@ async fn two_wallets_cannot_reach_each_others_data_through_any_endpoint() {
     on_both(|app| async move {
         let (a, _sims) = make_everything(&app).await;
         let (_, b_cookie) = app.session_for(&wallet_identity(WALLET_B)).await;
-        let b_token = ok(&app, &b_cookie, "tokens/create", json!({"input": {"name": "B's script", "scope": "admin"}}))
+        let b_token = app
+            .json(&b_cookie, "tokens/create", json!({"input": {"name": "B's script", "scope": "admin"}}))
             .await["token"]
             .as_str()
             .unwrap()

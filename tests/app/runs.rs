@@ -95,15 +95,11 @@ async fn report(app: &TestApp, cookie: &str, run: &str) -> Value {
 
 /// Waits until a running run has stored at least `n` iterations; returns how many it had then.
 async fn stored_at_least(app: &TestApp, cookie: &str, run: &str, n: usize) -> usize {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    loop {
+    crate::common::client::until(&format!("{n} iterations stored"), Duration::from_secs(30), || async {
         let stored = report(app, cookie, run).await["snapshot"]["results"].as_array().unwrap().len();
-        if stored >= n {
-            return stored;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "{stored} of {n} iterations stored after 30 s");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+        (stored >= n).then_some(stored)
+    })
+    .await
 }
 
 #[tokio::test]

@@ -4,6 +4,7 @@
 #![cfg(feature = "ssr")]
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a failing test should panic loudly")]
 
+use crate::common::client::{until, JOB_LIMIT};
 use crate::common::{self, on_both, TestApp};
 use latency_guard::capacity::model::SweepSummary;
 use latency_guard::sim::{spawn_local, Delay, SimConfig, SimHandle};
@@ -28,27 +29,15 @@ async fn four_slots() -> SimHandle {
     .unwrap()
 }
 
-async fn ok(app: &TestApp, cookie: &str, path: &str, body: Value) -> Value {
-    let (status, text) = app.call(path, body, Some(cookie)).await;
-    assert_eq!(status, 200, "{path}: {text}");
-    serde_json::from_str(&text).unwrap()
-}
-
 async fn connector(app: &TestApp, cookie: &str, sim: &SimHandle) -> String {
     let input = json!({"name": "slots", "baseUrl": sim.base_url(), "model": "sim-model"});
-    ok(app, cookie, "connectors/create", json!({"input": input})).await["id"].as_str().unwrap().to_string()
+    app.json(cookie, "connectors/create", json!({"input": input})).await["id"].as_str().unwrap().to_string()
 }
 
-/// Polls until the sweep ends; returns its view.
+/// The sweep's view once it has ended, as JSON on the wire.
 async fn ended(app: &TestApp, cookie: &str, id: &str) -> Value {
-    for _ in 0..600 {
-        let view = ok(app, cookie, "sweeps/get", json!({"id": id})).await;
-        if view["summary"]["status"] != "running" {
-            return view;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("the sweep did not end");
+    let view = app.until_sweep_ended(cookie, id.parse().unwrap()).await;
+    serde_json::to_value(view).unwrap()
 }
 
 fn levels(view: &Value) -> Vec<(f64, bool)> {
@@ -68,7 +57,7 @@ async fn a_listed_sweep_runs_each_level_as_a_run_and_finds_the_knee() {
         let conn = connector(&app, &cookie, &sim).await;
         let input = json!({"connectorId": conn, "prompts": ["hi"], "slos": ["ttft_p95_ms<=65"], "requestsPerLevel": 40,
                            "levels": {"kind": "listed", "axis": "concurrency", "levels": [8, 1, 2, 4]}});
-        let started = ok(&app, &cookie, "sweeps/start", json!({"input": input})).await;
+        let started = app.json(&cookie, "sweeps/start", json!({"input": input})).await;
         assert_eq!(
             (started["status"].as_str(), started["title"].as_str()),
             (Some("running"), Some("concurrency sweep on sim-model"))
@@ -83,7 +72,7 @@ async fn a_listed_sweep_runs_each_level_as_a_run_and_finds_the_knee() {
         assert_eq!(view["summary"]["answer"], 4.0);
         // Each level is a stored run of the workspace, with its own report.
         for level in report["levels"].as_array().unwrap() {
-            let run = ok(&app, &cookie, "runs/report", json!({"id": level["runId"]})).await;
+            let run = app.json(&cookie, "runs/report", json!({"id": level["runId"]})).await;
             let n = level["level"].as_f64().unwrap();
             assert!(
                 run["run"]["title"].as_str().unwrap().ends_with(&format!("· {n} in flight")),
@@ -93,11 +82,11 @@ async fn a_listed_sweep_runs_each_level_as_a_run_and_finds_the_knee() {
             assert_eq!(run["summary"]["measured"], 40);
             assert_eq!(run["run"]["plan"]["mode"]["concurrency"].as_f64(), Some(n));
         }
-        let listed = ok(&app, &cookie, "sweeps/list", json!({})).await;
+        let listed = app.json(&cookie, "sweeps/list", json!({})).await;
         assert_eq!(listed[0]["id"], started["id"]);
         // The page shows the same, rendered by the server: the answer, the knee, every level with its run.
         let page: JobPage<SweepSummary> =
-            serde_json::from_value(ok(&app, &cookie, "sweeps/page", json!({"id": started["id"]})).await).unwrap();
+            serde_json::from_value(app.json(&cookie, "sweeps/page", json!({"id": started["id"]})).await).unwrap();
         let shown = page.report.as_ref().unwrap().as_str();
         assert!(
             shown.contains(r#"id="sweep-answer""#) && shown.contains(r#"data-level="8" data-passed="false""#),
@@ -125,13 +114,13 @@ async fn a_sweep_of_a_workload_sends_each_level_its_own_requests() {
                           "output": {"kind": "fixed", "tokens": 11}});
     let input = json!({"connectorId": conn, "slos": ["ttft_p95_ms<=65"], "requestsPerLevel": 20, "workload": workload,
                        "levels": {"kind": "listed", "axis": "concurrency", "levels": [1, 2]}});
-    let started = ok(&app, &cookie, "sweeps/start", json!({"input": input})).await;
+    let started = app.json(&cookie, "sweeps/start", json!({"input": input})).await;
     let view = ended(&app, &cookie, started["id"].as_str().unwrap()).await;
     assert_eq!(view["summary"]["status"], "completed", "{view}");
     let mut seeds = Vec::new();
     let mut prompts = std::collections::BTreeSet::new();
     for level in view["report"]["levels"].as_array().unwrap() {
-        let run = ok(&app, &cookie, "runs/report", json!({"id": level["runId"]})).await;
+        let run = app.json(&cookie, "runs/report", json!({"id": level["runId"]})).await;
         let spec = &run["run"]["plan"]["workload"];
         assert_eq!((spec["kind"].as_str(), spec["requests"].as_u64()), (Some("synthetic"), Some(20)), "{spec}");
         seeds.push(spec["seed"].as_u64().unwrap());
@@ -167,7 +156,7 @@ async fn a_search_finds_the_capacity_and_bad_input_is_refused_in_words() {
         let search = json!({"kind": "search", "axis": "concurrency", "min": 1, "max": 16});
         let input = json!({"connectorId": conn, "prompts": ["hi"], "slos": ["ttft_p95_ms<=65"], "requestsPerLevel": 40,
                            "levels": search});
-        let started = ok(&app, &cookie, "sweeps/start", json!({"input": input})).await;
+        let started = app.json(&cookie, "sweeps/start", json!({"input": input})).await;
         let view = ended(&app, &cookie, started["id"].as_str().unwrap()).await;
         assert_eq!(view["report"]["answer"], 4, "{view}");
         assert_eq!(levels(&view), [(1.0, true), (2.0, true), (4.0, true), (8.0, false), (6.0, false), (5.0, false)]);
@@ -183,7 +172,7 @@ async fn a_search_finds_the_capacity_and_bad_input_is_refused_in_words() {
             assert_eq!(status, 400, "{text}");
             assert!(text.contains(field), "{field}: {text}");
         }
-        assert_eq!(ok(&app, &cookie, "sweeps/list", json!({})).await.as_array().unwrap().len(), 1, "nothing stored");
+        assert_eq!(app.json(&cookie, "sweeps/list", json!({})).await.as_array().unwrap().len(), 1, "nothing stored");
     })
     .await;
 }
@@ -197,7 +186,7 @@ async fn an_over_saturated_level_stops_a_listed_sweep_and_a_cancel_keeps_the_lev
         // 400 req/s into ~40 req/s of capacity: the queue grows through the level; 800 is never tried.
         let input = json!({"connectorId": conn, "prompts": ["hi"], "requestsPerLevel": 40,
                            "levels": {"kind": "listed", "axis": "rate", "levels": [10, 400, 800]}});
-        let started = ok(&app, &cookie, "sweeps/start", json!({"input": input})).await;
+        let started = app.json(&cookie, "sweeps/start", json!({"input": input})).await;
         let view = ended(&app, &cookie, started["id"].as_str().unwrap()).await;
         let report = &view["report"];
         assert_eq!(levels(&view).len(), 2, "stopped after the saturated level: {report}");
@@ -216,29 +205,26 @@ async fn an_over_saturated_level_stops_a_listed_sweep_and_a_cancel_keeps_the_lev
         let conn = connector(&app, &cookie, &slow).await;
         let input = json!({"connectorId": conn, "prompts": ["hi"], "requestsPerLevel": 5,
                            "levels": {"kind": "listed", "axis": "concurrency", "levels": [1, 2, 3, 4]}});
-        let id = ok(&app, &cookie, "sweeps/start", json!({"input": input})).await["id"].as_str().unwrap().to_string();
-        let mut current = Value::Null;
-        for _ in 0..300 {
-            let summary = ok(&app, &cookie, "sweeps/get", json!({"id": id})).await["summary"].clone();
-            if summary["doneLevels"].as_u64() >= Some(1) && summary["currentRunId"].is_string() {
-                current = summary;
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        let id = app.json(&cookie, "sweeps/start", json!({"input": input})).await["id"].as_str().unwrap().to_string();
+        let sweep_id = id.parse().unwrap();
+        let current = until("a level done and the next one measuring", JOB_LIMIT, || async {
+            let summary = app.sweep(&cookie, sweep_id).await.summary;
+            (summary.done_levels >= 1 && summary.current_run_id.is_some()).then_some(summary)
+        })
+        .await;
         // While it runs, the sweep names the level it measures and that level's run, live.
-        let level = current["currentLevel"].as_str().unwrap_or_else(|| panic!("no current level: {current}"));
-        assert!(level.ends_with("in flight"), "{current}");
-        let run = ok(&app, &cookie, "runs/report", json!({"id": current["currentRunId"]})).await;
-        assert!(run["run"]["title"].as_str().unwrap().ends_with(&format!("· {level}")), "{run}");
-        assert_eq!(ok(&app, &cookie, "sweeps/cancel", json!({"id": id})).await, json!(true));
+        let level = current.current_level.clone().unwrap_or_else(|| panic!("no current level: {current:?}"));
+        assert!(level.ends_with("in flight"), "{current:?}");
+        let run = app.run_report(&cookie, current.current_run_id.unwrap()).await;
+        assert!(run.run.title.ends_with(&format!("· {level}")), "{}", run.run.title);
+        assert_eq!(app.json(&cookie, "sweeps/cancel", json!({"id": id})).await, json!(true));
         let view = ended(&app, &cookie, &id).await;
         assert_eq!(view["summary"]["status"], "cancelled");
         assert!(common::null_at(&view, "/summary/currentRunId"), "an ended sweep measures nothing: {view}");
         let done = levels(&view);
         assert!(!done.is_empty() && done.len() < 4, "{done:?}");
-        assert_eq!(ok(&app, &cookie, "sweeps/cancel", json!({"id": id})).await, json!(false), "not running any more");
-        assert_eq!(ok(&app, &cookie, "sweeps/delete", json!({"id": id})).await, json!(true));
+        assert_eq!(app.json(&cookie, "sweeps/cancel", json!({"id": id})).await, json!(false), "not running any more");
+        assert_eq!(app.json(&cookie, "sweeps/delete", json!({"id": id})).await, json!(true));
     })
     .await;
 }
@@ -251,7 +237,7 @@ async fn an_automatic_sweep_probes_the_synchronous_and_saturated_rates_and_space
         let conn = connector(&app, &cookie, &sim).await;
         let input = json!({"connectorId": conn, "prompts": ["hi"], "requestsPerLevel": 48, "maxInFlight": 16,
                            "levels": {"kind": "automatic", "levels": 4}});
-        let started = ok(&app, &cookie, "sweeps/start", json!({"input": input})).await;
+        let started = app.json(&cookie, "sweeps/start", json!({"input": input})).await;
         assert_eq!(started["title"], "automatic rate sweep on sim-model");
         let view = ended(&app, &cookie, started["id"].as_str().unwrap()).await;
         let report = &view["report"];
@@ -275,7 +261,7 @@ async fn an_automatic_sweep_probes_the_synchronous_and_saturated_rates_and_space
             .iter()
             .any(|n| n.as_str().unwrap().starts_with("Probes: one request in flight")));
         // Each probe is a stored run too.
-        let probe_run = ok(&app, &cookie, "runs/report", json!({"id": probes[1]["runId"]})).await;
+        let probe_run = app.json(&cookie, "runs/report", json!({"id": probes[1]["runId"]})).await;
         assert!(probe_run["run"]["title"].as_str().unwrap().ends_with("· 16 in flight"));
     })
     .await;
@@ -297,7 +283,7 @@ async fn a_repeated_run_reports_each_figure_over_its_repetitions_and_compares_by
         let sim = four_slots().await;
         let (_, cookie) = app.session_for("repeater").await;
         let conn = connector(&app, &cookie, &sim).await;
-        let started = ok(&app, &cookie, "sweeps/start", repeated_input(&conn, 2, 3, 0.3)).await;
+        let started = app.json(&cookie, "sweeps/start", repeated_input(&conn, 2, 3, 0.3)).await;
         assert_eq!(started["title"], "2 in flight repeated 3× on sim-model");
         let calm = ended(&app, &cookie, started["id"].as_str().unwrap()).await;
         assert_eq!(calm["summary"]["status"], "completed", "{calm}");
@@ -313,7 +299,7 @@ async fn a_repeated_run_reports_each_figure_over_its_repetitions_and_compares_by
         assert_eq!(repeated["repetitions"], 3);
         let ttft = &repeated["figures"]["ttftP50Ms"];
         for (i, level) in report["levels"].as_array().unwrap().iter().enumerate() {
-            let run = ok(&app, &cookie, "runs/report", json!({"id": level["runId"]})).await;
+            let run = app.json(&cookie, "runs/report", json!({"id": level["runId"]})).await;
             let own = run["summary"]["ttft"]["p50"].as_f64().unwrap();
             assert!((ttft["values"][i].as_f64().unwrap() - own).abs() < 1e-9, "repetition {i}: {ttft} vs {own}");
         }
@@ -332,7 +318,7 @@ async fn a_repeated_run_reports_each_figure_over_its_repetitions_and_compares_by
 
         // The page: the figures over the repetitions as the server rendered them; the comparison is the page's own.
         let page: JobPage<SweepSummary> =
-            serde_json::from_value(ok(&app, &cookie, "sweeps/page", json!({"id": started["id"]})).await).unwrap();
+            serde_json::from_value(app.json(&cookie, "sweeps/page", json!({"id": started["id"]})).await).unwrap();
         assert!(page.summary.repeated);
         let shown = page.report.as_ref().unwrap().as_str();
         assert!(shown.contains("Over 3 repetitions") && shown.contains(r#"id="repeated-figures""#), "{shown}");
@@ -348,11 +334,11 @@ async fn a_repeated_run_reports_each_figure_over_its_repetitions_and_compares_by
 
         // 8 in flight on 4 slots: every request queues behind another, so TTFT doubles or worse — found over the
         // repetitions, and no objective is met.
-        let busy = ok(&app, &cookie, "sweeps/start", repeated_input(&conn, 8, 3, 0.0)).await;
+        let busy = app.json(&cookie, "sweeps/start", repeated_input(&conn, 8, 3, 0.0)).await;
         let busy = ended(&app, &cookie, busy["id"].as_str().unwrap()).await;
         assert!(common::null_at(&busy, "/report/answer"), "a repetition missed the objective: {}", busy["report"]);
         let (a, b) = (&calm["summary"]["id"], &busy["summary"]["id"]);
-        let compared = ok(&app, &cookie, "sweeps/compare", json!({"a": a, "b": b})).await;
+        let compared = app.json(&cookie, "sweeps/compare", json!({"a": a, "b": b})).await;
         let ttft = compared["deltas"].as_array().unwrap().iter().find(|d| d["figure"] == "ttftP50Ms").unwrap();
         assert_eq!(ttft["significant"], true, "{ttft}");
         assert!(ttft["difference"].as_f64().unwrap() > 5.0 && ttft["pValue"].as_f64().unwrap() < 0.05, "{ttft}");
@@ -362,7 +348,7 @@ async fn a_repeated_run_reports_each_figure_over_its_repetitions_and_compares_by
         // Only repeated runs compare this way; bad repetitions are refused in words.
         let listed = json!({"input": {"connectorId": conn, "prompts": ["hi"], "requestsPerLevel": 4,
                             "levels": {"kind": "listed", "axis": "concurrency", "levels": [1]}}});
-        let listed = ok(&app, &cookie, "sweeps/start", listed).await;
+        let listed = app.json(&cookie, "sweeps/start", listed).await;
         let listed = ended(&app, &cookie, listed["id"].as_str().unwrap()).await;
         let (status, text) =
             app.call("sweeps/compare", json!({"a": a, "b": listed["summary"]["id"]}), Some(&cookie)).await;
@@ -373,16 +359,15 @@ async fn a_repeated_run_reports_each_figure_over_its_repetitions_and_compares_by
         assert!(text.contains("repeat 2 to 20 times"), "{text}");
 
         // A cancel during the pause ends the run at once; the repetition done and its summary are kept.
-        let resting = ok(&app, &cookie, "sweeps/start", repeated_input(&conn, 1, 3, 60.0)).await;
+        let resting = app.json(&cookie, "sweeps/start", repeated_input(&conn, 1, 3, 60.0)).await;
         let id = resting["id"].as_str().unwrap().to_string();
-        for _ in 0..300 {
-            let view = ok(&app, &cookie, "sweeps/get", json!({"id": id})).await;
-            if view["report"]["repeated"]["repetitions"] == 1 {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        assert_eq!(ok(&app, &cookie, "sweeps/cancel", json!({"id": id})).await, json!(true));
+        let sweep_id = id.parse().unwrap();
+        until("the first repetition done, the pause begun", JOB_LIMIT, || async {
+            let view = app.sweep(&cookie, sweep_id).await;
+            view.report.and_then(|r| r.repeated).filter(|repeated| repeated.repetitions == 1)
+        })
+        .await;
+        assert_eq!(app.json(&cookie, "sweeps/cancel", json!({"id": id})).await, json!(true));
         let view = ended(&app, &cookie, &id).await;
         assert_eq!(view["summary"]["status"], "cancelled");
         assert_eq!(view["report"]["repeated"]["repetitions"], 1, "{view}");
@@ -404,18 +389,18 @@ async fn a_sweep_names_a_saved_workload() {
     let spec = json!({"kind": "sharedPrefix", "groups": 2, "prefixTokens": 32, "suffix": {"kind": "fixed", "tokens": 8},
                       "output": {"kind": "fixed", "tokens": 3}, "requests": 4, "seed": 9});
     let saved =
-        ok(&app, &cookie, "workloads/save", json!({"id": null, "input": {"name": "prefix", "spec": spec}})).await;
+        app.json(&cookie, "workloads/save", json!({"id": null, "input": {"name": "prefix", "spec": spec}})).await;
     let theirs =
-        ok(&app, &stranger, "workloads/save", json!({"id": null, "input": {"name": "theirs", "spec": spec}})).await;
+        app.json(&stranger, "workloads/save", json!({"id": null, "input": {"name": "theirs", "spec": spec}})).await;
     let input = |workload: &Value| {
         json!({"input": {"connectorId": conn, "slos": ["ttft_p95_ms<=65"], "requestsPerLevel": 6, "workloadId": workload,
                          "levels": {"kind": "listed", "axis": "concurrency", "levels": [2]}}})
     };
-    let started = ok(&app, &cookie, "sweeps/start", input(&saved["id"])).await;
+    let started = app.json(&cookie, "sweeps/start", input(&saved["id"])).await;
     let view = ended(&app, &cookie, started["id"].as_str().unwrap()).await;
     assert_eq!(view["summary"]["status"], "completed", "{view}");
     let level = &view["report"]["levels"][0];
-    let run = ok(&app, &cookie, "runs/report", json!({"id": level["runId"]})).await;
+    let run = app.json(&cookie, "runs/report", json!({"id": level["runId"]})).await;
     let sent = &run["run"]["plan"]["workload"];
     assert_eq!((sent["kind"].as_str(), sent["requests"].as_u64()), (Some("sharedPrefix"), Some(6)), "{sent}");
     let results = run["snapshot"]["results"].as_array().unwrap();

@@ -8,23 +8,15 @@ use crate::common;
 
 use serde_json::{json, Value};
 
-use crate::common::{cli, spawn_app, TestApp};
+use crate::common::{cli, spawn_app};
 use latency_guard::sim::{spawn_local, SimConfig};
-
-async fn ok(app: &TestApp, cookie: &str, path: &str, body: Value) -> Value {
-    let (status, text) = app.call(path, body, Some(cookie)).await;
-    assert_eq!(status, 200, "{path}: {text}");
-    serde_json::from_str(&text).unwrap()
-}
 
 #[tokio::test]
 async fn bench_and_export_talk_to_a_running_server_with_a_token() {
     let app = spawn_app().await;
     let sim = spawn_local(SimConfig::fixed_ms(5, 1, 8).with_key(Some("sk-remote-key"))).await.unwrap();
     let (_, cookie) = app.session_for("ci@example.test").await;
-    let connector = ok(
-        &app,
-        &cookie,
+    let connector = app.json(&cookie,
         "connectors/create",
         json!({"input": {"name": "Staging", "baseUrl": sim.base_url(), "model": "sim-model", "apiKey": "sk-remote-key"}}),
     )
@@ -32,7 +24,7 @@ async fn bench_and_export_talk_to_a_running_server_with_a_token() {
         .as_str()
         .unwrap()
         .to_string();
-    let created = ok(&app, &cookie, "tokens/create", json!({"input": {"name": "pipeline"}})).await;
+    let created = app.json(&cookie, "tokens/create", json!({"input": {"name": "pipeline"}})).await;
     let token = created["token"].as_str().unwrap().to_string();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("remote.json");
@@ -50,7 +42,7 @@ async fn bench_and_export_talk_to_a_running_server_with_a_token() {
     let snapshot: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     common::assert_report_schema(&snapshot);
     // The run is the server's, in the token's workspace, as if started from the browser.
-    let runs = ok(&app, &cookie, "runs/list", json!({})).await;
+    let runs = app.json(&cookie, "runs/list", json!({})).await;
     let run = runs[0]["id"].as_str().unwrap().to_string();
     assert_eq!((runs.as_array().unwrap().len(), runs[0]["status"].as_str()), (1, Some("completed")));
     assert_eq!(snapshot["report"]["id"], run.as_str());
@@ -72,18 +64,18 @@ async fn bench_and_export_talk_to_a_running_server_with_a_token() {
     let (code, _, stderr) = cli(&gate, &[("LATENCY_GUARD_TOKEN", &token)]).await;
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("runs/report"), "an unknown baseline is refused before the run: {stderr}");
-    assert_eq!(ok(&app, &cookie, "runs/list", json!({})).await.as_array().unwrap().len(), 2, "nothing ran for it");
+    assert_eq!(app.json(&cookie, "runs/list", json!({})).await.as_array().unwrap().len(), 2, "nothing ran for it");
 
     // Another workspace's connector, and a revoked token: refused, in words, exit status not 0.
     let (_, other) = app.session_for("other@example.test").await;
-    let theirs = ok(&app, &other, "tokens/create", json!({"input": {"name": "theirs"}})).await["token"]
+    let theirs = app.json(&other, "tokens/create", json!({"input": {"name": "theirs"}})).await["token"]
         .as_str()
         .unwrap()
         .to_string();
     let (code, _, stderr) = cli(&args, &[("LATENCY_GUARD_TOKEN", &theirs)]).await;
     assert_eq!(code, 1);
     assert!(stderr.contains("runs/start: not found in the token's workspace"), "{stderr}");
-    ok(&app, &cookie, "tokens/revoke", json!({"id": created["view"]["id"]})).await;
+    app.json(&cookie, "tokens/revoke", json!({"id": created["view"]["id"]})).await;
     let (code, _, stderr) = cli(&args, &[("LATENCY_GUARD_TOKEN", &token)]).await;
     assert_eq!(code, 1);
     assert!(stderr.contains("did not accept the token"), "{stderr}");

@@ -18,9 +18,9 @@ impl LlamaServer {
     }
 }
 
-/// Starts the server (with `draft`, decoding speculatively with the same tiny model as its draft); `None` (with a
-/// loud note) only when xllamacpp is missing and neither `CI=true` nor `LG_REQUIRE_LLAMA=1` is set.
-/// `scripts/setup.sh --test` installs it.
+/// Starts the server (with `draft`, decoding speculatively with the same tiny model as its draft). Without
+/// xllamacpp (`scripts/setup.sh --test` installs it) the test fails, unless a developer lets it skip
+/// ([`super::may_skip`]): then `None`.
 pub async fn llama_server(draft: bool) -> Option<LlamaServer> {
     // Port 0: the script picks a free port, and another when that one was taken before the server bound it.
     llama_server_at(0, draft).await
@@ -28,19 +28,14 @@ pub async fn llama_server(draft: bool) -> Option<LlamaServer> {
 
 /// [`llama_server`] on a given port (a test that restarts a server starts the new one where the old one was).
 pub async fn llama_server_at(port: u16, draft: bool) -> Option<LlamaServer> {
-    let required =
-        std::env::var("CI").is_ok_and(|v| v == "true") || std::env::var("LG_REQUIRE_LLAMA").is_ok_and(|v| v == "1");
     let installed = std::process::Command::new(super::python())
         .args(["-c", "import xllamacpp, gguf, numpy"])
         .stderr(Stdio::null())
         .status()
         .is_ok_and(|s| s.success());
     if !installed {
-        assert!(!required, "xllamacpp, gguf and numpy are required (scripts/setup.sh --test installs them)");
-        eprintln!(
-            "SKIPPED: {} cannot import xllamacpp, gguf and numpy; set LG_REQUIRE_LLAMA=1 to fail instead",
-            super::python()
-        );
+        let missing = format!("{} cannot import xllamacpp, gguf and numpy", super::python());
+        assert!(super::may_skip(&missing), "{missing} (scripts/setup.sh --test installs them)");
         return None;
     }
     let model_dir = tempfile::tempdir().unwrap();

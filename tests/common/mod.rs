@@ -2,6 +2,7 @@
 
 #![allow(dead_code, reason = "each test binary uses a different subset of these helpers")]
 
+pub mod client;
 pub mod echoes;
 pub mod endpoint;
 pub mod guard_rig;
@@ -39,23 +40,19 @@ impl TestDb {
         Self { url, store, admin_url: None, name: String::new(), _dir: Some(dir) }
     }
 
-    /// A migrated, brand-new PostgreSQL database; `None` (with a loud note) only when PostgreSQL is unreachable
-    /// and neither `CI=true` nor `LG_REQUIRE_POSTGRES=1` is set. In CI an unreachable server fails the test.
+    /// A migrated, brand-new PostgreSQL database. An unreachable server fails the test, unless a developer lets
+    /// it skip ([`may_skip`]): then `None`.
     pub async fn postgres() -> Option<Self> {
         let admin_url = std::env::var("TEST_POSTGRES_URL")
             .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_string());
-        let required = std::env::var("CI").is_ok_and(|v| v == "true")
-            || std::env::var("LG_REQUIRE_POSTGRES").is_ok_and(|v| v == "1");
         sqlx::any::install_default_drivers();
         let admin = match sqlx::AnyPool::connect(&admin_url).await {
             Ok(pool) => pool,
-            Err(e) if !required => {
-                eprintln!("SKIPPED: PostgreSQL at {admin_url} is unreachable ({e}); set LG_REQUIRE_POSTGRES=1 to fail instead");
-                return None;
-            }
-            Err(e) => {
-                panic!("PostgreSQL at {admin_url} is required (CI=true or LG_REQUIRE_POSTGRES=1) but unreachable: {e}")
-            }
+            Err(e) if may_skip(&format!("PostgreSQL at {admin_url} is unreachable ({e})")) => return None,
+            Err(e) => panic!(
+                "PostgreSQL at {admin_url} is unreachable: {e} (scripts/setup.sh --test installs and starts one; \
+                 LG_SKIP_MISSING=1 skips the tests that need it, outside CI)"
+            ),
         };
         let name = format!("lg_test_{}", uuid::Uuid::new_v4().simple());
         sqlx::query(&format!("CREATE DATABASE {name}")).execute(&admin).await.unwrap();
@@ -247,6 +244,26 @@ impl TestApp {
         let location = response.headers().get("location").map(|v| v.to_str().unwrap().to_string());
         (response.status().as_u16(), location, response.text().await.unwrap())
     }
+}
+
+/// Whether a test whose tool (PostgreSQL, the llama.cpp server, a Python package) is missing may skip instead of
+/// failing: only when a developer asks (`LG_SKIP_MISSING=1`) and never in CI (`CI=true`). A skip is said on stderr
+/// and written to `target/tmp/skipped-tests`, which `scripts/test.sh` fails on, so no skip passes unseen.
+pub fn may_skip(what: &str) -> bool {
+    let asked = std::env::var("LG_SKIP_MISSING").is_ok_and(|v| v == "1");
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+    if !asked || ci {
+        return false;
+    }
+    eprintln!("SKIPPED: {what}");
+    let log = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("skipped-tests");
+    let line = format!("{}: {what}\n", std::thread::current().name().unwrap_or("a test"));
+    let _ = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, line.as_bytes()));
+    true
 }
 
 /// The Python that runs the tests' loopback servers (aiosmtpd, llama.cpp): `LG_PYTHON` (the set-up's virtual

@@ -4,14 +4,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a failing test should panic loudly")]
 
 use crate::common;
-use crate::common::{follow_events, spawn_app, spawn_app_with_demo, TestApp};
+use crate::common::{follow_events, spawn_app, spawn_app_with_demo};
 use serde_json::{json, Value};
-
-async fn ok(app: &TestApp, cookie: &str, path: &str, body: Value) -> Value {
-    let (status, text) = app.call(path, body, Some(cookie)).await;
-    assert_eq!(status, 200, "{path}: {text}");
-    serde_json::from_str(&text).unwrap()
-}
 
 fn set_input(prompts: &[&str]) -> Value {
     json!({"name": "Checkout", "prompts": prompts.iter().map(|p| json!({"text": p})).collect::<Vec<_>>(), "maxTokens": 8})
@@ -66,12 +60,12 @@ async fn a_schedule_from_set_to_acknowledged_alert_through_the_api() {
     assert_eq!(status, 400, "{text}");
     assert_eq!(serde_json::from_str::<Value>(&text).unwrap()["detail"]["field"], "prompts.1");
     let set =
-        ok(&app, &cookie, "guard/sets/save", json!({"id": null, "input": set_input(&["a", "b", "c", "d", "e"])})).await;
+        app.json(&cookie, "guard/sets/save", json!({"id": null, "input": set_input(&["a", "b", "c", "d", "e"])})).await;
     let set_id = set["id"].as_str().unwrap().to_string();
 
     // The form's pickers: the set with its prompt count, the connector with its model, and no e-mail here (no SMTP
     // server, no contact address); only what the pickers show.
-    let choices = ok(&app, &cookie, "guard/schedules/choices", json!({})).await;
+    let choices = app.json(&cookie, "guard/schedules/choices", json!({})).await;
     // Five one-character prompts, no system prompt, 8 tokens each at most.
     let volume = json!({"requests": 5, "inputTokens": 5.0, "outputTokens": 40.0});
     assert_eq!(choices["sets"], json!([{"id": set_id, "name": "Checkout", "volume": volume, "systemTokens": 0.0}]));
@@ -85,7 +79,7 @@ async fn a_schedule_from_set_to_acknowledged_alert_through_the_api() {
 
     // The estimate: 5 prompts every 15 minutes is 480 requests a day (the demo connector has no prices).
     let estimate =
-        ok(&app, &cookie, "guard/estimate", json!({"set": set_id, "connector": demo, "cadence": "15m"})).await;
+        app.json(&cookie, "guard/estimate", json!({"set": set_id, "connector": demo, "cadence": "15m"})).await;
     assert_eq!(estimate["requestsPerDay"].as_f64(), Some(480.0));
     assert!(common::null_at(&estimate, "/usdPerDay"), "{estimate}");
 
@@ -93,21 +87,21 @@ async fn a_schedule_from_set_to_acknowledged_alert_through_the_api() {
     let (status, text) =
         app.call("guard/schedules/save", json!({"id": null, "input": {"name": "x"}}), Some(&cookie)).await;
     assert_eq!(status, 400, "{text}");
-    let saved = ok(
-        &app,
-        &cookie,
-        "guard/schedules/save",
-        json!({"id": null, "input": schedule_input(&set_id, &demo, Some("http://127.0.0.1:9/hook"))}),
-    )
-    .await;
+    let saved = app
+        .json(
+            &cookie,
+            "guard/schedules/save",
+            json!({"id": null, "input": schedule_input(&set_id, &demo, Some("http://127.0.0.1:9/hook"))}),
+        )
+        .await;
     let secret = saved["webhookSecret"].as_str().unwrap().to_string();
     assert!(secret.starts_with("whsec_"));
     let schedule_id = saved["schedule"]["id"].as_str().unwrap().to_string();
-    let detail = ok(&app, &cookie, "guard/schedules/get", json!({"id": schedule_id})).await;
+    let detail = app.json(&cookie, "guard/schedules/get", json!({"id": schedule_id})).await;
     assert!(!detail.to_string().contains(&secret), "the secret is shown once");
     assert!(common::null_at(&detail, "/baseline"));
     assert_eq!(detail["schedule"]["enabled"], true);
-    let list = ok(&app, &cookie, "guard/schedules/list", json!({})).await;
+    let list = app.json(&cookie, "guard/schedules/list", json!({})).await;
     assert!(!list.to_string().contains(&secret));
     let (status, text) = app.call("guard/sets/delete", json!({"id": set_id}), Some(&cookie)).await;
     assert_eq!(status, 400);
@@ -116,35 +110,35 @@ async fn a_schedule_from_set_to_acknowledged_alert_through_the_api() {
     // A baseline run on the same connector, pinned through the API, with what makes it a weaker baseline.
     let plan = json!({"input": {"connectorId": demo, "agent": {"name": "bot", "tokenBudget": 8}, "prompts": ["a", "b", "c", "d", "e"],
                                 "iterations": 2, "mode": {"kind": "closed", "concurrency": 1}}});
-    let run = ok(&app, &cookie, "runs/start", plan).await["id"].as_str().unwrap().to_string();
+    let run = app.json(&cookie, "runs/start", plan).await["id"].as_str().unwrap().to_string();
     follow_events(&app, &cookie, &run, usize::MAX).await;
-    let pinned = ok(&app, &cookie, "guard/baselines/pin", json!({"schedule": schedule_id, "run": run})).await;
+    let pinned = app.json(&cookie, "guard/baselines/pin", json!({"schedule": schedule_id, "run": run})).await;
     assert_eq!(pinned["baseline"]["n"], 10);
     let warnings = pinned["warnings"].to_string();
     assert!(
         warnings.contains("streamed") && warnings.contains("temperature") && warnings.contains("30 or more"),
         "{warnings}"
     );
-    let detail = ok(&app, &cookie, "guard/schedules/get", json!({"id": schedule_id})).await;
+    let detail = app.json(&cookie, "guard/schedules/get", json!({"id": schedule_id})).await;
     assert_eq!(detail["baseline"]["runId"], run.as_str());
     assert_eq!(detail["pinnableRuns"][0]["id"], run.as_str());
     // Re-pinning replaces the baseline in force and keeps the earlier one in the history.
-    ok(&app, &cookie, "guard/baselines/pin", json!({"schedule": schedule_id, "run": run})).await;
-    let detail = ok(&app, &cookie, "guard/schedules/get", json!({"id": schedule_id})).await;
+    app.json(&cookie, "guard/baselines/pin", json!({"schedule": schedule_id, "run": run})).await;
+    let detail = app.json(&cookie, "guard/schedules/get", json!({"id": schedule_id})).await;
     assert_eq!(detail["earlierBaselines"].as_array().unwrap().len(), 1);
     assert_eq!(detail["earlierBaselines"][0]["runId"], run.as_str());
 
     // Run now against the same endpoint: compared, and the feed and badge say what it decided.
-    let outcome = ok(&app, &cookie, "guard/schedules/run", json!({"id": schedule_id})).await;
+    let outcome = app.json(&cookie, "guard/schedules/run", json!({"id": schedule_id})).await;
     assert!(["healthy", "breached"].contains(&outcome["status"].as_str().unwrap()), "{outcome}");
     assert!(outcome["pValue"].is_number());
-    let detail = ok(&app, &cookie, "guard/schedules/get", json!({"id": schedule_id})).await;
+    let detail = app.json(&cookie, "guard/schedules/get", json!({"id": schedule_id})).await;
     assert_eq!(detail["evaluations"][0]["trigger"], "run_now");
     assert_eq!(detail["evaluations"][0]["decision"]["n"], json!([10, 5]));
     assert!(detail.get("historySvg").is_none(), "the chart is drawn for the page, not sent as data");
     // The page shows the same, rendered by the server: the chart, the evaluation and the baselines, and the runs
     // to pin as choices.
-    let page = ok(&app, &cookie, "guard/schedules/page", json!({"id": schedule_id})).await;
+    let page = app.json(&cookie, "guard/schedules/page", json!({"id": schedule_id})).await;
     let history = page["history"].as_str().unwrap();
     assert!(history.contains("baseline-band") && history.contains(r#"id="evaluations""#), "{history}");
     assert!(history.contains(&format!(r#"href="/runs/{}""#, detail["evaluations"][0]["runId"].as_str().unwrap())));
@@ -161,11 +155,11 @@ async fn a_schedule_from_set_to_acknowledged_alert_through_the_api() {
     let slow = latency_guard::sim::spawn_local(latency_guard::sim::SimConfig::fixed_ms(600, 15, 64)).await.unwrap();
     let repoint =
         json!({"id": demo, "input": {"name": "Demo (simulated)", "baseUrl": slow.base_url(), "model": "sim-model"}});
-    ok(&app, &cookie, "connectors/update", repoint).await;
-    let breached = ok(&app, &cookie, "guard/schedules/run", json!({"id": schedule_id})).await;
+    app.json(&cookie, "connectors/update", repoint).await;
+    let breached = app.json(&cookie, "guard/schedules/run", json!({"id": schedule_id})).await;
     assert_eq!(breached["status"], "breached", "{breached}");
-    assert_eq!(ok(&app, &cookie, "guard/alerts/count", json!({})).await, json!(1));
-    let feed = ok(&app, &cookie, "guard/alerts/list", json!({})).await;
+    assert_eq!(app.json(&cookie, "guard/alerts/count", json!({})).await, json!(1));
+    let feed = app.json(&cookie, "guard/alerts/list", json!({})).await;
     let alert = feed[0]["id"].as_str().unwrap().to_string();
     assert_eq!(
         (feed[0]["breach"]["metric"].as_str(), feed[0]["acknowledged"].as_bool()),
@@ -183,23 +177,23 @@ async fn a_schedule_from_set_to_acknowledged_alert_through_the_api() {
         assert!(text.contains(field), "{text}");
     }
     let mute = json!({"schedule": schedule_id, "threshold": "p95_ms:pct_increase", "minutes": 60});
-    let muted = ok(&app, &cookie, "guard/mutes/set", mute).await;
+    let muted = app.json(&cookie, "guard/mutes/set", mute).await;
     let until = muted["untilMs"].as_i64().unwrap();
-    assert_eq!(ok(&app, &cookie, "guard/mutes/list", json!({})).await[0]["thresholdKey"], "p95_ms:pct_increase");
-    assert_eq!(ok(&app, &cookie, "guard/alerts/list", json!({})).await[0]["mutedUntilMs"], until);
-    assert_eq!(ok(&app, &stranger, "guard/mutes/list", json!({})).await, json!([]));
-    let page = ok(&app, &cookie, "guard/schedules/page", json!({"id": schedule_id})).await;
+    assert_eq!(app.json(&cookie, "guard/mutes/list", json!({})).await[0]["thresholdKey"], "p95_ms:pct_increase");
+    assert_eq!(app.json(&cookie, "guard/alerts/list", json!({})).await[0]["mutedUntilMs"], until);
+    assert_eq!(app.json(&stranger, "guard/mutes/list", json!({})).await, json!([]));
+    let page = app.json(&cookie, "guard/schedules/page", json!({"id": schedule_id})).await;
     assert!(page["header"].as_str().unwrap().contains("Threshold p95_ms:pct_increase muted until"), "{page}");
     let unmute = json!({"schedule": schedule_id, "threshold": "p95_ms:pct_increase"});
-    assert_eq!(ok(&app, &cookie, "guard/mutes/clear", unmute.clone()).await, json!(true));
-    assert_eq!(ok(&app, &cookie, "guard/mutes/clear", unmute).await, json!(false), "ended already");
-    assert!(ok(&app, &cookie, "guard/alerts/list", json!({})).await[0]["mutedUntilMs"].is_null());
+    assert_eq!(app.json(&cookie, "guard/mutes/clear", unmute.clone()).await, json!(true));
+    assert_eq!(app.json(&cookie, "guard/mutes/clear", unmute).await, json!(false), "ended already");
+    assert!(app.json(&cookie, "guard/alerts/list", json!({})).await[0]["mutedUntilMs"].is_null());
 
-    assert_eq!(ok(&app, &cookie, "guard/alerts/ack", json!({"id": alert})).await, json!(true));
-    assert_eq!(ok(&app, &cookie, "guard/alerts/ack", json!({"id": alert})).await, json!(false), "already acknowledged");
-    assert_eq!(ok(&app, &cookie, "guard/alerts/count", json!({})).await, json!(0));
-    assert_eq!(ok(&app, &cookie, "guard/alerts/ack-all", json!({})).await, json!(0));
-    let feed = ok(&app, &cookie, "guard/alerts/list", json!({})).await;
+    assert_eq!(app.json(&cookie, "guard/alerts/ack", json!({"id": alert})).await, json!(true));
+    assert_eq!(app.json(&cookie, "guard/alerts/ack", json!({"id": alert})).await, json!(false), "already acknowledged");
+    assert_eq!(app.json(&cookie, "guard/alerts/count", json!({})).await, json!(0));
+    assert_eq!(app.json(&cookie, "guard/alerts/ack-all", json!({})).await, json!(0));
+    let feed = app.json(&cookie, "guard/alerts/list", json!({})).await;
     assert_eq!((feed[0]["id"].as_str(), feed[0]["acknowledged"].as_bool()), (Some(alert.as_str()), Some(true)));
     slow.stop();
 
@@ -217,30 +211,30 @@ async fn a_schedule_from_set_to_acknowledged_alert_through_the_api() {
     ] {
         assert_eq!(app.call(path, body, Some(&stranger)).await.0, 404, "{path}");
     }
-    assert_eq!(ok(&app, &stranger, "guard/schedules/list", json!({})).await, json!([]));
-    assert_eq!(ok(&app, &stranger, "guard/alerts/count", json!({})).await, json!(0));
+    assert_eq!(app.json(&stranger, "guard/schedules/list", json!({})).await, json!([]));
+    assert_eq!(app.json(&stranger, "guard/alerts/count", json!({})).await, json!(0));
 
     // Pause, resume, and a test message to a loopback receiver that is not allow-listed: refused, and said so.
     assert_eq!(
-        ok(&app, &cookie, "guard/schedules/enable", json!({"id": schedule_id, "enabled": false})).await["enabled"],
+        app.json(&cookie, "guard/schedules/enable", json!({"id": schedule_id, "enabled": false})).await["enabled"],
         false
     );
     assert_eq!(
-        ok(&app, &cookie, "guard/schedules/enable", json!({"id": schedule_id, "enabled": true})).await["enabled"],
+        app.json(&cookie, "guard/schedules/enable", json!({"id": schedule_id, "enabled": true})).await["enabled"],
         true
     );
-    let test = ok(&app, &cookie, "guard/schedules/test-webhook", json!({"id": schedule_id})).await;
+    let test = app.json(&cookie, "guard/schedules/test-webhook", json!({"id": schedule_id})).await;
     assert_eq!(test["attempts"], 1);
     assert!(test["lastError"].as_str().unwrap().starts_with("refused: 127.0.0.1"), "{test}");
     // Each test message is a request to a URL the workspace chose: five at once, then one a minute.
     for _ in 0..4 {
-        ok(&app, &cookie, "guard/schedules/test-webhook", json!({"id": schedule_id})).await;
+        app.json(&cookie, "guard/schedules/test-webhook", json!({"id": schedule_id})).await;
     }
     let (status, text) = app.call("guard/schedules/test-webhook", json!({"id": schedule_id}), Some(&cookie)).await;
     assert_eq!(status, 400, "{text}");
     assert!(text.contains("test messages are limited to 5 at once, then one a minute: try again in "), "{text}");
-    ok(&app, &cookie, "guard/schedules/delete", json!({"id": schedule_id})).await;
-    ok(&app, &cookie, "guard/sets/delete", json!({"id": set_id})).await;
+    app.json(&cookie, "guard/schedules/delete", json!({"id": schedule_id})).await;
+    app.json(&cookie, "guard/sets/delete", json!({"id": set_id})).await;
 }
 
 #[tokio::test]
@@ -250,7 +244,7 @@ async fn a_schedule_names_a_saved_workload_through_the_api() {
     let demo = app.state.store.list_connectors(ws).await.unwrap().remove(0).id.to_string();
     let mut set = set_input(&["a", "b", "c"]);
     set["systemPrompt"] = json!("Answer briefly."); // 15 characters: 4 tokens as estimated
-    let set_id = ok(&app, &cookie, "guard/sets/save", json!({"id": null, "input": set})).await["id"].clone();
+    let set_id = app.json(&cookie, "guard/sets/save", json!({"id": null, "input": set})).await["id"].clone();
     let synthetic = |requests: u32| {
         json!({"kind": "synthetic", "input": {"kind": "fixed", "tokens": 40}, "output": {"kind": "fixed", "tokens": 4},
                "requests": requests, "seed": 3})
@@ -258,20 +252,20 @@ async fn a_schedule_names_a_saved_workload_through_the_api() {
     let save = |name: &'static str, spec: Value| {
         let body = json!({"id": null, "input": {"name": name, "spec": spec}});
         let (app, cookie) = (&app, &cookie);
-        async move { ok(app, cookie, "workloads/save", body).await["id"].as_str().unwrap().to_string() }
+        async move { app.json(cookie, "workloads/save", body).await["id"].as_str().unwrap().to_string() }
     };
     let small = save("small", synthetic(6)).await;
     let big = save("too big for Guard", synthetic(101)).await;
 
     // The form offers the workloads a schedule can send, with what its cost estimate needs.
-    let choices = ok(&app, &cookie, "guard/schedules/choices", json!({})).await;
+    let choices = app.json(&cookie, "guard/schedules/choices", json!({})).await;
     assert_eq!(choices["sets"][0]["systemTokens"], json!(4.0));
     let offered = choices["workloads"].as_array().unwrap();
     assert_eq!(offered.len(), 1, "the one of 101 requests is left out: {offered:?}");
     assert_eq!((offered[0]["id"].as_str(), offered[0]["requests"].as_u64()), (Some(small.as_str()), Some(6)));
     assert_eq!(offered[0]["volume"], json!({"requests": 6, "inputTokens": 240.0, "outputTokens": 24.0}));
     let estimate = json!({"set": set_id, "connector": demo, "cadence": "15m", "workload": small});
-    assert_eq!(ok(&app, &cookie, "guard/estimate", estimate).await["requestsPerDay"].as_f64(), Some(6.0 * 96.0));
+    assert_eq!(app.json(&cookie, "guard/estimate", estimate).await["requestsPerDay"].as_f64(), Some(6.0 * 96.0));
 
     // Naming the big one is refused by field; the small one is copied into the schedule.
     let mut input = schedule_input(set_id.as_str().unwrap(), &demo, None);
@@ -282,23 +276,23 @@ async fn a_schedule_names_a_saved_workload_through_the_api() {
     let refusal: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(refusal["detail"]["field"], "workloadId", "{text}");
     assert!(text.contains("sends 101 requests"), "{text}");
-    assert_eq!(ok(&app, &cookie, "guard/schedules/list", json!({})).await, json!([]), "nothing stored");
+    assert_eq!(app.json(&cookie, "guard/schedules/list", json!({})).await, json!([]), "nothing stored");
     input["workloadId"] = json!(small);
-    let saved = ok(&app, &cookie, "guard/schedules/save", json!({"id": null, "input": input})).await;
+    let saved = app.json(&cookie, "guard/schedules/save", json!({"id": null, "input": input})).await;
     assert_eq!(saved["schedule"]["workloadId"], small.as_str());
     let id = saved["schedule"]["id"].clone();
-    let detail = ok(&app, &cookie, "guard/schedules/get", json!({"id": id})).await;
+    let detail = app.json(&cookie, "guard/schedules/get", json!({"id": id})).await;
     assert_eq!(detail["workload"]["name"], "small");
     assert_eq!(detail["workload"]["spec"], synthetic(6));
 
     // Run now sends the workload with the set's system prompt; the page says so.
-    let outcome = ok(&app, &cookie, "guard/schedules/run", json!({"id": id})).await;
+    let outcome = app.json(&cookie, "guard/schedules/run", json!({"id": id})).await;
     assert_eq!(outcome["status"], "no_baseline", "{outcome}");
     let run: latency_guard::model::RunId = serde_json::from_value(outcome["runId"].clone()).unwrap();
     let run = app.state.store.get_run(ws, run).await.unwrap();
     assert_eq!(run.plan.agent.system_prompt.as_deref(), Some("Answer briefly."));
     assert_eq!(run.total_requests, 6);
-    let page = ok(&app, &cookie, "guard/schedules/page", json!({"id": id})).await;
+    let page = app.json(&cookie, "guard/schedules/page", json!({"id": id})).await;
     let header = page["header"].as_str().unwrap();
     assert!(
         header.contains("Sends the workload \"small\"") && header.contains("synthetic: input 40 tokens"),
@@ -313,7 +307,7 @@ async fn window_tests_and_change_points_are_saved_and_bad_ones_name_their_field(
     let app = spawn_app_with_demo().await;
     let (ws, cookie) = app.session_for(latency_guard::store::LOCAL_OWNER).await;
     let demo = app.state.store.list_connectors(ws).await.unwrap().remove(0).id.to_string();
-    let set = ok(&app, &cookie, "guard/sets/save", json!({"id": null, "input": set_input(&["a", "b"])})).await;
+    let set = app.json(&cookie, "guard/sets/save", json!({"id": null, "input": set_input(&["a", "b"])})).await;
     let input = |thresholds: Value, policy: Value| {
         let mut input = schedule_input(set["id"].as_str().unwrap(), &demo, None);
         input["thresholds"] = thresholds;
@@ -325,9 +319,9 @@ async fn window_tests_and_change_points_are_saved_and_bad_ones_name_their_field(
         {"metric": "p95_ms", "op": "pct_increase", "value": 20},
         {"metric": "tok_s", "op": "change_point", "value": 15, "severity": "critical"}
     ]);
-    let saved = ok(&app, &cookie, "guard/schedules/save", input(thresholds, json!({"changeMinSegment": 4}))).await;
+    let saved = app.json(&cookie, "guard/schedules/save", input(thresholds, json!({"changeMinSegment": 4}))).await;
     let id = saved["schedule"]["id"].as_str().unwrap();
-    let read = ok(&app, &cookie, "guard/schedules/get", json!({"id": id})).await;
+    let read = app.json(&cookie, "guard/schedules/get", json!({"id": id})).await;
     let stored = &read["schedule"]["thresholds"];
     assert_eq!(stored[0]["test"], "z_score:12:5", "{read}");
     assert!(stored[1].get("test").is_none(), "a baseline threshold is written as before: {read}");
@@ -338,7 +332,7 @@ async fn window_tests_and_change_points_are_saved_and_bad_ones_name_their_field(
         json!([{"metric": "p95_ms", "op": "pct_increase", "value": 10}]),
         json!({"baseline": {"kind": "rolling", "last": 10}}),
     );
-    let saved = ok(&app, &cookie, "guard/schedules/save", rolling).await;
+    let saved = app.json(&cookie, "guard/schedules/save", rolling).await;
     assert_eq!(saved["schedule"]["policy"]["baseline"], json!({"kind": "rolling", "last": 10}), "{saved}");
 
     for (thresholds, policy, field, words) in [

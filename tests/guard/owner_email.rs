@@ -8,18 +8,12 @@ use serde_json::{json, Value};
 
 use crate::common;
 use crate::common::smtp::{next_message, smtp_sink};
-use crate::common::{follow_events, spawn_app, spawn_app_on, TestApp, TestDb};
+use crate::common::{follow_events, spawn_app, spawn_app_on, TestDb};
 use latency_guard::auth::wallet_identity;
 use latency_guard::config::SmtpSettings;
 use latency_guard::sim::{spawn_local, SimConfig};
 
 const WALLET: &str = "0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A";
-
-async fn ok(app: &TestApp, cookie: &str, path: &str, body: Value) -> Value {
-    let (status, text) = app.call(path, body, Some(cookie)).await;
-    assert_eq!(status, 200, "{path}: {text}");
-    serde_json::from_str(&text).unwrap()
-}
 
 /// Follows a link without following its redirect; the `Location` it answers with.
 async fn open(link: &str) -> String {
@@ -36,7 +30,7 @@ async fn a_confirmed_contact_address_gets_the_owners_alert_email() {
     let smtp = SmtpSettings { url: format!("smtp://127.0.0.1:{port}"), from: "guard@lg.test".into() };
     let app = spawn_app_on(&db.url, |s| s.smtp = Some(smtp)).await;
     let (_, cookie) = app.session_for(&wallet_identity(WALLET)).await;
-    let me = ok(&app, &cookie, "account/whoami", json!({})).await;
+    let me = app.json(&cookie, "account/whoami", json!({})).await;
     assert!(common::null_at(&me, "/contactEmail"), "{me}");
     assert_eq!(me["emailEnabled"], json!(true));
 
@@ -49,7 +43,7 @@ async fn a_confirmed_contact_address_gets_the_owners_alert_email() {
 
     // The link arrives at the address; until it is followed nothing is confirmed.
     assert_eq!(
-        ok(&app, &cookie, "account/contact", json!({"email": " owner@example.com "})).await,
+        app.json(&cookie, "account/contact", json!({"email": " owner@example.com "})).await,
         "owner@example.com"
     );
     let message = next_message(&mut received).await;
@@ -58,10 +52,10 @@ async fn a_confirmed_contact_address_gets_the_owners_alert_email() {
     let text = message["text"].as_str().unwrap();
     let link = text.lines().find(|l| l.contains("/auth/contact/verify?token=")).expect("a link").trim().to_string();
     assert!(link.starts_with(&app.base), "{link}");
-    assert!(common::null_at(&ok(&app, &cookie, "account/whoami", json!({})).await, "/contactEmail"));
+    assert!(common::null_at(&app.json(&cookie, "account/whoami", json!({})).await, "/contactEmail"));
     // The link is the proof, in any browser: it needs no session, and works once.
     assert_eq!(open(&link).await, "/settings?contact=confirmed");
-    assert_eq!(ok(&app, &cookie, "account/whoami", json!({})).await["contactEmail"], "owner@example.com");
+    assert_eq!(app.json(&cookie, "account/whoami", json!({})).await["contactEmail"], "owner@example.com");
     assert_eq!(open(&link).await, "/settings?contact=expired");
     assert_eq!(open(&format!("{}/auth/contact/verify?token=forged", app.base)).await, "/settings?contact=expired");
 
@@ -70,27 +64,27 @@ async fn a_confirmed_contact_address_gets_the_owners_alert_email() {
     let slow = spawn_local(SimConfig::fixed_ms(600, 15, 64)).await.unwrap();
     let endpoint = |base: String| json!({"name": "Checkout API", "baseUrl": base, "model": "sim-model"});
     let connector =
-        ok(&app, &cookie, "connectors/create", json!({"input": endpoint(fast.base_url())})).await["id"].clone();
+        app.json(&cookie, "connectors/create", json!({"input": endpoint(fast.base_url())})).await["id"].clone();
     let prompts: Vec<Value> = ["a", "b", "c", "d", "e"].iter().map(|p| json!({"text": p})).collect();
-    let set = ok(
-        &app,
-        &cookie,
-        "guard/sets/save",
-        json!({"id": null, "input": {"name": "s", "prompts": prompts, "maxTokens": 8}}),
-    )
-    .await;
+    let set = app
+        .json(
+            &cookie,
+            "guard/sets/save",
+            json!({"id": null, "input": {"name": "s", "prompts": prompts, "maxTokens": 8}}),
+        )
+        .await;
     let schedule = json!({"name": "Checkout p95", "setId": set["id"], "connectorId": connector, "cadence": "15m",
         "notify": {"emailOwner": true}, "thresholds": [{"metric": "p95_ms", "op": "pct_increase", "value": 20}]});
-    let saved = ok(&app, &cookie, "guard/schedules/save", json!({"id": null, "input": schedule})).await;
+    let saved = app.json(&cookie, "guard/schedules/save", json!({"id": null, "input": schedule})).await;
     assert_eq!(saved["schedule"]["notify"]["emailOwner"], true, "{saved}");
     let schedule_id = saved["schedule"]["id"].clone();
     let plan = json!({"input": {"connectorId": connector, "agent": {"name": "bot", "tokenBudget": 8},
         "prompts": ["a", "b", "c", "d", "e"], "iterations": 2, "mode": {"kind": "closed", "concurrency": 1}}});
-    let run = ok(&app, &cookie, "runs/start", plan).await["id"].as_str().unwrap().to_string();
+    let run = app.json(&cookie, "runs/start", plan).await["id"].as_str().unwrap().to_string();
     follow_events(&app, &cookie, &run, usize::MAX).await;
-    ok(&app, &cookie, "guard/baselines/pin", json!({"schedule": schedule_id, "run": run})).await;
-    ok(&app, &cookie, "connectors/update", json!({"id": connector, "input": endpoint(slow.base_url())})).await;
-    let breached = ok(&app, &cookie, "guard/schedules/run", json!({"id": schedule_id})).await;
+    app.json(&cookie, "guard/baselines/pin", json!({"schedule": schedule_id, "run": run})).await;
+    app.json(&cookie, "connectors/update", json!({"id": connector, "input": endpoint(slow.base_url())})).await;
+    let breached = app.json(&cookie, "guard/schedules/run", json!({"id": schedule_id})).await;
     assert_eq!(breached["status"], "breached", "{breached}");
     let alert = next_message(&mut received).await;
     assert_eq!(alert["to"], json!(["owner@example.com"]));
@@ -98,10 +92,10 @@ async fn a_confirmed_contact_address_gets_the_owners_alert_email() {
     assert!(alert["text"].as_str().unwrap().contains("p95_ms +"), "{alert}");
 
     // Cleared: the owner is mailed no more, and a new schedule's switch says why.
-    ok(&app, &cookie, "account/contact/clear", json!({})).await;
-    assert!(common::null_at(&ok(&app, &cookie, "account/whoami", json!({})).await, "/contactEmail"));
-    ok(&app, &cookie, "guard/alerts/ack-all", json!({})).await;
-    let again = ok(&app, &cookie, "guard/schedules/run", json!({"id": schedule_id})).await;
+    app.json(&cookie, "account/contact/clear", json!({})).await;
+    assert!(common::null_at(&app.json(&cookie, "account/whoami", json!({})).await, "/contactEmail"));
+    app.json(&cookie, "guard/alerts/ack-all", json!({})).await;
+    let again = app.json(&cookie, "guard/schedules/run", json!({"id": schedule_id})).await;
     assert_eq!(again["status"], "breached");
     let nothing = tokio::time::timeout(std::time::Duration::from_millis(500), received.next_line()).await;
     assert!(nothing.is_err(), "no address, no mail");
@@ -119,5 +113,5 @@ async fn without_smtp_a_contact_address_is_refused_with_the_reason() {
     let (status, text) = app.call("account/contact", json!({"email": "owner@example.com"}), Some(&cookie)).await;
     assert_eq!(status, 400, "{text}");
     assert!(text.contains("e-mail is off on this server"), "{text}");
-    assert_eq!(ok(&app, &cookie, "account/whoami", json!({})).await["emailEnabled"], false);
+    assert_eq!(app.json(&cookie, "account/whoami", json!({})).await["emailEnabled"], false);
 }

@@ -13,12 +13,6 @@ use serde_json::{json, Value};
 
 const TOKEN: &str = "metrics-token-0123456789";
 
-async fn ok(app: &TestApp, cookie: &str, path: &str, body: Value) -> Value {
-    let (status, text) = app.call(path, body, Some(cookie)).await;
-    assert_eq!(status, 200, "{path}: {text}");
-    serde_json::from_str(&text).unwrap()
-}
-
 /// `GET /metrics` with these headers: status, content type, body.
 async fn get(app: &TestApp, headers: &[(&str, &str)]) -> (u16, String, String) {
     let mut request = common::client().get(format!("{}/metrics", app.base));
@@ -73,25 +67,25 @@ async fn the_exposition_moves_with_what_the_service_does(db: &TestDb) {
     let (_, cookie) = app.session_for("metrics@example.com").await;
     let fast = latency_guard::sim::spawn_local(latency_guard::sim::SimConfig::fixed_ms(20, 15, 64)).await.unwrap();
     let connector = |url: String| json!({"name": "Sim", "baseUrl": url, "model": "sim-model"});
-    let created = ok(&app, &cookie, "connectors/create", json!({"input": connector(fast.base_url())})).await;
+    let created = app.json(&cookie, "connectors/create", json!({"input": connector(fast.base_url())})).await;
     let connector_id = created["id"].as_str().unwrap().to_string();
     let set = json!({"id": null, "input": {"name": "Checkout", "prompts": (0..5).map(|i| json!({"text": format!("p{i}")})).collect::<Vec<_>>(), "maxTokens": 8}});
-    let set_id = ok(&app, &cookie, "guard/sets/save", set).await["id"].as_str().unwrap().to_string();
+    let set_id = app.json(&cookie, "guard/sets/save", set).await["id"].as_str().unwrap().to_string();
     let schedule = json!({"name": "Checkout p95", "setId": set_id, "connectorId": connector_id, "cadence": "hourly",
         "notify": {"webhookUrl": hook}, "thresholds": [{"metric": "p95_ms", "op": "pct_increase", "value": 20, "severity": "critical"}]});
-    let saved = ok(&app, &cookie, "guard/schedules/save", json!({"id": null, "input": schedule})).await;
+    let saved = app.json(&cookie, "guard/schedules/save", json!({"id": null, "input": schedule})).await;
     let schedule_id = saved["schedule"]["id"].as_str().unwrap().to_string();
     let plan = json!({"input": {"connectorId": connector_id, "agent": {"name": "bot", "tokenBudget": 8},
         "prompts": ["a", "b", "c", "d", "e"], "iterations": 2, "mode": {"kind": "closed", "concurrency": 1}}});
-    let run = ok(&app, &cookie, "runs/start", plan).await["id"].as_str().unwrap().to_string();
+    let run = app.json(&cookie, "runs/start", plan).await["id"].as_str().unwrap().to_string();
     follow_events(&app, &cookie, &run, usize::MAX).await;
-    ok(&app, &cookie, "guard/baselines/pin", json!({"schedule": schedule_id, "run": run})).await;
+    app.json(&cookie, "guard/baselines/pin", json!({"schedule": schedule_id, "run": run})).await;
 
     // The endpoint slows down: Run now breaches, and a tick runs whatever else is due.
     let slow = latency_guard::sim::spawn_local(latency_guard::sim::SimConfig::fixed_ms(600, 15, 64)).await.unwrap();
     let update = json!({"id": connector_id, "input": connector(slow.base_url())});
-    ok(&app, &cookie, "connectors/update", update).await;
-    let breached = ok(&app, &cookie, "guard/schedules/run", json!({"id": schedule_id})).await;
+    app.json(&cookie, "connectors/update", update).await;
+    let breached = app.json(&cookie, "guard/schedules/run", json!({"id": schedule_id})).await;
     assert_eq!(breached["status"], "breached", "{breached}");
     let ticked = app.state.guard.tick().await.unwrap();
     app.state.webhooks.deliver_due().await.unwrap();
@@ -113,7 +107,7 @@ async fn the_exposition_moves_with_what_the_service_does(db: &TestDb) {
     assert_eq!(value(&after, "latency_guard_guard_open_alerts", &[("severity", "warn")]), 0.0, "every severity listed");
 
     // The schedule's last figures are its latest evaluation's own.
-    let detail = ok(&app, &cookie, "guard/schedules/get", json!({"id": schedule_id})).await;
+    let detail = app.json(&cookie, "guard/schedules/get", json!({"id": schedule_id})).await;
     let latest = &detail["evaluations"][0];
     let labels = [("schedule_id", schedule_id.as_str()), ("schedule", "Checkout p95")];
     let p95 = value(&after, "latency_guard_guard_schedule_p95_ms", &labels);
@@ -134,7 +128,7 @@ async fn the_exposition_moves_with_what_the_service_does(db: &TestDb) {
     }
 
     // Acknowledged: the open alert leaves the gauge.
-    ok(&app, &cookie, "guard/alerts/ack-all", json!({})).await;
+    app.json(&cookie, "guard/alerts/ack-all", json!({})).await;
     assert_eq!(value(&scrape(&app).await, "latency_guard_guard_open_alerts", &[("severity", "critical")]), 0.0);
     fast.stop();
     slow.stop();

@@ -105,14 +105,7 @@ async fn the_api_sends_a_saved_workload_and_refuses_one_that_does_not_fit_rounds
         .await;
     assert_eq!(status, 200, "{text}");
     let id = serde_json::from_str::<Value>(&text).unwrap()["id"].as_str().unwrap().to_string();
-    let view = loop {
-        let (_, text) = app.call("speclab/ab/get", json!({"id": id}), Some(&cookie)).await;
-        let view: Value = serde_json::from_str(&text).unwrap();
-        if view["summary"]["status"] != "running" {
-            break view;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    };
+    let view = serde_json::to_value(app.until_ab_test_ended(&cookie, id.parse().unwrap()).await).unwrap();
     assert_eq!(view["summary"]["status"], "completed", "{view}");
     let report = &view["report"];
     assert_eq!(report["plan"]["workload"], spec, "the report keeps the workload as it was sent");

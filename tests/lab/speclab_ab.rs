@@ -260,18 +260,9 @@ async fn probed_connector(app: &common::TestApp, cookie: &str, name: &str, base_
     id
 }
 
-/// Polls a test until it is no longer running; its view.
+/// A test's view once it has ended, as JSON on the wire.
 async fn ended(app: &common::TestApp, cookie: &str, id: &str) -> Value {
-    for _ in 0..600 {
-        let (status, text) = app.call("speclab/ab/get", json!({"id": id}), Some(cookie)).await;
-        assert_eq!(status, 200, "{text}");
-        let view: Value = serde_json::from_str(&text).unwrap();
-        if view["summary"]["status"] != "running" {
-            return view;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("the A/B test did not end");
+    serde_json::to_value(app.until_ab_test_ended(cookie, id.parse().unwrap()).await).unwrap()
 }
 
 #[tokio::test]
@@ -331,7 +322,11 @@ async fn the_api_runs_an_ab_between_probed_connectors_and_stops_one_on_request()
         .as_str()
         .unwrap()
         .to_string();
-    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let test_id = id.parse().unwrap();
+    common::client::until("the long test to measure something", common::client::JOB_LIMIT, || async {
+        (app.ab_test(&cookie, test_id).await.summary.done_requests > 0).then_some(())
+    })
+    .await;
     assert_eq!(app.call("speclab/ab/cancel", json!({"id": id}), Some(&cookie)).await.1, "true");
     let view = ended(&app, &cookie, &id).await;
     assert_eq!(view["summary"]["status"], "cancelled");
