@@ -7,6 +7,7 @@
 
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, reason = "a failing test should panic loudly"))]
 
+pub mod account;
 pub mod api;
 pub mod capacity;
 pub mod charts;

@@ -47,7 +47,7 @@ pub struct AppState {
     /// Sends the webhook outbox.
     pub webhooks: WebhookSender,
     /// Checks smart-contract wallets' signatures, when `siwe-rpc-url` is set.
-    pub contract_wallets: Option<crate::auth::ContractWallets>,
+    pub contract_wallets: Option<crate::account::service::ContractWallets>,
     /// Leptos' own options (site root, output name).
     pub leptos_options: LeptosOptions,
 }

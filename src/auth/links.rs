@@ -71,7 +71,7 @@ pub async fn redeem_login_link(
 }
 
 /// Opens a fresh session for `workspace_id` lasting `ttl` (every login mints a new token: no fixation).
-pub(super) async fn open_session(
+pub(crate) async fn open_session(
     store: &Store,
     tokens: &TokenHasher,
     workspace_id: WorkspaceId,

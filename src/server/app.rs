@@ -194,7 +194,7 @@ pub async fn build_state_in(settings: Settings, surroundings: Surroundings) -> R
     let sealer = SecretBox::new(&secret);
     // The install's owner and the trusted wallets reach any address; every other workspace public ones only.
     let trusted = std::iter::once(LOCAL_OWNER.to_string())
-        .chain(settings.trusted_wallets.iter().map(|address| crate::auth::wallet_identity(address)))
+        .chain(settings.trusted_wallets.iter().map(|address| crate::account::service::wallet_identity(address)))
         .collect();
     let addresses =
         AddressPolicy::new(settings.connector_allow.clone(), Trust::Owners(Arc::new(trusted)), Arc::clone(&lookup));
@@ -215,7 +215,7 @@ pub async fn build_state_in(settings: Settings, surroundings: Surroundings) -> R
     let webhook_addresses = AddressPolicy::new(settings.webhook_allow.clone(), Trust::Owners(Arc::default()), lookup);
     let contract_wallets = match &settings.siwe_rpc_url {
         Some(url) => Some(
-            crate::auth::ContractWallets::new(url, std::time::Duration::from_secs(5))
+            crate::account::service::ContractWallets::new(url, std::time::Duration::from_secs(5))
                 .map_err(StartupError::ContractWallets)?,
         ),
         None => None,

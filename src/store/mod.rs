@@ -2,9 +2,7 @@
 //! replicas), through sqlx's `Any` driver and one set of migrations written in the dialect both accept.
 //! Every query on workspace data filters by the workspace id.
 
-mod api_tokens;
 mod connectors;
-mod contacts;
 mod datasets;
 mod holdings;
 mod jobs;
@@ -13,18 +11,15 @@ mod rate_buckets;
 mod runs;
 mod sessions;
 mod shares;
-mod siwe_nonces;
 mod workloads;
 mod workspaces;
 
-pub use api_tokens::{ApiTokenRecord, TokenRefusal};
 pub use connectors::{ConnectorCredentials, StoredConnector};
 pub use datasets::NewDataset;
 pub use jobs::{JobTable, ReportedJob, JOB_LIST_LIMIT};
 pub use runs::PromptsKept;
 pub use sessions::SessionRecord;
 pub use shares::ShareRecord;
-pub use siwe_nonces::NonceUse;
 pub use workspaces::{Workspace, LOCAL_OWNER};
 
 // The row toolkit the features' own store files (`guard/store/`) share with the kernel's.

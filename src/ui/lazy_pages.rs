@@ -19,9 +19,10 @@ use leptos::prelude::*;
 use leptos_router::LazyRoute;
 
 use super::pages::{
-    ComparePage, ConnectorsPage, EditConnectorPage, LoginPage, NewConnectorPage, NewRunPage, RunPage, RunsPage,
-    SettingsPage, SharePage, WorkloadsPage,
+    ComparePage, ConnectorsPage, EditConnectorPage, NewConnectorPage, NewRunPage, RunPage, RunsPage, SharePage,
+    WorkloadsPage,
 };
+use crate::account::ui::{LoginPage, SettingsPage};
 use crate::capacity::ui::{SweepPage, SweepsPage};
 use crate::guard::ui::{GuardPage, GuardSetsPage, NewSchedulePage, SchedulePage, ScheduleSettingsPage};
 use crate::lab::ui::{AbTestPage, SpecLabPage};

@@ -7,7 +7,6 @@ pub(crate) mod hooks;
 mod lazy_pages;
 mod pages;
 mod report_source;
-mod wallet;
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags};

@@ -8,7 +8,7 @@ use crate::common;
 use serde_json::{json, Value};
 
 use crate::common::spawn_app;
-use latency_guard::auth::wallet_identity;
+use latency_guard::account::service::wallet_identity;
 
 #[tokio::test]
 async fn a_workspace_is_renamed_with_its_name_checked() {

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 type Feature = (&'static str, &'static [&'static str]);
 
 /// The features.
-const FEATURES: &[Feature] = &[("capacity", &[]), ("guard", &[]), ("lab", &[])];
+const FEATURES: &[Feature] = &[("account", &[]), ("capacity", &[]), ("guard", &[]), ("lab", &[])];
 
 /// Every node of the house, bottom first: a node imports only nodes of lower ranks. A kernel node is a top-level
 /// module (the UI's kit, `ui::kit`, is apart from its router and pages, `ui`); `*::layer` is that layer of every

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use std::collections::BTreeSet;
 
 use crate::common::{client, follow_events, on_both, TestApp};
-use latency_guard::auth::wallet_identity;
+use latency_guard::account::service::wallet_identity;
 use latency_guard::sim::{spawn_local, SimConfig};
 
 const WALLET_A: &str = "0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A";

@@ -694,7 +694,7 @@ async fn a_wallets_workspace_runs_no_more_at_once_than_the_quota_and_the_owners_
     let url = latency_guard::config::sqlite_url(&dir.path().join("app.db"));
     let app = common::spawn_app_on(&url, |s| s.workspace_quota.max_running_runs = 1).await;
     let slow = sim::spawn_local(SimConfig::fixed_ms(2_000, 1, 4)).await.unwrap();
-    let wallet = latency_guard::auth::wallet_identity("0x1563915e194D8CfBA1943570603F7606A3115508");
+    let wallet = latency_guard::account::service::wallet_identity("0x1563915e194D8CfBA1943570603F7606A3115508");
     for (owner, second_start) in [(wallet.as_str(), 400), (latency_guard::store::LOCAL_OWNER, 200)] {
         let (_, cookie) = app.session_for(owner).await;
         let made = json!({"input": {"name": "slow", "baseUrl": slow.base_url(), "model": "m"}});

@@ -595,7 +595,7 @@ async fn contact_links_confirm_once_and_only_the_newest_works(db: &TestDb) {
 }
 
 async fn wallet_login_nonces_are_used_once_before_they_expire(db: &TestDb) {
-    use latency_guard::store::NonceUse;
+    use latency_guard::account::store::NonceUse;
     let store = &db.store;
     store.issue_siwe_nonce("nonce-fresh-0001", 1_000, 601_000).await.unwrap();
     store.issue_siwe_nonce("nonce-stale-0002", 1_000, 2_000).await.unwrap();

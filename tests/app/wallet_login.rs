@@ -191,7 +191,8 @@ async fn the_operator_closes_sign_in_to_new_wallets_or_lists_who_may_sign_in() {
         // A's sessions and API tokens from before end with its admission: checked on every use, not only at
         // sign-in. B's, and the install owner's, go on.
         let address_a = address_of(KEY_A).await.unwrap();
-        let (workspace_a, cookie_a) = listed.session_for(&latency_guard::auth::wallet_identity(&address_a)).await;
+        let (workspace_a, cookie_a) =
+            listed.session_for(&latency_guard::account::service::wallet_identity(&address_a)).await;
         let (status, reply) = listed.call("connectors/list", serde_json::json!({}), Some(&cookie_a)).await;
         assert_eq!(status, 403, "{reply}");
         assert!(reply.contains("not among those this server lets in") && reply.contains("wallet-sign-in"), "{reply}");
@@ -203,11 +204,16 @@ async fn the_operator_closes_sign_in_to_new_wallets_or_lists_who_may_sign_in() {
             scope: latency_guard::model::TokenScope::Read,
         };
         let now = listed.state.clock.now_ms();
-        let token =
-            latency_guard::auth::create_api_token(&listed.state.store, &listed.state.tokens, workspace_a, &input, now)
-                .await
-                .unwrap()
-                .token;
+        let token = latency_guard::account::service::create_api_token(
+            &listed.state.store,
+            &listed.state.tokens,
+            workspace_a,
+            &input,
+            now,
+        )
+        .await
+        .unwrap()
+        .token;
         let by_token = client()
             .post(format!("{}/api/connectors/list", listed.base))
             .bearer_auth(&token)
@@ -217,7 +223,7 @@ async fn the_operator_closes_sign_in_to_new_wallets_or_lists_who_may_sign_in() {
             .unwrap();
         assert_eq!(by_token.status().as_u16(), 403, "A's API token");
         let address_b = address_of(KEY_B).await.unwrap();
-        let (_, cookie_b) = listed.session_for(&latency_guard::auth::wallet_identity(&address_b)).await;
+        let (_, cookie_b) = listed.session_for(&latency_guard::account::service::wallet_identity(&address_b)).await;
         assert_eq!(listed.call("connectors/list", serde_json::json!({}), Some(&cookie_b)).await.0, 200, "B is listed");
         let (_, owner) = listed.session_for("local:owner").await;
         assert_eq!(

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use crate::common;
 use crate::common::smtp::{next_message, smtp_sink};
 use crate::common::{follow_events, spawn_app, spawn_app_on, TestDb};
-use latency_guard::auth::wallet_identity;
+use latency_guard::account::service::wallet_identity;
 use latency_guard::config::SmtpSettings;
 use latency_guard::sim::{spawn_local, SimConfig};
 

@@ -164,7 +164,7 @@ async fn a_fresh_wallet_reaches_nothing_on_the_servers_network_in_any_spelling_t
     let app = spawn_app_resolving(false, Arc::new(SystemLookup), default_policy).await;
     let internal = InternalService::start().await;
     let Some(cookie) = sign_in(&app, WALLET_KEY).await else { return };
-    let wallet = latency_guard::auth::wallet_identity(&address_of_session(&app, &cookie).await);
+    let wallet = latency_guard::account::service::wallet_identity(&address_of_session(&app, &cookie).await);
     let prompts: Vec<Value> = ["a", "b"].iter().map(|p| json!({"text": p})).collect();
     let set = call(
         &app,

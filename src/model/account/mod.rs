@@ -3,7 +3,6 @@
 pub(in crate::model) mod api_token;
 pub(in crate::model) mod holdings;
 pub(in crate::model) mod quota;
-pub(in crate::model) mod signed_in;
 pub(in crate::model) mod siwe_message;
 pub(in crate::model) mod wallet_admission;
 
@@ -13,6 +12,5 @@ pub use api_token::{
 };
 pub use holdings::Holding;
 pub use quota::WorkspaceQuota;
-pub use signed_in::{validate_workspace_name, AccountView, SignedInAs, MAX_WORKSPACE_NAME_CHARS};
 pub use siwe_message::{eip55_address, hex_utf8, short_address, siwe_message_text, AddressError, NonceGrant};
 pub use wallet_admission::{AdmissionError, NotAdmitted, WalletAdmission, WALLET_SIGN_IN};

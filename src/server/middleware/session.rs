@@ -7,7 +7,8 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
 use std::sync::Arc;
 
-use crate::auth::{find_session, session_for_api_token, token_scope_refusal, Credential};
+use crate::account::service::session_for_api_token;
+use crate::auth::{find_session, token_scope_refusal, Credential};
 use crate::config::Settings;
 use crate::state::AppState;
 
@@ -116,7 +117,9 @@ pub async fn require_session(State(state): State<AppState>, mut request: Request
 /// The answer to a session or token whose wallet the operator no longer lets in (`wallet-sign-in`): a 403 saying so
 /// on `/api/`, sign-in for a page; `None` when it is let in.
 async fn not_admitted(state: &AppState, session: &crate::auth::Session, path: &str) -> Option<Response> {
-    match crate::auth::still_admitted(&state.store, &state.settings.wallet_sign_in, session.workspace_id).await {
+    match crate::account::service::still_admitted(&state.store, &state.settings.wallet_sign_in, session.workspace_id)
+        .await
+    {
         Ok(Ok(())) => None,
         Ok(Err(why)) if path.starts_with("/api/") => Some(forbidden(&why.to_string())),
         Ok(Err(_)) => Some(Redirect::to("/login").into_response()),

@@ -7,7 +7,7 @@ use axum::routing::get;
 use axum::Router;
 use serde::Deserialize;
 
-use crate::auth::{confirm_contact_link, CONTACT_LINK_PATH};
+use crate::account::service::{confirm_contact_link, CONTACT_LINK_PATH};
 use crate::state::AppState;
 
 /// The route.

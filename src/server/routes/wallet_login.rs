@@ -14,10 +14,10 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::login::{session_cookie, with_cookie};
-use crate::auth::{
-    end_session, issue_siwe_nonce, login_with_wallet, siwe_policy, WalletLoginError, MAX_MESSAGE_BYTES,
-    WALLET_LOGIN_BUDGET,
+use crate::account::service::{
+    issue_siwe_nonce, login_with_wallet, siwe_policy, WalletLoginError, MAX_MESSAGE_BYTES, WALLET_LOGIN_BUDGET,
 };
+use crate::auth::end_session;
 use crate::rate_limit::Caller;
 use crate::server::middleware::{client_address, session_token};
 use crate::state::AppState;
@@ -67,7 +67,7 @@ async fn nonce(State(state): State<AppState>, request: Request) -> Response {
 }
 
 /// The wallet-login policy of this server's settings.
-fn policy(state: &AppState) -> crate::auth::SiwePolicy {
+fn policy(state: &AppState) -> crate::account::service::SiwePolicy {
     siwe_policy(&state.settings.public_base(), &state.settings.siwe_chain_ids)
 }
 

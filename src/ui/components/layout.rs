@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::components::A;
 
-use crate::api::account::whoami;
+use crate::account::api::whoami;
 use crate::guard::api::open_alert_count;
 use crate::ui::hooks::resource;
 
@@ -55,9 +55,9 @@ fn SignedIn() -> impl IntoView {
             {move || Suspend::new(async move {
                 account.await.ok().map(|a| {
                     let title = match &a.signed_in_as {
-                        crate::model::SignedInAs::Wallet { address } => address.clone(),
-                        crate::model::SignedInAs::InstallOwner => "signed in with the owner's login link".into(),
-                        crate::model::SignedInAs::Other { identity } => identity.clone(),
+                        crate::account::model::SignedInAs::Wallet { address } => address.clone(),
+                        crate::account::model::SignedInAs::InstallOwner => "signed in with the owner's login link".into(),
+                        crate::account::model::SignedInAs::Other { identity } => identity.clone(),
                     };
                     view! {
                         <div id="signed-in" class="signed-in" title=title>

@@ -1,10 +1,7 @@
 //! Reusable view pieces. Each takes plain data (view-models) and renders.
 
-mod account_panel;
-mod api_tokens_panel;
 mod connection_test_panel;
 mod connector_form;
-mod contact_panel;
 mod datasets_panel;
 mod document_export;
 mod export_buttons;
@@ -19,11 +16,8 @@ mod submit_row;
 mod workload_form;
 mod workload_picker;
 
-pub use account_panel::AccountPanel;
-pub use api_tokens_panel::ApiTokensPanel;
 pub use connection_test_panel::ConnectionTestPanel;
 pub use connector_form::ConnectorForm;
-pub use contact_panel::ContactPanel;
 pub use datasets_panel::{Datasets, DatasetsPanel};
 pub use document_export::{Document, DocumentExportButtons};
 pub use export_buttons::ExportButtons;

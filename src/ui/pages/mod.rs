@@ -3,23 +3,19 @@
 mod compare;
 mod connector_edit;
 mod connectors;
-mod login;
 mod not_found;
 mod run_new;
 mod run_view;
 mod runs;
-mod settings;
 mod share;
 mod workloads;
 
 pub use compare::ComparePage;
 pub use connector_edit::{EditConnectorPage, NewConnectorPage};
 pub use connectors::ConnectorsPage;
-pub use login::LoginPage;
 pub use not_found::NotFoundPage;
 pub use run_new::NewRunPage;
 pub use run_view::RunPage;
 pub use runs::RunsPage;
-pub use settings::SettingsPage;
 pub use share::SharePage;
 pub use workloads::WorkloadsPage;

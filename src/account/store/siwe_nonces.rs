@@ -2,7 +2,7 @@
 
 use sqlx::Row;
 
-use super::{Store, StoreError};
+use crate::store::{Store, StoreError};
 
 /// What became of a nonce presented at login.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,9 +3,8 @@
 
 use sqlx::Row;
 
-use super::workspaces::parse_id;
-use super::{Store, StoreError};
 use crate::model::WorkspaceId;
+use crate::store::{parse_id, Store, StoreError};
 
 impl Store {
     /// Records a verification link for `email`, valid until `expires_at_ms`. Earlier unused links of the workspace

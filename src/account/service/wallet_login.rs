@@ -6,12 +6,13 @@ use rand::distributions::{Alphanumeric, DistString};
 use std::time::Duration;
 
 use super::eip1271::ContractWallets;
-use super::links::{open_session, NewSession};
 use super::siwe::{check_message, wallet_address_of, wallet_identity, SiwePolicy, SiweRejection};
+use crate::account::store::NonceUse;
+use crate::auth::{open_session, NewSession};
 use crate::model::{iso8601_utc, short_address, NonceGrant, NotAdmitted, WalletAdmission, WorkspaceId};
 use crate::rate_limit::Budget;
 use crate::secrets::TokenHasher;
-use crate::store::{NonceUse, Store, StoreError};
+use crate::store::{Store, StoreError};
 
 /// How long a nonce may wait for its signed message.
 pub const SIWE_NONCE_TTL_MS: i64 = 10 * 60 * 1000;

@@ -4,9 +4,8 @@
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
-use super::workspaces::parse_id;
-use super::{Store, StoreError};
 use crate::model::{ApiTokenId, ApiTokenState, ApiTokenView, Holding, TokenScope, WorkspaceId};
+use crate::store::{parse_id, Store, StoreError};
 
 /// How stale a token's last-used time may get before a request writes it again: one write a minute per token at
 /// most, not one per request.

@@ -5,8 +5,8 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
+use crate::account::ui::wallet::{has_browser_wallet, sign_in_with_wallet, NO_WALLET};
 use crate::ui::browser_error::BrowserError;
-use crate::ui::wallet::{has_browser_wallet, sign_in_with_wallet, NO_WALLET};
 
 /// Where the wallet login stands.
 #[derive(Debug, Clone, PartialEq)]

@@ -3,7 +3,7 @@
 //! message (`model::siwe_message_text`), the wallet signs it with `personal_sign`, and the server checks it and
 //! sets the session cookie. Nothing here decides whether a login is valid; the server does.
 
-use super::browser_error::BrowserError;
+use crate::ui::browser_error::BrowserError;
 
 /// Whether this browser has an injected wallet.
 #[cfg(feature = "hydrate")]

@@ -4,8 +4,8 @@
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 
-use super::ErrorBox;
-use crate::api::account::{clear_contact_email, set_contact_email, whoami};
+use crate::account::api::{clear_contact_email, set_contact_email, whoami};
+use crate::ui::components::ErrorBox;
 use crate::ui::hooks::resource;
 
 /// The alert e-mail section.

@@ -8,7 +8,7 @@ use crate::model::{ApiTokenId, ApiTokenInput, ApiTokenView, Checked, NewApiToken
 use crate::wire::Json;
 
 #[cfg(feature = "ssr")]
-use super::context::with_session;
+use crate::api::context::with_session;
 
 #[cfg(feature = "ssr")]
 fn browser_only(session: &crate::auth::Session) -> Result<(), AppError> {
@@ -26,13 +26,21 @@ pub async fn create_api_token(input: Checked<ApiTokenInput>) -> Result<NewApiTok
     with_session(|state, session| async move {
         browser_only(&session)?;
         let now = state.clock.now_ms();
-        match crate::auth::create_api_token(&state.store, &state.tokens, session.workspace_id, &input.0, now).await {
+        match crate::account::service::create_api_token(
+            &state.store,
+            &state.tokens,
+            session.workspace_id,
+            &input.0,
+            now,
+        )
+        .await
+        {
             Ok(created) => {
                 tracing::info!(workspace = %session.workspace_id, token = %created.view.id, "API token created");
                 Ok(created)
             }
-            Err(crate::auth::CreateTokenError::Invalid(v)) => Err(AppError::Invalid(v)),
-            Err(crate::auth::CreateTokenError::Store(e)) => Err(e.into()),
+            Err(crate::account::service::CreateTokenError::Invalid(v)) => Err(AppError::Invalid(v)),
+            Err(crate::account::service::CreateTokenError::Store(e)) => Err(e.into()),
         }
     })
     .await

@@ -2,7 +2,10 @@
 
 use leptos::prelude::*;
 
-use crate::ui::components::{AccountPanel, ApiTokensPanel, ContactPanel, Layout};
+use super::account_panel::AccountPanel;
+use super::api_tokens_panel::ApiTokensPanel;
+use super::contact_panel::ContactPanel;
+use crate::ui::components::Layout;
 
 /// The settings page.
 #[component]

@@ -2,9 +2,9 @@
 
 use leptos::prelude::*;
 
-use super::ErrorBox;
-use crate::api::account::{rename_workspace, sign_out_everywhere, whoami};
-use crate::model::SignedInAs;
+use crate::account::api::{rename_workspace, sign_out_everywhere, whoami};
+use crate::account::model::SignedInAs;
+use crate::ui::components::ErrorBox;
 use crate::ui::hooks::resource;
 
 /// The workspace section.

@@ -1,12 +1,13 @@
 //! API tokens for scripts: created with a name and an optional lifetime, shown once as `lgt_…`, kept as a keyed
 //! hash, resolved into a [`Session`] for the workspace on every API request that carries one, revoked by the owner.
 
-use super::links::{Credential, Session};
+use crate::account::store::TokenRefusal;
+use crate::auth::{Credential, Session};
 use crate::model::{
     ApiTokenId, ApiTokenInput, ApiTokenState, ApiTokenView, NewApiToken, ValidationError, WorkspaceId, API_TOKEN_PREFIX,
 };
 use crate::secrets::{RandomToken, TokenHasher};
-use crate::store::{Store, StoreError, TokenRefusal};
+use crate::store::{Store, StoreError};
 
 /// How many characters of a token its listing shows (the prefix and four of the secret).
 const HINT_CHARS: usize = API_TOKEN_PREFIX.len() + 4;

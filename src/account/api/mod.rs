@@ -1,20 +1,23 @@
-//! The signed-in account: who it is (the sidebar), its name, the owner's contact address for alert e-mail, and
-//! signing out of every session.
+//! The account feature's server functions: the signed-in account — who it is (the sidebar), its name, the owner's
+//! contact address for alert e-mail, and signing out of every session — here, and its API tokens in `tokens`.
+
+pub mod tokens;
 
 use leptos::prelude::*;
 
+use crate::account::model::AccountView;
 use crate::error::AppError;
-use crate::model::AccountView;
 use crate::wire::Json;
 
 #[cfg(feature = "ssr")]
-use super::context::with_session;
+use crate::api::context::with_session;
 
 /// `POST /api/account/whoami`: the workspace's name and how its owner signs in.
 #[server(prefix = "/api", endpoint = "account/whoami", input = Json, output = Json)]
 pub async fn whoami() -> Result<AccountView, AppError> {
     with_session(|state, session| async move {
-        Ok(crate::auth::account_of(&state.store, session.workspace_id, state.guard.mail().is_some()).await?)
+        Ok(crate::account::service::account_of(&state.store, session.workspace_id, state.guard.mail().is_some())
+            .await?)
     })
     .await
 }
@@ -23,9 +26,10 @@ pub async fn whoami() -> Result<AccountView, AppError> {
 #[server(prefix = "/api", endpoint = "account/rename", input = Json, output = Json)]
 pub async fn rename_workspace(name: String) -> Result<AccountView, AppError> {
     with_session(|state, session| async move {
-        let name = crate::model::validate_workspace_name(&name)?;
+        let name = crate::account::model::validate_workspace_name(&name)?;
         state.store.rename_workspace(session.workspace_id, &name).await?;
-        Ok(crate::auth::account_of(&state.store, session.workspace_id, state.guard.mail().is_some()).await?)
+        Ok(crate::account::service::account_of(&state.store, session.workspace_id, state.guard.mail().is_some())
+            .await?)
     })
     .await
 }
@@ -52,15 +56,17 @@ pub async fn set_contact_email(email: String) -> Result<String, AppError> {
             return Err(invalid("e-mail is off on this server: its operator must set smtp-url".into()));
         };
         // Only messages that would go out count against the budget.
-        crate::auth::contact_address(&email)?;
+        crate::account::service::contact_address(&email)?;
         let bucket = crate::rate_limit::Caller::ContactLinks(session.workspace_id).key();
-        let taken =
-            state.store.take_rate_token(&bucket, crate::auth::CONTACT_LINK_BUDGET, state.clock.now_ms()).await?;
+        let taken = state
+            .store
+            .take_rate_token(&bucket, crate::account::service::CONTACT_LINK_BUDGET, state.clock.now_ms())
+            .await?;
         if let Err(wait) = taken {
             return Err(invalid(format!("too many links asked for; try again in {} minutes", wait.as_secs() / 60 + 1)));
         }
         let (base, now) = (state.settings.public_base(), state.clock.now_ms());
-        let message = match crate::auth::start_contact_verification(
+        let message = match crate::account::service::start_contact_verification(
             &state.store,
             &state.tokens,
             session.workspace_id,
@@ -71,8 +77,8 @@ pub async fn set_contact_email(email: String) -> Result<String, AppError> {
         .await
         {
             Ok(message) => message,
-            Err(crate::auth::ContactError::Invalid(v)) => return Err(AppError::Invalid(v)),
-            Err(crate::auth::ContactError::Store(e)) => return Err(e.into()),
+            Err(crate::account::service::ContactError::Invalid(v)) => return Err(AppError::Invalid(v)),
+            Err(crate::account::service::ContactError::Store(e)) => return Err(e.into()),
         };
         if let Err(e) = mail.send_now(&message.to, &message.subject, &message.body).await {
             tracing::warn!(workspace = %session.workspace_id, error = %e, "a contact verification e-mail failed");

@@ -1,8 +1,8 @@
 //! Whose workspace a session acts for, in the terms a person recognises.
 
 use super::siwe::wallet_address_of;
+use crate::account::model::{AccountView, SignedInAs};
 use crate::model::WorkspaceId;
-use crate::model::{AccountView, SignedInAs};
 use crate::store::{Store, StoreError, LOCAL_OWNER};
 
 /// The signed-in workspace's name, owner and contact address; `email_enabled` says whether this server sends mail.

@@ -3,9 +3,9 @@
 
 use leptos::prelude::*;
 
-use super::ErrorBox;
-use crate::api::tokens::{create_api_token, list_api_tokens, revoke_api_token};
+use crate::account::api::tokens::{create_api_token, list_api_tokens, revoke_api_token};
 use crate::model::{utc_minute, ApiTokenId, ApiTokenInput, ApiTokenState, ApiTokenView, Checked, TokenScope};
+use crate::ui::components::ErrorBox;
 use crate::ui::hooks::resource;
 
 /// Lifetimes offered in the form, in days; "" is no expiry.
