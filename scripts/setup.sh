@@ -21,7 +21,7 @@ done
 # wasm-bindgen-cli must match the wasm-bindgen crate in Cargo.lock exactly.
 wb_version=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/[^0-9.]/,""); print; exit}' Cargo.lock)
 if ! wasm-bindgen --version 2>/dev/null | grep -q " ${wb_version}\$"; then
-  say "installing wasm-bindgen-cli ${wb_version} (about 9 minutes on 2 cores)"
+  say "installing wasm-bindgen-cli ${wb_version} (2 to 9 minutes on 2 cores)"
   # Not --locked: its lock file names a webpki-roots release the registry mirror here lacks.
   cargo install wasm-bindgen-cli --version "${wb_version}" --force
 fi
