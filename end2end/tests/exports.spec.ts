@@ -101,10 +101,11 @@ test("each export button downloads its file, typed, made in the browser", async 
   );
   expect(external).toEqual([]);
   expect(await viewer.locator("script").count()).toBe(0);
-  await expect(viewer.locator("h1")).toHaveText("Exports of 3");
+  await expect(viewer.locator("#run-title")).toHaveText("Exports of 3");
   await expect(viewer.locator("svg.scatter")).toBeVisible();
-  await expect(viewer.locator("#spec-lab")).toBeAttached();
-  await expect(viewer.locator("tbody tr")).toHaveCount(3);
+  await expect(viewer.locator("#stats .stat-card").first()).toBeVisible();
+  await expect(viewer.locator("#server")).toContainText("did not record its server");
+  await expect(viewer.locator("#iterations tbody tr")).toHaveCount(3);
   await viewer.screenshot({ path: "test-results/export-html.png", fullPage: true });
   for (const format of ["A4", "Letter"] as const) {
     const pdf = await viewer.pdf({ format, printBackground: true });

@@ -83,11 +83,13 @@ test("a user searches for an endpoint's capacity from the form and reads the ans
     const [file] = await Promise.all([page.waitForEvent("download"), page.click("#sweep-export-html")]);
     expect(file.suggestedFilename()).toMatch(/^sweep-concurrency-capacity-search-on-sim-model-\d{4}-\d{2}-\d{2}\.html$/);
     const html = fs.readFileSync((await file.path())!, "utf8");
-    expect(html).toContain(`<span id="answer">${answer}</span>`);
+    expect(html).toContain('id="sweep-answer"');
+    expect(html).toContain(`>${answer}</div>`);
     expect(html).toContain("the knee: 4 in flight");
     expect((html.match(/<svg/g) ?? []).length).toBe(2);
-    expect((html.match(/<tr><td>\d in flight<\/td>/g) ?? []).length).toBe(6);
+    expect((html.match(/<td>\d in flight<\/td>/g) ?? []).length).toBe(6);
     expect(html).not.toContain("<script");
+    expect(html).not.toContain(" href=");
     const [json] = await Promise.all([page.waitForEvent("download"), page.click("#sweep-export-json")]);
     const exported = JSON.parse(fs.readFileSync((await json.path())!, "utf8"));
     expect(exported.report.answer).toBe(4);
@@ -166,7 +168,7 @@ test("a user repeats a level, reads each figure over the repetitions and compare
     const [file] = await Promise.all([page.waitForEvent("download"), page.click("#sweep-export-html")]);
     const html = fs.readFileSync((await file.path())!, "utf8");
     expect(html).toContain("Over 3 repetitions");
-    expect((html.match(/<tr><td>#\d<\/td>/g) ?? []).length).toBe(3);
+    expect((html.match(/<td>#\d<\/td>/g) ?? []).length).toBe(3);
   } finally {
     for (const s of started) s.kill();
   }

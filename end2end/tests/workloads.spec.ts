@@ -68,7 +68,7 @@ function expectWorkloadExported(files: Record<string, string>, kind: string, req
   const header = files.csv.split("\n")[0];
   expect(header.startsWith("report_id,agent,connector_model,prompt,iteration,ttft_ms,total_ms,")).toBe(true);
   expect(header.endsWith(",asked_input_tokens,made_input_tokens,asked_output_tokens,cached_tokens")).toBe(true);
-  expect(files.html).toContain('<section id="workload"><h2>Workload</h2>');
+  expect(files.html).toContain('<section id="workload" class="workload-section"><h3>Workload</h3>');
   expect(files.html).toContain('class="bar asked"');
   return snapshot;
 }
@@ -162,7 +162,7 @@ test("a multi-turn workload reports its figures by turn", async ({ page }) => {
   const files = await exports(page);
   const snapshot = expectWorkloadExported(files, "multiTurn", 9);
   expect(snapshot.workload.byTurn).toHaveLength(3);
-  expect(files.html).toContain('<table id="by-turn">');
+  expect(files.html).toContain('<table id="by-turn" class="table">');
 });
 
 test("an uploaded dataset is checked, listed with its lengths, and sent row by row", async ({ page }) => {

@@ -41,6 +41,7 @@ const READ: &[&str] = &[
     "speclab/ab/list",
     "speclab/ab/page",
     "sweeps/compare",
+    "sweeps/file",
     "sweeps/get",
     "sweeps/list",
     "sweeps/page",

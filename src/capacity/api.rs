@@ -33,7 +33,14 @@ pub async fn get_sweep(id: SweepId) -> Result<SweepView, AppError> {
 /// `POST /api/sweeps/page`, `{"id"}`: the sweep's page as the browser shows it (`sweeps/get` has the same as data).
 #[server(prefix = "/api", endpoint = "sweeps/page", input = Json, output = Json)]
 pub async fn get_sweep_page(id: SweepId) -> Result<JobPage<SweepSummary>, AppError> {
-    Ok(crate::capacity::fragments::sweep_page(get_sweep(id).await?))
+    Ok(crate::capacity::fragments::sweep_page(get_sweep(id).await?, crate::fragments::ShownIn::Page))
+}
+
+/// `POST /api/sweeps/file`, `{"id"}`: the sweep's page as its HTML export shows it (no links into the app), which
+/// the browser puts in a file.
+#[server(prefix = "/api", endpoint = "sweeps/file", input = Json, output = Json)]
+pub async fn get_sweep_file(id: SweepId) -> Result<JobPage<SweepSummary>, AppError> {
+    Ok(crate::capacity::fragments::sweep_page(get_sweep(id).await?, crate::fragments::ShownIn::File))
 }
 
 /// `POST /api/sweeps/list`: the workspace's sweeps, newest first.

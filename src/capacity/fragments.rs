@@ -1,42 +1,44 @@
 //! A sweep's page, the parts that change only when the page is read again: its header (objectives, prompts), the
 //! answer and the knee, the throughput–latency curve and the load chart, every level with the figures it was judged
-//! on and a link to its run, a repeated run's figures over its repetitions, and how it was all computed.
+//! on and a link to its run, a repeated run's figures over its repetitions, and how it was all computed. The HTML
+//! export is these parts in a file, without the links into the app.
 
 use leptos::prelude::*;
 
 use crate::capacity::model::SweepSummary;
 use crate::capacity::report::{CapacityLevel, CapacityReport, RepeatedReport, SweepView};
-use crate::fragments::{how_made, render};
+use crate::fragments::{how_made, render, ShownIn};
 use crate::model::trim_number;
 use crate::report::ms;
 use crate::wire::JobPage;
 
-/// The sweep's page: the header (title, connector, objectives, prompts and token budget), the report so far (a
-/// repeated run's page then offers its comparison) and how the figures were made.
-pub fn sweep_page(view: SweepView) -> JobPage<SweepSummary> {
+/// The sweep's page: the header (title, connector, objectives, prompts, token budget and start), the report so far (a
+/// repeated run's page then offers its comparison) and how the figures were made; in a file, a level links to no run.
+pub fn sweep_page(view: SweepView, shown_in: ShownIn) -> JobPage<SweepSummary> {
     let SweepView { summary, plan, report } = view;
     let objectives: Vec<String> = plan.slos.iter().map(|s| s.spelled()).collect();
     let header = render(view! {
         <header>
             <h2 id="sweep-title">{summary.title.clone()}</h2>
-            <p class="muted">{format!("{} · objectives: {} · {} prompt(s) · max_tokens {}", summary.connector_name,
+            <p class="muted">{format!("{} · objectives: {} · {} prompt(s) · max_tokens {} · started {}", summary.connector_name,
                 if objectives.is_empty() { "none".to_string() } else { objectives.join(", ") },
-                plan.template.prompts.len(), plan.template.agent.token_budget)}</p>
+                plan.template.prompts.len(), plan.template.agent.token_budget,
+                crate::model::iso8601_utc(summary.created_at_ms))}</p>
         </header>
     });
     JobPage {
         header,
         notes: report.as_ref().map(|r| render(how_made("sweep-notes", r.notes.clone()))),
         report: report.map(|report| match report.repeated.clone() {
-            Some(repeated) => render(view! { <RepeatedRunReport report repeated/> }),
-            None => render(view! { <SweepReport report/> }),
+            Some(repeated) => render(view! { <RepeatedRunReport report repeated shown_in/> }),
+            None => render(view! { <SweepReport report shown_in/> }),
         }),
         summary,
     }
 }
 
 #[component]
-fn SweepReport(report: CapacityReport) -> impl IntoView {
+fn SweepReport(report: CapacityReport, shown_in: ShownIn) -> impl IntoView {
     let curve = crate::capacity::charts::sweep_curve_chart(&report.chart());
     let load = crate::capacity::charts::sweep_load_chart(&report.chart());
     let mut levels = report.levels.clone();
@@ -62,14 +64,14 @@ fn SweepReport(report: CapacityReport) -> impl IntoView {
         })}
         <div class="chart-box" inner_html=curve></div>
         <div class="chart-box" inner_html=load></div>
-        {levels_table("Load", axis, levels.into_iter().map(|l| (axis.describe(l.level), l)))}
+        {levels_table("Load", axis, shown_in, levels.into_iter().map(|l| (axis.describe(l.level), l)))}
     }
 }
 
 /// A repeated run: whether every repetition passed, the figures over the repetitions, each repetition (judged
 /// like a level); the comparison with another repeated run and the notes follow on the page.
 #[component]
-fn RepeatedRunReport(report: CapacityReport, repeated: RepeatedReport) -> impl IntoView {
+fn RepeatedRunReport(report: CapacityReport, repeated: RepeatedReport, shown_in: ShownIn) -> impl IntoView {
     let axis = report.axis;
     let level = report.levels.first().map(|l| axis.describe(l.level)).unwrap_or_default();
     let verdict = match report.answer {
@@ -86,7 +88,7 @@ fn RepeatedRunReport(report: CapacityReport, repeated: RepeatedReport) -> impl I
             </div>
         </section>
         <RepeatedFigures report=repeated/>
-        {levels_table("Repetition", axis, report.levels.into_iter().enumerate().map(|(i, l)| (format!("#{}", i + 1), l)))}
+        {levels_table("Repetition", axis, shown_in, report.levels.into_iter().enumerate().map(|(i, l)| (format!("#{}", i + 1), l)))}
     }
 }
 
@@ -108,23 +110,26 @@ fn RepeatedFigures(report: RepeatedReport) -> impl IntoView {
     }
 }
 
-/// The levels (or repetitions), one row each, labelled in the column `first_column`.
+/// The levels (or repetitions), one row each, labelled in the column `first_column`; on a page each links to its
+/// run.
 fn levels_table(
     first_column: &'static str,
     axis: crate::capacity::model::LoadAxis,
+    shown_in: ShownIn,
     rows: impl Iterator<Item = (String, CapacityLevel)>,
 ) -> impl IntoView {
+    let links = shown_in == ShownIn::Page;
     view! {
         <table class="table" id="sweep-levels">
             <thead><tr><th>{first_column}</th><th>"Verdict"</th><th>"Judged on"</th><th>"Throughput"</th><th>"Goodput"</th>
                 {(axis == crate::capacity::model::LoadAxis::Rate).then(|| view! { <th>"Sent (late p95)"</th> })}
-                <th>"TTFT p50 / p95"</th><th>"Total p95"</th><th>"Failed"</th><th>"Run"</th></tr></thead>
-            <tbody>{rows.map(|(label, l)| level_row(label, axis, l)).collect_view()}</tbody>
+                <th>"TTFT p50 / p95"</th><th>"Total p95"</th><th>"Failed"</th>{links.then(|| view! { <th>"Run"</th> })}</tr></thead>
+            <tbody>{rows.map(|(label, l)| level_row(label, axis, links, l)).collect_view()}</tbody>
         </table>
     }
 }
 
-fn level_row(label: String, axis: crate::capacity::model::LoadAxis, l: CapacityLevel) -> impl IntoView {
+fn level_row(label: String, axis: crate::capacity::model::LoadAxis, link: bool, l: CapacityLevel) -> impl IntoView {
     let rate = |v: Option<f64>| v.map_or_else(|| "—".to_string(), |v| format!("{v:.2} req/s"));
     view! {
         <tr data-level=trim_number(l.level) data-passed=l.passed.to_string()>
@@ -139,7 +144,7 @@ fn level_row(label: String, axis: crate::capacity::model::LoadAxis, l: CapacityL
             <td>{l.ttft_ms.map_or_else(|| "—".to_string(), |p| format!("{} / {}", ms(p.p50), ms(p.p95)))}</td>
             <td>{l.total_ms.map_or_else(|| "—".to_string(), |p| ms(p.p95))}</td>
             <td>{format!("{} of {}", l.failed, l.requests)}</td>
-            <td>{l.run_id.map(|id| view! { <a href=format!("/runs/{id}")>"report"</a> })}</td>
+            {link.then(|| view! { <td>{l.run_id.map(|id| view! { <a href=format!("/runs/{id}")>"report"</a> })}</td> })}
         </tr>
     }
 }

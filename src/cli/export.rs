@@ -1,6 +1,6 @@
 //! `latency-guard export`: a report as JSON, CSV or HTML from the command line, from the app's database, from a
 //! running server (`--server URL --token …`), or from a snapshot file (a JSON export or `bench --out`). The same
-//! pure functions as the browser's export buttons.
+//! pure functions as the browser's export buttons, over the same sections the server renders for them.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -10,7 +10,7 @@ use super::{usage, CliError};
 
 use crate::export::{export, ExportFormat};
 use crate::model::RunId;
-use crate::report::ReportSnapshot;
+use crate::report::{ReportFiles, ReportSnapshot};
 use crate::store::Store;
 
 /// The command's options.
@@ -50,7 +50,8 @@ pub async fn run(args: ExportArgs, config: Option<&std::path::Path>) -> Result<E
         (None, Some(id), None) => load_report(id, config).await?,
         (None, None, _) => return Err(usage("name a REPORT_ID or --from SNAPSHOT.json")),
     };
-    let text = export(&report, args.format);
+    let sections = crate::fragments::report_file_sections(&report);
+    let text = export(&ReportFiles { snapshot: report, sections }, args.format);
     let written = match &args.out {
         Some(path) => std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display())),
         None => std::io::stdout().lock().write_all(text.as_bytes()).map_err(|e| format!("standard output: {e}")),

@@ -1,16 +1,17 @@
-//! Report exports — JSON, CSV and a self-contained HTML page — as pure functions of a report snapshot, so the
-//! browser (WASM, no server round-trip), the `export` command and the tests produce byte-identical files.
+//! Report exports — JSON, CSV and a self-contained HTML page — as pure functions of a report snapshot and the
+//! sections the server rendered for it, so the browser (WASM, no further round-trip), the `export` command and the
+//! tests produce byte-identical files. Every HTML export (a sweep's and an A/B test's too) is
+//! [`standalone_page`] around the sections the page itself shows.
 
 mod csv;
+mod document;
 mod html;
 
-pub(crate) use self::html::STYLE;
-mod workload_html;
-
 pub use self::csv::{csv_field, to_csv, CSV_COLUMNS, CSV_WORKLOAD_COLUMNS};
-pub use self::html::{to_html, SPEC_LAB_SLOT_ID};
+pub use self::document::{job_page_file, standalone_page, MEASURED_BY_THE_CLIENT};
+pub use self::html::to_html;
 
-use crate::report::ReportSnapshot;
+use crate::report::{ReportFiles, ReportSnapshot};
 
 /// A file format a report exports to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,11 +38,11 @@ impl ExportFormat {
 }
 
 /// The file's text.
-pub fn export(snapshot: &ReportSnapshot, format: ExportFormat) -> String {
+pub fn export(files: &ReportFiles, format: ExportFormat) -> String {
     match format {
-        ExportFormat::Json => to_json(snapshot),
-        ExportFormat::Csv => to_csv(snapshot),
-        ExportFormat::Html => to_html(snapshot),
+        ExportFormat::Json => to_json(&files.snapshot),
+        ExportFormat::Csv => to_csv(&files.snapshot),
+        ExportFormat::Html => to_html(files),
     }
 }
 

@@ -15,11 +15,23 @@ use crate::wire::ServerHtml;
 
 pub use compare::{comparison, run_choices};
 pub use dataset::dataset_listing;
-pub use report::{live_scatter, run_page, shared_page};
+pub use report::{live_scatter, report_file_sections, run_page, shared_page};
 
-/// A view rendered once, as HTML.
+/// Where rendered HTML is shown: the app's page, or a file a user keeps (an export), in which a link into the app
+/// would lead nowhere.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShownIn {
+    /// A page of the app.
+    Page,
+    /// An exported file.
+    File,
+}
+
+/// A view rendered once, as HTML, without the markers Leptos writes between text nodes for hydration (`<!>`): this
+/// HTML is never hydrated (a page shows it through `inner_html`, a file as it is), and text is escaped, so `<!>`
+/// is never a part of what it says.
 pub fn render(view: impl IntoView) -> ServerHtml {
-    ServerHtml::trusted(view.into_view().to_html())
+    ServerHtml::trusted(view.into_view().to_html().replace("<!>", ""))
 }
 
 /// A lab page's last part: how its numbers were made, one note a line, in the list `id`.

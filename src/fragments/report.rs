@@ -1,6 +1,7 @@
-//! The parts of a report every view shows — the owner's run page and a share link alike: the header, the
-//! scatter as stored, stat cards, honesty notes, distribution charts, the run over time and the server's own
-//! metrics (the table, which pages and sorts, is `ui::components::ResultsTable`).
+//! The parts of a report every view shows — the owner's run page, a share link and the HTML export alike: the
+//! header, the scatter as stored, stat cards, honesty notes, distribution charts, the run over time and the
+//! server's own metrics (the page's table, which pages and sorts, is `ui::components::ResultsTable`; a file's,
+//! every iteration, is the export's).
 
 use leptos::prelude::*;
 
@@ -8,8 +9,10 @@ use super::render;
 use super::workload::WorkloadPanel;
 use crate::charts::{latency_scatter, sampled_scatter};
 use crate::model::{ConnectionPolicy, IterationRecord, LoadMode, RunView};
-use crate::report::{scatter_point, stat_cards, ReportPage, ReportStats, ReportView, ServerSection};
-use crate::stats::RunSummary;
+use crate::report::{
+    report_view, scatter_point, stat_cards, ReportPage, ReportSnapshot, ReportStats, ReportView, ServerSection,
+};
+use crate::stats::{summarize, RunSummary};
 use crate::wire::ServerHtml;
 
 /// The owner's page of a run: its header, and the body as the run's state asks.
@@ -20,7 +23,20 @@ pub fn run_page(run: &RunView, view: &ReportView) -> ReportPage {
 
 /// A share link's page.
 pub fn shared_page(view: &ReportView) -> ReportPage {
-    page(shared_header(view), view, BodyFor::SharedReport)
+    page(snapshot_header(view), view, BodyFor::SharedReport)
+}
+
+/// The report's sections in a file (the HTML export shows them above its table of every iteration): the header,
+/// the scatter and the body as the owner's page shows them, with the server's own metrics or why there are none.
+pub fn report_file_sections(snapshot: &ReportSnapshot) -> ServerHtml {
+    let view = report_view(snapshot, summarize(&snapshot.results));
+    let scatter = scatter(&view).into_string();
+    let mut html = snapshot_header(&view).into_string();
+    html.push_str(&render(view! {
+        <section id="scatter"><h3>"Latency per iteration"</h3><div class="chart-box" inner_html=scatter></div></section>
+    }).into_string());
+    html.push_str(report_body(&view, BodyFor::File).as_str());
+    ServerHtml::trusted(html)
 }
 
 fn page(header: ServerHtml, view: &ReportView, body: BodyFor) -> ReportPage {
@@ -85,16 +101,23 @@ fn run_header(run: &RunView, view: &ReportView) -> ServerHtml {
     })
 }
 
-/// A shared report's header: what the snapshot says of the endpoint and the agent.
-fn shared_header(view: &ReportView) -> ServerHtml {
+/// The header of a shared report or a file: what the snapshot says of the endpoint and the agent (the owner's
+/// page shows the run's settings instead).
+fn snapshot_header(view: &ReportView) -> ServerHtml {
+    let tools = match view.agent.tools.len() {
+        0 => String::new(),
+        n => format!(" · {n} tool(s)"),
+    };
+    let system = view.agent.system_prompt.as_ref().map(|p| p.chars().take(300).collect::<String>());
     render(view! {
         <section class="run-header">
             <h2 id="run-title">{view.report.title.clone()}</h2>
             <p class="muted">
                 <span class="mono">{view.connector.base_url.clone()}</span> " · "
                 <span class="mono">{view.connector.model.clone()}</span> " · agent " {view.agent.name.clone()}
-                " · max_tokens " {view.agent.token_budget} " · started " {view.report.created_at.clone()}
+                " · max_tokens " {view.agent.token_budget} {tools} " · started " {view.report.created_at.clone()}
             </p>
+            {system.map(|p| view! { <p class="muted" id="system-prompt">"System prompt: " <span class="mono">{p}</span></p> })}
         </section>
     })
 }
@@ -119,6 +142,8 @@ enum BodyFor {
     FinishedRun,
     /// A share link's page: the report without the server's own metrics.
     SharedReport,
+    /// A file (the HTML export): the finished report, the server's own metrics or why there are none.
+    File,
 }
 
 /// Everything between the scatter and the table: stat cards and honesty notes, then, once the run is over, the
@@ -126,6 +151,7 @@ enum BodyFor {
 fn report_body(view: &ReportView, page: BodyFor) -> ServerHtml {
     let view = view.clone();
     let over = page != BodyFor::RunningRun;
+    let no_server = view.server.is_none() && page == BodyFor::File;
     let server = view.server.filter(|_| page != BodyFor::SharedReport);
     render(view! {
         <StatCards stats=view.stats summary=view.summary/>
@@ -136,6 +162,13 @@ fn report_body(view: &ReportView, page: BodyFor) -> ServerHtml {
             <WorkloadPanel section server_metrics=page != BodyFor::SharedReport/>
         })}
         {server.map(|section| view! { <ServerPanel section/> })}
+        {no_server.then(|| view! {
+            <section class="server-section" id="server">
+                <h3>"The server, from its own metrics"</h3>
+                <p class="muted">"This run did not record its server's metrics (the connector's server was not \
+                    probed, or is not self-hosted)."</p>
+            </section>
+        })}
     })
 }
 

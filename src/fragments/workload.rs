@@ -98,3 +98,57 @@ fn TurnTable(turns: Vec<TurnSummary>, conversations: Option<crate::report::Conve
         </div>
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::model::fixtures::{completed_run, iteration_record, plan_input};
+    use crate::model::{IterationRecord, LengthDist, TokenSource, Workload};
+
+    /// Turn `index % 2` of conversation `index / 2`: its prompt `prompt` tokens, `cached` of them from the cache.
+    fn turn(index: u32, prompt: u64, cached: u64) -> IterationRecord {
+        let asked = if index.is_multiple_of(2) { 30 } else { 10 };
+        IterationRecord {
+            prompt_index: index,
+            asked_input_tokens: Some(asked),
+            made_input_tokens: Some(asked),
+            asked_output_tokens: Some(5),
+            tokens_in: Some(prompt),
+            tokens_out: Some(5),
+            cached_tokens: Some(cached),
+            token_source: TokenSource::Reported,
+            ..iteration_record(u64::from(index), Some(20.0 + f64::from(index)), 80.0, false)
+        }
+    }
+
+    #[test]
+    fn a_multi_turn_report_shows_its_lengths_cache_and_turns_in_a_file() {
+        let mut input = plan_input(&[], 64, 1);
+        input.iterations = 1;
+        input.workload = Some(Workload::MultiTurn {
+            users: 2,
+            turns: 2,
+            first: LengthDist::fixed(30),
+            follow_up: LengthDist::fixed(10),
+            output: LengthDist::fixed(5),
+            think: Default::default(),
+            seed: 4,
+        });
+        let run = completed_run(input, "m");
+        let (snapshot, _) =
+            crate::report::snapshot(&run, vec![turn(0, 32, 0), turn(1, 47, 32), turn(2, 32, 0), turn(3, 47, 40)]);
+        let html = crate::fragments::report_file_sections(&snapshot).into_string();
+        let section = &html[html.find("id=\"workload\"").unwrap()..html.find("id=\"server\"").unwrap()];
+        assert!(section.contains("multi-turn: 2 conversation(s) of 2 turns"), "{section}");
+        // Asked prompts 30, 10, 30, 10: median 20; the server counted first turns at 32 (2 more than asked).
+        assert!(section.contains("<td>Prompt, asked</td><td>4</td><td>10</td><td>20</td>"), "{section}");
+        let deviation = "count − asked (first turns)</td><td>2</td><td>2</td>";
+        assert!(section.contains(deviation), "{section}");
+        // Turn 2 is requests 1 and 3, TTFT 21 and 23 ms: numpy.percentile([21, 23], [50, 90]) = 22, 22.8.
+        // (0 + 32 + 0 + 40) / (32 + 47 + 32 + 47) = 45.6 %.
+        assert!(section.contains("; 45.6% of their prompt tokens"), "{section}");
+        assert!(section.contains("<tr><td>2</td><td>2</td><td>0</td><td>22 / 22.8</td>"), "{section}");
+        assert!(section.contains("class=\"bar asked\"") && section.contains("class=\"bar served\""));
+        let (without, _) = crate::report::snapshot(&completed_run(plan_input(&["p"], 64, 1), "m"), vec![]);
+        assert!(!crate::fragments::report_file_sections(&without).as_str().contains("id=\"workload\""));
+    }
+}

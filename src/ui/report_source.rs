@@ -4,7 +4,7 @@
 use super::browser_error::BrowserError;
 use crate::api::runs::{get_iteration_page, get_run_export};
 use crate::model::RunId;
-use crate::report::{IterationPage, ReportSnapshot, TableQuery};
+use crate::report::{IterationPage, ReportFiles, TableQuery};
 
 /// The report a page shows and how it is reached.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,16 +41,17 @@ impl ReportSource {
         }
     }
 
-    /// The whole report snapshot, every iteration included, fetched in its compact form.
-    pub async fn snapshot(&self) -> Result<ReportSnapshot, BrowserError> {
+    /// The whole report snapshot, every iteration included, with its sections rendered for a file, fetched in its
+    /// compact form.
+    pub async fn files(&self) -> Result<ReportFiles, BrowserError> {
         let unreadable =
             |e: crate::report::CompactError| BrowserError::Unreachable(format!("The report could not be read: {e}"));
         match self {
-            Self::Owned(id) => get_run_export(*id).await?.into_snapshot().map_err(unreadable),
+            Self::Owned(id) => get_run_export(*id).await?.into_files().map_err(unreadable),
             Self::Shared { id, token } => {
                 public_get::<crate::report::CompactSnapshot>(&format!("/api/public/reports/{id}/export"), token)
                     .await?
-                    .into_snapshot()
+                    .into_files()
                     .map_err(unreadable)
             }
         }

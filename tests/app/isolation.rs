@@ -263,6 +263,7 @@ fn sweep(a: &Owned) -> Vec<(&'static str, Value, Expect)> {
         ("sweeps/delete", json!({"id": a.sweep}), NotFound),
         ("sweeps/get", json!({"id": a.sweep}), NotFound),
         ("sweeps/page", json!({"id": a.sweep}), NotFound),
+        ("sweeps/file", json!({"id": a.sweep}), NotFound),
         ("sweeps/list", json!({}), OwnOnly),
         ("sweeps/start", sweep_input(conn), NotFound),
         ("tokens/create", json!({"input": {"name": "B-token"}}), TokenManagement(200)),

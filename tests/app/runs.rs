@@ -545,10 +545,7 @@ async fn tpot_and_itl_come_out_at_the_endpoints_known_pace() {
     );
     assert!(notes.contains("pooled over all tokens of all successful requests"), "{notes}");
     common::assert_report_schema(&report["snapshot"]);
-    let csv = latency_guard::export::export(
-        &serde_json::from_value(report["snapshot"].clone()).unwrap(),
-        latency_guard::export::ExportFormat::Csv,
-    );
+    let csv = latency_guard::export::to_csv(&serde_json::from_value(report["snapshot"].clone()).unwrap());
     assert_eq!(
         csv.lines().next().unwrap(),
         "report_id,agent,connector_model,prompt,iteration,ttft_ms,total_ms,tokens_in,tokens_out,cost_usd,error"
@@ -619,8 +616,8 @@ async fn a_time_limited_run_stops_sending_at_its_limit_and_completes() {
     assert!(text.contains("durationS") && text.contains("between 1 and 86400 seconds"), "{text}");
 }
 
-/// The export buttons' compact form (`runs/export`) reads back as exactly the snapshot `runs/report` gives, in
-/// fewer bytes.
+/// The export buttons' compact form (`runs/export`) reads back as exactly the snapshot `runs/report` gives, its
+/// iterations in fewer bytes, with the report's sections rendered for a file.
 #[tokio::test]
 async fn the_compact_export_form_is_the_same_snapshot_in_fewer_bytes() {
     let Rig { app, cookie, connector, sim: _sim } = rig(SimConfig::fixed_ms(1, 1, 4)).await;
@@ -632,9 +629,12 @@ async fn the_compact_export_form_is_the_same_snapshot_in_fewer_bytes() {
     let keyed: latency_guard::api::runs::RunReport = serde_json::from_str(&keyed).unwrap();
     let read: latency_guard::report::CompactSnapshot = serde_json::from_str(&compact).unwrap();
     assert_eq!(read.version, latency_guard::report::COMPACT_VERSION);
-    assert_eq!(read.into_snapshot().unwrap(), keyed.snapshot);
-    let rows = serde_json::to_string(&keyed.snapshot).unwrap().len();
-    assert!(compact.len() * 2 < rows, "compact {} bytes, keyed {rows}", compact.len());
+    let columns = serde_json::to_string(&read.results).unwrap().len();
+    let files = read.into_files().unwrap();
+    assert_eq!(files.snapshot, keyed.snapshot);
+    assert!(files.sections.as_str().contains(r#"id="stats""#) && files.sections.as_str().contains("<svg"));
+    let rows = serde_json::to_string(&keyed.snapshot.results).unwrap().len();
+    assert!(columns * 2 < rows, "iterations as columns {columns} bytes, as rows {rows}");
 }
 
 async fn run_view(app: &TestApp, cookie: &str, run: &str) -> Value {

@@ -323,9 +323,12 @@ async fn a_repeated_run_reports_each_figure_over_its_repetitions_and_compares_by
         let shown = page.report.as_ref().unwrap().as_str();
         assert!(shown.contains("Over 3 repetitions") && shown.contains(r#"id="repeated-figures""#), "{shown}");
 
-        // The HTML export (made from the sweep as the API returns it) shows the same figures.
-        let view: latency_guard::capacity::report::SweepView = serde_json::from_value(calm.clone()).unwrap();
-        let html = latency_guard::capacity::report::sweep_to_html(&view);
+        // The HTML export (the page's parts as the server renders them for a file) shows the same figures and
+        // no link into the app.
+        let file: JobPage<SweepSummary> =
+            serde_json::from_value(app.json(&cookie, "sweeps/file", json!({"id": started["id"]})).await).unwrap();
+        let html = latency_guard::export::job_page_file(&file.summary.title, "sweep", &file);
+        assert!(!html.contains(" href="), "a file links nowhere");
         let mean_text = latency_guard::capacity::report::figure_value("ttftP50Ms", mean);
         for expected in ["Over 3 repetitions", "<th>Repetition</th>", "<td>#3</td>", "TTFT p50", &mean_text] {
             assert!(html.contains(expected), "{expected} missing from the export");

@@ -245,7 +245,7 @@ fn plan_input(args: &AbArgs) -> Result<AbPlanInput, CliError> {
 fn write_report(path: &Path, report: &AbReport) -> Result<(), CliError> {
     let html = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm"));
     let text = if html {
-        crate::lab::report::ab_to_html(report)
+        crate::lab::fragments::ab_file(report)
     } else {
         serde_json::to_string_pretty(report).unwrap_or_default()
     };

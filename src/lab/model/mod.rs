@@ -5,3 +5,6 @@ mod plan;
 
 pub use measured::{MeasuredArm, MeasuredCell, TimedRecord};
 pub use plan::{ab_limits, AbCellPlan, AbPlan, AbPlanInput, AbTestInput, AbTestSummary};
+
+/// What an A/B test's HTML file calls itself after its title: `<title>{title} — A/B test</title>`.
+pub const AB_TEST_FILE: &str = "A/B test";

@@ -1,19 +1,11 @@
-//! An A/B test as HTML: the Spec Lab section (per cell, the verdict, the bottleneck panel, the differences and
-//! each arm's acceptance) that the A/B page, the run report's Spec Lab slot and the A/B export share, and the
-//! A/B export itself — one self-contained, printable page like the run report's.
+//! An A/B test's Spec Lab section as HTML (the endpoints, then per cell the verdict, the bottleneck panel, the
+//! differences and each arm's acceptance), which the A/B page shows and its HTML export puts in a file.
 
 use std::fmt::Write;
 
 use crate::charts::{bottleneck, escape_text as escape, BottleneckBar};
-use crate::export::STYLE;
 use crate::lab::report::{acceptance_text, AbCell, AbReport, ArmFigures};
 use crate::report::{ms, percentile_triple};
-
-/// Styles the section needs beyond the report page's.
-pub const AB_STYLE: &str = "\
-svg rect.phase.prefill{fill:var(--ttft)}svg rect.phase.decode{fill:#7c3aed}svg .arm-name{font-size:12px;\
-fill:var(--ink)}svg text.total{font-size:11px;fill:var(--muted)}.verdict{font-weight:600}\
-.verdict.faster{color:var(--total)}.verdict.slower{color:var(--bad)}.caveats li{color:var(--muted)}";
 
 /// The bottleneck panel of one cell: where each arm's mean request time goes.
 pub fn cell_panel(cell: &AbCell, names: [&str; 2]) -> String {
@@ -26,17 +18,23 @@ pub fn cell_panel(cell: &AbCell, names: [&str; 2]) -> String {
     bottleneck(&[bar(names[0], &cell.baseline), bar(names[1], &cell.candidate)])
 }
 
-/// The Spec Lab section of `report`: an `<section id="spec-lab">` with every cell.
+/// The Spec Lab section of `report`: an `<section id="spec-lab">` with both endpoints and every cell.
 pub fn ab_section(report: &AbReport) -> String {
     let mut html = String::new();
     let names = [report.baseline.name.as_str(), report.candidate.name.as_str()];
-    let _ = write!(
-        html,
-        "<section id=\"{}\" class=\"slot\" data-slot=\"spec-lab-bottleneck\"><h2>A/B: {} vs {}</h2>",
-        crate::export::SPEC_LAB_SLOT_ID,
-        escape(names[0]),
-        escape(names[1])
-    );
+    let _ = write!(html, "<section id=\"spec-lab\"><h2>A/B: {} vs {}</h2>", escape(names[0]), escape(names[1]));
+    html.push_str("<p class=\"muted\" id=\"ab-endpoints\">");
+    for (role, endpoint) in [("Baseline: ", &report.baseline), ("<br>Candidate: ", &report.candidate)] {
+        let _ = write!(
+            html,
+            "{role}{} · <span class=\"mono\">{}</span> · model <span class=\"mono\">{}</span>{}",
+            escape(&endpoint.name),
+            escape(&endpoint.base_url),
+            escape(&endpoint.model),
+            endpoint.server_kind.map_or_else(String::new, |k| format!(" · {}", k.label()))
+        );
+    }
+    html.push_str("</p>");
     for cell in &report.cells {
         cell_html(&mut html, cell, names);
     }
@@ -103,35 +101,4 @@ fn cell_html(html: &mut String, cell: &AbCell, names: [&str; 2]) {
         html.push_str("</ul>");
     }
     html.push_str("</article>");
-}
-
-/// The A/B export: one self-contained page.
-pub fn ab_to_html(report: &AbReport) -> String {
-    let mut page = String::with_capacity(32_768);
-    let title = escape(&report.title);
-    let _ = write!(
-        page,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{title} — A/B test</title>\
-         <style>{STYLE}{AB_STYLE}</style></head><body><header><h1>{title}</h1><p class=\"muted\">Created {}",
-        escape(&report.created_at)
-    );
-    for (role, endpoint) in [("Baseline", &report.baseline), ("Candidate", &report.candidate)] {
-        let _ = write!(
-            page,
-            "<br>{role}: {} · <span class=\"mono\">{}</span> · model <span class=\"mono\">{}</span>{}",
-            escape(&endpoint.name),
-            escape(&endpoint.base_url),
-            escape(&endpoint.model),
-            endpoint.server_kind.map_or_else(String::new, |k| format!(" · {}", k.label()))
-        );
-    }
-    page.push_str("</p></header>");
-    page.push_str(&ab_section(report));
-    page.push_str("<h2>How these numbers were made</h2><ul class=\"honesty\">");
-    for note in &report.notes {
-        let _ = write!(page, "<li>{}</li>", escape(note));
-    }
-    page.push_str("</ul><footer>Exported from latency-guard · all times in milliseconds, measured by the client.</footer></body></html>\n");
-    page
 }

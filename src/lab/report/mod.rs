@@ -8,4 +8,4 @@ pub use ab::{
     acceptance_text, verdict, AbCell, AbEndpoint, AbMetric, AbReport, AbTestView, Acceptance, AcceptanceSource,
     ArmFigures, MetricDelta, Verdict, VerdictKind,
 };
-pub use html::{ab_section, ab_to_html, cell_panel, AB_STYLE};
+pub use html::{ab_section, cell_panel};

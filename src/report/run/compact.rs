@@ -1,15 +1,27 @@
 //! The report snapshot in a compact, versioned form for the export buttons: the iterations as columns (one array
 //! per field, each prompt's text once) instead of one keyed object per iteration. A third of the bytes for the
 //! server to write and compress and for the browser to parse; read back it is the very same snapshot, so every
-//! export is byte for byte what it would be from the keyed form.
+//! export is byte for byte what it would be from the keyed form. It carries the report's sections as the server
+//! renders them for a file, which the HTML export shows around its table.
 
 use serde::{Deserialize, Serialize};
 
 use crate::model::{EngineTimings, IterationRecord, TokenSource};
 use crate::report::ReportSnapshot;
+use crate::wire::ServerHtml;
 
-/// The version this code writes and reads; a reader refuses any other.
-pub const COMPACT_VERSION: u32 = 1;
+/// The version this code writes and reads; a reader refuses any other. 2: the sections rendered for a file.
+pub const COMPACT_VERSION: u32 = 2;
+
+/// What a report's files are made from: its snapshot, and its sections as the server renders them for a file
+/// (`fragments::report_file_sections`), which the HTML export shows above its table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReportFiles {
+    /// The report, every iteration included.
+    pub snapshot: ReportSnapshot,
+    /// Its sections, rendered.
+    pub sections: ServerHtml,
+}
 
 /// A snapshot whose iterations travel as columns.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -21,6 +33,8 @@ pub struct CompactSnapshot {
     pub head: ReportSnapshot,
     /// Its iterations.
     pub results: Columns,
+    /// Its sections as the server renders them for a file.
+    pub sections: ServerHtml,
 }
 
 /// Every field of the iterations, one array each, all of one length (`itlGaps` never travels).
@@ -106,21 +120,28 @@ pub enum CompactError {
 }
 
 impl CompactSnapshot {
-    /// The compact form of `snapshot`.
-    pub fn of(snapshot: &ReportSnapshot) -> Self {
+    /// The compact form of `snapshot`, with its `sections` rendered for a file.
+    pub fn of(snapshot: &ReportSnapshot, sections: ServerHtml) -> Self {
         Self {
             version: COMPACT_VERSION,
             head: snapshot.clone_without_results(),
             results: Columns::of(&snapshot.results),
+            sections,
         }
     }
 
     /// The snapshot again; an error names what does not fit (another version, columns of unequal lengths).
     pub fn into_snapshot(self) -> Result<ReportSnapshot, CompactError> {
+        Ok(self.into_files()?.snapshot)
+    }
+
+    /// The snapshot again with its sections.
+    pub fn into_files(self) -> Result<ReportFiles, CompactError> {
         if self.version != COMPACT_VERSION {
             return Err(CompactError::Version(self.version));
         }
-        Ok(ReportSnapshot { results: self.results.into_records()?, ..self.head })
+        let snapshot = ReportSnapshot { results: self.results.into_records()?, ..self.head };
+        Ok(ReportFiles { snapshot, sections: self.sections })
     }
 }
 
@@ -274,12 +295,17 @@ impl CompactExport {
 
     /// The snapshot again (see [`CompactSnapshot::into_snapshot`]).
     pub fn into_snapshot(self) -> Result<ReportSnapshot, CompactError> {
+        Ok(self.into_files()?.snapshot)
+    }
+
+    /// The snapshot again with its sections (see [`CompactSnapshot::into_files`]).
+    pub fn into_files(self) -> Result<ReportFiles, CompactError> {
         match self.0 {
-            ExportForm::Decoded(compact) => compact.into_snapshot(),
+            ExportForm::Decoded(compact) => compact.into_files(),
             #[cfg(feature = "ssr")]
             ExportForm::Encoded(json) => serde_json::from_str::<CompactSnapshot>(json.get())
                 .map_err(|e| CompactError::Json(e.to_string()))?
-                .into_snapshot(),
+                .into_files(),
         }
     }
 }
@@ -349,7 +375,8 @@ mod tests {
             original.results.iter().any(|r| r.good == Some(false))
                 && original.results.iter().any(|r| r.good == Some(true))
         );
-        let compact = CompactSnapshot::of(&original);
+        let sections = ServerHtml::trusted("<section id=\"stats\">rendered</section>".into());
+        let compact = CompactSnapshot::of(&original, sections.clone());
         assert_eq!(compact.results.prompt_texts.len(), 2, "each prompt's text once");
         let json = serde_json::to_string(&compact).unwrap();
         let (columns, rows) =
@@ -360,8 +387,10 @@ mod tests {
             columns.len(),
             rows.len()
         );
-        let back = serde_json::from_str::<CompactSnapshot>(&json).unwrap().into_snapshot().unwrap();
-        assert_eq!(back, original);
+        let back = serde_json::from_str::<CompactSnapshot>(&json).unwrap().into_files().unwrap();
+        assert_eq!(back.snapshot, original);
+        assert_eq!(back.sections, sections);
+        let original = ReportFiles { snapshot: original, sections };
         for &format in ExportFormat::ALL {
             assert_eq!(export(&back, format), export(&original, format), "{format:?}");
         }
@@ -369,11 +398,11 @@ mod tests {
 
     #[test]
     fn another_version_or_ragged_columns_are_refused_in_words() {
-        let mut compact = CompactSnapshot::of(&snapshot());
-        compact.version = 2;
+        let mut compact = CompactSnapshot::of(&snapshot(), ServerHtml::default());
+        compact.version = 1;
         let error = compact.clone().into_snapshot().unwrap_err();
-        assert_eq!(error, CompactError::Version(2));
-        assert!(error.to_string().contains("version 2 of its compact form"), "{error}");
+        assert_eq!(error, CompactError::Version(1));
+        assert!(error.to_string().contains("version 1 of its compact form; this page reads 2"), "{error}");
         compact.version = COMPACT_VERSION;
         compact.results.total_ms.pop();
         let error = compact.clone().into_snapshot().unwrap_err();
@@ -388,7 +417,7 @@ mod tests {
     #[test]
     fn a_snapshot_sent_as_encoded_earlier_is_the_same_bytes_and_reads_back_the_same() {
         let original = snapshot();
-        let compact = CompactSnapshot::of(&original);
+        let compact = CompactSnapshot::of(&original, ServerHtml::trusted("<p>sections</p>".into()));
         let fresh = serde_json::to_string(&CompactExport::from(compact.clone())).unwrap();
         let raw = serde_json::value::to_raw_value(&compact).unwrap();
         let kept = CompactExport::encoded(std::sync::Arc::from(raw));

@@ -15,7 +15,7 @@ pub(in crate::report) mod view;
 pub(in crate::report) mod workload;
 
 pub use cards::{stat_cards, StatCard};
-pub use compact::{Columns, CompactError, CompactExport, CompactSnapshot, COMPACT_VERSION};
+pub use compact::{Columns, CompactError, CompactExport, CompactSnapshot, ReportFiles, COMPACT_VERSION};
 #[cfg(feature = "ssr")]
 pub use compare::compare;
 pub use compare::{comparability_warnings, delta, ComparedRun, Comparison, LatencyTests};

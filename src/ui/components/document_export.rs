@@ -1,7 +1,8 @@
 //! JSON and HTML export buttons of an A/B test's or a sweep's page. The page shows the document as the server
-//! rendered it, so a click fetches the document's data and makes the file in the browser with the shared export
-//! code (the same bytes a CLI command or a test makes). The fetch, the document's types and the export code travel
-//! in a lazily loaded WASM chunk ([`make_document_file`]), not in the page's first load.
+//! rendered it, so a click fetches the document's data (for HTML, the page's parts as the server renders them for a
+//! file) and makes the file in the browser with the shared export code (the same bytes a CLI command or a test
+//! makes). The fetch, the document's types and the export code travel in a lazily loaded WASM chunk
+//! ([`make_document_file`]), not in the page's first load.
 
 use leptos::prelude::*;
 
@@ -31,20 +32,31 @@ impl Document {
 #[leptos::lazy]
 async fn make_document_file(document: Document, as_html: bool) -> Result<(String, String), BrowserError> {
     let extension = if as_html { "html" } else { "json" };
-    match document {
-        Document::AbTest(id) => {
+    match (document, as_html) {
+        (Document::AbTest(id), false) => {
             let view = crate::lab::api::get_ab_test(id).await?;
             let report = view.report.ok_or(BrowserError::NeedsAction("the test has no report yet"))?;
-            let name = crate::export::named_file("ab-test", &report.title, &report.created_at, extension);
-            let body = if as_html { crate::lab::report::ab_to_html(&report) } else { pretty(&report)? };
-            Ok((name, body))
+            Ok((crate::export::named_file("ab-test", &report.title, &report.created_at, extension), pretty(&report)?))
         }
-        Document::Sweep(id) => {
+        (Document::AbTest(id), true) => {
+            let page = crate::lab::api::get_ab_test_page(id).await?;
+            if page.report.is_none() {
+                return Err(BrowserError::NeedsAction("the test has no report yet"));
+            }
+            let created = crate::model::iso8601_utc(page.summary.created_at_ms);
+            let name = crate::export::named_file("ab-test", &page.summary.title, &created, extension);
+            Ok((name, crate::export::job_page_file(&page.summary.title, crate::lab::model::AB_TEST_FILE, &page)))
+        }
+        (Document::Sweep(id), false) => {
             let view = crate::capacity::api::get_sweep(id).await?;
             let created = crate::model::iso8601_utc(view.summary.created_at_ms);
-            let name = crate::export::named_file("sweep", &view.summary.title, &created, extension);
-            let body = if as_html { crate::capacity::report::sweep_to_html(&view) } else { pretty(&view)? };
-            Ok((name, body))
+            Ok((crate::export::named_file("sweep", &view.summary.title, &created, extension), pretty(&view)?))
+        }
+        (Document::Sweep(id), true) => {
+            let page = crate::capacity::api::get_sweep_file(id).await?;
+            let created = crate::model::iso8601_utc(page.summary.created_at_ms);
+            let name = crate::export::named_file("sweep", &page.summary.title, &created, extension);
+            Ok((name, crate::export::job_page_file(&page.summary.title, "sweep", &page)))
         }
     }
 }

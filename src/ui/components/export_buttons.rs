@@ -12,7 +12,7 @@
 use leptos::prelude::*;
 
 use crate::export::{file_name, ExportFormat};
-use crate::report::ReportSnapshot;
+use crate::report::ReportFiles;
 use crate::ui::browser_error::BrowserError;
 use crate::ui::report_source::ReportSource;
 
@@ -21,18 +21,19 @@ use crate::ui::report_source::ReportSource;
 /// reach the buttons, so that merely viewing a very large report does not download it.
 pub const IDLE_PREFETCH_MAX_ITERATIONS: usize = 20_000;
 
-/// A report's whole snapshot and the function that makes its files, as [`load_exports`] hands them over.
+/// A report's whole snapshot with its rendered sections and the function that makes its files, as
+/// [`load_exports`] hands them over.
 struct LoadedExports {
-    snapshot: ReportSnapshot,
+    files: ReportFiles,
     /// [`crate::export::export`], reached through this pointer so that its code stays in the lazily loaded chunk.
-    make: fn(&ReportSnapshot, ExportFormat) -> String,
+    make: fn(&ReportFiles, ExportFormat) -> String,
 }
 
 /// Fetches the report's snapshot and brings the export code with it (a lazily loaded chunk in the browser).
 #[leptos::lazy]
 async fn load_exports(source: ReportSource) -> Result<LoadedExports, BrowserError> {
-    let snapshot = source.snapshot().await?;
-    Ok(LoadedExports { snapshot, make: crate::export::export })
+    let files = source.files().await?;
+    Ok(LoadedExports { files, make: crate::export::export })
 }
 
 /// The snapshot the exports are made from, fetched once, and the export asked for while it was on its way.
@@ -104,9 +105,9 @@ impl Exporter {
     fn write(self, format: ExportFormat) {
         let started = now_ms();
         let result = self.loaded.with_value(|loaded| {
-            let LoadedExports { snapshot, make } =
+            let LoadedExports { files, make } =
                 loaded.as_ref().ok_or(BrowserError::NeedsAction("the report was not fetched"))?;
-            save_file(&file_name(snapshot, format), format.media_type(), &make(snapshot, format))
+            save_file(&file_name(&files.snapshot, format), format.media_type(), &make(files, format))
         });
         let took = now_ms() - started;
         self.failure.set(result.err());
