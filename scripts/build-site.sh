@@ -11,16 +11,6 @@ name=latency-guard; crate=latency_guard; site=target/site; pkg=$site/pkg
 mode=${1:-debug}
 if [ "$mode" = debug ]; then wasm_profile=dev; wasm_dir=debug; else wasm_profile=wasm-release; wasm_dir=wasm-release; fi
 
-# The release server builds beside the bundle: each spends long stretches on one core (the bundle's whole-program
-# LTO in one codegen unit, the server crate's own front end), so the two together finish sooner than one after the
-# other (docs/PERFORMANCE.md, "Build and test times").
-server=
-if [ "$mode" = --release ]; then
-  cargo build --bin "$name" --no-default-features --features ssr --release &
-  server=$!
-  trap 'if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; fi' EXIT
-fi
-
 cargo build --lib --target wasm32-unknown-unknown --target-dir target/front \
   --no-default-features --features hydrate --profile "$wasm_profile"
 rm -rf "$site"; mkdir -p "$pkg"
@@ -66,7 +56,7 @@ if [ "$mode" != debug ]; then
 fi
 
 case "$mode" in
-  --release) wait "$server"; server= ;;
+  --release) cargo build --bin "$name" --no-default-features --features ssr --release ;;
   --front-only) ;;
   *) cargo build --bin "$name" --no-default-features --features ssr ;;
 esac
