@@ -29,7 +29,7 @@ use latency_guard::engine::{
     measure, open_connections, Call, ChatMessage, ChatRequest, HttpClient, RequestTarget, StreamOptions,
 };
 use latency_guard::model::{BaseUrl, Job, LoadMode, Measurement, Session};
-use latency_guard::runs::{drive, Finished, Pacing};
+use latency_guard::runs::service::{drive, Finished, Pacing};
 use latency_guard::stats::percentile;
 use std::collections::BTreeMap;
 use std::process::Command;

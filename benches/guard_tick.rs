@@ -19,7 +19,7 @@ use latency_guard::guard::model::{
 use latency_guard::guard::service::{Guard, GuardOptions};
 use latency_guard::guard::store::NewBaseline;
 use latency_guard::model::{Agent, ConnectorInput, LoadMode, RunPlanInput};
-use latency_guard::runs::RunManager;
+use latency_guard::runs::service::RunManager;
 use latency_guard::secrets::SecretBox;
 use latency_guard::store::Store;
 use std::sync::Arc;

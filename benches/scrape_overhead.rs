@@ -13,7 +13,7 @@ use latency_guard::clock::{Clock, SystemClock};
 use latency_guard::config::Secret;
 use latency_guard::engine::HttpClient;
 use latency_guard::model::{Agent, ConnectorInput, LoadMode, RunPlanInput, ServerKind};
-use latency_guard::runs::RunManager;
+use latency_guard::runs::service::RunManager;
 use latency_guard::secrets::SecretBox;
 use latency_guard::stats::percentile;
 use latency_guard::store::Store;

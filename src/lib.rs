@@ -17,6 +17,7 @@ pub mod guard;
 pub mod lab;
 pub mod model;
 pub mod report;
+pub mod runs;
 pub mod stats;
 pub mod ui;
 pub mod wire;
@@ -41,8 +42,6 @@ pub mod outbound;
 pub mod probe;
 #[cfg(feature = "ssr")]
 pub mod rate_limit;
-#[cfg(feature = "ssr")]
-pub mod runs;
 #[cfg(feature = "ssr")]
 pub mod secrets;
 #[cfg(feature = "ssr")]

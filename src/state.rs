@@ -13,7 +13,7 @@ use crate::engine::HttpClient;
 use crate::guard::notify::WebhookSender;
 use crate::guard::service::Guard;
 use crate::lab::service::AbManager;
-use crate::runs::{ExportSnapshots, ReportViews, RunManager};
+use crate::runs::service::{ExportSnapshots, ReportViews, RunManager};
 use crate::secrets::{SecretBox, TokenHasher};
 use crate::store::{Store, StoreError};
 

@@ -7,7 +7,6 @@ use std::future::Future;
 use crate::auth::Session;
 use crate::error::AppError;
 use crate::jobs::StartError;
-use crate::runs::OnceError;
 use crate::state::AppState;
 use crate::store::StoreError;
 use crate::targets::ResolveError;
@@ -54,7 +53,8 @@ impl From<StoreError> for AppError {
     }
 }
 
-/// `Invalid` and `Store` failures of the domain's request-shaped errors, mapped alike.
+/// `Invalid` and `Store` failures of the domain's request-shaped errors, mapped alike (a feature maps its own
+/// beside its server functions).
 macro_rules! invalid_or_store {
     ($($error:ident),*) => {$(
         impl From<$error> for AppError {
@@ -68,4 +68,6 @@ macro_rules! invalid_or_store {
     )*};
 }
 
-invalid_or_store!(StartError, OnceError, ResolveError);
+pub(crate) use invalid_or_store;
+
+invalid_or_store!(StartError, ResolveError);

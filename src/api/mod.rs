@@ -4,11 +4,8 @@
 //! Every function here is `POST /api/<endpoint>` with a JSON body holding its arguments by name, e.g.
 //! `POST /api/connectors/get` with `{"id": "<uuid>"}`. They need a session cookie; without one they answer 401.
 
-pub mod benchmark;
-pub mod compare;
 pub mod connectors;
 pub mod datasets;
-pub mod runs;
 pub mod shares;
 pub mod workloads;
 

@@ -3,7 +3,7 @@
 //!
 //! Inside, each layer imports only those before it (`tests/app/architecture.rs` checks it): `model` (plans and
 //! summaries, pure, in the browser build too) < `charts` (the sweep's curves) < `report` (a sweep's report, a
-//! repeated run's figures, and the self-contained HTML export) < `judge` (the rules, pure) < `store` (the sweeps
+//! repeated run's figures, the answer in words) < `judge` (the rules, pure) < `store` (the sweeps
 //! table) < `service` (the search driver and the `SweepManager` job) < `fragments` (the report rendered once on the
 //! server) < `api` (its server functions) < `ui` (its pages and the sweep form).
 

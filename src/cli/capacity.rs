@@ -19,7 +19,7 @@ use crate::engine::HttpClient;
 use crate::model::{
     parse_slos, Agent, ConnectionPolicy, ConnectorId, IterationRecord, LoadMode, Measurement, RunPlanInput,
 };
-use crate::runs::{execute, BatchSink, SinkError};
+use crate::runs::service::{execute, BatchSink, SinkError};
 
 /// The command's options.
 #[derive(Debug, clap::Args)]

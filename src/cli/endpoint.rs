@@ -8,7 +8,7 @@ use tokio_util::sync::CancellationToken;
 use super::{usage, CliError};
 use crate::engine::{HttpClient, RequestTarget};
 use crate::model::{ConnectorId, RunId, RunPlan};
-use crate::runs::{seed_from, Execution};
+use crate::runs::service::{seed_from, Execution};
 
 /// Which endpoint to measure.
 #[derive(Debug, Clone, clap::Args)]

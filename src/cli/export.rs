@@ -8,9 +8,8 @@ use std::process::ExitCode;
 
 use super::{usage, CliError};
 
-use crate::export::{export, ExportFormat};
 use crate::model::RunId;
-use crate::report::{ReportFiles, ReportSnapshot};
+use crate::runs::report::{export, ExportFormat, ReportFiles, ReportSnapshot};
 use crate::store::Store;
 
 /// The command's options.
@@ -50,7 +49,7 @@ pub async fn run(args: ExportArgs, config: Option<&std::path::Path>) -> Result<E
         (None, Some(id), None) => load_report(id, config).await?,
         (None, None, _) => return Err(usage("name a REPORT_ID or --from SNAPSHOT.json")),
     };
-    let sections = crate::fragments::report_file_sections(&report);
+    let sections = crate::runs::fragments::report_file_sections(&report);
     let text = export(&ReportFiles { snapshot: report, sections }, args.format);
     let written = match &args.out {
         Some(path) => std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display())),
@@ -73,7 +72,7 @@ fn report_id(id: &str) -> Result<RunId, CliError> {
 async fn fetch_report(id: &str, server: &str, token: &str) -> Result<ReportSnapshot, CliError> {
     let id = report_id(id)?;
     let remote = crate::cli::remote::RemoteServer::new(server, token)?;
-    let report: crate::api::runs::RunReport = remote.call("runs/report", &serde_json::json!({ "id": id })).await?;
+    let report: crate::runs::api::RunReport = remote.call("runs/report", &serde_json::json!({ "id": id })).await?;
     Ok(report.snapshot)
 }
 

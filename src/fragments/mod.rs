@@ -4,18 +4,13 @@
 //! travel in the page's WASM; a page shows the HTML with `ui::components::ServerPart`. Knows nothing of storage,
 //! sessions or HTTP: values in, HTML out.
 
-mod compare;
 mod dataset;
-mod report;
-mod workload;
 
 use leptos::prelude::*;
 
 use crate::wire::ServerHtml;
 
-pub use compare::{comparison, run_choices};
 pub use dataset::dataset_listing;
-pub use report::{live_scatter, report_file_sections, run_page, shared_page};
 
 /// Where rendered HTML is shown: the app's page, or a file a user keeps (an export), in which a link into the app
 /// would lead nowhere.

@@ -32,6 +32,11 @@ pub fn p_value(p: f64) -> String {
     }
 }
 
+/// A figure as the workload tables show it (tokens, ms): to a tenth, without a trailing `.0`.
+pub fn tenths(v: f64) -> String {
+    crate::model::trim_number((v * 10.0).round() / 10.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

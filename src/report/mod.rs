@@ -1,10 +1,6 @@
-//! Reports, one folder a kind: `run` (the snapshot of a run, its notes, cards, table, page and compact form, two
-//! runs compared), `lab` (an A/B test); `format` writes
-//! figures for people the same way everywhere. Every type is re-exported here. Pure: the same code builds them on
-//! the server and in the browser.
+//! Figures for people, written the same way everywhere (milliseconds, percentiles, p-values, costs, tenths). Pure:
+//! the same code runs on the server and in the browser. A run's report is the runs feature's (`runs::report`).
 
 mod format;
-mod run;
 
-pub use format::{ms, p_value, percentile_triple, total_cost};
-pub use run::*;
+pub use format::{ms, p_value, percentile_triple, tenths, total_cost};

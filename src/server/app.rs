@@ -17,7 +17,7 @@ use crate::jobs::JobOwner;
 use crate::lab::service::AbManager;
 use crate::model::{AbTestId, BaseUrl, ConnectorInput, RunId, SweepId, ValidationError};
 use crate::outbound::{AddressPolicy, Lookup, SystemLookup, Trust};
-use crate::runs::RunManager;
+use crate::runs::service::RunManager;
 use crate::secrets::{SecretBox, TokenHasher};
 use crate::sim::{SimConfig, SimHandle};
 use crate::state::AppState;
@@ -224,8 +224,8 @@ pub async fn build_state_in(settings: Settings, surroundings: Surroundings) -> R
         guard: Guard::new(store.clone(), runs.clone(), Arc::clone(&clock), guard_options),
         webhooks: WebhookSender::new(store.clone(), sealer.clone(), Arc::clone(&clock), webhook_addresses),
         runs,
-        report_views: crate::runs::ReportViews::default(),
-        export_snapshots: crate::runs::ExportSnapshots::default(),
+        report_views: crate::runs::service::ReportViews::default(),
+        export_snapshots: crate::runs::service::ExportSnapshots::default(),
         ab_tests,
         sweeps,
         store,

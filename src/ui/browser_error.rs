@@ -11,10 +11,6 @@ pub enum BrowserError {
     #[error(transparent)]
     Server(#[from] AppError),
     /// The server answered a request the page made itself with a refusal: its reason, or its status.
-    #[cfg_attr(
-        not(feature = "hydrate"),
-        expect(dead_code, reason = "the page's own requests are made in the browser")
-    )]
     #[error("{0}")]
     Refused(String),
     /// The server could not be reached, or what it sent could not be read.

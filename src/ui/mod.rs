@@ -6,7 +6,6 @@ pub(crate) mod components;
 pub(crate) mod hooks;
 mod lazy_pages;
 mod pages;
-mod report_source;
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags};

@@ -4,9 +4,11 @@
 
 use crate::common;
 
-use latency_guard::export::{export, file_name, to_csv, to_html, to_json, ExportFormat, CSV_COLUMNS};
 use latency_guard::model::{IterationRecord, TokenSource};
-use latency_guard::report::{ReportAgent, ReportConnector, ReportFiles, ReportHeader, ReportSnapshot, ReportStats};
+use latency_guard::runs::report::{
+    export, file_name, to_csv, to_html, to_json, ExportFormat, ReportAgent, ReportConnector, ReportFiles, ReportHeader,
+    ReportSnapshot, ReportStats, CSV_COLUMNS,
+};
 use latency_guard::stats::Percentiles;
 
 /// Prompts a user could paste: quotes, commas, line breaks of both kinds, markup and non-ASCII text.
@@ -82,7 +84,7 @@ fn fixed_report() -> ReportSnapshot {
 
 /// A report's files as the browser makes them: the snapshot with the sections the server rendered for a file.
 fn files(snapshot: ReportSnapshot) -> ReportFiles {
-    ReportFiles { sections: latency_guard::fragments::report_file_sections(&snapshot), snapshot }
+    ReportFiles { sections: latency_guard::runs::fragments::report_file_sections(&snapshot), snapshot }
 }
 
 #[test]

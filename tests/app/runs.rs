@@ -545,7 +545,7 @@ async fn tpot_and_itl_come_out_at_the_endpoints_known_pace() {
     );
     assert!(notes.contains("pooled over all tokens of all successful requests"), "{notes}");
     common::assert_report_schema(&report["snapshot"]);
-    let csv = latency_guard::export::to_csv(&serde_json::from_value(report["snapshot"].clone()).unwrap());
+    let csv = latency_guard::runs::report::to_csv(&serde_json::from_value(report["snapshot"].clone()).unwrap());
     assert_eq!(
         csv.lines().next().unwrap(),
         "report_id,agent,connector_model,prompt,iteration,ttft_ms,total_ms,tokens_in,tokens_out,cost_usd,error"
@@ -626,9 +626,9 @@ async fn the_compact_export_form_is_the_same_snapshot_in_fewer_bytes() {
     assert_eq!(status, 200, "{keyed}");
     let (status, compact) = app.call("runs/export", json!({"id": run}), Some(&cookie)).await;
     assert_eq!(status, 200, "{compact}");
-    let keyed: latency_guard::api::runs::RunReport = serde_json::from_str(&keyed).unwrap();
-    let read: latency_guard::report::CompactSnapshot = serde_json::from_str(&compact).unwrap();
-    assert_eq!(read.version, latency_guard::report::COMPACT_VERSION);
+    let keyed: latency_guard::runs::api::RunReport = serde_json::from_str(&keyed).unwrap();
+    let read: latency_guard::runs::report::CompactSnapshot = serde_json::from_str(&compact).unwrap();
+    assert_eq!(read.version, latency_guard::runs::report::COMPACT_VERSION);
     let columns = serde_json::to_string(&read.results).unwrap().len();
     let files = read.into_files().unwrap();
     assert_eq!(files.snapshot, keyed.snapshot);

@@ -42,7 +42,7 @@ async fn public_get(app: &TestApp, path: &str, token: Option<&str>) -> (u16, Str
 
 async fn shared_since(app: &TestApp, cookie: &str, run: &str) -> Option<i64> {
     let (_, text) = app.call("runs/report", json!({"id": run}), Some(cookie)).await;
-    serde_json::from_str::<latency_guard::api::runs::RunReport>(&text).unwrap().shared_since_ms
+    serde_json::from_str::<latency_guard::runs::api::RunReport>(&text).unwrap().shared_since_ms
 }
 
 #[tokio::test]
@@ -83,8 +83,9 @@ async fn a_share_token_opens_its_one_report_and_nothing_else() {
     // The exports' compact form reads back as the very snapshot.
     let (status, body) = public_get(&app, &format!("{first}/export"), Some(&token)).await;
     assert_eq!(status, 200, "{body}");
-    let compact: latency_guard::report::CompactSnapshot = serde_json::from_str(&body).unwrap();
-    let keyed: latency_guard::report::ReportSnapshot = serde_json::from_value(shared["snapshot"].clone()).unwrap();
+    let compact: latency_guard::runs::report::CompactSnapshot = serde_json::from_str(&body).unwrap();
+    let keyed: latency_guard::runs::report::ReportSnapshot =
+        serde_json::from_value(shared["snapshot"].clone()).unwrap();
     assert_eq!(compact.into_snapshot().unwrap(), keyed);
     let (status, body) = public_get(&app, &format!("{first}/iterations?sort=fastest"), Some(&token)).await;
     assert_eq!(status, 400, "a malformed query, once the token is good, says why");

@@ -5,8 +5,9 @@
 use crate::common::TestDb;
 use latency_guard::config::Secret;
 use latency_guard::model::{ConnectorId, ConnectorInput, ValidConnector, WorkspaceId};
+use latency_guard::runs::store::PromptsKept;
 use latency_guard::secrets::SecretBox;
-use latency_guard::store::{PromptsKept, Store, StoreError};
+use latency_guard::store::{Store, StoreError};
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
@@ -426,7 +427,7 @@ async fn iteration_pages_from_sql_match_the_table_definition(db: &TestDb) {
     use latency_guard::model::{
         ErrorClass, IterationError, IterationRecord, Measurement, RunId, Timeline, TokenSource,
     };
-    use latency_guard::report::{table_page, SortKey, TableQuery};
+    use latency_guard::runs::report::{table_page, SortKey, TableQuery};
     let store = &db.store;
     let ws = workspace(store, "owner-a").await;
     let other = workspace(store, "owner-b").await;

@@ -6,10 +6,10 @@
 use std::future::Future;
 use std::time::{Duration, Instant};
 
-use latency_guard::api::runs::RunReport;
 use latency_guard::capacity::report::SweepView;
 use latency_guard::lab::report::AbTestView;
 use latency_guard::model::{AbTestId, RunId, RunStatus, SweepId};
+use latency_guard::runs::api::RunReport;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 

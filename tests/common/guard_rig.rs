@@ -11,7 +11,7 @@ use latency_guard::guard::model::{
 use latency_guard::guard::service::{Guard, GuardOptions};
 use latency_guard::guard::store::NewBaseline;
 use latency_guard::model::{Agent, ConnectorId, ConnectorInput, LoadMode, RunPlanInput, RunStatus, WorkspaceId};
-use latency_guard::runs::RunManager;
+use latency_guard::runs::service::RunManager;
 use latency_guard::secrets::SecretBox;
 use latency_guard::sim::{self, Delay, SimConfig, SimHandle};
 use latency_guard::store::Store;

@@ -13,7 +13,7 @@ use latency_guard::guard::model::{
 };
 use latency_guard::guard::service::{Guard, GuardOptions};
 use latency_guard::model::{ConnectorInput, ScheduleId};
-use latency_guard::runs::RunManager;
+use latency_guard::runs::service::RunManager;
 use latency_guard::secrets::SecretBox;
 use latency_guard::sim::{self, Delay, SimConfig};
 use latency_guard::store::Store;

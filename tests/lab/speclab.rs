@@ -204,8 +204,11 @@ async fn a_run_against_a_probed_server_records_its_metrics_and_the_report_says_w
     // The HTML export, made from what the export buttons fetch, holds the same section.
     let (status, text) = app.call("runs/export", json!({"id": run}), Some(&cookie)).await;
     assert_eq!(status, 200, "{text}");
-    let compact: latency_guard::report::CompactSnapshot = serde_json::from_str(&text).unwrap();
-    let html = latency_guard::export::export(&compact.into_files().unwrap(), latency_guard::export::ExportFormat::Html);
+    let compact: latency_guard::runs::report::CompactSnapshot = serde_json::from_str(&text).unwrap();
+    let html = latency_guard::runs::report::export(
+        &compact.into_files().unwrap(),
+        latency_guard::runs::report::ExportFormat::Html,
+    );
     let section = &html[html.find("id=\"server\"").unwrap()..];
     let section = &section[..section.find("</section>").unwrap()];
     assert!(section.contains("tokens drafted") && section.contains("load-line running"), "{section}");

@@ -242,7 +242,7 @@ async fn a_server_restarted_during_the_work_is_caught_even_when_it_counts_past_w
         recorded.scrapes,
         recorded.failed_scrapes
     );
-    let notes = latency_guard::report::server_notes(&recorded);
+    let notes = latency_guard::runs::report::server_notes(&recorded);
     assert!(notes[0].contains("the server restarted during the run (its process start time changed"), "{}", notes[0]);
 }
 
@@ -370,7 +370,7 @@ async fn a_server_gone_before_the_last_reading_gives_no_window_rather_than_a_sho
     assert!(matches!(recorded.spec, SpecOutcome::Unfinished { .. }), "{:?}", recorded.spec);
     assert_eq!(recorded.scrapes, 1, "only the reading before the work answered");
     assert!(recorded.failed_scrapes >= 2, "the last reading was tried twice: {recorded:?}");
-    let notes = latency_guard::report::server_notes(&recorded);
+    let notes = latency_guard::runs::report::server_notes(&recorded);
     assert!(notes[0].contains("could not be read after the run"), "{}", notes[0]);
 }
 

@@ -67,7 +67,7 @@ impl Repetition {
     }
 
     /// A repetition from its report snapshot (the CLI's `bench --repeat`).
-    pub fn of_snapshot(snapshot: &crate::report::ReportSnapshot) -> Self {
+    pub fn of_snapshot(snapshot: &crate::runs::report::ReportSnapshot) -> Self {
         Self::of_records(&snapshot.results, snapshot.stats.goodput.as_ref().map(|g| g.good_fraction))
     }
 }

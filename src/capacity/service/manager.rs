@@ -16,7 +16,7 @@ use crate::capacity::store::NewSweep;
 use crate::clock::Clock;
 use crate::jobs::{store_ending, JobOwner, LiveJobs, StartError};
 use crate::model::{LoadMode, RunPlanInput, RunStatus, SweepId, WorkspaceId};
-use crate::runs::RunManager;
+use crate::runs::service::RunManager;
 use crate::store::Store;
 
 /// Starts, cancels and looks after sweeps. Cheap to clone.

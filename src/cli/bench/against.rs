@@ -13,7 +13,7 @@ use crate::guard::model::{
     Cadence, Decision, Metric, Op, Reference, ReferenceFrom, ScheduleInput, Severity, Threshold,
 };
 use crate::model::{BaselineId, BenchmarkSetId, ConnectorId, RunId};
-use crate::report::ReportSnapshot;
+use crate::runs::report::ReportSnapshot;
 
 /// Parses `METRIC:OP>VALUE` (`p95_ms:pct_increase>10`, `error_rate:abs_increase>0.05`).
 pub fn parse_threshold(text: &str) -> Result<Threshold, CliError> {
@@ -81,7 +81,7 @@ pub async fn load_baseline(
     match server {
         Some((server, token)) => {
             let remote = crate::cli::remote::RemoteServer::new(server, token)?;
-            let report: crate::api::runs::RunReport =
+            let report: crate::runs::api::RunReport =
                 remote.call("runs/report", &serde_json::json!({ "id": id })).await?;
             Ok(report.snapshot)
         }

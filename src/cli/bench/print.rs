@@ -60,9 +60,9 @@ pub(super) fn missed_objectives(g: &crate::stats::Goodput) -> Vec<String> {
 }
 
 /// The workload's lengths asked beside what the server did, and its cache.
-pub(super) fn print_workload(w: &crate::report::WorkloadReport) {
+pub(super) fn print_workload(w: &crate::runs::report::WorkloadReport) {
     let n = crate::model::trim_number;
-    let counts = |c: Option<crate::report::CountSummary>| {
+    let counts = |c: Option<crate::runs::report::CountSummary>| {
         c.map_or_else(|| "—".to_string(), |c| format!("median {}, {}–{}", n(c.p50), n(c.min), n(c.max)))
     };
     println!("{:<14} {}", "workload", w.spec.describe());

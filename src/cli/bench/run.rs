@@ -12,8 +12,8 @@ use crate::cli::remote::RemoteServer;
 use crate::cli::{passed, usage, CliError};
 use crate::engine::HttpClient;
 use crate::model::{IterationRecord, Measurement, RunStatus, RunView};
-use crate::report::snapshot;
-use crate::runs::{execute, BatchSink, RecordSpill, SinkError};
+use crate::runs::report::snapshot;
+use crate::runs::service::{execute, BatchSink, RecordSpill, SinkError};
 use crate::stats::RunSummary;
 
 /// A run in this process: finished iterations go to a file on disk, so memory stays flat however long the run
@@ -37,7 +37,7 @@ impl BatchSink for LocalSink {
 /// One measured run: what it was, its report snapshot and summary.
 struct Measured {
     run: RunView,
-    snapshot: crate::report::ReportSnapshot,
+    snapshot: crate::runs::report::ReportSnapshot,
     summary: RunSummary,
 }
 
@@ -130,7 +130,7 @@ async fn measure_here(args: &BenchArgs, config: Option<&std::path::Path>) -> Res
 #[derive(serde::Serialize)]
 struct RepeatedOut<'a> {
     repeated: &'a crate::capacity::report::RepeatedReport,
-    runs: &'a [crate::report::ReportSnapshot],
+    runs: &'a [crate::runs::report::ReportSnapshot],
 }
 
 /// Writes `value` as pretty JSON to `path`, straight to the file (a long run's snapshot is never held as one
@@ -147,7 +147,7 @@ fn write_json(path: &std::path::Path, value: &impl serde::Serialize) -> Result<(
 fn finish(
     args: &BenchArgs,
     run: &RunView,
-    snapshot: &crate::report::ReportSnapshot,
+    snapshot: &crate::runs::report::ReportSnapshot,
     summary: RunSummary,
 ) -> Result<BenchResult, CliError> {
     if let Some(path) = &args.out {
@@ -187,7 +187,7 @@ async fn measure_on_server(args: &BenchArgs, server: &str, token: &str) -> Resul
     ctrl_c.abort();
     progress.finish();
     followed?;
-    let report: crate::api::runs::RunReport = remote.call("runs/report", &serde_json::json!({ "id": id })).await?;
+    let report: crate::runs::api::RunReport = remote.call("runs/report", &serde_json::json!({ "id": id })).await?;
     Ok(Measured { run: report.run, snapshot: report.snapshot, summary: report.summary })
 }
 

@@ -28,7 +28,7 @@ use crate::guard::notify::{new_message_id, AlertMessage, MailSender, MailedAlert
 use crate::guard::store::{Claim, WebhookNotice};
 use crate::jobs::StartError;
 use crate::model::{AlertId, RunId, RunPlanInput, RunStatus, ScheduleId, Workload, WorkspaceId};
-use crate::runs::RunManager;
+use crate::runs::service::RunManager;
 use crate::stats::serial::MIN_SERIAL_VALUES;
 use crate::store::{Backend, Store, StoreError};
 

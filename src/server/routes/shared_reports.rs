@@ -19,7 +19,8 @@ use serde::Serialize;
 
 use crate::auth::open_shared_report;
 use crate::model::{RunId, WorkspaceId, SHARE_TOKEN_HEADER};
-use crate::report::{SharedReport, TableQuery};
+use crate::runs::fragments::report_file_sections;
+use crate::runs::report::{SharedReport, TableQuery};
 use crate::state::AppState;
 use crate::store::StoreError;
 
@@ -37,7 +38,7 @@ pub async fn shared_report(State(state): State<AppState>, Path(id): Path<String>
 pub async fn shared_export(State(state): State<AppState>, Path(id): Path<String>, headers: HeaderMap) -> Response {
     respond(async {
         let Some((workspace, id)) = authorise(&state, &id, &headers).await? else { return Ok(None) };
-        Ok(Some(state.export_snapshots.export(&state.store, workspace, id).await?))
+        Ok(Some(state.export_snapshots.export(&state.store, workspace, id, report_file_sections).await?))
     })
     .await
 }
@@ -57,7 +58,7 @@ pub async fn shared_report_page(State(state): State<AppState>, Path(id): Path<St
     respond(async {
         let Some((workspace, id)) = authorise(&state, &id, &headers).await? else { return Ok(None) };
         let (_, view) = state.report_views.view(&state.store, workspace, id).await?;
-        Ok(Some(crate::fragments::shared_page(&view)))
+        Ok(Some(crate::runs::fragments::shared_page(&view)))
     })
     .await
 }

@@ -6,7 +6,7 @@
 
 use leptos::prelude::*;
 
-use super::export_buttons::save_file;
+use super::save_file;
 use crate::model::{AbTestId, SweepId};
 use crate::ui::browser_error::BrowserError;
 

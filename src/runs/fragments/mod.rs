@@ -1,0 +1,10 @@
+//! A run's report rendered once on the server: the owner's page, a share link's page and a file's sections (the
+//! header, the scatter, stat cards, honesty notes, distribution, the run over time, a workload's section, the
+//! server's own metrics), and two runs compared.
+
+mod compare;
+mod report;
+mod workload;
+
+pub use compare::{comparison, run_choices};
+pub use report::{live_scatter, report_file_sections, run_page, shared_page};

@@ -1,0 +1,255 @@
+//! The parts of a report every view shows — the owner's run page, a share link and the HTML export alike: the
+//! header, the scatter as stored, stat cards, honesty notes, distribution charts, the run over time and the
+//! server's own metrics (the page's table, which pages and sorts, is `ui::components::ResultsTable`; a file's,
+//! every iteration, is the export's).
+
+use leptos::prelude::*;
+
+use super::workload::WorkloadPanel;
+use crate::charts::{latency_scatter, sampled_scatter};
+use crate::fragments::render;
+use crate::model::{ConnectionPolicy, IterationRecord, LoadMode, RunView};
+use crate::runs::report::{
+    report_view, scatter_point, stat_cards, ReportPage, ReportSnapshot, ReportStats, ReportView, ServerSection,
+};
+use crate::stats::{summarize, RunSummary};
+use crate::wire::ServerHtml;
+
+/// The owner's page of a run: its header, and the body as the run's state asks.
+pub fn run_page(run: &RunView, view: &ReportView) -> ReportPage {
+    let body = if run.status == crate::model::RunStatus::Running { BodyFor::RunningRun } else { BodyFor::FinishedRun };
+    page(run_header(run, view), view, body)
+}
+
+/// A share link's page.
+pub fn shared_page(view: &ReportView) -> ReportPage {
+    page(snapshot_header(view), view, BodyFor::SharedReport)
+}
+
+/// The report's sections in a file (the HTML export shows them above its table of every iteration): the header,
+/// the scatter and the body as the owner's page shows them, with the server's own metrics or why there are none.
+pub fn report_file_sections(snapshot: &ReportSnapshot) -> ServerHtml {
+    let view = report_view(snapshot, summarize(&snapshot.results));
+    let scatter = scatter(&view).into_string();
+    let mut html = snapshot_header(&view).into_string();
+    html.push_str(&render(view! {
+        <section id="scatter"><h3>"Latency per iteration"</h3><div class="chart-box" inner_html=scatter></div></section>
+    }).into_string());
+    html.push_str(report_body(&view, BodyFor::File).as_str());
+    ServerHtml::trusted(html)
+}
+
+fn page(header: ServerHtml, view: &ReportView, body: BodyFor) -> ReportPage {
+    ReportPage {
+        header,
+        scatter: scatter(view),
+        body: report_body(view, body),
+        iterations: view.iterations,
+        first_page: view.first_page.clone(),
+    }
+}
+
+/// The owner's run page header: title, endpoint, model, agent and every setting the run was made with.
+fn run_header(run: &RunView, view: &ReportView) -> ServerHtml {
+    let mode = match run.plan.mode {
+        LoadMode::Closed { concurrency } => format!("closed loop × {concurrency}"),
+        LoadMode::Open { rate_per_second, max_concurrency, .. } => {
+            format!("open loop {rate_per_second}/s, {} (≤ {max_concurrency} in flight)", run.plan.mode.spacing())
+        }
+    };
+    let plan = &run.plan;
+    let settings = format!(
+        "temperature {} · timeout {} s per request{} · {} · {} · {} warm-up request(s), excluded from stats · {}",
+        plan.temperature,
+        plan.timeout_ms as f64 / 1e3,
+        plan.duration_ms.map_or_else(String::new, |limit| format!(
+            " · time limit {} s from the first measured send",
+            crate::model::trim_number(limit as f64 / 1e3)
+        )),
+        match plan.retries {
+            0 => "no retries (a 429 is a failure)".to_string(),
+            n => format!("up to {n} retries after HTTP 429"),
+        },
+        match plan.connections {
+            ConnectionPolicy::Reuse => "connections reused",
+            ConnectionPolicy::Fresh => "a fresh connection per request",
+        },
+        plan.warmup,
+        match plan.agent.tools.len() {
+            0 => "no tools".to_string(),
+            n => format!("{n} tool(s) sent"),
+        },
+    );
+    // A workload's answers are as long as it asks, not the agent's budget.
+    let sends = match &plan.workload {
+        Some(workload) => format!("workload {}", workload.describe()),
+        None => {
+            format!("{} prompt(s) × {} · max_tokens {}", plan.prompts.len(), plan.iterations, plan.agent.token_budget)
+        }
+    };
+    render(view! {
+        <section class="run-header">
+            <h2 id="run-title">{run.title.clone()}</h2>
+            <p class="muted">
+                <span class="mono">{run.base_url.clone()}</span> " · " <span class="mono">{run.model.clone()}</span>
+                " · agent " {plan.agent.name.clone()} " · " {sends}
+                " · " {mode} " · " {if plan.stream { "streamed" } else { "not streamed" }}
+                " · started " {view.report.created_at.clone()}
+            </p>
+            <p class="muted" id="run-settings">{settings}</p>
+        </section>
+    })
+}
+
+/// The header of a shared report or a file: what the snapshot says of the endpoint and the agent (the owner's
+/// page shows the run's settings instead).
+fn snapshot_header(view: &ReportView) -> ServerHtml {
+    let tools = match view.agent.tools.len() {
+        0 => String::new(),
+        n => format!(" · {n} tool(s)"),
+    };
+    let system = view.agent.system_prompt.as_ref().map(|p| p.chars().take(300).collect::<String>());
+    render(view! {
+        <section class="run-header">
+            <h2 id="run-title">{view.report.title.clone()}</h2>
+            <p class="muted">
+                <span class="mono">{view.connector.base_url.clone()}</span> " · "
+                <span class="mono">{view.connector.model.clone()}</span> " · agent " {view.agent.name.clone()}
+                " · max_tokens " {view.agent.token_budget} {tools} " · started " {view.report.created_at.clone()}
+            </p>
+            {system.map(|p| view! { <p class="muted" id="system-prompt">"System prompt: " <span class="mono">{p}</span></p> })}
+        </section>
+    })
+}
+
+/// The scatter of the stored points (an even sample beyond the chart's limit), SVG.
+fn scatter(view: &ReportView) -> ServerHtml {
+    ServerHtml::trusted(sampled_scatter(&view.scatter))
+}
+
+/// The scatter of a running run's iterations stored so far, drawn the way the report draws it: the run page
+/// shows it again as the run goes, so that the browser draws no chart.
+pub fn live_scatter(records: &[IterationRecord]) -> ServerHtml {
+    ServerHtml::trusted(latency_scatter(&records.iter().map(scatter_point).collect::<Vec<_>>()))
+}
+
+/// Which page a report's body is for: what it shows depends on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BodyFor {
+    /// The owner's page of a run still going: figures so far, no distribution or slices yet.
+    RunningRun,
+    /// The owner's page of a run that is over.
+    FinishedRun,
+    /// A share link's page: the report without the server's own metrics.
+    SharedReport,
+    /// A file (the HTML export): the finished report, the server's own metrics or why there are none.
+    File,
+}
+
+/// Everything between the scatter and the table: stat cards and honesty notes, then, once the run is over, the
+/// distribution, the run over time and a workload's section, and on the owner's page the server's own metrics when they were recorded.
+fn report_body(view: &ReportView, page: BodyFor) -> ServerHtml {
+    let view = view.clone();
+    let over = page != BodyFor::RunningRun;
+    let no_server = view.server.is_none() && page == BodyFor::File;
+    let server = view.server.filter(|_| page != BodyFor::SharedReport);
+    render(view! {
+        <StatCards stats=view.stats summary=view.summary/>
+        <HonestyNotes notes=view.honesty/>
+        {over.then(|| view! { <DistributionCharts histogram_svg=view.histogram_svg cdf_svg=view.cdf_svg/> })}
+        {over.then(|| view! { <TimeSlices slices=view.slices svg=view.slices_svg/> })}
+        {view.workload.filter(|_| over).map(|section| view! {
+            <WorkloadPanel section server_metrics=page != BodyFor::SharedReport/>
+        })}
+        {server.map(|section| view! { <ServerPanel section/> })}
+        {no_server.then(|| view! {
+            <section class="server-section" id="server">
+                <h3>"The server, from its own metrics"</h3>
+                <p class="muted">"This run did not record its server's metrics (the connector's server was not \
+                    probed, or is not self-hosted)."</p>
+            </section>
+        })}
+    })
+}
+
+/// The distribution of a finished report, drawn on the server: a histogram and the cumulative distribution of
+/// total time and TTFT over the successful measured iterations.
+#[component]
+fn DistributionCharts(histogram_svg: String, cdf_svg: String) -> impl IntoView {
+    view! {
+        <div class="chart-pair">
+            <figure id="histogram"><figcaption>"How latencies spread"</figcaption><div class="chart-box" inner_html=histogram_svg></div></figure>
+            <figure id="cdf"><figcaption>"Share of requests at or below each latency"</figcaption><div class="chart-box" inner_html=cdf_svg></div></figure>
+        </div>
+    }
+}
+
+/// The headline figures, each saying how it was computed.
+#[component]
+fn StatCards(stats: ReportStats, summary: RunSummary) -> impl IntoView {
+    view! {
+        <section class="stat-cards" id="stats">
+            {stat_cards(&stats, &summary).into_iter().map(|card| view! {
+                <div class="stat-card" id=format!("stat-{}", card.id)>
+                    <div class="stat-label">{card.label}</div>
+                    <div class="stat-value">{card.value}</div>
+                    <div class="stat-how">{card.how}</div>
+                </div>
+            }).collect_view()}
+        </section>
+    }
+}
+
+/// What the server's own metrics said during the run: speculative decoding and the load, with their source.
+#[component]
+fn ServerPanel(section: ServerSection) -> impl IntoView {
+    view! {
+        <section class="server-section" id="server">
+            <h3>"The server, from its own metrics"</h3>
+            <ul>{section.notes.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}</ul>
+            <div class="chart-box" id="server-load" inner_html=section.load_svg></div>
+        </section>
+    }
+}
+
+/// The run over time: the chart, and per slice its completions, failures and latency.
+#[component]
+fn TimeSlices(slices: Vec<crate::stats::TimeSlice>, svg: String) -> impl IntoView {
+    let ms = |p: Option<crate::stats::Percentiles>, pick: fn(&crate::stats::Percentiles) -> f64| {
+        p.as_ref().map_or_else(|| "—".to_string(), |p| format!("{:.1}", pick(p)))
+    };
+    (!slices.is_empty()).then(|| view! {
+        <section class="time-slices" id="time-slices">
+            <h3>"Over the run"</h3>
+            <p class="muted">"Requests grouped by when they finished, in equal slices: warm-up, throttling or a slow \
+                drift inside the run show here. The slices' counts add up to the run's measured requests."</p>
+            <div class="chart-box" id="slices-chart" inner_html=svg></div>
+            <table class="table" id="slices">
+                <thead><tr><th>"Seconds"</th><th>"Done"</th><th>"Failed"</th><th>"Done/s"</th><th>"Output tok/s"</th>
+                    <th>"Total p50 / p95 (ms)"</th><th>"TTFT p50 / p95 (ms)"</th></tr></thead>
+                <tbody>{slices.into_iter().map(|s| view! {
+                    <tr>
+                        <td>{format!("{}–{}", s.start_s, s.end_s)}</td>
+                        <td>{s.completed}</td>
+                        <td>{s.failed}</td>
+                        <td>{format!("{:.2}", s.requests_per_sec)}</td>
+                        <td>{format!("{:.1}", s.output_tokens_per_sec)}</td>
+                        <td>{format!("{} / {}", ms(s.total, |p| p.p50), ms(s.total, |p| p.p95))}</td>
+                        <td>{format!("{} / {}", ms(s.ttft, |p| p.p50), ms(s.ttft, |p| p.p95))}</td>
+                    </tr>
+                }).collect_view()}</tbody>
+            </table>
+        </section>
+    })
+}
+
+/// How the figures were made, shown prominently.
+#[component]
+fn HonestyNotes(notes: Vec<String>) -> impl IntoView {
+    view! {
+        <section class="honesty" id="honesty">
+            <h3>"How these numbers were made"</h3>
+            <ul>{notes.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}</ul>
+        </section>
+    }
+}
