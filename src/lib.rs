@@ -21,6 +21,7 @@ pub mod runs;
 pub mod stats;
 pub mod ui;
 pub mod wire;
+pub mod workload;
 
 #[cfg(feature = "ssr")]
 pub mod auth;
@@ -56,8 +57,6 @@ pub mod store;
 pub mod targets;
 #[cfg(feature = "ssr")]
 pub mod telemetry;
-#[cfg(feature = "ssr")]
-pub mod workload;
 
 /// Browser entry point: hydrates the server-rendered page.
 #[cfg(feature = "hydrate")]

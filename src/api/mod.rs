@@ -5,9 +5,7 @@
 //! `POST /api/connectors/get` with `{"id": "<uuid>"}`. They need a session cookie; without one they answer 401.
 
 pub mod connectors;
-pub mod datasets;
 pub mod shares;
-pub mod workloads;
 
 #[cfg(feature = "ssr")]
 pub(crate) mod context;

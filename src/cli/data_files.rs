@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::model::{DatasetFormat, TraceFormat, WorkloadFile};
-use crate::workload::{read_rows, read_trace, DatasetError};
+use crate::workload::service::{read_rows, read_trace, DatasetError};
 
 /// How often progress is printed while a file is read.
 const PROGRESS_EVERY: Duration = Duration::from_secs(2);

@@ -106,7 +106,7 @@ impl WorkloadArgs {
         use crate::model::{LengthDist, Workload};
         if let Some(path) = &self.tokenizer {
             // Read now, so that a file that does not parse is refused before anything is sent.
-            crate::workload::FileTokenizer::open(path).map_err(|e| usage(format!("--tokenizer: {e}")))?;
+            crate::workload::service::FileTokenizer::open(path).map_err(|e| usage(format!("--tokenizer: {e}")))?;
         }
         let given = |workload| Some(GivenWorkload { workload, trace_span_us: None });
         if let Some(path) = &self.workload {

@@ -8,6 +8,8 @@ mod preopen;
 mod redact;
 mod request;
 pub mod sse;
+mod tokenizer;
+mod tokens;
 
 pub use connection_test::{describe_error, test_connection, HttpClient};
 pub use measure::{
@@ -17,3 +19,5 @@ pub use measure::{
 pub use preopen::open_connections;
 pub use redact::{Redactor, REDACTED};
 pub use request::{ChatMessage, ChatRequest, HeaderError, RequestTarget, StreamOptions};
+pub use tokenizer::{ServerTokenizer, TokenizeError, TokenizeForm, ANSWER_BUDGET_BYTES};
+pub use tokens::Tokens;

@@ -4,13 +4,9 @@
 //! travel in the page's WASM; a page shows the HTML with `ui::components::ServerPart`. Knows nothing of storage,
 //! sessions or HTTP: values in, HTML out.
 
-mod dataset;
-
 use leptos::prelude::*;
 
 use crate::wire::ServerHtml;
-
-pub use dataset::dataset_listing;
 
 /// Where rendered HTML is shown: the app's page, or a file a user keeps (an export), in which a link into the app
 /// would lead nowhere.

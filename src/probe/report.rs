@@ -12,8 +12,8 @@ use std::time::Duration;
 use super::engines::{identify, spec_evidence, SpecEvidence};
 use super::exposition::{Exposition, MAX_BODY_BYTES};
 use crate::engine::{describe_error, HttpClient, RequestTarget};
+use crate::engine::{ServerTokenizer, TokenizeError};
 use crate::model::{ProbeReport, ProbedPath, ServerKind, SpecCounters, Speculation};
-use crate::workload::{ServerTokenizer, TokenizeError};
 
 /// How long one path may take.
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(3);

@@ -3,18 +3,15 @@
 //! Every query on workspace data filters by the workspace id.
 
 mod connectors;
-mod datasets;
 mod holdings;
 mod jobs;
 mod nullable_float;
 mod rate_buckets;
 mod sessions;
 mod shares;
-mod workloads;
 mod workspaces;
 
 pub use connectors::{ConnectorCredentials, StoredConnector};
-pub use datasets::NewDataset;
 pub use jobs::{JobTable, ReportedJob, JOB_LIST_LIMIT};
 pub use sessions::SessionRecord;
 pub use shares::ShareRecord;

@@ -18,12 +18,13 @@ use std::future::Future;
 use leptos::prelude::*;
 use leptos_router::LazyRoute;
 
-use super::pages::{ConnectorsPage, EditConnectorPage, NewConnectorPage, WorkloadsPage};
+use super::pages::{ConnectorsPage, EditConnectorPage, NewConnectorPage};
 use crate::account::ui::{LoginPage, SettingsPage};
 use crate::capacity::ui::{SweepPage, SweepsPage};
 use crate::guard::ui::{GuardPage, GuardSetsPage, NewSchedulePage, SchedulePage, ScheduleSettingsPage};
 use crate::lab::ui::{AbTestPage, SpecLabPage};
 use crate::runs::ui::{ComparePage, NewRunPage, RunPage, RunsPage, SharePage};
+use crate::workload::ui::WorkloadsPage;
 
 /// `lazy_section!(Section in loader, preload { Route => Page, … })`: the enum `Section` of the section's pages, the
 /// lazily loaded `loader` that renders one of them, and a route type per page whose view calls the loader. Each page

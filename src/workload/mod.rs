@@ -1,30 +1,24 @@
-//! Workloads made real (server side): lengths drawn from their distributions with a seed (`lengths`), text from
-//! the built-in corpus (`corpus`) cut to an exact number of tokens (`prompt`) by the server's own tokenizer
-//! (`tokenizer`, its answers read into compact `tokens`), else a tokenizer.json or an estimate (`offline`), whichever `choice` finds; datasets (`dataset`)
-//! and traces (`trace`) read a row at a time, and an uploaded dataset checked whole before it is kept (`upload`);
-//! a run's requests made ahead of their sends (`requests`). The workload's description is
-//! `model::workload`, shared with the browser; what needs a random source or a tokenizer is here.
+//! Workloads, one feature in one folder: what a run sends made real — lengths drawn from distributions, text cut
+//! to an exact number of tokens by the server's own tokenizer, datasets and traces read a row at a time, a run's
+//! requests made ahead of their sends — and the workspace's saved workloads and uploaded datasets, with the
+//! workloads page and the picker every job's form shows. Runs, Guard, capacity and Spec Lab send workloads and
+//! declare that they import this feature.
+//!
+//! Inside, each layer imports only those before it (`tests/app/architecture.rs` checks it): `model` (a saved
+//! workload and an uploaded dataset, pure, in the browser build too) < `store` (the saved workloads and datasets
+//! tables, and resolving the workload a job asks for) < `service` (making requests: lengths, corpus, prompts,
+//! datasets, traces, a checked upload) < `fragments` (an uploaded dataset's listing) < `api` (its server functions)
+//! < `ui` (the workloads page, the workload form, the picker, the datasets panel). What a workload is — the
+//! description a run's plan holds — is the kernel's common vocabulary (`model::workload`), and the server's
+//! tokenizer is the kernel's `engine::tokenizer`, which the probe uses too.
 
-mod choice;
-mod corpus;
-mod dataset;
-mod lengths;
-mod offline;
-mod prompt;
-mod requests;
-mod tokenizer;
-mod tokens;
-mod trace;
-mod upload;
+pub mod api;
+pub mod model;
+pub mod ui;
 
-pub use choice::Tokenizer;
-pub use corpus::CorpusText;
-pub use dataset::{read_rows, read_rows_from, DatasetError, DatasetRow, Role, MAX_ROW_BYTES};
-pub use lengths::{quantile, LengthDraws};
-pub use offline::{EstimateTokenizer, FileTokenizer};
-pub use prompt::{exact_prompt, exact_prompt_after, MadePrompt};
-pub use requests::{request_lengths, request_seed, MakeError, Prepared, PreparedRequests, RequestMaker, WINDOW};
-pub use tokenizer::{ServerTokenizer, TokenizeError, TokenizeForm, ANSWER_BUDGET_BYTES};
-pub use tokens::Tokens;
-pub use trace::{read_trace, read_trace_from, TraceRow};
-pub use upload::{read_upload, ReadUpload, UploadError, MAX_DATASET_NAME_CHARS, REFUSED_UPLOAD_BUDGET};
+#[cfg(feature = "ssr")]
+pub mod fragments;
+#[cfg(feature = "ssr")]
+pub mod service;
+#[cfg(feature = "ssr")]
+pub mod store;

@@ -16,8 +16,14 @@ type Feature = (&'static str, &'static [&'static str]);
 
 /// The features. A feature may import a declared one's layers up to its own (guard's service may call runs'
 /// service); the declarations may not loop.
-const FEATURES: &[Feature] =
-    &[("account", &[]), ("capacity", &["runs"]), ("guard", &["runs"]), ("lab", &["runs"]), ("runs", &[])];
+const FEATURES: &[Feature] = &[
+    ("account", &[]),
+    ("capacity", &["runs", "workload"]),
+    ("guard", &["runs"]),
+    ("lab", &["runs", "workload"]),
+    ("runs", &["workload"]),
+    ("workload", &[]),
+];
 
 /// Every node of the house, bottom first: a node imports only nodes of lower ranks. A kernel node is a top-level
 /// module (the UI's kit, `ui::kit`, is apart from its router and pages, `ui`); `*::layer` is that layer of every
@@ -27,7 +33,7 @@ const ORDER: &[&[&str]] = &[
     &["model"],
     &["stats", "error", "rate_limit"],
     &["charts", "config", "engine"],
-    &["report", "secrets", "workload"],
+    &["report", "secrets"],
     &["export", "store"],
     &["fragments", "jobs", "auth", "targets"],
     &["probe"],

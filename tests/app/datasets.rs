@@ -58,7 +58,12 @@ async fn a_bad_upload_is_refused_with_what_is_wrong_and_nothing_is_stored() {
             ("d.txt", b"{\"prompt\": \"a\"}".to_vec(), 400, "must end in .jsonl"),
             ("d.jsonl", b"{\"prompt\": \"a\xff\"}".to_vec(), 400, "not UTF-8 text"),
             ("d.json", b"[]".to_vec(), 400, "holds no rows"),
-            ("d.jsonl", vec![b'\n'; latency_guard::model::MAX_DATASET_BYTES + 1], 413, "larger than the limit"),
+            (
+                "d.jsonl",
+                vec![b'\n'; latency_guard::workload::model::MAX_DATASET_BYTES + 1],
+                413,
+                "larger than the limit",
+            ),
         ];
         for (name, bytes, status, says) in cases {
             let (got, reply) = app.upload(name, bytes, &cookie).await;
@@ -221,7 +226,7 @@ async fn twenty_uploads_at_once_at_42_kept_leave_exactly_50() {
         let (ws, cookie) = app.session_for("owner").await;
         let content = chats();
         for i in 0..42 {
-            let dataset = latency_guard::store::NewDataset {
+            let dataset = latency_guard::workload::store::NewDataset {
                 name: &format!("kept-{i}.jsonl"),
                 format: latency_guard::model::DatasetFormat::Jsonl,
                 rows: 5,

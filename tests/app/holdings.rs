@@ -10,11 +10,11 @@ use crate::common::guard_rig::Rig;
 use crate::common::TestDb;
 use latency_guard::guard::model::{BenchmarkSetInput, Cadence, ScheduleInput, SetPrompt};
 use latency_guard::model::{
-    ApiTokenId, ApiTokenState, ApiTokenView, ConnectorInput, Holding, LengthDist, TokenScope, Workload, WorkloadInput,
-    WorkspaceId,
+    ApiTokenId, ApiTokenState, ApiTokenView, ConnectorInput, Holding, LengthDist, TokenScope, Workload, WorkspaceId,
 };
 use latency_guard::secrets::SecretBox;
 use latency_guard::store::{Store, StoreError};
+use latency_guard::workload::model::WorkloadInput;
 
 /// One save of `kind`, numbered `n`.
 type Save = Pin<Box<dyn Future<Output = Result<(), StoreError>> + Send>>;

@@ -10,8 +10,9 @@ use crate::common::TestDb;
 use latency_guard::clock::Clock;
 use latency_guard::guard::model::{Cadence, EvaluationStatus, Schedule, ScheduleInput};
 use latency_guard::guard::service::pin_run;
-use latency_guard::model::{LengthDist, RunId, ScheduleId, ThinkTime, Workload, WorkloadId, WorkloadInput};
+use latency_guard::model::{LengthDist, RunId, ScheduleId, ThinkTime, Workload, WorkloadId};
 use latency_guard::store::StoreError;
+use latency_guard::workload::model::WorkloadInput;
 
 fn synthetic(input_tokens: u32, requests: u32) -> Workload {
     let (input, output) = (LengthDist::fixed(input_tokens), LengthDist::fixed(3));

@@ -91,7 +91,8 @@ async fn sequential_requests_to_a_real_llama_server_show_no_false_errors() {
 #[tokio::test]
 async fn prompts_made_by_its_tokenize_arrive_at_their_length_and_answers_reach_max_tokens() {
     use latency_guard::engine::{measure, Call, HttpClient};
-    use latency_guard::workload::{exact_prompt, ServerTokenizer, TokenizeForm, Tokenizer};
+    use latency_guard::engine::{ServerTokenizer, TokenizeForm};
+    use latency_guard::workload::service::{exact_prompt, Tokenizer};
     let Some(server) = llama_server(false).await else { return };
     let client = HttpClient::new().unwrap();
     let target = common::any_target(&server.base_url, None, &[]);
@@ -203,8 +204,9 @@ async fn a_conversation_is_sent_back_each_turn_and_reported_by_turn() {
 /// them as prompts cut through `/tokenize`: the file's tokenizer is the server's.
 #[tokio::test]
 async fn prompts_cut_with_the_models_tokenizer_json_count_as_the_server_counts_them() {
+    use latency_guard::engine::ServerTokenizer;
     use latency_guard::engine::{measure, Call, HttpClient};
-    use latency_guard::workload::{exact_prompt, FileTokenizer, ServerTokenizer, Tokenizer};
+    use latency_guard::workload::service::{exact_prompt, FileTokenizer, Tokenizer};
     let Some(server) = llama_server(false).await else { return };
     let file = Tokenizer::File(FileTokenizer::open(&server.tokenizer_json()).unwrap());
     let client = HttpClient::new().unwrap();

@@ -5,8 +5,9 @@
 use axum::routing::post;
 use axum::{Json, Router};
 use latency_guard::engine::HttpClient;
+use latency_guard::engine::{ServerTokenizer, TokenizeError, TokenizeForm};
 use latency_guard::sim::{self, tokenizer, SimConfig};
-use latency_guard::workload::{exact_prompt, ServerTokenizer, TokenizeError, TokenizeForm, Tokenizer};
+use latency_guard::workload::service::{exact_prompt, Tokenizer};
 use serde_json::{json, Value};
 
 use crate::common;

@@ -6,13 +6,14 @@ use leptos::prelude::*;
 use leptos_router::hooks::use_navigate;
 
 use crate::api::connectors::list_connectors;
-use crate::api::workloads::workload_choices;
 use crate::capacity::api::start_sweep;
 use crate::capacity::model::{LevelPlan, LoadAxis, SearchSpace, SweepInput, DEFAULT_RESOLUTION};
 use crate::error::AppError;
 use crate::model::Checked;
-use crate::ui::components::{invalid, number, picked_workload, SubmitRow, WorkloadPicker};
+use crate::ui::components::{invalid, number, SubmitRow};
 use crate::ui::hooks::resource;
+use crate::workload::api::workload_choices;
+use crate::workload::ui::{picked_workload, WorkloadPicker};
 
 /// Non-blank lines, trimmed.
 fn lines(raw: &str) -> Vec<String> {

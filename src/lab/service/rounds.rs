@@ -18,7 +18,7 @@ use crate::engine::{
 use crate::lab::model::{AbCellPlan, AbPlan, MeasuredArm, MeasuredCell, TimedRecord};
 use crate::model::{IterationRecord, Job, PromptTokenizer, ServerKind, ServerMetrics};
 use crate::probe::record_during;
-use crate::workload::{MakeError, Prepared, PreparedRequests, RequestMaker, Tokenizer};
+use crate::workload::service::{MakeError, Prepared, PreparedRequests, RequestMaker, Tokenizer};
 
 /// One endpoint to send to.
 #[derive(Debug, Clone)]

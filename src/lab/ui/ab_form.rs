@@ -5,13 +5,14 @@ use leptos::prelude::*;
 use leptos_router::hooks::use_navigate;
 
 use crate::api::connectors::list_connectors;
-use crate::api::workloads::workload_choices;
 use crate::error::AppError;
 use crate::lab::api::start_ab_test;
 use crate::lab::model::{AbPlanInput, AbTestInput};
 use crate::model::{Checked, Connector, ConnectorId};
-use crate::ui::components::{invalid, number, picked_workload, prompts_and_iterations, SubmitRow, WorkloadPicker};
+use crate::ui::components::{invalid, number, SubmitRow};
 use crate::ui::hooks::resource;
+use crate::workload::api::workload_choices;
+use crate::workload::ui::{picked_workload, prompts_and_iterations, WorkloadPicker};
 
 /// "1, 4, 16" as numbers; the error names `field` and the piece that is not one.
 fn list<T: std::str::FromStr>(raw: &str, field: &str) -> Result<Vec<T>, AppError> {

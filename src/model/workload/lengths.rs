@@ -1,7 +1,7 @@
 //! A token length drawn per request: an input (prompt) length or an output (answer) length. The shapes the
 //! serving benchmarks state results in — fixed ("input 1,000 / output 200"), uniform, normal and log-normal
 //! (clipped to a range), or an empirical histogram (the lengths of a dataset) — each validated here so that an
-//! impossible one is refused with the field named before anything runs. Drawing is `workload::lengths` (server
+//! impossible one is refused with the field named before anything runs. Drawing is `workload::service::lengths` (server
 //! side): the inverse of each distribution's CDF at a seeded uniform, so a seed repeats a run's lengths exactly.
 
 use serde::{Deserialize, Serialize};

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crate::engine::{ChatMessage, ChatRequest, HttpClient, RequestTarget, StreamOptions};
 use crate::model::{IterationRecord, Job, LoadMode, RunPlan, Session};
-use crate::workload::{read_trace, DatasetError, MakeError, PreparedRequests, RequestMaker, Tokenizer};
+use crate::workload::service::{read_trace, DatasetError, MakeError, PreparedRequests, RequestMaker, Tokenizer};
 
 /// Where a run's requests come from.
 pub enum Requests {

@@ -5,14 +5,13 @@ use leptos_router::components::A;
 use leptos_router::hooks::use_navigate;
 
 use crate::api::connectors::list_connectors;
-use crate::api::workloads::workload_choices;
 use crate::error::AppError;
 use crate::model::{Agent, Checked, ConnectionPolicy, ConnectorId, LoadMode, RunPlanInput, ValidationError};
 use crate::runs::api::start_run;
-use crate::ui::components::{
-    invalid, number, picked_workload, prompts_and_iterations, Layout, SubmitRow, WorkloadPicker,
-};
+use crate::ui::components::{invalid, number, Layout, SubmitRow};
 use crate::ui::hooks::resource;
+use crate::workload::api::workload_choices;
+use crate::workload::ui::{picked_workload, prompts_and_iterations, WorkloadPicker};
 
 /// The per-request time limit, typed in seconds, as milliseconds.
 fn timeout_ms(raw: &str) -> Result<u64, AppError> {

@@ -18,8 +18,9 @@ use crate::auth::Session;
 use crate::model::Holding;
 use crate::rate_limit::Caller;
 use crate::state::AppState;
-use crate::store::{NewDataset, StoreError};
-use crate::workload::{read_upload, UploadError, REFUSED_UPLOAD_BUDGET};
+use crate::store::StoreError;
+use crate::workload::service::{read_upload, UploadError, REFUSED_UPLOAD_BUDGET};
+use crate::workload::store::NewDataset;
 
 /// `?name=`: the file's name, whose extension says its format.
 #[derive(Debug, serde::Deserialize)]

@@ -11,7 +11,8 @@ use std::time::Duration;
 use axum::body::Body;
 use tokio::sync::{OwnedMutexGuard, Semaphore, SemaphorePermit};
 
-use crate::model::{WorkspaceId, MAX_DATASET_BYTES};
+use crate::model::WorkspaceId;
+use crate::workload::model::MAX_DATASET_BYTES;
 
 /// Bodies held at once across the process, in KiB: two files at the limit. A body that would pass it waits for
 /// room (in the order asked), within its time limit.

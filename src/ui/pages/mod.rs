@@ -3,9 +3,7 @@
 mod connector_edit;
 mod connectors;
 mod not_found;
-mod workloads;
 
 pub use connector_edit::{EditConnectorPage, NewConnectorPage};
 pub use connectors::ConnectorsPage;
 pub use not_found::NotFoundPage;
-pub use workloads::WorkloadsPage;

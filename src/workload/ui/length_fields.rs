@@ -4,9 +4,9 @@
 
 use leptos::prelude::*;
 
-use super::number;
 use crate::error::AppError;
 use crate::model::LengthDist;
+use crate::ui::components::number;
 
 /// The fields of one length, as typed.
 #[derive(Clone, Copy)]

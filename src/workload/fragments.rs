@@ -2,8 +2,8 @@
 //! prompt lengths (estimated) beside the answer lengths rows ask.
 
 use crate::charts::{token_histogram, Series};
-use crate::model::{DatasetChoice, DatasetListing, LengthCounts, UploadedDataset};
 use crate::wire::ServerHtml;
+use crate::workload::model::{DatasetChoice, DatasetListing, LengthCounts, UploadedDataset};
 
 /// Each length as often as rows had it.
 fn values(counts: &LengthCounts) -> Vec<f64> {

@@ -4,11 +4,13 @@
 
 use leptos::prelude::*;
 
+use super::datasets_panel::Datasets;
 use super::length_fields::{LengthFields, LengthInputs};
-use super::{invalid, number, Datasets, SubmitRow};
-use crate::api::workloads::save_workload;
 use crate::error::AppError;
-use crate::model::{Checked, DatasetChoice, ThinkTime, Workload, WorkloadFile, WorkloadInput};
+use crate::model::{Checked, ThinkTime, Workload, WorkloadFile};
+use crate::ui::components::{invalid, number, SubmitRow};
+use crate::workload::api::save_workload;
+use crate::workload::model::{DatasetChoice, WorkloadInput};
 
 /// A multi-turn user's think time, as typed.
 #[derive(Clone, Copy)]

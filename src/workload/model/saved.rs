@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::spec::Workload;
+use crate::model::Workload;
 use crate::model::{ValidationError, WorkloadId};
 
 /// The longest name of a saved workload.

@@ -4,11 +4,12 @@
 use leptos::prelude::*;
 
 use crate::error::AppError;
-use crate::model::{Checked, SavedWorkload, WorkloadChoice, WorkloadId, WorkloadInput};
+use crate::model::{Checked, WorkloadId};
 use crate::wire::Json;
+use crate::workload::model::{SavedWorkload, WorkloadChoice, WorkloadInput};
 
 #[cfg(feature = "ssr")]
-use super::context::with_session;
+use crate::api::context::with_session;
 
 /// `POST /api/workloads/list`, `{}`: the workspace's saved workloads by name.
 #[server(prefix = "/api", endpoint = "workloads/list", input = Json, output = Json)]

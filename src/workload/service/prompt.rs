@@ -6,8 +6,8 @@
 
 use super::choice::Tokenizer;
 use super::corpus::CorpusText;
-use super::tokenizer::TokenizeError;
-use super::tokens::Tokens;
+use crate::engine::TokenizeError;
+use crate::engine::Tokens;
 
 /// Corrections of a cut before the closest one is kept.
 const MAX_CORRECTIONS: usize = 4;

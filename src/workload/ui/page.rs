@@ -3,11 +3,12 @@
 
 use leptos::prelude::*;
 
-use crate::api::datasets::list_datasets;
-use crate::api::workloads::{delete_workload, workload_choices};
-use crate::model::WorkloadChoice;
-use crate::ui::components::{DatasetsPanel, ErrorBox, Layout, WorkloadForm};
+use super::{DatasetsPanel, WorkloadForm};
+use crate::ui::components::{ErrorBox, Layout};
 use crate::ui::hooks::resource;
+use crate::workload::api::list_datasets;
+use crate::workload::api::{delete_workload, workload_choices};
+use crate::workload::model::WorkloadChoice;
 
 /// The workloads page.
 #[component]

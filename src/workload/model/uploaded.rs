@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::files::DatasetFormat;
+use crate::model::DatasetFormat;
 use crate::model::DatasetId;
 
 /// The largest file an upload may be: enough for tens of thousands of chat prompts; a larger dataset is sent with

@@ -24,8 +24,8 @@ use super::choice::Tokenizer;
 use super::dataset::{read_rows, read_rows_from, DatasetError, DatasetRow, Role};
 use super::lengths::LengthDraws;
 use super::prompt::{exact_prompt, exact_prompt_after, MadePrompt};
-use super::tokenizer::TokenizeError;
 use super::trace::{read_trace, TraceRow};
+use crate::engine::TokenizeError;
 use crate::model::{LengthDist, Workload};
 
 /// Requests made ahead of the ones taken, at most.
@@ -448,7 +448,7 @@ mod tests {
 
     #[tokio::test]
     async fn long_prompts_are_made_ahead_within_the_bytes_ahead_not_the_whole_window() {
-        use crate::workload::offline::EstimateTokenizer;
+        use super::super::offline::EstimateTokenizer;
         // 200 prompts of 120,000 tokens (about 500 KB each): the window of 256 would hold about 100 MB of them.
         let workload = Workload::Synthetic {
             input: LengthDist::fixed(120_000),

@@ -6,9 +6,10 @@ use std::sync::Arc;
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
-use super::workspaces::parse_id;
-use super::{delete_workspace_row, from_json, to_json, Store, StoreError};
-use crate::model::{DatasetFormat, DatasetId, Holding, LengthCounts, UploadedDataset, Workload, WorkspaceId};
+use crate::model::{DatasetFormat, DatasetId, Holding, Workload, WorkspaceId};
+use crate::store::parse_id;
+use crate::store::{delete_workspace_row, from_json, to_json, Store, StoreError};
+use crate::workload::model::{LengthCounts, UploadedDataset};
 
 const COLUMNS: &str = "id, name, format, rows_read, bytes, lengths, created_at";
 

@@ -5,18 +5,19 @@
 use leptos::prelude::*;
 
 use crate::error::AppError;
-use crate::model::{DatasetId, DatasetListing};
+use crate::model::DatasetId;
 use crate::wire::Json;
+use crate::workload::model::DatasetListing;
 
 #[cfg(feature = "ssr")]
-use super::context::with_session;
+use crate::api::context::with_session;
 
 /// `POST /api/datasets/list`, `{}`: the workspace's uploaded datasets by name, each with its length histogram.
 #[server(prefix = "/api", endpoint = "datasets/list", input = Json, output = Json)]
 pub async fn list_datasets() -> Result<Vec<DatasetListing>, AppError> {
     with_session(|state, session| async move {
         let datasets = state.store.list_datasets(session.workspace_id).await?;
-        Ok(datasets.iter().map(crate::fragments::dataset_listing).collect())
+        Ok(datasets.iter().map(crate::workload::fragments::dataset_listing).collect())
     })
     .await
 }

@@ -3,9 +3,9 @@
 //! maker uses, whichever it is.
 
 use super::offline::{EstimateTokenizer, FileTokenizer};
-use super::tokenizer::{ServerTokenizer, TokenizeError};
-use super::tokens::Tokens;
+use crate::engine::Tokens;
 use crate::engine::{HttpClient, RequestTarget};
+use crate::engine::{ServerTokenizer, TokenizeError};
 
 /// The tokenizer a workload's prompts are cut with, in the order of preference: the server's own `/tokenize`, a
 /// tokenizer.json the user gave, else an estimate with a well-known BPE.

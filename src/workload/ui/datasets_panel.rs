@@ -3,12 +3,12 @@
 
 use leptos::prelude::*;
 
-use super::{ErrorBox, ServerPart};
-use crate::api::datasets::delete_dataset;
 use crate::error::AppError;
-use crate::model::DatasetListing;
 use crate::ui::browser_error::BrowserError;
+use crate::ui::components::{ErrorBox, ServerPart};
 use crate::wire::JsonWire;
+use crate::workload::api::delete_dataset;
+use crate::workload::model::DatasetListing;
 
 /// The datasets as the page lists them.
 pub type Datasets = Resource<Result<Vec<DatasetListing>, AppError>, JsonWire>;

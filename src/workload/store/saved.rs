@@ -4,11 +4,10 @@
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
-use super::workspaces::parse_id;
-use super::{delete_workspace_row, found, from_json, to_json, Store, StoreError};
-use crate::model::{
-    AsksForWorkload, Holding, SavedWorkload, ValidationError, Workload, WorkloadId, WorkloadInput, WorkspaceId,
-};
+use crate::model::{AsksForWorkload, Holding, ValidationError, Workload, WorkloadId, WorkspaceId};
+use crate::store::parse_id;
+use crate::store::{delete_workspace_row, found, from_json, to_json, Store, StoreError};
+use crate::workload::model::{SavedWorkload, WorkloadInput};
 
 const COLUMNS: &str = "id, name, spec, created_at, updated_at";
 

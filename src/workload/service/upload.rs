@@ -10,7 +10,8 @@ use std::ops::ControlFlow;
 
 use super::dataset::{read_rows_from, DatasetError};
 use super::offline::EstimateTokenizer;
-use crate::model::{length_counts, DatasetFormat, LengthCounts, ValidationError, MAX_DATASET_BYTES};
+use crate::model::{DatasetFormat, ValidationError};
+use crate::workload::model::{length_counts, LengthCounts, MAX_DATASET_BYTES};
 
 /// Refused uploads a workspace may make: a burst, then one every 30 seconds. Each refusal costs the server a read
 /// of up to 16 MiB; past the budget the next upload waits, whatever it holds.

@@ -6,8 +6,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::tokenizer::TokenizeError;
-use super::tokens::Tokens;
+use crate::engine::TokenizeError;
+use crate::engine::Tokens;
 
 /// The largest tokenizer.json read (today's largest vocabularies are under 20 MB).
 const MAX_TOKENIZER_BYTES: u64 = 64 * 1024 * 1024;

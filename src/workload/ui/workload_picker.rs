@@ -4,9 +4,10 @@
 use leptos::prelude::*;
 use leptos_router::components::A;
 
-use super::submit_row::{invalid, number};
 use crate::error::AppError;
-use crate::model::{WorkloadChoice, WorkloadId};
+use crate::model::WorkloadId;
+use crate::ui::components::{invalid, number};
+use crate::workload::model::WorkloadChoice;
 
 /// A `<select id=id>` of the form's own prompts (value "") and each saved workload, its parameters in the option's
 /// title; the chosen value goes to `chosen`.
