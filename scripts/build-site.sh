@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the site the way cargo-leptos would, without needing cargo-leptos:
-#   the WASM bundle (hydrate) -> wasm-bindgen -> binaryen's -Oz (release) -> target/site/pkg, plus CSS and public/,
+#   the WASM bundle (hydrate) -> split -> bound (wasm-bindgen's library) -> binaryen's -Oz (release) -> target/site/pkg,
+#   plus CSS and public/,
 #   then the server binary (ssr).
 # Usage: scripts/build-site.sh [--release | --front-only]
 #   --release     release WASM (size-optimised, binaryen -Oz) and release server
@@ -14,13 +15,24 @@ if [ "$mode" = debug ]; then wasm_profile=dev; wasm_dir=debug; else wasm_profile
 cargo build --lib --target wasm32-unknown-unknown --target-dir target/front \
   --no-default-features --features hydrate --profile "$wasm_profile"
 rm -rf "$site"; mkdir -p "$pkg"
-cargo build --release --quiet --manifest-path scripts/wasm-split/Cargo.toml --target-dir target/tools
+# The splitter and the binder (scripts/wasm-split) are built once per machine, like an installed tool, in a target
+# directory outside the clone; cargo rebuilds them when their sources change. The binder is wasm-bindgen's own
+# library at the app's version: the two lock files must name the same one.
+lock_version() { awk '/^name = "'"$1"'"$/{getline; gsub(/[^0-9.]/,""); print; exit}' "$2"; }
+app_wb=$(lock_version wasm-bindgen Cargo.lock); tool_wb=$(lock_version wasm-bindgen-cli-support scripts/wasm-split/Cargo.lock)
+if [ "$app_wb" != "$tool_wb" ]; then
+  echo "wasm-bindgen $app_wb in Cargo.lock but wasm-bindgen-cli-support $tool_wb in scripts/wasm-split/Cargo.lock:" \
+       "pin both to one version" >&2
+  exit 1
+fi
+tools=${LATENCY_GUARD_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/latency-guard/tools}
+cargo build --release --quiet --manifest-path scripts/wasm-split/Cargo.toml --target-dir "$tools"
 bundle="target/front/wasm32-unknown-unknown/$wasm_dir/$crate.wasm"
 # The release bundle is kept (target/site-cache) until its inputs change: the compiled WASM (cargo leaves it as it
 # is when no source changed), the tools that cut, bind and optimise it, and this script. `start.sh` after the test
 # command, or a second start, then skips the minute of splitting and optimising.
 cache=target/site-cache
-inputs=$( { sha256sum "$bundle" target/tools/release/wasm-split scripts/wasm-opt.mjs scripts/build-site.sh; wasm-bindgen --version;
+inputs=$( { sha256sum "$bundle" "$tools"/release/wasm-split "$tools"/release/wasm-bind scripts/wasm-opt.mjs scripts/build-site.sh;
             echo "sections ${SPLIT_SECTIONS:-4}"; } | sha256sum | cut -d' ' -f1)
 jobs=${CARGO_BUILD_JOBS:-2}
 if [ "$mode" != debug ] && [ -f "$cache/inputs" ] && [ "$(cat "$cache/inputs")" = "$inputs" ]; then
@@ -31,8 +43,8 @@ else
   # chunks, their loader and the manifest the server reads to preload them go straight to the site. Code that at
   # least SPLIT_SECTIONS of the page sections need stays in the first chunk (see scripts/wasm-split/src/main.rs).
   split_main=target/front/split-main.wasm
-  target/tools/release/wasm-split "$bundle" "$pkg" "$split_main" "$name.js" "${SPLIT_SECTIONS:-4}"
-  wasm-bindgen --target web --keep-lld-exports --out-dir "$pkg" --out-name "$name" "$split_main"
+  "$tools"/release/wasm-split "$bundle" "$pkg" "$split_main" "$name.js" "${SPLIT_SECTIONS:-4}"
+  "$tools"/release/wasm-bind "$split_main" "$pkg" "$name"
   # The hydration script loads /pkg/NAME.wasm.
   mv "$pkg/${name}_bg.wasm" "$pkg/$name.wasm"
   if [ "$mode" != debug ]; then

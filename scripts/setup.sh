@@ -18,13 +18,8 @@ for component in rustfmt clippy; do
   fi
 done
 
-# wasm-bindgen-cli must match the wasm-bindgen crate in Cargo.lock exactly.
-wb_version=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/[^0-9.]/,""); print; exit}' Cargo.lock)
-if ! wasm-bindgen --version 2>/dev/null | grep -q " ${wb_version}\$"; then
-  say "installing wasm-bindgen-cli ${wb_version} (2 to 9 minutes on 2 cores)"
-  # Not --locked: its lock file names a webpki-roots release the registry mirror here lacks.
-  cargo install wasm-bindgen-cli --version "${wb_version}" --force
-fi
+# wasm-bindgen's JS glue is written by its library, built once per machine beside the bundle splitter by
+# scripts/build-site.sh (scripts/wasm-split): no `cargo install wasm-bindgen-cli` (about 6 minutes on 2 cores).
 
 # npm packages: binaryen, which optimises the release WASM (Debian's version breaks hydration), and Playwright (no
 # browser download).
