@@ -69,26 +69,26 @@ async fn every_bad_login_is_a_401_with_its_reason() {
     };
     let good = grant(&app).await;
     let text = message(&good, &address);
-    let Some(signature) = sign_helper(KEY_A, &text, &[]).await else { return };
+    let Some(signature) = sign_helper(KEY_A, &text).await else { return };
 
     // Signed by another key; tampered after signing; a malformed or short signature.
-    let other = sign_helper(KEY_B, &text, &[]).await.unwrap();
+    let other = sign_helper(KEY_B, &text).await.unwrap();
     assert!(refusal(verify(&app, body(&text, &other)).await).contains("not the message's address's"));
     let tampered = text.replace("Sign in to latency-guard.", "Sign in to latency-guard!");
     assert!(refusal(verify(&app, body(&tampered, &signature)).await).contains("not the message's address's"));
     assert!(refusal(verify(&app, body(&text, "0xdeadbeef")).await).contains("not 65 bytes of hex"));
     // A nonce this server never issued; another domain; another URI.
     let unknown = text.replace(good["nonce"].as_str().unwrap(), "abcdefgh12345678");
-    let signed = sign_helper(KEY_A, &unknown, &[]).await.unwrap();
+    let signed = sign_helper(KEY_A, &unknown).await.unwrap();
     assert_eq!(refusal(verify(&app, body(&unknown, &signed)).await), "the nonce was not issued by this server");
     let elsewhere = text.replacen(good["domain"].as_str().unwrap(), "evil.example", 1);
-    let signed = sign_helper(KEY_A, &elsewhere, &[]).await.unwrap();
+    let signed = sign_helper(KEY_A, &elsewhere).await.unwrap();
     assert_eq!(
         refusal(verify(&app, body(&elsewhere, &signed)).await),
         "the message is for evil.example, not this server"
     );
     let other_uri = text.replace(good["uri"].as_str().unwrap(), "http://elsewhere.example/login");
-    let signed = sign_helper(KEY_A, &other_uri, &[]).await.unwrap();
+    let signed = sign_helper(KEY_A, &other_uri).await.unwrap();
     assert!(refusal(verify(&app, body(&other_uri, &signed)).await).contains("not this server's login"));
     // Expired, not yet valid, issued long ago, on a chain not accepted here: each signed, each refused.
     let issued = good["issuedAt"].as_str().unwrap();
@@ -102,7 +102,7 @@ async fn every_bad_login_is_a_401_with_its_reason() {
         (old, "the message was issued at 2020-01-01T00:00:00Z, outside the accepted window"),
         (chain, "chain id 5 is not accepted here"),
     ] {
-        let signed = sign_helper(KEY_A, &changed, &[]).await.unwrap();
+        let signed = sign_helper(KEY_A, &changed).await.unwrap();
         assert_eq!(refusal(verify(&app, body(&changed, &signed)).await), reason);
     }
     // Not JSON, not the message's shape, larger than allowed.
@@ -129,7 +129,7 @@ async fn a_nonce_issued_by_one_replica_logs_in_at_another_once() {
         (Some("bench.example"), Some("https://bench.example/login"))
     );
     let text = message(&issued, &address);
-    let signature = sign_helper(KEY_A, &text, &[]).await.unwrap();
+    let signature = sign_helper(KEY_A, &text).await.unwrap();
     let (status, reply, _) = verify(&two, body(&text, &signature)).await;
     assert_eq!(status, 200, "{reply}");
     let (status, reply, _) = verify(&one, body(&text, &signature)).await;

@@ -333,8 +333,10 @@ async fn a_stepped_rate_follows_its_steps_and_a_ramp_is_a_warm_up() {
 /// passes, and a bad threshold or baseline fails before a request is sent.
 #[tokio::test]
 async fn against_a_baseline_a_slowdown_fails_the_pipeline_and_the_same_speed_passes() {
-    let fast = sim::spawn_local(SimConfig::fixed_ms(10, 0, 2)).await.unwrap();
-    let slow = sim::spawn_local(SimConfig::fixed_ms(40, 0, 2)).await.unwrap();
+    // 40 ms against 120 ms: the same speed must stay within +50 % at p95 on a busy machine (a 10 ms baseline did
+    // not: a few milliseconds of scheduling were half of it).
+    let fast = sim::spawn_local(SimConfig::fixed_ms(40, 0, 2)).await.unwrap();
+    let slow = sim::spawn_local(SimConfig::fixed_ms(120, 0, 2)).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let baseline = dir.path().join("baseline.json");
     let baseline_path = baseline.to_str().unwrap();

@@ -2,37 +2,91 @@
 //! by Python's eth-account (`tests/support/siwe_sign.py`, an implementation independent of the Rust crate that
 //! verifies it), and `POST /auth/siwe/verify`.
 
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::Mutex;
+
 use serde_json::{json, Value};
-use std::process::Stdio;
-use tokio::io::AsyncWriteExt;
 
 use super::{client, TestApp};
 
-/// Runs the signing helper; `None` (and the test returns) when its Python lacks eth-account and the suite does not
-/// require it.
-pub async fn sign_helper(key: &str, message: &str, extra: &[&str]) -> Option<String> {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/siwe_sign.py");
-    let mut child = tokio::process::Command::new(super::python())
-        .arg(script)
-        .arg(key)
-        .args(extra)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(message.as_bytes()).await.unwrap();
-    let output = child.wait_with_output().await.unwrap();
-    if !output.status.success() {
-        let missing = format!("{} cannot sign (is eth-account installed? scripts/setup.sh --test)", super::python());
-        assert!(super::may_skip(&missing), "{missing}: {}", String::from_utf8_lossy(&output.stderr));
-        return None;
-    }
-    Some(String::from_utf8(output.stdout).unwrap().trim().to_string())
+/// The signing helper of this test process (`siwe_sign.py --serve`), started by the first signature: each test is
+/// a process of its own under nextest, and a test signs many messages.
+struct Signer {
+    child: Child,
+    requests: ChildStdin,
+    answers: BufReader<ChildStdout>,
 }
 
+static SIGNER: Mutex<Option<Signer>> = Mutex::new(None);
+
+impl Signer {
+    /// Starts the helper and waits for its "ready"; the helper's error when its Python cannot start it.
+    fn start() -> Result<Signer, String> {
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/siwe_sign.py");
+        let mut child = Command::new(super::python())
+            .args([script, "--serve"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| e.to_string())?;
+        let requests = child.stdin.take().unwrap();
+        let mut signer = Signer { answers: BufReader::new(child.stdout.take().unwrap()), requests, child };
+        match signer.read_line() {
+            Some(ready) if ready == "ready" => Ok(signer),
+            _ => Err(signer.stderr()),
+        }
+    }
+
+    fn read_line(&mut self) -> Option<String> {
+        let mut line = String::new();
+        let read = self.answers.read_line(&mut line).ok()?;
+        (read > 0).then(|| line.trim().to_string())
+    }
+
+    /// What the helper said on stderr before it ended.
+    fn stderr(&mut self) -> String {
+        let _ = self.child.kill();
+        let mut text = String::new();
+        let _ = self.child.stderr.take().map(|mut e| e.read_to_string(&mut text));
+        text
+    }
+
+    fn ask(&mut self, request: &Value) -> String {
+        writeln!(self.requests, "{request}").unwrap();
+        self.read_line().unwrap_or_else(|| panic!("the signing helper ended: {}", self.stderr()))
+    }
+}
+
+/// Asks the signing helper; `None` (and the test returns) when its Python lacks eth-account and the suite does not
+/// require it.
+fn ask_signer(request: Value) -> Option<String> {
+    let mut signer = SIGNER.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if signer.is_none() {
+        match Signer::start() {
+            Ok(started) => *signer = Some(started),
+            Err(stderr) => {
+                let missing =
+                    format!("{} cannot sign (is eth-account installed? scripts/setup.sh --test)", super::python());
+                assert!(super::may_skip(&missing), "{missing}: {stderr}");
+                return None;
+            }
+        }
+    }
+    signer.as_mut().map(|s| s.ask(&request))
+}
+
+/// `message` signed by the wallet of `key` as `personal_sign` does.
+pub async fn sign_helper(key: &str, message: &str) -> Option<String> {
+    let request = json!({"key": key, "message": message});
+    tokio::task::spawn_blocking(move || ask_signer(request)).await.unwrap()
+}
+
+/// The address of the wallet of `key`.
 pub async fn address_of(key: &str) -> Option<String> {
-    sign_helper(key, "", &["--address"]).await
+    let request = json!({"key": key, "address": true});
+    tokio::task::spawn_blocking(move || ask_signer(request)).await.unwrap()
 }
 
 /// A nonce grant from `app`.
@@ -76,7 +130,7 @@ pub async fn verify(app: &TestApp, body: impl Into<reqwest::Body>) -> (u16, Valu
 pub async fn signed_login(app: &TestApp, key: &str) -> Option<(String, String)> {
     let address = address_of(key).await?;
     let text = message(&grant(app).await, &address);
-    let signature = sign_helper(key, &text, &[]).await?;
+    let signature = sign_helper(key, &text).await?;
     Some((text, signature))
 }
 
