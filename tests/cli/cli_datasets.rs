@@ -92,7 +92,8 @@ async fn a_dataset_or_trace_that_cannot_be_sent_is_refused_with_its_row() {
 }
 
 /// A Mooncake trace replayed twice as fast as recorded: each request goes out at half its recorded instant (within
-/// the schedule lag the report keeps), at its recorded lengths; rows sharing a hash id share that block's text, so
+/// the schedule lag the report keeps; 100 ms apart, so a busy machine's answers still end before the next sends),
+/// at its recorded lengths; rows sharing a hash id share that block's text, so
 /// the simulator finds it cached: the role token and the 64-token block fill 4 of its 16-token blocks.
 #[tokio::test]
 async fn a_trace_is_replayed_at_its_instants_with_its_blocks_shared() {
@@ -103,7 +104,7 @@ async fn a_trace_is_replayed_at_its_instants_with_its_blocks_shared() {
         .map(|i| {
             format!(
                 "{{\"timestamp\": {}, \"input_length\": {}, \"output_length\": {}, \"hash_ids\": [1, {}]}}",
-                1_000 + i * 60,
+                1_000 + i * 200,
                 100 + i,
                 3 + i,
                 10 + i
@@ -130,7 +131,7 @@ async fn a_trace_is_replayed_at_its_instants_with_its_blocks_shared() {
     let replayed = rows(&report);
     assert_eq!(replayed.len(), 6);
     for (i, row) in replayed.iter().enumerate() {
-        let due = i as f64 * 30.0;
+        let due = i as f64 * 100.0;
         let sent = row["sentAtMs"].as_f64().unwrap();
         let lag = row["scheduleLagMs"].as_f64().unwrap();
         assert!((sent - lag - due).abs() < 1.0, "row {i} due at {due} ms, sent at {sent} ms with {lag} ms of lag");
