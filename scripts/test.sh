@@ -34,8 +34,9 @@ front_started=$(date +%s)
   echo "== done $(( $(date +%s) - front_started ))s after the browser build started"
 ) > "$front_log" 2>&1 &
 front=$!
-# Stopped with the command when a step fails before it ends (its compilers with it).
-stop_front() { pkill -TERM -P "$front" 2>/dev/null || true; kill "$front" 2>/dev/null || true; }
+# Stopped with the command when a step fails before it ends, with every process it started.
+kill_tree() { local child; for child in $(pgrep -P "$1"); do kill_tree "$child"; done; kill "$1" 2>/dev/null || true; }
+stop_front() { kill_tree "$front"; }
 trap stop_front EXIT
 echo "the browser's lints and release bundle are building beside the server's: $front_log"
 step "clippy: server" cargo clippy --no-default-features --features ssr --all-targets -- -D warnings

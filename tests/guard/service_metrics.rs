@@ -10,6 +10,7 @@ use crate::common::{self, follow_events, spawn_app_on, TestApp, TestDb};
 use latency_guard::config::ApiKey;
 use latency_guard::probe::Exposition;
 use serde_json::{json, Value};
+use std::time::Duration;
 
 const TOKEN: &str = "metrics-token-0123456789";
 
@@ -89,7 +90,13 @@ async fn the_exposition_moves_with_what_the_service_does(db: &TestDb) {
     assert_eq!(breached["status"], "breached", "{breached}");
     let ticked = app.state.guard.tick().await.unwrap();
     app.state.webhooks.deliver_due().await.unwrap();
-    let after = scrape(&app).await;
+    // The app's own delivery loop may have taken the alert's message first: its delivery is counted when it ends.
+    let delivered = |e: &Exposition| value(e, "latency_guard_webhook_deliveries_total", &[("outcome", "delivered")]);
+    let after = common::client::until("the alert's webhook delivered", Duration::from_secs(10), || async {
+        let now = scrape(&app).await;
+        (delivered(&now) > delivered(&before)).then_some(now)
+    })
+    .await;
 
     let moved = |name: &str, labels: &[(&str, &str)]| value(&after, name, labels) - value(&before, name, labels);
     let evaluations = 1.0 + ticked.ran.len() as f64;
