@@ -59,34 +59,36 @@ impl Signer {
     }
 }
 
-/// Asks the signing helper; `None` (and the test returns) when its Python lacks eth-account and the suite does not
-/// require it.
-fn ask_signer(request: Value) -> Option<String> {
-    let mut signer = SIGNER.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    if signer.is_none() {
-        match Signer::start() {
-            Ok(started) => *signer = Some(started),
-            Err(stderr) => {
-                let missing =
-                    format!("{} cannot sign (is eth-account installed? scripts/setup.sh --test)", super::python());
-                assert!(super::may_skip(&missing), "{missing}: {stderr}");
-                return None;
+/// Asks the signing helper (on the blocking pool: its pipes are plain std ones, so they outlive any one runtime);
+/// `None` (and the test returns) when its Python lacks eth-account and the suite does not require it.
+async fn ask_signer(request: Value) -> Option<String> {
+    tokio::task::spawn_blocking(move || {
+        let mut signer = SIGNER.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if signer.is_none() {
+            match Signer::start() {
+                Ok(started) => *signer = Some(started),
+                Err(stderr) => {
+                    let missing =
+                        format!("{} cannot sign (is eth-account installed? scripts/setup.sh --test)", super::python());
+                    assert!(super::may_skip(&missing), "{missing}: {stderr}");
+                    return None;
+                }
             }
         }
-    }
-    signer.as_mut().map(|s| s.ask(&request))
+        signer.as_mut().map(|s| s.ask(&request))
+    })
+    .await
+    .unwrap()
 }
 
 /// `message` signed by the wallet of `key` as `personal_sign` does.
 pub async fn sign_helper(key: &str, message: &str) -> Option<String> {
-    let request = json!({"key": key, "message": message});
-    tokio::task::spawn_blocking(move || ask_signer(request)).await.unwrap()
+    ask_signer(json!({"key": key, "message": message})).await
 }
 
 /// The address of the wallet of `key`.
 pub async fn address_of(key: &str) -> Option<String> {
-    let request = json!({"key": key, "address": true});
-    tokio::task::spawn_blocking(move || ask_signer(request)).await.unwrap()
+    ask_signer(json!({"key": key, "address": true})).await
 }
 
 /// A nonce grant from `app`.

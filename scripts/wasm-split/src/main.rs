@@ -6,7 +6,8 @@
 //! - `PKG_DIR`: where the lazily loaded chunks, their loader `__wasm_split.______________________.js` and
 //!   `__wasm_split_manifest.json` go. Leptos' `HydrationScripts` reads the manifest to preload the chunks a page
 //!   needs, and the loader's name is the one Leptos' `#[lazy]` imports.
-//! - `MAIN_OUT.wasm`: the first chunk, still to be passed through `wasm-bindgen --keep-lld-exports`.
+//! - `MAIN_OUT.wasm`: the first chunk, still to be bound by `wasm-bind` (its JS glue, as
+//!   `wasm-bindgen --keep-lld-exports` writes it).
 //! - `MAIN_JS_NAME`: the wasm-bindgen JS file the loader imports `initSync` from, relative to `PKG_DIR`.
 //! - `SECTIONS`: code that at least this many page sections need goes into the first chunk (default: never).
 //!
