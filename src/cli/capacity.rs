@@ -202,6 +202,8 @@ fn template(args: &CapacityArgs) -> Result<RunPlanInput, CliError> {
         workload,
         shape: None,
         workload_id: None,
+        // Every level is a run of its own, marked anew: no level measures the cache an earlier one left.
+        prompt_heads: crate::model::PromptHeads::Unique,
     })
 }
 

@@ -142,11 +142,18 @@ async fn an_uploaded_dataset_is_listed_run_by_a_saved_workload_and_kept_per_work
         let (_, report) = app.call("runs/report", json!({"id": run}), Some(&cookie)).await;
         let snapshot = serde_json::from_str::<Value>(&report).unwrap()["snapshot"].clone();
         let results = snapshot["results"].as_array().unwrap_or_else(|| panic!("{report}"));
-        // The warm-up sends the first row; the four measured requests the rows after it, in the file's order.
-        let sent: Vec<(&str, bool, u64)> = results
+        // The warm-up sends the first row; the four measured requests the rows after it, in the file's order, each
+        // after a mark of the run and the request ("[k3x9q2-0000004] question 5").
+        let (marks, sent): (Vec<&str>, Vec<(&str, bool, u64)>) = results
             .iter()
-            .map(|r| (r["prompt"].as_str().unwrap(), r["warmup"].as_bool().unwrap(), r["tokensOut"].as_u64().unwrap()))
-            .collect();
+            .map(|r| {
+                let (mark, prompt) = r["prompt"].as_str().unwrap().split_once("] ").unwrap_or_else(|| panic!("{r}"));
+                (mark, (prompt, r["warmup"].as_bool().unwrap(), r["tokensOut"].as_u64().unwrap()))
+            })
+            .unzip();
+        let runs: std::collections::BTreeSet<&str> = marks.iter().map(|m| &m[1..7]).collect();
+        let requests: std::collections::BTreeSet<&str> = marks.iter().map(|m| &m[8..]).collect();
+        assert_eq!((runs.len(), requests.len()), (1, 5), "one run's mark, a number per request: {marks:?}");
         assert_eq!(
             sent,
             [

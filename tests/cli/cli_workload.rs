@@ -89,23 +89,27 @@ async fn input_and_output_tokens_are_sent_as_asked_and_recorded_beside_the_serve
     assert_eq!(column(&first, "madeInputTokens"), asked);
     assert_eq!(column(&first, "tokensOut"), column(&first, "askedOutputTokens"));
     let (_, again, _) = common::bench_report(&args).await;
+    // The same lengths and text, each after a mark of its run: the second run's marks are its own.
     let by_request = |report: &Value| {
-        let mut rows: Vec<(u64, u64, String)> = report["results"]
+        let mut rows: Vec<(u64, u64, String, String)> = report["results"]
             .as_array()
             .unwrap()
             .iter()
             .map(|r| {
-                (
-                    r["askedInputTokens"].as_u64().unwrap(),
-                    r["askedOutputTokens"].as_u64().unwrap(),
-                    r["prompt"].to_string(),
-                )
+                let (mark, text) = common::unmarked(r["prompt"].as_str().unwrap());
+                let run_mark = mark.split('-').next().unwrap().to_string();
+                let (input, output) =
+                    (r["askedInputTokens"].as_u64().unwrap(), r["askedOutputTokens"].as_u64().unwrap());
+                (input, output, text.to_string(), run_mark)
             })
             .collect();
         rows.sort();
         rows
     };
-    assert_eq!(by_request(&first), by_request(&again), "a seed sends the same requests");
+    let (first, again) = (by_request(&first), by_request(&again));
+    let sent = |rows: &[(u64, u64, String, String)]| rows.iter().map(|r| (r.0, r.1, r.2.clone())).collect::<Vec<_>>();
+    assert_eq!(sent(&first), sent(&again), "a seed sends the same requests");
+    assert!(first.iter().all(|r| r.3 == first[0].3) && again[0].3 != first[0].3, "one mark a run: {first:?} {again:?}");
 }
 
 #[tokio::test]

@@ -355,6 +355,15 @@ pub async fn cli(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
     (output.status.code().unwrap_or(-1), text(&output.stdout), text(&output.stderr))
 }
 
+/// A sent prompt's mark (`[k3x9q2-0000017]`: its run's six letters and digits, then its request's number; see
+/// `model::workload::heads`) and the prompt after it; fails when the prompt has no mark.
+pub fn unmarked(prompt: &str) -> (&str, &str) {
+    let marked = prompt.strip_prefix('[').and_then(|rest| rest.split_once("] "));
+    let (mark, after) = marked.unwrap_or_else(|| panic!("no mark starts the prompt {prompt:?}"));
+    assert!(mark.len() >= 6 && mark.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'), "{prompt:?}");
+    (mark, after)
+}
+
 /// Whether the key at `pointer` (`/snapshot/stats/total`) in a reply is `null`; fails when the reply has no such
 /// key, so a renamed or dropped field fails the test instead of reading as an absent value.
 pub fn null_at(reply: &serde_json::Value, pointer: &str) -> bool {

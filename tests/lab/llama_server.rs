@@ -117,14 +117,50 @@ async fn prompts_made_by_its_tokenize_arrive_at_their_length_and_answers_reach_m
 }
 
 /// `bench` of a workload file against the real server, one request at a time: the report.
-async fn bench_workload(base_url: &str, workload: &str) -> Value {
+async fn bench_workload(base_url: &str, workload: &str, extra: &[&str]) -> Value {
     let dir = tempfile::tempdir().unwrap();
     let (file, out) = (dir.path().join("workload.toml"), dir.path().join("report.json"));
     std::fs::write(&file, workload).unwrap();
     let args = ["bench", "--base-url", base_url, "--model", "tiny", "-c", "1", "--workload", file.to_str().unwrap()];
-    let (code, stdout, stderr) = common::cli(&[&args[..], &["--out", out.to_str().unwrap()]].concat(), &[]).await;
+    let (code, stdout, stderr) =
+        common::cli(&[&args[..], extra, &["--out", out.to_str().unwrap()]].concat(), &[]).await;
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap()
+}
+
+/// The tokens each request of `report` found in llama.cpp's cache (`timings.cache_n`).
+fn cached_tokens(report: &Value) -> Vec<u64> {
+    let results = report["results"].as_array().unwrap();
+    assert!(results.iter().all(|r| common::null_at(r, "/error")), "{results:?}");
+    results.iter().map(|r| r["cachedTokens"].as_u64().expect("llama.cpp reports cached tokens")).collect()
+}
+
+/// Two runs of one workload, the same seed making the same prompts, against llama.cpp's prompt cache (its slots and
+/// its cache of earlier prompts): each prompt starts with a mark of its run and request, so the second run, like the
+/// first, finds at most the chat template's first tokens cached and measures uncached prefills, and its report says
+/// how. With the marks turned off (`--no-prompt-heads`) a second run finds nearly its whole prompts cached, as every
+/// run did before marks existed, and its report warns.
+#[tokio::test]
+async fn a_second_identical_run_measures_uncached_prefills_unless_marks_are_turned_off() {
+    let Some(server) = llama_server(false).await else { return };
+    let workload = "kind = \"synthetic\"\nrequests = 4\n[input]\nkind = \"fixed\"\ntokens = 300\n\
+                    [output]\nkind = \"fixed\"\ntokens = 2\n";
+    let honesty =
+        |report: &Value| report["honesty"].as_array().unwrap().iter().map(|n| n.to_string()).collect::<Vec<_>>();
+    for run in ["first", "second"] {
+        let report = bench_workload(&server.base_url, workload, &[]).await;
+        let cached = cached_tokens(&report);
+        assert!(cached.iter().all(|&c| c < 40), "{run} run: only the template's first tokens: {cached:?}");
+        let notes = honesty(&report);
+        assert!(notes.iter().any(|n| n.contains("Prompt marks: each prompt began with a mark")), "{notes:?}");
+        assert!(!notes.iter().any(|n| n.contains("Warning: ")), "{run} run: {notes:?}");
+    }
+    bench_workload(&server.base_url, workload, &["--no-prompt-heads"]).await;
+    let again = bench_workload(&server.base_url, workload, &["--no-prompt-heads"]).await;
+    let cached = cached_tokens(&again);
+    assert!(cached.iter().all(|&c| c >= 290), "unmarked prompts are found again: {cached:?}");
+    let notes = honesty(&again);
+    assert!(notes.iter().any(|n| n.contains("Warning: 4 of 4 request(s) meant to share nothing")), "{notes:?}");
 }
 
 fn median(mut values: Vec<f64>) -> f64 {
@@ -142,12 +178,14 @@ async fn a_shared_prefix_is_cached_by_llama_cpp_and_answers_sooner_than_unshared
         &server.base_url,
         "kind = \"sharedPrefix\"\ngroups = 1\nprefixTokens = 1500\nrequests = 9\n\
          [suffix]\nkind = \"fixed\"\ntokens = 50\n[output]\nkind = \"fixed\"\ntokens = 4\n",
+        &[],
     )
     .await;
     let unshared = bench_workload(
         &server.base_url,
         "kind = \"synthetic\"\nrequests = 9\n[input]\nkind = \"fixed\"\ntokens = 1550\n\
          [output]\nkind = \"fixed\"\ntokens = 4\n",
+        &[],
     )
     .await;
     let figures = |report: &Value| -> (Vec<u64>, Vec<f64>) {
@@ -177,6 +215,7 @@ async fn a_conversation_is_sent_back_each_turn_and_reported_by_turn() {
         &server.base_url,
         "kind = \"multiTurn\"\nusers = 3\nturns = 3\nseed = 2\nfirst = { kind = \"fixed\", tokens = 1500 }\n\
          followUp = { kind = \"fixed\", tokens = 40 }\noutput = { kind = \"fixed\", tokens = 12 }\n",
+        &[],
     )
     .await;
     let results = report["results"].as_array().unwrap();

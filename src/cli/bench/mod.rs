@@ -104,6 +104,11 @@ pub struct BenchArgs {
     /// Open a fresh connection for every request (connection set-up is then part of every latency).
     #[arg(long)]
     pub fresh_connections: bool,
+    /// Send the prompts without the mark each starts with by default (its run's, and its request's unless the
+    /// workload shares its prompts' starts on purpose), so this run may find an earlier run's prompts in the
+    /// server's prefix cache: a cache-warm measurement, asked for on purpose.
+    #[arg(long)]
+    pub no_prompt_heads: bool,
     /// An objective, e.g. `ttft_ms<=500` (every request) or `tpot_p95_ms<=50` (a percentile); repeatable. The
     /// summary shows goodput and each objective's outcome, and a missed objective fails the command (exit 1).
     #[arg(long = "slo", value_name = "OBJECTIVE")]

@@ -2,7 +2,9 @@
 
 use super::BenchArgs;
 use crate::cli::{usage, CliError};
-use crate::model::{Agent, ConnectionPolicy, ConnectorId, LoadMode, LoadShape, RampCurve, RateStep, RunPlanInput};
+use crate::model::{
+    Agent, ConnectionPolicy, ConnectorId, LoadMode, LoadShape, PromptHeads, RampCurve, RateStep, RunPlanInput,
+};
 
 /// The plan the options describe (its connector is set by a run on a server).
 pub(super) fn plan_input(args: &BenchArgs) -> Result<RunPlanInput, CliError> {
@@ -66,6 +68,7 @@ pub(super) fn plan_input(args: &BenchArgs) -> Result<RunPlanInput, CliError> {
         temperature: 0.0,
         retries: args.retries,
         connections: if args.fresh_connections { ConnectionPolicy::Fresh } else { ConnectionPolicy::Reuse },
+        prompt_heads: if args.no_prompt_heads { PromptHeads::Off } else { PromptHeads::Unique },
         slos: args.slos.clone(),
         duration_s: args.duration,
         workload,

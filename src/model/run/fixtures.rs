@@ -24,6 +24,7 @@ pub fn plan_input(prompts: &[&str], token_budget: u32, concurrency: u32) -> RunP
         workload: None,
         shape: None,
         workload_id: None,
+        prompt_heads: crate::model::PromptHeads::default(),
     }
 }
 

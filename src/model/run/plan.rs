@@ -157,6 +157,10 @@ pub struct RunPlanInput {
     /// report keeps it as it was sent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workload_id: Option<crate::model::WorkloadId>,
+    /// Whether each prompt starts with a mark of its run (the default), so no run measures an earlier one's prefix
+    /// cache; `off` for a cache-warm measurement on purpose.
+    #[serde(default)]
+    pub prompt_heads: crate::model::PromptHeads,
 }
 
 fn yes() -> bool {
@@ -241,6 +245,9 @@ pub struct RunPlan {
     /// How the load changes over the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shape: Option<super::shape::LoadShape>,
+    /// Whether its prompts start with marks of their own (a plan stored before marks existed was sent without).
+    #[serde(default = "crate::model::PromptHeads::stored_before_heads")]
+    pub prompt_heads: crate::model::PromptHeads,
 }
 
 /// One request of a run.
@@ -281,6 +288,7 @@ impl RunPlanInput {
             workload: None,
             shape: None,
             workload_id: None,
+            prompt_heads: crate::model::PromptHeads::default(),
         }
     }
 
@@ -343,6 +351,7 @@ impl RunPlanInput {
             duration_ms,
             workload: self.workload.clone(),
             shape: self.shape.clone(),
+            prompt_heads: self.prompt_heads,
         })
     }
 

@@ -1,6 +1,7 @@
 //! A run's report: the snapshot (what it measured and how), its notes, cards, table, page and compact export
 //! form, the server's section, the workload's section (with a multi-turn workload's figures by turn), and two runs compared.
 
+mod cache;
 mod cards;
 mod compact;
 mod compare;

@@ -115,6 +115,7 @@ pub fn snapshot(run: &RunView, mut results: Vec<IterationRecord>) -> (ReportSnap
     let workload = super::workload::workload_report(run, &results);
     let mut honesty = honesty_notes(run, &results, &summary);
     honesty.extend(workload.iter().flat_map(super::workload::workload_notes));
+    honesty.extend(super::cache::cache_notes(run, &results));
     let snapshot = ReportSnapshot {
         report: ReportHeader {
             id: run.id.to_string(),

@@ -13,8 +13,12 @@ use crate::workload::service::{read_trace, DatasetError, MakeError, PreparedRequ
 
 /// Where a run's requests come from.
 pub enum Requests {
-    /// The plan's prompts, each with the agent's token budget.
-    Prompts,
+    /// The plan's prompts, each with the agent's token budget (and the run's mark, when its prompts start with one
+    /// each).
+    Prompts {
+        /// The run's mark.
+        run_mark: Option<String>,
+    },
     /// A workload's requests, made ahead by the server's tokenizer.
     Workload {
         /// Each request's own message and lengths.
@@ -66,7 +70,9 @@ impl Requests {
         tokenizer_file: Option<&std::path::Path>,
         uploaded: Option<Arc<str>>,
     ) -> Result<Self, MakeError> {
-        let Some(workload) = &plan.workload else { return Ok(Self::Prompts) };
+        // Drawn for each run, so a repetition, a sweep's next level or Guard's next evaluation is marked anew.
+        let run_mark = plan.prompt_heads.unique().then(|| crate::model::run_mark(rand::random()));
+        let Some(workload) = &plan.workload else { return Ok(Self::Prompts { run_mark }) };
         let tokenizer = match workload.needs_tokenizer() {
             true => Some(Tokenizer::choose(client, target, model, tokenizer_file).await?),
             false => None,
@@ -79,7 +85,7 @@ impl Requests {
             }
             _ => None,
         };
-        let maker = RequestMaker::new(workload.clone(), tokenizer).reading(uploaded);
+        let maker = RequestMaker::new(workload.clone(), tokenizer).reading(uploaded).marked(run_mark);
         let prepared = PreparedRequests::start(maker, making_order(plan));
         Ok(Self::Workload { prepared, conversations: Mutex::default(), replay })
     }
@@ -88,7 +94,7 @@ impl Requests {
     pub fn tokenizer(&self) -> Option<crate::model::PromptTokenizer> {
         match self {
             Self::Workload { prepared, .. } => prepared.maker().tokenizer_used(),
-            Self::Prompts => None,
+            Self::Prompts { .. } => None,
         }
     }
 
@@ -96,14 +102,14 @@ impl Requests {
     pub fn replay(&self) -> Option<Arc<[Duration]>> {
         match self {
             Self::Workload { replay, .. } => replay.clone(),
-            Self::Prompts => None,
+            Self::Prompts { .. } => None,
         }
     }
 
     /// How long `job`'s user thinks before sending it: a multi-turn workload's pause between turns.
     pub fn think_before(&self, job: Job) -> Duration {
         match self {
-            Self::Prompts => Duration::ZERO,
+            Self::Prompts { .. } => Duration::ZERO,
             Self::Workload { prepared, .. } => prepared.maker().think_before(job.prompt_index),
         }
     }
@@ -137,8 +143,14 @@ impl Requests {
             messages.push(ChatMessage { role: "system", content: system.to_string() });
         }
         let (content, max_tokens, ignore_eos, sent) = match self {
-            Self::Prompts => {
-                let prompt = plan.prompts[job.prompt_index as usize].clone();
+            Self::Prompts { run_mark } => {
+                let prompt = &plan.prompts[job.prompt_index as usize];
+                // Each send its own mark: a prompt sent again is not found in the cache its last send left.
+                let send = u32::try_from(job.seq).unwrap_or(u32::MAX);
+                let prompt = match (run_mark, crate::model::head_scope(None, send)) {
+                    (Some(mark), Some(scope)) => format!("{} {prompt}", crate::model::head_text(mark, scope)),
+                    _ => prompt.clone(),
+                };
                 (prompt, plan.agent.token_budget, false, Sent::Planned(job.prompt_index))
             }
             Self::Workload { prepared, conversations, .. } => {

@@ -6,7 +6,9 @@ use leptos_router::hooks::use_navigate;
 
 use crate::api::connectors::list_connectors;
 use crate::error::AppError;
-use crate::model::{Agent, Checked, ConnectionPolicy, ConnectorId, LoadMode, RunPlanInput, ValidationError};
+use crate::model::{
+    Agent, Checked, ConnectionPolicy, ConnectorId, LoadMode, PromptHeads, RunPlanInput, ValidationError,
+};
 use crate::runs::api::start_run;
 use crate::ui::components::{invalid, number, Layout, SubmitRow};
 use crate::ui::hooks::resource;
@@ -48,21 +50,10 @@ pub fn NewRunPage() -> impl IntoView {
         rate: RwSignal::new("2".to_string()),
         poisson: RwSignal::new(true),
     };
-    let advanced = Advanced {
-        title: RwSignal::new(String::new()),
-        temperature: RwSignal::new("0".to_string()),
-        timeout_seconds: RwSignal::new("120".to_string()),
-        duration_seconds: RwSignal::new(String::new()),
-        retries: RwSignal::new("0".to_string()),
-        fresh_connections: RwSignal::new(false),
-        tools_json: RwSignal::new(String::new()),
-    };
+    let advanced = Advanced::as_the_api_defaults_them();
     let slos = RwSignal::new(String::new());
     // A saved workload's id, or empty for the prompts typed here.
     let workload = RwSignal::new(String::new());
-    let Advanced { title, temperature, timeout_seconds, duration_seconds, retries, fresh_connections, tools_json } =
-        advanced;
-
     let plan = move || -> Result<RunPlanInput, AppError> {
         let connector_id: ConnectorId = connector
             .get()
@@ -73,30 +64,35 @@ pub fn NewRunPage() -> impl IntoView {
         let (prompts, iterations) = prompts_and_iterations(workload_id, &prompts.get(), &iterations.get())?;
         Ok(RunPlanInput {
             connector_id,
-            title: Some(title.get()).filter(|t| !t.trim().is_empty()),
+            title: Some(advanced.title.get()).filter(|t| !t.trim().is_empty()),
             agent: Agent {
                 name: agent_name.get(),
                 system_prompt: Some(system_prompt.get()).filter(|s| !s.trim().is_empty()),
-                tools: tools(&tools_json.get())?,
+                tools: tools(&advanced.tools_json.get())?,
                 token_budget: number(&token_budget.get(), "agent.tokenBudget")?,
             },
             prompts,
             iterations,
             warmup: number(&warmup.get(), "warmup")?,
             mode,
-            timeout_ms: Some(timeout_ms(&timeout_seconds.get())?),
+            timeout_ms: Some(timeout_ms(&advanced.timeout_seconds.get())?),
             stream: stream.get(),
-            temperature: number(&temperature.get(), "temperature")?,
-            retries: number(&retries.get(), "retries")?,
-            connections: if fresh_connections.get() { ConnectionPolicy::Fresh } else { ConnectionPolicy::Reuse },
+            temperature: number(&advanced.temperature.get(), "temperature")?,
+            retries: number(&advanced.retries.get(), "retries")?,
+            connections: if advanced.fresh_connections.get() {
+                ConnectionPolicy::Fresh
+            } else {
+                ConnectionPolicy::Reuse
+            },
             slos: slos.get().lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string).collect(),
-            duration_s: match duration_seconds.get().trim() {
+            duration_s: match advanced.duration_seconds.get().trim() {
                 "" => None,
                 raw => Some(number(raw, "durationS")?),
             },
             workload: None,
             shape: None,
             workload_id,
+            prompt_heads: if advanced.cache_warm.get() { PromptHeads::Off } else { PromptHeads::Unique },
         })
     };
     let start = Action::new(|plan: &Result<RunPlanInput, AppError>| {
@@ -186,7 +182,25 @@ struct Advanced {
     duration_seconds: RwSignal<String>,
     retries: RwSignal<String>,
     fresh_connections: RwSignal<bool>,
+    /// Prompts sent without their marks (`PromptHeads::Off`).
+    cache_warm: RwSignal<bool>,
     tools_json: RwSignal<String>,
+}
+
+impl Advanced {
+    /// Each setting as the API sets it when a request leaves it out.
+    fn as_the_api_defaults_them() -> Self {
+        Self {
+            title: RwSignal::new(String::new()),
+            temperature: RwSignal::new("0".to_string()),
+            timeout_seconds: RwSignal::new("120".to_string()),
+            duration_seconds: RwSignal::new(String::new()),
+            retries: RwSignal::new("0".to_string()),
+            fresh_connections: RwSignal::new(false),
+            cache_warm: RwSignal::new(false),
+            tools_json: RwSignal::new(String::new()),
+        }
+    }
 }
 
 /// The connector list (the first one is chosen until the user picks another), and what the run sends: the prompts
@@ -237,11 +251,19 @@ fn LoadFieldset(load: Load) -> impl IntoView {
 
 #[component]
 fn AdvancedSettings(advanced: Advanced) -> impl IntoView {
-    let Advanced { title, temperature, timeout_seconds, duration_seconds, retries, fresh_connections, tools_json } =
-        advanced;
+    let Advanced {
+        title,
+        temperature,
+        timeout_seconds,
+        duration_seconds,
+        retries,
+        fresh_connections,
+        cache_warm,
+        tools_json,
+    } = advanced;
     view! {
         <details class="advanced">
-            <summary>"More settings: title, temperature, timeout, time limit, retries, connections, tools"</summary>
+            <summary>"More settings: title, temperature, timeout, time limit, retries, connections, prompt cache, tools"</summary>
             <label>"Report title (optional; default: agent on model)" <input id="title" bind:value=title/></label>
             <div class="prices">
                 <label>"Temperature (0–2)" <input id="temperature" inputmode="decimal" bind:value=temperature/></label>
@@ -253,6 +275,10 @@ fn AdvancedSettings(advanced: Advanced) -> impl IntoView {
             <label class="inline">
                 <input type="checkbox" id="fresh-connections" bind:checked=fresh_connections/>
                 " A fresh connection per request (connection and TLS set-up are then part of every latency; by default keep-alive connections are reused, as production clients do)"
+            </label>
+            <label class="inline">
+                <input type="checkbox" id="cache-warm" bind:checked=cache_warm/>
+                " Let this run find earlier runs' prompts in the server's prefix cache (by default each prompt starts with a short mark of its run, counted in its length, so every run measures uncached prefills)"
             </label>
             <label>
                 "Tools (OpenAI tools JSON array, sent with every request; empty for none)"

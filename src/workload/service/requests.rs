@@ -9,6 +9,9 @@
 //! index, so a request is the same whatever order or how many of the others are made. A shared-prefix workload's
 //! group prefixes are made once each (from the group's own seed) and kept while the run sends. A multi-turn
 //! workload's requests are each turn's own user message; the conversation before it is the run's to keep.
+//!
+//! A run given a mark starts each prompt with it (`model::workload::heads`): a request's own, its conversation's or
+//! the run's, counted in the prompt's exact length, so no run finds an earlier run's prompts in the server's cache.
 
 use std::collections::HashMap;
 use std::ops::ControlFlow;
@@ -26,7 +29,7 @@ use super::lengths::LengthDraws;
 use super::prompt::{exact_prompt, exact_prompt_after, MadePrompt};
 use super::trace::{read_trace, TraceRow};
 use crate::engine::TokenizeError;
-use crate::model::{LengthDist, Workload};
+use crate::model::{head_scope, head_text, HeadScope, LengthDist, Workload};
 
 /// Requests made ahead of the ones taken, at most.
 pub const WINDOW: usize = 256;
@@ -156,12 +159,41 @@ pub struct RequestMaker {
     prefixes: Mutex<HashMap<u32, Arc<MadePrompt>>>,
     /// A trace's blocks, once made.
     blocks: Mutex<HashMap<u64, String>>,
+    /// The run's mark, when its prompts start with marks.
+    run_mark: Option<String>,
+    /// The tokens of the run's first mark by the tokenizer: where each prompt's cut is first placed.
+    head_tokens: tokio::sync::OnceCell<usize>,
 }
 
 impl RequestMaker {
     /// The maker of `workload`'s requests with `tokenizer` (which every workload but a dataset needs).
     pub fn new(workload: Workload, tokenizer: Option<Tokenizer>) -> Self {
-        Self { workload, tokenizer, uploaded: None, prefixes: Mutex::default(), blocks: Mutex::default() }
+        Self {
+            workload,
+            tokenizer,
+            uploaded: None,
+            prefixes: Mutex::default(),
+            blocks: Mutex::default(),
+            run_mark: None,
+            head_tokens: tokio::sync::OnceCell::new(),
+        }
+    }
+
+    /// The maker starting each prompt with a mark of the run marked `run_mark`, when given.
+    pub fn marked(self, run_mark: Option<String>) -> Self {
+        Self { run_mark, ..self }
+    }
+
+    /// The mark of `scope` (none: the request gets none of its own), with its tokens as first guessed (the run's
+    /// first mark's count, one call to the tokenizer a run; 0 when the workload needs no tokenizer).
+    async fn head(&self, scope: Option<HeadScope>) -> Result<Option<(String, usize)>, MakeError> {
+        let (Some(run_mark), Some(scope)) = (&self.run_mark, scope) else { return Ok(None) };
+        let text = head_text(run_mark, scope);
+        let tokens = match &self.tokenizer {
+            Some(tokenizer) => *self.head_tokens.get_or_try_init(|| tokenizer.count(&text)).await?,
+            None => 0,
+        };
+        Ok(Some((text, tokens)))
     }
 
     /// The maker reading its dataset's rows from `uploaded`, the text of a dataset uploaded to the workspace (a
@@ -221,6 +253,8 @@ impl RequestMaker {
         let seed = self.workload.seed();
         let text_seed = request_seed(seed, index, TEXT);
         let (asked_input, asked_output) = self.lengths(index);
+        let head = self.head(head_scope(Some(&self.workload), index)).await?;
+        let (head, head_tokens) = head.as_ref().map_or(("", 0), |(text, tokens)| (text.as_str(), *tokens));
         let drawn = |prompt: MadePrompt, asked_input| Prepared {
             context: vec![],
             made_input: Some(u32::try_from(prompt.tokens).unwrap_or(u32::MAX)),
@@ -231,7 +265,7 @@ impl RequestMaker {
         match (&self.workload, row) {
             (Workload::Synthetic { .. } | Workload::MultiTurn { .. }, _) => {
                 let asked = asked_input.unwrap_or(1);
-                Ok(drawn(exact_prompt(self.tokenizer()?, asked, text_seed).await?, asked))
+                Ok(drawn(exact_prompt_after(self.tokenizer()?, head, head_tokens, asked, text_seed).await?, asked))
             }
             (Workload::SharedPrefix { groups, prefix_tokens, .. }, _) => {
                 let group = index % groups;
@@ -240,7 +274,9 @@ impl RequestMaker {
                     Some(prefix) => prefix,
                     None => {
                         let group_seed = request_seed(seed, group, PREFIX);
-                        let made = Arc::new(exact_prompt(self.tokenizer()?, *prefix_tokens, group_seed).await?);
+                        let tokenizer = self.tokenizer()?;
+                        let made = exact_prompt_after(tokenizer, head, head_tokens, *prefix_tokens, group_seed).await?;
+                        let made = Arc::new(made);
                         self.prefixes.lock().unwrap_or_else(PoisonError::into_inner).insert(group, Arc::clone(&made));
                         made
                     }
@@ -255,11 +291,16 @@ impl RequestMaker {
                         LengthDraws::new(dist.clone(), request_seed(seed, index, OUTPUT_LENGTH)).next_length()
                     })
                 });
-                let (_, text) = row.messages.pop().unwrap_or((Role::User, String::new()));
+                let (_, mut text) = row.messages.pop().unwrap_or((Role::User, String::new()));
+                // The mark goes first in the row's first message, as a made prompt's does.
+                if !head.is_empty() {
+                    let first = row.messages.first_mut().map_or(&mut text, |(_, first)| first);
+                    first.insert_str(0, &format!("{head} "));
+                }
                 Ok(Prepared { context: row.messages, text, asked_input: None, made_input: None, asked_output })
             }
             (Workload::Trace { block_tokens, .. }, Some(Row::Trace(row))) => {
-                let made = self.trace_prompt(&row, *block_tokens, text_seed).await?;
+                let made = self.trace_prompt(&row, *block_tokens, text_seed, (head, head_tokens)).await?;
                 Ok(Prepared { asked_output: Some(row.output), ..drawn(made, row.input) })
             }
             (Workload::Dataset { .. } | Workload::Trace { .. }, _) => {
@@ -270,15 +311,22 @@ impl RequestMaker {
 
     /// A trace row's prompt: the text of each of its blocks but the last (the same text wherever the same id
     /// comes), then the last block's text cut so that the whole is the row's length.
-    async fn trace_prompt(&self, row: &TraceRow, block_tokens: u32, text_seed: u64) -> Result<MadePrompt, MakeError> {
+    /// The run's mark, `head` (of about `head_tokens` tokens), goes before the blocks.
+    async fn trace_prompt(
+        &self,
+        row: &TraceRow,
+        block_tokens: u32,
+        text_seed: u64,
+        (head, head_tokens): (&str, usize),
+    ) -> Result<MadePrompt, MakeError> {
         let tokenizer = self.tokenizer()?;
         let block_seed = |id: u64| request_seed(self.workload.seed() ^ id, 0, BLOCK);
         let Some((last, whole)) = row.hash_ids.split_last() else {
-            return Ok(exact_prompt(tokenizer, row.input, text_seed).await?);
+            return Ok(exact_prompt_after(tokenizer, head, head_tokens, row.input, text_seed).await?);
         };
         // Whole blocks stop short of the prompt's end, so the last one always has a token of its own.
         let whole = &whole[..whole.len().min(((row.input - 1) / block_tokens) as usize)];
-        let mut prefix = String::new();
+        let mut prefix = head.to_string();
         for id in whole {
             let known = self.blocks.lock().unwrap_or_else(PoisonError::into_inner).get(id).cloned();
             let text = match known {
@@ -300,7 +348,7 @@ impl RequestMaker {
         }
         // Each whole block is its own length; the blocks' joins may count a token more or less, which the cut's
         // whole count corrects.
-        let prefix_tokens = whole.len() * block_tokens as usize;
+        let prefix_tokens = head_tokens + whole.len() * block_tokens as usize;
         Ok(exact_prompt_after(tokenizer, &prefix, prefix_tokens, row.input, block_seed(*last)).await?)
     }
 }
