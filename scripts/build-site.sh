@@ -78,13 +78,14 @@ if [ "$mode" = --front-only ]; then
   build_bundle
 else
   # The bundle builds beside the server in the idle scheduling class (`chrt --idle`): it gets a core only when the
-  # server's build leaves one (its library's front end and its link keep one core each), so the server, the longer of
-  # the two, is not slowed. At the same priority the two only competed (docs/PERFORMANCE.md, "Build and test times").
+  # server's build leaves one, so the server, the longer of the two, is slowed as little as can be. At the same
+  # priority the two only competed (docs/PERFORMANCE.md, "Build and test times").
   kill_tree() { local child; for child in $(pgrep -P "$1"); do kill_tree "$child"; done; kill "$1" 2>/dev/null || true; }
-  (
+  # One subshell holds both ends of the pipe, so a failure of either build stops the other.
+  ( (
     chrt --idle -p 0 "$BASHPID" 2>/dev/null || renice -n 19 -p "$BASHPID" >/dev/null
     build_bundle
-  ) 2>&1 | sed -u 's/^/[bundle] /' &
+  ) 2>&1 | sed -u 's/^/[bundle] /' ) &
   bundle_build=$!
   trap 'kill_tree "$bundle_build"' EXIT
   if [ "$mode" = --release ]; then release=(--release); else release=(); fi

@@ -199,11 +199,15 @@ test("an uploaded dataset is checked, listed with its lengths, and sent row by r
   });
   await runWorkload(page, "questions", 5);
   await expect(page.locator("#workload-spec")).toContainText("dataset: questions.jsonl (uploaded, jsonl, 5 rows), 5 requests");
-  // Every row is sent as written, in the file's order; the second asks its own answer length.
+  // Every row is sent as written after its run's and request's mark ("[k3x9q2-0000004] "), in the file's order; the
+  // second asks its own answer length.
   await expect(page.locator("#workload-lengths tr", { hasText: "Answer, reported" }).locator("td").nth(5)).toHaveText("5");
   const files = await exports(page);
   const snapshot = expectWorkloadExported(files, "dataset", 5);
-  expect(snapshot.results.map((r: any) => r.prompt).sort()).toEqual([...rows].sort());
+  const marked = snapshot.results.map((r: any) => /^\[([a-z0-9]{6})-(\d{7})\] (.*)$/s.exec(r.prompt));
+  expect(marked.every((m: RegExpExecArray | null) => m !== null), "each prompt starts with a mark").toBe(true);
+  expect(new Set(marked.map((m: RegExpExecArray) => m[1])).size, "one run's mark").toBe(1);
+  expect(marked.map((m: RegExpExecArray) => m[3]).sort()).toEqual([...rows].sort());
   expect(snapshot.results.map((r: any) => r.askedOutputTokens).sort()).toEqual([3, 3, 3, 3, 5]);
 });
 
