@@ -77,20 +77,20 @@ build_bundle() {
 if [ "$mode" = --front-only ]; then
   build_bundle
 else
-  # The bundle builds beside the server in the idle scheduling class (`chrt --idle`): it gets a core only when the
-  # server's build leaves one, so the server, the longer of the two, is slowed as little as can be. At the same
-  # priority the two only competed (docs/PERFORMANCE.md, "Build and test times").
+  # The server builds beside the bundle in the idle scheduling class (`chrt --idle`): the bundle, whose tail is
+  # serial (one whole-program LTO unit, then binaryen), gets the cores it can use, and the server's build takes every
+  # core the bundle leaves, so neither ends with a core idle for long (docs/PERFORMANCE.md, "Build and test times").
   kill_tree() { local child; for child in $(pgrep -P "$1"); do kill_tree "$child"; done; kill "$1" 2>/dev/null || true; }
+  if [ "$mode" = --release ]; then release=(--release); else release=(); fi
   # One subshell holds both ends of the pipe, so a failure of either build stops the other.
   ( (
     chrt --idle -p 0 "$BASHPID" 2>/dev/null || renice -n 19 -p "$BASHPID" >/dev/null
-    build_bundle
-  ) 2>&1 | sed -u 's/^/[bundle] /' ) &
-  bundle_build=$!
-  trap 'kill_tree "$bundle_build"' EXIT
-  if [ "$mode" = --release ]; then release=(--release); else release=(); fi
-  cargo build --bin "$name" --no-default-features --features ssr "${release[@]}"
-  wait "$bundle_build"
+    cargo build --bin "$name" --no-default-features --features ssr "${release[@]}"
+  ) 2>&1 | sed -u 's/^/[server] /' ) &
+  server_build=$!
+  trap 'kill_tree "$server_build"' EXIT
+  build_bundle 2>&1 | sed -u 's/^/[bundle] /'
+  wait "$server_build"
   trap - EXIT
 fi
 echo "site built in $site ($(du -b "$pkg/$name.wasm" | cut -f1) bytes of WASM$([ -f "$pkg/$name.wasm.gz" ] && echo ", $(du -b "$pkg/$name.wasm.gz" | cut -f1) gzipped")$([ -f "$pkg/$name.wasm.zst" ] && echo ", $(du -b "$pkg/$name.wasm.zst" | cut -f1) as zstd"))"

@@ -42,8 +42,9 @@ pub fn router(state: AppState) -> Router {
         .layer(axum::middleware::from_fn(undecodable_arguments_are_bad_requests))
         .layer(axum::middleware::from_fn_with_state(state.clone(), same_origin_writes))
         .layer(axum::middleware::from_fn(log_request))
-        // Pages, JSON and assets without a precompressed copy go out compressed (zstd or gzip, as the browser
-        // accepts); live events (`text/event-stream`) never are, so each arrives when sent.
+        // Pages, JSON and assets without a precompressed copy go out gzip-compressed when the browser accepts it
+        // (zstd on the fly would add zstd's C library to every build for pages of a few kilobytes); live events
+        // (`text/event-stream`) never are, so each arrives when sent.
         .layer(tower_http::compression::CompressionLayer::new())
         .with_state(state)
 }
