@@ -4,7 +4,8 @@
 
 use crate::lab::model::{AbPlan, MeasuredArm, MeasuredCell};
 use crate::lab::report::{verdict, AbCell, AbEndpoint, AbMetric, AbReport, ArmFigures, MetricDelta};
-use crate::model::{iso8601_utc, EngineTimingTotals, PromptTokenizer, TokenSource};
+use crate::model::{iso8601_utc, EngineTimingTotals, PromptHeads, PromptTokenizer, TokenSource};
+use crate::runs::report::cache_warning;
 use crate::stats::compare::{mann_whitney_u, welch_t_test};
 use crate::stats::ALPHA;
 use crate::stats::{percentiles, PERCENTILE_METHOD};
@@ -111,6 +112,22 @@ fn workload_note(workload: &crate::model::Workload, plan: &AbPlan, tokenizer: Op
     )
 }
 
+/// What the prompts started with, and so what a server's prefix cache could have held for them.
+fn marks_note(plan: &AbPlan) -> String {
+    match plan.prompt_heads {
+        PromptHeads::Off => "Prompt marks: off. Both arms got the same prompts, so an arm may find the other's (or an \
+                             earlier cell's or test's) in a server's prefix cache when the two are one server."
+            .to_string(),
+        PromptHeads::Unique => "Prompt marks: each prompt began with a mark of its cell, its arm and its request \
+                                ([k3x9q2-0000017]; a shared-prefix workload's requests one per cell and arm, before \
+                                the prefix they share), counted in its length: apart from their marks both arms got \
+                                the same requests, and neither found the other's, an earlier cell's or an earlier \
+                                test's prompts in a server's prefix cache. A chat template's fixed head and a system \
+                                prompt come before the mark and may be cached."
+            .to_string(),
+    }
+}
+
 /// How the test was made, as sentences.
 fn notes(plan: &AbPlan, endpoints: [&AbEndpoint; 2], cells: &[MeasuredCell]) -> Vec<String> {
     let mut notes = vec![
@@ -138,6 +155,12 @@ fn notes(plan: &AbPlan, endpoints: [&AbEndpoint; 2], cells: &[MeasuredCell]) -> 
              {ALPHA}. Percentiles: {PERCENTILE_METHOD}."
         ),
     ];
+    notes.push(marks_note(plan));
+    for (i, name) in ["baseline", "candidate"].into_iter().enumerate() {
+        let records = cells.iter().flat_map(|c| c.arms[i].requests.iter()).map(|t| &t.record);
+        let what = format!("{name} request(s)");
+        notes.extend(cache_warning(plan.prompt_heads, plan.workload.as_ref(), records, &what));
+    }
     let requests = || cells.iter().flat_map(|c| c.arms.iter()).flat_map(|a| a.requests.iter());
     let estimated = requests().filter(|t| t.record.token_source == TokenSource::Estimated).count();
     if estimated > 0 {

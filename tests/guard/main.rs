@@ -20,6 +20,7 @@ mod guard_workloads;
 mod owner_email;
 mod page_reads;
 mod pooled_baselines;
+mod prompt_marks;
 mod receivers;
 mod service_metrics;
 mod streamed_schedules;

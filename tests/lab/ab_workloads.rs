@@ -1,5 +1,5 @@
 //! A/B tests that send a workload instead of prompts: each request made once, through the baseline server's own
-//! `/tokenize`, and the same text sent to both arms; answers asked at their drawn lengths reach them; each cell has
+//! `/tokenize`, and the same text sent to both arms after each arm's own mark; answers asked at their drawn lengths reach them; each cell has
 //! a seed of its own, so the second cell finds nothing of the first in a prefix cache. Through the API a saved
 //! workload is named by id, and a workload that does not fit rounds to both arms is refused with its field.
 
@@ -45,7 +45,13 @@ async fn both_arms_get_the_same_prompts_of_the_asked_lengths_and_each_cell_its_o
         cells[cell].arms[arm].requests.iter().filter(|t| !t.record.warmup).map(|t| t.record.prompt.clone()).collect()
     };
     for (c, cell) in cells.iter().enumerate() {
-        assert_eq!(prompts(c, 0), prompts(c, 1), "cell {c}: both arms are sent the same text");
+        // The same text after each arm's own mark (its cell's, its arm's and its request's).
+        let (baseline, candidate) = (prompts(c, 0), prompts(c, 1));
+        for (b, a) in baseline.iter().zip(&candidate) {
+            let ((b_mark, b_text), (a_mark, a_text)) = (common::unmarked(b), common::unmarked(a));
+            assert_eq!(b_text, a_text, "cell {c}: both arms are sent the same text");
+            assert_ne!(b_mark, a_mark, "cell {c}: each arm its own mark");
+        }
         for timed in cell.arms.iter().flat_map(|arm| &arm.requests) {
             let r = &timed.record;
             assert!(r.error.is_none(), "{r:?}");

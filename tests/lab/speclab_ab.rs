@@ -98,6 +98,36 @@ async fn an_ab_of_a_drafting_server_against_a_plain_one_gives_each_cell_a_verdic
     assert!(!html.contains("<script") && !html.contains("src=\"http"), "self-contained");
 }
 
+/// The notes of an A/A test of 300-token prompts against one llama.cpp server, with `extra` options.
+async fn notes_of_an_a_a_test(base_url: &str, extra: &[&str]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("ab.json");
+    let fixed = ["spec-lab", "ab", "--baseline-url", base_url, "--candidate-url", base_url, "--model", "tiny"];
+    let load = ["--input-tokens", "300", "--output-tokens", "2", "-n", "4", "--warmup", "0", "--no-probe"];
+    let args = [&fixed[..], &load, extra, &["--out", out.to_str().unwrap()]].concat();
+    let (code, stdout, stderr) = common::cli(&args, &[]).await;
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    report["notes"].to_string()
+}
+
+/// Both arms of an A/B test on one llama.cpp server (an A/A test): each round sends the same requests to one arm,
+/// then the other, so without marks the arm going second finds the first's prompts in the server's cache and
+/// measures a cached prefill — half of each arm's requests, the order alternating. With each arm's own marks
+/// (the default) neither does, and the report says so; without them it warns for both arms.
+#[tokio::test]
+async fn neither_arm_of_a_test_on_one_server_measures_the_other_arms_cache() {
+    let Some(server) = llama_server(false).await else { return };
+    let marked = notes_of_an_a_a_test(&server.base_url, &[]).await;
+    assert!(marked.contains("Prompt marks: each prompt began with a mark of its cell, its arm"), "{marked}");
+    assert!(!marked.contains("Warning: "), "{marked}");
+    let unmarked = notes_of_an_a_a_test(&server.base_url, &["--no-prompt-heads"]).await;
+    assert!(unmarked.contains("Prompt marks: off"), "{unmarked}");
+    for arm in ["baseline", "candidate"] {
+        assert!(unmarked.contains(&format!("Warning: 2 of 4 {arm} request(s)")), "{unmarked}");
+    }
+}
+
 #[tokio::test]
 async fn stored_connectors_can_be_the_arms_and_bad_options_or_a_dead_arm_say_so_in_the_exit_code() {
     use latency_guard::config::{sqlite_url, Secret};

@@ -13,7 +13,7 @@ use crate::lab::judge::ab_report;
 use crate::lab::model::AbPlanInput;
 use crate::lab::report::{AbEndpoint, AbReport, VerdictKind};
 use crate::lab::service::{run_ab, AbArm, AbProgress, AbWorkload};
-use crate::model::ConnectorId;
+use crate::model::{ConnectorId, PromptHeads};
 use crate::probe::probe;
 
 /// The options of `spec-lab ab`.
@@ -84,6 +84,10 @@ pub struct AbArgs {
     /// Do not probe the arms' servers (no server metrics are read).
     #[arg(long)]
     pub no_probe: bool,
+    /// Send the prompts without the mark each starts with by default (its cell's, arm's and request's), so an arm
+    /// may find the other arm's, an earlier cell's or an earlier test's prompts in a server's prefix cache.
+    #[arg(long)]
+    pub no_prompt_heads: bool,
     /// Write the report here: `.html` for the printable page, anything else for JSON.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -239,6 +243,7 @@ fn plan_input(args: &AbArgs) -> Result<AbPlanInput, CliError> {
         system_prompt: args.system.clone(),
         workload,
         workload_id: None,
+        prompt_heads: if args.no_prompt_heads { PromptHeads::Off } else { PromptHeads::Unique },
     })
 }
 

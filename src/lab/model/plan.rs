@@ -99,6 +99,10 @@ pub struct AbPlanInput {
     /// A workload saved in the workspace, sent instead of `workload` (the server copies it into the plan).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workload_id: Option<crate::model::WorkloadId>,
+    /// Whether each prompt starts with a mark of its own cell, arm and request (the default), so that neither arm
+    /// measures what the other, an earlier cell or an earlier test left in a server's prefix cache.
+    #[serde(default)]
+    pub prompt_heads: crate::model::PromptHeads,
 }
 
 crate::model::asks_for_workload!(AbPlanInput);
@@ -142,6 +146,9 @@ pub struct AbPlan {
     /// The workload each cell sends instead of the prompts (with a seed of the cell's own), when it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workload: Option<crate::model::Workload>,
+    /// Whether prompts start with marks (tests stored before marks existed were sent without).
+    #[serde(default = "crate::model::PromptHeads::stored_before_heads")]
+    pub prompt_heads: crate::model::PromptHeads,
 }
 
 /// One cell of the sweep.
@@ -266,6 +273,7 @@ impl AbPlanInput {
             timeout_ms,
             system_prompt: self.system_prompt.clone().filter(|s| !s.trim().is_empty()),
             workload: self.workload.clone(),
+            prompt_heads: self.prompt_heads,
         })
     }
 }

@@ -1,7 +1,9 @@
 //! An A/B test sent: for each cell of the plan, the same requests to a baseline and a candidate endpoint in rounds
 //! of the cell's concurrency — one round to one arm, the same prompts to the other, the arm that goes first
 //! alternating (A B, B A, …) — so drift over time hits both arms alike and the arms never compete for a machine
-//! they may share. Each arm's server metrics are recorded around the cell when its engine is known.
+//! they may share. Each arm's server metrics are recorded around the cell when its engine is known. Each prompt
+//! starts with a mark of its cell, arm and request (unless the plan turns marks off): the arms get the same requests
+//! but for their marks, so neither measures what the other left in a prefix cache they may share.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -96,18 +98,26 @@ pub async fn run_ab(
         if cancel.is_cancelled() {
             break;
         }
+        // Each arm's marks its own, drawn for each cell: neither arm finds the other's prompts (nor an earlier
+        // cell's or test's) in a server's prefix cache, even when both arms are one server.
+        let marks = [(); 2].map(|()| plan.prompt_heads.unique().then(|| crate::model::run_mark(rand::random())));
         let made = match (&plan.workload, workload) {
             (Some(spec), Some(how)) => {
                 let spec = spec.at_level(spec.requests(), index as u32);
-                let maker = RequestMaker::new(spec, how.tokenizer.clone()).reading(how.uploaded.clone());
                 // In send order: the warm-ups (the indices after the measured ones), then the measured requests.
                 let requests = plan.requests_per_cell() as u32;
                 let order = (requests..requests + plan.warmup).chain(0..requests);
-                Some(PreparedRequests::start(maker, order))
+                // Both arms' requests from one seed, each cut to its exact lengths with its own arm's marks.
+                Some(marks.clone().map(|mark| {
+                    let maker = RequestMaker::new(spec.clone(), how.tokenizer.clone())
+                        .reading(how.uploaded.clone())
+                        .marked(mark);
+                    PreparedRequests::start(maker, order.clone())
+                }))
             }
             _ => None,
         };
-        let sender = Sender { client, plan, arms, cell, rejected: &rejected, made: made.as_ref() };
+        let sender = Sender { client, plan, arms, cell, rejected: &rejected, marks, made: made.as_ref() };
         let mut report = |done_in_cell| {
             progress(AbProgress {
                 cell: index,
@@ -156,11 +166,13 @@ struct Sender<'a> {
     cell: AbCellPlan,
     /// Per arm: the endpoint rejected `stream_options`, so later requests go without it.
     rejected: &'a [AtomicBool; 2],
-    /// A workload's requests of this cell, made ahead.
-    made: Option<&'a PreparedRequests>,
+    /// Each arm's mark of this cell, when prompts get marks.
+    marks: [Option<String>; 2],
+    /// A workload's requests of this cell, made ahead for each arm.
+    made: Option<&'a [PreparedRequests; 2]>,
 }
 
-/// What one job sends to both arms: the plan's prompt, or a workload's request made once.
+/// What one job sends to one arm: the plan's prompt, or a workload's request, after the arm's mark.
 struct Outgoing {
     /// Messages before the user's (a dataset row's system prompt and earlier turns).
     context: Vec<ChatMessage>,
@@ -185,12 +197,9 @@ impl Sender<'_> {
     ) -> ([Vec<TimedRecord>; 2], bool) {
         let mut sent: [Vec<TimedRecord>; 2] = [Vec::new(), Vec::new()];
         let (warmups, jobs) = self.jobs();
-        let mut outgoing = Vec::with_capacity(warmups.len());
-        for job in &warmups {
-            outgoing.push(self.outgoing(*job).await);
-        }
+        let outgoing = self.outgoing_of(&warmups).await;
         for (arm, requests) in sent.iter_mut().enumerate() {
-            for (job, out) in warmups.iter().zip(&outgoing) {
+            for (job, out) in warmups.iter().zip(&outgoing[arm]) {
                 requests.push(self.send(arm, *job, out).await);
             }
         }
@@ -199,14 +208,12 @@ impl Sender<'_> {
             if cancel.is_cancelled() {
                 return (sent, true);
             }
-            let mut outgoing = Vec::with_capacity(batch.len());
-            for job in batch {
-                outgoing.push(self.outgoing(*job).await);
-            }
+            // Both arms' requests are made before either is sent, so the making times neither.
+            let outgoing = self.outgoing_of(batch).await;
             let order = if round % 2 == 0 { [0, 1] } else { [1, 0] };
             for arm in order {
-                let results = join_all(batch.iter().zip(&outgoing).map(|(job, out)| self.send(arm, *job, out))).await;
-                sent[arm].extend(results);
+                let sends = batch.iter().zip(&outgoing[arm]).map(|(job, out)| self.send(arm, *job, out));
+                sent[arm].extend(join_all(sends).await);
             }
             progress((sent[0].len() + sent[1].len()) as u64);
         }
@@ -238,10 +245,22 @@ impl Sender<'_> {
         (warmups, jobs)
     }
 
-    /// What `job` sends to both arms: its prompt, or its workload request once made.
-    async fn outgoing(&self, job: Job) -> Outgoing {
-        let Some(made) = self.made else {
-            let text = self.plan.prompts[job.prompt_index as usize].clone();
+    /// What each arm sends for each of `jobs`, in their order.
+    async fn outgoing_of(&self, jobs: &[Job]) -> [Vec<Outgoing>; 2] {
+        let mut outgoing = [Vec::with_capacity(jobs.len()), Vec::with_capacity(jobs.len())];
+        for (arm, out) in outgoing.iter_mut().enumerate() {
+            for job in jobs {
+                out.push(self.outgoing(arm, *job).await);
+            }
+        }
+        outgoing
+    }
+
+    /// What `job` sends to `arm`: its prompt after the arm's mark, or its workload request once made.
+    async fn outgoing(&self, arm: usize, job: Job) -> Outgoing {
+        let Some(made) = self.made.map(|made| &made[arm]) else {
+            let prompt = &self.plan.prompts[job.prompt_index as usize];
+            let text = crate::model::marked_prompt(self.marks[arm].as_deref(), job.seq, prompt);
             let max_tokens = self.plan.max_tokens;
             return Outgoing {
                 context: vec![],

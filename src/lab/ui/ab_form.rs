@@ -8,7 +8,7 @@ use crate::api::connectors::list_connectors;
 use crate::error::AppError;
 use crate::lab::api::start_ab_test;
 use crate::lab::model::{AbPlanInput, AbTestInput};
-use crate::model::{Checked, Connector, ConnectorId};
+use crate::model::{Checked, Connector, ConnectorId, PromptHeads};
 use crate::ui::components::{invalid, number, SubmitRow};
 use crate::ui::hooks::resource;
 use crate::workload::api::workload_choices;
@@ -54,6 +54,7 @@ pub fn AbForm() -> impl IntoView {
                 system_prompt: None,
                 workload: None,
                 workload_id,
+                prompt_heads: PromptHeads::Unique,
             },
         })
     };

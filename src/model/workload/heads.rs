@@ -72,6 +72,15 @@ pub fn head_text(run_mark: &str, scope: HeadScope) -> String {
     }
 }
 
+/// `prompt`, one of a plan's own prompts, as send `send` of the run marked `run_mark` sends it: after a mark of that
+/// send's own, so a prompt sent again is not found in the cache its last send left; as it is without a mark.
+pub fn marked_prompt(run_mark: Option<&str>, send: u64, prompt: &str) -> String {
+    match (run_mark, head_scope(None, u32::try_from(send).unwrap_or(u32::MAX))) {
+        (Some(mark), Some(scope)) => format!("{} {prompt}", head_text(mark, scope)),
+        _ => prompt.to_string(),
+    }
+}
+
 /// Letters and digits a run's mark is drawn from.
 const MARK_ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
 /// Characters in a run's mark: 36⁶ ≈ 2.2 billion marks, so two runs of one server share one by chance about once in

@@ -14,7 +14,7 @@ pub(in crate::model) mod tokenizer;
 pub(crate) use asked::asks_for_workload;
 pub use asked::AsksForWorkload;
 pub use files::{DatasetFormat, TraceFormat, WorkloadFile};
-pub use heads::{head_scope, head_text, run_mark, HeadScope, PromptHeads};
+pub use heads::{head_scope, head_text, marked_prompt, run_mark, HeadScope, PromptHeads};
 pub use lengths::{workload_limits, LengthDist};
 pub use spec::{Workload, MAX_SPEEDUP, MIN_SPEEDUP};
 pub use think::{ThinkTime, MAX_THINK_MS};

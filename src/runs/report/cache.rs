@@ -13,12 +13,24 @@ const MOSTLY_CACHED: f64 = 0.5;
 pub fn cache_notes(run: &RunView, results: &[IterationRecord]) -> Vec<String> {
     let workload = run.plan.workload.as_ref();
     let mut notes = vec![marks_note(run.plan.prompt_heads, workload)];
+    notes.extend(cache_warning(run.plan.prompt_heads, workload, results, "request(s)"));
+    notes
+}
+
+/// A warning when some of `results` (requests of `workload`, sent with `heads`) meant to share nothing found more
+/// than half their prompt in the server's cache, counting them as `what` ("request(s)", "baseline request(s)").
+pub fn cache_warning<'a>(
+    heads: PromptHeads,
+    workload: Option<&Workload>,
+    results: impl IntoIterator<Item = &'a IterationRecord>,
+    what: &str,
+) -> Option<String> {
     // The requests meant to share nothing: one mark each (a conversation's first turn has its conversation's).
     let unshared = |r: &&IterationRecord| {
         matches!(head_scope(workload, r.prompt_index), Some(HeadScope::Request(_) | HeadScope::Conversation(_)))
     };
     let measured: Vec<&IterationRecord> =
-        results.iter().filter(|r| !r.warmup && r.error.is_none()).filter(unshared).collect();
+        results.into_iter().filter(|r| !r.warmup && r.error.is_none()).filter(unshared).collect();
     let mostly_cached = measured
         .iter()
         .filter(|r| match (r.cached_tokens, r.tokens_in) {
@@ -26,25 +38,25 @@ pub fn cache_notes(run: &RunView, results: &[IterationRecord]) -> Vec<String> {
             _ => false,
         })
         .count();
-    if mostly_cached > 0 {
-        let why = match run.plan.prompt_heads {
-            PromptHeads::Off => {
-                "the prompts were sent without marks (prompt heads off), so an earlier request or run with the same \
-                 prompts left them there. Leave prompt heads on (no --no-prompt-heads) to measure uncached prefills"
-            }
-            PromptHeads::Unique => {
-                "though each began with a mark of its own: the server caches more than prompt prefixes, or a system \
-                 prompt makes up most of each prompt"
-            }
-        };
-        notes.push(format!(
-            "Warning: {mostly_cached} of {} request(s) meant to share nothing found more than half their prompt in \
-             the server's cache (cached tokens against usage.prompt_tokens), so their time to first token is a \
-             cache-warm prefill's: {why}.",
-            measured.len()
-        ));
+    if mostly_cached == 0 {
+        return None;
     }
-    notes
+    let why = match heads {
+        PromptHeads::Off => {
+            "the prompts were sent without marks (prompt heads off), so an earlier request or run with the same \
+             prompts left them there. Leave prompt heads on (no --no-prompt-heads) to measure uncached prefills"
+        }
+        PromptHeads::Unique => {
+            "though each began with a mark of its own: the server caches more than prompt prefixes, or a system \
+             prompt makes up most of each prompt"
+        }
+    };
+    Some(format!(
+        "Warning: {mostly_cached} of {} {what} meant to share nothing found more than half their prompt in the \
+         server's cache (cached tokens against usage.prompt_tokens), so their time to first token is a cache-warm \
+         prefill's: {why}.",
+        measured.len()
+    ))
 }
 
 /// What the prompts started with, and so what the server's prefix cache could have held for them.

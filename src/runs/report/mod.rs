@@ -16,6 +16,7 @@ mod turns;
 mod view;
 mod workload;
 
+pub use cache::cache_warning;
 pub use cards::{stat_cards, StatCard};
 pub use compact::{Columns, CompactError, CompactExport, CompactSnapshot, ReportFiles, COMPACT_VERSION};
 #[cfg(feature = "ssr")]

@@ -145,12 +145,7 @@ impl Requests {
         let (content, max_tokens, ignore_eos, sent) = match self {
             Self::Prompts { run_mark } => {
                 let prompt = &plan.prompts[job.prompt_index as usize];
-                // Each send its own mark: a prompt sent again is not found in the cache its last send left.
-                let send = u32::try_from(job.seq).unwrap_or(u32::MAX);
-                let prompt = match (run_mark, crate::model::head_scope(None, send)) {
-                    (Some(mark), Some(scope)) => format!("{} {prompt}", crate::model::head_text(mark, scope)),
-                    _ => prompt.clone(),
-                };
+                let prompt = crate::model::marked_prompt(run_mark.as_deref(), job.seq, prompt);
                 (prompt, plan.agent.token_budget, false, Sent::Planned(job.prompt_index))
             }
             Self::Workload { prepared, conversations, .. } => {
