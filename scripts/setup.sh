@@ -28,20 +28,13 @@ if [ ! -x end2end/node_modules/.bin/wasm-opt ] || [ end2end/package-lock.json -n
   (cd end2end && npm ci --no-audit --no-fund)
 fi
 
-as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
-apt_updated=0
-apt_install() {
-  if [ $apt_updated = 0 ]; then as_root apt-get update -q; apt_updated=1; fi
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@"
-}
-
-# The server links the machine's SQLite (Cargo.toml says why): its headers and library from Debian's package.
-if [ ! -f /usr/include/sqlite3.h ]; then
-  say "installing Debian's libsqlite3-dev (SQLite, which the server links)"
-  apt_install libsqlite3-dev
-fi
-
 if [ $want_test = 1 ]; then
+  as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+  apt_updated=0
+  apt_install() {
+    if [ $apt_updated = 0 ]; then as_root apt-get update -q; apt_updated=1; fi
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@"
+  }
   if ! command -v chromium >/dev/null; then
     say "installing Debian's chromium"
     apt_install chromium
