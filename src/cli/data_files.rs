@@ -87,13 +87,17 @@ pub fn dataset_file(path: &Path) -> Result<WorkloadFile<DatasetFormat>, DataFile
     let name = path.to_string_lossy().to_string();
     let format = DatasetFormat::of_path(&name).ok_or_else(|| DataFileError::DatasetFormat(name.clone()))?;
     let mut shown = progress(path);
-    let rows = read_rows(path, format, |row, _| {
+    let read = read_rows(path, format, |row, _| {
         shown.row(row);
         ControlFlow::Continue(())
     })
     .map_err(|e| refused(path, e))?;
-    shown.done(rows);
-    Ok(WorkloadFile { path: name, format, rows: rows_u32(path, rows)?, uploaded: None })
+    shown.done(read.rows);
+    if read.skipped > 0 {
+        eprintln!("{}: {} row(s) skipped: a conversation with no human turn has nothing to send", name, read.skipped);
+    }
+    let skipped = u32::try_from(read.skipped).unwrap_or(u32::MAX);
+    Ok(WorkloadFile { path: name, format, rows: rows_u32(path, read.rows)?, skipped, uploaded: None })
 }
 
 /// The trace at `path`, its format from its extension (`.jsonl` Mooncake's, `.csv` BurstGPT's), every row read and
@@ -113,7 +117,8 @@ pub fn trace_file(path: &Path, requests: Option<u32>) -> Result<TraceFound, Data
     })
     .map_err(|e| refused(path, e))?;
     shown.done(rows);
-    Ok(TraceFound { file: WorkloadFile { path: name, format, rows: rows_u32(path, rows)?, uploaded: None }, span_us })
+    let file = WorkloadFile { path: name, format, rows: rows_u32(path, rows)?, skipped: 0, uploaded: None };
+    Ok(TraceFound { file, span_us })
 }
 
 #[cfg(test)]

@@ -75,6 +75,10 @@ pub struct WorkloadArgs {
     /// output_tokens per row. -n sends that many rows (default: every row after the warm-ups').
     #[arg(long, value_name = "FILE", conflicts_with_all = ["input_tokens", "trace"])]
     pub dataset: Option<PathBuf>,
+    /// With --dataset: a ShareGPT row that gives no output_tokens asks for its recorded answer's length (the model's
+    /// turn after the human turn sent, counted with the server's tokenizer), as `vllm bench` and AIPerf do.
+    #[arg(long, requires = "dataset")]
+    pub recorded_outputs: bool,
     /// Replays a trace at its recorded instants: Mooncake's JSONL (timestamp, input_length, output_length,
     /// hash_ids) or BurstGPT's CSV. -n replays its first rows (default: all); --max-concurrency caps requests in
     /// flight.
@@ -118,7 +122,8 @@ impl WorkloadArgs {
             let file = super::data_files::dataset_file(path).map_err(|e| usage(format!("--dataset {e}")))?;
             let requests = requests.unwrap_or(file.rows.saturating_sub(warmup));
             let output = self.output_tokens.map(LengthDist::fixed);
-            return Ok(given(Workload::Dataset { file, requests, output, seed: self.seed }));
+            let recorded_outputs = self.recorded_outputs;
+            return Ok(given(Workload::Dataset { file, requests, output, seed: self.seed, recorded_outputs }));
         }
         if let Some(path) = &self.trace {
             let found = super::data_files::trace_file(path, requests).map_err(|e| usage(format!("--trace {e}")))?;

@@ -19,9 +19,13 @@ pub fn dataset_listing(dataset: &UploadedDataset) -> DatasetListing {
         0 => "no row asks an answer length (output_tokens)".to_string(),
         n => format!("{n} row(s) ask an answer length, median {} tokens", median(&outputs)),
     };
+    let skipped = match dataset.skipped {
+        0 => String::new(),
+        n => format!(" ({n} skipped: a conversation with no human turn has nothing to send)"),
+    };
     let summary = format!(
-        "{} rows, {} · prompts median {} tokens (estimated with o200k_base: the model's own count is in a run's \
-         report) · {asked}",
+        "{} rows{skipped}, {} · prompts median {} tokens (estimated with o200k_base: the model's own count is in a \
+         run's report) · {asked}",
         dataset.rows,
         kib(dataset.bytes),
         median(&prompts),

@@ -237,6 +237,7 @@ async fn twenty_uploads_at_once_at_42_kept_leave_exactly_50() {
                 name: &format!("kept-{i}.jsonl"),
                 format: latency_guard::model::DatasetFormat::Jsonl,
                 rows: 5,
+                skipped: 0,
                 prompt_tokens: vec![(2, 5)],
                 output_tokens: vec![],
                 content: &content,

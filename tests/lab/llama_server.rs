@@ -267,3 +267,52 @@ async fn prompts_cut_with_the_models_tokenizer_json_count_as_the_server_counts_t
         );
     }
 }
+
+/// A ShareGPT file as public ones come: conversations with no human turn (an empty one, one of the model's turn
+/// alone) are skipped and counted, not the file refused; the others are sent up to their first human turn (the
+/// turns after it are not), each asking its recorded answer's length (`--recorded-outputs`) as llama.cpp's own
+/// `/tokenize` counts that answer, and the answers reach it (`ignore_eos`).
+#[tokio::test]
+async fn a_sharegpt_file_skips_rows_with_nothing_to_send_and_asks_the_recorded_answers_lengths() {
+    use latency_guard::engine::{HttpClient, ServerTokenizer};
+    let Some(server) = llama_server(false).await else { return };
+    let answers = ["Paris.", "Two plus two is four, as every child learns at school.", "Yes, it is."];
+    let turn = |from: &str, value: &str| serde_json::json!({"from": from, "value": value});
+    let mut rows = vec![serde_json::json!({"conversations": []})];
+    for (i, answer) in answers.iter().enumerate() {
+        let later = [turn("human", "and then?"), turn("gpt", "then nothing more")];
+        let first = [turn("human", &format!("question {i}")), turn("gpt", answer)];
+        let conversation = [&first[..], &later[..]].concat();
+        rows.push(serde_json::json!({ "conversations": conversation }));
+    }
+    rows.push(serde_json::json!({"conversations": [turn("gpt", "an answer to nothing")]}));
+    let dir = tempfile::tempdir().unwrap();
+    let (file, out) = (dir.path().join("sharegpt.json"), dir.path().join("report.json"));
+    std::fs::write(&file, serde_json::to_string(&rows).unwrap()).unwrap();
+    let args = ["bench", "--base-url", &server.base_url, "--model", "tiny", "-c", "1", "--recorded-outputs"];
+    let (code, stdout, stderr) =
+        common::cli(&[&args[..], &["--dataset", file.to_str().unwrap(), "--out", out.to_str().unwrap()]].concat(), &[])
+            .await;
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stderr.contains("2 row(s) skipped"), "{stderr}");
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap();
+    let results = report["results"].as_array().unwrap();
+    assert_eq!(results.len(), 3, "the three rows with a human turn: {results:?}");
+    let served = ServerTokenizer::discover(
+        &HttpClient::new().unwrap(),
+        &common::any_target(&server.base_url, None, &[]),
+        "tiny",
+    )
+    .await
+    .unwrap();
+    for (r, answer) in results.iter().zip(answers) {
+        assert!(common::null_at(r, "/error"), "{r}");
+        let counted = served.count(answer).await.unwrap() as u64;
+        assert_eq!(r["askedOutputTokens"].as_u64(), Some(counted), "the server's count of {answer:?}: {r}");
+        assert_eq!(r["tokensOut"].as_u64(), Some(counted), "the answer reaches it: {r}");
+    }
+    let notes = report["honesty"].to_string();
+    assert!(notes.contains("3 rows; 2 skipped, no human turn"), "{notes}");
+    assert!(notes.contains("the turns after it are not sent"), "{notes}");
+    assert!(notes.contains("else its recorded answer's length"), "{notes}");
+}

@@ -62,8 +62,11 @@ pub struct WorkloadFile<F> {
     pub path: String,
     /// How its rows are written.
     pub format: F,
-    /// Rows it holds.
+    /// Rows it holds, every one a request.
     pub rows: u32,
+    /// Rows skipped, with nothing to send (a ShareGPT conversation with no human turn).
+    #[serde(default, skip_serializing_if = "none_skipped")]
+    pub skipped: u32,
     /// A dataset uploaded to the workspace and kept by the server, which a server may read (its name, format and
     /// rows are then the server's record of it, whatever a request says).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -71,10 +74,20 @@ pub struct WorkloadFile<F> {
 }
 
 impl<F: Serialize> WorkloadFile<F> {
-    /// The file in a few words: `chats.jsonl (jsonl, 1200 rows)`.
+    /// The file in a few words: `chats.jsonl (jsonl, 1200 rows)`, `sharegpt.json (json, 1200 rows; 3 skipped, no
+    /// human turn)`.
     pub fn describe(&self) -> String {
         let format = serde_json::to_value(&self.format).ok().and_then(|v| v.as_str().map(str::to_string));
         let uploaded = if self.uploaded.is_some() { "uploaded, " } else { "" };
-        format!("{} ({uploaded}{}, {} rows)", self.path, format.unwrap_or_default(), self.rows)
+        let skipped = match self.skipped {
+            0 => String::new(),
+            n => format!("; {n} skipped, no human turn"),
+        };
+        format!("{} ({uploaded}{}, {} rows{skipped})", self.path, format.unwrap_or_default(), self.rows)
     }
+}
+
+/// Whether no row was skipped (a file's JSON then says nothing of skipping, as before rows could be).
+fn none_skipped(skipped: &u32) -> bool {
+    *skipped == 0
 }

@@ -84,6 +84,11 @@ pub enum Workload {
         /// Seeds the lengths drawn from `output`.
         #[serde(default)]
         seed: u64,
+        /// A row that gives no `output_tokens` but has a recorded answer (a ShareGPT conversation's model turn after
+        /// the human turn sent) asks that answer's length, counted with the server's tokenizer, as `vllm bench` and
+        /// AIPerf do; a row with neither falls back to `output`.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        recorded_outputs: bool,
     },
     /// Requests sent at the instants a trace recorded (divided by `speedup`), each a prompt of its recorded length
     /// asking for its recorded answer length. A Mooncake trace's `hash_ids` become the prompt's blocks of
@@ -265,13 +270,17 @@ impl Workload {
                 output.describe(),
                 think.describe()
             ),
-            Self::Dataset { file, requests, output, .. } => format!(
-                "dataset: {}, {requests} requests, output {}",
-                file.describe(),
-                output
-                    .as_ref()
-                    .map_or_else(|| "as each row says, else the agent's budget".into(), LengthDist::describe)
-            ),
+            Self::Dataset { file, requests, output, recorded_outputs, .. } => {
+                let output = match (output, recorded_outputs) {
+                    (None, false) => "as each row says, else the agent's budget".to_string(),
+                    (Some(output), false) => output.describe(),
+                    (output, true) => format!(
+                        "as each row says, else its recorded answer's length, else {}",
+                        output.as_ref().map_or_else(|| "the agent's budget".into(), LengthDist::describe)
+                    ),
+                };
+                format!("dataset: {}, {requests} requests, output {output}", file.describe())
+            }
             Self::Trace { file, requests, speedup, block_tokens, seed } => format!(
                 "trace: {}, {requests} requests at {}× the recorded pace, blocks of {block_tokens} tokens, seed {seed}",
                 file.describe(),
@@ -329,7 +338,8 @@ impl Workload {
 
     /// Whether the workload's prompts are made with the server's tokenizer (a dataset's are sent as written).
     pub fn needs_tokenizer(&self) -> bool {
-        !matches!(self, Self::Dataset { .. })
+        // A dataset's recorded answers are counted with it.
+        !matches!(self, Self::Dataset { recorded_outputs: false, .. })
     }
 }
 

@@ -171,11 +171,26 @@ pub fn workload_notes(report: &WorkloadReport) -> Vec<String> {
 
 /// A dataset's notes: its rows are sent as written.
 fn dataset_notes(report: &WorkloadReport) -> Vec<String> {
+    let (recorded, skipped) = match &report.spec {
+        Workload::Dataset { recorded_outputs, file, .. } => (*recorded_outputs, file.skipped),
+        _ => (false, 0),
+    };
+    let recorded = if recorded {
+        "else its recorded answer's length (the model's turn after that human turn, counted by the server's \
+         tokenizer without special tokens), "
+    } else {
+        ""
+    };
+    let skipped = match skipped {
+        0 => String::new(),
+        n => format!(" {n} row(s) of the file had no human turn, nothing to send, and were skipped (not sent)."),
+    };
     let mut notes = vec![format!(
-        "Workload: {}. Each request sends one row as written, in the file's order (the warm-ups its first rows); \
-         a row's answer length is its output_tokens, else one drawn from the workload's output distribution, sent as \
-         max_tokens with ignore_eos; with neither, the agent's token budget, and the model may stop sooner. Prompt \
-         lengths are the server's count (usage.prompt_tokens).",
+        "Workload: {}. Each request sends one row as written, in the file's order (the warm-ups its first rows); a \
+         ShareGPT row sends its conversation up to its first human turn; the turns after it are not sent.{skipped} \
+         A row's answer length is its output_tokens, {recorded}else one drawn from the workload's output \
+         distribution, sent as max_tokens with ignore_eos; with none, the agent's token budget, and the model may \
+         stop sooner. Prompt lengths are the server's count (usage.prompt_tokens).",
         report.spec.describe()
     )];
     notes.extend(length_notes(report));
@@ -214,8 +229,9 @@ fn length_notes(report: &WorkloadReport) -> Vec<String> {
         } else {
             format!(
                 "The server's prompt count differed from the asked length by {} to {} tokens (median {counted}): \
-                 a chat template adds a fixed number, so a spread means the server's tokenizer read a prompt \
-                 differently from its /tokenize.",
+                 its chat template's tokens around the message, which vary by a few where the message meets them \
+                 (the server tokenizes the whole templated prompt, so a message's first and last characters may \
+                 join the template's); a wide spread means the server read a prompt differently from its /tokenize.",
                 crate::model::trim_number(deviation.min),
                 crate::model::trim_number(deviation.max)
             )

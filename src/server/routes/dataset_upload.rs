@@ -106,6 +106,7 @@ async fn upload(
         name: &read.name,
         format: read.format,
         rows: read.rows,
+        skipped: read.skipped,
         prompt_tokens: read.prompt_tokens,
         output_tokens: read.output_tokens,
         content: &text,

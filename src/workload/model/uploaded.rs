@@ -26,6 +26,9 @@ pub struct UploadedDataset {
     pub format: DatasetFormat,
     /// Rows read, every one a prompt.
     pub rows: u32,
+    /// Rows skipped, with nothing to send (a ShareGPT conversation with no human turn).
+    #[serde(default)]
+    pub skipped: u32,
     /// The file's size.
     pub bytes: u64,
     /// Each row's prompt length, estimated with OpenAI's o200k_base BPE (the model a run sends it to is not known

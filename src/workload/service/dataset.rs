@@ -43,6 +43,9 @@ pub struct DatasetRow {
     pub messages: Vec<(Role, String)>,
     /// `output_tokens`, when the row gives it.
     pub output_tokens: Option<u32>,
+    /// A ShareGPT conversation's model answer recorded right after the human turn sent, whose length a workload may
+    /// ask of the answer (as `vllm bench` and AIPerf do).
+    pub recorded_answer: Option<String>,
 }
 
 /// Why a dataset could not be read.
@@ -122,9 +125,9 @@ struct ShareGptTurn {
 impl RawRow {
     fn into_row(self) -> Result<DatasetRow, RowError> {
         let output_tokens = self.output_tokens.as_ref().map(output_tokens).transpose()?;
-        let messages = match (self.prompt, self.messages, self.conversations) {
-            (Some(prompt), None, None) => vec![(Role::User, prompt)],
-            (None, Some(messages), None) => chat_messages(messages)?,
+        let (messages, recorded_answer) = match (self.prompt, self.messages, self.conversations) {
+            (Some(prompt), None, None) => (vec![(Role::User, prompt)], None),
+            (None, Some(messages), None) => (chat_messages(messages)?, None),
             (None, None, Some(turns)) => share_gpt(turns)?,
             (None, None, None) => return Err(RowError::NoPrompt),
             _ => return Err(RowError::SeveralShapes),
@@ -132,7 +135,7 @@ impl RawRow {
         if messages.last().is_none_or(|(_, text)| text.trim().is_empty()) {
             return Err(RowError::EmptyPrompt);
         }
-        Ok(DatasetRow { messages, output_tokens })
+        Ok(DatasetRow { messages, output_tokens, recorded_answer })
     }
 }
 
@@ -161,30 +164,48 @@ fn chat_messages(messages: Vec<RawMessage>) -> Result<Vec<(Role, String)>, RowEr
     Ok(read)
 }
 
-/// A ShareGPT conversation up to its first human turn (what the benchmarks send of it).
-fn share_gpt(turns: Vec<ShareGptTurn>) -> Result<Vec<(Role, String)>, RowError> {
+/// A row's messages, and a ShareGPT conversation's recorded answer.
+type Conversation = (Vec<(Role, String)>, Option<String>);
+
+/// A ShareGPT conversation up to its first human turn (what the benchmarks send of it; the turns after it are not
+/// sent), and the model's answer recorded right after that turn, if any.
+fn share_gpt(turns: Vec<ShareGptTurn>) -> Result<Conversation, RowError> {
+    let from_the_model = |from: &str| matches!(from, "gpt" | "assistant" | "chatgpt" | "bard" | "bing");
     let mut messages = Vec::new();
-    for turn in turns {
+    let mut turns = turns.into_iter();
+    while let Some(turn) = turns.next() {
         match turn.from.as_str() {
             "system" => messages.push((Role::System, turn.value)),
             "human" | "user" => {
                 messages.push((Role::User, turn.value));
-                return Ok(messages);
+                let answer = turns.next().filter(|next| from_the_model(&next.from)).map(|next| next.value);
+                return Ok((messages, answer));
             }
-            "gpt" | "assistant" | "chatgpt" | "bard" | "bing" => messages.push((Role::Assistant, turn.value)),
+            from if from_the_model(from) => messages.push((Role::Assistant, turn.value)),
             other => return Err(RowError::TurnFrom(other.to_string())),
         }
     }
     Err(RowError::NoHumanTurn)
 }
 
+/// What a reading found: the rows given to `each`, and the rows skipped — ShareGPT conversations with no human turn
+/// (an empty `conversations`, or only the model's turns), which public ShareGPT files hold by the hundred and which
+/// have nothing to send: skipped and counted, as AIPerf does, rather than the whole file refused.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RowsRead {
+    /// Rows read, every one a prompt.
+    pub rows: u64,
+    /// Rows skipped, with nothing to send.
+    pub skipped: u64,
+}
+
 /// Reads every row of `path` (written as `format`) into `each(row number, row)` until it says to stop; the rows
-/// read. The first bad row ends the reading with its number.
+/// read and skipped. The first bad row ends the reading with its number.
 pub fn read_rows(
     path: &Path,
     format: DatasetFormat,
     each: impl FnMut(u64, DatasetRow) -> ControlFlow<()>,
-) -> Result<u64, DatasetError> {
+) -> Result<RowsRead, DatasetError> {
     let file = std::fs::File::open(path).map_err(|e| DatasetError::Read(format!("{}: {e}", path.display())))?;
     read_rows_from(BufReader::new(file), format, each)
 }
@@ -194,11 +215,18 @@ pub fn read_rows_from(
     reader: impl BufRead,
     format: DatasetFormat,
     mut each: impl FnMut(u64, DatasetRow) -> ControlFlow<()>,
-) -> Result<u64, DatasetError> {
-    let mut rows = 0;
+) -> Result<RowsRead, DatasetError> {
+    let mut read = RowsRead::default();
     let mut take = |number: u64, raw: RawRow| {
-        let row = raw.into_row().map_err(|e| DatasetError::Row { row: number, reason: e.to_string() })?;
-        rows += 1;
+        let row = match raw.into_row() {
+            Ok(row) => row,
+            Err(RowError::NoHumanTurn) => {
+                read.skipped += 1;
+                return Ok(ControlFlow::Continue(()));
+            }
+            Err(e) => return Err(DatasetError::Row { row: number, reason: e.to_string() }),
+        };
+        read.rows += 1;
         Ok(each(number, row))
     };
     match format {
@@ -210,7 +238,7 @@ pub fn read_rows_from(
         DatasetFormat::Json => json_array(reader, &mut take)?,
         DatasetFormat::Csv => csv_rows(reader, &mut take)?,
     }
-    Ok(rows)
+    Ok(read)
 }
 
 /// Each non-blank line of `reader` with its number, until `each` says to stop.
@@ -369,18 +397,20 @@ mod tests {
                      {\"conversations\": [{\"from\": \"human\", \"value\": \"q1\"}, {\"from\": \"gpt\", \"value\": \"a1\"}, \
                      {\"from\": \"human\", \"value\": \"q2\"}]}\n";
         let read = rows(jsonl, DatasetFormat::Jsonl).unwrap();
-        assert_eq!(read[0], (1, DatasetRow { messages: user("hi"), output_tokens: None }));
+        assert_eq!(read[0], (1, DatasetRow { messages: user("hi"), output_tokens: None, recorded_answer: None }));
         assert_eq!(read[1].0, 3, "a blank line is skipped but counted");
         assert_eq!(read[1].1.messages, vec![(Role::System, "be brief".into()), (Role::User, "why".into())]);
         assert_eq!(read[1].1.output_tokens, Some(20));
         assert_eq!(read[2].1.messages, user("q1"), "ShareGPT: up to the first human turn");
+        assert_eq!(read[2].1.recorded_answer.as_deref(), Some("a1"), "and the answer recorded after it");
         let json = "[{\"prompt\": \"a\"}, {\"prompt\": \"b\", \"output_tokens\": 3}]";
         let read = rows(json, DatasetFormat::Json).unwrap();
         assert_eq!(read.iter().map(|(n, r)| (*n, r.output_tokens)).collect::<Vec<_>>(), [(1, None), (2, Some(3))]);
         let csv = "id,prompt,output_tokens\n1,\"a, with a comma\n and a line\",5\n2,plain,\n";
         let read = rows(csv, DatasetFormat::Csv).unwrap();
-        assert_eq!(read[0], (2, DatasetRow { messages: user("a, with a comma\n and a line"), output_tokens: Some(5) }));
-        assert_eq!(read[1], (4, DatasetRow { messages: user("plain"), output_tokens: None }));
+        let row = |text: &str, output_tokens| DatasetRow { messages: user(text), output_tokens, recorded_answer: None };
+        assert_eq!(read[0], (2, row("a, with a comma\n and a line", Some(5))));
+        assert_eq!(read[1], (4, row("plain", None)));
     }
 
     #[test]
@@ -405,16 +435,31 @@ mod tests {
         let assistant_last = "[{\"prompt\": \"a\"}, {\"messages\": [{\"role\": \"assistant\", \"content\": \"x\"}]}]";
         assert_eq!(bad(assistant_last, DatasetFormat::Json), "row 2: the last message must be the user's");
         assert!(bad("{\"prompt\": \"a\"}", DatasetFormat::Json).starts_with("not a JSON array of rows"));
-        assert_eq!(
-            bad("[{\"conversations\": [{\"from\": \"gpt\", \"value\": \"x\"}]}]", DatasetFormat::Json),
-            "row 1: the conversation has no human turn"
-        );
         assert_eq!(bad("text\nhello\n", DatasetFormat::Csv), "the CSV header has no \"prompt\" column");
         assert_eq!(
             bad("prompt,output_tokens\na,1\nb,many\n", DatasetFormat::Csv),
             "row 3: output_tokens \"many\" is not a number"
         );
         assert_eq!(bad("prompt,x\na,1\nb\n", DatasetFormat::Csv), "row 3: 1 fields where the header has 2");
+    }
+
+    #[test]
+    fn a_conversation_with_no_human_turn_is_skipped_and_counted_not_refused() {
+        let text = "{\"conversations\": []}\n{\"prompt\": \"a\"}\n\
+                    {\"conversations\": [{\"from\": \"gpt\", \"value\": \"x\"}]}\n{\"prompt\": \"b\"}\n";
+        let mut numbers = vec![];
+        let read = read_rows_from(text.as_bytes(), DatasetFormat::Jsonl, |n, _| {
+            numbers.push(n);
+            ControlFlow::Continue(())
+        });
+        assert_eq!(read, Ok(RowsRead { rows: 2, skipped: 2 }));
+        assert_eq!(numbers, [2, 4], "the rows sent keep their numbers in the file");
+        let turn_from_nobody = "[{\"conversations\": [{\"from\": \"robot\", \"value\": \"x\"}]}]";
+        assert_eq!(
+            rows(turn_from_nobody, DatasetFormat::Json).unwrap_err().to_string(),
+            "row 1: a turn is from \"robot\": human, gpt or system",
+            "other bad rows are still refused"
+        );
     }
 
     #[test]
@@ -429,7 +474,7 @@ mod tests {
                 ControlFlow::Continue(())
             }
         });
-        assert_eq!((read, seen), (Ok(3), 3));
+        assert_eq!((read, seen), (Ok(RowsRead { rows: 3, skipped: 0 }), 3));
         let array = format!("[{}]", vec!["{\"prompt\": \"a\"}"; 100].join(","));
         let mut seen = 0;
         let read = read_rows_from(array.as_bytes(), DatasetFormat::Json, |_, _| {
@@ -440,7 +485,7 @@ mod tests {
                 ControlFlow::Continue(())
             }
         });
-        assert_eq!(read, Ok(2));
+        assert_eq!(read, Ok(RowsRead { rows: 2, skipped: 0 }));
         let huge = format!("{{\"prompt\": \"{}\"}}\n", "a".repeat(MAX_ROW_BYTES as usize));
         assert_eq!(
             rows(&huge, DatasetFormat::Jsonl).unwrap_err(),

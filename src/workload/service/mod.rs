@@ -17,7 +17,7 @@ mod upload;
 
 pub use choice::Tokenizer;
 pub use corpus::CorpusText;
-pub use dataset::{read_rows, read_rows_from, DatasetError, DatasetRow, Role, MAX_ROW_BYTES};
+pub use dataset::{read_rows, read_rows_from, DatasetError, DatasetRow, Role, RowsRead, MAX_ROW_BYTES};
 pub use lengths::{quantile, LengthDraws};
 pub use offline::{EstimateTokenizer, FileTokenizer};
 pub use prompt::{exact_prompt, exact_prompt_after, MadePrompt};

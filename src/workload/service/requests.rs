@@ -285,8 +285,12 @@ impl RequestMaker {
                 let made = exact_prompt_after(self.tokenizer()?, &prefix.text, prefix.tokens, asked, text_seed).await?;
                 Ok(drawn(made, asked))
             }
-            (Workload::Dataset { output, .. }, Some(Row::Dataset(mut row))) => {
-                let asked_output = row.output_tokens.or_else(|| {
+            (Workload::Dataset { output, recorded_outputs, .. }, Some(Row::Dataset(mut row))) => {
+                let recorded = match (row.output_tokens, *recorded_outputs, row.recorded_answer.as_deref()) {
+                    (None, true, Some(answer)) => recorded_length(self.tokenizer()?, answer).await?,
+                    _ => None,
+                };
+                let asked_output = row.output_tokens.or(recorded).or_else(|| {
                     output.as_ref().map(|dist| {
                         LengthDraws::new(dist.clone(), request_seed(seed, index, OUTPUT_LENGTH)).next_length()
                     })
@@ -356,21 +360,22 @@ impl RequestMaker {
 /// Reads the rows of `workload`'s file (or of `uploaded`, an uploaded dataset's text) on a thread of its own (file
 /// reading blocks), in the file's order, until the receiver is dropped; `None` for a workload without a file.
 fn read_ahead(workload: &Workload, uploaded: Option<Arc<str>>) -> Option<mpsc::Receiver<Result<Row, DatasetError>>> {
-    type Reading = Box<dyn FnOnce(&mut dyn FnMut(Row) -> ControlFlow<()>) -> Result<u64, DatasetError> + Send>;
+    type Reading = Box<dyn FnOnce(&mut dyn FnMut(Row) -> ControlFlow<()>) -> Result<(), DatasetError> + Send>;
     let reading: Reading = match (workload, uploaded) {
         (Workload::Dataset { file, .. }, Some(text)) => {
             let format = file.format;
             Box::new(move |send| {
                 read_rows_from(std::io::Cursor::new(text.as_bytes()), format, |_, row| send(Row::Dataset(row)))
+                    .map(drop)
             })
         }
         (Workload::Dataset { file, .. }, None) => {
             let (path, format) = (PathBuf::from(&file.path), file.format);
-            Box::new(move |send| read_rows(&path, format, |_, row| send(Row::Dataset(row))))
+            Box::new(move |send| read_rows(&path, format, |_, row| send(Row::Dataset(row))).map(drop))
         }
         (Workload::Trace { file, .. }, _) => {
             let (path, format) = (PathBuf::from(&file.path), file.format);
-            Box::new(move |send| read_trace(&path, format, |_, row| send(Row::Trace(row))))
+            Box::new(move |send| read_trace(&path, format, |_, row| send(Row::Trace(row))).map(drop))
         }
         _ => return None,
     };
@@ -384,6 +389,14 @@ fn read_ahead(workload: &Workload, uploaded: Option<Arc<str>>) -> Option<mpsc::R
         }
     });
     Some(rx)
+}
+
+/// The length of a recorded answer as `tokenizer` counts it (no special tokens), within what a request may ask;
+/// none for an empty answer.
+async fn recorded_length(tokenizer: &Tokenizer, answer: &str) -> Result<Option<u32>, MakeError> {
+    let tokens = tokenizer.count(answer).await?;
+    let most = crate::model::workload_limits::MAX_OUTPUT_TOKENS;
+    Ok((tokens > 0).then(|| u32::try_from(tokens).unwrap_or(u32::MAX).min(most)))
 }
 
 impl PreparedRequests {

@@ -71,6 +71,8 @@ pub struct ReadUpload {
     pub format: DatasetFormat,
     /// Rows, every one a prompt.
     pub rows: u32,
+    /// Rows skipped, with nothing to send (a ShareGPT conversation with no human turn).
+    pub skipped: u32,
     /// Each row's prompt length (its messages' text together), estimated with o200k_base, counted.
     pub prompt_tokens: LengthCounts,
     /// The answer lengths rows ask (`output_tokens`), counted.
@@ -89,7 +91,8 @@ pub fn read_upload<'a>(name: &str, bytes: &'a [u8]) -> Result<(&'a str, ReadUplo
         return Err(UploadError::Nul { offset });
     }
     // Every row is checked before any is estimated: a refused file costs a parse, never the estimate.
-    let rows = read_rows_from(Cursor::new(bytes), format, |_, _| ControlFlow::Continue(()))?;
+    let found = read_rows_from(Cursor::new(bytes), format, |_, _| ControlFlow::Continue(()))?;
+    let rows = found.rows;
     if rows == 0 {
         return Err(UploadError::Empty);
     }
@@ -105,6 +108,7 @@ pub fn read_upload<'a>(name: &str, bytes: &'a [u8]) -> Result<(&'a str, ReadUplo
         name,
         format,
         rows: u32::try_from(rows).unwrap_or(u32::MAX),
+        skipped: u32::try_from(found.skipped).unwrap_or(u32::MAX),
         prompt_tokens: length_counts(prompts),
         output_tokens: length_counts(outputs),
     };

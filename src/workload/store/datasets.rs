@@ -13,11 +13,14 @@ use crate::workload::model::{LengthCounts, UploadedDataset};
 
 const COLUMNS: &str = "id, name, format, rows_read, bytes, lengths, created_at";
 
-/// The `lengths` column: each row's prompt and asked answer lengths, counted.
+/// The `lengths` column: each row's prompt and asked answer lengths, counted, and the rows skipped (what was found
+/// beyond the rows; absent in datasets stored before rows could be skipped).
 #[derive(serde::Serialize, serde::Deserialize)]
 struct Lengths {
     prompt: LengthCounts,
     output: LengthCounts,
+    #[serde(default)]
+    skipped: u32,
 }
 
 /// A dataset read and checked, ready to store.
@@ -28,6 +31,8 @@ pub struct NewDataset<'a> {
     pub format: DatasetFormat,
     /// Its rows.
     pub rows: u32,
+    /// Rows skipped, with nothing to send.
+    pub skipped: u32,
     /// Each row's estimated prompt length, counted.
     pub prompt_tokens: LengthCounts,
     /// The answer lengths rows ask, counted.
@@ -44,6 +49,7 @@ fn dataset_from_row(row: &AnyRow) -> Result<UploadedDataset, StoreError> {
         format: DatasetFormat::parse(&row.try_get::<String, _>("format")?)
             .ok_or_else(|| StoreError::Corrupt("a dataset's format".into()))?,
         rows: u32::try_from(row.try_get::<i64, _>("rows_read")?).unwrap_or(u32::MAX),
+        skipped: lengths.skipped,
         bytes: u64::try_from(row.try_get::<i64, _>("bytes")?).unwrap_or(0),
         prompt_tokens: lengths.prompt,
         output_tokens: lengths.output,
@@ -61,7 +67,8 @@ impl Store {
         now_ms: i64,
     ) -> Result<UploadedDataset, StoreError> {
         let id = DatasetId::new_random();
-        let lengths = to_json(&Lengths { prompt: dataset.prompt_tokens, output: dataset.output_tokens })?;
+        let (prompt, output, skipped) = (dataset.prompt_tokens, dataset.output_tokens, dataset.skipped);
+        let lengths = to_json(&Lengths { prompt, output, skipped })?;
         let mut tx = self.begin_with_room(workspace, Holding::Datasets).await?;
         sqlx::query(&format!(
             "INSERT INTO datasets (workspace_id, {COLUMNS}, content) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
@@ -108,7 +115,8 @@ impl Store {
         if let Workload::Dataset { file, .. } = &mut workload {
             if let Some(id) = file.uploaded {
                 let dataset = self.get_dataset(workspace, id).await?;
-                (file.path, file.format, file.rows) = (dataset.name, dataset.format, dataset.rows);
+                (file.path, file.format, file.rows, file.skipped) =
+                    (dataset.name, dataset.format, dataset.rows, dataset.skipped);
             }
         }
         Ok(workload)

@@ -52,6 +52,8 @@ struct Fields {
     turns: RwSignal<String>,
     follow_up: LengthFields,
     think: ThinkFields,
+    /// A dataset's ShareGPT rows ask their recorded answers' lengths.
+    recorded_outputs: RwSignal<bool>,
 }
 
 impl Fields {
@@ -77,6 +79,7 @@ impl Fields {
                     path: dataset.name,
                     format: dataset.format,
                     rows: dataset.rows,
+                    skipped: 0,
                     uploaded: Some(dataset.id),
                 };
                 Workload::Dataset {
@@ -84,6 +87,7 @@ impl Fields {
                     requests: requests()?,
                     output: Some(self.output.read("workload.output")?),
                     seed,
+                    recorded_outputs: self.recorded_outputs.get_untracked(),
                 }
             }
             "multiTurn" => Workload::MultiTurn {
@@ -123,6 +127,7 @@ pub fn WorkloadForm(saved: RwSignal<u32>, datasets: Datasets) -> impl IntoView {
         turns: text("3"),
         follow_up: LengthFields::fixed(64),
         think: ThinkFields { kind: text("fixed"), ms: text("0"), max_ms: text("1000") },
+        recorded_outputs: RwSignal::new(false),
     };
     let save = Action::new(move |_: &()| {
         let input = fields.read().map(|spec| WorkloadInput { name: name.get_untracked(), spec });
@@ -154,6 +159,8 @@ pub fn WorkloadForm(saved: RwSignal<u32>, datasets: Datasets) -> impl IntoView {
             </label>
             <div hidden=move || kind.get() != "dataset">
                 <DatasetSelect datasets chosen=fields.dataset/>
+                <label class="inline"><input type="checkbox" id="workload-recorded-outputs" bind:checked=fields.recorded_outputs/>
+                    " A ShareGPT row without output_tokens asks its recorded answer's length (counted by the server's tokenizer)"</label>
             </div>
             <div class="prices">
                 <Show when=move || kind.get() != "multiTurn">
