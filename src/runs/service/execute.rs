@@ -101,6 +101,10 @@ pub async fn execute(run: Execution, sink: &mut impl BatchSink) -> Outcome {
             return Outcome::nothing_sent(failure);
         }
     };
+    tokio::select! {
+        () = requests.made_before_start() => {}
+        () = cancel.cancelled() => return Outcome::nothing_sent(None),
+    }
     let opened_ahead = open_ahead(&plan, &client, &target, &cancel).await;
     let rejected = Arc::new(AtomicBool::new(false));
     let (tx, mut rx) = mpsc::channel::<Finished<Sent>>(PENDING);

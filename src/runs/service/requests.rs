@@ -90,6 +90,14 @@ impl Requests {
         Ok(Self::Workload { prepared, conversations: Mutex::default(), replay })
     }
 
+    /// Waits until a workload's first requests are made (the plan's own prompts need no making), so that the
+    /// schedule starts with prompts ready rather than its first sends waiting on the making.
+    pub async fn made_before_start(&self) {
+        if let Self::Workload { prepared, .. } = self {
+            prepared.made_ahead(crate::workload::service::MADE_BEFORE_START).await;
+        }
+    }
+
     /// The tokenizer the workload's prompts are made with, when they are made.
     pub fn tokenizer(&self) -> Option<crate::model::PromptTokenizer> {
         match self {

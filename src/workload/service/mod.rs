@@ -21,6 +21,8 @@ pub use dataset::{read_rows, read_rows_from, DatasetError, DatasetRow, Role, Row
 pub use lengths::{quantile, LengthDraws};
 pub use offline::{EstimateTokenizer, FileTokenizer};
 pub use prompt::{exact_prompt, exact_prompt_after, MadePrompt};
-pub use requests::{request_lengths, request_seed, MakeError, Prepared, PreparedRequests, RequestMaker, WINDOW};
+pub use requests::{
+    request_lengths, request_seed, MakeError, Prepared, PreparedRequests, RequestMaker, MADE_BEFORE_START, WINDOW,
+};
 pub use trace::{read_trace, read_trace_from, TraceRow};
 pub use upload::{read_upload, ReadUpload, UploadError, MAX_DATASET_NAME_CHARS, REFUSED_UPLOAD_BUDGET};

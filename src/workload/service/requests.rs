@@ -40,6 +40,10 @@ const BYTES_AHEAD: usize = 16 * 1024 * 1024;
 /// Requests made at once: each waits on the server's tokenizer, so a few in flight keep the making ahead of a
 /// replay of a thousand requests a second.
 const MAKERS: usize = 8;
+/// Requests made before a run's schedule starts, so that its first sends do not wait on the making: the first
+/// send of a replay cut with a tokenizer.json went out 187 ms late, after the first [`MAKERS`] prompts were made at
+/// once (`benches/workload_replay.rs`, `tokenizer`).
+pub const MADE_BEFORE_START: usize = MAKERS;
 /// Rows read from a file ahead of the making.
 const ROWS_AHEAD: usize = 64;
 /// A trace's block texts kept for the blocks that come again; beyond it the oldest half is let go (a block made
@@ -102,6 +106,10 @@ struct Made {
     /// The text bytes of `ready`.
     ready_bytes: usize,
     failed: Option<MakeError>,
+    /// Requests made so far, taken or not (made in send order, so these are the first ones).
+    count: usize,
+    /// The making ended: every request was made, or one failed.
+    ended: bool,
 }
 
 /// The requests of one run, made ahead by a task of their own (stopped when this is dropped).
@@ -454,6 +462,8 @@ impl PreparedRequests {
                 while let Some((index, result)) = making.next().await {
                     let failed = result.is_err();
                     let mut made = made.lock().unwrap_or_else(PoisonError::into_inner);
+                    made.count += 1;
+                    made.ended = failed;
                     match result {
                         Ok(prepared) => {
                             made.ready_bytes += prepared.text_bytes();
@@ -467,6 +477,8 @@ impl PreparedRequests {
                         return;
                     }
                 }
+                made.lock().unwrap_or_else(PoisonError::into_inner).ended = true;
+                changed.notify_waiters();
             }
         });
         Self { maker, made, changed, taken, window, producer }
@@ -480,6 +492,21 @@ impl PreparedRequests {
     /// The maker: the workload, its lengths and think times.
     pub fn maker(&self) -> &RequestMaker {
         &self.maker
+    }
+
+    /// Waits until the first `count` requests in send order are made, or the making ended (fewer requests, or one
+    /// could not be made).
+    pub async fn made_ahead(&self, count: usize) {
+        loop {
+            let changed = self.changed.notified();
+            {
+                let made = self.made.lock().unwrap_or_else(PoisonError::into_inner);
+                if made.count >= count || made.ended {
+                    return;
+                }
+            }
+            changed.await;
+        }
     }
 
     /// Request `index`, once it is made; why the producer could not make it otherwise.
@@ -542,6 +569,27 @@ mod tests {
         for index in 1..=10 {
             assert_eq!(prepared.take(index).await.unwrap().made_input, Some(120_000));
         }
+    }
+
+    #[tokio::test]
+    async fn the_first_requests_are_waited_for_in_send_order_or_until_the_making_ends() {
+        use super::super::offline::EstimateTokenizer;
+        let workload = |requests| Workload::Synthetic {
+            input: LengthDist::fixed(50),
+            output: LengthDist::fixed(1),
+            requests,
+            seed: 1,
+        };
+        let tokenizer = || Some(Tokenizer::Estimate(EstimateTokenizer::shared().unwrap()));
+        let prepared = PreparedRequests::start(RequestMaker::new(workload(40), tokenizer()), (0..40).rev());
+        prepared.made_ahead(MADE_BEFORE_START).await;
+        let made = prepared.made.lock().unwrap().ready.keys().copied().collect::<Vec<_>>();
+        let first: Vec<u32> = (40 - MADE_BEFORE_START as u32..40).collect();
+        assert!(first.iter().all(|i| made.contains(i)), "the first in send order are made: {made:?}");
+        // Fewer requests than asked for: the wait ends with the making.
+        let few = PreparedRequests::start(RequestMaker::new(workload(3), tokenizer()), 0..3);
+        few.made_ahead(MADE_BEFORE_START).await;
+        assert_eq!(few.made.lock().unwrap().ready.len(), 3);
     }
 
     #[test]
