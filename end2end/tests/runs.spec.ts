@@ -9,6 +9,33 @@ function loginLink(): string {
   return execFileSync(bin, ["login-link"], { cwd: projectRoot, encoding: "utf8" }).trim().split("\n").pop()!;
 }
 
+test("a run's prompts start with marks of their own unless its form lets it find earlier runs' prompts", async ({ page }) => {
+  await page.goto(loginLink());
+  for (const warm of [false, true]) {
+    await page.goto("/runs/new");
+    await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+    await page.selectOption("#connector", { label: "Demo (simulated) (sim-model)" });
+    await page.fill("#prompts", "What is a prefix cache?");
+    await page.fill("#iterations", "3");
+    await page.fill("#token-budget", "8");
+    if (warm) {
+      await page.locator("details.advanced summary").click();
+      await page.check("#cache-warm");
+      await page.locator("details.advanced").screenshot({ path: "test-results/run-form-cache-warm.png" });
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.locator("details.advanced").screenshot({ path: "test-results/run-form-cache-warm-phone.png" });
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+    await page.click("#start-run");
+    await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
+    await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+    await expect(page.locator("#run-progress .progress-count")).toHaveText("3 / 3 done", { timeout: 30_000 });
+    await expect(page.locator("#honesty")).toContainText(
+      warm ? "Prompt marks: off." : "Prompt marks: each prompt began with a mark, one of its own per request",
+    );
+  }
+});
+
 test("a run of 10 iterations at concurrency 2 against the demo connector ends in a report", async ({ page }) => {
   const errors: string[] = [];
   page.on("console", (m) => m.type() === "error" && errors.push(m.text()));

@@ -211,6 +211,37 @@ test("an uploaded dataset is checked, listed with its lengths, and sent row by r
   expect(snapshot.results.map((r: any) => r.askedOutputTokens).sort()).toEqual([3, 3, 3, 3, 5]);
 });
 
+test("a ShareGPT upload skips conversations with nothing to send and can ask the recorded answers' lengths", async ({ page }) => {
+  await page.goto("/workloads");
+  await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+  const turn = (from: string, value: string) => ({ from, value });
+  // Recorded answers of 3, 5 and 7 of the simulator's tokens (pieces of at most four characters).
+  const answers = ["abcd".repeat(3), "abcd".repeat(5), "abcd".repeat(7)];
+  const conversations = [
+    { conversations: [] },
+    ...answers.map((answer, i) => ({ conversations: [turn("human", `question ${i}`), turn("gpt", answer), turn("human", "and then?")] })),
+    { conversations: [turn("gpt", "an answer to nothing")] },
+  ];
+  await page.setInputFiles("#dataset-file", {
+    name: "sharegpt.json",
+    mimeType: "application/json",
+    buffer: Buffer.from(JSON.stringify(conversations)),
+  });
+  await page.click("#upload-dataset");
+  const listed = page.locator("#dataset-list tr", { hasText: "sharegpt.json" });
+  await expect(listed.locator(".dataset-summary")).toContainText("3 rows (2 skipped: a conversation with no human turn has nothing to send)");
+  await saveWorkload(page, "sharegpt", "dataset", async () => {
+    await page.selectOption("#workload-dataset", { label: "sharegpt.json (3 rows)" });
+    await page.fill("#workload-requests", "3");
+    await page.check("#workload-recorded-outputs");
+  });
+  await runWorkload(page, "sharegpt", 3);
+  await expect(page.locator("#workload-spec")).toContainText("sharegpt.json (uploaded, json, 3 rows; 2 skipped, no human turn)");
+  await expect(page.locator("#workload-spec")).toContainText("else its recorded answer's length");
+  const snapshot = expectWorkloadExported(await exports(page), "dataset", 3);
+  expect(snapshot.results.map((r: any) => r.askedOutputTokens).sort()).toEqual([3, 5, 7]);
+});
+
 test("a saved workload is swept and A/B tested from their forms", async ({ page }) => {
   test.setTimeout(120_000);
   const bin = path.resolve(projectRoot, process.env.LG_BIN ?? "target/debug/latency-guard");

@@ -100,8 +100,10 @@ pub struct AbPlanInput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workload_id: Option<crate::model::WorkloadId>,
     /// Whether each prompt starts with a mark of its own cell, arm and request (the default), so that neither arm
-    /// measures what the other, an earlier cell or an earlier test left in a server's prefix cache.
+    /// measures what the other, an earlier cell or an earlier test left in a server's prefix cache. The browser's
+    /// form sends the default, so its build leaves the writer out.
     #[serde(default)]
+    #[cfg_attr(all(feature = "hydrate", not(feature = "ssr")), serde(skip_serializing))]
     pub prompt_heads: crate::model::PromptHeads,
 }
 
@@ -146,8 +148,10 @@ pub struct AbPlan {
     /// The workload each cell sends instead of the prompts (with a seed of the cell's own), when it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workload: Option<crate::model::Workload>,
-    /// Whether prompts start with marks (tests stored before marks existed were sent without).
+    /// Whether prompts start with marks (tests stored before marks existed were sent without). No page shows it, so
+    /// the browser's build neither reads nor writes it.
     #[serde(default = "crate::model::PromptHeads::stored_before_heads")]
+    #[cfg_attr(all(feature = "hydrate", not(feature = "ssr")), serde(skip))]
     pub prompt_heads: crate::model::PromptHeads,
 }
 
