@@ -82,7 +82,8 @@ else
   # core the bundle leaves, so neither ends with a core idle for long (docs/PERFORMANCE.md, "Build and test times").
   kill_tree() { local child; for child in $(pgrep -P "$1"); do kill_tree "$child"; done; kill "$1" 2>/dev/null || true; }
   if [ "$mode" = --release ]; then release=(--release); else release=(); fi
-  # One subshell holds both ends of the pipe, so a failure of either build stops the other.
+  # The server's build and its prefixed output in a subshell of their own: a failed bundle stops it (the trap), and
+  # a failed server build fails the script once the bundle is done.
   ( (
     chrt --idle -p 0 "$BASHPID" 2>/dev/null || renice -n 19 -p "$BASHPID" >/dev/null
     cargo build --bin "$name" --no-default-features --features ssr "${release[@]}"

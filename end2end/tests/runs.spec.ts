@@ -1,4 +1,4 @@
-import { test, expect } from "@playwright/test";
+import { test, expect, type Page } from "@playwright/test";
 import { execFileSync } from "node:child_process";
 import * as path from "node:path";
 
@@ -9,15 +9,22 @@ function loginLink(): string {
   return execFileSync(bin, ["login-link"], { cwd: projectRoot, encoding: "utf8" }).trim().split("\n").pop()!;
 }
 
+/// Opens the new-run form and fills it to send `prompt` `iterations` times to the demo connector, `tokenBudget`
+/// tokens each, `concurrency` at once.
+async function fillNewRun(page: Page, prompt: string, iterations: number, tokenBudget: number, concurrency = 1) {
+  await page.goto("/runs/new");
+  await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+  await page.selectOption("#connector", { label: "Demo (simulated) (sim-model)" });
+  await page.fill("#prompts", prompt);
+  await page.fill("#iterations", String(iterations));
+  await page.fill("#concurrency", String(concurrency));
+  await page.fill("#token-budget", String(tokenBudget));
+}
+
 test("a run's prompts start with marks of their own unless its form lets it find earlier runs' prompts", async ({ page }) => {
   await page.goto(loginLink());
   for (const warm of [false, true]) {
-    await page.goto("/runs/new");
-    await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
-    await page.selectOption("#connector", { label: "Demo (simulated) (sim-model)" });
-    await page.fill("#prompts", "What is a prefix cache?");
-    await page.fill("#iterations", "3");
-    await page.fill("#token-budget", "8");
+    await fillNewRun(page, "What is a prefix cache?", 3, 8);
     if (warm) {
       await page.locator("details.advanced summary").click();
       await page.check("#cache-warm");
@@ -41,13 +48,7 @@ test("a run of 10 iterations at concurrency 2 against the demo connector ends in
   page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
   page.on("pageerror", (e) => errors.push(String(e)));
   await page.goto(loginLink());
-  await page.goto("/runs/new");
-  await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
-  await page.selectOption("#connector", { label: "Demo (simulated) (sim-model)" });
-  await page.fill("#prompts", "What is latency?");
-  await page.fill("#iterations", "10");
-  await page.fill("#concurrency", "2");
-  await page.fill("#token-budget", "16");
+  await fillNewRun(page, "What is latency?", 10, 16, 2);
   await page.click("#start-run");
 
   await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);

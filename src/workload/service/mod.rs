@@ -2,12 +2,14 @@
 //! the built-in corpus (`corpus`) cut to an exact number of tokens (`prompt`) by the server's own tokenizer
 //! (`engine::tokenizer`), else a tokenizer.json or an estimate (`offline`), whichever `choice` finds; datasets
 //! (`dataset`) and traces (`trace`) read a row at a time, and an uploaded dataset checked whole before it is kept
-//! (`upload`); a run's requests made ahead of their sends (`requests`). The workload's description is
-//! `model::workload`, shared with the browser; what needs a random source or a tokenizer is here.
+//! (`upload`); a run's requests made ahead of their sends (`requests`), its file's rows read ahead (`file_rows`).
+//! The workload's description is `model::workload`, shared with the browser; what needs a random source or a
+//! tokenizer is here.
 
 mod choice;
 mod corpus;
 mod dataset;
+mod file_rows;
 mod lengths;
 mod offline;
 mod prompt;

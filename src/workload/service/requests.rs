@@ -14,20 +14,19 @@
 //! the run's, counted in the prompt's exact length, so no run finds an earlier run's prompts in the server's cache.
 
 use std::collections::HashMap;
-use std::ops::ControlFlow;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use futures::StreamExt;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use tokio::sync::{mpsc, Notify, Semaphore};
+use tokio::sync::{Notify, Semaphore};
 
 use super::choice::Tokenizer;
-use super::dataset::{read_rows, read_rows_from, DatasetError, DatasetRow, Role};
+use super::dataset::{DatasetError, Role};
+use super::file_rows::{read_ahead, Row};
 use super::lengths::LengthDraws;
 use super::prompt::{exact_prompt, exact_prompt_after, MadePrompt};
-use super::trace::{read_trace, TraceRow};
+use super::trace::TraceRow;
 use crate::engine::TokenizeError;
 use crate::model::{head_scope, head_text, HeadScope, LengthDist, Workload};
 
@@ -44,8 +43,6 @@ const MAKERS: usize = 8;
 /// send of a replay cut with a tokenizer.json went out 187 ms late, after the first [`MAKERS`] prompts were made at
 /// once (`benches/workload_replay.rs`, `tokenizer`).
 pub const MADE_BEFORE_START: usize = MAKERS;
-/// Rows read from a file ahead of the making.
-const ROWS_AHEAD: usize = 64;
 /// A trace's block texts kept for the blocks that come again; beyond it the oldest half is let go (a block made
 /// again is the same text: it comes from its id).
 const BLOCKS_KEPT: usize = 4_096;
@@ -93,12 +90,6 @@ pub enum MakeError {
     File(#[from] DatasetError),
 }
 
-/// A row of a workload's file, for one request.
-enum Row {
-    Dataset(DatasetRow),
-    Trace(TraceRow),
-}
-
 /// What the producer has made and not yet handed out.
 #[derive(Default)]
 struct Made {
@@ -108,8 +99,8 @@ struct Made {
     failed: Option<MakeError>,
     /// Requests made so far, taken or not (made in send order, so these are the first ones).
     count: usize,
-    /// The making ended: every request was made, or one failed.
-    ended: bool,
+    /// Every request was made (one that failed ends the making too: `failed`).
+    all_made: bool,
 }
 
 /// The requests of one run, made ahead by a task of their own (stopped when this is dropped).
@@ -365,40 +356,6 @@ impl RequestMaker {
     }
 }
 
-/// Reads the rows of `workload`'s file (or of `uploaded`, an uploaded dataset's text) on a thread of its own (file
-/// reading blocks), in the file's order, until the receiver is dropped; `None` for a workload without a file.
-fn read_ahead(workload: &Workload, uploaded: Option<Arc<str>>) -> Option<mpsc::Receiver<Result<Row, DatasetError>>> {
-    type Reading = Box<dyn FnOnce(&mut dyn FnMut(Row) -> ControlFlow<()>) -> Result<(), DatasetError> + Send>;
-    let reading: Reading = match (workload, uploaded) {
-        (Workload::Dataset { file, .. }, Some(text)) => {
-            let format = file.format;
-            Box::new(move |send| {
-                read_rows_from(std::io::Cursor::new(text.as_bytes()), format, |_, row| send(Row::Dataset(row)))
-                    .map(drop)
-            })
-        }
-        (Workload::Dataset { file, .. }, None) => {
-            let (path, format) = (PathBuf::from(&file.path), file.format);
-            Box::new(move |send| read_rows(&path, format, |_, row| send(Row::Dataset(row))).map(drop))
-        }
-        (Workload::Trace { file, .. }, _) => {
-            let (path, format) = (PathBuf::from(&file.path), file.format);
-            Box::new(move |send| read_trace(&path, format, |_, row| send(Row::Trace(row))).map(drop))
-        }
-        _ => return None,
-    };
-    let (tx, rx) = mpsc::channel(ROWS_AHEAD);
-    tokio::task::spawn_blocking(move || {
-        // The receiver dropped (the run ended): stop reading.
-        let send =
-            |row| if tx.blocking_send(row).is_err() { ControlFlow::Break(()) } else { ControlFlow::Continue(()) };
-        if let Err(e) = reading(&mut |row| send(Ok(row))) {
-            let _ = send(Err(e));
-        }
-    });
-    Some(rx)
-}
-
 /// The length of a recorded answer as `tokenizer` counts it (no special tokens), within what a request may ask;
 /// none for an empty answer.
 async fn recorded_length(tokenizer: &Tokenizer, answer: &str) -> Result<Option<u32>, MakeError> {
@@ -463,7 +420,6 @@ impl PreparedRequests {
                     let failed = result.is_err();
                     let mut made = made.lock().unwrap_or_else(PoisonError::into_inner);
                     made.count += 1;
-                    made.ended = failed;
                     match result {
                         Ok(prepared) => {
                             made.ready_bytes += prepared.text_bytes();
@@ -477,7 +433,7 @@ impl PreparedRequests {
                         return;
                     }
                 }
-                made.lock().unwrap_or_else(PoisonError::into_inner).ended = true;
+                made.lock().unwrap_or_else(PoisonError::into_inner).all_made = true;
                 changed.notify_waiters();
             }
         });
@@ -501,7 +457,7 @@ impl PreparedRequests {
             let changed = self.changed.notified();
             {
                 let made = self.made.lock().unwrap_or_else(PoisonError::into_inner);
-                if made.count >= count || made.ended {
+                if made.count >= count || made.all_made || made.failed.is_some() {
                     return;
                 }
             }
