@@ -58,6 +58,14 @@ test("a run of 10 iterations at concurrency 2 against the demo connector ends in
   await expect(progress.locator(".status")).toHaveText("completed");
   await expect(progress.locator("progress")).toHaveAttribute("value", "10");
 
+  // The verdict comes first, right under the run's header: valid, every check behind it one click away.
+  const verdict = page.locator("#verdict");
+  await expect(verdict).toHaveClass(/\bvalid\b/);
+  await expect(verdict.locator("h3")).toHaveText("Valid: the run measured what it asked");
+  await expect(verdict.locator("li[data-check='samples']")).toContainText("samples passed: 10 successful request(s)");
+  await expect(verdict.locator("li[data-check='steady state']")).toContainText("in flight for");
+  const [verdictTop, statsTop] = [await verdict.boundingBox(), await page.locator("#stats").boundingBox()];
+  expect(verdictTop!.y).toBeLessThan(statsTop!.y);
   // The report: p50/p95/p99 for TTFT and total, honest notes, every iteration, and the scatter.
   await expect(page.locator("#stat-ttft .stat-value")).toHaveText(/^\d+(\.\d)? ms \/ \d+(\.\d)? ms \/ \d+(\.\d)? ms$/);
   await expect(page.locator("#stat-total .stat-value")).toHaveText(/ms \/ .* ms \/ .* ms$/);
@@ -86,6 +94,23 @@ test("a run of 10 iterations at concurrency 2 against the demo connector ends in
   await page.click("a[href='/runs']");
   await expect(page.locator("tr.run-row").first()).toContainText("completed");
   expect(errors).toEqual([]);
+});
+
+test("a run of one request is invalid for its median, and its report says what to change first", async ({ page }) => {
+  await page.goto(loginLink());
+  await fillNewRun(page, "Just once", 1, 8);
+  await page.click("#start-run");
+  await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
+  const verdict = page.locator("#verdict");
+  await expect(verdict).toHaveClass(/\binvalid\b/, { timeout: 30_000 });
+  await expect(verdict.locator("h3")).toHaveText("Invalid: these figures do not describe the endpoint under the load asked");
+  const reason = verdict.locator("li.failed");
+  await expect(reason).toHaveCount(1);
+  await expect(reason).toContainText("samples failed: 1 successful request(s); p50");
+  await expect(reason.locator(".change")).toHaveText("Change: Send at least 2 requests (more iterations, or a longer time limit).");
+  await verdict.screenshot({ path: "test-results/run-verdict-invalid.png" });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await verdict.screenshot({ path: "test-results/run-verdict-invalid-phone.png" });
 });
 
 test("a running run's scatter grows as its iterations finish, drawn by the server", async ({ page }) => {

@@ -123,10 +123,19 @@ fn levels_table(
         <table class="table" id="sweep-levels">
             <thead><tr><th>{first_column}</th><th>"Verdict"</th><th>"Judged on"</th><th>"Throughput"</th><th>"Goodput"</th>
                 {(axis == crate::capacity::model::LoadAxis::Rate).then(|| view! { <th>"Sent (late p95)"</th> })}
-                <th>"TTFT p50 / p95"</th><th>"Total p95"</th><th>"Failed"</th>{links.then(|| view! { <th>"Run"</th> })}</tr></thead>
+                <th>"TTFT p50 / p95"</th><th>"Total p95"</th><th>"Failed"</th><th>"Figures"</th>{links.then(|| view! { <th>"Run"</th> })}</tr></thead>
             <tbody>{rows.map(|(label, l)| level_row(label, axis, links, l)).collect_view()}</tbody>
         </table>
     }
+}
+
+/// Each failed check of a level's verdict with what to change, for the cell's title.
+fn validity_detail(validity: Option<&crate::model::RunValidity>) -> String {
+    let reasons = validity.into_iter().flat_map(|v| v.reasons());
+    reasons
+        .map(|c| format!("{}: {}. {}", c.check.as_str(), c.says, c.change.as_deref().unwrap_or("")))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn level_row(label: String, axis: crate::capacity::model::LoadAxis, link: bool, l: CapacityLevel) -> impl IntoView {
@@ -144,6 +153,9 @@ fn level_row(label: String, axis: crate::capacity::model::LoadAxis, link: bool, 
             <td>{l.ttft_ms.map_or_else(|| "—".to_string(), |p| format!("{} / {}", ms(p.p50), ms(p.p95)))}</td>
             <td>{l.total_ms.map_or_else(|| "—".to_string(), |p| ms(p.p95))}</td>
             <td>{format!("{} of {}", l.failed, l.requests)}</td>
+            <td class="level-validity" title=validity_detail(l.validity.as_ref())>
+                {l.validity.as_ref().map_or_else(|| "—".to_string(), crate::model::RunValidity::headline)}
+            </td>
             {link.then(|| view! { <td>{l.run_id.map(|id| view! { <a href=format!("/runs/{id}")>"report"</a> })}</td> })}
         </tr>
     }

@@ -137,7 +137,7 @@ impl LevelRunner for LocalLevels {
         let mut sink =
             LevelProgress { progress: Progress::new(plan.total_requests(), None, Piped::Silent), records: vec![] };
         let started = std::time::Instant::now();
-        let (_, execution) = self.endpoint.execution(plan, self.client.clone(), self.cancel.clone());
+        let (_, execution) = self.endpoint.execution(plan.clone(), self.client.clone(), self.cancel.clone());
         let outcome = execute(execution, &mut sink).await;
         sink.progress.finish();
         if let Some(failure) = outcome.failure {
@@ -147,7 +147,15 @@ impl LevelRunner for LocalLevels {
             return Err(LevelError::Stopped);
         }
         sink.records.sort_by_key(|r| r.seq);
-        Ok(LevelRun { records: sink.records, wall_s: started.elapsed().as_secs_f64(), run_id: None })
+        let (records, summary) = (&sink.records, crate::stats::summarize(&sink.records));
+        let bounds = crate::runs::report::Bounds::of(&plan);
+        let validity = crate::runs::report::judge(&plan, outcome.client_load.as_ref(), records, &summary, &bounds);
+        Ok(LevelRun {
+            wall_s: started.elapsed().as_secs_f64(),
+            run_id: None,
+            validity: Some(validity),
+            records: sink.records,
+        })
     }
 }
 
@@ -269,6 +277,9 @@ fn level_line(axis: LoadAxis, level: &CapacityLevel) -> String {
     );
     if !level.reasons.is_empty() {
         line.push_str(&format!(" ({})", level.reasons.join("; ")));
+    }
+    if let Some(validity) = &level.validity {
+        line.push_str(&format!("; figures {}", validity.headline()));
     }
     line
 }

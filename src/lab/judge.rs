@@ -4,8 +4,8 @@
 
 use crate::lab::model::{AbPlan, MeasuredArm, MeasuredCell};
 use crate::lab::report::{verdict, AbCell, AbEndpoint, AbMetric, AbReport, ArmFigures, MetricDelta};
-use crate::model::{iso8601_utc, EngineTimingTotals, PromptHeads, PromptTokenizer, TokenSource};
-use crate::runs::report::cache_warning;
+use crate::model::{iso8601_utc, EngineTimingTotals, IterationRecord, PromptHeads, PromptTokenizer, TokenSource};
+use crate::runs::report::{cache_warning, judge_rounds};
 use crate::stats::compare::{mann_whitney_u, welch_t_test};
 use crate::stats::ALPHA;
 use crate::stats::{percentiles, PERCENTILE_METHOD};
@@ -19,7 +19,7 @@ pub fn ab_report(
     cells: &[MeasuredCell],
     tokenizer: Option<&PromptTokenizer>,
 ) -> AbReport {
-    let measured: Vec<AbCell> = cells.iter().map(cell_report).collect();
+    let measured: Vec<AbCell> = cells.iter().map(|cell| cell_report(plan, cell)).collect();
     let mut notes = notes(plan, [&baseline, &candidate], cells);
     if let Some(workload) = &plan.workload {
         notes[0] = workload_note(workload, plan, tokenizer);
@@ -35,11 +35,21 @@ pub fn ab_report(
     }
 }
 
-fn cell_report(cell: &MeasuredCell) -> AbCell {
+fn cell_report(plan: &AbPlan, cell: &MeasuredCell) -> AbCell {
     let [a, b] = &cell.arms;
-    let (baseline, candidate) = (arm_figures(a), arm_figures(b));
+    let figures = |arm: &MeasuredArm| {
+        let records: Vec<IterationRecord> = arm.requests.iter().map(|t| t.record.clone()).collect();
+        let validity = judge_rounds(plan.prompt_heads, plan.workload.as_ref(), cell.client.as_ref(), &records);
+        ArmFigures { validity: Some(validity), ..arm_figures(arm) }
+    };
+    let (baseline, candidate) = (figures(a), figures(b));
     let deltas: Vec<MetricDelta> = AbMetric::ALL.iter().filter_map(|&metric| delta(metric, a, b)).collect();
-    let verdict = verdict(cell.plan, &baseline, &candidate, &deltas);
+    let mut verdict = verdict(cell.plan, &baseline, &candidate, &deltas);
+    for (name, arm) in [("baseline", &baseline), ("candidate", &candidate)] {
+        if let Some(validity) = arm.validity.as_ref().filter(|v| v.verdict == crate::model::Verdict::Invalid) {
+            verdict.caveats.push(format!("The {name} arm's figures are {}.", validity.headline()));
+        }
+    }
     AbCell { plan: cell.plan, baseline, candidate, deltas, verdict }
 }
 
@@ -77,6 +87,7 @@ fn arm_figures(arm: &MeasuredArm) -> ArmFigures {
         mean_tokens_out: mean(&tokens),
         replies: EngineTimingTotals::of(measured.iter().filter_map(|t| t.record.engine_timings.as_ref())),
         server: arm.server.clone(),
+        validity: None,
     }
 }
 

@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use latency_guard::model::{IterationRecord, TokenSource};
+use latency_guard::model::{CheckKind, CheckOutcome, IterationRecord, RunValidity, TokenSource, ValidityCheck};
 use latency_guard::runs::report::{
     export, file_name, to_csv, to_html, to_json, ExportFormat, ReportAgent, ReportConnector, ReportFiles, ReportHeader,
     ReportSnapshot, ReportStats, CSV_COLUMNS,
@@ -56,6 +56,24 @@ fn fixed_report() -> ReportSnapshot {
             title: "Support bot on gpt-4o-mini, \"before\" deploy".into(),
             created_at: "2026-11-22T08:30:00.000Z".into(),
         },
+        validity: Some(RunValidity::of(vec![
+            ValidityCheck {
+                check: CheckKind::Errors,
+                outcome: CheckOutcome::Passed,
+                says: "12.5 % of 8 measured request(s) failed (bound 15 %)".into(),
+                change: None,
+            },
+            ValidityCheck {
+                check: CheckKind::Samples,
+                outcome: CheckOutcome::Failed,
+                says: "7 successful request(s); p95, the highest percentile this run is read at, needs at least 20 \
+                       (one request beyond it)"
+                    .into(),
+                change: Some(
+                    "Send at least 20 requests <more iterations>, or judge the run at a lower percentile.".into(),
+                ),
+            },
+        ])),
         agent: ReportAgent {
             name: "support-bot".into(),
             system_prompt: Some("Be brief & <polite>.".into()),
@@ -114,7 +132,7 @@ fn the_json_export_has_exactly_the_documented_shape_and_matches_the_schema() {
         .filter_map(|l| l.strip_prefix("  \"").filter(|_| !l.starts_with("   ")))
         .filter_map(|l| l.split('"').next())
         .collect();
-    assert_eq!(keys, ["report", "agent", "connector", "stats", "results", "honesty"]);
+    assert_eq!(keys, ["report", "validity", "agent", "connector", "stats", "results", "honesty"]);
     let value: serde_json::Value = serde_json::from_str(&text).unwrap();
     common::assert_report_schema(&value);
     let back: ReportSnapshot = serde_json::from_value(value).unwrap();

@@ -5,7 +5,7 @@
 use crate::common::TestDb;
 use latency_guard::config::Secret;
 use latency_guard::model::{ConnectorId, ConnectorInput, ValidConnector, WorkspaceId};
-use latency_guard::runs::store::PromptsKept;
+use latency_guard::runs::store::{PromptsKept, RunEnding};
 use latency_guard::secrets::SecretBox;
 use latency_guard::store::{Store, StoreError};
 use std::collections::BTreeMap;
@@ -280,7 +280,7 @@ async fn runs_store_iterations_in_order_and_running_runs_become_interrupted(db: 
         vec![],
         "nor does it keep a heartbeat"
     );
-    store.finish_run(id, RunStatus::Completed, None, false, None, 10_000).await.unwrap();
+    store.finish_run(id, &completed(), 10_000).await.unwrap();
     assert_eq!(store.get_run(ws, id).await.unwrap().status, RunStatus::Interrupted, "an ended run stays ended");
     // Deleting the connector later keeps the run and its report.
     store.delete_connector(ws, connector.id).await.unwrap();
@@ -407,13 +407,31 @@ async fn share_links_belong_to_one_report_of_one_workspace(db: &TestDb) {
     store.rename_run(ws, run, "Renamed").await.unwrap();
     assert_eq!(store.get_run(ws, run).await.unwrap().title, "Renamed");
     assert!(!store.delete_run(ws, run).await.unwrap(), "a running run is not deleted");
-    // How the run ended travels with it, the connections it opened ahead included.
+    // How the run ended travels with it, the connections it opened ahead and its client's load included.
     let opened = latency_guard::model::OpenedAhead { asked: 64, kept: 63, http2: false };
-    store.finish_run(run, latency_guard::model::RunStatus::Completed, None, true, Some(opened), 40).await.unwrap();
+    let client_load = latency_guard::model::ClientLoad {
+        workers: 2,
+        cores: 2.0,
+        window_ms: 250.0,
+        windows: 8,
+        busy_windows: 3,
+        busy_share: 0.625,
+        cpu_share: Some(0.5),
+        wakes: 400,
+        wake_lag_p99_ms: 1.5,
+        wake_lag_max_ms: 12.25,
+    };
+    let ending = RunEnding {
+        stream_options_rejected: true,
+        opened_ahead: Some(opened),
+        client_load: Some(client_load.clone()),
+        ..completed()
+    };
+    store.finish_run(run, &ending, 40).await.unwrap();
     let ended = store.get_run(ws, run).await.unwrap();
     assert_eq!(
-        (ended.opened_ahead, ended.stream_options_rejected, ended.finished_at_ms),
-        (Some(opened), true, Some(40))
+        (ended.opened_ahead, ended.stream_options_rejected, ended.finished_at_ms, ended.client_load),
+        (Some(opened), true, Some(40), Some(client_load))
     );
     store.share_report(ws, run, "h-3", 50).await.unwrap();
     assert!(matches!(store.delete_run(other, run).await, Err(StoreError::NotFound)));
@@ -656,9 +674,9 @@ async fn a_workspace_quota_admits_runs_within_its_limits_only(db: &TestDb) {
     let refused = start(ws).await.unwrap_err();
     assert!(refused.to_string().contains("workspace-max-running-runs"), "{refused}");
     assert!(start(other).await.is_ok(), "another workspace has its own count");
-    store.finish_run(first.id, RunStatus::Completed, None, false, None, 2).await.unwrap();
+    store.finish_run(first.id, &completed(), 2).await.unwrap();
     let second = start(ws).await.unwrap();
-    store.finish_run(second.id, RunStatus::Completed, None, false, None, 3).await.unwrap();
+    store.finish_run(second.id, &completed(), 3).await.unwrap();
     let full = start(ws).await.unwrap_err();
     assert!(full.to_string().contains("holds 8 measured requests and this run plans 4"), "{full}");
     assert!(store.delete_run(ws, first.id).await.unwrap());
@@ -699,4 +717,15 @@ async fn a_sqlite_url_naming_a_new_file_creates_it_with_its_folders() {
     assert!(path.exists(), "sqlite:///path/new.db is created, not refused with \"unable to open database file\"");
     let read_only = Store::connect(&format!("sqlite://{}?mode=ro", dir.path().join("absent.db").display())).await;
     assert!(read_only.is_err(), "an explicit mode is kept as given");
+}
+
+/// How a run that sent everything ends, with nothing else to say.
+fn completed() -> RunEnding {
+    RunEnding {
+        status: latency_guard::model::RunStatus::Completed,
+        failure: None,
+        stream_options_rejected: false,
+        opened_ahead: None,
+        client_load: None,
+    }
 }

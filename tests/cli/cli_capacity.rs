@@ -51,6 +51,7 @@ async fn finds_the_known_concurrency_with_the_evidence_for_it() {
     let interval = ["1", "2", "3", "4"].map(|low| format!("capacity: 4 in flight (95% interval {low} to 4;"));
     assert!(interval.iter().any(|line| stdout.contains(line.as_str())), "{stdout}");
     assert!(stderr.contains("level 1: 1 in flight — 100 requests"), "progress on stderr: {stderr}");
+    assert!(stderr.contains("; figures valid (") || stderr.contains("; figures invalid: "), "{stderr}");
 
     let report: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(report["answer"], 4);
@@ -63,6 +64,9 @@ async fn finds_the_known_concurrency_with_the_evidence_for_it() {
         let figure = level["ttft_p95_ms"].as_f64().unwrap();
         assert_eq!(level["passed"], figure <= 65.0, "the verdict is the judged figure against the bound: {level}");
         assert_eq!(level["requests"], 100);
+        // Each level carries its run's verdict; a hundred requests carry the p95 its objective reads.
+        let samples = level["validity"]["checks"].as_array().unwrap().iter().find(|c| c["check"] == "samples").unwrap();
+        assert_eq!(samples["outcome"], "passed", "{level}");
         if level["passed"] == false {
             assert!(level["reasons"][0].as_str().unwrap().starts_with("ttft_p95_ms<=65 missed"), "{level}");
             assert_eq!(level["passProbability"], 0.0, "far over the bound: no resample passes: {level}");

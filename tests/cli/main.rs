@@ -1,4 +1,5 @@
-//! Integration tests of the command line: `bench`, `capacity`, `export`, `login-link` and a server called with a token: one module per file, in one test binary (each binary links the whole
+//! Integration tests of the command line: `bench` (and the verdict on its figures), `capacity`, `export`, `login-link` and a server called
+//! with a token: one module per file, in one test binary (each binary links the whole
 //! application, so they are few).
 #![cfg(feature = "ssr")]
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a failing test should panic loudly")]
@@ -13,4 +14,5 @@ mod cli_datasets;
 mod cli_export;
 mod cli_login_link;
 mod cli_remote;
+mod cli_validity;
 mod cli_workload;

@@ -227,6 +227,9 @@ async fn stored_connectors_can_be_the_arms_and_bad_options_or_a_dead_arm_say_so_
     let report: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(report["cells"][0]["verdict"]["kind"], "inconclusive");
     assert_eq!(report["cells"][0]["candidate"]["failed"], 2);
+    assert_eq!(report["cells"][0]["candidate"]["validity"]["verdict"], "invalid");
+    let caveats = report["cells"][0]["verdict"]["caveats"].to_string();
+    assert!(caveats.contains("The candidate arm's figures are invalid: samples, errors."), "{caveats}");
     assert!(stderr.contains("candidate: engine not identified"), "{stderr}");
 }
 

@@ -41,6 +41,8 @@ pub struct LevelRun {
     pub wall_s: f64,
     /// The stored run, when there is one.
     pub run_id: Option<RunId>,
+    /// The verdict on its figures.
+    pub validity: Option<crate::model::RunValidity>,
 }
 
 /// The completion window of the measured requests, s: first send → last end; `None` without send times.
@@ -108,6 +110,7 @@ pub fn level_figures(axis: LoadAxis, level: f64, criteria: &Criteria, run: &Leve
         latency_growth: growth,
         saturation,
         run_id: run.run_id,
+        validity: run.validity.clone(),
     }
 }
 
@@ -129,7 +132,7 @@ mod tests {
                 ..IterationRecord::blank()
             })
             .collect();
-        let run = LevelRun { records, wall_s: 1.5, run_id: None };
+        let run = LevelRun { records, wall_s: 1.5, run_id: None, validity: None };
         let criteria = Criteria { slos: vec![Slo::parse("ttft_p95_ms<=60").unwrap()], max_error_rate: 0.0 };
         let at_ten = level_figures(LoadAxis::Rate, 10.0, &criteria, &run);
         assert!(at_ten.passed, "{:?}", at_ten.reasons);
@@ -157,7 +160,7 @@ mod tests {
                 ..IterationRecord::blank()
             })
             .collect();
-        let run = LevelRun { records, wall_s: 2.0, run_id: None };
+        let run = LevelRun { records, wall_s: 2.0, run_id: None, validity: None };
         let criteria = Criteria { slos: vec![], max_error_rate: 0.0 };
         let level = level_figures(LoadAxis::Concurrency, 2.0, &criteria, &run);
         // First quarter 100–400 ms (median 250), last 1300–1600 ms (median 1450).

@@ -58,6 +58,10 @@ pub struct CapacityLevel {
     /// The stored run of this level, when the search ran on a server.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_id: Option<RunId>,
+    /// Whether the level's figures answer the question it asked (the run's verdict): a level the load generator
+    /// could not apply says so instead of passing for the endpoint's answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub validity: Option<crate::model::RunValidity>,
 }
 
 impl CapacityLevel {
@@ -110,6 +114,7 @@ impl CapacityLevel {
             latency_growth: None,
             saturation: None,
             run_id: None,
+            validity: None,
         }
     }
 }

@@ -85,7 +85,8 @@ impl LevelRunner for StoredLevels {
             return Err(failed(failure));
         }
         let records = self.store.run_iterations(self.workspace, run.id).await.map_err(|e| failed(e.to_string()))?;
-        Ok(LevelRun { records, wall_s: started.elapsed().as_secs_f64(), run_id: Some(run.id) })
+        let validity = Some(crate::runs::report::judge_run(&run, &records, &crate::stats::summarize(&records)));
+        Ok(LevelRun { records, wall_s: started.elapsed().as_secs_f64(), run_id: Some(run.id), validity })
     }
 
     async fn pause(&mut self, seconds: f64) -> Result<(), LevelError> {

@@ -485,7 +485,7 @@ mod tests {
                     ..crate::model::IterationRecord::blank()
                 })
                 .collect();
-            Ok(LevelRun { records, wall_s: 1.0, run_id: None })
+            Ok(LevelRun { records, wall_s: 1.0, run_id: None, validity: None })
         }
     }
 

@@ -1,8 +1,9 @@
 //! `latency-guard bench`: a run from the command line, for CI pipelines. Same engine, driver and report snapshot
-//! as the server; progress on stderr, a summary table on stdout, the snapshot as JSON to `--out`, and an exit
-//! status that fails the pipeline when too many requests failed. Finished iterations wait on disk until the report
-//! is made, so a long run's memory stays flat. With `--server URL --token …` the run happens on a
-//! running server instead (stored there, in the token's workspace) and is followed from here.
+//! as the server; progress on stderr, the verdict on the run's figures and a summary table on stdout, the snapshot
+//! as JSON to `--out`, and an exit status that fails the pipeline when too many requests failed (1) or when the
+//! figures are invalid (3: too few samples, a late schedule, a saturated client, …). Finished iterations wait on
+//! disk until the report is made, so a long run's memory stays flat. With `--server URL --token …` the run happens
+//! on a running server instead (stored there, in the token's workspace) and is followed from here.
 //!
 //! [`plan`] turns the options into a plan, [`run`] measures (here, on a server, or repeatedly) and [`print`]
 //! writes what stdout shows.
@@ -101,6 +102,10 @@ pub struct BenchArgs {
     /// Fail (exit 1) when the error rate is above this fraction.
     #[arg(long, default_value_t = 0.0)]
     pub max_error_rate: f64,
+    /// Print an invalid verdict on the run's figures (too few samples, a late schedule, a saturated client, …) but
+    /// do not fail on it; without this an invalid run exits with status 3.
+    #[arg(long)]
+    pub allow_invalid: bool,
     /// Open a fresh connection for every request (connection set-up is then part of every latency).
     #[arg(long)]
     pub fresh_connections: bool,
@@ -141,7 +146,14 @@ pub struct BenchResult {
     /// `None`: the run passes. Otherwise why it fails: it stopped early, measured nothing, was interrupted, or its
     /// error rate is above `--max-error-rate`.
     pub failure: Option<String>,
+    /// Why its figures are invalid, when they are: the endpoint was not measured under the load asked (exit 3
+    /// unless `--allow-invalid`).
+    pub invalid: Option<String>,
 }
+
+/// The exit status of a run whose figures are invalid: it could not answer, which is not the endpoint failing
+/// (status 1) nor a usage error (2).
+pub const INVALID_EXIT: u8 = 3;
 
 /// Why a finished bench run fails a pipeline, if it does: a gate that measured nothing must not pass.
 pub(super) fn verdict(run: &RunView, summary: &RunSummary, max_error_rate: f64) -> Option<String> {

@@ -1,17 +1,34 @@
 //! What `bench` prints on stdout: the summary, goodput and objectives, and the figures over repetitions.
 
-use crate::model::RunView;
+use crate::model::{CheckOutcome, RunValidity, RunView};
 use crate::stats::RunSummary;
 
-pub(super) fn print_repetition(i: u32, s: &RunSummary) {
+/// The verdict on the run's figures, first: every check, and for a failed one what to change.
+pub(super) fn print_validity(validity: &RunValidity) {
+    println!("{:<14} {}", "validity", validity.headline().to_uppercase());
+    for check in &validity.checks {
+        let mark = match check.outcome {
+            CheckOutcome::Failed => "FAILED",
+            CheckOutcome::Passed => "ok",
+            CheckOutcome::NotChecked => "not checked",
+        };
+        println!("  {:<13} {mark}: {}", check.check.as_str(), check.says);
+        if let Some(change) = &check.change {
+            println!("  {:<13} change: {change}", "");
+        }
+    }
+}
+
+pub(super) fn print_repetition(i: u32, s: &RunSummary, validity: Option<&RunValidity>) {
     let p50 = |p: Option<crate::stats::Percentiles>| p.map_or_else(|| "—".to_string(), |p| format!("{:.1}", p.p50));
     println!(
-        "repetition {i:<3} {} measured, TTFT p50 {} ms, total p50 {} ms, {} output tok/s, {:.2}% failed",
+        "repetition {i:<3} {} measured, TTFT p50 {} ms, total p50 {} ms, {} output tok/s, {:.2}% failed, {}",
         s.measured,
         p50(s.ttft),
         p50(s.total),
         s.tok_per_sec.map_or_else(|| "—".to_string(), |t| format!("{t:.1}")),
-        s.error_rate * 100.0
+        s.error_rate * 100.0,
+        validity.map_or_else(|| "no verdict".to_string(), RunValidity::headline)
     );
 }
 

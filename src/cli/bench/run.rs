@@ -5,8 +5,10 @@ use std::io::Write;
 
 use super::against::{compare, load_baseline, parse_threshold, print_decision, rules};
 use super::plan::plan_input;
-use super::print::{missed_objectives, print_goodput, print_repeated, print_repetition, print_summary, print_workload};
-use super::{verdict, BenchArgs, BenchResult};
+use super::print::{
+    missed_objectives, print_goodput, print_repeated, print_repetition, print_summary, print_validity, print_workload,
+};
+use super::{verdict, BenchArgs, BenchResult, INVALID_EXIT};
 use crate::cli::progress::{Piped, Progress};
 use crate::cli::remote::RemoteServer;
 use crate::cli::{passed, usage, CliError};
@@ -44,11 +46,19 @@ struct Measured {
 /// Runs the benchmark described by `args` (here, or on `--server`; `--repeat` times); prints as it goes. Exit
 /// status 1 when the run fails the pipeline (said on stderr).
 pub async fn run(args: BenchArgs, config: Option<&std::path::Path>) -> Result<std::process::ExitCode, CliError> {
+    let allow_invalid = args.allow_invalid;
     let result = measure_and_judge(args, config).await?;
     if let Some(why) = &result.failure {
         eprintln!("{why}; failing");
+        return Ok(passed(false));
     }
-    Ok(passed(result.failure.is_none()))
+    match &result.invalid {
+        Some(why) if !allow_invalid => {
+            eprintln!("the run's figures are {why}; failing with status {INVALID_EXIT} (--allow-invalid to pass)");
+            Ok(std::process::ExitCode::from(INVALID_EXIT))
+        }
+        _ => Ok(passed(true)),
+    }
 }
 
 /// The run (or runs) measured, printed and judged.
@@ -118,6 +128,7 @@ async fn measure_here(args: &BenchArgs, config: Option<&std::path::Path>) -> Res
         stream_options_rejected: outcome.stream_options_rejected,
         opened_ahead: outcome.opened_ahead,
         prompt_tokenizer: outcome.prompt_tokenizer,
+        client_load: outcome.client_load,
         failure: outcome.failure,
         created_at_ms: started_ms,
         finished_at_ms: Some(crate::clock::Clock::now_ms(&crate::clock::SystemClock)),
@@ -153,6 +164,9 @@ fn finish(
     if let Some(path) = &args.out {
         write_json(path, snapshot)?;
     }
+    if let Some(validity) = &snapshot.validity {
+        print_validity(validity);
+    }
     print_summary(run, &summary);
     if let Some(workload) = &snapshot.workload {
         print_workload(workload);
@@ -160,7 +174,12 @@ fn finish(
     let missed = snapshot.stats.goodput.as_ref().map(print_goodput).unwrap_or_default();
     let failure = verdict(run, &summary, args.max_error_rate)
         .or_else(|| (!missed.is_empty()).then(|| format!("objective(s) missed: {}", missed.join(", "))));
-    Ok(BenchResult { failure, summary })
+    Ok(BenchResult { failure, summary, invalid: invalid_reasons(snapshot) })
+}
+
+/// `invalid: samples, schedule` when the snapshot's verdict is invalid.
+fn invalid_reasons(snapshot: &crate::runs::report::ReportSnapshot) -> Option<String> {
+    snapshot.validity.as_ref().filter(|v| v.verdict == crate::model::Verdict::Invalid).map(|v| v.headline())
 }
 
 /// The run on a server: started there with the token, followed over its live events (Ctrl-C stops it there too),
@@ -199,11 +218,14 @@ async fn run_repeated(args: &BenchArgs, config: Option<&std::path::Path>) -> Res
         return Err(usage("--pause must be between 0 and 86400 seconds"));
     }
     let mut snapshots = Vec::new();
-    let mut failure = None;
+    let (mut failure, mut invalid) = (None, None);
     for i in 1..=args.repeat {
         eprintln!("repetition {i}/{}", args.repeat);
         let Measured { run, snapshot, summary } = measure(args, config).await?;
-        print_repetition(i, &summary);
+        print_repetition(i, &summary, snapshot.validity.as_ref());
+        if let Some(why) = invalid_reasons(&snapshot) {
+            invalid.get_or_insert(format!("{why} (repetition {i})"));
+        }
         let missed = snapshot.stats.goodput.as_ref().map(missed_objectives).unwrap_or_default();
         let why = verdict(&run, &summary, args.max_error_rate)
             .or_else(|| (!missed.is_empty()).then(|| format!("objective(s) missed: {}", missed.join(", "))));
@@ -227,5 +249,5 @@ async fn run_repeated(args: &BenchArgs, config: Option<&std::path::Path>) -> Res
         write_json(path, &RepeatedOut { repeated: &report, runs: &snapshots })?;
     }
     let pooled: Vec<IterationRecord> = snapshots.into_iter().flat_map(|s| s.results).collect();
-    Ok(BenchResult { summary: crate::stats::summarize(&pooled), failure })
+    Ok(BenchResult { summary: crate::stats::summarize(&pooled), failure, invalid })
 }

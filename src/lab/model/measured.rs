@@ -30,4 +30,6 @@ pub struct MeasuredCell {
     pub arms: [MeasuredArm; 2],
     /// The cell was cut short by a stop.
     pub cut_short: bool,
+    /// What the load generator's process did while the cell was sent (both arms: they take turns).
+    pub client: Option<crate::model::ClientLoad>,
 }

@@ -77,6 +77,9 @@ pub struct ArmFigures {
     pub replies: EngineTimingTotals,
     /// What the arm's server's metrics said over the cell, when recorded.
     pub server: Option<ServerMetrics>,
+    /// Whether this arm's figures answer the question the cell asked (absent in tests stored before verdicts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub validity: Option<crate::model::RunValidity>,
 }
 
 /// Where an acceptance figure came from.
@@ -450,6 +453,7 @@ mod tests {
             mean_tokens_out: Some(tokens),
             replies: EngineTimingTotals::default(),
             server: None,
+            validity: None,
         }
     }
 

@@ -81,15 +81,17 @@ fn cell_html(html: &mut String, cell: &AbCell, names: [&str; 2]) {
     html.push_str("</tbody></table><ul>");
     for (name, arm) in names.into_iter().zip([&cell.baseline, &cell.candidate]) {
         let drafts = arm.acceptance().map_or_else(|| arm.drafts_label(), |a| acceptance_text(&a));
+        let validity = arm.validity.as_ref().map_or_else(String::new, |v| format!(" · figures {}", v.headline()));
         let _ = write!(
             html,
-            "<li>{}: {} of {} succeeded · TTFT p50/p95/p99 {} · TPOT {} · {}</li>",
+            "<li>{}: {} of {} succeeded · TTFT p50/p95/p99 {} · TPOT {} · {}{}</li>",
             escape(name),
             arm.succeeded(),
             arm.measured,
             percentile_triple(arm.ttft),
             percentile_triple(arm.tpot),
-            escape(&drafts)
+            escape(&drafts),
+            escape(&validity)
         );
     }
     html.push_str("</ul>");

@@ -127,8 +127,10 @@ pub async fn run_ab(
             })
         };
         let work = sender.rounds(cancel, &mut report);
+        let watch = crate::runs::service::ClientWatch::start();
         let (((requests, cut_short), candidate_server), baseline_server) =
             recorded(client, &arms[0], recorded(client, &arms[1], work)).await;
+        let client_load = watch.finish().await;
         let [baseline, candidate] = requests;
         done += (baseline.len() + candidate.len()) as u64;
         cells.push(MeasuredCell {
@@ -138,6 +140,7 @@ pub async fn run_ab(
                 MeasuredArm { requests: candidate, server: candidate_server },
             ],
             cut_short,
+            client: client_load,
         });
         if cut_short {
             break;

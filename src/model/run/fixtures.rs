@@ -59,6 +59,7 @@ pub fn completed_run(input: RunPlanInput, model: &str) -> RunView {
         stream_options_rejected: false,
         prompt_tokenizer: None,
         opened_ahead: None,
+        client_load: None,
         failure: None,
         created_at_ms: 0,
         finished_at_ms: Some(1),

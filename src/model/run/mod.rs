@@ -1,5 +1,5 @@
 //! Runs: the plan (and how its load changes: `shape`), the run as kept and shown, each request's measurement and stored record, live progress,
-//! objectives (SLOs).
+//! objectives (SLOs), the verdict on a run's figures and the load generator's own load.
 
 pub(in crate::model) mod engine_timings;
 #[cfg(test)]
@@ -12,6 +12,7 @@ pub(in crate::model) mod progress;
 pub(in crate::model) mod sessions;
 pub(in crate::model) mod shape;
 pub(in crate::model) mod slo;
+pub(in crate::model) mod validity;
 pub(in crate::model) mod view;
 
 pub use engine_timings::{EngineTimingTotals, EngineTimings};
@@ -25,4 +26,5 @@ pub use progress::{LivePoint, RunProgress, RunUpdate};
 pub use sessions::Session;
 pub use shape::{target as shape_target, LoadShape, RampCurve, RateStep, MAX_SHAPE_SECONDS, MAX_STEPS};
 pub use slo::{parse_slos, Slo, SloError, SloMetric, SloScope, MAX_SLOS};
+pub use validity::{CheckKind, CheckOutcome, ClientLoad, RunValidity, ValidityCheck, Verdict, SATURATED_SHARE};
 pub use view::{RunStatus, RunView};

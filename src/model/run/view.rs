@@ -60,6 +60,10 @@ pub struct RunView {
     /// per request, or a run from before this was done).
     #[serde(default)]
     pub opened_ahead: Option<OpenedAhead>,
+    /// What the load generator's own process did while the run sent (none for a run from before this was
+    /// measured, or one that sent nothing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_load: Option<crate::model::ClientLoad>,
     /// Why the run failed, if it did.
     pub failure: Option<String>,
     /// Start, unix ms.

@@ -8,7 +8,9 @@ use leptos::prelude::*;
 use super::workload::WorkloadPanel;
 use crate::charts::{latency_scatter, sampled_scatter};
 use crate::fragments::render;
-use crate::model::{ConnectionPolicy, IterationRecord, LoadMode, RunView};
+use crate::model::{
+    CheckOutcome, ConnectionPolicy, IterationRecord, LoadMode, RunValidity, RunView, ValidityCheck, Verdict,
+};
 use crate::runs::report::{
     report_view, scatter_point, stat_cards, ReportPage, ReportSnapshot, ReportStats, ReportView, ServerSection,
 };
@@ -31,7 +33,7 @@ pub fn shared_page(view: &ReportView) -> ReportPage {
 pub fn report_file_sections(snapshot: &ReportSnapshot) -> ServerHtml {
     let view = report_view(snapshot, summarize(&snapshot.results));
     let scatter = scatter(&view).into_string();
-    let mut html = snapshot_header(&view).into_string();
+    let mut html = with_verdict(snapshot_header(&view), &view).into_string();
     html.push_str(&render(view! {
         <section id="scatter"><h3>"Latency per iteration"</h3><div class="chart-box" inner_html=scatter></div></section>
     }).into_string());
@@ -41,11 +43,23 @@ pub fn report_file_sections(snapshot: &ReportSnapshot) -> ServerHtml {
 
 fn page(header: ServerHtml, view: &ReportView, body: BodyFor) -> ReportPage {
     ReportPage {
-        header,
+        header: with_verdict(header, view),
         scatter: scatter(view),
         body: report_body(view, body),
         iterations: view.iterations,
         first_page: view.first_page.clone(),
+    }
+}
+
+/// `header`, then the verdict on the figures of a run that is over: the first thing its report says.
+fn with_verdict(header: ServerHtml, view: &ReportView) -> ServerHtml {
+    match view.validity.clone() {
+        Some(validity) => {
+            let mut html = header.into_string();
+            html.push_str(&render(view! { <VerdictPanel validity/> }).into_string());
+            ServerHtml::trusted(html)
+        }
+        None => header,
     }
 }
 
@@ -241,6 +255,45 @@ fn TimeSlices(slices: Vec<crate::stats::TimeSlice>, svg: String) -> impl IntoVie
             </table>
         </section>
     })
+}
+
+/// The verdict on the figures, before them: whether they answer the question the run asked, each failed check
+/// with what to change, and every check behind a valid verdict one click away.
+#[component]
+fn VerdictPanel(validity: RunValidity) -> impl IntoView {
+    let invalid = validity.verdict == Verdict::Invalid;
+    let (title, class) = if invalid {
+        ("Invalid: these figures do not describe the endpoint under the load asked", "verdict invalid")
+    } else {
+        ("Valid: the run measured what it asked", "verdict valid")
+    };
+    let (failed, rest): (Vec<ValidityCheck>, Vec<ValidityCheck>) =
+        validity.checks.into_iter().partition(|c| c.outcome == CheckOutcome::Failed);
+    let summary = format!(
+        "{} check(s) passed, {} not checked",
+        rest.iter().filter(|c| c.outcome == CheckOutcome::Passed).count(),
+        rest.iter().filter(|c| c.outcome == CheckOutcome::NotChecked).count()
+    );
+    let line = |c: ValidityCheck| {
+        let outcome = match c.outcome {
+            CheckOutcome::Failed => "failed",
+            CheckOutcome::Passed => "passed",
+            CheckOutcome::NotChecked => "not checked",
+        };
+        view! {
+            <li class=format!("check {outcome}") data-check=c.check.as_str()>
+                <strong>{c.check.as_str()}</strong> " " {outcome} ": " {c.says}
+                {c.change.map(|change| view! { <div class="change"><strong>"Change: "</strong>{change}</div> })}
+            </li>
+        }
+    };
+    view! {
+        <section class=class id="verdict">
+            <h3>{title}</h3>
+            {(!failed.is_empty()).then(|| view! { <ul>{failed.into_iter().map(line).collect_view()}</ul> })}
+            <details><summary>{summary}</summary><ul>{rest.into_iter().map(line).collect_view()}</ul></details>
+        </section>
+    }
 }
 
 /// How the figures were made, shown prominently.

@@ -25,20 +25,8 @@ pub fn cache_warning<'a>(
     results: impl IntoIterator<Item = &'a IterationRecord>,
     what: &str,
 ) -> Option<String> {
-    // The requests meant to share nothing: one mark each (a conversation's first turn has its conversation's).
-    let unshared = |r: &&IterationRecord| {
-        matches!(head_scope(workload, r.prompt_index), Some(HeadScope::Request(_) | HeadScope::Conversation(_)))
-    };
-    let measured: Vec<&IterationRecord> =
-        results.into_iter().filter(|r| !r.warmup && r.error.is_none()).filter(unshared).collect();
-    let mostly_cached = measured
-        .iter()
-        .filter(|r| match (r.cached_tokens, r.tokens_in) {
-            (Some(cached), Some(prompt)) => prompt > 0 && cached as f64 > MOSTLY_CACHED * prompt as f64,
-            _ => false,
-        })
-        .count();
-    if mostly_cached == 0 {
+    let found = cache_found(workload, results);
+    if found.mostly_cached == 0 {
         return None;
     }
     let why = match heads {
@@ -52,11 +40,40 @@ pub fn cache_warning<'a>(
         }
     };
     Some(format!(
-        "Warning: {mostly_cached} of {} {what} meant to share nothing found more than half their prompt in the \
+        "Warning: {} of {} {what} meant to share nothing found more than half their prompt in the \
          server's cache (cached tokens against usage.prompt_tokens), so their time to first token is a cache-warm \
          prefill's: {why}.",
-        measured.len()
+        found.mostly_cached, found.unshared
     ))
+}
+
+/// What the server's cache held for the requests meant to share nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CacheFound {
+    /// Measured, successful requests with a mark of their own (a conversation's first turn has its conversation's).
+    pub unshared: usize,
+    /// Of them, those whose server said both counts.
+    pub counted: usize,
+    /// Of those, the ones that found more than half their prompt cached.
+    pub mostly_cached: usize,
+}
+
+/// What the cache held for the requests of `results` (of `workload`) meant to share nothing.
+pub fn cache_found<'a>(
+    workload: Option<&Workload>,
+    results: impl IntoIterator<Item = &'a IterationRecord>,
+) -> CacheFound {
+    let unshared = |r: &&IterationRecord| {
+        matches!(head_scope(workload, r.prompt_index), Some(HeadScope::Request(_) | HeadScope::Conversation(_)))
+    };
+    let measured: Vec<&IterationRecord> =
+        results.into_iter().filter(|r| !r.warmup && r.error.is_none()).filter(unshared).collect();
+    let counted: Vec<(u64, u64)> = measured.iter().filter_map(|r| r.cached_tokens.zip(r.tokens_in)).collect();
+    let mostly_cached = counted
+        .iter()
+        .filter(|(cached, prompt)| *prompt > 0 && *cached as f64 > MOSTLY_CACHED * *prompt as f64)
+        .count();
+    CacheFound { unshared: measured.len(), counted: counted.len(), mostly_cached }
 }
 
 /// What the prompts started with, and so what the server's prefix cache could have held for them.

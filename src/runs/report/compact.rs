@@ -150,6 +150,7 @@ impl ReportSnapshot {
     fn clone_without_results(&self) -> Self {
         Self {
             report: self.report.clone(),
+            validity: self.validity.clone(),
             agent: self.agent.clone(),
             connector: self.connector.clone(),
             stats: self.stats.clone(),

@@ -1,5 +1,5 @@
 //! A run's report: the snapshot (what it measured and how), its notes, cards, table, page and compact export
-//! form, the server's section, the workload's section (with a multi-turn workload's figures by turn), and two runs compared.
+//! form, the verdict on its figures, the server's section, the workload's section (with a multi-turn workload's figures by turn), and two runs compared.
 
 mod cache;
 mod cards;
@@ -13,6 +13,7 @@ mod server;
 mod snapshot;
 mod table;
 mod turns;
+mod validity;
 mod view;
 mod workload;
 
@@ -32,5 +33,6 @@ pub use server::{server_notes, with_server};
 pub use snapshot::{snapshot, ReportAgent, ReportConnector, ReportHeader, ReportSnapshot, ReportStats, SharedReport};
 pub use table::{page_count, table_page, IterationPage, SortKey, TableQuery, MAX_PAGE_SIZE};
 pub use turns::{Conversations, TurnSummary};
+pub use validity::{judge, judge_rounds, judge_run, samples_needed, Bounds};
 pub use view::{report_view, scatter_point, ReportView, ServerSection, WorkloadSection};
 pub use workload::{workload_notes, workload_report, CountSummary, WorkloadReport};

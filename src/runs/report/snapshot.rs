@@ -73,6 +73,10 @@ pub struct ReportStats {
 pub struct ReportSnapshot {
     /// Which run.
     pub report: ReportHeader,
+    /// Whether its figures answer the question the run asked, and why (absent while it runs, and in a snapshot
+    /// written before verdicts were given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub validity: Option<crate::model::RunValidity>,
     /// The agent.
     pub agent: ReportAgent,
     /// The endpoint.
@@ -113,6 +117,8 @@ pub fn snapshot(run: &RunView, mut results: Vec<IterationRecord>) -> (ReportSnap
         }
     }
     let workload = super::workload::workload_report(run, &results);
+    let validity =
+        (run.status != crate::model::RunStatus::Running).then(|| super::validity::judge_run(run, &results, &summary));
     let mut honesty = honesty_notes(run, &results, &summary);
     honesty.extend(workload.iter().flat_map(super::workload::workload_notes));
     honesty.extend(super::cache::cache_notes(run, &results));
@@ -122,6 +128,7 @@ pub fn snapshot(run: &RunView, mut results: Vec<IterationRecord>) -> (ReportSnap
             title: run.title.clone(),
             created_at: iso8601_utc(run.created_at_ms),
         },
+        validity,
         agent: ReportAgent {
             name: run.plan.agent.name.clone(),
             system_prompt: run.plan.agent.system_prompt.clone(),

@@ -25,6 +25,9 @@ const CDF_POINTS: usize = 400;
 pub struct ReportView {
     /// Which run.
     pub report: ReportHeader,
+    /// The verdict on its figures, once it is over.
+    #[serde(default)]
+    pub validity: Option<crate::model::RunValidity>,
     /// The agent.
     pub agent: ReportAgent,
     /// The endpoint.
@@ -100,6 +103,7 @@ pub fn report_view(snapshot: &ReportSnapshot, summary: RunSummary) -> ReportView
     let slices = time_slices(results);
     ReportView {
         report: snapshot.report.clone(),
+        validity: snapshot.validity.clone(),
         agent: snapshot.agent.clone(),
         connector: snapshot.connector.clone(),
         stats: snapshot.stats.clone(),

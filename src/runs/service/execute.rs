@@ -46,7 +46,7 @@ pub struct Execution {
 }
 
 /// How the sending went.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
     /// The endpoint rejected `stream_options`, so it was dropped for the rest of the run.
     pub stream_options_rejected: bool,
@@ -56,12 +56,14 @@ pub struct Outcome {
     pub failure: Option<String>,
     /// The tokenizer a workload's prompts were made with.
     pub prompt_tokenizer: Option<crate::model::PromptTokenizer>,
+    /// What the load generator's own process did while the requests were sent (`None` when nothing was sent).
+    pub client_load: Option<crate::model::ClientLoad>,
 }
 
 impl Outcome {
     /// A run that sent nothing: stopped before its first send, or failed to (`failure`).
     fn nothing_sent(failure: Option<String>) -> Self {
-        Self { stream_options_rejected: false, opened_ahead: None, failure, prompt_tokenizer: None }
+        Self { stream_options_rejected: false, opened_ahead: None, failure, prompt_tokenizer: None, client_load: None }
     }
 }
 
@@ -173,6 +175,7 @@ pub async fn execute(run: Execution, sink: &mut impl BatchSink) -> Outcome {
     let limit = plan.duration_ms.map(Duration::from_millis);
     let pacing = Pacing { mode: plan.mode, limit, seed, replay, shape: plan.shape.clone(), precise: true };
     let think = move |job| thinking.think_before(job);
+    let watch = super::ClientWatch::start();
     let driver = tokio::spawn(drive(plan.sessions(), pacing, cancel.clone(), tx, think, executor));
     let mut failure = None;
     let mut batch = Vec::new();
@@ -189,7 +192,14 @@ pub async fn execute(run: Execution, sink: &mut impl BatchSink) -> Outcome {
     if driver.await.is_err() {
         failure.get_or_insert_with(|| "the load driver stopped unexpectedly".to_string());
     }
-    Outcome { stream_options_rejected: rejected.load(Ordering::Relaxed), opened_ahead, failure, prompt_tokenizer }
+    let client_load = watch.finish().await;
+    Outcome {
+        stream_options_rejected: rejected.load(Ordering::Relaxed),
+        opened_ahead,
+        failure,
+        prompt_tokenizer,
+        client_load,
+    }
 }
 
 /// A closed loop on reused connections holds `concurrency` connections all run long, so they are opened before the

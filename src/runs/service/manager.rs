@@ -18,7 +18,7 @@ use crate::model::{
     RunView, WorkspaceId, WorkspaceQuota,
 };
 use crate::outbound::Reach;
-use crate::runs::store::PromptsKept;
+use crate::runs::store::{PromptsKept, RunEnding};
 use crate::secrets::SecretBox;
 use crate::store::Store;
 use crate::targets::{open_target, refuse_unreachable, workspace_reach};
@@ -186,17 +186,14 @@ impl RunManager {
             None => self.jobs.stop_status(&live.driving.cancel).unwrap_or(RunStatus::Completed),
         };
         let finished_at = self.clock.now_ms();
-        let closed = while_reachable(|| {
-            self.store.finish_run(
-                run.id,
-                status,
-                outcome.failure.as_deref(),
-                outcome.stream_options_rejected,
-                outcome.opened_ahead,
-                finished_at,
-            )
-        })
-        .await;
+        let ending = RunEnding {
+            status,
+            failure: outcome.failure,
+            stream_options_rejected: outcome.stream_options_rejected,
+            opened_ahead: outcome.opened_ahead,
+            client_load: outcome.client_load,
+        };
+        let closed = while_reachable(|| self.store.finish_run(run.id, &ending, finished_at)).await;
         if let Err(e) = closed {
             tracing::error!(run = %run.id, error = %e, "closing the run failed");
         }

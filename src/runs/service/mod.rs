@@ -1,10 +1,12 @@
 //! A run's service: from a plan and a stored connector to measured, stored iterations with live progress; the
 //! single measured call behind `runBenchmarkOnce`; what each job sends (`requests`: a prompt of the plan or a
-//! workload's request); the iterations of a run without a database, spilled to disk.
+//! workload's request); the iterations of a run without a database, spilled to disk; the load generator's own
+//! process watched while a run sends (`client_load`).
 //! (A/B tests and sweeps, which drive runs or measure like them, are managed beside their features: `speclab`
 //! and `capacity`.)
 
 mod arrivals;
+mod client_load;
 mod driver;
 mod execute;
 mod manager;
@@ -13,6 +15,7 @@ mod report_views;
 mod requests;
 mod spill;
 
+pub use client_load::ClientWatch;
 pub use driver::{drive, Finished, Pacing};
 pub use execute::{execute, seed_from, BatchSink, Execution, Outcome, SinkError};
 pub use manager::RunManager;
