@@ -70,7 +70,10 @@ test("each export button downloads its file, typed, made in the browser", async 
   expect(json.file.suggestedFilename()).toMatch(/^latency-report-exports-of-3-\d{4}-\d{2}-\d{2}\.json$/);
   expect(json.text.startsWith('{\n  "report": {')).toBe(true);
   const snapshot = JSON.parse(json.text);
-  expect(Object.keys(snapshot)).toEqual(["report", "agent", "connector", "stats", "results", "honesty"]);
+  expect(Object.keys(snapshot)).toEqual(["report", "validity", "agent", "connector", "stats", "results", "honesty"]);
+  // The verdict the page shows first is the file's too.
+  const shown = (await page.locator("#verdict").getAttribute("class"))!.includes("invalid") ? "invalid" : "valid";
+  expect(snapshot.validity.verdict).toBe(shown);
   expect(snapshot.report.id).toBe(runId);
   expect(snapshot.results).toHaveLength(3);
 
@@ -102,6 +105,8 @@ test("each export button downloads its file, typed, made in the browser", async 
   expect(external).toEqual([]);
   expect(await viewer.locator("script").count()).toBe(0);
   await expect(viewer.locator("#run-title")).toHaveText("Exports of 3");
+  // The verdict first, under the title, as on the page.
+  await expect(viewer.locator(".run-header + #verdict")).toHaveClass(new RegExp(`\\b${shown}\\b`));
   await expect(viewer.locator("svg.scatter")).toBeVisible();
   await expect(viewer.locator("#stats .stat-card").first()).toBeVisible();
   await expect(viewer.locator("#server")).toContainText("did not record its server");

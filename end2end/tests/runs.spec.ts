@@ -60,7 +60,8 @@ test("a run of 10 iterations at concurrency 2 against the demo connector ends in
 
   // The verdict comes first, right under the run's header: valid, every check behind it one click away.
   const verdict = page.locator("#verdict");
-  await expect(verdict).toHaveClass(/\bvalid\b/);
+  await expect(verdict).toBeVisible();
+  await expect(verdict, `the verdict:\n${await verdict.innerText()}`).toHaveClass(/\bvalid\b/);
   await expect(verdict.locator("h3")).toHaveText("Valid: the run measured what it asked");
   await expect(verdict.locator("li[data-check='samples']")).toContainText("samples passed: 10 successful request(s)");
   await expect(verdict.locator("li[data-check='steady state']")).toContainText("in flight for");

@@ -22,4 +22,4 @@ pub use fair_share::pick_fairly;
 pub use history_checks::{change_point_settings, measured_history};
 pub use plan::{guard_plan, GUARD_TEMPERATURE};
 pub use pool::{measured_key, pool_state, pooled_figures, PoolState};
-pub use validity::judge_validity;
+pub use validity::{heeded, judge_validity};

@@ -2,9 +2,10 @@
 //! request failed, with more errors than the schedule allows, with fewer successful requests than its tests need,
 //! or (open loop) whose load generator missed the rate or sent late, is inconclusive — its figures would describe
 //! the failure or another load, not the endpoint's speed. The first reason found is the one given, in that order.
+//! Then the run's own verdict, as far as Guard heeds it (`heeded`): a busy load generator or an unasked cache.
 
 use crate::guard::model::{InvalidRun, Validity};
-use crate::model::{IterationRecord, LoadMode};
+use crate::model::{CheckKind, IterationRecord, LoadMode, RunValidity};
 use crate::stats::{pacing, MIN_ACHIEVED_SHARE};
 
 /// `Ok` when `records` (every iteration of a completed run sent with `load`) may be judged under `validity`.
@@ -33,6 +34,18 @@ pub fn judge_validity(load: &LoadMode, records: &[IterationRecord], validity: &V
         }
     }
     Ok(())
+}
+
+/// The run's own verdict (`runs::report::judge_run`), as far as Guard heeds it: a load generator with no CPU to
+/// spare puts its own delays in every figure, and a cache the run did not ask for hides the prefill a regression
+/// would slow, so either makes the comparison meaningless. Its samples, errors and schedule Guard judges above by
+/// the schedule's own bounds; its steady state is a short schedule's nature; a wake-up late by the verdict's bound
+/// (20 ms at p99) is small beside the shifts Guard's tests look for, and the run's report shows it.
+pub fn heeded(verdict: &RunValidity) -> Result<(), InvalidRun> {
+    match verdict.reasons().find(|c| matches!(c.check, CheckKind::ClientCpu | CheckKind::Cache)) {
+        Some(check) => Err(InvalidRun::Untrustworthy { check: check.check, says: check.says.clone() }),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]
@@ -119,5 +132,29 @@ mod tests {
             judge_validity(&CLOSED, &records, &strict),
             Err(InvalidRun::TooFewSamples { successful: 3, needed: 4 })
         );
+    }
+
+    #[test]
+    fn of_the_runs_own_verdict_a_busy_client_and_an_unasked_cache_make_it_inconclusive() {
+        use crate::model::{CheckOutcome, ValidityCheck};
+        let check = |check, outcome| ValidityCheck { check, outcome, says: format!("{check:?}"), change: None };
+        let verdict = |failed: &[CheckKind]| {
+            let mut checks: Vec<ValidityCheck> = failed.iter().map(|&c| check(c, CheckOutcome::Failed)).collect();
+            checks.push(check(CheckKind::Errors, CheckOutcome::Passed));
+            RunValidity::of(checks)
+        };
+        let untrustworthy = |check| Err(InvalidRun::Untrustworthy { check, says: format!("{check:?}") });
+        type Case = (&'static str, Vec<CheckKind>, Result<(), InvalidRun>);
+        let cases: Vec<Case> = vec![
+            ("a valid run", vec![], Ok(())),
+            ("a busy client", vec![CheckKind::ClientCpu], untrustworthy(CheckKind::ClientCpu)),
+            ("an unasked cache", vec![CheckKind::Cache], untrustworthy(CheckKind::Cache)),
+            ("the schedule's own bounds judge samples", vec![CheckKind::Samples, CheckKind::SteadyState], Ok(())),
+            ("a late wake-up is shown, not heeded", vec![CheckKind::ClientTiming], Ok(())),
+            ("the first heeded reason", vec![CheckKind::Cache, CheckKind::ClientCpu], untrustworthy(CheckKind::Cache)),
+        ];
+        for (name, failed, expected) in cases {
+            assert_eq!(heeded(&verdict(&failed)), expected, "{name}");
+        }
     }
 }

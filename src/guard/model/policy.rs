@@ -188,6 +188,14 @@ pub enum InvalidRun {
         /// The schedule's limit, ms.
         limit_ms: f64,
     },
+    /// The run's own verdict failed a check that makes any comparison meaningless: its load generator had no CPU
+    /// to spare, or requests meant to share nothing found their prompts in the server's cache.
+    Untrustworthy {
+        /// The check.
+        check: crate::model::CheckKind,
+        /// What it found.
+        says: String,
+    },
 }
 
 impl InvalidRun {
@@ -211,6 +219,9 @@ impl InvalidRun {
                 "requests went out {lag_p95_ms:.0} ms late at p95, beyond the {} ms limit: not the load planned",
                 crate::model::trim_number(*limit_ms)
             ),
+            Self::Untrustworthy { check, says } => {
+                format!("the run's figures are invalid ({}): {says}", check.as_str())
+            }
         }
     }
 }

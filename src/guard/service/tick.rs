@@ -17,8 +17,8 @@ use super::observed::observe_run;
 use super::schedule_page::HISTORY;
 use crate::clock::Clock;
 use crate::guard::judge::{
-    decide_run, guard_plan, judge_validity, measured_history, measured_key, pick_fairly, plan_alerts, pool_state,
-    send_order_lag1, Channels, Finished, PoolState, Standing,
+    decide_run, guard_plan, heeded, judge_validity, measured_history, measured_key, pick_fairly, plan_alerts,
+    pool_state, send_order_lag1, Channels, Finished, PoolState, Standing,
 };
 use crate::guard::model::{
     BaselineSource, EvaluationEnd, GuardSummary, InvalidRun, Notice, Op, PastEvaluation, Schedule, ScheduleOutcome,
@@ -468,7 +468,8 @@ impl Guard {
             return EvaluationEnd::Inconclusive { run: run.id, reason, observed: Some(observed) };
         }
         let validity = Validity { min_samples: schedule.input.samples_needed(), ..schedule.input.policy.validity() };
-        if let Err(reason) = judge_validity(&run.plan.mode, &records, &validity) {
+        let verdict = crate::runs::report::judge_run(&run, &records, &crate::stats::summarize(&records));
+        if let Err(reason) = judge_validity(&run.plan.mode, &records, &validity).and_then(|()| heeded(&verdict)) {
             return EvaluationEnd::Inconclusive { run: run.id, reason, observed: Some(observed) };
         }
         let (totals, summary) = observed;
