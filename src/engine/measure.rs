@@ -9,8 +9,8 @@ use super::connection_test::HttpClient;
 use super::request::{ChatRequest, RequestTarget};
 use super::sse::SseDecoder;
 use crate::model::{
-    ChunkMark, ConnectionPolicy, EngineTimings, ErrorClass, IterationError, Measurement, RetriedAttempt, RetryCause,
-    ServerTiming, Timeline, TokenSource,
+    AnsweredBy, ChunkMark, ConnectionPolicy, EngineTimings, ErrorClass, IterationError, Measurement, RetriedAttempt,
+    RetryCause, ServerTiming, Timeline, TokenSource,
 };
 
 /// Characters per token for estimates when the server reports no usage.
@@ -145,6 +145,10 @@ struct Recorder {
     lost_to_keep_alive_race: bool,
     /// The answer's text so far, when the request asked to keep it.
     answer: Option<String>,
+    /// What the reply said of what answered it (read from its headers and its first chunk).
+    answered_by: AnsweredBy,
+    /// The first chunk's `model` and `system_fingerprint` were read (or there was none to read).
+    identity_read: bool,
 }
 
 impl Recorder {
@@ -165,6 +169,25 @@ impl Recorder {
             retry_after_ms: None,
             lost_to_keep_alive_race: false,
             answer: keep_answer.then(String::new),
+            answered_by: AnsweredBy::default(),
+            identity_read: false,
+        }
+    }
+
+    /// Reads `model` and `system_fingerprint` from the first chunk (or the whole body): a second, small parse
+    /// of one event per request, so the chunks' own parse allocates nothing for them.
+    fn read_identity(&mut self, json: &[u8]) {
+        #[derive(serde::Deserialize)]
+        struct Identity {
+            #[serde(default)]
+            model: Option<String>,
+            #[serde(default)]
+            system_fingerprint: Option<String>,
+        }
+        self.identity_read = true;
+        if let Ok(identity) = serde_json::from_slice::<Identity>(json) {
+            self.answered_by.model = identity.model.as_deref().and_then(AnsweredBy::kept);
+            self.answered_by.system_fingerprint = identity.system_fingerprint.as_deref().and_then(AnsweredBy::kept);
         }
     }
 
@@ -232,6 +255,7 @@ impl Recorder {
             engine_timings: self.engine_timings,
             retry_after_ms: self.retry_after_ms,
             retried: vec![],
+            answered_by: self.answered_by,
             answer: self.answer,
         }
     }
@@ -267,6 +291,8 @@ async fn exchange(client: &reqwest::Client, call: &Call<'_>, recorder: &mut Reco
         .get("x-sim-received-us")
         .and_then(|v| v.to_str().ok()?.parse().ok())
         .map(|received_us| ServerTiming { received_us, first_output_sent_us: None });
+    recorder.answered_by.server =
+        response.headers().get(reqwest::header::SERVER).and_then(|v| v.to_str().ok()).and_then(AnsweredBy::kept);
     let status = response.status().as_u16();
     recorder.status = Some(status);
     recorder.retry_after_ms = retry_after_ms(response.headers());
@@ -345,6 +371,7 @@ fn read_completion(body: &[u8], recorder: &mut Recorder) {
     if let Some(error) = completion.error.filter(|e| !e.is_null()) {
         return recorder.fail(ErrorClass::StreamError, error.to_string());
     }
+    recorder.read_identity(body);
     recorder.usage = completion.usage;
     recorder.engine_timings = completion.timings.as_ref().and_then(EngineTimings::from_llama_cpp);
     if let Some(choice) = completion.choices.into_iter().next() {
@@ -375,6 +402,9 @@ async fn read_stream(response: &mut reqwest::Response, recorder: &mut Recorder) 
             return recorder.fail(ErrorClass::Malformed, e.to_string());
         }
         for event in &events {
+            if !recorder.identity_read && event.event.is_none() {
+                recorder.read_identity(event.data.as_bytes());
+            }
             if !apply(recorder, at, interpret(event)) {
                 return;
             }

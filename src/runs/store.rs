@@ -6,8 +6,8 @@ use sqlx::any::AnyRow;
 use sqlx::Row;
 
 use crate::model::{
-    ClientLoad, Connector, ConnectorId, IterationRecord, Measurement, OpenedAhead, PromptTokenizer, RunId, RunPlan,
-    RunStatus, RunView, ServerMetrics, TokenSource, WorkspaceId, WorkspaceQuota,
+    ClientLoad, Connector, ConnectorId, Fingerprint, IterationRecord, Measurement, OpenedAhead, PromptTokenizer, RunId,
+    RunPlan, RunStatus, RunView, ServerMetrics, TokenSource, WorkspaceId, WorkspaceQuota,
 };
 use crate::runs::report::{page_count, IterationPage, ReportSnapshot, SortKey, TableQuery};
 use crate::stats::RunSummary;
@@ -21,8 +21,8 @@ const ITERATION_COLUMNS: &str = "seq, prompt_index, iteration, warmup, ttft_ms, 
      cached_tokens";
 
 const RUN_COLUMNS: &str = "id, title, plan, base_url, model, input_price_per_mtok, output_price_per_mtok, status, \
-     total_requests, stream_options_rejected, opened_ahead, prompt_tokenizer, client_load, failure, created_at, \
-     finished_at";
+     total_requests, stream_options_rejected, opened_ahead, prompt_tokenizer, client_load, fingerprint, \
+     failure, created_at, finished_at";
 
 /// How a run ended: what `finish_run` keeps of it.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,6 +37,8 @@ pub struct RunEnding {
     pub opened_ahead: Option<OpenedAhead>,
     /// What the load generator's process did while the run sent.
     pub client_load: Option<ClientLoad>,
+    /// What answered its requests.
+    pub fingerprint: Option<Fingerprint>,
 }
 
 impl Store {
@@ -174,15 +176,17 @@ impl Store {
     pub async fn finish_run(&self, run: RunId, ending: &RunEnding, now_ms: i64) -> Result<(), StoreError> {
         let opened_ahead = ending.opened_ahead.as_ref().map(to_json).transpose()?;
         let client_load = ending.client_load.as_ref().map(to_json).transpose()?;
+        let fingerprint = ending.fingerprint.as_ref().map(to_json).transpose()?;
         sqlx::query(
             "UPDATE runs SET status = $1, failure = $2, stream_options_rejected = $3, opened_ahead = $4, \
-             client_load = $5, finished_at = $6 WHERE id = $7 AND status = 'running'",
+             client_load = $5, fingerprint = $6, finished_at = $7 WHERE id = $8 AND status = 'running'",
         )
         .bind(ending.status.as_str())
         .bind(ending.failure.as_deref())
         .bind(bool_to_db(ending.stream_options_rejected))
         .bind(opened_ahead)
         .bind(client_load)
+        .bind(fingerprint)
         .bind(now_ms)
         .bind(run.to_string())
         .execute(&self.pool)
@@ -499,6 +503,7 @@ fn run_from_row(row: &AnyRow) -> Result<RunView, StoreError> {
             .map(from_json)
             .transpose()?,
         client_load: row.try_get::<Option<String>, _>("client_load")?.as_deref().map(from_json).transpose()?,
+        fingerprint: row.try_get::<Option<String>, _>("fingerprint")?.as_deref().map(from_json).transpose()?,
         failure: row.try_get("failure")?,
         created_at_ms: row.try_get("created_at")?,
         finished_at_ms: row.try_get("finished_at")?,

@@ -421,10 +421,14 @@ async fn share_links_belong_to_one_report_of_one_workspace(db: &TestDb) {
         wake_lag_p99_ms: 1.5,
         wake_lag_max_ms: 12.25,
     };
+    let mut fingerprint = latency_guard::model::Fingerprint::default();
+    fingerprint
+        .add(&latency_guard::model::AnsweredBy { model: Some("gpt-4o-mini-2024-07-18".into()), ..Default::default() });
     let ending = RunEnding {
         stream_options_rejected: true,
         opened_ahead: Some(opened),
         client_load: Some(client_load.clone()),
+        fingerprint: Some(fingerprint.clone()),
         ..completed()
     };
     store.finish_run(run, &ending, 40).await.unwrap();
@@ -433,6 +437,7 @@ async fn share_links_belong_to_one_report_of_one_workspace(db: &TestDb) {
         (ended.opened_ahead, ended.stream_options_rejected, ended.finished_at_ms, ended.client_load),
         (Some(opened), true, Some(40), Some(client_load))
     );
+    assert_eq!(ended.fingerprint, Some(fingerprint), "what answered is kept with the run");
     store.share_report(ws, run, "h-3", 50).await.unwrap();
     assert!(matches!(store.delete_run(other, run).await, Err(StoreError::NotFound)));
     assert!(store.delete_run(ws, run).await.unwrap());
@@ -727,5 +732,6 @@ fn completed() -> RunEnding {
         stream_options_rejected: false,
         opened_ahead: None,
         client_load: None,
+        fingerprint: None,
     }
 }

@@ -69,6 +69,21 @@ async fn prints_a_summary_writes_the_snapshot_and_passes() {
     let keys: Vec<&str> = snapshot.as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(keys, ["agent", "connector", "honesty", "report", "results", "stats", "validity"]);
     assert_eq!(snapshot["results"].as_array().unwrap().len(), 7);
+    // What answered, in the replies' own words: every one of the 7 named the model and the simulator's build.
+    let answered = snapshot["honesty"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .find(|n| n.starts_with("What answered"));
+    assert_eq!(
+        answered,
+        Some(
+            "What answered: model sim-model (7) in 7 of 7 replies; system_fingerprint latency-guard-sim (7) in 7 of 7 \
+             replies; no reply gave a Server header."
+        ),
+        "{snapshot}"
+    );
     common::assert_report_schema(&snapshot);
     assert!(!snapshot.to_string().contains("sk-cli"), "the snapshot never carries the key");
 }

@@ -56,6 +56,19 @@ async fn sequential_requests_to_a_real_llama_server_show_no_false_errors() {
         }
         reconnects += results.iter().map(|r| r["reconnects"].as_u64().unwrap()).sum::<u64>();
         common::assert_report_schema(&report);
+        // What answered, in its replies' own words, is what the server says of itself at /props.
+        let props: Value = reqwest::get(format!("{}/props", server.base_url.trim_end_matches("/v1")))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let (model, build) = (props["model_alias"].as_str().unwrap(), props["build_info"].as_str().unwrap());
+        let expected = format!(
+            "What answered: model {model} (30) in 30 of 30 replies; system_fingerprint {build} (30) in 30 of 30 \
+             replies; Server header llama.cpp (30) in 30 of 30 replies."
+        );
+        assert!(report["honesty"].to_string().contains(&expected), "{expected}\n{}", report["honesty"]);
     }
     eprintln!("requests re-sent after llama-server closed a kept-alive connection: {reconnects} of 90");
 

@@ -60,6 +60,7 @@ pub fn completed_run(input: RunPlanInput, model: &str) -> RunView {
         prompt_tokenizer: None,
         opened_ahead: None,
         client_load: None,
+        fingerprint: None,
         failure: None,
         created_at_ms: 0,
         finished_at_ms: Some(1),

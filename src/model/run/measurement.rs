@@ -201,6 +201,9 @@ pub struct Measurement {
     /// Earlier attempts of this iteration that were sent again: rate-limited, or lost to a closed connection.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub retried: Vec<RetriedAttempt>,
+    /// What the reply said of what answered it.
+    #[serde(default, skip_serializing_if = "crate::model::AnsweredBy::is_empty")]
+    pub answered_by: crate::model::AnsweredBy,
     /// The answer's text, kept only when the request asked for it (a multi-turn conversation sends it back in its
     /// next turn); never stored.
     #[serde(skip)]
@@ -256,6 +259,7 @@ impl Measurement {
             engine_timings: None,
             retry_after_ms: None,
             retried: vec![],
+            answered_by: crate::model::AnsweredBy::default(),
             answer: None,
         }
     }

@@ -2,6 +2,7 @@
 //! objectives (SLOs), the verdict on a run's figures and the load generator's own load.
 
 pub(in crate::model) mod engine_timings;
+pub(in crate::model) mod fingerprint;
 #[cfg(test)]
 pub(crate) mod fixtures;
 pub(in crate::model) mod iteration;
@@ -16,6 +17,7 @@ pub(in crate::model) mod validity;
 pub(in crate::model) mod view;
 
 pub use engine_timings::{EngineTimingTotals, EngineTimings};
+pub use fingerprint::{AnsweredBy, Fingerprint, Seen, SeenValues};
 pub use iteration::{cost_usd, row_prompt, IterationRecord, ROW_PROMPT_CHARS};
 pub use log_histogram::{LogHistogram, RELATIVE_ACCURACY as ITL_RELATIVE_ACCURACY};
 pub use measurement::{

@@ -61,9 +61,16 @@ pub struct RunView {
     #[serde(default)]
     pub opened_ahead: Option<OpenedAhead>,
     /// What the load generator's own process did while the run sent (none for a run from before this was
-    /// measured, or one that sent nothing).
+    /// measured, or one that sent nothing). Pages show the verdict made of it, so the browser's build neither
+    /// reads nor writes it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(all(feature = "hydrate", not(feature = "ssr")), serde(skip))]
     pub client_load: Option<crate::model::ClientLoad>,
+    /// What answered its requests, over every reply (none for a run from before this was kept, or with no reply).
+    /// Pages show its note, so the browser's build neither reads nor writes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(all(feature = "hydrate", not(feature = "ssr")), serde(skip))]
+    pub fingerprint: Option<crate::model::Fingerprint>,
     /// Why the run failed, if it did.
     pub failure: Option<String>,
     /// Start, unix ms.

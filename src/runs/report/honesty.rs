@@ -42,6 +42,7 @@ pub fn honesty_notes(run: &RunView, results: &[IterationRecord], summary: &RunSu
     notes.extend(connection_notes(run, results));
     notes.extend(load_notes(run, summary));
     notes.extend(server_notes(results));
+    notes.extend(run.fingerprint.as_ref().map(crate::model::Fingerprint::describe));
     notes.extend(status_note(run, results));
     notes
 }

@@ -433,6 +433,12 @@ mod tests {
                 vec![CheckKind::ClientCpu],
             ),
             (
+                "one busy window of eight is a moment",
+                with_client(closed(4), one_busy_moment),
+                records(40, 4, 100.0, 0, 0.0),
+                vec![],
+            ),
+            (
                 "a late event loop",
                 with_client(closed(4), late),
                 records(40, 4, 100.0, 0, 0.0),

@@ -58,12 +58,21 @@ pub struct Outcome {
     pub prompt_tokenizer: Option<crate::model::PromptTokenizer>,
     /// What the load generator's own process did while the requests were sent (`None` when nothing was sent).
     pub client_load: Option<crate::model::ClientLoad>,
+    /// What answered, over every reply (`None` when no reply came).
+    pub fingerprint: Option<crate::model::Fingerprint>,
 }
 
 impl Outcome {
     /// A run that sent nothing: stopped before its first send, or failed to (`failure`).
     fn nothing_sent(failure: Option<String>) -> Self {
-        Self { stream_options_rejected: false, opened_ahead: None, failure, prompt_tokenizer: None, client_load: None }
+        Self {
+            stream_options_rejected: false,
+            opened_ahead: None,
+            failure,
+            prompt_tokenizer: None,
+            client_load: None,
+            fingerprint: None,
+        }
     }
 }
 
@@ -179,7 +188,11 @@ pub async fn execute(run: Execution, sink: &mut impl BatchSink) -> Outcome {
     let driver = tokio::spawn(drive(plan.sessions(), pacing, cancel.clone(), tx, think, executor));
     let mut failure = None;
     let mut batch = Vec::new();
+    let mut fingerprint = crate::model::Fingerprint::default();
     while rx.recv_many(&mut batch, PENDING).await > 0 {
+        for finished in batch.iter().filter(|f| f.measurement.status.is_some()) {
+            fingerprint.add(&finished.measurement.answered_by);
+        }
         let rows =
             batch.drain(..).map(|f| (f.sent.record(&plan, f.job, &f.measurement, prices), f.measurement)).collect();
         if let Err(reason) = sink.accept(rows).await {
@@ -199,6 +212,7 @@ pub async fn execute(run: Execution, sink: &mut impl BatchSink) -> Outcome {
         failure,
         prompt_tokenizer,
         client_load,
+        fingerprint: (fingerprint.replies > 0).then(|| fingerprint.sorted()),
     }
 }
 

@@ -192,6 +192,7 @@ impl RunManager {
             stream_options_rejected: outcome.stream_options_rejected,
             opened_ahead: outcome.opened_ahead,
             client_load: outcome.client_load,
+            fingerprint: outcome.fingerprint,
         };
         let closed = while_reachable(|| self.store.finish_run(run.id, &ending, finished_at)).await;
         if let Err(e) = closed {
