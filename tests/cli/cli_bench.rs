@@ -9,7 +9,9 @@ use serde_json::Value;
 use std::time::Duration;
 
 async fn bench(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
-    common::cli(&[&["bench"], args].concat(), env).await
+    // A busy test machine may make a run's figures invalid (a late event loop): these tests are of other things
+    // (tests/cli/cli_validity.rs is of the verdict).
+    common::cli(&[&["bench", "--allow-invalid"], args].concat(), env).await
 }
 
 #[tokio::test]
@@ -206,7 +208,8 @@ async fn repeats_a_run_and_reports_figures_over_the_repetitions() {
     assert!(stderr.contains("repetition 3/3"), "{stderr}");
     let repetitions: Vec<&str> = stdout.lines().filter(|l| l.starts_with("repetition ")).collect();
     assert_eq!(repetitions.len(), 3, "{stdout}");
-    assert!(repetitions.iter().all(|l| l.contains("failed, valid (")), "each with its verdict: {stdout}");
+    let verdict = |l: &&str| l.contains("failed, valid (") || l.contains("failed, invalid: ");
+    assert!(repetitions.iter().all(verdict), "each with its verdict: {stdout}");
     let line = stdout.lines().find(|l| l.starts_with("ttftP50Ms")).unwrap();
     assert!(line.contains(" to ") && line.contains('%'), "mean, interval and CV: {line}");
     assert!(stdout.contains("note: 3 repetitions."), "{stdout}");

@@ -30,8 +30,20 @@ async fn bench_and_export_talk_to_a_running_server_with_a_token() {
     let out = dir.path().join("remote.json");
     let out_path = out.to_str().unwrap();
 
-    let args =
-        ["bench", "--server", &app.base, "--connector", &connector, "--prompt", "hello", "-n", "4", "--out", out_path];
+    let args = [
+        "bench",
+        "--allow-invalid",
+        "--server",
+        &app.base,
+        "--connector",
+        &connector,
+        "--prompt",
+        "hello",
+        "-n",
+        "4",
+        "--out",
+        out_path,
+    ];
     let (code, stdout, stderr) = cli(&args, &[("LATENCY_GUARD_TOKEN", &token)]).await;
     assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{stderr}");
     assert!(stdout.contains("4 measured (4 ok, 0 failed)"), "{stdout}");
@@ -54,13 +66,13 @@ async fn bench_and_export_talk_to_a_running_server_with_a_token() {
     assert_eq!(csv.lines().count(), 5, "a header and 4 rows: {csv}");
 
     // A second run on the server, gated against the first by its id (read from the server with the token).
-    let gate = [&args[..9], &["--against", &run, "--threshold", "p95_ms:pct_increase>500"]].concat();
+    let gate = [&args[..10], &["--against", &run, "--threshold", "p95_ms:pct_increase>500"]].concat();
     let (code, stdout, stderr) = cli(&gate, &[("LATENCY_GUARD_TOKEN", &token)]).await;
     assert_eq!(code, 0, "the same endpoint passes: {stdout}\n{stderr}");
     assert!(stdout.contains("against        4 baseline / 4 run successful requests"), "{stdout}");
     assert!(stdout.contains("threshold      p95_ms:pct_increase>500 ok: "), "{stdout}");
     let unknown = uuid::Uuid::new_v4().to_string();
-    let gate = [&args[..9], &["--against", &unknown, "--threshold", "p95_ms:pct_increase>5"]].concat();
+    let gate = [&args[..10], &["--against", &unknown, "--threshold", "p95_ms:pct_increase>5"]].concat();
     let (code, _, stderr) = cli(&gate, &[("LATENCY_GUARD_TOKEN", &token)]).await;
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("runs/report"), "an unknown baseline is refused before the run: {stderr}");

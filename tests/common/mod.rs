@@ -337,7 +337,8 @@ pub fn assert_report_schema(value: &serde_json::Value) {
 pub async fn bench_report(args: &[&str]) -> (i32, serde_json::Value, String) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("report.json");
-    let args = [&["bench"], args, &["--out", out.to_str().unwrap()]].concat();
+    // A busy test machine may make a run's figures invalid (a late event loop); tests of other things pass on it.
+    let args = [&["bench", "--allow-invalid"], args, &["--out", out.to_str().unwrap()]].concat();
     let (code, stdout, stderr) = cli(&args, &[]).await;
     let report = serde_json::from_str(&std::fs::read_to_string(&out).unwrap_or_default()).unwrap_or_default();
     (code, report, format!("{stdout}\n{stderr}"))

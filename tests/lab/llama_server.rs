@@ -12,7 +12,20 @@ use serde_json::Value;
 
 async fn bench(base_url: &str, extra: &[&str], out: &std::path::Path) -> (i32, Value, String) {
     let args = [
-        &["bench", "--base-url", base_url, "--model", "tiny", "--prompt", "Say hi", "--max-tokens", "16", "-c", "1"],
+        &[
+            "bench",
+            "--allow-invalid",
+            "--base-url",
+            base_url,
+            "--model",
+            "tiny",
+            "--prompt",
+            "Say hi",
+            "--max-tokens",
+            "16",
+            "-c",
+            "1",
+        ],
         extra,
         &["--out", out.to_str().unwrap()],
     ]
@@ -134,7 +147,18 @@ async fn bench_workload(base_url: &str, workload: &str, extra: &[&str]) -> Value
     let dir = tempfile::tempdir().unwrap();
     let (file, out) = (dir.path().join("workload.toml"), dir.path().join("report.json"));
     std::fs::write(&file, workload).unwrap();
-    let args = ["bench", "--base-url", base_url, "--model", "tiny", "-c", "1", "--workload", file.to_str().unwrap()];
+    let args = [
+        "bench",
+        "--allow-invalid",
+        "--base-url",
+        base_url,
+        "--model",
+        "tiny",
+        "-c",
+        "1",
+        "--workload",
+        file.to_str().unwrap(),
+    ];
     let (code, stdout, stderr) =
         common::cli(&[&args[..], extra, &["--out", out.to_str().unwrap()]].concat(), &[]).await;
     assert_eq!(code, 0, "{stdout}\n{stderr}");
@@ -302,7 +326,17 @@ async fn a_sharegpt_file_skips_rows_with_nothing_to_send_and_asks_the_recorded_a
     let dir = tempfile::tempdir().unwrap();
     let (file, out) = (dir.path().join("sharegpt.json"), dir.path().join("report.json"));
     std::fs::write(&file, serde_json::to_string(&rows).unwrap()).unwrap();
-    let args = ["bench", "--base-url", &server.base_url, "--model", "tiny", "-c", "1", "--recorded-outputs"];
+    let args = [
+        "bench",
+        "--allow-invalid",
+        "--base-url",
+        &server.base_url,
+        "--model",
+        "tiny",
+        "-c",
+        "1",
+        "--recorded-outputs",
+    ];
     let (code, stdout, stderr) =
         common::cli(&[&args[..], &["--dataset", file.to_str().unwrap(), "--out", out.to_str().unwrap()]].concat(), &[])
             .await;

@@ -1,6 +1,7 @@
 //! Guard's types: schedules and their rules, what evaluations record and decide, benchmark sets, a schedule's page
 //! data. Pure and compiled for the browser too; it imports only the kernel's `crate::model`.
 
+mod answered;
 mod baseline_source;
 mod benchmark_set;
 mod cost;
@@ -18,6 +19,7 @@ mod schedule_workload;
 mod states;
 mod window_test;
 
+pub use answered::{Answered, Change};
 pub use baseline_source::{
     BaselineSource, Pool, ReferenceFrom, MAX_ROLLING_EVALUATIONS, MAX_WINDOW_EVALUATIONS, MAX_WINDOW_HOURS,
     MIN_POOLED_EVALUATIONS,

@@ -212,7 +212,8 @@ fn client_cpu(client: Option<&ClientLoad>, bounds: &Bounds) -> ValidityCheck {
         format!("; the process used {:.0} % of its {} CPU(s)", cpu * 100.0, crate::model::trim_number(client.cores))
     });
     let says = format!(
-        "the load generator's {} event-loop worker(s) were busy at least {:.0} % of the time in {} of {} windows of          {} ms (bound: {:.0} % of the windows; {:.0} % busy over the run{cpu})",
+        "the load generator's {} event-loop worker(s) were busy at least {:.0} % of the time in {} of {} windows of \
+         {} ms (bound: {:.0} % of the windows; {:.0} % busy over the run{cpu})",
         client.workers,
         crate::model::SATURATED_SHARE * 100.0,
         client.busy_windows,

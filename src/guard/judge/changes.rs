@@ -1,0 +1,204 @@
+//! What differs between what answered a run and what answered its baseline, as a pure function: the differences
+//! an alert names beside its figures, so that a slowdown comes with its likely cause ("system_fingerprint b100 →
+//! b200", "prefix-cache hit rate 61 % → 4 %", "the server's queue time +180 ms", "prompt marks off → on"). A difference is
+//! named only when it is larger than run-to-run noise would make it.
+
+use crate::guard::model::{Answered, Change};
+use crate::model::{IterationRecord, RunView, Seen, SeenValues, ServerMetrics, SpecOutcome};
+use crate::runs::report::cached_share;
+
+/// A share (cache, hit rate, acceptance) moved by at least this much, absolute (0–1), to be named.
+pub const SHARE_MOVE: f64 = 0.1;
+/// The server's mean queueing moved by at least this many ms, and by [`QUEUE_MOVE_RATIO`] of the baseline's.
+pub const QUEUE_MOVE_MS: f64 = 20.0;
+/// …and by at least this share of the baseline's queueing.
+pub const QUEUE_MOVE_RATIO: f64 = 0.25;
+
+/// The differences between `run` and `baseline`, in the order an alert names them: what answered, then the
+/// marks, the cache, the queue and speculative decoding.
+pub fn changes(baseline: &Answered, run: &Answered) -> Vec<Change> {
+    let mut found = Vec::new();
+    if let (Some(a), Some(b)) = (&baseline.fingerprint, &run.fingerprint) {
+        for (field, from, to) in [
+            ("model", &a.models, &b.models),
+            ("system_fingerprint", &a.system_fingerprints, &b.system_fingerprints),
+            ("Server header", &a.servers, &b.servers),
+        ] {
+            if let (Some(from), Some(to)) = (most_said(from), most_said(to)) {
+                if from != to {
+                    found.push(Change::Answered { field: field.into(), from: from.into(), to: to.into() });
+                }
+            }
+        }
+    }
+    if baseline.prompt_heads != run.prompt_heads {
+        found.push(Change::PromptMarks { from: baseline.prompt_heads, to: run.prompt_heads });
+    }
+    for (name, from, to) in [
+        ("cached prompt share", baseline.cached_share, run.cached_share),
+        ("prefix-cache hit rate", baseline.prefix_hit_rate, run.prefix_hit_rate),
+    ] {
+        found.extend(share_move(name, from, to));
+    }
+    if let (Some(from_ms), Some(to_ms)) = (baseline.queue_mean_ms, run.queue_mean_ms) {
+        let moved = (to_ms - from_ms).abs();
+        if moved >= QUEUE_MOVE_MS && moved >= QUEUE_MOVE_RATIO * from_ms {
+            found.push(Change::QueueTime { from_ms, to_ms });
+        }
+    }
+    found.extend(share_move("acceptance rate", baseline.acceptance_rate, run.acceptance_rate));
+    found
+}
+
+/// What answered `run` (whose iterations are `records`, and whose server's own metrics are `server` when they
+/// were recorded).
+pub fn answered_of(run: &RunView, records: &[IterationRecord], server: Option<&ServerMetrics>) -> Answered {
+    let queue = server.and_then(|s| s.latencies.iter().find(|l| l.label == "queue time"));
+    Answered {
+        fingerprint: run.fingerprint.clone(),
+        cached_share: cached_share(records),
+        prefix_hit_rate: server.and_then(|s| s.prefix_cache.as_ref()).map(|c| c.hit_rate),
+        queue_mean_ms: queue.and_then(|l| l.mean_ms),
+        acceptance_rate: server.and_then(|s| match &s.spec {
+            SpecOutcome::Window(window) => window.acceptance_rate,
+            SpecOutcome::Restarted { .. } | SpecOutcome::NotCounted | SpecOutcome::Unfinished { .. } => None,
+        }),
+        prompt_heads: run.plan.prompt_heads,
+    }
+}
+
+/// The value most replies said (the first seen among equals).
+fn most_said(seen: &SeenValues) -> Option<&str> {
+    let mut best: Option<&Seen> = None;
+    for s in &seen.values {
+        if best.is_none_or(|b| s.replies > b.replies) {
+            best = Some(s);
+        }
+    }
+    best.map(|s| s.value.as_str())
+}
+
+fn share_move(name: &str, from: Option<f64>, to: Option<f64>) -> Option<Change> {
+    let (from, to) = (from?, to?);
+    ((to - from).abs() >= SHARE_MOVE).then(|| Change::Share { name: name.into(), from, to })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{AnsweredBy, Fingerprint, PromptHeads};
+
+    fn answered(fingerprint: &str, server: &str, cached: f64) -> Answered {
+        let mut f = Fingerprint::default();
+        for _ in 0..10 {
+            f.add(&AnsweredBy {
+                model: Some("tiny".into()),
+                system_fingerprint: Some(fingerprint.into()),
+                server: Some(server.into()),
+            });
+        }
+        Answered {
+            fingerprint: Some(f.sorted()),
+            cached_share: Some(cached),
+            prefix_hit_rate: None,
+            queue_mean_ms: None,
+            acceptance_rate: None,
+            prompt_heads: PromptHeads::Unique,
+        }
+    }
+
+    #[test]
+    fn the_table_of_changes() {
+        let base = answered("b100", "llama.cpp", 0.61);
+        let with = |f: fn(&mut Answered)| {
+            let mut a = base.clone();
+            f(&mut a);
+            a
+        };
+        type Case = (&'static str, Answered, Vec<&'static str>);
+        let cases: Vec<Case> = vec![
+            ("the same", base.clone(), vec![]),
+            (
+                "a new build and a cold cache",
+                answered("b200", "llama.cpp", 0.04),
+                vec!["system_fingerprint b100 → b200", "cached prompt share 61 % → 4 %"],
+            ),
+            ("a cache a little colder is noise", answered("b100", "llama.cpp", 0.55), vec![]),
+            ("another engine", answered("b100", "vllm/0.10.0", 0.61), vec!["Server header llama.cpp → vllm/0.10.0"]),
+            ("marks turned on", with(|a| a.prompt_heads = PromptHeads::Off), vec!["prompt marks on → off"]),
+            ("no fingerprint on one side says nothing of it", with(|a| a.fingerprint = None), vec![]),
+        ];
+        for (name, run, expected) in cases {
+            let named: Vec<String> = changes(&base, &run).iter().map(Change::describe).collect();
+            assert_eq!(named, expected, "{name}");
+        }
+    }
+
+    #[test]
+    fn the_servers_own_queue_and_acceptance_are_named_when_they_move_beyond_noise() {
+        let metrics = |queue: f64, acceptance: f64| Answered {
+            queue_mean_ms: Some(queue),
+            acceptance_rate: Some(acceptance),
+            prefix_hit_rate: Some(0.5),
+            ..Answered::default()
+        };
+        let named = |a: Answered, b: Answered| changes(&a, &b).iter().map(Change::describe).collect::<Vec<_>>();
+        assert_eq!(
+            named(metrics(40.0, 0.71), metrics(220.0, 0.42)),
+            ["the server's queue time +180 ms (40 → 220 ms, mean)", "acceptance rate 71 % → 42 %"]
+        );
+        // 15 ms more, or 10 % more of a long queue, is noise.
+        assert!(named(metrics(40.0, 0.71), metrics(55.0, 0.70)).is_empty());
+        assert!(named(metrics(400.0, 0.71), metrics(440.0, 0.71)).is_empty());
+    }
+
+    #[test]
+    fn the_value_most_replies_said_is_compared() {
+        let mut mixed = Fingerprint::default();
+        for (fp, n) in [("b100", 3), ("b200", 7)] {
+            for _ in 0..n {
+                mixed.add(&AnsweredBy { system_fingerprint: Some(fp.into()), ..AnsweredBy::default() });
+            }
+        }
+        assert_eq!(most_said(&mixed.system_fingerprints), Some("b200"));
+        assert_eq!(most_said(&Fingerprint::default().models), None);
+    }
+
+    #[test]
+    fn what_answered_a_run_is_read_from_its_replies_records_and_server() {
+        use crate::model::fixtures::{completed_run, iteration_record, plan_input};
+        use crate::model::{PrefixCacheHits, ServerKind, ServerLatency};
+        let mut run = completed_run(plan_input(&["p"], 64, 1), "tiny");
+        run.fingerprint = Some(answered("b100", "llama.cpp", 0.0).fingerprint.unwrap());
+        let records: Vec<IterationRecord> = (0..4)
+            .map(|i| IterationRecord {
+                tokens_in: Some(100),
+                cached_tokens: Some(25),
+                ..iteration_record(i, Some(10.0), 50.0, false)
+            })
+            .collect();
+        let server = ServerMetrics {
+            kind: ServerKind::Vllm,
+            root: "http://gpu:8000".into(),
+            scrapes: 3,
+            failed_scrapes: 0,
+            samples: vec![],
+            spec: SpecOutcome::NotCounted,
+            latencies: vec![ServerLatency {
+                label: "queue time".into(),
+                series: "vllm:request_queue_time_seconds".into(),
+                requests: 4.0,
+                mean_ms: Some(42.0),
+            }],
+            preemptions: None,
+            prefix_cache: Some(PrefixCacheHits { hit_rate: 0.61, queried_tokens: Some(400.0), source: "Δ".into() }),
+        };
+        let a = answered_of(&run, &records, Some(&server));
+        assert_eq!(
+            (a.cached_share, a.prefix_hit_rate, a.queue_mean_ms, a.acceptance_rate),
+            (Some(0.25), Some(0.61), Some(42.0), None)
+        );
+        assert_eq!(a.fingerprint, run.fingerprint);
+        assert_eq!(answered_of(&run, &records, None).prefix_hit_rate, None);
+    }
+}
