@@ -186,8 +186,8 @@ impl Recorder {
         }
         self.identity_read = true;
         if let Ok(identity) = serde_json::from_slice::<Identity>(json) {
-            self.answered_by.model = identity.model.as_deref().and_then(AnsweredBy::kept);
-            self.answered_by.system_fingerprint = identity.system_fingerprint.as_deref().and_then(AnsweredBy::kept);
+            self.answered_by.model = identity.model.as_deref().map(AnsweredBy::raw);
+            self.answered_by.system_fingerprint = identity.system_fingerprint.as_deref().map(AnsweredBy::raw);
         }
     }
 
@@ -292,7 +292,7 @@ async fn exchange(client: &reqwest::Client, call: &Call<'_>, recorder: &mut Reco
         .and_then(|v| v.to_str().ok()?.parse().ok())
         .map(|received_us| ServerTiming { received_us, first_output_sent_us: None });
     recorder.answered_by.server =
-        response.headers().get(reqwest::header::SERVER).and_then(|v| v.to_str().ok()).and_then(AnsweredBy::kept);
+        response.headers().get(reqwest::header::SERVER).and_then(|v| v.to_str().ok()).map(AnsweredBy::raw);
     let status = response.status().as_u16();
     recorder.status = Some(status);
     recorder.retry_after_ms = retry_after_ms(response.headers());

@@ -8,6 +8,9 @@ use serde::{Deserialize, Serialize};
 
 /// The longest value kept, characters (a reply's word is a name or a hash, not a text).
 pub const IDENTITY_CHARS: usize = 120;
+/// The longest value held as read, before a run scrubs the echoes of its secrets and cuts it to
+/// [`IDENTITY_CHARS`]: scrubbing before the cut means no secret survives as a prefix.
+pub const RAW_IDENTITY_CHARS: usize = 1_024;
 /// Distinct values kept of each field over a run; replies with further values are counted under `others`.
 pub const MAX_DISTINCT: usize = 8;
 
@@ -30,6 +33,11 @@ impl AnsweredBy {
     /// Nothing said.
     pub fn is_empty(&self) -> bool {
         self.model.is_none() && self.system_fingerprint.is_none() && self.server.is_none()
+    }
+
+    /// `value` as read, bounded to [`RAW_IDENTITY_CHARS`] (not yet scrubbed: see [`Fingerprint::cleaned`]).
+    pub fn raw(value: &str) -> String {
+        value.chars().take(RAW_IDENTITY_CHARS).collect()
     }
 
     /// `value` cut to [`IDENTITY_CHARS`], with control characters dropped; `None` when empty.
@@ -120,6 +128,26 @@ impl Fingerprint {
         self
     }
 
+    /// The same with every value passed through `scrub` (a run's secrets' echoes removed), then cut and cleaned
+    /// as [`AnsweredBy::kept`]; replies whose value is left empty are counted under `others`.
+    pub fn cleaned(mut self, scrub: impl Fn(&str) -> String) -> Self {
+        for field in [&mut self.models, &mut self.system_fingerprints, &mut self.servers] {
+            let mut others = field.others;
+            field.values.retain_mut(|seen| match AnsweredBy::kept(&scrub(&seen.value)) {
+                Some(value) => {
+                    seen.value = value;
+                    true
+                }
+                None => {
+                    others += seen.replies;
+                    false
+                }
+            });
+            field.others = others;
+        }
+        self
+    }
+
     /// In words, for the report's notes.
     pub fn describe(&self) -> String {
         let field = |name: &str, seen: &SeenValues| {
@@ -181,5 +209,17 @@ mod tests {
         assert_eq!(AnsweredBy::kept("  vllm/0.10.0\r\n"), Some("vllm/0.10.0".into()));
         assert_eq!(AnsweredBy::kept(&"x".repeat(500)).map(|v| v.len()), Some(IDENTITY_CHARS));
         assert_eq!(AnsweredBy::kept(" \t"), None);
+    }
+
+    #[test]
+    fn what_a_run_keeps_is_scrubbed_before_it_is_cut() {
+        let key = "sk-live-0123456789abcdef";
+        let mut f = Fingerprint::default();
+        let long = format!("{}{key}", "m".repeat(110));
+        f.add(&AnsweredBy { model: Some(AnsweredBy::raw(&long)), server: Some(key.into()), ..AnsweredBy::default() });
+        let f = f.cleaned(|v| v.replace(key, ""));
+        // Cut first, 10 characters of the key would have stayed; scrubbed first, none does.
+        assert_eq!(f.models.values[0].value, "m".repeat(110));
+        assert_eq!((f.servers.values.len(), f.servers.others), (0, 1), "a value scrubbed to nothing is not kept");
     }
 }

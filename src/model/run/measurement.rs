@@ -201,8 +201,9 @@ pub struct Measurement {
     /// Earlier attempts of this iteration that were sent again: rate-limited, or lost to a closed connection.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub retried: Vec<RetriedAttempt>,
-    /// What the reply said of what answered it.
-    #[serde(default, skip_serializing_if = "crate::model::AnsweredBy::is_empty")]
+    /// What the reply said of what answered it, as read (bounded, not yet scrubbed of a secret's echo: the run
+    /// scrubs what it keeps, `Fingerprint::cleaned`); never stored.
+    #[serde(skip)]
     pub answered_by: crate::model::AnsweredBy,
     /// The answer's text, kept only when the request asked for it (a multi-turn conversation sends it back in its
     /// next turn); never stored.

@@ -122,6 +122,8 @@ pub async fn execute(run: Execution, sink: &mut impl BatchSink) -> Outcome {
     let thinking = Arc::clone(&requests);
     let prompt_tokenizer = requests.tokenizer();
     let replay = requests.replay();
+    // Scrubs what the run keeps of its replies' own words (built once, before the target moves into the sends).
+    let redactor = target.redactor();
     let executor = {
         let (plan, rejected, target, model) =
             (Arc::clone(&plan), Arc::clone(&rejected), Arc::new(target), Arc::new(model));
@@ -212,7 +214,8 @@ pub async fn execute(run: Execution, sink: &mut impl BatchSink) -> Outcome {
         failure,
         prompt_tokenizer,
         client_load,
-        fingerprint: (fingerprint.replies > 0).then(|| fingerprint.sorted()),
+        // Once per run, not per reply: an endpoint that echoes the key in `model` or a header leaves it nowhere.
+        fingerprint: (fingerprint.replies > 0).then(|| fingerprint.cleaned(|value| redactor.scrub(value)).sorted()),
     }
 }
 
