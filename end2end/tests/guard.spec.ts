@@ -10,9 +10,11 @@ function loginLink(): string {
   return execFileSync(bin, ["login-link"], { cwd: projectRoot, encoding: "utf8" }).trim().split("\n").pop()!;
 }
 
-/// A simulator whose time to first token is normal(mean, sd) ms; resolves to its base URL.
-async function simulator(ttft: string, started: ChildProcess[]): Promise<string> {
-  const sim = spawn(bin, ["sim", "--port", "0", "--ttft-ms", ttft, "--itl-ms", "0", "--tokens", "4"], {
+/// A simulator whose time to first token is normal(mean, sd) ms and whose replies say `build` answered them;
+/// resolves to its base URL.
+async function simulator(ttft: string, started: ChildProcess[], build = "latency-guard-sim"): Promise<string> {
+  const args = ["sim", "--port", "0", "--ttft-ms", ttft, "--itl-ms", "0", "--tokens", "4", "--system-fingerprint", build];
+  const sim = spawn(bin, args, {
     cwd: projectRoot,
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -25,8 +27,9 @@ test("a slower endpoint raises one alert on Run now, shown in the badge and the 
   test.setTimeout(120_000);
   const sims: ChildProcess[] = [];
   try {
-    const fast = await simulator("normal:20,2", sims);
-    const slow = await simulator("normal:160,8", sims);
+    // The deploy is a new build: the slow simulator's replies say b200, the fast one's b100.
+    const fast = await simulator("normal:20,2", sims, "b100");
+    const slow = await simulator("normal:160,8", sims, "b200");
     await page.goto(loginLink());
     const prompts = ["What is latency?", "Say hi", "Name a colour"];
 
@@ -183,7 +186,25 @@ test("a slower endpoint raises one alert on Run now, shown in the badge and the 
     await expect(alert).toContainText("Checkout p95");
     await expect(alert).toContainText("p95_ms pct_increase +");
     await expect(alert).toContainText("Welch p = ");
+    // It says why: what changed since the baseline, the run's verdict, and where its slowest requests are.
+    await expect(alert.locator(".why .changed")).toHaveText("What changed: system_fingerprint b100 → b200");
+    await expect(alert.locator(".why .validity")).toContainText("The run: ");
+    await expect(alert.locator(".why")).toContainText("Slowest requests: #");
     await page.screenshot({ path: "test-results/guard-feed.png", fullPage: true });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: "test-results/guard-feed-phone.png", fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 900 });
+    // Its link opens the run's table sorted slowest first.
+    await alert.locator("a.slowest").click();
+    await expect(page).toHaveURL(/\/runs\/[^?]+\?sort=total&descending=true#results$/);
+    await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+    await expect(page.locator('button[data-sort="Total"]')).toContainText("▼");
+    const totals = await page.locator("#results tbody tr td:nth-child(5)").allInnerTexts();
+    const ms = totals.map((t) => parseFloat(t.replace(/[^0-9.]/g, "")));
+    expect(ms.length).toBeGreaterThan(1);
+    expect([...ms].sort((a, b) => b - a)).toEqual(ms);
+    await page.goBack();
+    await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
     // Muted for maintenance from the feed: the alert and its schedule's row say until when; Unmute ends it.
     await alert.locator("button.mute").click();
     await expect(alert).toContainText("muted until");

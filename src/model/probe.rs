@@ -242,6 +242,10 @@ pub struct ServerMetrics {
     /// The server's prefix-cache hit rate over the run, when its metrics say it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prefix_cache: Option<PrefixCacheHits>,
+    /// The version or build the server said it runs as the run started (llama.cpp's `build_info`, vLLM's
+    /// `/version`, …), when it says one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
 }
 
 /// The share of prompt tokens the server found in its prefix cache, by its own metrics.

@@ -15,4 +15,4 @@ pub use exposition::{
     Exposition, ExpositionError, Kind, LineError, Sample, MAX_BODY_BYTES, MAX_LINE_BYTES, MAX_SAMPLES,
 };
 pub use recorder::{record_during, SCRAPE_EVERY};
-pub use report::{probe, scrape, FetchFailure, ScrapeError, PROBE_TIMEOUT};
+pub use report::{probe, scrape, server_version, FetchFailure, ScrapeError, PROBE_TIMEOUT};

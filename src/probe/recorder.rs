@@ -1,7 +1,8 @@
 //! Server metrics during a run: `/metrics` is scraped once before the work starts, every second while it runs
 //! and once after, and what came back becomes [`ServerMetrics`]: the load gauges over time and the
-//! speculative-decoding window between the first and the last scrape. Scraping runs beside the work, in a task
-//! of its own, and never stops, delays or fails it: a scrape that fails is counted and skipped.
+//! speculative-decoding window between the first and the last scrape, with the version the server said it runs
+//! (read once, beside the first scrape). Scraping runs beside the work, in a task of its own, and never stops,
+//! delays or fails it: a scrape that fails is counted and skipped.
 
 use std::future::Future;
 use std::time::Duration;
@@ -175,7 +176,7 @@ pub async fn record_during<T>(
         started_at: None,
         latency: None,
     };
-    let first = scrape(client, target).await;
+    let (first, version) = futures::join!(scrape(client, target), super::report::server_version(client, target, kind));
     if let Err(why) = &first {
         tracing::warn!(error = %why, "server metrics unreadable at the start of the run; not recorded");
         return (work.await, None);
@@ -241,6 +242,7 @@ pub async fn record_during<T>(
         latencies: window.latencies,
         preemptions: window.preemptions,
         prefix_cache: window.prefix_cache,
+        version,
     };
     (output, Some(recorded))
 }

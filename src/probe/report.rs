@@ -112,6 +112,29 @@ pub async fn scrape(client: &HttpClient, target: &RequestTarget) -> Result<Expos
     }
 }
 
+/// Where `kind`'s server says its version or build, and the field that holds it.
+fn version_at(kind: ServerKind) -> (&'static str, &'static str) {
+    match kind {
+        ServerKind::LlamaCpp => ("/props", "build_info"),
+        ServerKind::Tgi => ("/info", "version"),
+        ServerKind::Sglang => ("/get_server_info", "version"),
+        ServerKind::Vllm => ("/version", "version"),
+    }
+}
+
+/// The version or build the server behind `target` (a `kind` engine) says it runs, read from the one path that
+/// tells it (through the address policy, bounded like the probe's reads, scrubbed of the target's secrets): what a
+/// run keeps with its server's metrics, so an alert can name a new build. `None` when it does not say.
+pub async fn server_version(http: &HttpClient, target: &RequestTarget, kind: ServerKind) -> Option<String> {
+    let client = http.for_target(target).ok()?;
+    let headers = target.header_map().unwrap_or_default();
+    let (path, field) = version_at(kind);
+    let url = format!("{}{path}", target.base_url.server_root());
+    let Fetched::Body(body, _) = fetch(client, url, &headers, JSON_LIMIT).await else { return None };
+    let value: Value = serde_json::from_str(&body).ok()?;
+    text(value.get(field)).map(|v| target.redactor().scrub_and_clip(&v, 120))
+}
+
 /// Probes the server behind `target`.
 pub async fn probe(http: &HttpClient, target: &RequestTarget) -> ProbeReport {
     let client = http;

@@ -56,6 +56,10 @@ pub struct SimArgs {
     /// Serve no /tokenize and /detokenize, as a hosted provider does not.
     #[arg(long)]
     pub no_tokenize: bool,
+    /// The `system_fingerprint` every reply carries: a build, as engines report theirs (a new one between two
+    /// runs is what a deployment looks like to a client).
+    #[arg(long, default_value = super::config::DEFAULT_SYSTEM_FINGERPRINT)]
+    pub system_fingerprint: String,
     /// Threads serving requests, each with its own listener on the port and its own timer. Each timer spins for the
     /// last 1.5 ms before its deadlines, so a busy worker keeps a core busy: more workers hold more streams on time
     /// on a machine with cores to spare, and take them from whatever else runs there (a client measuring it).
@@ -95,6 +99,7 @@ impl SimArgs {
             prefill_per_token: std::time::Duration::from_secs_f64(self.prefill_us_per_token / 1e6),
             prefix_cache_blocks: usize::try_from(self.prefix_cache_blocks).unwrap_or(usize::MAX),
             tokenize: !self.no_tokenize,
+            system_fingerprint: self.system_fingerprint.clone(),
         })
     }
 }

@@ -234,7 +234,7 @@ async fn complete(mut plan: Plan) -> Response {
         "object": "chat.completion",
         "created": unix_micros() / 1_000_000,
         "model": plan.model,
-        "system_fingerprint": "latency-guard-sim",
+        "system_fingerprint": plan.config.system_fingerprint,
         "choices": [{"index": 0, "message": message, "logprobs": null, "finish_reason": plan.finish_reason()}],
         "usage": plan.usage(plan.reasoning_tokens + plan.output_tokens),
     }))

@@ -197,7 +197,12 @@ pub struct SimConfig {
     pub prefix_cache_blocks: usize,
     /// Serve `/tokenize` and `/detokenize` (off: a server without them, as hosted providers are).
     pub tokenize: bool,
+    /// Every reply's `system_fingerprint`: the build it says answered, as OpenAI and engines report theirs.
+    pub system_fingerprint: String,
 }
+
+/// What the simulator's replies say answered them unless told otherwise.
+pub const DEFAULT_SYSTEM_FINGERPRINT: &str = "latency-guard-sim";
 
 impl Default for SimConfig {
     fn default() -> Self {
@@ -216,6 +221,7 @@ impl Default for SimConfig {
             prefill_per_token: Duration::ZERO,
             prefix_cache_blocks: 4_096,
             tokenize: true,
+            system_fingerprint: DEFAULT_SYSTEM_FINGERPRINT.to_string(),
         }
     }
 }

@@ -42,7 +42,7 @@ impl State {
             "object": "chat.completion.chunk",
             "created": unix_micros() / 1_000_000,
             "model": self.plan.model,
-            "system_fingerprint": "latency-guard-sim",
+            "system_fingerprint": self.plan.config.system_fingerprint,
             "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish_reason}],
         });
         if self.include_usage || self.plan.config.usage == UsageMode::Continuous {

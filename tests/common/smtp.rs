@@ -36,3 +36,24 @@ pub async fn next_message(lines: &mut Received) -> Value {
         tokio::time::timeout(std::time::Duration::from_secs(10), lines.next_line()).await.unwrap().unwrap().unwrap();
     serde_json::from_str(&line).unwrap()
 }
+
+/// A message's text as a reader sees it: quoted-printable decoded (soft line breaks joined, `=XX` bytes restored).
+pub fn readable(content: &str) -> String {
+    let joined = content.replace("=\r\n", "").replace("=\n", "");
+    let (bytes, mut out) = (joined.as_bytes(), Vec::with_capacity(joined.len()));
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok());
+        match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
+            (b'=', Some(byte)) => {
+                out.push(byte);
+                i += 3;
+            }
+            (byte, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}

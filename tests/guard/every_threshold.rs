@@ -116,7 +116,7 @@ async fn drafting_server() -> DraftingServer {
 }
 
 /// A webhook receiver on loopback: its URL and every body it accepted.
-async fn receiver() -> (String, Arc<Mutex<Vec<Value>>>) {
+pub(crate) async fn receiver() -> (String, Arc<Mutex<Vec<Value>>>) {
     let seen: Arc<Mutex<Vec<Value>>> = Arc::default();
     let store = seen.clone();
     let app = axum::Router::new().route(

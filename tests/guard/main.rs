@@ -25,3 +25,4 @@ mod receivers;
 mod service_metrics;
 mod streamed_schedules;
 mod webhooks;
+mod what_changed;

@@ -3,8 +3,8 @@
 //! b200", "prefix-cache hit rate 61 % → 4 %", "the server's queue time +180 ms", "prompt marks off → on"). A difference is
 //! named only when it is larger than run-to-run noise would make it.
 
-use crate::guard::model::{Answered, Change};
-use crate::model::{IterationRecord, RunView, Seen, SeenValues, ServerMetrics, SpecOutcome};
+use crate::guard::model::{AlertContext, Answered, Change, SlowRequest};
+use crate::model::{IterationRecord, RunValidity, RunView, Seen, SeenValues, ServerMetrics, SpecOutcome};
 use crate::runs::report::cached_share;
 
 /// A share (cache, hit rate, acceptance) moved by at least this much, absolute (0–1), to be named.
@@ -14,8 +14,8 @@ pub const QUEUE_MOVE_MS: f64 = 20.0;
 /// …and by at least this share of the baseline's queueing.
 pub const QUEUE_MOVE_RATIO: f64 = 0.25;
 
-/// The differences between `run` and `baseline`, in the order an alert names them: what answered, then the
-/// marks, the cache, the queue and speculative decoding.
+/// The differences between `run` and `baseline`, in the order an alert names them: what answered (the replies'
+/// own word, then the engine's version as its server says it), then the marks, the cache, the queue and speculative decoding.
 pub fn changes(baseline: &Answered, run: &Answered) -> Vec<Change> {
     let mut found = Vec::new();
     if let (Some(a), Some(b)) = (&baseline.fingerprint, &run.fingerprint) {
@@ -29,6 +29,11 @@ pub fn changes(baseline: &Answered, run: &Answered) -> Vec<Change> {
                     found.push(Change::Answered { field: field.into(), from: from.into(), to: to.into() });
                 }
             }
+        }
+    }
+    if let (Some(from), Some(to)) = (&baseline.engine, &run.engine) {
+        if from != to {
+            found.push(Change::Answered { field: "engine".into(), from: from.clone(), to: to.clone() });
         }
     }
     if baseline.prompt_heads != run.prompt_heads {
@@ -50,12 +55,34 @@ pub fn changes(baseline: &Answered, run: &Answered) -> Vec<Change> {
     found
 }
 
+/// The slowest requests an alert lists.
+pub const SLOWEST_LISTED: usize = 3;
+
+/// What an alert about a breaching run says of why: what differs from its baseline's `baseline`, the run's verdict,
+/// and its slowest successful requests (`records`, warm-ups aside).
+pub fn alert_context(
+    baseline: &Answered,
+    run: &Answered,
+    validity: &RunValidity,
+    records: &[IterationRecord],
+) -> AlertContext {
+    let mut measured: Vec<&IterationRecord> = records.iter().filter(|r| r.error.is_none() && !r.warmup).collect();
+    measured.sort_by(|a, b| b.total_ms.total_cmp(&a.total_ms).then(a.seq.cmp(&b.seq)));
+    let slowest = measured
+        .into_iter()
+        .take(SLOWEST_LISTED)
+        .map(|r| SlowRequest { seq: r.seq, total_ms: r.total_ms, ttft_ms: r.ttft_ms })
+        .collect();
+    AlertContext { changes: changes(baseline, run), verdict: validity.verdict, validity: validity.headline(), slowest }
+}
+
 /// What answered `run` (whose iterations are `records`, and whose server's own metrics are `server` when they
 /// were recorded).
 pub fn answered_of(run: &RunView, records: &[IterationRecord], server: Option<&ServerMetrics>) -> Answered {
     let queue = server.and_then(|s| s.latencies.iter().find(|l| l.label == "queue time"));
     Answered {
         fingerprint: run.fingerprint.clone(),
+        engine: server.and_then(|s| s.version.as_ref().map(|v| format!("{} {v}", s.kind.label()))),
         cached_share: cached_share(records),
         prefix_hit_rate: server.and_then(|s| s.prefix_cache.as_ref()).map(|c| c.hit_rate),
         queue_mean_ms: queue.and_then(|l| l.mean_ms),
@@ -99,6 +126,7 @@ mod tests {
         }
         Answered {
             fingerprint: Some(f.sorted()),
+            engine: None,
             cached_share: Some(cached),
             prefix_hit_rate: None,
             queue_mean_ms: None,
@@ -126,12 +154,20 @@ mod tests {
             ("a cache a little colder is noise", answered("b100", "llama.cpp", 0.55), vec![]),
             ("another engine", answered("b100", "vllm/0.10.0", 0.61), vec!["Server header llama.cpp → vllm/0.10.0"]),
             ("marks turned on", with(|a| a.prompt_heads = PromptHeads::Off), vec!["prompt marks on → off"]),
+            (
+                "an engine version said on one side only says nothing of it",
+                with(|a| a.engine = Some("vLLM 0.10.0".into())),
+                vec![],
+            ),
             ("no fingerprint on one side says nothing of it", with(|a| a.fingerprint = None), vec![]),
         ];
         for (name, run, expected) in cases {
             let named: Vec<String> = changes(&base, &run).iter().map(Change::describe).collect();
             assert_eq!(named, expected, "{name}");
         }
+        let on = |version: &str| Answered { engine: Some(format!("vLLM {version}")), ..base.clone() };
+        let upgraded: Vec<String> = changes(&on("0.9.2"), &on("0.10.0")).iter().map(Change::describe).collect();
+        assert_eq!(upgraded, ["engine vLLM 0.9.2 → vLLM 0.10.0"], "the engine's version, as its server says it");
     }
 
     #[test]
@@ -150,6 +186,47 @@ mod tests {
         // 15 ms more, or 10 % more of a long queue, is noise.
         assert!(named(metrics(40.0, 0.71), metrics(55.0, 0.70)).is_empty());
         assert!(named(metrics(400.0, 0.71), metrics(440.0, 0.71)).is_empty());
+    }
+
+    #[test]
+    fn an_alerts_context_lists_the_slowest_measured_requests_and_the_verdict() {
+        use crate::model::fixtures::iteration_record;
+        use crate::model::{CheckKind, CheckOutcome, ValidityCheck};
+        let mut records: Vec<IterationRecord> = [40.0, 900.0, 55.0, 700.0, 800.0]
+            .iter()
+            .enumerate()
+            .map(|(i, &t)| iteration_record(i as u64, None, t, false))
+            .collect();
+        records[1].warmup = true;
+        records.push(IterationRecord { error: Some("503".into()), ..iteration_record(5, None, 5_000.0, false) });
+        let failed = ValidityCheck {
+            check: CheckKind::ClientTiming,
+            outcome: CheckOutcome::Failed,
+            says: "late".into(),
+            change: Some("fewer".into()),
+        };
+        let context = alert_context(
+            &answered("b100", "sim", 0.8),
+            &answered("b200", "sim", 0.0),
+            &RunValidity::of(vec![failed]),
+            &records,
+        );
+        let seqs: Vec<u64> = context.slowest.iter().map(|r| r.seq).collect();
+        assert_eq!(seqs, [4, 3, 2], "the warm-up and the failure are not what the figures measured");
+        assert_eq!(context.slowest_line().unwrap(), "Slowest requests: #4 800 ms, #3 700 ms, #2 55 ms");
+        assert_eq!(
+            context.changed_line(),
+            "What changed: system_fingerprint b100 → b200; cached prompt share 80 % → 0 %"
+        );
+        assert!(
+            context.validity_line().starts_with("The run: invalid: client timing — "),
+            "{}",
+            context.validity_line()
+        );
+        let calm =
+            alert_context(&answered("b100", "sim", 0.8), &answered("b100", "sim", 0.8), &RunValidity::of(vec![]), &[]);
+        assert!(calm.changed_line().starts_with("What changed: nothing Guard reads"), "{}", calm.changed_line());
+        assert_eq!((calm.validity_line().as_str(), calm.slowest_line()), ("The run: valid (0 checks passed)", None));
     }
 
     #[test]
@@ -192,12 +269,14 @@ mod tests {
             }],
             preemptions: None,
             prefix_cache: Some(PrefixCacheHits { hit_rate: 0.61, queried_tokens: Some(400.0), source: "Δ".into() }),
+            version: Some("0.10.0".into()),
         };
         let a = answered_of(&run, &records, Some(&server));
         assert_eq!(
             (a.cached_share, a.prefix_hit_rate, a.queue_mean_ms, a.acceptance_rate),
             (Some(0.25), Some(0.61), Some(42.0), None)
         );
+        assert_eq!(a.engine.as_deref(), Some("vLLM 0.10.0"));
         assert_eq!(a.fingerprint, run.fingerprint);
         assert_eq!(answered_of(&run, &records, None).prefix_hit_rate, None);
     }

@@ -19,7 +19,7 @@ mod validity;
 
 pub use alerts::{plan_alerts, Channels, Finished, Standing};
 pub use announce::{announcements, Applied};
-pub use changes::{answered_of, changes};
+pub use changes::{alert_context, answered_of, changes, SLOWEST_LISTED};
 pub use decide::{decide, decide_run, observe, send_order_lag1, streamed_samples};
 pub use fair_share::pick_fairly;
 pub use history_checks::{change_point_settings, measured_history};

@@ -1,10 +1,11 @@
 //! What Guard keeps of what answered an evaluation's run, to set beside its baseline's when it alerts: the replies'
 //! own word (model, `system_fingerprint`, `Server` header), what the server's cache served, its own queueing and
-//! speculative decoding, and whether prompts carried marks. `Change` is one difference worth naming in an alert.
+//! speculative decoding, and whether prompts carried marks. `Change` is one difference worth naming in an alert;
+//! `AlertContext` is all an alert says of why, beside its figures.
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Fingerprint, PromptHeads};
+use crate::model::{Fingerprint, PromptHeads, Verdict};
 
 /// What answered one run, as far as an alert names it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -13,6 +14,10 @@ pub struct Answered {
     /// The replies' own word.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fingerprint: Option<Fingerprint>,
+    /// The engine and the version its server said it runs (`vLLM 0.10.0`, `llama.cpp b6000`), when the run
+    /// recorded the server's metrics.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<String>,
     /// Prompt tokens the server said it served from its cache, over prompt tokens (successful requests whose
     /// server said both).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -34,9 +39,10 @@ pub struct Answered {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", tag = "what")]
 pub enum Change {
-    /// Another value of the replies' `model`, `system_fingerprint` or `Server` header answered most replies.
+    /// Another value of the replies' `model`, `system_fingerprint` or `Server` header answered most replies, or the
+    /// server says another engine version.
     Answered {
-        /// `model`, `system_fingerprint` or `Server header`.
+        /// `model`, `system_fingerprint`, `Server header` or `engine`.
         field: String,
         /// The baseline's.
         from: String,
@@ -80,5 +86,70 @@ impl Change {
             }
             Self::PromptMarks { from, to } => format!("prompt marks {} → {}", marks(from), marks(to)),
         }
+    }
+}
+
+/// One of an evaluation's slowest requests, as an alert lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SlowRequest {
+    /// Its place in send order (`#` in the report's table).
+    pub seq: u64,
+    /// Its total time, ms.
+    pub total_ms: f64,
+    /// Its time to first token, ms, when it streamed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttft_ms: Option<f64>,
+}
+
+/// Why a breaching evaluation may have breached, as its alert says it: what differs from the baseline, whether the
+/// run's own figures are to be trusted, and where to look first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AlertContext {
+    /// What differs between what answered the run and what answered its baseline (none: nothing Guard reads moved).
+    pub changes: Vec<Change>,
+    /// The run's validity verdict.
+    pub verdict: Verdict,
+    /// It in one line: `valid (6 checks passed)`, `invalid: client timing`.
+    pub validity: String,
+    /// The run's slowest successful requests, slowest first.
+    pub slowest: Vec<SlowRequest>,
+}
+
+impl AlertContext {
+    /// What changed, in one line: `system_fingerprint b100 → b200; cached prompt share 80 % → 0 %`, or that nothing
+    /// Guard reads did.
+    pub fn changed_line(&self) -> String {
+        if self.changes.is_empty() {
+            return "What changed: nothing Guard reads (the replies' model, system_fingerprint and Server header, the \
+                    cache, the server's queue and acceptance) differs from the baseline"
+                .to_string();
+        }
+        let named: Vec<String> = self.changes.iter().map(Change::describe).collect();
+        format!("What changed: {}", named.join("; "))
+    }
+
+    /// The run's verdict, in one line.
+    pub fn validity_line(&self) -> String {
+        match self.verdict {
+            Verdict::Valid => format!("The run: {}", self.validity),
+            Verdict::Invalid => {
+                format!("The run: {} — its report says what to change before trusting its figures", self.validity)
+            }
+        }
+    }
+
+    /// The slowest requests, in one line: `Slowest requests: #12 812 ms, #3 790 ms`.
+    pub fn slowest_line(&self) -> Option<String> {
+        let listed: Vec<String> = self
+            .slowest
+            .iter()
+            .map(|r| match r.ttft_ms {
+                Some(ttft) => format!("#{} {:.0} ms (TTFT {:.0} ms)", r.seq, r.total_ms, ttft),
+                None => format!("#{} {:.0} ms", r.seq, r.total_ms),
+            })
+            .collect();
+        (!listed.is_empty()).then(|| format!("Slowest requests: {}", listed.join(", ")))
     }
 }

@@ -1,5 +1,6 @@
 //! How a Guard evaluation ended, and the plan of what that does to the schedule's alerts.
 
+use super::answered::AlertContext;
 use super::baseline_source::{Pool, ReferenceFrom};
 use super::figures::GuardSummary;
 use super::policy::InvalidRun;
@@ -52,6 +53,8 @@ pub enum EvaluationEnd {
         baseline: Box<Reference>,
         /// What was decided.
         decision: Box<Decision>,
+        /// Why it may have breached, as its alert says it (only when it breached).
+        context: Option<Box<AlertContext>>,
     },
 }
 
@@ -124,6 +127,14 @@ impl EvaluationEnd {
     pub fn streamed(&self) -> Option<&StreamedSamples> {
         match self {
             EvaluationEnd::NoBaseline { streamed, .. } | EvaluationEnd::Compared { streamed, .. } => streamed.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// Why it may have breached, when it did.
+    pub fn context(&self) -> Option<&AlertContext> {
+        match self {
+            EvaluationEnd::Compared { context, .. } => context.as_deref(),
             _ => None,
         }
     }

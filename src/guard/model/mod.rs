@@ -7,6 +7,7 @@ mod benchmark_set;
 mod cost;
 mod evaluation;
 mod figures;
+mod incident;
 mod notify;
 mod policy;
 mod pooled;
@@ -19,7 +20,7 @@ mod schedule_workload;
 mod states;
 mod window_test;
 
-pub use answered::{Answered, Change};
+pub use answered::{AlertContext, Answered, Change, SlowRequest};
 pub use baseline_source::{
     BaselineSource, Pool, ReferenceFrom, MAX_ROLLING_EVALUATIONS, MAX_WINDOW_EVALUATIONS, MAX_WINDOW_HOURS,
     MIN_POOLED_EVALUATIONS,
@@ -30,6 +31,7 @@ pub use evaluation::{
     AlertPlan, CannotMeasurePlan, EvaluationEnd, Muting, OpenAlert, PastEvaluation, CANNOT_MEASURE_KEY,
 };
 pub use figures::{GuardSummary, Metric};
+pub use incident::incidents;
 pub use notify::Notify;
 pub use policy::{AlertPolicy, InvalidRun, Validity, MAX_POLICY_WINDOW};
 pub use pooled::PooledEvaluation;

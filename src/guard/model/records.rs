@@ -170,7 +170,7 @@ pub enum Notice {
 }
 
 impl Notice {
-    /// The notice split so each item is about one alert (e-mail lists one item per alert).
+    /// The notice split so each item is about one alert (PagerDuty keys an event by its alert).
     pub fn one_per_alert(&self) -> Vec<Notice> {
         match self {
             Notice::Opened(breaches) => breaches.iter().map(|b| Notice::Opened(vec![b.clone()])).collect(),
@@ -234,6 +234,12 @@ pub struct AlertView {
     pub updated_at_ms: i64,
     /// The first healthy evaluation of the schedule since the last breach, if any.
     pub healthy_since_ms: Option<i64>,
+    /// The evaluation that breached it last (or could not measure last): alerts that share it are one incident.
+    pub evaluation_id: EvaluationId,
+    /// Why that evaluation may have breached: what changed since the baseline, the run's verdict, its slowest
+    /// requests (none for "cannot measure", and for alerts stored before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<super::answered::AlertContext>,
 }
 
 /// One evaluation of a schedule: what was compared and what was decided.

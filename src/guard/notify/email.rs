@@ -1,5 +1,5 @@
-//! Alert e-mail over SMTP (lettre): one message per recipient per tick, listing every alert the tick opened for
-//! them, written to the mail outbox and sent from there — at once, and again on the webhooks' schedule while
+//! Alert e-mail over SMTP (lettre): one message per recipient per tick, listing every notice the tick made for
+//! them (one per evaluation: the thresholds it breached together are one item), written to the mail outbox and sent from there — at once, and again on the webhooks' schedule while
 //! the SMTP server fails. Configured by the `smtp-url` setting (`smtp://host:25`,
 //! `smtp://user:pass@host:587?tls=required`, `smtps://user:pass@host:465`) and `smtp-from`; without them e-mail is
 //! off and nothing fails.
@@ -20,7 +20,7 @@ use crate::store::{Store, StoreError};
 pub struct MailedAlert {
     /// The schedule's name.
     pub schedule_name: String,
-    /// The alert's two-line text (as in the webhook).
+    /// The notice's text: its headline, every figure and, for an alert, why.
     pub text: String,
     /// The run's report (the schedule's page when there is no run to show).
     pub report_url: String,
@@ -143,8 +143,8 @@ pub fn body(alerts: &[MailedAlert]) -> String {
     for alert in alerts {
         text.push_str(&format!("{}\nReport: {}\n\n", alert.text, alert.report_url));
     }
-    text.push_str("Acknowledge alerts in latency-guard's Guard feed. They open once per threshold and stay open until acknowledged,\n");
-    text.push_str("even after a recovered notice; another breach of the same threshold meanwhile sends nothing new.\n");
+    text.push_str("Acknowledge alerts in latency-guard's Guard feed. Every threshold one evaluation breached is one alert here;\n");
+    text.push_str("it stays open until acknowledged, even after a recovered notice, and another breach meanwhile sends nothing new.\n");
     text
 }
 

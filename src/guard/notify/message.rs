@@ -4,7 +4,10 @@
 
 use serde::Serialize;
 
-use crate::guard::model::{Breach, GuardSummary, Metric, Notice, Op, Schedule, Severity};
+use crate::guard::model::{
+    AlertContext, Breach, Change, GuardSummary, Metric, Notice, Op, Schedule, Severity, SlowRequest,
+};
+use crate::model::Verdict;
 use crate::model::{iso8601_utc, ScheduleId};
 use crate::report::p_value;
 
@@ -43,6 +46,25 @@ pub struct AlertMessage<'a> {
     pub report_url: Option<String>,
     /// When, unix ms.
     pub at_ms: i64,
+    /// Why the evaluation may have breached (an alert's; none for other notices or without a comparison).
+    pub context: Option<AlertContext>,
+}
+
+/// One change as the webhook body carries it: its fields and its words.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ChangeBody<'a> {
+    #[serde(flatten)]
+    change: &'a Change,
+    description: String,
+}
+
+/// The run's verdict as the webhook body carries it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ValidityBody<'a> {
+    verdict: Verdict,
+    headline: &'a str,
 }
 
 #[derive(Serialize)]
@@ -82,6 +104,15 @@ struct Body<'a> {
     run_url: &'a str,
     report_url: Option<&'a str>,
     at: String,
+    /// What differs from the baseline (an alert's; empty: nothing Guard reads moved).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    changes: Option<Vec<ChangeBody<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    validity: Option<ValidityBody<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    slowest_requests: Option<&'a [SlowRequest]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    slowest_url: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     text: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -94,6 +125,31 @@ impl AlertMessage<'_> {
             Notice::Opened(breaches) | Notice::Recovered(breaches) => breaches,
             Notice::CannotMeasure(_) | Notice::MeasurableAgain => &[],
         }
+    }
+
+    /// Why, when the notice opens alerts and the evaluation was compared.
+    fn why(&self) -> Option<&AlertContext> {
+        self.context.as_ref().filter(|_| matches!(self.notice, Notice::Opened(_)))
+    }
+
+    /// The run's report with its table sorted slowest first, when there is a report and slow requests to show.
+    pub fn slowest_url(&self) -> Option<String> {
+        let report = self.report_url.as_ref()?;
+        self.why().filter(|c| !c.slowest.is_empty()).map(|_| format!("{report}?sort=total&descending=true#results"))
+    }
+
+    /// What an alert says of why, a line each: what changed since the baseline, the run's verdict, its slowest
+    /// requests and where they are.
+    pub fn why_lines(&self) -> Vec<String> {
+        let Some(context) = self.why() else { return Vec::new() };
+        let mut lines = vec![context.changed_line(), context.validity_line()];
+        if let Some(slowest) = context.slowest_line() {
+            lines.push(match self.slowest_url() {
+                Some(url) => format!("{slowest} — {url}"),
+                None => slowest,
+            });
+        }
+        lines
     }
 
     /// The most severe breach's severity (`warn` for a notice about measuring).
@@ -138,7 +194,7 @@ impl AlertMessage<'_> {
     /// observed and p-value; for a recovery the metric's figure now; for "cannot measure" the reason.
     pub fn details(&self) -> Vec<String> {
         match self.notice {
-            Notice::Opened(breaches) => breaches.iter().map(opened_line).collect(),
+            Notice::Opened(breaches) => breaches.iter().map(opened_line).chain(self.why_lines()).collect(),
             Notice::Recovered(breaches) => breaches.iter().map(|b| self.recovered_line(b)).collect(),
             Notice::CannotMeasure(what) => {
                 vec![format!("{} ({} evaluations in a row could not measure)", what.reason, what.evaluations)]
@@ -165,14 +221,22 @@ impl AlertMessage<'_> {
         )
     }
 
-    /// Two lines a person reads: the headline, then the first figures line (and how many more breaches there are).
+    /// What a person reads first: the headline, the first figures line (and how many more breaches there are),
+    /// then, for an alert, why (what changed, the run's verdict, its slowest requests).
     pub fn text(&self) -> String {
+        let why = self.why_lines();
         let details = self.details();
-        let more = if details.len() > 1 { format!(" (+{} more)", details.len() - 1) } else { String::new() };
-        match details.first() {
-            Some(first) => format!("{}\n{first}{more}", self.headline()),
-            None => self.headline(),
-        }
+        let figures = details.len() - why.len();
+        let more = if figures > 1 { format!(" (+{} more)", figures - 1) } else { String::new() };
+        let mut lines = vec![self.headline()];
+        lines.extend(details.first().filter(|_| figures > 0).map(|first| format!("{first}{more}")));
+        lines.extend(why);
+        lines.join("\n")
+    }
+
+    /// Everything, a line each: the headline, every figures line, why (e-mail, which has room).
+    pub fn full_text(&self) -> String {
+        std::iter::once(self.headline()).chain(self.details()).collect::<Vec<_>>().join("\n")
     }
 
     /// The JSON body for `url`: `text` for Slack-style receivers, `content` for Discord's.
@@ -207,6 +271,12 @@ impl AlertMessage<'_> {
                 .collect(),
             reason: cannot.map(|c| c.reason.as_str()),
             evaluations: cannot.map(|c| c.evaluations),
+            changes: self.why().map(|c| {
+                c.changes.iter().map(|change| ChangeBody { change, description: change.describe() }).collect()
+            }),
+            validity: self.why().map(|c| ValidityBody { verdict: c.verdict, headline: &c.validity }),
+            slowest_requests: self.why().map(|c| c.slowest.as_slice()),
+            slowest_url: self.slowest_url(),
             run_url: &self.set_url,
             report_url: self.report_url.as_deref(),
             at: iso8601_utc(self.at_ms),

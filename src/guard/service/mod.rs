@@ -10,6 +10,7 @@ mod observed;
 mod pin;
 mod schedule_page;
 mod tick;
+mod why;
 
 pub use acknowledge::{acknowledge_alert, acknowledge_all_alerts};
 pub use exposition::{exposition, EXPOSITION_CONTENT_TYPE};

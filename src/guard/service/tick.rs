@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use super::observed::observe_run;
 use super::schedule_page::HISTORY;
+use super::why::why_it_breached;
 use crate::clock::Clock;
 use crate::guard::judge::{
     decide_run, guard_plan, heeded, judge_validity, measured_history, measured_key, pick_fairly, plan_alerts,
@@ -343,8 +344,8 @@ impl Guard {
         if let Some(e) = &error {
             tracing::warn!(schedule = %claim.schedule, status = end.status().as_str(), error = %e, "guard evaluation could not measure");
         }
-        // One e-mail item per alert a notice is about (one for a schedule that cannot measure, or can again), for
-        // every recipient.
+        // One e-mail item per notice — every threshold one evaluation breached is one incident, with all its
+        // figures and why — for every recipient.
         let alerts: Vec<MailedAlert> = schedule
             .as_ref()
             .filter(|_| changes.email)
@@ -352,12 +353,11 @@ impl Guard {
                 changes
                     .notices
                     .iter()
-                    .flat_map(Notice::one_per_alert)
                     .map(|notice| {
-                        let message = self.notice(s, &end, &notice, now);
+                        let message = self.notice(s, &end, notice, now);
                         MailedAlert {
                             schedule_name: s.input.name.clone(),
-                            text: message.text(),
+                            text: message.full_text(),
                             report_url: message.link(),
                             opens: matches!(notice, Notice::Opened(_)),
                         }
@@ -417,6 +417,7 @@ impl Guard {
             schedule_url: format!("{}/guard/schedules/{}", self.options.public_base, schedule.id),
             report_url: end.run().map(|run| format!("{}/runs/{run}", self.options.public_base)),
             at_ms,
+            context: end.context().cloned(),
         }
     }
 
@@ -497,13 +498,12 @@ impl Guard {
         };
         // The baseline run's requests, to tell a prompt's own length from correlated requests, read only when the
         // run is long enough for its autocorrelation to be read; without them its requests count as independent.
-        let lag1 = if totals.len() >= MIN_SERIAL_VALUES {
-            let baseline_records =
-                self.store.run_iterations(claim.workspace, baseline.run_id()).await.unwrap_or_default();
-            send_order_lag1(&records, &baseline_records)
+        let baseline_records = if totals.len() >= MIN_SERIAL_VALUES {
+            Some(self.store.run_iterations(claim.workspace, baseline.run_id()).await.unwrap_or_default())
         } else {
             None
         };
+        let lag1 = baseline_records.as_ref().and_then(|b| send_order_lag1(&records, b));
         // Judging is CPU work (a change point's search shuffles a series up to 100,000 times): on the blocking
         // pool, so it never holds the async workers that time other runs' requests.
         let input = schedule.input.clone();
@@ -516,12 +516,19 @@ impl Guard {
             Ok(judged) => judged,
             Err(e) => return failed(format!("judging the run failed: {e}"), Some(run.id)),
         };
+        let context = if decision.breaches.is_empty() {
+            None
+        } else {
+            let baseline_run = (baseline.run_id(), baseline_records.as_deref());
+            Some(Box::new(why_it_breached(&self.store, claim.workspace, &run, &records, &verdict, baseline_run).await))
+        };
         EvaluationEnd::Compared {
             run: run.id,
             observed: (totals, summary),
             streamed,
             baseline: Box::new(baseline),
             decision: Box::new(decision),
+            context,
         }
     }
 

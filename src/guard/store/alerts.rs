@@ -64,7 +64,8 @@ const ALERT_COLUMNS: &str = "a.id, a.schedule_id, s.name AS schedule_name, a.kin
      (SELECT MIN(e.finished_at) FROM guard_evaluations e WHERE e.schedule_id = a.schedule_id \
       AND e.status = 'healthy' AND e.finished_at > a.updated_at) AS healthy_since, a.announced, \
      (SELECT MAX(m.until_at) FROM guard_mutes m WHERE m.schedule_id = a.schedule_id AND m.until_at > $3 \
-      AND (m.threshold_key = '' OR m.threshold_key = a.threshold_key)) AS muted_until";
+      AND (m.threshold_key = '' OR m.threshold_key = a.threshold_key)) AS muted_until, a.evaluation_id, \
+     (SELECT e.context FROM guard_evaluations e WHERE e.id = a.evaluation_id) AS context";
 
 const DELIVERY_COLUMNS: &str =
     "id, alert_id, url, attempts, delivered_at, gave_up_at, next_attempt_at, last_error, created_at";
@@ -103,6 +104,8 @@ fn alert_from_row(row: &AnyRow) -> Result<AlertView, StoreError> {
         healthy_since_ms: row.try_get("healthy_since")?,
         announced: row.try_get::<i64, _>("announced")? != 0,
         muted_until_ms: row.try_get("muted_until")?,
+        evaluation_id: parse_id(&row.try_get::<String, _>("evaluation_id")?)?,
+        context: row.try_get::<Option<String>, _>("context")?.map(|t| from_json(&t)).transpose()?,
     })
 }
 
@@ -291,7 +294,7 @@ async fn record_end(
         "UPDATE guard_evaluations SET finished_at = $1, status = $2, error = $3, run_id = $4, baseline_id = $5, \
              baseline_n = $6, baseline_summary = $7, observed_n = $8, observed_summary = $9, observed_total_ms = $10, \
              test = $11, p_value = $12, decision = $13, invalid = $14, pending = $15, measured_key = $16, \
-             baseline_from = $17, observed_streamed = $18 WHERE id = $19",
+             baseline_from = $17, observed_streamed = $18, context = $19 WHERE id = $20",
     )
     .bind(now_ms)
     .bind(end.status().as_str())
@@ -311,6 +314,7 @@ async fn record_end(
     .bind(measured_key)
     .bind(end.baseline_from().map(|from| to_json(&from)).transpose()?)
     .bind(end.streamed().map(to_json).transpose()?)
+    .bind(end.context().map(to_json).transpose()?)
     .bind(claim.evaluation.to_string())
     .execute(&mut **tx)
     .await?;

@@ -544,6 +544,7 @@ mod tests {
             latencies: vec![],
             preemptions: None,
             prefix_cache: None,
+            version: None,
         };
         let mut a = arm(5, 0, 10.0);
         a.replies = EngineTimingTotals { responses: 5, draft_tokens: 10, draft_accepted: 1 };

@@ -209,6 +209,7 @@ mod tests {
             latencies: vec![],
             preemptions: None,
             prefix_cache: None,
+            version: None,
         }
     }
 

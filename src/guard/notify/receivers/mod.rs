@@ -107,6 +107,7 @@ pub(super) mod fixtures {
             schedule_url: "http://lg.example/guard/schedules/1".into(),
             report_url: Some("http://lg.example/runs/1".into()),
             at_ms: 1_795_000_000_000,
+            context: None,
         }
     }
 }
