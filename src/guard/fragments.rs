@@ -287,3 +287,32 @@ fn history_points(evaluations: &[EvaluationView]) -> Vec<HistoryPoint> {
         })
         .collect()
 }
+
+/// Why a breaching evaluation may have breached, as the feed's card says it below its first breach: the others it
+/// breached (`also`), what changed since the baseline, the run's verdict, and its slowest requests with a link to
+/// them in its report.
+pub fn why(
+    context: &crate::guard::model::AlertContext,
+    run: Option<crate::model::RunId>,
+    also: &[crate::guard::model::Breach],
+) -> String {
+    let also: Vec<String> = also.iter().map(crate::guard::notify::opened_line).collect();
+    let slowest = context.slowest_line().map(|line| match run {
+        Some(run) => view! {
+            // A whole page load (`rel="external"`: not the router's), so the browser scrolls to the section.
+            <li>{line}" · "<a class="slowest" rel="external" href=format!("/runs/{run}#slowest")>"see them in the run"</a></li>
+        }
+        .into_any(),
+        None => view! { <li>{line}</li> }.into_any(),
+    });
+    let invalid = context.verdict == crate::model::Verdict::Invalid;
+    render(view! {
+        <ul class="why">
+            {also.into_iter().map(|line| view! { <li class="also">"Also breached in this evaluation: "{line}</li> }).collect_view()}
+            <li class="changed" class:none=context.changes.is_empty()>{context.changed_line()}</li>
+            <li class="validity" class:invalid=invalid>{context.validity_line()}</li>
+            {slowest}
+        </ul>
+    })
+    .into_string()
+}

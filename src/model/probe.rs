@@ -243,7 +243,9 @@ pub struct ServerMetrics {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prefix_cache: Option<PrefixCacheHits>,
     /// The version or build the server said it runs as the run started (llama.cpp's `build_info`, vLLM's
-    /// `/version`, …), when it says one.
+    /// `/version`, …), when it says one. Only on the server: what Guard's alerts name, never shown in the browser,
+    /// whose build then carries not even the code to skip it (docs/PERFORMANCE.md, 'Browser bundle').
+    #[cfg(feature = "ssr")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
 }

@@ -34,4 +34,4 @@ pub use pacing::{pacing, Pacing, MIN_ACHIEVED_SHARE};
 pub use percentile::{percentile, percentiles, Percentiles, PERCENTILE_METHOD};
 pub use shift_estimate::Shift;
 pub use slices::{slice_width_s, time_slices, TimeSlice};
-pub use summary::{successful_values, summarize, RunSummary};
+pub use summary::{slowest, successful_values, summarize, RunSummary};

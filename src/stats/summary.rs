@@ -47,6 +47,15 @@ pub fn successful_values(records: &[IterationRecord], pick: fn(&IterationRecord)
     values
 }
 
+/// The `n` slowest successful, measured iterations (warm-ups and failures left out), slowest first (send order
+/// among equals): where a report and an alert point a reader first.
+pub fn slowest(records: &[IterationRecord], n: usize) -> Vec<&IterationRecord> {
+    let mut measured: Vec<&IterationRecord> = records.iter().filter(|r| !r.warmup && r.error.is_none()).collect();
+    measured.sort_by(|a, b| b.total_ms.total_cmp(&a.total_ms).then(a.seq.cmp(&b.seq)));
+    measured.truncate(n);
+    measured
+}
+
 /// Summarises `records`; warm-ups are skipped, failures count only in the error rate and cost.
 pub fn summarize(records: &[IterationRecord]) -> RunSummary {
     let measured: Vec<&IterationRecord> = records.iter().filter(|r| !r.warmup).collect();

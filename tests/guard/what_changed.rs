@@ -2,7 +2,7 @@
 //! evaluations: a new build (the simulator's replies say `system_fingerprint` b200 instead of b100) that keeps no
 //! prefix cache, so a workload whose requests share a long prefix pays its prefill on every request. The one
 //! evaluation breaches two thresholds (p50 and mean) and opens one incident: one webhook message, one e-mail item,
-//! one card in the feed — each naming both changes beside the figures, with the run's verdict and its slowest
+//! one card in the feed, acknowledged at once — each naming both changes beside the figures, with the run's verdict and its slowest
 //! requests.
 #![cfg(feature = "ssr")]
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a failing test should panic loudly")]
@@ -16,10 +16,10 @@ use crate::every_threshold::receiver;
 use crate::webhooks::webhook_policy;
 use latency_guard::clock::Clock;
 use latency_guard::guard::model::{
-    incidents, Cadence, EvaluationStatus, Metric, Notify, Op, ScheduleInput, Severity, Threshold,
+    folded, incidents, Cadence, EvaluationStatus, Metric, Notify, Op, ScheduleInput, Severity, Threshold,
 };
 use latency_guard::guard::notify::{Mailer, WebhookSender};
-use latency_guard::guard::service::pin_run;
+use latency_guard::guard::service::{acknowledge_alert, pin_run};
 use latency_guard::model::{LengthDist, Workload};
 use latency_guard::sim::{self, Delay, SimConfig, SimHandle};
 use latency_guard::workload::model::WorkloadInput;
@@ -109,7 +109,7 @@ async fn a_redeploy_that_lost_the_cache_is_one_incident_naming_the_build_and_the
     let slowest = message["slowestRequests"].as_array().unwrap();
     assert_eq!(slowest.len(), 3, "{message}");
     let run = second.run_id.unwrap();
-    assert_eq!(message["slowestUrl"], format!("http://lg.test/runs/{run}?sort=total&descending=true#results"));
+    assert_eq!(message["slowestUrl"], format!("http://lg.test/runs/{run}#slowest"));
     let text = message["text"].as_str().unwrap();
     assert!(text.contains("(+1 more)\nWhat changed: system_fingerprint b100 → b200; cached prompt share"), "{text}");
     assert!(text.contains("\nThe run: ") && text.contains("\nSlowest requests: #"), "{text}");
@@ -131,6 +131,19 @@ async fn a_redeploy_that_lost_the_cache_is_one_incident_naming_the_build_and_the
     assert_eq!(context.changes.len(), 2, "{context:?}");
     assert_eq!(context.slowest.len(), 3);
     assert!(context.slowest.windows(2).all(|w| w[0].total_ms >= w[1].total_ms), "slowest first: {context:?}");
+    // The feed's card: one for the incident, listing the other breach, with why drawn.
+    let cards = folded(rig.store.list_alerts(rig.ws, 100, rig.clock.now_ms()).await.unwrap());
+    assert_eq!((cards.len(), cards[0].also.len()), (1, 1), "{cards:?}");
+    let why = latency_guard::guard::fragments::why(context, Some(run), &cards[0].also);
+    let other = cards[0].also[0].metric.as_str();
+    assert_ne!(Some(other), cards[0].breach.as_ref().map(|b| b.metric.as_str()), "the card's other threshold");
+    assert!(why.contains(&format!("Also breached in this evaluation: {other} +")), "{why}");
+    assert!(why.contains("What changed: system_fingerprint b100 → b200; cached prompt share"), "{why}");
+    assert!(why.contains(&format!("href=\"/runs/{run}#slowest\"")), "{why}");
+    // Acknowledging the card acknowledges both alerts.
+    assert!(acknowledge_alert(&rig.store, rig.ws, cards[0].id, rig.clock.now_ms()).await.unwrap());
+    let acknowledged = rig.store.list_alerts(rig.ws, 100, rig.clock.now_ms()).await.unwrap();
+    assert!(acknowledged.iter().all(|a| a.acknowledged), "{acknowledged:?}");
     before.stop();
     after.stop();
 }

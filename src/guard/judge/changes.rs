@@ -66,11 +66,8 @@ pub fn alert_context(
     validity: &RunValidity,
     records: &[IterationRecord],
 ) -> AlertContext {
-    let mut measured: Vec<&IterationRecord> = records.iter().filter(|r| r.error.is_none() && !r.warmup).collect();
-    measured.sort_by(|a, b| b.total_ms.total_cmp(&a.total_ms).then(a.seq.cmp(&b.seq)));
-    let slowest = measured
+    let slowest = crate::stats::slowest(records, SLOWEST_LISTED)
         .into_iter()
-        .take(SLOWEST_LISTED)
         .map(|r| SlowRequest { seq: r.seq, total_ms: r.total_ms, ttft_ms: r.ttft_ms })
         .collect();
     AlertContext { changes: changes(baseline, run), verdict: validity.verdict, validity: validity.headline(), slowest }

@@ -25,6 +25,21 @@ pub fn incidents(alerts: Vec<AlertView>) -> Vec<Vec<AlertView>> {
     gathered
 }
 
+/// `alerts` with each incident folded into its first alert, which lists the others' breaches (`also`): what the
+/// feed shows, one card an incident.
+#[cfg(feature = "ssr")]
+pub fn folded(alerts: Vec<AlertView>) -> Vec<AlertView> {
+    incidents(alerts)
+        .into_iter()
+        .filter_map(|incident| {
+            let mut alerts = incident.into_iter();
+            let mut first = alerts.next()?;
+            first.also = alerts.filter_map(|a| a.breach).collect();
+            Some(first)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -52,6 +67,8 @@ mod tests {
             healthy_since_ms: None,
             evaluation_id: evaluation,
             context: None,
+            also: Vec::new(),
+            why_html: None,
         }
     }
 
@@ -77,5 +94,38 @@ mod tests {
             "same schedule and evaluation, both open: one; another schedule, another evaluation, a cannot-measure \
              alert or one acknowledged apart: each its own"
         );
+    }
+
+    #[test]
+    fn a_folded_incident_is_its_first_alert_listing_the_others_breaches() {
+        use crate::guard::model::{Breach, Metric, Op, Severity};
+        let breach = |metric| Breach {
+            metric,
+            op: Op::PctIncrease,
+            threshold: 50.0,
+            delta: 10.0,
+            pct_change: Some(60.0),
+            p_value: Some(0.01),
+            severity: Severity::Warn,
+            baseline: 10.0,
+            observed: 20.0,
+            test: None,
+            latest: None,
+        };
+        let (schedule, evaluation) = (ScheduleId::new_random(), EvaluationId::new_random());
+        let with = |metric| AlertView {
+            breach: Some(breach(metric)),
+            ..alert(schedule, evaluation, AlertKind::Breach, false)
+        };
+        let list = vec![
+            with(Metric::P50Ms),
+            with(Metric::MeanMs),
+            alert(schedule, evaluation, AlertKind::CannotMeasure, false),
+        ];
+        let first = list[0].id;
+        let cards = folded(list);
+        assert_eq!(cards.len(), 2, "the breaches' card and the cannot-measure one");
+        assert_eq!((cards[0].id, cards[0].also.clone()), (first, vec![breach(Metric::MeanMs)]));
+        assert!(cards[1].also.is_empty());
     }
 }

@@ -31,6 +31,8 @@ pub use evaluation::{
     AlertPlan, CannotMeasurePlan, EvaluationEnd, Muting, OpenAlert, PastEvaluation, CANNOT_MEASURE_KEY,
 };
 pub use figures::{GuardSummary, Metric};
+#[cfg(feature = "ssr")]
+pub use incident::folded;
 pub use incident::incidents;
 pub use notify::Notify;
 pub use policy::{AlertPolicy, InvalidRun, Validity, MAX_POLICY_WINDOW};

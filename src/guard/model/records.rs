@@ -237,9 +237,19 @@ pub struct AlertView {
     /// The evaluation that breached it last (or could not measure last): alerts that share it are one incident.
     pub evaluation_id: EvaluationId,
     /// Why that evaluation may have breached: what changed since the baseline, the run's verdict, its slowest
-    /// requests (none for "cannot measure", and for alerts stored before it was kept).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// requests (none for "cannot measure", and for alerts stored before it was kept). Kept on the server; the page
+    /// gets it drawn (`why_html`).
+    #[serde(skip)]
     pub context: Option<super::answered::AlertContext>,
+    /// The other thresholds the same evaluation breached: the feed shows an incident as one card, this alert's
+    /// (`model::folded`), and draws them in `why_html` (server only: the browser carries no code for them).
+    #[cfg(feature = "ssr")]
+    #[serde(skip)]
+    pub also: Vec<Breach>,
+    /// Why, drawn by the server (`guard::fragments::why`): the other breaches of its incident, what changed, the
+    /// run's verdict, its slowest requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why_html: Option<String>,
 }
 
 /// One evaluation of a schedule: what was compared and what was decided.

@@ -132,10 +132,10 @@ impl AlertMessage<'_> {
         self.context.as_ref().filter(|_| matches!(self.notice, Notice::Opened(_)))
     }
 
-    /// The run's report with its table sorted slowest first, when there is a report and slow requests to show.
+    /// The run's report at its slowest requests, when there is a report and slow requests to show.
     pub fn slowest_url(&self) -> Option<String> {
         let report = self.report_url.as_ref()?;
-        self.why().filter(|c| !c.slowest.is_empty()).map(|_| format!("{report}?sort=total&descending=true#results"))
+        self.why().filter(|c| !c.slowest.is_empty()).map(|_| format!("{report}#slowest"))
     }
 
     /// What an alert says of why, a line each: what changed since the baseline, the run's verdict, its slowest
@@ -288,7 +288,7 @@ impl AlertMessage<'_> {
 }
 
 /// An alert's figures line: metric, signed change, baseline (or the level before a change point) → observed, p.
-fn opened_line(b: &Breach) -> String {
+pub fn opened_line(b: &Breach) -> String {
     let unit = b.metric.unit();
     let change = match b.pct_change {
         Some(p) => format!("{p:+.1}%"),
@@ -430,6 +430,46 @@ mod tests {
         let discord: serde_json::Value =
             serde_json::from_str(&message(&breaches).webhook_body("https://discord.com/api/webhooks/1/t")).unwrap();
         assert!(discord.get("text").is_none() && discord["content"].as_str().unwrap().starts_with("🚨"));
+    }
+
+    #[test]
+    fn an_alert_says_why_after_its_figures_and_a_recovery_does_not() {
+        use crate::guard::model::{AlertContext, Change, SlowRequest};
+        let context = AlertContext {
+            changes: vec![Change::Answered {
+                field: "system_fingerprint".into(),
+                from: "b100".into(),
+                to: "b200".into(),
+            }],
+            verdict: Verdict::Valid,
+            validity: "valid (5 checks passed)".into(),
+            slowest: vec![SlowRequest { seq: 7, total_ms: 812.4, ttft_ms: None }],
+        };
+        let opened =
+            Notice::Opened(vec![breach(Metric::P95Ms, Severity::Warn), breach(Metric::MeanMs, Severity::Critical)]);
+        let m = AlertMessage { context: Some(context.clone()), ..message(&opened) };
+        assert_eq!(
+            m.text().lines().skip(1).collect::<Vec<_>>(),
+            [
+                "p95_ms +119.2% (baseline 104 ms → observed 228 ms), p = 6.1e-6 (+1 more)",
+                "What changed: system_fingerprint b100 → b200",
+                "The run: valid (5 checks passed)",
+                "Slowest requests: #7 812 ms — http://lg.example/runs/1#slowest",
+            ]
+        );
+        assert_eq!(m.full_text().lines().count(), 6, "the headline, both figures and why: {}", m.full_text());
+        let body: serde_json::Value = serde_json::from_str(&m.webhook_body("https://hooks.example/x")).unwrap();
+        assert_eq!(body["changes"][0]["description"], "system_fingerprint b100 → b200");
+        assert_eq!(
+            (body["changes"][0]["what"].as_str(), body["changes"][0]["to"].as_str()),
+            (Some("answered"), Some("b200"))
+        );
+        assert_eq!(body["validity"]["verdict"], "valid");
+        assert_eq!(body["slowestRequests"][0]["totalMs"], 812.4);
+        assert_eq!(body["slowestUrl"], "http://lg.example/runs/1#slowest");
+        let recovered = Notice::Recovered(vec![breach(Metric::P95Ms, Severity::Warn)]);
+        let quiet = AlertMessage { context: Some(context), ..message(&recovered) };
+        assert!(!quiet.text().contains("What changed") && quiet.webhook_body("").find("changes").is_none());
     }
 
     #[test]

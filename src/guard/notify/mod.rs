@@ -13,8 +13,8 @@ mod webhook;
 pub use email::{MailSender, MailedAlert, Mailer};
 pub use error::{DeliveryError, MailError, SignError, TestError};
 pub use message::{
-    is_discord, new_message_id, test_message_body, AlertMessage, CANNOT_MEASURE_TYPE, EVENT_TYPE, MEASURABLE_TYPE,
-    RECOVERED_TYPE,
+    is_discord, new_message_id, opened_line, test_message_body, AlertMessage, CANNOT_MEASURE_TYPE, EVENT_TYPE,
+    MEASURABLE_TYPE, RECOVERED_TYPE,
 };
 pub use receivers::{bodies, resolve_event, with_routing_key};
 pub use retry::{next_step, RETRY_DELAYS_S};

@@ -1,4 +1,4 @@
-//! Acknowledging alerts, and telling PagerDuty: an acknowledged alert whose incident is still open there (it never
+//! Acknowledging alerts — an incident's together — and telling PagerDuty: an acknowledged alert whose incident is still open there (it never
 //! recovered, so no `resolve` went yet) gets a `resolve` event through the webhook outbox. The acknowledgement
 //! stands whatever happens to the event; the outbox retries it like any message.
 
@@ -8,19 +8,24 @@ use crate::guard::store::{OutboxRow, Recipient};
 use crate::model::{AlertId, WorkspaceId};
 use crate::store::{Store, StoreError};
 
-/// Acknowledges alert `id` of `workspace`; `false` when it was acknowledged already.
+/// Acknowledges alert `id` of `workspace` and the other open alerts of its incident (the thresholds the same
+/// evaluation breached: one card in the feed); `false` when they were acknowledged already.
 pub async fn acknowledge_alert(
     store: &Store,
     workspace: WorkspaceId,
     id: AlertId,
     now_ms: i64,
 ) -> Result<bool, StoreError> {
-    let paged = store.paged_alerts(workspace, Some(id)).await?;
-    let changed = store.acknowledge_alert(workspace, id, now_ms).await?;
-    if changed {
-        resolve_in_pagerduty(store, workspace, &paged, now_ms).await?;
+    let mut any = false;
+    for alert in store.incident_alerts(workspace, id).await? {
+        let paged = store.paged_alerts(workspace, Some(alert)).await?;
+        let changed = store.acknowledge_alert(workspace, alert, now_ms).await?;
+        if changed {
+            resolve_in_pagerduty(store, workspace, &paged, now_ms).await?;
+        }
+        any |= changed;
     }
-    Ok(changed)
+    Ok(any)
 }
 
 /// Acknowledges every open alert of `workspace`; how many.

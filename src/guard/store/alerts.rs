@@ -12,8 +12,8 @@ use super::open_alerts::open_alerts;
 use super::schedules::Claim;
 use crate::guard::judge::{announcements, Applied};
 use crate::guard::model::{
-    AlertKind, AlertPlan, AlertView, Breach, Decision, EvaluationEnd, EvaluationStatus, EvaluationView, GuardSummary,
-    Muting, Notice, OpenAlert, PastEvaluation, Receiver, Trigger, WebhookDelivery, CANNOT_MEASURE_KEY,
+    AlertContext, AlertKind, AlertPlan, AlertView, Breach, Decision, EvaluationEnd, EvaluationStatus, EvaluationView,
+    GuardSummary, Muting, Notice, OpenAlert, PastEvaluation, Receiver, Trigger, WebhookDelivery, CANNOT_MEASURE_KEY,
     MAX_POLICY_WINDOW,
 };
 use crate::model::{AlertId, RunId, ScheduleId, WorkspaceId};
@@ -85,6 +85,8 @@ fn delivery_from_row(row: &AnyRow) -> Result<WebhookDelivery, StoreError> {
 }
 
 fn alert_from_row(row: &AnyRow) -> Result<AlertView, StoreError> {
+    let context: Option<AlertContext> =
+        row.try_get::<Option<String>, _>("context")?.map(|t| from_json(&t)).transpose()?;
     Ok(AlertView {
         id: parse_id(&row.try_get::<String, _>("id")?)?,
         schedule_id: parse_id(&row.try_get::<String, _>("schedule_id")?)?,
@@ -105,7 +107,9 @@ fn alert_from_row(row: &AnyRow) -> Result<AlertView, StoreError> {
         announced: row.try_get::<i64, _>("announced")? != 0,
         muted_until_ms: row.try_get("muted_until")?,
         evaluation_id: parse_id(&row.try_get::<String, _>("evaluation_id")?)?,
-        context: row.try_get::<Option<String>, _>("context")?.map(|t| from_json(&t)).transpose()?,
+        context,
+        also: Vec::new(),
+        why_html: None,
     })
 }
 

@@ -4,7 +4,7 @@
 
 use sqlx::Row;
 
-use crate::guard::model::{OpenAlert, Receiver};
+use crate::guard::model::{AlertKind, OpenAlert, Receiver};
 use crate::model::{AlertId, ScheduleId, WorkspaceId};
 use crate::store::parse_id;
 use crate::store::{Store, StoreError};
@@ -70,5 +70,25 @@ impl Store {
                 })
             })
             .collect()
+    }
+
+    /// The open alerts of `id`'s incident, `id` first: the other breaches its evaluation opened (or updated last)
+    /// on the same schedule; `id` alone for a "cannot measure" alert.
+    pub async fn incident_alerts(&self, workspace: WorkspaceId, id: AlertId) -> Result<Vec<AlertId>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT b.id FROM guard_alerts a JOIN guard_alerts b ON b.schedule_id = a.schedule_id \
+             AND b.evaluation_id = a.evaluation_id AND b.kind = a.kind AND b.acknowledged = 0 AND b.id <> a.id \
+             WHERE a.id = $1 AND a.workspace_id = $2 AND a.kind = $3 ORDER BY b.id",
+        )
+        .bind(id.to_string())
+        .bind(workspace.to_string())
+        .bind(AlertKind::Breach.as_str())
+        .fetch_all(&self.pool)
+        .await?;
+        let mut ids = vec![id];
+        for row in &rows {
+            ids.push(parse_id(&row.try_get::<String, _>("id")?)?);
+        }
+        Ok(ids)
     }
 }

@@ -1,15 +1,14 @@
-//! `/guard`: the alert feed (open incidents first — the thresholds one evaluation breached, with why: `incident`;
-//! acknowledge one or all; mute a threshold) and the schedules with how their last evaluation went and their
-//! mutes.
+//! `/guard`: the alert feed (open incidents first — every threshold one evaluation breached on one card, the others
+//! and why it opened drawn by the server; acknowledge one or all; mute its first threshold) and the schedules with
+//! how their last evaluation went and their mutes.
 
 use leptos::prelude::*;
 use leptos_router::components::A;
 
-use super::incident::Incident;
 use crate::guard::api::{
-    acknowledge_all_alerts, list_alerts, list_mutes, list_schedules, mute_schedule, unmute_schedule,
+    acknowledge_alert, acknowledge_all_alerts, list_alerts, list_mutes, list_schedules, mute_schedule, unmute_schedule,
 };
-use crate::guard::model::{incidents, EvaluationStatus, Metric, Mute, Schedule};
+use crate::guard::model::{AlertKind, AlertView, EvaluationStatus, Metric, Mute, Schedule};
 use crate::model::{utc_minute as when, ScheduleId};
 use crate::ui::components::{alert_badge, ErrorBox, Layout};
 use crate::ui::hooks::resource;
@@ -58,7 +57,7 @@ pub fn GuardPage() -> impl IntoView {
                         Ok(list) if list.is_empty() => view! { <p id="no-alerts" class="muted">"No alerts."</p> }.into_any(),
                         Ok(list) => view! {
                             <ul class="alert-feed" id="alerts">
-                                {incidents(list).into_iter().map(|alerts| view! { <Incident alerts/> }).collect_view()}
+                                {list.into_iter().map(|alert| view! { <AlertItem alert/> }).collect_view()}
                             </ul>
                         }.into_any(),
                     }
@@ -76,6 +75,106 @@ pub fn GuardPage() -> impl IntoView {
             </Suspense>
         </Layout>
     }
+}
+
+#[component]
+fn AlertItem(alert: AlertView) -> impl IntoView {
+    let badge = alert_badge();
+    let id = alert.id;
+    let ack = Action::new(move |_: &()| async move {
+        let result = acknowledge_alert(id).await;
+        badge.refresh();
+        result
+    });
+    let status = if alert.acknowledged {
+        format!("acknowledged {}", alert.acknowledged_at_ms.map(when).unwrap_or_default())
+    } else {
+        let state = match (alert.recovered_at_ms, alert.healthy_since_ms) {
+            (Some(t), _) if alert.kind == AlertKind::CannotMeasure => {
+                format!("open · measuring again since {}", when(t))
+            }
+            (Some(t), _) if alert.announced => format!("open · recovered {} (notice sent)", when(t)),
+            (Some(t), _) => format!("open · recovered {}", when(t)),
+            (None, Some(t)) => format!("open · healthy since {}", when(t)),
+            (None, None) => "open".to_string(),
+        };
+        let quiet = if alert.announced { "" } else { " · opened while muted: nobody was told yet" };
+        let muted = alert.muted_until_ms.map(|t| format!(" · muted until {} UTC", when(t))).unwrap_or_default();
+        format!("{state}{quiet}{muted}")
+    };
+    // The alert's own threshold; a "cannot measure" alert's is the whole schedule.
+    let (schedule_id, key) = (alert.schedule_id, alert.breach.as_ref().map(|b| b.key()));
+    let mute = Action::new(move |_: &()| {
+        let key = key.clone();
+        async move {
+            let result = mute_schedule(schedule_id, key, 24 * 60).await;
+            badge.refresh();
+            result
+        }
+    });
+    let severity = alert.breach.as_ref().map_or(crate::guard::model::Severity::Warn, |b| b.severity);
+    let (what, count) = match (&alert.breach, &alert.cannot_measure) {
+        (Some(b), _) => {
+            (breach_line(b), format!("last breached {} · {} time(s)", when(alert.updated_at_ms), alert.breach_count))
+        }
+        (None, Some(c)) => (
+            format!("cannot measure: {}", c.reason),
+            format!("last tried {} · {} evaluation(s) in a row", when(alert.updated_at_ms), c.evaluations),
+        ),
+        (None, None) => (String::new(), String::new()),
+    };
+    view! {
+        <li class="alert" class:open=!alert.acknowledged class:critical=severity == crate::guard::model::Severity::Critical
+            class:cannot-measure=alert.kind == AlertKind::CannotMeasure class:recovered=alert.recovered_at_ms.is_some()>
+            <div class="alert-head">
+                <span class="severity">{severity.as_str()}</span>
+                <A href=format!("/guard/schedules/{}", alert.schedule_id)>{alert.schedule_name.clone()}</A>
+                <span class="muted">{format!(" · raised {} · {count}", when(alert.created_at_ms))}</span>
+            </div>
+            <div class="alert-body">
+                <strong>{what}</strong>
+                {alert.run_id.map(|run| view! { " · " <A href=format!("/runs/{run}")>"the run"</A> })}
+            </div>
+            <div class="why-box" inner_html=alert.why_html.unwrap_or_default()></div>
+            <div class="alert-foot">
+                <span class="status">{status}</span>
+                {(!alert.acknowledged).then(|| view! {
+                    <button type="button" class="ack" on:click=move |_| { ack.dispatch(()); }>"Acknowledge"</button>
+                })}
+                {(!alert.acknowledged && alert.muted_until_ms.is_none()).then(|| view! {
+                    <button type="button" class="mute" title="Nothing is sent for it for 24 hours; evaluations go on" on:click=move |_| { mute.dispatch(()); }>"Mute 24 h"</button>
+                })}
+            </div>
+        </li>
+    }
+}
+
+/// A breach in one line: the threshold, the change, baseline → observed and the test's p-value (Welch's; a change
+/// point's, whose "baseline" is the level before the change and whose "observed" the level after; a window test's,
+/// whose "baseline" is the window's center).
+fn breach_line(b: &crate::guard::model::Breach) -> String {
+    use crate::guard::model::Op;
+    let change = b.pct_change.map_or_else(|| format!("{:+.3}", b.delta), |p| format!("{p:+.1}%"));
+    let limit = match b.op {
+        Op::PctIncrease => format!("+{}%", b.threshold),
+        Op::ChangePoint if b.metric.worse_when_higher() => format!("+{}%", b.threshold),
+        Op::PctDecrease | Op::ChangePoint => format!("−{}%", b.threshold),
+        Op::AbsIncrease => format!("+{}", figure(b.metric, Some(b.threshold))),
+    };
+    let (from, to, test) = match (b.op, &b.test) {
+        (Op::ChangePoint, _) => ("level before", "level after", "change point"),
+        (_, Some(window)) => ("window center", "observed", window.kind.as_str()),
+        _ => ("baseline", "observed", "Welch"),
+    };
+    let latest = b.latest.map_or_else(String::new, |v| format!(" (this run {})", figure(b.metric, Some(v))));
+    let p_value = b.p_value.map_or("p n/a".to_string(), |p| format!("p = {}", crate::report::p_value(p)));
+    format!(
+        "{} {} {change} (threshold {limit}): {from} {} → {to} {}{latest}, {test} {p_value}",
+        b.metric.as_str(),
+        b.op.as_str(),
+        figure(b.metric, Some(b.baseline)),
+        figure(b.metric, Some(b.observed))
+    )
 }
 
 /// A schedule's mutes in force, each with Unmute, or a button muting the whole schedule for 24 hours.

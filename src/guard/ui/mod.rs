@@ -2,7 +2,6 @@
 //! that show it (a new schedule, an existing one's settings).
 
 mod feed;
-mod incident;
 mod schedule;
 mod schedule_form;
 mod schedule_settings;

@@ -172,6 +172,7 @@ fn report_body(view: &ReportView, page: BodyFor) -> ServerHtml {
         <HonestyNotes notes=view.honesty/>
         {over.then(|| view! { <DistributionCharts histogram_svg=view.histogram_svg cdf_svg=view.cdf_svg/> })}
         {over.then(|| view! { <TimeSlices slices=view.slices svg=view.slices_svg/> })}
+        {(over && !view.slowest.is_empty()).then(|| view! { <SlowestRequests rows=view.slowest/> })}
         {view.workload.filter(|_| over).map(|section| view! {
             <WorkloadPanel section server_metrics=page != BodyFor::SharedReport/>
         })}
@@ -184,6 +185,33 @@ fn report_body(view: &ReportView, page: BodyFor) -> ServerHtml {
             </section>
         })}
     })
+}
+
+/// The slowest requests of a finished report, slowest first: where to look first (an alert links here,
+/// `#slowest`).
+#[component]
+fn SlowestRequests(rows: Vec<IterationRecord>) -> impl IntoView {
+    let cell = |v: Option<f64>| v.map_or_else(|| "—".to_string(), crate::report::ms);
+    let count = |t: Option<u64>| t.map_or_else(|| "—".to_string(), |t| t.to_string());
+    view! {
+        <section class="slowest" id="slowest">
+            <h3>"Slowest requests"</h3>
+            <p class="muted">"The successful measured requests that took longest, slowest first (warm-ups and failures \
+                left out); the table below has them all."</p>
+            <table class="table">
+                <thead><tr><th>"#"</th><th>"Prompt"</th><th>"TTFT"</th><th>"Total"</th><th>"Tokens in / out"</th></tr></thead>
+                <tbody>{rows.into_iter().map(|r| view! {
+                    <tr>
+                        <td>{r.seq}</td>
+                        <td class="prompt">{r.prompt.chars().take(60).collect::<String>()}</td>
+                        <td>{cell(r.ttft_ms)}</td>
+                        <td>{crate::report::ms(r.total_ms)}</td>
+                        <td>{format!("{} / {}", count(r.tokens_in), count(r.tokens_out))}</td>
+                    </tr>
+                }).collect_view()}</tbody>
+            </table>
+        </section>
+    }
 }
 
 /// The distribution of a finished report, drawn on the server: a histogram and the cumulative distribution of

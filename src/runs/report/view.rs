@@ -16,6 +16,9 @@ use crate::runs::report::workload::WorkloadReport;
 use crate::runs::report::{ReportAgent, ReportConnector, ReportHeader, ReportSnapshot, ReportStats};
 use crate::stats::{successful_values, time_slices, RunSummary, TimeSlice};
 
+/// The slowest iterations a report lists on its own (an alert links to them).
+pub const SLOWEST_SHOWN: usize = 5;
+
 /// Quantiles each CDF series is drawn through.
 const CDF_POINTS: usize = 400;
 
@@ -50,6 +53,10 @@ pub struct ReportView {
     pub cdf_svg: String,
     /// The table's first page in send order.
     pub first_page: IterationPage,
+    /// The slowest successful measured iterations, slowest first ([`SLOWEST_SHOWN`]), drawn by the server. (Read
+    /// in the browser like the first page's rows: a field the browser build skipped would cost it more code.)
+    #[serde(default)]
+    pub slowest: Vec<IterationRecord>,
     /// What the server's own metrics said during the run, when it recorded them: the notes and the load, SVG.
     pub server: Option<ServerSection>,
     /// The run over time: latency, completions and failures per slice (empty for runs recorded before send
@@ -115,6 +122,7 @@ pub fn report_view(snapshot: &ReportSnapshot, summary: RunSummary) -> ReportView
         histogram_svg,
         cdf_svg,
         first_page: table_page(results, &TableQuery::default()),
+        slowest: crate::stats::slowest(results, SLOWEST_SHOWN).into_iter().cloned().collect(),
         server: snapshot.server.as_ref().map(|server| ServerSection {
             notes: crate::runs::report::server_notes(server),
             load_svg: crate::charts::server_load(&server.samples),

@@ -84,27 +84,10 @@ impl PageLoader {
     }
 }
 
-/// The order the page's address asks for (`?sort=total&descending=true`, what an alert links to for a run's
-/// slowest requests); send order when it asks for none or for something unknown.
-fn asked_order() -> TableQuery {
-    let asked = leptos_router::hooks::use_query_map();
-    asked.with_untracked(|q| {
-        let sort = match q.get("sort").as_deref() {
-            Some("ttft") => SortKey::Ttft,
-            Some("total") => SortKey::Total,
-            Some("tokensOut") => SortKey::TokensOut,
-            _ => SortKey::Seq,
-        };
-        TableQuery { sort, descending: q.get("descending").as_deref() == Some("true"), ..TableQuery::default() }
-    })
-}
-
-/// The table of the report `source`, starting at `first` (the first page in send order), in the order the page's
-/// address asks for.
+/// The table of the report `source`, starting at `first` (the first page in send order).
 #[component]
 pub fn ResultsTable(source: ReportSource, first: IterationPage) -> impl IntoView {
-    let asked = asked_order();
-    let query = RwSignal::new(asked);
+    let query = RwSignal::new(TableQuery::default());
     let loader = PageLoader {
         source: StoredValue::new(source),
         page: RwSignal::new(first),
@@ -113,11 +96,10 @@ pub fn ResultsTable(source: ReportSource, first: IterationPage) -> impl IntoView
         latest: StoredValue::new(0),
     };
     let page = loader.page;
-    // Every change of the query after the first render asks the server; the first page came with the view, in send
-    // order, so another order asked by the address is fetched once the page runs in the browser.
+    // Every change of the query after the first render asks the server; the first page came with the view.
     Effect::new(move |previous: Option<()>| {
         let q = query.get();
-        if previous.is_some() || q != TableQuery::default() {
+        if previous.is_some() {
             loader.load(q);
         }
     });
