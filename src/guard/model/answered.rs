@@ -123,7 +123,7 @@ impl AlertContext {
     pub fn changed_line(&self) -> String {
         if self.changes.is_empty() {
             return "What changed: nothing Guard reads (the replies' model, system_fingerprint and Server header, the \
-                    cache, the server's queue and acceptance) differs from the baseline"
+                    engine's version, the cache, the server's queue and acceptance) differs from the baseline"
                 .to_string();
         }
         let named: Vec<String> = self.changes.iter().map(Change::describe).collect();
