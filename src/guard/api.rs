@@ -349,19 +349,11 @@ pub async fn email_enabled() -> Result<bool, AppError> {
     with_session(|state, _| async move { Ok(state.settings.smtp.is_some()) }).await
 }
 
-/// `POST /api/guard/alerts/list`, `{}`: the alert feed, open alerts first, one an incident (the thresholds one
-/// evaluation breached are the first one's `also`), each with why it opened drawn (`whyHtml`).
+/// `POST /api/guard/alerts/list`, `{}`: the alert feed, open alerts first.
 #[server(prefix = "/api", endpoint = "guard/alerts/list", input = Json, output = Json)]
 pub async fn list_alerts() -> Result<Vec<AlertView>, AppError> {
     with_session(|state, session| async move {
-        let alerts = state.store.list_alerts(session.workspace_id, 200, state.clock.now_ms()).await?;
-        // One card an incident, with why drawn here: the browser carries neither.
-        let mut cards = crate::guard::model::folded(alerts);
-        for card in &mut cards {
-            let drawn = card.context.as_ref().map(|c| crate::guard::fragments::why(c, card.run_id, &card.also));
-            card.why_html = drawn;
-        }
-        Ok(cards)
+        Ok(state.store.list_alerts(session.workspace_id, 200, state.clock.now_ms()).await?)
     })
     .await
 }

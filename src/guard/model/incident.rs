@@ -1,6 +1,7 @@
 //! Incidents: what one evaluation breached, shown and acknowledged as one. Alerts stay one per threshold (each
 //! sustains, recovers and mutes on its own), and those whose last breach was the same evaluation of the same
-//! schedule are one incident — one slowdown that crossed two thresholds is one thing to look at, not two.
+//! schedule are one incident — one slowdown that crossed two thresholds is one thing to look at, not two. The
+//! server folds them for the feed; the browser build carries none of this.
 
 use super::records::AlertView;
 use super::states::AlertKind;
@@ -27,7 +28,6 @@ pub fn incidents(alerts: Vec<AlertView>) -> Vec<Vec<AlertView>> {
 
 /// `alerts` with each incident folded into its first alert, which lists the others' breaches (`also`): what the
 /// feed shows, one card an incident.
-#[cfg(feature = "ssr")]
 pub fn folded(alerts: Vec<AlertView>) -> Vec<AlertView> {
     incidents(alerts)
         .into_iter()

@@ -7,6 +7,7 @@ mod benchmark_set;
 mod cost;
 mod evaluation;
 mod figures;
+#[cfg(feature = "ssr")]
 mod incident;
 mod notify;
 mod policy;
@@ -32,8 +33,7 @@ pub use evaluation::{
 };
 pub use figures::{GuardSummary, Metric};
 #[cfg(feature = "ssr")]
-pub use incident::folded;
-pub use incident::incidents;
+pub use incident::{folded, incidents};
 pub use notify::Notify;
 pub use policy::{AlertPolicy, InvalidRun, Validity, MAX_POLICY_WINDOW};
 pub use pooled::PooledEvaluation;

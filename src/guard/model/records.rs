@@ -235,10 +235,13 @@ pub struct AlertView {
     /// The first healthy evaluation of the schedule since the last breach, if any.
     pub healthy_since_ms: Option<i64>,
     /// The evaluation that breached it last (or could not measure last): alerts that share it are one incident.
+    /// (The server folds incidents; the browser build carries none of the fields it folds them with.)
+    #[cfg(feature = "ssr")]
     pub evaluation_id: EvaluationId,
     /// Why that evaluation may have breached: what changed since the baseline, the run's verdict, its slowest
     /// requests (none for "cannot measure", and for alerts stored before it was kept). Kept on the server; the page
     /// gets it drawn (`why_html`).
+    #[cfg(feature = "ssr")]
     #[serde(skip)]
     pub context: Option<super::answered::AlertContext>,
     /// The other thresholds the same evaluation breached: the feed shows an incident as one card, this alert's
@@ -247,8 +250,10 @@ pub struct AlertView {
     #[serde(skip)]
     pub also: Vec<Breach>,
     /// Why, drawn by the server (`guard::fragments::why`): the other breaches of its incident, what changed, the
-    /// run's verdict, its slowest requests.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// run's verdict, its slowest requests. Server only for now: the feed has no room for it in the browser's
+    /// budget yet (docs/PERFORMANCE.md).
+    #[cfg(feature = "ssr")]
+    #[serde(skip)]
     pub why_html: Option<String>,
 }
 

@@ -1,6 +1,6 @@
-//! `/guard`: the alert feed (open incidents first — every threshold one evaluation breached on one card, the others
-//! and why it opened drawn by the server; acknowledge one or all; mute its first threshold) and the schedules with
-//! how their last evaluation went and their mutes.
+//! `/guard`: the alert feed (open alerts first: schedule, breach, observed vs baseline, p-value, sample sizes,
+//! time; acknowledge one — with the others its evaluation opened — or all; mute one's threshold) and the schedules
+//! with how their last evaluation went and their mutes.
 
 use leptos::prelude::*;
 use leptos_router::components::A;
@@ -135,7 +135,6 @@ fn AlertItem(alert: AlertView) -> impl IntoView {
                 <strong>{what}</strong>
                 {alert.run_id.map(|run| view! { " · " <A href=format!("/runs/{run}")>"the run"</A> })}
             </div>
-            <div class="why-box" inner_html=alert.why_html.unwrap_or_default()></div>
             <div class="alert-foot">
                 <span class="status">{status}</span>
                 {(!alert.acknowledged).then(|| view! {

@@ -167,12 +167,17 @@ fn report_body(view: &ReportView, page: BodyFor) -> ServerHtml {
     let over = page != BodyFor::RunningRun;
     let no_server = view.server.is_none() && page == BodyFor::File;
     let server = view.server.filter(|_| page != BodyFor::SharedReport);
+    // Drawn only by the server; the browser build's view has no slowest requests.
+    #[cfg(feature = "ssr")]
+    let slowest = view.slowest;
+    #[cfg(not(feature = "ssr"))]
+    let slowest: Vec<IterationRecord> = Vec::new();
     render(view! {
         <StatCards stats=view.stats summary=view.summary/>
         <HonestyNotes notes=view.honesty/>
         {over.then(|| view! { <DistributionCharts histogram_svg=view.histogram_svg cdf_svg=view.cdf_svg/> })}
         {over.then(|| view! { <TimeSlices slices=view.slices svg=view.slices_svg/> })}
-        {(over && !view.slowest.is_empty()).then(|| view! { <SlowestRequests rows=view.slowest/> })}
+        {(over && !slowest.is_empty()).then(|| view! { <SlowestRequests rows=slowest/> })}
         {view.workload.filter(|_| over).map(|section| view! {
             <WorkloadPanel section server_metrics=page != BodyFor::SharedReport/>
         })}

@@ -17,6 +17,7 @@ use crate::runs::report::{ReportAgent, ReportConnector, ReportHeader, ReportSnap
 use crate::stats::{successful_values, time_slices, RunSummary, TimeSlice};
 
 /// The slowest iterations a report lists on its own (an alert links to them).
+#[cfg(feature = "ssr")]
 pub const SLOWEST_SHOWN: usize = 5;
 
 /// Quantiles each CDF series is drawn through.
@@ -53,8 +54,9 @@ pub struct ReportView {
     pub cdf_svg: String,
     /// The table's first page in send order.
     pub first_page: IterationPage,
-    /// The slowest successful measured iterations, slowest first ([`SLOWEST_SHOWN`]), drawn by the server. (Read
-    /// in the browser like the first page's rows: a field the browser build skipped would cost it more code.)
+    /// The slowest successful measured iterations, slowest first ([`SLOWEST_SHOWN`]), drawn by the server: the
+    /// browser build has no such field (every byte of the report page's code counts, docs/PERFORMANCE.md).
+    #[cfg(feature = "ssr")]
     #[serde(default)]
     pub slowest: Vec<IterationRecord>,
     /// What the server's own metrics said during the run, when it recorded them: the notes and the load, SVG.
@@ -122,6 +124,7 @@ pub fn report_view(snapshot: &ReportSnapshot, summary: RunSummary) -> ReportView
         histogram_svg,
         cdf_svg,
         first_page: table_page(results, &TableQuery::default()),
+        #[cfg(feature = "ssr")]
         slowest: crate::stats::slowest(results, SLOWEST_SHOWN).into_iter().cloned().collect(),
         server: snapshot.server.as_ref().map(|server| ServerSection {
             notes: crate::runs::report::server_notes(server),
