@@ -1,7 +1,7 @@
 //! Incidents: what one evaluation breached, shown and acknowledged as one. Alerts stay one per threshold (each
 //! sustains, recovers and mutes on its own), and those whose last breach was the same evaluation of the same
-//! schedule are one incident — one slowdown that crossed two thresholds is one thing to look at, not two. The
-//! server folds them for the feed; the browser build carries none of this.
+//! schedule are one incident — one slowdown that crossed two thresholds is one thing to look at, not two.
+//! `folded` is the feed's card to come (the browser bundle has no room for it yet); server only.
 
 use super::records::AlertView;
 use super::states::AlertKind;
