@@ -107,7 +107,8 @@ test("a run of one request is invalid for its median, and its report says what t
   const verdict = page.locator("#verdict");
   await expect(verdict).toHaveClass(/\binvalid\b/, { timeout: 30_000 });
   await expect(verdict.locator("h3")).toHaveText("Invalid: these figures do not describe the endpoint under the load asked");
-  const reason = verdict.locator("li.failed");
+  // The samples check fails; on a busy machine the client's timing may fail too, and the verdict says so.
+  const reason = verdict.locator("li.failed", { hasText: "samples failed" });
   await expect(reason).toHaveCount(1);
   await expect(reason).toContainText("samples failed: 1 successful request(s); p50");
   await expect(reason.locator(".change")).toHaveText("Change: Send at least 2 requests (more iterations, or a longer time limit).");
