@@ -68,7 +68,6 @@ mod tests {
             evaluation_id: evaluation,
             context: None,
             also: Vec::new(),
-            why_html: None,
         }
     }
 

@@ -240,21 +240,15 @@ pub struct AlertView {
     pub evaluation_id: EvaluationId,
     /// Why that evaluation may have breached: what changed since the baseline, the run's verdict, its slowest
     /// requests (none for "cannot measure", and for alerts stored before it was kept). Kept on the server; the page
-    /// gets it drawn (`why_html`).
+    /// will get it drawn (`guard::fragments::why`).
     #[cfg(feature = "ssr")]
     #[serde(skip)]
     pub context: Option<super::answered::AlertContext>,
     /// The other thresholds the same evaluation breached: the feed shows an incident as one card, this alert's
-    /// (`model::folded`), and draws them in `why_html` (server only: the browser carries no code for them).
+    /// (`model::folded`; server only: the browser carries no code for them).
     #[cfg(feature = "ssr")]
     #[serde(skip)]
     pub also: Vec<Breach>,
-    /// Why, drawn by the server (`guard::fragments::why`): the other breaches of its incident, what changed, the
-    /// run's verdict, its slowest requests. Server only for now: the feed has no room for it in the browser's
-    /// budget yet (docs/PERFORMANCE.md).
-    #[cfg(feature = "ssr")]
-    #[serde(skip)]
-    pub why_html: Option<String>,
 }
 
 /// One evaluation of a schedule: what was compared and what was decided.

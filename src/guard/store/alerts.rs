@@ -109,7 +109,6 @@ fn alert_from_row(row: &AnyRow) -> Result<AlertView, StoreError> {
         evaluation_id: parse_id(&row.try_get::<String, _>("evaluation_id")?)?,
         context,
         also: Vec::new(),
-        why_html: None,
     })
 }
 
