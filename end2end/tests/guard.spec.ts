@@ -23,7 +23,7 @@ async function simulator(ttft: string, started: ChildProcess[], build = "latency
   return line.trim().split(" ").pop()!;
 }
 
-test("a slower endpoint raises one alert on Run now, shown in the badge and the feed until acknowledged", async ({ page }) => {
+test("a slower endpoint raises one incident on Run now, shown in the badge and the feed until acknowledged", async ({ page }) => {
   test.setTimeout(120_000);
   const sims: ChildProcess[] = [];
   try {
@@ -119,6 +119,9 @@ test("a slower endpoint raises one alert on Run now, shown in the badge and the 
     await page.fill("#policy-breaches", "1");
     await page.fill("#policy-of", "3");
     await page.fill("#policy-recover", "2");
+    // A second threshold: the mean, +20 % (what "Add threshold" starts with).
+    await page.click("#add-threshold");
+    await expect(page.locator(".threshold-metric")).toHaveCount(2);
     await page.click("#save-schedule");
     await expect(page.locator("#webhook-secret")).toHaveValue(/^whsec_/);
     await page.click("#open-schedule");
@@ -170,7 +173,8 @@ test("a slower endpoint raises one alert on Run now, shown in the badge and the 
     expect(updated.status()).toBe(200);
     await page.click("#run-now");
     await expect(page.locator("#run-now-result")).toContainText("Run now: breached", { timeout: 30_000 });
-    await expect(page.locator("#run-now-result")).toContainText("1 alert(s) opened");
+    await expect(page.locator("#run-now-result")).toContainText("2 alert(s) opened");
+    // One evaluation, one thing to look at: the badge counts the incident once.
     await expect(page.locator("#alert-badge")).toHaveText("1");
     await expect(page.locator("#evaluations tbody tr").first()).toContainText("crossed and significant");
     await expect(page.locator("#history svg circle.breach")).toHaveCount(1);
@@ -179,34 +183,49 @@ test("a slower endpoint raises one alert on Run now, shown in the badge and the 
     await expect(page.locator("#change-points")).toContainText("None in this history.");
     await page.screenshot({ path: "test-results/guard-schedule.png", fullPage: true });
 
-    // The feed: the alert with its figures; acknowledged by hand, the badge drops to 0.
+    // The feed: one card for what the evaluation breached, with its figures; acknowledged by hand, the badge drops
+    // to 0.
     await page.click('.sidebar a[href="/guard"]');
     await expect(page.locator("#alerts li.alert.open")).toHaveCount(1);
     const alert = page.locator("#alerts li.alert").first();
     await expect(alert).toContainText("Checkout p95");
     await expect(alert).toContainText("p95_ms pct_increase +");
     await expect(alert).toContainText("Welch p = ");
+    await expect(alert.locator(".why .also")).toContainText("Also breached in this evaluation: mean_ms +");
+    // It says why: what changed since the baseline, the run's verdict, and where its slowest requests are.
+    await expect(alert.locator(".why .changed")).toHaveText("What changed: system_fingerprint b100 → b200");
+    await expect(alert.locator(".why .validity")).toContainText("The run: ");
+    await expect(alert.locator(".why")).toContainText("Slowest requests: #");
+    // Loaded as a page, the server's HTML stays once the page hydrates (its data carries the HTML empty).
+    await page.reload();
+    await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+    await expect(alert.locator(".why .changed")).toHaveText("What changed: system_fingerprint b100 → b200");
     await page.screenshot({ path: "test-results/guard-feed.png", fullPage: true });
     await page.setViewportSize({ width: 390, height: 844 });
     await page.screenshot({ path: "test-results/guard-feed-phone.png", fullPage: true });
     await page.setViewportSize({ width: 1280, height: 900 });
-    // Its run's report lists the slowest requests, slowest first (where the alert's messages link).
-    await alert.locator('a[href^="/runs/"]').click();
-    await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
+    // Its link opens the run's report at its slowest requests, slowest first.
+    await alert.locator("a.slowest").click();
+    await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}#slowest$/);
     await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
-    await expect(page.locator("#slowest tbody tr").first()).toBeVisible();
+    await expect(page.locator("#slowest")).toBeInViewport();
     const totals = await page.locator("#slowest tbody tr td:nth-child(4)").allInnerTexts();
     const ms = totals.map((t) => parseFloat(t.replace(/[^0-9.]/g, "")));
     expect(ms.length).toBeGreaterThan(1);
     expect([...ms].sort((a, b) => b - a)).toEqual(ms);
     await page.goBack();
     await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
-    // Muted for maintenance from the feed: the alert and its schedule's row say until when; Unmute ends it.
+    // Muted for maintenance from the feed: both thresholds; the card and its schedule's row say until when;
+    // Unmute ends each.
     await alert.locator("button.mute").click();
     await expect(alert).toContainText("muted until");
     const row = page.locator("#schedules tr", { hasText: "Checkout p95" });
     await expect(row.locator("td.mutes")).toContainText("p95_ms:pct_increase muted until");
+    await expect(row.locator("td.mutes")).toContainText("mean_ms:pct_increase muted until");
+    await row.locator("button.unmute").first().click();
+    await expect(row.locator("button.unmute")).toHaveCount(1);
     await row.locator("button.unmute").click();
+    await expect(row.locator("button.unmute")).toHaveCount(0);
     await expect(row.locator("button.mute-schedule")).toBeVisible();
     await expect(alert).not.toContainText("muted until");
     await alert.locator("button.ack").click();

@@ -349,11 +349,15 @@ pub async fn email_enabled() -> Result<bool, AppError> {
     with_session(|state, _| async move { Ok(state.settings.smtp.is_some()) }).await
 }
 
-/// `POST /api/guard/alerts/list`, `{}`: the alert feed, open alerts first.
+/// `POST /api/guard/alerts/list`, `{}`: the alert feed, open alerts first, one an incident (the thresholds one
+/// evaluation breached: the others' keys are the first one's `alsoKeys`), each with why it opened drawn
+/// (`whyHtml`).
 #[server(prefix = "/api", endpoint = "guard/alerts/list", input = Json, output = Json)]
 pub async fn list_alerts() -> Result<Vec<AlertView>, AppError> {
     with_session(|state, session| async move {
-        Ok(state.store.list_alerts(session.workspace_id, 200, state.clock.now_ms()).await?)
+        let alerts = state.store.list_alerts(session.workspace_id, 200, state.clock.now_ms()).await?;
+        // Folded and drawn here: the browser carries code for neither.
+        Ok(crate::guard::fragments::feed(alerts))
     })
     .await
 }
@@ -413,10 +417,11 @@ pub async fn list_mutes() -> Result<Vec<Mute>, AppError> {
     .await
 }
 
-/// `POST /api/guard/alerts/count`, `{}`: unacknowledged alerts (the sidebar badge).
+/// `POST /api/guard/alerts/count`, `{}`: unacknowledged incidents (the sidebar badge; the breaches of one
+/// evaluation are one, as the feed shows them).
 #[server(prefix = "/api", endpoint = "guard/alerts/count", input = Json, output = Json)]
 pub async fn open_alert_count() -> Result<u64, AppError> {
-    with_session(|state, session| async move { Ok(state.store.open_alert_count(session.workspace_id).await?) }).await
+    with_session(|state, session| async move { Ok(state.store.open_incident_count(session.workspace_id).await?) }).await
 }
 
 /// `POST /api/guard/alerts/ack`, `{"id"}`: acknowledges one alert and the others of its incident; `false` when

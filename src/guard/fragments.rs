@@ -288,6 +288,17 @@ fn history_points(evaluations: &[EvaluationView]) -> Vec<HistoryPoint> {
         .collect()
 }
 
+/// The feed's cards for `alerts` (as the store lists them): one an incident (`model::folded`), each with why it
+/// opened drawn.
+pub fn feed(alerts: Vec<crate::guard::model::AlertView>) -> Vec<crate::guard::model::AlertView> {
+    let mut cards = crate::guard::model::folded(alerts);
+    for card in &mut cards {
+        let drawn = card.context.as_ref().map(|context| why(context, card.run_id, &card.also));
+        card.why_html = drawn.map(ServerHtml::trusted);
+    }
+    cards
+}
+
 /// Why a breaching evaluation may have breached, as the feed's card says it below its first breach: the others it
 /// breached (`also`), what changed since the baseline, the run's verdict, and its slowest requests with a link to
 /// them in its report.

@@ -15,8 +15,9 @@ use crate::common::TestDb;
 use crate::every_threshold::receiver;
 use crate::webhooks::webhook_policy;
 use latency_guard::clock::Clock;
+use latency_guard::guard::fragments::feed;
 use latency_guard::guard::model::{
-    folded, incidents, Cadence, EvaluationStatus, Metric, Notify, Op, ScheduleInput, Severity, Threshold,
+    incidents, Cadence, EvaluationStatus, Metric, Notify, Op, ScheduleInput, Severity, Threshold,
 };
 use latency_guard::guard::notify::{Mailer, WebhookSender};
 use latency_guard::guard::service::{acknowledge_alert, pin_run};
@@ -123,20 +124,24 @@ async fn a_redeploy_that_lost_the_cache_is_one_incident_naming_the_build_and_the
         assert!(content.contains(needle), "{needle:?} missing in:\n{content}");
     }
 
-    // One incident in the feed, carrying why.
-    let feed = incidents(rig.store.list_alerts(rig.ws, 100, rig.clock.now_ms()).await.unwrap());
-    assert_eq!(feed.len(), 1, "{feed:?}");
-    assert_eq!(feed[0].len(), 2);
-    let context = feed[0][0].context.as_ref().expect("the incident says why");
+    // One incident in the feed, carrying why; the badge counts it once.
+    assert_eq!(rig.store.open_alert_count(rig.ws).await.unwrap(), 2);
+    assert_eq!(rig.store.open_incident_count(rig.ws).await.unwrap(), 1);
+    let found = incidents(rig.store.list_alerts(rig.ws, 100, rig.clock.now_ms()).await.unwrap());
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].len(), 2);
+    let context = found[0][0].context.as_ref().expect("the incident says why");
     assert_eq!(context.changes.len(), 2, "{context:?}");
     assert_eq!(context.slowest.len(), 3);
     assert!(context.slowest.windows(2).all(|w| w[0].total_ms >= w[1].total_ms), "slowest first: {context:?}");
-    // The feed's card: one for the incident, listing the other breach, with why drawn.
-    let cards = folded(rig.store.list_alerts(rig.ws, 100, rig.clock.now_ms()).await.unwrap());
+    // The feed's card (as `guard/alerts/list` answers): one for the incident, listing the other breach, with why
+    // drawn, and the other threshold named (the card's Mute mutes both).
+    let cards = feed(rig.store.list_alerts(rig.ws, 100, rig.clock.now_ms()).await.unwrap());
     assert_eq!((cards.len(), cards[0].also.len()), (1, 1), "{cards:?}");
-    let why = latency_guard::guard::fragments::why(context, Some(run), &cards[0].also);
+    let why = cards[0].why_html.as_ref().expect("the card says why").as_str();
     let other = cards[0].also[0].metric.as_str();
     assert_ne!(Some(other), cards[0].breach.as_ref().map(|b| b.metric.as_str()), "the card's other threshold");
+    assert_eq!(cards[0].also_keys, [format!("{other}:pct_increase")]);
     assert!(why.contains(&format!("Also breached in this evaluation: {other} +")), "{why}");
     assert!(why.contains("What changed: system_fingerprint b100 → b200; cached prompt share"), "{why}");
     assert!(why.contains(&format!("href=\"/runs/{run}#slowest\"")), "{why}");
@@ -144,6 +149,7 @@ async fn a_redeploy_that_lost_the_cache_is_one_incident_naming_the_build_and_the
     assert!(acknowledge_alert(&rig.store, rig.ws, cards[0].id, rig.clock.now_ms()).await.unwrap());
     let acknowledged = rig.store.list_alerts(rig.ws, 100, rig.clock.now_ms()).await.unwrap();
     assert!(acknowledged.iter().all(|a| a.acknowledged), "{acknowledged:?}");
+    assert_eq!(rig.store.open_incident_count(rig.ws).await.unwrap(), 0);
     before.stop();
     after.stop();
 }

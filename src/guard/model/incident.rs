@@ -1,7 +1,7 @@
 //! Incidents: what one evaluation breached, shown and acknowledged as one. Alerts stay one per threshold (each
 //! sustains, recovers and mutes on its own), and those whose last breach was the same evaluation of the same
 //! schedule are one incident — one slowdown that crossed two thresholds is one thing to look at, not two.
-//! `folded` is the feed's card to come (the browser bundle has no room for it yet); server only.
+//! The server folds them for the feed (`folded`); the browser build carries none of this.
 
 use super::records::AlertView;
 use super::states::AlertKind;
@@ -26,15 +26,20 @@ pub fn incidents(alerts: Vec<AlertView>) -> Vec<Vec<AlertView>> {
     gathered
 }
 
-/// `alerts` with each incident folded into its first alert, which lists the others' breaches (`also`): what the
-/// feed shows, one card an incident.
+/// `alerts` with each incident folded into one alert, which lists the others' breaches (`also`): what the feed
+/// shows, one card an incident. The card leads with its most severe breach, then the figure that comes first
+/// (p95 before p50 before the mean …), whatever order the store listed them in.
 pub fn folded(alerts: Vec<AlertView>) -> Vec<AlertView> {
     incidents(alerts)
         .into_iter()
-        .filter_map(|incident| {
+        .filter_map(|mut incident| {
+            incident.sort_by_key(|alert| {
+                alert.breach.as_ref().map(|b| (b.severity != super::Severity::Critical, b.metric as u8))
+            });
             let mut alerts = incident.into_iter();
             let mut first = alerts.next()?;
             first.also = alerts.filter_map(|a| a.breach).collect();
+            first.also_keys = first.also.iter().map(super::Breach::key).collect();
             Some(first)
         })
         .collect()
@@ -68,6 +73,8 @@ mod tests {
             evaluation_id: evaluation,
             context: None,
             also: Vec::new(),
+            why_html: None,
+            also_keys: Vec::new(),
         }
     }
 
@@ -96,35 +103,52 @@ mod tests {
     }
 
     #[test]
-    fn a_folded_incident_is_its_first_alert_listing_the_others_breaches() {
+    fn a_folded_incident_leads_with_its_most_severe_first_figure_and_lists_the_others() {
         use crate::guard::model::{Breach, Metric, Op, Severity};
-        let breach = |metric| Breach {
+        let breach = |metric, severity| Breach {
             metric,
             op: Op::PctIncrease,
             threshold: 50.0,
             delta: 10.0,
             pct_change: Some(60.0),
             p_value: Some(0.01),
-            severity: Severity::Warn,
+            severity,
             baseline: 10.0,
             observed: 20.0,
             test: None,
             latest: None,
         };
         let (schedule, evaluation) = (ScheduleId::new_random(), EvaluationId::new_random());
-        let with = |metric| AlertView {
-            breach: Some(breach(metric)),
+        let with = |metric, severity| AlertView {
+            breach: Some(breach(metric, severity)),
             ..alert(schedule, evaluation, AlertKind::Breach, false)
         };
-        let list = vec![
-            with(Metric::P50Ms),
-            with(Metric::MeanMs),
-            alert(schedule, evaluation, AlertKind::CannotMeasure, false),
+        let (warn, critical) = (Severity::Warn, Severity::Critical);
+        // (the incident as the store lists it, the breach its card leads with, the others in order)
+        let table = [
+            (vec![(Metric::MeanMs, warn), (Metric::P95Ms, warn)], (Metric::P95Ms, warn), vec![(Metric::MeanMs, warn)]),
+            (vec![(Metric::P95Ms, warn), (Metric::MeanMs, warn)], (Metric::P95Ms, warn), vec![(Metric::MeanMs, warn)]),
+            (
+                vec![(Metric::P95Ms, warn), (Metric::ErrorRate, critical), (Metric::P50Ms, warn)],
+                (Metric::ErrorRate, critical),
+                vec![(Metric::P95Ms, warn), (Metric::P50Ms, warn)],
+            ),
         ];
-        let first = list[0].id;
-        let cards = folded(list);
-        assert_eq!(cards.len(), 2, "the breaches' card and the cannot-measure one");
-        assert_eq!((cards[0].id, cards[0].also.clone()), (first, vec![breach(Metric::MeanMs)]));
+        for (listed, lead, others) in table {
+            let list: Vec<AlertView> = listed.iter().map(|&(m, s)| with(m, s)).collect();
+            let lead_id = list[listed.iter().position(|&l| l == lead).unwrap()].id;
+            let cards = folded(list);
+            assert_eq!(cards.len(), 1, "{listed:?}");
+            assert_eq!(cards[0].id, lead_id, "{listed:?}");
+            let also: Vec<Breach> = others.iter().map(|&(m, s)| breach(m, s)).collect();
+            assert_eq!(cards[0].also, also, "{listed:?}");
+            let keys: Vec<String> = also.iter().map(Breach::key).collect();
+            assert_eq!(cards[0].also_keys, keys);
+        }
+        // A "cannot measure" alert of the same evaluation is a card of its own.
+        let cards =
+            folded(vec![with(Metric::P50Ms, warn), alert(schedule, evaluation, AlertKind::CannotMeasure, false)]);
+        assert_eq!(cards.len(), 2, "the breach's card and the cannot-measure one");
         assert!(cards[1].also.is_empty());
     }
 }

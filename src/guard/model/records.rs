@@ -240,7 +240,7 @@ pub struct AlertView {
     pub evaluation_id: EvaluationId,
     /// Why that evaluation may have breached: what changed since the baseline, the run's verdict, its slowest
     /// requests (none for "cannot measure", and for alerts stored before it was kept). Kept on the server; the page
-    /// will get it drawn (`guard::fragments::why`).
+    /// gets it drawn (`why_html`).
     #[cfg(feature = "ssr")]
     #[serde(skip)]
     pub context: Option<super::answered::AlertContext>,
@@ -249,6 +249,15 @@ pub struct AlertView {
     #[cfg(feature = "ssr")]
     #[serde(skip)]
     pub also: Vec<Breach>,
+    /// Why it opened, drawn by the server (`guard::fragments::why`): the other thresholds its evaluation breached,
+    /// what changed since the baseline, the run's verdict and its slowest requests with a link to them. Absent for
+    /// a "cannot measure" alert and for alerts stored before why was kept. (HTML: the browser carries no code to
+    /// draw it.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why_html: Option<crate::wire::ServerHtml>,
+    /// The thresholds (`metric:op`) of the other alerts of its incident: muting the card mutes them too.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also_keys: Vec<String>,
 }
 
 /// One evaluation of a schedule: what was compared and what was decided.

@@ -109,6 +109,8 @@ fn alert_from_row(row: &AnyRow) -> Result<AlertView, StoreError> {
         evaluation_id: parse_id(&row.try_get::<String, _>("evaluation_id")?)?,
         context,
         also: Vec::new(),
+        why_html: None,
+        also_keys: Vec::new(),
     })
 }
 
@@ -189,12 +191,26 @@ impl Store {
         rows.iter().map(alert_from_row).collect()
     }
 
-    /// Unacknowledged alerts of `workspace` (the sidebar badge).
+    /// Unacknowledged alerts of `workspace`.
     pub async fn open_alert_count(&self, workspace: WorkspaceId) -> Result<u64, StoreError> {
         let row = sqlx::query("SELECT COUNT(*) AS n FROM guard_alerts WHERE workspace_id = $1 AND acknowledged = 0")
             .bind(workspace.to_string())
             .fetch_one(&self.pool)
             .await?;
+        Ok(u64::try_from(row.try_get::<i64, _>("n")?).unwrap_or(0))
+    }
+
+    /// Unacknowledged incidents of `workspace` (the sidebar badge: as many as the feed's open cards): the breaches
+    /// of one evaluation of a schedule are one, a "cannot measure" alert is one of its own (`model::incidents`).
+    pub async fn open_incident_count(&self, workspace: WorkspaceId) -> Result<u64, StoreError> {
+        let row = sqlx::query(
+            "SELECT COUNT(*) AS n FROM (SELECT DISTINCT schedule_id, \
+             CASE WHEN kind = 'breach' THEN evaluation_id ELSE id END AS incident \
+             FROM guard_alerts WHERE workspace_id = $1 AND acknowledged = 0) AS open_incidents",
+        )
+        .bind(workspace.to_string())
+        .fetch_one(&self.pool)
+        .await?;
         Ok(u64::try_from(row.try_get::<i64, _>("n")?).unwrap_or(0))
     }
 

@@ -1,6 +1,6 @@
-//! `/guard`: the alert feed (open alerts first: schedule, breach, observed vs baseline, p-value, sample sizes,
-//! time; acknowledge one — with the others its evaluation opened — or all; mute one's threshold) and the schedules
-//! with how their last evaluation went and their mutes.
+//! `/guard`: the alert feed (open incidents first — every threshold one evaluation breached on one card, the others
+//! and why it opened drawn by the server; acknowledge one incident or all; mute an incident's thresholds) and the
+//! schedules with how their last evaluation went and their mutes.
 
 use leptos::prelude::*;
 use leptos_router::components::A;
@@ -10,7 +10,7 @@ use crate::guard::api::{
 };
 use crate::guard::model::{AlertKind, AlertView, EvaluationStatus, Metric, Mute, Schedule};
 use crate::model::{utc_minute as when, ScheduleId};
-use crate::ui::components::{alert_badge, ErrorBox, Layout};
+use crate::ui::components::{alert_badge, ErrorBox, Layout, ServerPart};
 use crate::ui::hooks::resource;
 
 /// A figure with its unit.
@@ -102,12 +102,22 @@ fn AlertItem(alert: AlertView) -> impl IntoView {
         let muted = alert.muted_until_ms.map(|t| format!(" · muted until {} UTC", when(t))).unwrap_or_default();
         format!("{state}{quiet}{muted}")
     };
-    // The alert's own threshold; a "cannot measure" alert's is the whole schedule.
-    let (schedule_id, key) = (alert.schedule_id, alert.breach.as_ref().map(|b| b.key()));
+    // The incident's thresholds; a "cannot measure" alert's is the whole schedule.
+    let schedule_id = alert.schedule_id;
+    let keys: Vec<Option<String>> = match &alert.breach {
+        Some(b) => std::iter::once(b.key()).chain(alert.also_keys).map(Some).collect(),
+        None => vec![None],
+    };
     let mute = Action::new(move |_: &()| {
-        let key = key.clone();
+        let keys = keys.clone();
         async move {
-            let result = mute_schedule(schedule_id, key, 24 * 60).await;
+            let mut result = Ok(());
+            for key in keys {
+                result = mute_schedule(schedule_id, key, 24 * 60).await.map(|_| ());
+                if result.is_err() {
+                    break;
+                }
+            }
             badge.refresh();
             result
         }
@@ -135,13 +145,14 @@ fn AlertItem(alert: AlertView) -> impl IntoView {
                 <strong>{what}</strong>
                 {alert.run_id.map(|run| view! { " · " <A href=format!("/runs/{run}")>"the run"</A> })}
             </div>
+            {alert.why_html.map(|html| view! { <ServerPart html/> })}
             <div class="alert-foot">
                 <span class="status">{status}</span>
                 {(!alert.acknowledged).then(|| view! {
                     <button type="button" class="ack" on:click=move |_| { ack.dispatch(()); }>"Acknowledge"</button>
                 })}
                 {(!alert.acknowledged && alert.muted_until_ms.is_none()).then(|| view! {
-                    <button type="button" class="mute" title="Nothing is sent for it for 24 hours; evaluations go on" on:click=move |_| { mute.dispatch(()); }>"Mute 24 h"</button>
+                    <button type="button" class="mute" title="Nothing is sent for its thresholds for 24 hours; evaluations go on" on:click=move |_| { mute.dispatch(()); }>"Mute 24 h"</button>
                 })}
             </div>
         </li>
