@@ -13,9 +13,15 @@ pub const SHARE_MOVE: f64 = 0.1;
 pub const QUEUE_MOVE_MS: f64 = 20.0;
 /// …and by at least this share of the baseline's queueing.
 pub const QUEUE_MOVE_RATIO: f64 = 0.25;
+/// The server's mean running or waiting requests moved by at least this many requests, and by
+/// [`LOAD_MOVE_RATIO`] of the baseline's: a request more or less at times is how a run's own arrivals fall.
+pub const LOAD_MOVE: f64 = 1.0;
+/// …and by at least this share of the baseline's.
+pub const LOAD_MOVE_RATIO: f64 = 0.5;
 
 /// The differences between `run` and `baseline`, in the order an alert names them: what answered (the replies'
-/// own word, then the engine's version as its server says it), then the marks, the cache, the queue and speculative decoding.
+/// own word, then the engine's version as its server says it, then its draft length), then the marks, the cache,
+/// the queue, the server's load and speculative decoding.
 pub fn changes(baseline: &Answered, run: &Answered) -> Vec<Change> {
     let mut found = Vec::new();
     if let (Some(a), Some(b)) = (&baseline.fingerprint, &run.fingerprint) {
@@ -36,12 +42,19 @@ pub fn changes(baseline: &Answered, run: &Answered) -> Vec<Change> {
             found.push(Change::Answered { field: "engine".into(), from: from.clone(), to: to.clone() });
         }
     }
+    if let (Some(from), Some(to)) = (baseline.draft_length, run.draft_length) {
+        if from != to {
+            let field = "speculative tokens per step".into();
+            found.push(Change::Answered { field, from: from.to_string(), to: to.to_string() });
+        }
+    }
     if baseline.prompt_heads != run.prompt_heads {
         found.push(Change::PromptMarks { from: baseline.prompt_heads, to: run.prompt_heads });
     }
     for (name, from, to) in [
         ("cached prompt share", baseline.cached_share, run.cached_share),
         ("prefix-cache hit rate", baseline.prefix_hit_rate, run.prefix_hit_rate),
+        ("KV-cache use at its peak", baseline.kv_cache_peak, run.kv_cache_peak),
     ] {
         found.extend(share_move(name, from, to));
     }
@@ -50,6 +63,12 @@ pub fn changes(baseline: &Answered, run: &Answered) -> Vec<Change> {
         if moved >= QUEUE_MOVE_MS && moved >= QUEUE_MOVE_RATIO * from_ms {
             found.push(Change::QueueTime { from_ms, to_ms });
         }
+    }
+    for (name, from, to) in [
+        ("requests running", baseline.running_mean, run.running_mean),
+        ("requests waiting", baseline.waiting_mean, run.waiting_mean),
+    ] {
+        found.extend(load_move(name, from, to));
     }
     found.extend(share_move("acceptance rate", baseline.acceptance_rate, run.acceptance_rate));
     found
@@ -77,16 +96,22 @@ pub fn alert_context(
 /// were recorded).
 pub fn answered_of(run: &RunView, records: &[IterationRecord], server: Option<&ServerMetrics>) -> Answered {
     let queue = server.and_then(|s| s.latencies.iter().find(|l| l.label == "queue time"));
+    let samples = server.map_or(&[][..], |s| &s.samples[..]);
+    let window = server.and_then(|s| match &s.spec {
+        SpecOutcome::Window(window) => Some(window),
+        SpecOutcome::Restarted { .. } | SpecOutcome::NotCounted | SpecOutcome::Unfinished { .. } => None,
+    });
     Answered {
         fingerprint: run.fingerprint.clone(),
         engine: server.and_then(|s| s.version.as_ref().map(|v| format!("{} {v}", s.kind.label()))),
         cached_share: cached_share(records),
         prefix_hit_rate: server.and_then(|s| s.prefix_cache.as_ref()).map(|c| c.hit_rate),
         queue_mean_ms: queue.and_then(|l| l.mean_ms),
-        acceptance_rate: server.and_then(|s| match &s.spec {
-            SpecOutcome::Window(window) => window.acceptance_rate,
-            SpecOutcome::Restarted { .. } | SpecOutcome::NotCounted | SpecOutcome::Unfinished { .. } => None,
-        }),
+        acceptance_rate: window.and_then(|w| w.acceptance_rate),
+        draft_length: window.and_then(|w| w.per_position.iter().map(|&(position, _)| position + 1).max()),
+        kv_cache_peak: samples.iter().filter_map(|s| s.kv_cache).reduce(f64::max),
+        running_mean: mean_of(samples.iter().map(|s| s.running)),
+        waiting_mean: mean_of(samples.iter().map(|s| s.waiting)),
         prompt_heads: run.plan.prompt_heads,
     }
 }
@@ -100,6 +125,18 @@ fn most_said(seen: &SeenValues) -> Option<&str> {
         }
     }
     best.map(|s| s.value.as_str())
+}
+
+fn load_move(name: &str, from: Option<f64>, to: Option<f64>) -> Option<Change> {
+    let (from, to) = (from?, to?);
+    let moved = (to - from).abs();
+    (moved >= LOAD_MOVE && moved >= LOAD_MOVE_RATIO * from).then(|| Change::Load { name: name.into(), from, to })
+}
+
+/// The mean of the readings that said a value.
+fn mean_of(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
+    let said: Vec<f64> = values.flatten().collect();
+    (!said.is_empty()).then(|| said.iter().sum::<f64>() / said.len() as f64)
 }
 
 fn share_move(name: &str, from: Option<f64>, to: Option<f64>) -> Option<Change> {
@@ -127,8 +164,8 @@ mod tests {
             cached_share: Some(cached),
             prefix_hit_rate: None,
             queue_mean_ms: None,
-            acceptance_rate: None,
             prompt_heads: PromptHeads::Unique,
+            ..Answered::default()
         }
     }
 
@@ -183,6 +220,37 @@ mod tests {
         // 15 ms more, or 10 % more of a long queue, is noise.
         assert!(named(metrics(40.0, 0.71), metrics(55.0, 0.70)).is_empty());
         assert!(named(metrics(400.0, 0.71), metrics(440.0, 0.71)).is_empty());
+    }
+
+    #[test]
+    fn the_servers_load_kv_cache_and_draft_length_are_named_when_they_move_beyond_noise() {
+        let load = |running: f64, waiting: f64, kv: f64, draft: u32| Answered {
+            running_mean: Some(running),
+            waiting_mean: Some(waiting),
+            kv_cache_peak: Some(kv),
+            draft_length: Some(draft),
+            ..Answered::default()
+        };
+        let named = |a: Answered, b: Answered| changes(&a, &b).iter().map(Change::describe).collect::<Vec<_>>();
+        // (baseline, run, named)
+        let table: [(Answered, Answered, Vec<&str>); 5] = [
+            (load(4.0, 0.0, 0.30, 3), load(4.2, 0.4, 0.33, 3), vec![]),
+            (
+                load(4.0, 0.0, 0.30, 3),
+                load(9.5, 6.0, 0.30, 3),
+                vec![
+                    "requests running in the server 4.0 → 9.5 (mean)",
+                    "requests waiting in the server 0.0 → 6.0 (mean)",
+                ],
+            ),
+            // A request more on a busy server is how arrivals fall: half the baseline's is the least named.
+            (load(20.0, 8.0, 0.30, 3), load(22.0, 11.0, 0.30, 3), vec![]),
+            (load(4.0, 0.0, 0.30, 3), load(4.0, 0.0, 0.92, 3), vec!["KV-cache use at its peak 30 % → 92 %"]),
+            (load(4.0, 0.0, 0.30, 3), load(4.0, 0.0, 0.30, 5), vec!["speculative tokens per step 3 → 5"]),
+        ];
+        for (baseline, run, expected) in table {
+            assert_eq!(named(baseline.clone(), run.clone()), expected, "{baseline:?} → {run:?}");
+        }
     }
 
     #[test]
@@ -241,7 +309,7 @@ mod tests {
     #[test]
     fn what_answered_a_run_is_read_from_its_replies_records_and_server() {
         use crate::model::fixtures::{completed_run, iteration_record, plan_input};
-        use crate::model::{PrefixCacheHits, ServerKind, ServerLatency};
+        use crate::model::{PrefixCacheHits, ServerKind, ServerLatency, ServerSample, SpecWindow};
         let mut run = completed_run(plan_input(&["p"], 64, 1), "tiny");
         run.fingerprint = Some(answered("b100", "llama.cpp", 0.0).fingerprint.unwrap());
         let records: Vec<IterationRecord> = (0..4)
@@ -256,8 +324,24 @@ mod tests {
             root: "http://gpu:8000".into(),
             scrapes: 3,
             failed_scrapes: 0,
-            samples: vec![],
-            spec: SpecOutcome::NotCounted,
+            // Readings of its load: a waiting count one of them did not say.
+            samples: [(2.0, Some(1.0), 0.2), (4.0, None, 0.6), (6.0, Some(3.0), 0.4)]
+                .into_iter()
+                .map(|(running, waiting, kv)| ServerSample {
+                    at_ms: 0,
+                    running: Some(running),
+                    waiting,
+                    kv_cache: Some(kv),
+                })
+                .collect(),
+            spec: SpecOutcome::Window(SpecWindow {
+                drafts: Some(10.0),
+                draft_tokens: 30.0,
+                accepted_tokens: 21.0,
+                acceptance_rate: Some(0.7),
+                mean_acceptance_length: Some(3.1),
+                per_position: vec![(0, 0.9), (1, 0.7), (2, 0.5)],
+            }),
             latencies: vec![ServerLatency {
                 label: "queue time".into(),
                 series: "vllm:request_queue_time_seconds".into(),
@@ -271,10 +355,16 @@ mod tests {
         let a = answered_of(&run, &records, Some(&server));
         assert_eq!(
             (a.cached_share, a.prefix_hit_rate, a.queue_mean_ms, a.acceptance_rate),
-            (Some(0.25), Some(0.61), Some(42.0), None)
+            (Some(0.25), Some(0.61), Some(42.0), Some(0.7))
         );
+        assert_eq!((a.running_mean, a.waiting_mean), (Some(4.0), Some(2.0)), "over the readings that said one");
+        assert_eq!((a.kv_cache_peak, a.draft_length), (Some(0.6), Some(3)), "three positions counted: three drafted");
         assert_eq!(a.engine.as_deref(), Some("vLLM 0.10.0"));
         assert_eq!(a.fingerprint, run.fingerprint);
-        assert_eq!(answered_of(&run, &records, None).prefix_hit_rate, None);
+        let unread = answered_of(&run, &records, None);
+        assert_eq!(
+            (unread.prefix_hit_rate, unread.running_mean, unread.kv_cache_peak, unread.draft_length),
+            (None, None, None, None)
+        );
     }
 }

@@ -1,6 +1,6 @@
 //! What Guard keeps of what answered an evaluation's run, to set beside its baseline's when it alerts: the replies'
-//! own word (model, `system_fingerprint`, `Server` header), what the server's cache served, its own queueing and
-//! speculative decoding, and whether prompts carried marks. `Change` is one difference worth naming in an alert;
+//! own word (model, `system_fingerprint`, `Server` header), the engine's version, what the server's cache served,
+//! its own queueing, load, KV-cache use and speculative decoding, and whether prompts carried marks. `Change` is one difference worth naming in an alert;
 //! `AlertContext` is all an alert says of why, beside its figures.
 
 use serde::{Deserialize, Serialize};
@@ -31,6 +31,20 @@ pub struct Answered {
     /// Speculative decoding's acceptance rate over the run, from the server's metrics.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub acceptance_rate: Option<f64>,
+    /// Speculative decoding's tokens drafted per step (the positions the server counts acceptance at: vLLM's
+    /// per-position counters), a setting of the server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draft_length: Option<u32>,
+    /// The highest KV-cache use the server said during the run, 0–1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kv_cache_peak: Option<f64>,
+    /// Requests the server said it was processing, on average over the run's readings (the run's own and any
+    /// other traffic).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub running_mean: Option<f64>,
+    /// Requests the server said were waiting for a slot, on average over the run's readings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting_mean: Option<f64>,
     /// Whether the prompts started with marks.
     pub prompt_heads: PromptHeads,
 }
@@ -49,7 +63,7 @@ pub enum Change {
         /// The run's.
         to: String,
     },
-    /// A share (the cache's, the prefix-cache hit rate, the acceptance rate) moved.
+    /// A share (the cache's, the prefix-cache hit rate, the acceptance rate, the KV-cache use) moved.
     Share {
         /// Its name.
         name: String,
@@ -64,6 +78,15 @@ pub enum Change {
         from_ms: f64,
         /// The run's, ms.
         to_ms: f64,
+    },
+    /// The server's load moved: requests it processed or kept waiting, on average over the run.
+    Load {
+        /// `requests running` or `requests waiting`.
+        name: String,
+        /// The baseline's mean.
+        from: f64,
+        /// The run's mean.
+        to: f64,
     },
     /// The prompts' marks were turned on or off.
     PromptMarks {
@@ -84,6 +107,7 @@ impl Change {
             Self::QueueTime { from_ms, to_ms } => {
                 format!("the server's queue time {:+.0} ms ({from_ms:.0} → {to_ms:.0} ms, mean)", to_ms - from_ms)
             }
+            Self::Load { name, from, to } => format!("{name} in the server {from:.1} → {to:.1} (mean)"),
             Self::PromptMarks { from, to } => format!("prompt marks {} → {}", marks(from), marks(to)),
         }
     }
