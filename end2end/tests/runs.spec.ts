@@ -70,6 +70,10 @@ test("a run of 10 iterations at concurrency 2 against the demo connector ends in
   const [verdictTop, statsTop] = [await verdict.boundingBox(), await page.locator("#stats").boundingBox()];
   expect(verdictTop!.y).toBeLessThan(statsTop!.y);
   // The report: p50/p95/p99 for TTFT and total, honest notes, every iteration, and the scatter.
+  // The first figure is what the system delivered: output throughput with requests/s over the measured span.
+  await expect(page.locator("#stats .stat-card").first()).toHaveAttribute("id", "stat-throughput");
+  await expect(page.locator("#stat-throughput .stat-value")).toHaveText(/^\d+\.\d tok\/s · \d+\.\d\d requests\/s over \d+\.\d s$/);
+  await expect(page.locator("#stat-tps .stat-label")).toHaveText("One request's output speed");
   await expect(page.locator("#stat-ttft .stat-value")).toHaveText(/^\d+(\.\d)? ms \/ \d+(\.\d)? ms \/ \d+(\.\d)? ms$/);
   await expect(page.locator("#stat-total .stat-value")).toHaveText(/ms \/ .* ms \/ .* ms$/);
   await expect(page.locator("#stat-n .stat-value")).toHaveText("10 (10 ok)");

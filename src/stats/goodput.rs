@@ -1,5 +1,5 @@
 //! A run judged against its objectives: how many requests were good (succeeded and met every per-request
-//! objective), the rates of good requests and good output tokens over the run's wall time beside the raw ones, and
+//! objective), the rates of good requests and good output tokens over the run's measured span beside the raw ones, and
 //! whether each objective held, by how much.
 
 use serde::{Deserialize, Serialize};
@@ -36,15 +36,16 @@ pub struct Goodput {
     pub good: u64,
     /// good / measured.
     pub good_fraction: f64,
-    /// The run's wall time, s (start to end, warm-ups included); `None` while it runs.
+    /// The span the rates are over, s: the run's measured span (first measured send to last end), as its
+    /// throughput; `None` when it has none.
     pub window_s: Option<f64>,
-    /// Measured requests per second of wall time.
+    /// Measured requests per second of the span.
     pub requests_per_sec: Option<f64>,
-    /// Good requests per second of wall time.
+    /// Good requests per second of the span.
     pub good_requests_per_sec: Option<f64>,
-    /// Output tokens of successful requests per second of wall time.
+    /// Output tokens of successful requests per second of the span.
     pub output_tokens_per_sec: Option<f64>,
-    /// Output tokens of good requests per second of wall time.
+    /// Output tokens of good requests per second of the span.
     pub good_output_tokens_per_sec: Option<f64>,
 }
 
@@ -72,7 +73,7 @@ fn run_percentile(records: &[IterationRecord], metric: SloMetric, p: f64) -> Opt
     percentile(&successful_values(records, pick), p)
 }
 
-/// The run judged against `slos` over `window_ms` of wall time; `None` without objectives.
+/// The run judged against `slos`, its rates over `window_ms`; `None` without objectives.
 pub fn goodput(records: &[IterationRecord], slos: &[Slo], window_ms: Option<f64>) -> Option<Goodput> {
     if slos.is_empty() {
         return None;

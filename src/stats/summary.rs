@@ -19,8 +19,21 @@ pub struct RunSummary {
     pub ttft: Option<Percentiles>,
     /// Total-time percentiles over successful iterations.
     pub total: Option<Percentiles>,
-    /// Output tokens per second, token-weighted: Σ tokensOut / Σ totalMs over successful iterations.
+    /// One request's output speed, token-weighted: Σ tokensOut / Σ totalMs over successful iterations (how fast
+    /// one answer streams, not how much the system delivers: see `output_tok_per_sec`).
     pub tok_per_sec: Option<f64>,
+    /// The measured requests' span, s: from the first one's send to the last one's end, warm-ups left out (failures
+    /// included: they took the time too). What the run's throughput is over; `None` without send times (iterations
+    /// stored before they were kept).
+    #[serde(default)]
+    pub span_s: Option<f64>,
+    /// Output throughput: Σ output tokens of successful requests / `span_s` — what vLLM's bench, AIPerf and
+    /// GuideLLM call output throughput.
+    #[serde(default)]
+    pub output_tok_per_sec: Option<f64>,
+    /// Successful requests / `span_s`.
+    #[serde(default)]
+    pub requests_per_sec: Option<f64>,
     /// Σ cost over all measured iterations (failed ones cost what they consumed), `None` without prices.
     pub total_cost_usd: Option<f64>,
     /// Percentiles of schedule lag + total time (latency from the intended send; open loop).
@@ -63,6 +76,8 @@ pub fn summarize(records: &[IterationRecord]) -> RunSummary {
     let tokens: u64 = ok.iter().filter_map(|r| r.tokens_out).sum();
     let seconds: f64 = ok.iter().map(|r| r.total_ms / 1e3).sum();
     let costs: Vec<f64> = measured.iter().filter_map(|r| r.cost_usd).collect();
+    let span_s = span_ms(&measured).map(|ms| ms / 1e3);
+    let per_second = |n: f64| span_s.map(|s| n / s);
     RunSummary {
         measured: measured.len() as u64,
         succeeded: ok.len() as u64,
@@ -70,6 +85,9 @@ pub fn summarize(records: &[IterationRecord]) -> RunSummary {
         ttft: percentiles(ok.iter().filter_map(|r| r.ttft_ms)),
         total: percentiles(ok.iter().map(|r| r.total_ms)),
         tok_per_sec: (seconds > 0.0).then(|| tokens as f64 / seconds),
+        span_s,
+        output_tok_per_sec: per_second(tokens as f64),
+        requests_per_sec: per_second(ok.len() as f64),
         total_cost_usd: (!costs.is_empty()).then(|| costs.iter().sum()),
         total_from_intended: percentiles(ok.iter().map(|r| r.schedule_lag_ms + r.total_ms)),
         max_schedule_lag_ms: measured.iter().map(|r| r.schedule_lag_ms).fold(0.0, f64::max),
@@ -77,6 +95,14 @@ pub fn summarize(records: &[IterationRecord]) -> RunSummary {
         tpot: percentiles(ok.iter().filter_map(|r| r.tpot_ms)),
         itl: pooled_itl(&ok),
     }
+}
+
+/// From the first send of `records` to the last end, ms; `None` when one has no send time or the span is empty.
+fn span_ms(records: &[&IterationRecord]) -> Option<f64> {
+    let sends: Option<Vec<f64>> = records.iter().map(|r| r.sent_at_ms).collect();
+    let first = sends?.into_iter().reduce(f64::min)?;
+    let last = records.iter().filter_map(|r| Some(r.sent_at_ms? + r.total_ms)).reduce(f64::max)?;
+    (last > first).then_some(last - first)
 }
 
 /// p50/p95/p99 of every per-token gap of `records`, from their merged histograms.
@@ -127,7 +153,22 @@ mod tests {
         assert_eq!((total.p50, total.p95), (200.0, 290.0));
         assert_eq!(s.ttft.unwrap().p50, 30.0);
         assert_eq!(s.tok_per_sec, Some(200.0 / 0.4), "200 tokens over 0.4 s of request time");
+        assert_eq!(s.span_s, None, "no send times: no span, and no throughput over it");
         assert!((s.total_cost_usd.unwrap() - 0.003).abs() < 1e-12, "warm-up excluded, failure included");
+    }
+
+    #[test]
+    fn throughput_is_over_the_measured_span_and_per_request_speed_over_request_time() {
+        // Four requests at once, 1 s each, 100 tokens each, after a warm-up; then a failure that ends last.
+        let sent = |at: f64, r: IterationRecord| IterationRecord { sent_at_ms: Some(at), ..r };
+        let mut records = vec![sent(0.0, record(900.0, None, 100, None, true))];
+        records.extend((0..4).map(|_| sent(1_000.0, record(1_000.0, None, 100, None, false))));
+        records.push(sent(1_500.0, record(1_000.0, None, 0, Some("http_500: x"), false)));
+        let s = summarize(&records);
+        assert_eq!(s.span_s, Some(1.5), "first measured send at 1.0 s, the failure ends at 2.5 s");
+        assert_eq!(s.output_tok_per_sec, Some(400.0 / 1.5), "what the system delivered");
+        assert_eq!(s.requests_per_sec, Some(4.0 / 1.5), "successful requests");
+        assert_eq!(s.tok_per_sec, Some(100.0), "one request's speed: 400 tokens over 4 s of request time");
     }
 
     #[test]

@@ -84,6 +84,9 @@ fn fixed_report() -> ReportSnapshot {
         stats: ReportStats {
             ttft: Some(Percentiles { p50: 104.25, p95: 107.5, p99: 108.0 }),
             total: Some(Percentiles { p50: 824.5, p95: 834.0, p99: 836.0 }),
+            output_tok_per_sec: Some(310.4),
+            requests_per_sec: Some(2.4),
+            span_s: Some(1.67),
             tok_per_sec: Some(155.2),
             tpot: Some(Percentiles { p50: 11.5, p95: 12.75, p99: 13.0 }),
             itl: Some(Percentiles { p50: 11.0, p95: 14.0, p99: 19.5 }),

@@ -410,3 +410,51 @@ async fn against_a_baseline_a_slowdown_fails_the_pipeline_and_the_same_speed_pas
     let (code, _, stderr) = run(&["--threshold", "p95_ms:pct_increase>5"], slow.base_url()).await;
     assert_eq!(code, 2, "--threshold without --against is a usage error: {stderr}");
 }
+
+/// The headline throughput is what the system delivered, not one request's speed. A server with 4 slots, each
+/// response holding its slot about 100 ms (40 ms to the first token, then 10 gaps of 6 ms, 11 tokens), delivers at
+/// most 4 × 11 tokens per 100 ms = 440 tok/s however many requests are in flight: doubling the concurrency from 4
+/// to 8 leaves the output throughput where it was while each request waits for a slot, so one request's output
+/// speed halves (the report once led with that speed, and a comparison read −50 % "throughput" for no change).
+#[tokio::test]
+async fn output_throughput_holds_at_a_saturated_server_while_one_requests_speed_falls() {
+    let config = SimConfig {
+        ttft: latency_guard::sim::Delay::Fixed(Duration::from_millis(40)),
+        itl: latency_guard::sim::Delay::Fixed(Duration::from_millis(6)),
+        tokens: 11,
+        slots: Some(4),
+        ..Default::default()
+    };
+    let sim = sim::spawn_local(config).await.unwrap();
+    let base = sim.base_url();
+    let mut figures = Vec::new();
+    for concurrency in ["4", "8"] {
+        let args =
+            ["--base-url", &base, "--model", "m", "--prompt", "hi", "-n", "80", "--warmup", "0", "-c", concurrency];
+        let (code, report, output) = common::bench_report(&args).await;
+        assert_eq!(code, 0, "{output}");
+        let stats = &report["stats"];
+        let (throughput, requests, span, speed) = (
+            stats["outputTokPerSec"].as_f64().unwrap(),
+            stats["requestsPerSec"].as_f64().unwrap(),
+            stats["spanS"].as_f64().unwrap(),
+            stats["tokPerSec"].as_f64().unwrap(),
+        );
+        // 80 requests through 4 slots take at least 20 service times of 100 ms.
+        assert!((2.0..2.8).contains(&span), "c={concurrency}: {stats}");
+        assert!((throughput - 80.0 * 11.0 / span).abs() < 1e-6 && (requests - 80.0 / span).abs() < 1e-9, "{stats}");
+        assert!(
+            throughput <= 440.0 && throughput > 0.8 * 440.0,
+            "c={concurrency}: at most the server's 440 tok/s: {stats}"
+        );
+        assert!(
+            output.contains(&format!("throughput     {throughput:.1} output tok/s, {requests:.2} requests/s")),
+            "{output}"
+        );
+        figures.push((throughput, speed));
+    }
+    let ((at_four, speed_four), (at_eight, speed_eight)) = (figures[0], figures[1]);
+    assert!((at_eight / at_four - 1.0).abs() < 0.1, "the system's throughput did not move: {figures:?}");
+    assert!(speed_four > 0.8 * 110.0, "one request alone in a slot: 11 tokens in ~100 ms: {figures:?}");
+    assert!(speed_eight < 0.7 * speed_four, "each request now waits for a slot: {figures:?}");
+}

@@ -21,7 +21,8 @@ use crate::stats::{successful_values, summarize};
 pub struct RepeatedReport {
     /// Repetitions summarised.
     pub repetitions: usize,
-    /// Each figure by name (`ttftP50Ms`, `totalP95Ms`, `outputTokPerSec`, `errorRate`, …); a figure no repetition
+    /// Each figure by name (`throughputTokPerSec`, `ttftP50Ms`, `totalP95Ms`, `outputTokPerSec`, `errorRate`, …); a
+    /// figure no repetition
     /// could measure is absent.
     pub figures: BTreeMap<String, RepeatedFigure>,
     /// Kruskal–Wallis over the repetitions' successful requests, for `ttft` and `total`.
@@ -34,8 +35,9 @@ pub struct RepeatedReport {
 /// total times (for the agreement test).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Repetition {
-    /// `ttftP50Ms`, `totalP95Ms`, `outputTokPerSec` (one stream's speed: Σ output tokens / Σ total time of the
-    /// successful requests), `errorRate`, `goodFraction`, …; `None` when not measurable.
+    /// `throughputTokPerSec` (the run's output throughput over its measured span), `ttftP50Ms`, `totalP95Ms`,
+    /// `outputTokPerSec` (one request's speed: Σ output tokens / Σ total time of the successful requests),
+    /// `errorRate`, `goodFraction`, …; `None` when not measurable.
     pub figures: Vec<(&'static str, Option<f64>)>,
     /// TTFT of each successful request, ms.
     pub ttft: Vec<f64>,
@@ -55,6 +57,7 @@ impl Repetition {
             ("totalP95Ms", p(summary.total, |p| p.p95)),
             ("tpotP50Ms", p(summary.tpot, |p| p.p50)),
             ("itlP50Ms", p(summary.itl, |p| p.p50)),
+            ("throughputTokPerSec", summary.output_tok_per_sec),
             ("outputTokPerSec", summary.tok_per_sec),
             ("errorRate", Some(summary.error_rate)),
             ("goodFraction", good_fraction),
@@ -73,7 +76,8 @@ impl Repetition {
 }
 
 /// The figures in the order pages and exports list them: latency first, then speed, then failures.
-const FIGURE_ORDER: [&str; 9] = [
+const FIGURE_ORDER: [&str; 10] = [
+    "throughputTokPerSec",
     "ttftP50Ms",
     "ttftP95Ms",
     "totalP50Ms",
@@ -99,7 +103,8 @@ pub fn figure_label(name: &str) -> &'static str {
         "totalP95Ms" => "Total p95",
         "tpotP50Ms" => "TPOT p50",
         "itlP50Ms" => "ITL p50",
-        "outputTokPerSec" => "Output tok/s per stream",
+        "throughputTokPerSec" => "Output throughput",
+        "outputTokPerSec" => "One request's output speed",
         "errorRate" => "Error rate",
         "goodFraction" => "Good requests",
         _ => "other",
@@ -110,7 +115,7 @@ pub fn figure_label(name: &str) -> &'static str {
 pub fn figure_value(name: &str, value: f64) -> String {
     if name.ends_with("Ms") {
         crate::report::ms(value)
-    } else if name == "outputTokPerSec" {
+    } else if name.ends_with("TokPerSec") {
         format!("{value:.1} tok/s")
     } else {
         format!("{:.1} %", value * 100.0)
@@ -136,8 +141,9 @@ pub fn repeated_report(runs: &[Repetition]) -> RepeatedReport {
             "{} repetitions. Each figure is the mean of the repetitions' own values with a t-based 95 % interval \
              (n − 1 degrees of freedom) and the coefficient of variation (sample SD / mean) between repetitions: the \
              repetitions are the observations, because requests of one run share its conditions and are not \
-             independent. Output tok/s per stream is one request's speed (Σ output tokens / Σ total time of the \
-             successful requests), not the run's aggregate throughput.",
+             independent. Output throughput is the run's: output tokens of successful requests over its measured span \
+             (first send to last end); one request's output speed is Σ output tokens / Σ total time of the successful \
+             requests, how fast one answer arrives.",
             runs.len()
         ),
         "Agreement: a Kruskal–Wallis test on the successful requests' TTFT and total time asks whether every \

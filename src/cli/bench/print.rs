@@ -22,11 +22,11 @@ pub(super) fn print_validity(validity: &RunValidity) {
 pub(super) fn print_repetition(i: u32, s: &RunSummary, validity: Option<&RunValidity>) {
     let p50 = |p: Option<crate::stats::Percentiles>| p.map_or_else(|| "—".to_string(), |p| format!("{:.1}", p.p50));
     println!(
-        "repetition {i:<3} {} measured, TTFT p50 {} ms, total p50 {} ms, {} output tok/s, {:.2}% failed, {}",
+        "repetition {i:<3} {} measured, TTFT p50 {} ms, total p50 {} ms, {} output tok/s (throughput), {:.2}% failed, {}",
         s.measured,
         p50(s.ttft),
         p50(s.total),
-        s.tok_per_sec.map_or_else(|| "—".to_string(), |t| format!("{t:.1}")),
+        s.output_tok_per_sec.map_or_else(|| "—".to_string(), |t| format!("{t:.1}")),
         s.error_rate * 100.0,
         validity.map_or_else(|| "no verdict".to_string(), RunValidity::headline)
     );
@@ -139,13 +139,20 @@ pub(super) fn print_summary(run: &RunView, s: &RunSummary) {
     };
     println!("{} ({} at {})", run.title, run.model, run.base_url);
     println!("{:<14} {} measured ({} ok, {} failed)", "requests", s.measured, s.succeeded, s.measured - s.succeeded);
+    // The system's throughput first: what every benchmark calls output throughput.
+    match (s.output_tok_per_sec, s.requests_per_sec, s.span_s) {
+        (Some(t), Some(r), Some(span)) => {
+            println!("{:<14} {t:.1} output tok/s, {r:.2} requests/s over {span:.1} s", "throughput");
+        }
+        _ => println!("{:<14} not measurable (no send times)", "throughput"),
+    }
     row("TTFT ms", s.ttft);
     row("total ms", s.total);
     row("TPOT ms", s.tpot);
     row("ITL ms", s.itl);
     match s.tok_per_sec {
-        Some(t) => println!("{:<14} {t:.1}", "output tok/s"),
-        None => println!("{:<14} not measurable", "output tok/s"),
+        Some(t) => println!("{:<14} {t:.1} tok/s (one request's: Σ tokens / Σ request time)", "per request"),
+        None => println!("{:<14} not measurable", "per request"),
     }
     println!("{:<14} {:.2}%", "error rate", s.error_rate * 100.0);
     println!("percentiles: {}", crate::stats::PERCENTILE_METHOD);

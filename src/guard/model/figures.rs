@@ -15,7 +15,9 @@ pub enum Metric {
     P50Ms,
     /// Mean total time, ms.
     MeanMs,
-    /// Output tokens per second.
+    /// One request's output speed, tok/s: Σ output tokens / Σ total time of the run's successful requests. Guard
+    /// sends its requests one at a time, so this is how fast one answer arrives — not a server's throughput
+    /// under load, which a sweep or a capacity search measures.
     TokS,
     /// Total cost of the run, USD.
     CostUsd,

@@ -104,6 +104,8 @@ fn ComparisonView(c: Comparison) -> impl IntoView {
         <table class="table compare" id="compare-figures">
             <thead><tr><th></th><th>{format!("Baseline: {}", a.title)}</th><th>{format!("Candidate: {}", b.title)}</th><th>"Change"</th><th>"Change %"</th></tr></thead>
             <tbody>
+                {row("Output throughput (tok/s)", a.stats.output_tok_per_sec, b.stats.output_tok_per_sec, "")}
+                {row("Requests/s", a.stats.requests_per_sec, b.stats.requests_per_sec, "")}
                 {row("TTFT p50", pick(&a.stats, |p| p.p50, true), pick(&b.stats, |p| p.p50, true), " ms")}
                 {row("TTFT p95", pick(&a.stats, |p| p.p95, true), pick(&b.stats, |p| p.p95, true), " ms")}
                 {row("TTFT p99", pick(&a.stats, |p| p.p99, true), pick(&b.stats, |p| p.p99, true), " ms")}
@@ -114,7 +116,7 @@ fn ComparisonView(c: Comparison) -> impl IntoView {
                 {row("TPOT p95", a.stats.tpot.map(|p| p.p95), b.stats.tpot.map(|p| p.p95), " ms")}
                 {row("ITL p50", a.stats.itl.map(|p| p.p50), b.stats.itl.map(|p| p.p50), " ms")}
                 {row("ITL p99", a.stats.itl.map(|p| p.p99), b.stats.itl.map(|p| p.p99), " ms")}
-                {row("Output tok/s", a.stats.tok_per_sec, b.stats.tok_per_sec, "")}
+                {row("One request's output speed (tok/s)", a.stats.tok_per_sec, b.stats.tok_per_sec, "")}
                 {row("Error rate", Some(a.summary.error_rate * 100.0), Some(b.summary.error_rate * 100.0), " pp")}
                 {(a.stats.goodput.is_some() || b.stats.goodput.is_some()).then(|| {
                     let good = |s: &crate::runs::report::ReportStats| s.goodput.as_ref().map(|g| g.good_fraction * 100.0);

@@ -8,8 +8,8 @@ use crate::stats::RunSummary;
 /// One figure.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StatCard {
-    /// Stable id (`ttft`, `first-output`, `total`, `tpot`, `itl`, `tps`, `errors`, `cost`, `n`, `goodput`,
-    /// `good-tokens`, `objectives`).
+    /// Stable id (`throughput`, `ttft`, `first-output`, `total`, `tpot`, `itl`, `tps`, `errors`, `cost`, `n`,
+    /// `goodput`, `good-tokens`, `objectives`).
     pub id: &'static str,
     /// What it is.
     pub label: &'static str,
@@ -19,8 +19,9 @@ pub struct StatCard {
     pub how: &'static str,
 }
 
-/// The cards: TTFT (and, for a reasoning model, the first output of any kind), total, TPOT and ITL percentiles,
-/// tok/s, error rate, cost, sample size.
+/// The cards: the system's output throughput with requests/s first, then TTFT (and, for a reasoning model, the
+/// first output of any kind), total, TPOT and ITL percentiles, one request's output speed, error rate, cost, sample
+/// size.
 pub fn stat_cards(stats: &ReportStats, summary: &RunSummary) -> Vec<StatCard> {
     let card = |id, label, value, how| StatCard { id, label, value, how };
     // Shown only when it says something TTFT does not: a reasoning model's first reasoning token came earlier.
@@ -32,12 +33,24 @@ pub fn stat_cards(stats: &ReportStats, summary: &RunSummary) -> Vec<StatCard> {
             "send → first reasoning or content chunk",
         )
     });
+    let throughput = match (stats.output_tok_per_sec, stats.requests_per_sec, stats.span_s) {
+        (Some(tokens), Some(requests), Some(span)) => {
+            format!("{tokens:.1} tok/s · {requests:.2} requests/s over {span:.1} s")
+        }
+        _ => "— (no send times recorded)".to_string(),
+    };
     let mut cards = vec![card(
+        "throughput",
+        "Output throughput",
+        throughput,
+        "Σ tokens out of successful requests ÷ the first measured send → the last end",
+    )];
+    cards.push(card(
         "ttft",
         "TTFT p50 / p95 / p99",
         percentile_triple(stats.ttft),
         "send → first non-empty content chunk",
-    )];
+    ));
     cards.extend(first_output);
     cards.extend([
         card("total", "Total p50 / p95 / p99", percentile_triple(stats.total), "send → end of response"),
@@ -55,9 +68,9 @@ pub fn stat_cards(stats: &ReportStats, summary: &RunSummary) -> Vec<StatCard> {
         ),
         card(
             "tps",
-            "Output tok/s",
-            stats.tok_per_sec.map_or("—".into(), |t| format!("{t:.1}")),
-            "Σ tokens out / Σ total time",
+            "One request's output speed",
+            stats.tok_per_sec.map_or("—".into(), |t| format!("{t:.1} tok/s")),
+            "Σ tokens out / Σ total time of the requests: how fast one answer arrives, not the system's throughput",
         ),
         card("errors", "Error rate", format!("{:.1}%", summary.error_rate * 100.0), "failed / measured"),
         card("cost", "Total cost", total_cost(summary.total_cost_usd), "tokens × connector prices"),
@@ -76,8 +89,9 @@ pub fn stat_cards(stats: &ReportStats, summary: &RunSummary) -> Vec<StatCard> {
 
 /// Goodput, good output tokens, and how each objective fared.
 fn goodput_cards(g: &crate::stats::Goodput) -> [StatCard; 3] {
-    let rate =
-        |v: Option<f64>, unit: &str| v.map_or_else(|| "— (run not finished)".to_string(), |v| format!("{v:.2} {unit}"));
+    let rate = |v: Option<f64>, unit: &str| {
+        v.map_or_else(|| "— (no send times recorded)".to_string(), |v| format!("{v:.2} {unit}"))
+    };
     let objectives: Vec<String> = g
         .objectives
         .iter()
@@ -104,7 +118,7 @@ fn goodput_cards(g: &crate::stats::Goodput) -> [StatCard; 3] {
                 g.good,
                 g.measured
             ),
-            how: "succeeded and met every per-request objective, per second of the run's wall time",
+            how: "succeeded and met every per-request objective, per second of the measured span",
         },
         StatCard {
             id: "good-tokens",
@@ -114,7 +128,7 @@ fn goodput_cards(g: &crate::stats::Goodput) -> [StatCard; 3] {
                 rate(g.good_output_tokens_per_sec, "tok/s"),
                 rate(g.output_tokens_per_sec, "tok/s")
             ),
-            how: "output tokens of good requests per second of wall time",
+            how: "output tokens of good requests per second of the measured span",
         },
         StatCard {
             id: "objectives",

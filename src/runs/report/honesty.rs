@@ -148,11 +148,15 @@ fn load_notes(run: &RunView, summary: &RunSummary) -> Vec<String> {
     if !run.plan.slos.is_empty() {
         let objectives: Vec<String> = run.plan.slos.iter().map(crate::model::Slo::spelled).collect();
         notes.push(format!(
-            "Objectives: {}. A request is good when it succeeded and met every per-request objective (a request without the value, e.g. no TTFT when not streamed, does not count as meeting it; per request, ITL is the request's longest gap). Goodput = good requests per second and good output tokens per second over the run's wall time from start to end (warm-ups and pauses included, so the rates are a lower bound); percentile objectives are judged on the run's percentiles as reported above.",
+            "Objectives: {}. A request is good when it succeeded and met every per-request objective (a request without the value, e.g. no TTFT when not streamed, does not count as meeting it; per request, ITL is the request's longest gap). Goodput = good requests per second and good output tokens per second over the measured span, as the throughput; percentile objectives are judged on the run's percentiles as reported above.",
             objectives.join(", ")
         ));
     }
-    notes.push("tokPerSec = Σ output tokens / Σ total time over successful iterations (per-request output throughput, weighted by tokens; it includes time to first token).".into());
+    notes.push(match summary.span_s {
+        Some(span) => format!("Output throughput (outputTokPerSec) = output tokens of successful requests / the measured span, {span:.2} s from the first measured send to the last measured end (warm-ups before it left out, failures inside it counted as time spent); requestsPerSec = successful requests / the same span. This is what vLLM's bench, AIPerf and GuideLLM call output and request throughput."),
+        None => "Output throughput: not measurable, the iterations have no send times (stored before they were kept).".to_string(),
+    });
+    notes.push("One request's output speed (tokPerSec) = Σ output tokens / Σ total time over successful iterations: how fast one answer arrives (weighted by tokens; it includes time to first token), not what the system delivers.".into());
     notes.push(match (run.input_price_per_mtok, run.output_price_per_mtok) {
         (None, None) => "Cost: the connector has no prices, so cost is null.".to_string(),
         (i, o) => format!(

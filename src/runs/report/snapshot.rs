@@ -51,7 +51,17 @@ pub struct ReportStats {
     pub ttft: Option<Percentiles>,
     /// Total time p50/p95/p99, ms.
     pub total: Option<Percentiles>,
-    /// Output tokens per second (definition in `honesty`).
+    /// Output throughput: Σ output tokens of successful requests over the measured span (`spanS`), tok/s.
+    #[serde(default)]
+    pub output_tok_per_sec: Option<f64>,
+    /// Successful requests over the measured span, per second.
+    #[serde(default)]
+    pub requests_per_sec: Option<f64>,
+    /// The measured span, s: the first measured send to the last measured end.
+    #[serde(default)]
+    pub span_s: Option<f64>,
+    /// One request's output speed: Σ output tokens / Σ request time over successful requests, tok/s (not the
+    /// system's throughput: `outputTokPerSec`).
     pub tok_per_sec: Option<f64>,
     /// Time per output token after the first, p50/p95/p99, ms (definition in `honesty`).
     #[serde(default)]
@@ -109,8 +119,8 @@ pub struct SharedReport {
 /// Builds the snapshot of `run` from its iterations.
 pub fn snapshot(run: &RunView, mut results: Vec<IterationRecord>) -> (ReportSnapshot, RunSummary) {
     let summary = summarize(&results);
-    let window_ms = run.finished_at_ms.map(|end| (end - run.created_at_ms) as f64);
-    let goodput = goodput(&results, &run.plan.slos, window_ms);
+    // Goodput's rates are over the same span as the throughput beside them.
+    let goodput = goodput(&results, &run.plan.slos, summary.span_s.map(|s| s * 1e3));
     if !run.plan.slos.is_empty() {
         for record in results.iter_mut().filter(|r| !r.warmup) {
             record.good = Some(is_good(record, &run.plan.slos));
@@ -139,6 +149,9 @@ pub fn snapshot(run: &RunView, mut results: Vec<IterationRecord>) -> (ReportSnap
         stats: ReportStats {
             ttft: summary.ttft,
             total: summary.total,
+            output_tok_per_sec: summary.output_tok_per_sec,
+            requests_per_sec: summary.requests_per_sec,
+            span_s: summary.span_s,
             tok_per_sec: summary.tok_per_sec,
             tpot: summary.tpot,
             itl: summary.itl,
