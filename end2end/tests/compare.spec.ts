@@ -48,8 +48,13 @@ test("two runs compared side by side, with tests, CDFs and a warning when they d
 
   const figures = page.locator("#compare-figures");
   await expect(figures.locator("thead")).toContainText("Baseline: Compare before");
-  await expect(figures.locator("tbody tr").first()).toContainText(/TTFT p50.*ms.*ms.*ms/);
-  await expect(figures.locator("tbody tr").first().locator(".delta").last()).toHaveText(/^[+-]?\d+\.\d%$|^—$/);
+  // What the system delivered comes first, then the latencies; one request's speed is named as such.
+  await expect(figures.locator("tbody tr").first()).toContainText(/^Output throughput \(tok\/s\)\d/);
+  await expect(figures.locator("tbody tr").nth(1)).toContainText("Requests/s");
+  await expect(figures.locator("tbody tr", { hasText: "One request's output speed (tok/s)" })).toBeVisible();
+  const ttft = figures.locator("tbody tr", { hasText: "TTFT p50" });
+  await expect(ttft).toContainText(/TTFT p50.*ms.*ms.*ms/);
+  await expect(ttft.locator(".delta").last()).toHaveText(/^[+-]?\d+\.\d%$|^—$/);
   // Counts are whole numbers, on each side and as the change.
   await expect(figures.locator("tbody tr", { hasText: "Sample size" }).locator("td")).toHaveText(["4", "4", "0", "0.0%"]);
   // Goodput against each run's own objectives; the notes say why pooled requests understate run-to-run change.
