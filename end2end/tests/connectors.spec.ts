@@ -125,7 +125,7 @@ test("deleting asks for confirmation first", async ({ page }) => {
   await expect(rows).toHaveCount(before - 1);
 });
 
-test("probing a connector's server says what it is, or plainly that nothing there is measurable", async ({ page }) => {
+test("probing the demo connector's server says what it is: the simulator speaks as a vLLM server that drafts", async ({ page }) => {
   const errors = collectConsoleErrors(page);
   await page.goto(loginLink());
   await hydrated(page);
@@ -134,17 +134,16 @@ test("probing a connector's server says what it is, or plainly that nothing ther
   await expect(page).toHaveURL(/\/connectors\/[0-9a-f-]{36}$/);
   await hydrated(page);
 
-  // The simulator answers chat completions (and has a tokenizer of its own), like a hosted API otherwise: the probe
-  // says so, path by path.
+  // The simulator serves vLLM's /metrics and /version (and a tokenizer of its own): the probe identifies it, its
+  // version and its speculative decoding, path by path, so Spec Lab can be tried without a GPU.
   await page.click("#probe-server");
   const result = page.locator("#probe-result");
-  await expect(result.locator("#probe-engine")).toHaveText("not identified");
-  await expect(result).toContainText("hosted API");
-  await expect(result.locator("#probe-speculation")).toContainText("configured unknown, active unknown");
-  await expect(result.locator("#probe-paths tbody tr")).toHaveCount(7);
-  await expect(result.locator("#probe-paths tbody tr").last()).toContainText("/tokenize");
-  await expect(result.locator("#probe-paths tbody tr").last()).toContainText("llama.cpp's /tokenize (with pieces)");
+  await expect(result.locator("#probe-engine")).toHaveText("vLLM");
+  await expect(result).toContainText("latency-guard-sim-");
+  await expect(result.locator("#probe-speculation")).toContainText("configured yes");
   await expect(result.locator("#probe-paths tbody tr").first()).toContainText("/metrics");
-  await expect(result.locator("#probe-paths tbody tr").first()).toContainText("404");
+  await expect(result.locator("#probe-paths tbody tr").first()).toContainText("200");
+  await expect(result.locator("#probe-paths tbody tr").last()).toContainText("/tokenize");
+  await page.screenshot({ path: "test-results/connector-probe-demo.png", fullPage: true });
   expect(errors).toEqual([]);
 });

@@ -92,7 +92,11 @@ impl Application {
         // With port 0 the real port is known only now; links printed later must carry it.
         settings.site_addr = listener.local_addr().map_err(|source| StartupError::Bind { addr, source })?;
         let simulator = if settings.demo_simulator {
-            let sim = crate::sim::spawn_local(SimConfig::default()).await.map_err(StartupError::Simulator)?;
+            // It drafts (3 tokens a step, each accepted with probability 0.8 after the ones before it) so Spec Lab's
+            // acceptance figures show on the demo too.
+            let drafting = crate::sim::Speculative { tokens: 3, acceptance: 0.8 };
+            let config = SimConfig { speculative: Some(drafting), ..SimConfig::default() };
+            let sim = crate::sim::spawn_local(config).await.map_err(StartupError::Simulator)?;
             // The demo simulator stays reachable for every workspace: its address and port, nothing else there.
             settings.connector_allow = settings.connector_allow.clone().with_socket(sim.addr());
             Some(sim)

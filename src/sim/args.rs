@@ -1,6 +1,6 @@
 //! The `latency-guard sim` command line.
 
-use super::config::{Delay, Fault, SimConfig, SimOptionError, UsageMode};
+use super::config::{Delay, Fault, SimConfig, SimOptionError, Speculative, UsageMode};
 use super::hostile::Hostile;
 
 /// Options of `latency-guard sim`.
@@ -60,6 +60,23 @@ pub struct SimArgs {
     /// runs is what a deployment looks like to a client).
     #[arg(long, default_value = super::config::DEFAULT_SYSTEM_FINGERPRINT)]
     pub system_fingerprint: String,
+    /// Serve no `/metrics` and `/version`, as a hosted API does not.
+    #[arg(long)]
+    pub no_engine_endpoints: bool,
+    /// The version `/version` says (vLLM's shape), beside the vLLM-style `/metrics` the simulator serves.
+    #[arg(long, default_value = super::config::DEFAULT_ENGINE_VERSION)]
+    pub engine_version: String,
+    /// Speculative decoding in `/metrics`: tokens drafted per step (with --spec-acceptance; 0: off).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=64))]
+    pub spec_tokens: u32,
+    /// Probability (0 to 1) that a drafted token is accepted given the ones before it were: position i survives
+    /// this to the power i + 1, and vLLM's acceptance rate is the mean of those. The counters do not change the
+    /// response's timing.
+    #[arg(long, default_value_t = 0.8)]
+    pub spec_acceptance: f64,
+    /// Tokens the KV cache holds: `/metrics`' KV-cache use is the running requests' tokens over this.
+    #[arg(long, default_value_t = 65_536, value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
+    pub kv_cache_tokens: u64,
     /// Threads serving requests, each with its own listener on the port and its own timer. Each timer spins for the
     /// last 1.5 ms before its deadlines, so a busy worker keeps a core busy: more workers hold more streams on time
     /// on a machine with cores to spare, and take them from whatever else runs there (a client measuring it).
@@ -84,6 +101,9 @@ impl SimArgs {
         if !(self.prefill_us_per_token.is_finite() && (0.0..=100_000.0).contains(&self.prefill_us_per_token)) {
             return Err(SimOptionError::PrefillRate);
         }
+        if !(0.0..=1.0).contains(&self.spec_acceptance) {
+            return Err(SimOptionError::SpecAcceptance);
+        }
         Ok(SimConfig {
             ttft: self.ttft_ms,
             itl: self.itl_ms,
@@ -100,6 +120,11 @@ impl SimArgs {
             prefix_cache_blocks: usize::try_from(self.prefix_cache_blocks).unwrap_or(usize::MAX),
             tokenize: !self.no_tokenize,
             system_fingerprint: self.system_fingerprint.clone(),
+            engine_endpoints: !self.no_engine_endpoints,
+            engine_version: self.engine_version.clone(),
+            speculative: (self.spec_tokens > 0)
+                .then_some(Speculative { tokens: self.spec_tokens, acceptance: self.spec_acceptance }),
+            kv_cache_tokens: self.kv_cache_tokens,
         })
     }
 }

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use tokio::time::Instant;
 
 use super::config::{Fault, SimConfig};
+use super::engine::EngineMetrics;
 use super::plan::{token_text, unix_micros, Plan};
 use super::prefix_cache::PrefixCache;
 use super::stream::stream_response;
@@ -93,6 +94,8 @@ pub(super) struct SimState {
     pub worker: usize,
     /// The prefix cache all workers share.
     pub prefix_cache: Arc<PrefixCache>,
+    /// What `/metrics` says, shared by all workers.
+    pub engine: Arc<EngineMetrics>,
 }
 
 impl SimState {
@@ -132,7 +135,7 @@ fn answer_length(config: &SimConfig, request: &Request) -> (u32, u32, bool) {
 }
 
 pub(super) async fn chat_completions(
-    State(SimState { config, timer, completed, slots, prefix_cache, .. }): State<SimState>,
+    State(SimState { config, timer, completed, slots, prefix_cache, engine, .. }): State<SimState>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
@@ -168,19 +171,26 @@ pub(super) async fn chat_completions(
     }
     // A full server: wait for a slot; the response's own delays count from when it is served, so the wait adds to
     // its time to first token as a queue does.
+    let queued = Instant::now();
     let slot = match slots {
-        Some(slots) => match slots.acquire_owned().await {
-            Ok(permit) => Some(permit),
-            Err(_) => return error(StatusCode::SERVICE_UNAVAILABLE, "server_error", "The simulator is stopping."),
-        },
+        Some(slots) => {
+            let _waiting = engine.waiting();
+            match slots.acquire_owned().await {
+                Ok(permit) => Some(permit),
+                Err(_) => return error(StatusCode::SERVICE_UNAVAILABLE, "server_error", "The simulator is stopping."),
+            }
+        }
         None => None,
     };
     if slot.is_some() {
         received = Instant::now();
     }
+    let queued_s = received.saturating_duration_since(queued).as_secs_f64();
     let (reasoning_tokens, output_tokens, capped) = answer_length(&config, &request);
     let prompt = prompt_tokens(&request.messages);
     let cached = prefix_cache.admit(&prompt);
+    let answer = u64::from(reasoning_tokens + output_tokens);
+    let running = engine.serving(queued_s, prompt.len() as u64, cached as u64, answer);
     // Only the tokens the cache did not hold are computed before the first token.
     let prefill = config.prefill_per_token.saturating_mul(u32::try_from(prompt.len() - cached).unwrap_or(u32::MAX));
     let plan = Plan {
@@ -198,6 +208,8 @@ pub(super) async fn chat_completions(
         config: Arc::clone(&config),
         timer,
         completed,
+        engine,
+        _running: running,
         _slot: slot,
     };
     let mut response = if request.stream {
@@ -239,6 +251,16 @@ async fn complete(mut plan: Plan) -> Response {
         "usage": plan.usage(plan.reasoning_tokens + plan.output_tokens),
     }))
     .into_response()
+}
+
+/// `GET /metrics`: the engine's counters, as vLLM's Prometheus exposition.
+pub(super) async fn metrics(State(state): State<SimState>) -> impl IntoResponse {
+    ([(axum::http::header::CONTENT_TYPE, "text/plain; version=0.0.4")], state.engine.exposition())
+}
+
+/// `GET /version`: the version it says it runs, as vLLM's does.
+pub(super) async fn version(State(state): State<SimState>) -> Json<Value> {
+    Json(json!({"version": state.config.engine_version}))
 }
 
 /// `GET /sim/stats`: how many responses were sent to their end (for benchmarks that count what a crash lost) and

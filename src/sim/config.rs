@@ -60,6 +60,9 @@ pub enum SimOptionError {
     /// `--prefill-us-per-token` out of range.
     #[error("--prefill-us-per-token must be between 0 and 100000")]
     PrefillRate,
+    /// `--spec-acceptance` is not a probability.
+    #[error("--spec-acceptance must be between 0 and 1")]
+    SpecAcceptance,
 }
 
 impl Delay {
@@ -164,6 +167,29 @@ pub enum UsageMode {
     Continuous,
 }
 
+/// Speculative decoding as the engine's counters show it: each step drafts `tokens`, and each drafted token is
+/// accepted with probability `acceptance` given the ones before it were, so position i (from 0) survives
+/// `acceptance^(i+1)` of the steps and vLLM's acceptance rate (accepted / drafted) is the mean of those.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Speculative {
+    /// Tokens drafted per step.
+    pub tokens: u32,
+    /// Probability that a drafted token is accepted, given the ones before it were (0–1).
+    pub acceptance: f64,
+}
+
+impl Speculative {
+    /// The share of steps in which each position's drafted token is accepted.
+    pub fn per_position(&self) -> Vec<f64> {
+        (1..=self.tokens).map(|i| self.acceptance.powi(i32::try_from(i).unwrap_or(i32::MAX))).collect()
+    }
+
+    /// Accepted / drafted tokens: what vLLM's metrics make its acceptance rate.
+    pub fn acceptance_rate(&self) -> f64 {
+        self.per_position().iter().sum::<f64>() / f64::from(self.tokens.max(1))
+    }
+}
+
 /// Everything the simulator can be told.
 #[derive(Debug, Clone)]
 pub struct SimConfig {
@@ -199,7 +225,19 @@ pub struct SimConfig {
     pub tokenize: bool,
     /// Every reply's `system_fingerprint`: the build it says answered, as OpenAI and engines report theirs.
     pub system_fingerprint: String,
+    /// Serve `/metrics` and `/version` as a vLLM server does (off: a hosted API, which has neither).
+    pub engine_endpoints: bool,
+    /// The version `/version` says, as vLLM's does.
+    pub engine_version: String,
+    /// Speculative decoding as its `/metrics` counts it (`None`: off, no such series).
+    pub speculative: Option<Speculative>,
+    /// Tokens its KV cache holds (`/metrics`' KV-cache use is the running requests' prompt and answer tokens over
+    /// this).
+    pub kv_cache_tokens: u64,
 }
+
+/// The version the simulator's `/version` says unless told otherwise.
+pub const DEFAULT_ENGINE_VERSION: &str = concat!("latency-guard-sim-", env!("CARGO_PKG_VERSION"));
 
 /// What the simulator's replies say answered them unless told otherwise.
 pub const DEFAULT_SYSTEM_FINGERPRINT: &str = "latency-guard-sim";
@@ -222,6 +260,10 @@ impl Default for SimConfig {
             prefix_cache_blocks: 4_096,
             tokenize: true,
             system_fingerprint: DEFAULT_SYSTEM_FINGERPRINT.to_string(),
+            engine_endpoints: true,
+            engine_version: DEFAULT_ENGINE_VERSION.to_string(),
+            speculative: None,
+            kv_cache_tokens: 65_536,
         }
     }
 }

@@ -6,6 +6,7 @@ mod args;
 mod closing;
 mod completion;
 mod config;
+mod engine;
 mod hostile;
 mod plan;
 mod prefix_cache;
@@ -15,7 +16,7 @@ mod tokenize;
 pub mod tokenizer;
 
 pub use args::SimArgs;
-pub use config::{Delay, Fault, SimConfig, SimOptionError, UsageMode};
+pub use config::{Delay, Fault, SimConfig, SimOptionError, Speculative, UsageMode, DEFAULT_ENGINE_VERSION};
 pub use hostile::{Hostile, ECHO_SHAPES};
 pub use prefix_cache::BLOCK_TOKENS;
 
@@ -70,6 +71,10 @@ fn router_with(state: completion::SimState) -> Router {
         .route("/v1/chat/completions", post(completion::chat_completions))
         .route("/v1/models", get(completion::models))
         .route("/sim/stats", get(completion::stats));
+    let routes = match state.config.engine_endpoints {
+        true => routes.route("/metrics", get(completion::metrics)).route("/version", get(completion::version)),
+        false => routes,
+    };
     let routes = match state.config.tokenize {
         true => routes.route("/tokenize", post(tokenize::tokenize)).route("/detokenize", post(tokenize::detokenize)),
         false => routes,
@@ -82,6 +87,7 @@ fn shared_state(config: SimConfig, workers: usize) -> completion::SimState {
     completion::SimState {
         slots: config.slots.map(|n| Arc::new(tokio::sync::Semaphore::new(n as usize))),
         prefix_cache: Arc::new(prefix_cache::PrefixCache::new(config.prefix_cache_blocks)),
+        engine: Arc::new(engine::EngineMetrics::new(config.speculative, config.kv_cache_tokens)),
         config: Arc::new(config),
         timer: timing::DeadlineTimer::default(),
         completed: Arc::default(),

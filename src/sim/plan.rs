@@ -51,6 +51,10 @@ pub(super) struct Plan {
     pub completed: Arc<std::sync::atomic::AtomicU64>,
     /// The prefix cache and the prompt's tokens: the prompt and its answer are kept once it is answered.
     pub kept: Option<(Arc<PrefixCache>, Vec<u32>)>,
+    /// The engine's counters: a response sent to its end counts its tokens and drafts.
+    pub engine: Arc<super::engine::EngineMetrics>,
+    /// Counted as running (with its tokens in the KV cache) until it ends or its client goes.
+    pub _running: super::engine::Running,
     /// The serving slot this response holds until it ends or its client goes (with `--slots`).
     pub _slot: Option<tokio::sync::OwnedSemaphorePermit>,
 }
@@ -60,6 +64,7 @@ impl Plan {
     /// a conversation's next turn sends it back: its content, without reasoning).
     pub fn count_completed(&mut self) {
         self.completed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.engine.completed(u64::from(self.reasoning_tokens + self.output_tokens));
         if let Some((cache, prompt)) = self.kept.take() {
             cache.keep(&tokenizer::with_answer(prompt, &self.answer_text()));
         }

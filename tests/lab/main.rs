@@ -15,6 +15,7 @@ mod llama_server;
 mod outbound;
 mod secret_canary;
 mod served_memory;
+mod simulated_engine;
 mod simulator;
 mod speclab;
 mod speclab_ab;

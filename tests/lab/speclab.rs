@@ -254,7 +254,9 @@ async fn the_recorder_reads_the_server_once_a_second_while_the_work_runs() {
 #[tokio::test]
 async fn a_server_without_metrics_or_engine_endpoints_is_told_plainly() {
     // The simulator answers chat completions only, as a hosted API does.
-    let sim = latency_guard::sim::spawn_local(latency_guard::sim::SimConfig::fixed_ms(1, 1, 4)).await.unwrap();
+    let config =
+        latency_guard::sim::SimConfig { engine_endpoints: false, ..latency_guard::sim::SimConfig::fixed_ms(1, 1, 4) };
+    let sim = latency_guard::sim::spawn_local(config).await.unwrap();
     let report = probe(&HttpClient::new().unwrap(), &target(&sim.base_url())).await;
     assert_eq!((report.kind, report.has_metrics, report.speculation.configured), (None, false, None));
     let (tokenize, others): (Vec<_>, Vec<_>) = report.paths.iter().partition(|p| p.path == "/tokenize");
