@@ -144,11 +144,21 @@ test("a running run's scatter grows as its iterations finish, drawn by the serve
       ? Math.max((await page.locator(".chart-box svg.scatter circle.ttft").count()) - 1, 0)
       : -1;
   await expect(progress.locator(".status")).toHaveText("running");
+  // The figures say they are the run's so far, and no note warns of a sample that is still arriving.
+  await expect(page.locator("#so-far")).toContainText("the figures over the requests finished so far");
+  await expect(page.locator("#stat-n .stat-value")).toContainText("so far");
+  await expect(page.locator("#stats")).not.toContainText("not measurable");
+  await expect(page.locator("#honesty")).toContainText("Sample so far:");
+  await expect(page.locator("#honesty")).not.toContainText("Small sample");
   const atFirst = await drawnWhileRunning();
   expect(atFirst).toBeGreaterThanOrEqual(0);
   await expect.poll(drawnWhileRunning, { timeout: 10_000 }).toBeGreaterThan(Math.max(atFirst, 2));
   await expect(progress.locator(".progress-count")).toHaveText("20 / 20 done", { timeout: 30_000 });
   await expect(page.locator(".chart-box svg.scatter circle.ttft")).toHaveCount(21);
+  // Once it is over, the figures are the run's: 20 successful iterations are a small sample for p95 and p99.
+  await expect(page.locator("#stat-n .stat-value")).toHaveText("20 (20 ok)");
+  await expect(page.locator("#so-far")).toHaveCount(0);
+  await expect(page.locator("#honesty")).toContainText("Sample: 20 measured iterations");
   // The page followed the counters alone: the points come drawn.
   expect(events).toEqual(["?points=false"]);
 });

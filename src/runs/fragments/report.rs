@@ -173,7 +173,7 @@ fn report_body(view: &ReportView, page: BodyFor) -> ServerHtml {
     #[cfg(not(feature = "ssr"))]
     let slowest: Vec<IterationRecord> = Vec::new();
     render(view! {
-        <StatCards stats=view.stats summary=view.summary/>
+        <StatCards stats=view.stats summary=view.summary so_far=!over/>
         <HonestyNotes notes=view.honesty/>
         {over.then(|| view! { <DistributionCharts histogram_svg=view.histogram_svg cdf_svg=view.cdf_svg/> })}
         {over.then(|| view! { <TimeSlices slices=view.slices svg=view.slices_svg/> })}
@@ -233,10 +233,13 @@ fn DistributionCharts(histogram_svg: String, cdf_svg: String) -> impl IntoView {
 
 /// The headline figures, each saying how it was computed.
 #[component]
-fn StatCards(stats: ReportStats, summary: RunSummary) -> impl IntoView {
+fn StatCards(stats: ReportStats, summary: RunSummary, so_far: bool) -> impl IntoView {
     view! {
+        {so_far.then(|| view! {
+            <p class="muted" id="so-far">"Live: the figures over the requests finished so far; they settle when the run ends."</p>
+        })}
         <section class="stat-cards" id="stats">
-            {stat_cards(&stats, &summary).into_iter().map(|card| view! {
+            {stat_cards(&stats, &summary, so_far).into_iter().map(|card| view! {
                 <div class="stat-card" id=format!("stat-{}", card.id)>
                     <div class="stat-label">{card.label}</div>
                     <div class="stat-value">{card.value}</div>

@@ -21,9 +21,14 @@ pub struct StatCard {
 
 /// The cards: the system's output throughput with requests/s first, then TTFT (and, for a reasoning model, the
 /// first output of any kind), total, TPOT and ITL percentiles, one request's output speed, error rate, cost, sample
-/// size.
-pub fn stat_cards(stats: &ReportStats, summary: &RunSummary) -> Vec<StatCard> {
+/// size. While the run goes (`so_far`), a figure no successful request has made yet says so rather than "not
+/// measurable", and the sample says it is still arriving.
+pub fn stat_cards(stats: &ReportStats, summary: &RunSummary, so_far: bool) -> Vec<StatCard> {
     let card = |id, label, value, how| StatCard { id, label, value, how };
+    let percentile_triple = |p: Option<crate::stats::Percentiles>| match (p, so_far) {
+        (None, true) => "not yet: no successful request so far".to_string(),
+        (p, _) => percentile_triple(p),
+    };
     // Shown only when it says something TTFT does not: a reasoning model's first reasoning token came earlier.
     let first_output = (stats.first_output.is_some() && stats.first_output != stats.ttft).then(|| {
         card(
@@ -77,7 +82,7 @@ pub fn stat_cards(stats: &ReportStats, summary: &RunSummary) -> Vec<StatCard> {
         card(
             "n",
             "Sample size",
-            format!("{} ({} ok)", summary.measured, summary.succeeded),
+            format!("{} ({} ok){}", summary.measured, summary.succeeded, if so_far { " so far" } else { "" }),
             "measured iterations, warm-ups excluded",
         ),
     ]);

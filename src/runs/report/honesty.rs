@@ -51,8 +51,10 @@ pub fn honesty_notes(run: &RunView, results: &[IterationRecord], summary: &RunSu
 fn sample_notes(run: &RunView, results: &[IterationRecord], summary: &RunSummary) -> Vec<String> {
     let warmups = results.iter().filter(|r| r.warmup).count();
     let failed = summary.measured - summary.succeeded;
+    let running = run.status == crate::model::RunStatus::Running;
     let mut notes = vec![format!(
-        "Sample: {} measured iterations ({} succeeded, {} failed: error rate {:.1}%); {} warm-up request(s) run, stored and excluded from all statistics.",
+        "{}: {} measured iterations ({} succeeded, {} failed: error rate {:.1}%); {} warm-up request(s) run, stored and excluded from all statistics.",
+        if running { "Sample so far" } else { "Sample" },
         summary.measured,
         summary.succeeded,
         failed,
@@ -70,7 +72,8 @@ fn sample_notes(run: &RunView, results: &[IterationRecord], summary: &RunSummary
             if summary.measured >= planned { " (every one planned, before the limit)" } else { "" }
         ));
     }
-    if summary.succeeded < 20 {
+    // While the run goes the sample is still arriving: its size is judged when it ends.
+    if summary.succeeded < 20 && !running {
         notes.push(format!(
             "Small sample: with {} successful iterations, p95 and p99 are interpolated between the largest few values and move a lot between runs.",
             summary.succeeded
