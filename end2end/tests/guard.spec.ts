@@ -124,6 +124,12 @@ test("a slower endpoint raises one incident on Run now, shown in the badge and t
     await expect(page.locator(".threshold-metric")).toHaveCount(2);
     await page.click("#save-schedule");
     await expect(page.locator("#webhook-secret")).toHaveValue(/^whsec_/);
+    // A second click saves the schedule it created rather than making another, and the secret stays in view.
+    await expect(page.locator("#save-schedule")).toHaveText("Save schedule");
+    await Promise.all([page.waitForResponse((r) => r.url().endsWith("/api/guard/schedules/save")), page.click("#save-schedule")]);
+    await expect(page.locator("#webhook-secret")).toHaveValue(/^whsec_/);
+    const listed = await (await page.request.post("/api/guard/schedules/list", { data: {} })).json();
+    expect(listed.filter((s: any) => s.name === "Checkout p95")).toHaveLength(1);
     await page.click("#open-schedule");
     await expect(page.locator("#schedule-title")).toHaveText("Checkout p95");
     await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");

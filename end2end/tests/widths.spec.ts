@@ -23,7 +23,23 @@ async function overflow(page: Page): Promise<{ by: number; culprits: string[] }>
   });
 }
 
-test("every page fits a phone's width and a desktop's: nothing scrolls sideways at 390 or 1280 px", async ({ page }) => {
+/// Chart text drawn smaller than 11 px: each SVG text's font size times the scale its chart is shown at.
+async function smallChartText(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    Array.from(document.querySelectorAll("svg text"))
+      .map((text) => {
+        const svg = (text as SVGTextElement).ownerSVGElement!;
+        const shown = svg.getBoundingClientRect().width;
+        const drawn = svg.viewBox.baseVal?.width || shown;
+        return { shown, px: parseFloat(getComputedStyle(text).fontSize) * (shown / drawn), words: text.textContent ?? "" };
+      })
+      .filter(({ shown, px, words }) => shown > 0 && words.trim() !== "" && px < 10.95)
+      .slice(0, 3)
+      .map(({ px, words }) => `"${words.trim()}" at ${px.toFixed(1)} px`),
+  );
+}
+
+test("every page fits a phone's width and a desktop's: nothing scrolls sideways at 390 or 1280 px, and chart text is 11 px or more", async ({ page }) => {
   test.setTimeout(180_000);
   await page.goto(loginLink());
   const connectors = await (await page.request.post("/api/connectors/list", { data: {} })).json();
@@ -72,6 +88,8 @@ test("every page fits a phone's width and a desktop's: nothing scrolls sideways 
       await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
       const { by, culprits } = await overflow(page);
       if (by > 0) wider.push(`${at} at ${width} px: ${by} px too wide (${culprits.join("; ")})`);
+      const small = await smallChartText(page);
+      if (small.length > 0) wider.push(`${at} at ${width} px: chart text under 11 px (${small.join("; ")})`);
       if (width === 390) {
         await page.screenshot({ path: `test-results/phone-${name}.png`, fullPage: true });
         await page.screenshot({ path: `test-results/phone-${name}-first-screen.png` });

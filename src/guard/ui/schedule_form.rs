@@ -163,9 +163,23 @@ pub fn ScheduleForm(existing: Option<Schedule>, choices: ScheduleChoices) -> imp
     let Fields { email_owner, alpha, significance, stream, thresholds, breaches, of, recover, cannot, .. } = fields;
     let Fields { errors, samples, pool_kind, pool_size, .. } = fields;
     let ScheduleChoices { sets, connectors, workloads, mail } = choices;
+    // Once created, the form edits what it created: a second click saves it again rather than making another.
+    let saved_id = StoredValue::new(id);
+    // A new schedule's signing secret, kept in view while the form is (the reply that created it is the only one
+    // to carry it).
+    let secret = StoredValue::new(None::<String>);
     let save = Action::new(move |_: &()| {
-        let input = fields.input();
-        async move { save_schedule(id, Checked(input)).await }
+        let (input, id) = (fields.input(), saved_id.get_value());
+        async move {
+            let saved = save_schedule(id, Checked(input)).await;
+            if let Ok(saved) = &saved {
+                saved_id.set_value(Some(saved.schedule.id));
+                if saved.webhook_secret.is_some() {
+                    secret.set_value(saved.webhook_secret.clone());
+                }
+            }
+            saved
+        }
     });
     view! {
         <form class="connector-form" id="schedule-form" on:submit=move |ev| { ev.prevent_default(); save.dispatch(()); } novalidate>
@@ -223,12 +237,12 @@ pub fn ScheduleForm(existing: Option<Schedule>, choices: ScheduleChoices) -> imp
             <label class="inline"><input type="checkbox" id="schedule-enabled" bind:checked=enabled/>" Active (unticked: paused)"</label>
             <div class="actions">
                 <button type="submit" id="save-schedule" class="primary" disabled=move || save.pending().get()>
-                    {if id.is_some() { "Save schedule" } else { "Create schedule" }}
+                    {move || if id.is_some() || matches!(save.value().get(), Some(Ok(_))) { "Save schedule" } else { "Create schedule" }}
                 </button>
             </div>
             {move || match save.value().get() {
                 Some(Err(e)) => Some(view! { <ErrorBox message=e.to_string()/> }.into_any()),
-                Some(Ok(saved)) => Some(view! { <SavedNotice saved/> }.into_any()),
+                Some(Ok(saved)) => Some(view! { <SavedNotice saved secret=secret.get_value()/> }.into_any()),
                 None => None,
             }}
         </form>
@@ -395,13 +409,15 @@ fn ThresholdsFieldset(thresholds: RwSignal<Vec<Threshold>>) -> impl IntoView {
     }
 }
 
-/// After saving: a link to the schedule and, for a new one, its signing secret, shown this once.
+/// After saving: a link to the schedule and, for a new one sending to a generic webhook (the one receiver that
+/// verifies signatures), its signing secret, shown while the form is.
 #[component]
-fn SavedNotice(saved: SavedSchedule) -> impl IntoView {
+fn SavedNotice(saved: SavedSchedule, secret: Option<String>) -> impl IntoView {
+    let signed = saved.schedule.input.notify.receiver == Receiver::Webhook;
     view! {
         <div class="notice" id="schedule-saved">
             <p>"Saved. " <a href=format!("/guard/schedules/{}", saved.schedule.id) id="open-schedule">"Open the schedule"</a></p>
-            {saved.webhook_secret.map(|secret| view! {
+            {secret.filter(|_| signed).map(|secret| view! {
                 <p>"Webhook signing secret (shown this once; verify the " <code>"webhook-signature"</code> " header with it):"</p>
                 <input readonly class="mono" id="webhook-secret" value=secret/>
             })}
