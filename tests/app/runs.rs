@@ -173,9 +173,12 @@ async fn a_closed_loop_run_streams_progress_and_ends_in_a_report_with_honest_not
     assert_eq!(page["report"]["firstPage"]["rows"], snapshot["results"]);
     let body = page["report"]["body"].as_str().unwrap();
     let note = snapshot["honesty"][0].as_str().unwrap();
-    assert!(body.contains(r#"id="stats""#) && body.contains(r#"id="time-slices""#), "{body}");
+    assert!(body.contains(r#"id="time-slices""#), "{body}");
     assert!(body.contains(note.split('\'').next().unwrap_or(note)), "the honesty notes: {body}");
-    assert!(page["report"]["header"].as_str().unwrap().contains(r#"id="run-title""#));
+    // The summary first: the header carries the title, the verdict and then the figures; the notes come last.
+    let header = page["report"]["header"].as_str().unwrap();
+    assert!(header.contains(r#"id="run-title""#) && header.find(r#"id="verdict""#) < header.find(r#"id="stats""#));
+    assert!(body.ends_with("</details>") && body.contains(r#"<details id="honesty" class="honesty">"#), "{body}");
     assert!(page["report"]["scatter"].as_str().unwrap().starts_with("<svg"));
     let served = common::client()
         .get(format!("{}/runs/{run}", app.base))
@@ -188,8 +191,8 @@ async fn a_closed_loop_run_streams_progress_and_ends_in_a_report_with_honest_not
         .unwrap();
     assert!(served.contains(r#"id="stats""#), "the page shows the figures");
     // However the data were escaped, a second copy would repeat each card's explanation.
-    let cards = body.matches("stat-how").count();
-    assert!(cards >= 5, "{body}");
+    let cards = header.matches("stat-how").count();
+    assert!(cards >= 5, "{header}");
     assert_eq!(served.matches("stat-how").count(), cards, "the hydration data does not carry the figures' HTML again");
     let query = json!({"id": run, "query": {"sort": "ttft", "descending": true, "pageSize": 4, "page": 2}});
     let (status, text) = app.call("runs/iterations", query, Some(&cookie)).await;

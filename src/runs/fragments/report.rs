@@ -28,12 +28,13 @@ pub fn shared_page(view: &ReportView) -> ReportPage {
     page(snapshot_header(view), view, BodyFor::SharedReport)
 }
 
-/// The report's sections in a file (the HTML export shows them above its table of every iteration): the header,
-/// the scatter and the body as the owner's page shows them, with the server's own metrics or why there are none.
+/// The report's sections in a file (the HTML export shows them above its table of every iteration): the header
+/// with its figures, the scatter and the body as the owner's page shows them, with the server's own metrics or why
+/// there are none.
 pub fn report_file_sections(snapshot: &ReportSnapshot) -> ServerHtml {
     let view = report_view(snapshot, summarize(&snapshot.results));
     let scatter = scatter(&view).into_string();
-    let mut html = with_verdict(snapshot_header(&view), &view).into_string();
+    let mut html = with_summary(with_verdict(snapshot_header(&view), &view), &view, false).into_string();
     html.push_str(&render(view! {
         <section id="scatter"><h3>"Latency per iteration"</h3><div class="chart-box" inner_html=scatter></div></section>
     }).into_string());
@@ -43,12 +44,20 @@ pub fn report_file_sections(snapshot: &ReportSnapshot) -> ServerHtml {
 
 fn page(header: ServerHtml, view: &ReportView, body: BodyFor) -> ReportPage {
     ReportPage {
-        header: with_verdict(header, view),
+        header: with_summary(with_verdict(header, view), view, body == BodyFor::RunningRun),
         scatter: scatter(view),
         body: report_body(view, body),
         iterations: view.iterations,
         first_page: view.first_page.clone(),
     }
+}
+
+/// `header`, then the headline figures: the summary comes first, the charts and the methods after.
+fn with_summary(header: ServerHtml, view: &ReportView, so_far: bool) -> ServerHtml {
+    let mut html = header.into_string();
+    let (stats, summary) = (view.stats.clone(), view.summary.clone());
+    html.push_str(&render(view! { <StatCards stats summary so_far/> }).into_string());
+    ServerHtml::trusted(html)
 }
 
 /// `header`, then the verdict on the figures of a run that is over: the first thing its report says.
@@ -160,8 +169,9 @@ enum BodyFor {
     File,
 }
 
-/// Everything between the scatter and the table: stat cards and honesty notes, then, once the run is over, the
-/// distribution, the run over time and a workload's section, and on the owner's page the server's own metrics when they were recorded.
+/// Everything between the scatter and the table: once the run is over, the distribution, the run over time, the
+/// slowest requests and a workload's section, and on the owner's page the server's own metrics when they were
+/// recorded; last, folded, how the numbers were made.
 fn report_body(view: &ReportView, page: BodyFor) -> ServerHtml {
     let view = view.clone();
     let over = page != BodyFor::RunningRun;
@@ -173,8 +183,6 @@ fn report_body(view: &ReportView, page: BodyFor) -> ServerHtml {
     #[cfg(not(feature = "ssr"))]
     let slowest: Vec<IterationRecord> = Vec::new();
     render(view! {
-        <StatCards stats=view.stats summary=view.summary so_far=!over/>
-        <HonestyNotes notes=view.honesty/>
         {over.then(|| view! { <DistributionCharts histogram_svg=view.histogram_svg cdf_svg=view.cdf_svg/> })}
         {over.then(|| view! { <TimeSlices slices=view.slices svg=view.slices_svg/> })}
         {(over && !slowest.is_empty()).then(|| view! { <SlowestRequests rows=slowest/> })}
@@ -189,6 +197,7 @@ fn report_body(view: &ReportView, page: BodyFor) -> ServerHtml {
                     probed, or is not self-hosted)."</p>
             </section>
         })}
+        <HonestyNotes notes=view.honesty/>
     })
 }
 
@@ -336,9 +345,9 @@ fn VerdictPanel(validity: RunValidity) -> impl IntoView {
 #[component]
 fn HonestyNotes(notes: Vec<String>) -> impl IntoView {
     view! {
-        <section class="honesty" id="honesty">
-            <h3>"How these numbers were made"</h3>
+        <details class="honesty" id="honesty">
+            <summary><h3>"How these numbers were made"</h3>{format!(" {} notes: percentiles, what TTFT means, where token counts came from, what could not be measured", notes.len())}</summary>
             <ul>{notes.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}</ul>
-        </section>
+        </details>
     }
 }
