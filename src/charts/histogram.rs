@@ -1,12 +1,12 @@
-//! The latency histogram of a report: successful measured iterations binned by total time (and TTFT, drawn
-//! over it), bins of a round width chosen by the Freedman–Diaconis rule and capped in number.
+//! The latency histograms of a report: successful measured iterations binned by TTFT, then by total time, each in a
+//! panel of its own with bins of a round width chosen from its own values by the Freedman–Diaconis rule (capped in
+//! number) — on one shared axis, a TTFT spread over 4 ms beside totals near 350 ms would be one bar each.
 
 use std::fmt::Write;
 
 use super::plot::{chart, empty, tick_label, Axes, Canvas};
 
-const CANVAS: Canvas = Canvas { height: 240, class: "histogram" };
-const LABEL: &str = "Histogram of latencies in ms";
+const CANVAS: Canvas = Canvas { height: 200, class: "histogram" };
 /// Bins drawn at most.
 const MAX_BINS: usize = 60;
 
@@ -46,7 +46,7 @@ pub struct Series<'a> {
 /// What a histogram is of: its label for a screen reader, its empty state, its unit and what it counts.
 struct Histogram {
     canvas: Canvas,
-    label: &'static str,
+    label: String,
     empty: &'static str,
     unit: &'static str,
     counted: &'static str,
@@ -54,23 +54,22 @@ struct Histogram {
     whole_x: bool,
 }
 
-/// The histogram of `total` (and `ttft`, when given) as an `<svg>` element; values in ms.
+/// The histograms of `ttft` (when any) and `total`, each an `<svg>` element with bins of its own; values in ms.
 pub fn latency_histogram(total: &[f64], ttft: &[f64]) -> String {
-    let what = Histogram {
-        canvas: CANVAS,
-        label: LABEL,
-        empty: "No successful iterations",
-        unit: "ms",
-        counted: "requests",
-        whole_x: false,
+    let panel = |class, name: &'static str, values| {
+        let what = Histogram {
+            canvas: CANVAS,
+            label: format!("Histogram of {name} in ms"),
+            empty: "No successful iterations",
+            unit: "ms",
+            counted: "requests",
+            whole_x: false,
+        };
+        overlaid(&what, &[Series { class, name, values }])
     };
-    overlaid(
-        &what,
-        &[
-            Series { class: "total", name: "total", values: total },
-            Series { class: "ttft", name: "TTFT", values: ttft },
-        ],
-    )
+    let mut svg = if ttft.is_empty() { String::new() } else { panel("ttft", "TTFT", ttft) };
+    svg.push_str(&panel("total", "total", total));
+    svg
 }
 
 /// The histogram of token lengths a workload asked for (`asked`) beside those the server counted (`served`), as an
@@ -89,7 +88,7 @@ pub fn length_histogram(asked: &[f64], served: &[f64], label: &'static str) -> S
 pub fn token_histogram(series: &[Series], label: &'static str) -> String {
     let what = Histogram {
         canvas: Canvas { height: 200, class: "histogram lengths" },
-        label,
+        label: label.to_string(),
         empty: "No lengths recorded",
         unit: "tokens",
         counted: "requests",
@@ -102,16 +101,23 @@ pub fn token_histogram(series: &[Series], label: &'static str) -> String {
 fn overlaid(what: &Histogram, series: &[Series]) -> String {
     let mut all: Vec<f64> = series.iter().flat_map(|s| s.values.iter().copied()).filter(|v| v.is_finite()).collect();
     if all.is_empty() {
-        return empty(what.canvas, what.label, what.empty);
+        return empty(what.canvas, &what.label, what.empty);
     }
     all.sort_by(f64::total_cmp);
-    let width = bin_width(&all);
+    // Whole things (tokens) are never binned in fractions of one.
+    let width = if what.whole_x { bin_width(&all).max(1.0) } else { bin_width(&all) };
     let lo = (all[0] / width).floor() * width;
     let bins = ((((all[all.len() - 1] - lo) / width).floor() as usize) + 1).min(MAX_BINS);
     let counted: Vec<Vec<usize>> = series.iter().map(|s| counts(s.values, lo, width, bins)).collect();
     let peak = counted.iter().flat_map(|c| c.iter().copied()).max().unwrap_or(1).max(1);
     let whole = |v: f64| if v.fract() == 0.0 { tick_label(v) } else { String::new() };
-    let x_title = format!("{} (bins of {} {})", what.unit, tick_label(width), what.unit);
+    // One series: its name says what the bars are (several: the legend does).
+    let named = match series {
+        [one] => format!("{} ", one.name),
+        _ => String::new(),
+    };
+    let bin_unit = if width == 1.0 && what.unit == "tokens" { "token" } else { what.unit };
+    let x_title = format!("{named}{} (bins of {} {bin_unit})", what.unit, tick_label(width));
     let axes = Axes {
         x: (lo, lo + width * bins as f64),
         y: (0.0, peak as f64 * 1.1),
@@ -123,7 +129,7 @@ fn overlaid(what: &Histogram, series: &[Series]) -> String {
         x_title: &x_title,
         y_title: what.counted,
     };
-    chart(what.canvas, what.label, &axes, |plot| {
+    chart(what.canvas, &what.label, &axes, |plot| {
         let mut svg = String::with_capacity(4_096);
         for (s, counts) in series.iter().zip(&counted) {
             for (i, &count) in counts.iter().enumerate().filter(|(_, c)| **c > 0) {
@@ -169,8 +175,21 @@ mod tests {
         let svg = latency_histogram(&[120.0, 121.0, 180.0], &[40.0]);
         assert!(svg.contains("class=\"bar total\""));
         assert!(svg.contains("class=\"bar ttft\""));
+        assert_eq!(svg.matches("<svg").count(), 2, "a panel each");
         assert!(latency_histogram(&[5.0], &[]).contains("1 request(s)"));
         assert!(latency_histogram(&[], &[]).contains("No successful iterations"));
+    }
+
+    #[test]
+    fn each_latency_gets_bins_of_its_own_spread() {
+        // TTFT within 4 ms near 120, totals within 4 ms near 350: on one axis both would be a single 200 ms bar.
+        let ttft: Vec<f64> = (0..200).map(|i| 120.0 + f64::from(i % 5)).collect();
+        let total: Vec<f64> = (0..200).map(|i| 346.0 + f64::from(i % 5)).collect();
+        let svg = latency_histogram(&total, &ttft);
+        assert!(svg.contains("TTFT ms (bins of 1 ms)") && svg.contains("total ms (bins of 1 ms)"), "{svg}");
+        assert_eq!(svg.matches("class=\"bar ttft\"").count(), 5, "five bars of 40: {svg}");
+        assert_eq!(svg.matches("class=\"bar total\"").count(), 5);
+        assert!(!latency_histogram(&total, &[]).contains("TTFT"), "no TTFT panel for a run that was not streamed");
     }
 
     #[test]
@@ -179,5 +198,8 @@ mod tests {
         assert!(svg.contains("class=\"bar asked\"") && svg.contains("class=\"bar served\""), "{svg}");
         assert!(svg.contains("asked: 2 request(s) in 100–") && svg.contains("tokens</title>"), "{svg}");
         assert!(length_histogram(&[], &[], "Prompt lengths").contains("No lengths recorded"));
+        let lengths: Vec<f64> = (0..300).map(|i| 10.0 + f64::from(i % 3)).collect();
+        let one_wide = length_histogram(&lengths, &lengths, "Prompt lengths");
+        assert!(one_wide.contains("(bins of 1 token)"), "{one_wide}");
     }
 }
