@@ -113,7 +113,7 @@ pub(super) fn print_workload(w: &crate::runs::report::WorkloadReport) {
         let ms = |v: Option<f64>| v.map_or_else(|| "—".to_string(), |v| format!("{v:.1}"));
         println!(
             "{:>5} {:>8} {:>7} {:>11} {:>11} {:>11} {:>14} {:>14}",
-            "turn", "requests", "failed", "TTFT p50", "TTFT p90", "TPOT p50", "prompt tokens", "cached tokens"
+            "turn", "requests", "failed", "TTFT p50", "TTFT p95", "TPOT p50", "prompt tokens", "cached tokens"
         );
         for t in &w.by_turn {
             println!(
@@ -122,7 +122,7 @@ pub(super) fn print_workload(w: &crate::runs::report::WorkloadReport) {
                 t.requests,
                 t.failed,
                 ms(t.ttft_p50_ms),
-                ms(t.ttft_p90_ms),
+                ms(t.ttft_p95_ms),
                 ms(t.tpot_p50_ms),
                 ms(t.prompt_tokens_mean),
                 ms(t.cached_tokens_mean)

@@ -82,14 +82,14 @@ fn TurnTable(turns: Vec<TurnSummary>, conversations: Option<crate::runs::report:
                 )}</p>
             })}
             <table class="table" id="by-turn">
-                <thead><tr><th>"Turn"</th><th>"Done"</th><th>"Failed"</th><th>"TTFT p50 / p90 (ms)"</th>
+                <thead><tr><th>"Turn"</th><th>"Done"</th><th>"Failed"</th><th>"TTFT p50 / p95 (ms)"</th>
                     <th>"TPOT p50 (ms)"</th><th>"Prompt tokens (mean)"</th><th>"Cached tokens (mean)"</th></tr></thead>
                 <tbody>{turns.into_iter().map(|t| view! {
                     <tr>
                         <td>{t.turn}</td>
                         <td>{t.requests}</td>
                         <td>{t.failed}</td>
-                        <td>{format!("{} / {}", n(t.ttft_p50_ms), n(t.ttft_p90_ms))}</td>
+                        <td>{format!("{} / {}", n(t.ttft_p50_ms), n(t.ttft_p95_ms))}</td>
                         <td>{n(t.tpot_p50_ms)}</td>
                         <td>{n(t.prompt_tokens_mean)}</td>
                         <td>{n(t.cached_tokens_mean)}</td>
@@ -144,10 +144,10 @@ mod tests {
         assert!(section.contains("<td>Prompt, asked</td><td>4</td><td>10</td><td>20</td>"), "{section}");
         let deviation = "count − asked (first turns)</td><td>2</td><td>2</td>";
         assert!(section.contains(deviation), "{section}");
-        // Turn 2 is requests 1 and 3, TTFT 21 and 23 ms: numpy.percentile([21, 23], [50, 90]) = 22, 22.8.
+        // Turn 2 is requests 1 and 3, TTFT 21 and 23 ms: numpy.percentile([21, 23], [50, 95]) = 22, 22.9.
         // (0 + 32 + 0 + 40) / (32 + 47 + 32 + 47) = 45.6 %.
         assert!(section.contains("; 45.6% of their prompt tokens"), "{section}");
-        assert!(section.contains("<tr><td>2</td><td>2</td><td>0</td><td>22 / 22.8</td>"), "{section}");
+        assert!(section.contains("<tr><td>2</td><td>2</td><td>0</td><td>22 / 22.9</td>"), "{section}");
         assert!(section.contains("class=\"bar asked\"") && section.contains("class=\"bar served\""));
         let (without, _) = crate::runs::report::snapshot(&completed_run(plan_input(&["p"], 64, 1), "m"), vec![]);
         assert!(!crate::runs::fragments::report_file_sections(&without).as_str().contains("id=\"workload\""));
