@@ -64,6 +64,13 @@ async fn sequential_requests_to_a_real_llama_server_show_no_false_errors() {
         let sent: Vec<(f64, f64)> =
             results.iter().map(|r| (r["sentAtMs"].as_f64().unwrap(), r["totalMs"].as_f64().unwrap())).collect();
         assert!(sent.windows(2).all(|w| w[1].0 + 0.5 >= w[0].0 + w[0].1), "round {round}: {sent:?}");
+        // The output throughput is the tokens the server itself counted over the measured span; one at a time, the
+        // span holds every request's time end to end, and little besides.
+        let (span, throughput) =
+            (report["stats"]["spanS"].as_f64().unwrap(), report["stats"]["outputTokPerSec"].as_f64().unwrap());
+        let request_s: f64 = sent.iter().map(|(_, total)| total / 1e3).sum();
+        assert!(span >= request_s - 1e-3 && span <= request_s + 0.5, "round {round}: span {span} s, {request_s} s");
+        assert!((throughput * span - 30.0 * 16.0).abs() < 1e-6, "round {round}: 30 × 16 tokens the server counted");
         for key in ["tpot", "itl", "firstOutput"] {
             assert!(report["stats"][key]["p50"].as_f64().is_some_and(|v| v > 0.0), "round {round}: stats.{key}");
         }
