@@ -13,8 +13,7 @@ use super::schedules::Claim;
 use crate::guard::judge::{announcements, Applied};
 use crate::guard::model::{
     AlertContext, AlertKind, AlertPlan, AlertView, Breach, Decision, EvaluationEnd, EvaluationStatus, EvaluationView,
-    GuardSummary, Muting, Notice, OpenAlert, PastEvaluation, Receiver, Trigger, WebhookDelivery, CANNOT_MEASURE_KEY,
-    MAX_POLICY_WINDOW,
+    GuardSummary, Muting, Notice, OpenAlert, PastEvaluation, Receiver, Trigger, CANNOT_MEASURE_KEY, MAX_POLICY_WINDOW,
 };
 use crate::model::{AlertId, RunId, ScheduleId, WorkspaceId};
 use crate::store::float;
@@ -66,23 +65,6 @@ const ALERT_COLUMNS: &str = "a.id, a.schedule_id, s.name AS schedule_name, a.kin
      (SELECT MAX(m.until_at) FROM guard_mutes m WHERE m.schedule_id = a.schedule_id AND m.until_at > $3 \
       AND (m.threshold_key = '' OR m.threshold_key = a.threshold_key)) AS muted_until, a.evaluation_id, \
      (SELECT e.context FROM guard_evaluations e WHERE e.id = a.evaluation_id) AS context";
-
-const DELIVERY_COLUMNS: &str =
-    "id, alert_id, url, attempts, delivered_at, gave_up_at, next_attempt_at, last_error, created_at";
-
-fn delivery_from_row(row: &AnyRow) -> Result<WebhookDelivery, StoreError> {
-    Ok(WebhookDelivery {
-        id: row.try_get("id")?,
-        alert_id: row.try_get::<Option<String>, _>("alert_id")?.map(|a| parse_id(&a)).transpose()?,
-        url: row.try_get("url")?,
-        attempts: u32::try_from(row.try_get::<i64, _>("attempts")?).unwrap_or(u32::MAX),
-        delivered_at_ms: row.try_get("delivered_at")?,
-        gave_up_at_ms: row.try_get("gave_up_at")?,
-        next_attempt_at_ms: row.try_get("next_attempt_at")?,
-        last_error: row.try_get("last_error")?,
-        created_at_ms: row.try_get("created_at")?,
-    })
-}
 
 fn alert_from_row(row: &AnyRow) -> Result<AlertView, StoreError> {
     let context: Option<AlertContext> =
@@ -244,36 +226,6 @@ impl Store {
         .execute(&self.pool)
         .await?
         .rows_affected())
-    }
-
-    /// The webhook messages of a schedule of `workspace`, newest first: the delivery log.
-    pub async fn list_webhook_deliveries(
-        &self,
-        workspace: WorkspaceId,
-        schedule: ScheduleId,
-        limit: u32,
-    ) -> Result<Vec<WebhookDelivery>, StoreError> {
-        let rows = sqlx::query(&format!(
-            "SELECT {DELIVERY_COLUMNS} FROM webhook_outbox WHERE workspace_id = $1 AND schedule_id = $2 \
-             ORDER BY created_at DESC, id LIMIT $3"
-        ))
-        .bind(workspace.to_string())
-        .bind(schedule.to_string())
-        .bind(i64::from(limit))
-        .fetch_all(&self.pool)
-        .await?;
-        rows.iter().map(delivery_from_row).collect()
-    }
-
-    /// One webhook message of `workspace` and how its delivery went.
-    pub async fn webhook_delivery(&self, workspace: WorkspaceId, id: &str) -> Result<WebhookDelivery, StoreError> {
-        let row =
-            sqlx::query(&format!("SELECT {DELIVERY_COLUMNS} FROM webhook_outbox WHERE workspace_id = $1 AND id = $2"))
-                .bind(workspace.to_string())
-                .bind(id)
-                .fetch_optional(&self.pool)
-                .await?;
-        delivery_from_row(&row.ok_or(StoreError::NotFound)?)
     }
 
     /// The latest evaluations of a schedule of `workspace`, newest first.

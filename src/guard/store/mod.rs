@@ -7,6 +7,7 @@ mod alerts;
 mod baselines;
 mod benchmark_sets;
 mod cannot_measure;
+mod deliveries;
 mod exposition;
 mod mail;
 mod mutes;
