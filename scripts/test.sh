@@ -90,7 +90,11 @@ port=${LG_E2E_PORT:-3700}
 e2e_dir=$(mktemp -d)
 export DATABASE_URL="sqlite://$e2e_dir/e2e.db?mode=rwc"
 serve "$port"
-browser "browser tests (Playwright, Debian chromium)"
+browser "browser tests (Playwright, Debian chromium)" --grep-invert @fresh-install
+# A fresh install's first page walked to a finished demo run, on a database nobody has used yet.
+export DATABASE_URL="sqlite://$e2e_dir/fresh.db?mode=rwc"
+serve "$((port + 2))"
+browser "a fresh install's first page" --grep @fresh-install
 # The Guard walk-through again with the server on PostgreSQL (what replicas share), in a database of its own.
 e2e_db="lg_e2e_$(date +%s)_$$"
 psql "$TEST_POSTGRES_URL" -qc "CREATE DATABASE $e2e_db"

@@ -14,6 +14,7 @@ pub mod charts;
 pub mod error;
 pub mod export;
 pub mod guard;
+pub mod home;
 pub mod lab;
 pub mod model;
 pub mod report;

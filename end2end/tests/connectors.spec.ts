@@ -24,11 +24,21 @@ async function hydrated(page: Page) {
   await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
 }
 
+/// Signs in (a login lands on the home page) and opens the connector list.
+async function signInToConnectors(page: Page) {
+  await page.goto(loginLink());
+  await expect(page).toHaveURL(/\/$/);
+  await page.goto("/connectors");
+  await hydrated(page);
+}
+
 test("a new user logs in, tests a connection to the simulator, saves it and finds it again", async ({ page }, testInfo) => {
   const errors = collectConsoleErrors(page);
   await page.goto(loginLink());
-  await expect(page).toHaveURL(/\/connectors$/);
+  await expect(page).toHaveURL(/\/$/); // the home page
   await hydrated(page);
+  await page.click(".sidebar a[href='/connectors']");
+  await expect(page).toHaveURL(/\/connectors$/);
 
   const demoRow = page.locator("tr.connector-row", { hasText: "Demo (simulated)" });
   await expect(demoRow).toBeVisible();
@@ -67,8 +77,7 @@ test("a new user logs in, tests a connection to the simulator, saves it and find
 });
 
 test("editing keeps the stored key without ever showing it", async ({ page }) => {
-  await page.goto(loginLink());
-  await hydrated(page);
+  await signInToConnectors(page);
   const row = page.locator("tr.connector-row", { hasText: "Local simulator" });
   await row.getByRole("link", { name: "Edit" }).click();
   await expect(page).toHaveURL(/\/connectors\/[0-9a-f-]{36}$/);
@@ -88,8 +97,7 @@ test("editing keeps the stored key without ever showing it", async ({ page }) =>
 
 test("a wrong base URL gets a status, and a hint that names the likely mistake", async ({ page }) => {
   const errors = collectConsoleErrors(page);
-  await page.goto(loginLink());
-  await hydrated(page);
+  await signInToConnectors(page);
   const stored = await page.locator("tr.connector-row").count();
   const simBase = (await page.locator("tr.connector-row", { hasText: "Demo (simulated)" }).locator("td.mono").first().textContent())!.trim();
   await page.goto("/connectors/new");
@@ -110,8 +118,7 @@ test("a wrong base URL gets a status, and a hint that names the likely mistake",
 });
 
 test("deleting asks for confirmation first", async ({ page }) => {
-  await page.goto(loginLink());
-  await hydrated(page);
+  await signInToConnectors(page);
   const rows = page.locator("tr.connector-row");
   const before = await rows.count();
   // The connector the first test made (the demo one stays for the run tests).
@@ -127,8 +134,7 @@ test("deleting asks for confirmation first", async ({ page }) => {
 
 test("probing the demo connector's server says what it is: the simulator speaks as a vLLM server that drafts", async ({ page }) => {
   const errors = collectConsoleErrors(page);
-  await page.goto(loginLink());
-  await hydrated(page);
+  await signInToConnectors(page);
   const demoRow = page.locator("tr.connector-row", { hasText: "Demo (simulated)" });
   await demoRow.getByRole("link", { name: "Edit" }).click();
   await expect(page).toHaveURL(/\/connectors\/[0-9a-f-]{36}$/);

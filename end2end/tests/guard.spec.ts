@@ -111,7 +111,11 @@ test("a slower endpoint raises one incident on Run now, shown in the badge and t
     await page.selectOption("#schedule-cadence", "daily");
     await expect(page.locator("#schedule-cost")).toContainText("3 requests a day, about $0.0004 a day at most");
     await page.selectOption("#schedule-cadence", "15m");
-    // The alert policy: an impossible count is refused and named; a sound one is kept and described on the page.
+    // The alert policy: a new schedule starts at 2 of 3, and the form says why; an impossible count is refused and
+    // named; a sound one is kept and described on the page.
+    await expect(page.locator("#policy-breaches")).toHaveValue("2");
+    await expect(page.locator("#policy-of")).toHaveValue("3");
+    await expect(page.locator("#policy-why")).toContainText("from 38 % to 8 %");
     await page.fill("#policy-breaches", "3");
     await page.fill("#policy-of", "2");
     await page.click("#save-schedule");
@@ -122,8 +126,23 @@ test("a slower endpoint raises one incident on Run now, shown in the badge and t
     // A second threshold: the mean, +20 % (what "Add threshold" starts with).
     await page.click("#add-threshold");
     await expect(page.locator(".threshold-metric")).toHaveCount(2);
+    // Each threshold reads back as a sentence, and follows its row's choices.
+    await expect(page.locator(".threshold-sentence")).toHaveText([
+      "Alerts when total time p95 rises by more than 20 % over the baseline: a warn alert.",
+      "Alerts when mean total time rises by more than 20 % over the baseline: a warn alert.",
+    ]);
+    await page.locator(".threshold-op").nth(1).selectOption("abs_increase");
+    await expect(page.locator(".threshold-unit").nth(1)).toHaveText("ms");
+    await expect(page.locator(".threshold-sentence").nth(1)).toHaveText(
+      "Alerts when mean total time rises by more than 20 ms over the baseline: a warn alert.",
+    );
+    await page.locator(".threshold-op").nth(1).selectOption("pct_increase");
     await page.click("#save-schedule");
     await expect(page.locator("#webhook-secret")).toHaveValue(/^whsec_/);
+    await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
+    await page.click("#copy-webhook-secret");
+    await expect(page.locator("#copy-webhook-secret")).toHaveText("Copied");
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(await page.locator("#webhook-secret").inputValue());
     // A second click saves the schedule it created rather than making another, and the secret stays in view.
     await expect(page.locator("#save-schedule")).toHaveText("Save schedule");
     await Promise.all([page.waitForResponse((r) => r.url().endsWith("/api/guard/schedules/save")), page.click("#save-schedule")]);
@@ -142,7 +161,14 @@ test("a slower endpoint raises one incident on Run now, shown in the badge and t
     await expect(page.locator("#schedule-connector")).toHaveValue(connector.id);
     await expect(page.locator("#schedule-cadence")).toHaveValue("15m");
     // Alerts to PagerDuty: the routing key is checked, sealed on saving, and never shown again.
+    // The address field follows the receiver: what it asks for and an example.
+    const address = page.locator("label", { has: page.locator("#schedule-webhook") });
+    await page.selectOption("#schedule-receiver", "slack");
+    await expect(address).toContainText("Slack incoming-webhook URL");
+    await expect(page.locator("#schedule-webhook")).toHaveAttribute("placeholder", /^https:\/\/hooks\.slack\.com\//);
+    await expect(page.locator("#schedule-routing-key")).toHaveCount(0);
     await page.selectOption("#schedule-receiver", "pagerduty");
+    await expect(address).toContainText("Events API URL (empty: PagerDuty's)");
     await page.fill("#schedule-routing-key", "not-a-key");
     await page.click("#save-schedule");
     await expect(page.locator("#schedule-form .error")).toContainText("32 letters and digits");
@@ -183,7 +209,9 @@ test("a slower endpoint raises one incident on Run now, shown in the badge and t
     // One evaluation, one thing to look at: the badge counts the incident once.
     await expect(page.locator("#alert-badge")).toHaveText("1");
     await expect(page.locator("#evaluations tbody tr").first()).toContainText("crossed and significant");
-    await expect(page.locator("#history svg circle.breach")).toHaveCount(1);
+    // One breached evaluation on the history (its mark has a title), and the legend names each mark shown.
+    await expect(page.locator("#history svg circle.breach", { has: page.locator("title") })).toHaveCount(1);
+    await expect(page.locator("#history svg .legend text")).toContainText(["p95", "mean", "baseline, mean to p95", "breached"]);
     // Two evaluations are too few for a change point: the page says how it searches and that it found none.
     await expect(page.locator("#change-points")).toContainText("E-Divisive means");
     await expect(page.locator("#change-points")).toContainText("None in this history.");
@@ -280,8 +308,11 @@ test("a schedule picks a saved workload in its form, costs its mean lengths and 
     const estimate = await post("/api/guard/estimate", { set: set.id, connector: connector.id, cadence: "15m", workload: workload.id });
     expect(estimate.requestsPerDay).toBe(576);
     expect(estimate.usdPerDay).toBeCloseTo(0.110592, 10);
+    // Alerts to Discord: a new schedule opens once saved (only a generic webhook has a signing secret to show first).
+    await page.selectOption("#schedule-receiver", "discord");
+    await page.fill("#schedule-webhook", "http://127.0.0.1:9/discord-hook");
     await page.click("#save-schedule");
-    await page.click("#open-schedule");
+    await expect(page).toHaveURL(/\/guard\/schedules\/[0-9a-f-]{36}$/);
     await expect(page.locator("#schedule-title")).toHaveText("Chat p95");
     await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
     await expect(page.locator("#schedule-sends")).toContainText('Sends the workload "chat 40/4"');

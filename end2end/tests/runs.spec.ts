@@ -274,8 +274,12 @@ test("the report list searches, renames and deletes; the table sorts, filters an
   await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
   await expect(page.locator("#table-count")).toHaveText("150 iteration(s) · page 1 of 2");
   await expect(page.locator("#results tbody tr")).toHaveCount(100);
+  // Units once, in the headings; the cells are numbers.
+  await expect(page.locator("#results thead")).toContainText("TTFT (ms)");
+  await expect(page.locator("#results thead")).toContainText("Total (ms)");
+  await expect(page.locator("#results tbody tr").first().locator("td").nth(4)).toHaveText(/^\d+(\.\d+)?$/);
   const loading = async (click: Promise<void>) => {
-    await Promise.all([page.waitForResponse((r) => r.url().endsWith("/api/runs/iterations") && r.ok()), click]);
+    await Promise.all([page.waitForResponse((r) => r.url().endsWith("/api/runs/table") && r.ok()), click]);
     await expect(page.locator("#results")).toHaveAttribute("aria-busy", "false");
   };
   await loading(page.click("#page-next"));

@@ -34,6 +34,11 @@ test("a share link opens the report for someone without a session, until it is r
   await page.click("#share-create");
   const url = await page.locator("#share-url").inputValue();
   expect(url).toMatch(new RegExp(`^http://[^/]+/share/${run.id}#[A-Za-z0-9_-]{43}$`));
+  // Copy puts the link shown once on the clipboard, and says it did.
+  await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
+  await page.click("#copy-share-url");
+  await expect(page.locator("#copy-share-url")).toHaveText("Copied");
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(url);
   await expect(page.locator("#share-status")).toContainText("Shared since");
 
   // Someone else: a fresh browser context, no cookie. The token travels only in the header, never in a URL.
@@ -55,10 +60,10 @@ test("a share link opens the report for someone without a session, until it is r
     (await reader.locator("#results tbody tr td:nth-child(5)").allTextContents()).map((t) => parseFloat(t));
   await reader.click('button[data-sort="Total"]');
   await Promise.all([
-    reader.waitForResponse((r) => r.url().includes(`/api/public/reports/${run.id}/iterations?sort=total&descending=true`) && r.ok()),
+    reader.waitForResponse((r) => r.url().includes(`/api/public/reports/${run.id}/table?sort=total&descending=true`) && r.ok()),
     reader.click('button[data-sort="Total"]'),
   ]);
-  await expect(reader.locator('button[data-sort="Total"]')).toHaveText("Total ▼");
+  await expect(reader.locator('button[data-sort="Total"]')).toHaveText("Total (ms) ▼");
   await expect(reader.locator("#results")).toHaveAttribute("aria-busy", "false");
   const shown = await totals();
   expect(shown).toHaveLength(3);

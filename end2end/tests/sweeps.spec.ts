@@ -73,9 +73,14 @@ test("a user searches for an endpoint's capacity from the form and reads the ans
     expect(levels).toEqual([["1", "true"], ["2", "true"], ["4", "true"], ["5", "false"], ["6", "false"], ["8", "false"]]);
     await expect(rows.nth(3)).toContainText("ttft_p95_ms<=65 missed");
     await expect(rows.nth(0)).toContainText("ttft_p95_ms");
-    // The curve rings the knee; the load chart shows throughput and goodput.
+    // The curve rings the knee, names each point's level and draws the objective; the load chart shows throughput,
+    // one line with goodput where they are equal (the objective is a percentile: every completed request counts as
+    // good), and no send rate in a closed loop.
     await expect(page.locator("svg.sweep-curve circle.sweep-knee title")).toContainText("the knee: 4 in flight");
-    await expect(page.locator("svg.sweep-load polyline.slice-line")).toHaveCount(2); // no send rate in a closed loop
+    await expect(page.locator("svg.sweep-curve text.level-label")).toHaveText(["c=1", "c=2", "c=4", "c=5", "c=6", "c=8"]);
+    await expect(page.locator("svg.sweep-curve text.objective-label")).toHaveText("objective: TTFT p95 ≤ 65 ms");
+    await expect(page.locator("svg.sweep-load polyline.slice-line")).toHaveCount(1);
+    await expect(page.locator("svg.sweep-load .legend text")).toHaveText(["throughput (= goodput at every level)"]);
     await expect(page.locator("#sweep-notes")).toContainText("resampled with replacement 1000 times");
     await page.screenshot({ path: "test-results/sweep.png", fullPage: true });
 

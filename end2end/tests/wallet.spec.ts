@@ -55,11 +55,17 @@ test("a wallet signs in to an empty workspace of its own, adds a connector and l
   await loginPageReady(page);
   await expect(page.locator("#no-wallet")).toHaveCount(0);
   await page.click("#wallet-login");
-  await expect(page).toHaveURL(/\/connectors$/);
+  await expect(page).toHaveURL(/\/$/); // the home page
   expect(calls).toEqual(["eth_requestAccounts", "eth_chainId", "personal_sign"]);
   await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
   await expect(page.locator("#signed-in .who")).toHaveText(short(first.address)); // EIP-55, from a lowercase account
   await expect(page.locator("#signed-in")).toHaveAttribute("title", first.address);
+  // A wallet's workspace has no demo: its first step is its own endpoint.
+  await expect(page.locator("#first-steps li.step strong").first()).toHaveText("Add your endpoint");
+  await page.click("#add-endpoint");
+  await expect(page).toHaveURL(/\/connectors\/new$/);
+  await page.goto("/connectors");
+  await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
   await expect(page.locator("tr.connector-row")).toHaveCount(0);
   await page.screenshot({ path: "test-results/wallet-login-empty-workspace.png", fullPage: true });
 
@@ -89,8 +95,10 @@ test("a wallet signs in to an empty workspace of its own, adds a connector and l
   const other = await otherContext.newPage();
   await loginPageReady(other);
   await other.click("#wallet-login");
-  await expect(other).toHaveURL(/\/connectors$/);
+  await expect(other).toHaveURL(/\/$/);
   await expect(other.locator("#signed-in .who")).toHaveText(short(second.address));
+  await other.goto("/connectors");
+  await expect(other.locator(".frame")).toHaveAttribute("data-hydrated", "true");
   await expect(other.locator("tr.connector-row")).toHaveCount(0);
   await expect(other.getByText("Wallet's own endpoint")).toHaveCount(0);
   await otherContext.close();
@@ -122,7 +130,7 @@ test("in settings a wallet names its workspace, makes an API token that works on
   const page = await context.newPage();
   await loginPageReady(page);
   await page.click("#wallet-login");
-  await expect(page).toHaveURL(/\/connectors$/);
+  await expect(page).toHaveURL(/\/$/);
 
   await page.click("a[href='/settings']");
   await expect(page).toHaveURL(/\/settings$/);
@@ -143,6 +151,10 @@ test("in settings a wallet names its workspace, makes an API token that works on
   await page.click("#create-token");
   const token = (await page.locator("#new-token-value").textContent())!.trim();
   expect(token).toMatch(/^lgt_[A-Za-z0-9_-]{43}$/);
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await page.click("#copy-new-token");
+  await expect(page.locator("#copy-new-token")).toHaveText("Copied");
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(token);
   const row = page.locator("tr.token-row", { hasText: "CI nightly" });
   await expect(row.locator(".token-state")).toHaveText("active");
   await expect(row.locator(".token-scope")).toHaveText("read");

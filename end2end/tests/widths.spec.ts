@@ -58,12 +58,48 @@ test("every page fits a phone's width and a desktop's: nothing scrolls sideways 
   });
   expect(started.status()).toBe(200);
   const run = (await started.json()).id;
+  const post = async (path: string, data: object) => {
+    const response = await page.request.post(path, { data });
+    expect(response.status(), `${path}: ${await response.text()}`).toBe(200);
+    return response.json();
+  };
+  const sweep = (
+    await post("/api/sweeps/start", {
+      input: {
+        connectorId: demo,
+        title: "A sweep read on a phone",
+        prompts: ["What is latency?"],
+        requestsPerLevel: 8,
+        maxTokens: 8,
+        levels: { kind: "listed", axis: "concurrency", levels: [1, 2, 4] },
+        slos: ["ttft_p95_ms<=500"],
+      },
+    })
+  ).id;
+  const set = await post("/api/guard/sets/save", { id: null, input: { name: "Phone set", prompts: [{ text: "a" }], maxTokens: 8 } });
+  const schedule = (
+    await post("/api/guard/schedules/save", {
+      id: null,
+      input: {
+        name: "A schedule read on a phone",
+        setId: set.id,
+        connectorId: demo,
+        cadence: "hourly",
+        notify: { webhookUrl: "https://hooks.example.com/latency" },
+        thresholds: [{ metric: "p95_ms", op: "pct_increase", value: 10 }],
+      },
+    })
+  ).schedule.id;
   await expect
     .poll(async () => (await (await page.request.post("/api/runs/report", { data: { id: run } })).json()).run.status, { timeout: 60_000 })
+    .toBe("completed");
+  await expect
+    .poll(async () => (await post("/api/sweeps/get", { id: sweep })).summary.status, { timeout: 60_000 })
     .toBe("completed");
 
   // [the screenshot's name, the page]
   const pages: [string, string][] = [
+    ["home", "/"],
     ["connectors", "/connectors"],
     ["connector-new", "/connectors/new"],
     ["connector", `/connectors/${demo}`],
@@ -74,10 +110,13 @@ test("every page fits a phone's width and a desktop's: nothing scrolls sideways 
     ["compare-empty", "/compare"],
     ["compare", `/compare?baseline=${run}&candidate=${run}`],
     ["sweeps", "/sweeps"],
+    ["sweep", `/sweeps/${sweep}`],
     ["spec-lab", "/spec-lab"],
     ["guard", "/guard"],
     ["guard-sets", "/guard/sets"],
     ["schedule-new", "/guard/schedules/new"],
+    ["schedule", `/guard/schedules/${schedule}`],
+    ["schedule-settings", `/guard/schedules/${schedule}/settings`],
     ["settings", "/settings"],
   ];
   const wider: string[] = [];
@@ -90,10 +129,9 @@ test("every page fits a phone's width and a desktop's: nothing scrolls sideways 
       if (by > 0) wider.push(`${at} at ${width} px: ${by} px too wide (${culprits.join("; ")})`);
       const small = await smallChartText(page);
       if (small.length > 0) wider.push(`${at} at ${width} px: chart text under 11 px (${small.join("; ")})`);
-      if (width === 390) {
-        await page.screenshot({ path: `test-results/phone-${name}.png`, fullPage: true });
-        await page.screenshot({ path: `test-results/phone-${name}-first-screen.png` });
-      }
+      const device = width === 390 ? "phone" : "desktop";
+      await page.screenshot({ path: `test-results/${device}-${name}.png`, fullPage: true });
+      if (width === 390) await page.screenshot({ path: `test-results/phone-${name}-first-screen.png` });
     }
   }
   expect(wider).toEqual([]);

@@ -67,7 +67,7 @@ function expectWorkloadExported(files: Record<string, string>, kind: string, req
   expect(snapshot.results).toHaveLength(requests);
   const header = files.csv.split("\n")[0];
   expect(header.startsWith("report_id,agent,connector_model,prompt,iteration,ttft_ms,total_ms,")).toBe(true);
-  expect(header.endsWith(",asked_input_tokens,made_input_tokens,asked_output_tokens,cached_tokens")).toBe(true);
+  expect(header.endsWith(",error,sent_at_ms,tpot_ms,itl_ms,cached_tokens,asked_input_tokens,made_input_tokens,asked_output_tokens")).toBe(true);
   expect(files.html).toContain('<section id="workload" class="workload-section"><h3>Workload</h3>');
   expect(files.html).toContain('class="bar asked"');
   return snapshot;

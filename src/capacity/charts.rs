@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 use crate::capacity::model::LoadAxis;
 use crate::charts::plot::{chart, empty, tick_label, Axes, Canvas, Plot};
-use crate::model::trim_number;
+use crate::model::{trim_number, Slo, SloMetric, SloScope};
 use crate::stats::Percentiles;
 
 /// One level as the sweep charts draw it.
@@ -38,6 +38,31 @@ pub struct SweepChart {
     pub points: Vec<SweepPoint>,
     /// The knee's level.
     pub knee: Option<f64>,
+    /// The sweep's objectives; those on TTFT or total time are drawn on the curve as the bounds they are.
+    pub objectives: Vec<Slo>,
+}
+
+/// An objective as its line on the curve is labelled (`TTFT p95 ≤ 500 ms`); `None` for one on time per token or
+/// between tokens, which is not on the curve's scale.
+fn objective_label(slo: &Slo) -> Option<String> {
+    let metric = match slo.metric {
+        SloMetric::Ttft => "TTFT",
+        SloMetric::Total => "total",
+        SloMetric::Tpot | SloMetric::Itl => return None,
+    };
+    let scope = match slo.scope {
+        SloScope::PerRequest => " of every request".to_string(),
+        SloScope::Percentile(p) => format!(" p{p}"),
+    };
+    Some(format!("objective: {metric}{scope} ≤ {} ms", trim_number(slo.bound_ms)))
+}
+
+/// A level as a point's label says it: `c=4` in flight, `4/s` asked.
+fn short_level(axis: LoadAxis, level: f64) -> String {
+    match axis {
+        LoadAxis::Concurrency => format!("c={}", level.round()),
+        LoadAxis::Rate => format!("{}/s", trim_number(level)),
+    }
 }
 
 const CURVE: Canvas = Canvas { height: 260, class: "sweep-curve" };
@@ -72,6 +97,22 @@ const RATES: [Series; 3] = [
     Series { name: "goodput", class: "ttft p95", pick: |l| l.good_rps },
     Series { name: "achieved send rate", class: "total p50", pick: |l| l.achieved_rate },
 ];
+
+/// The rates when goodput is throughput at every level (every completed request met the per-request objectives, or
+/// there are none): one line says so, instead of a goodput line drawn exactly over the throughput's and hiding it.
+const RATES_ALL_GOOD: [Series; 2] = [
+    Series { name: "throughput (= goodput at every level)", class: "total p95", pick: |l| l.throughput_rps },
+    Series { name: "achieved send rate", class: "total p50", pick: |l| l.achieved_rate },
+];
+
+/// Whether goodput equals throughput at every level that has either.
+fn all_good(report: &SweepChart) -> bool {
+    report.points.iter().all(|l| match (l.throughput_rps, l.good_rps) {
+        (Some(t), Some(g)) => (t - g).abs() <= 1e-9 * t.abs().max(1.0),
+        (None, None) => true,
+        _ => false,
+    })
+}
 
 /// The levels in load order.
 fn sorted(report: &SweepChart) -> Vec<&SweepPoint> {
@@ -134,9 +175,13 @@ pub fn sweep_curve_chart(report: &SweepChart) -> String {
     if widest <= 0.0 {
         return empty(CURVE, CURVE_LABEL, "No level measured yet");
     }
+    let objectives: Vec<(f64, String)> =
+        report.objectives.iter().filter_map(|o| Some((o.bound_ms, objective_label(o)?))).collect();
+    // High enough for every point and every objective's line, so a bound far above the levels still shows.
+    let top = objectives.iter().map(|(bound, _)| *bound).fold(highest(report, &LATENCY), f64::max);
     let axes = Axes {
         x: (0.0, widest * 1.1),
-        y: (0.0, (highest(report, &LATENCY) * 1.15).max(1.0)),
+        y: (0.0, (top * 1.15).max(1.0)),
         x_labels: 8,
         y_labels: 4,
         x_label: &tick_label,
@@ -145,7 +190,30 @@ pub fn sweep_curve_chart(report: &SweepChart) -> String {
         y_title: "ms",
     };
     chart(CURVE, CURVE_LABEL, &axes, |plot| {
-        let mut svg = lines(plot, report, &LATENCY, throughput, "ms");
+        let (_, _, right, _) = plot.edges();
+        let mut svg = String::new();
+        for (bound, label) in &objectives {
+            let (left, y) = plot.at(0.0, *bound);
+            let _ = write!(
+                svg,
+                r#"<g class="objective"><line x1="{left}" x2="{right}" y1="{y}" y2="{y}" class="objective-line"/><text x="{}" y="{}" text-anchor="end" class="objective-label">{label}</text></g>"#,
+                right - 4,
+                y - 4
+            );
+        }
+        svg.push_str(&lines(plot, report, &LATENCY, throughput, "ms"));
+        // Each level named beside its highest point (total p95), so the curve reads as the loads it was made of.
+        for level in sorted(report) {
+            let (Some(x), Some(y)) = (level.throughput_rps, p95(level.total_ms)) else { continue };
+            let (cx, cy) = plot.at(x, y);
+            let _ = write!(
+                svg,
+                r#"<text x="{}" y="{}" class="level-label">{}</text>"#,
+                cx + 6,
+                cy - 6,
+                short_level(report.axis, level.level)
+            );
+        }
         let knee = report.knee.and_then(|k| report.points.iter().find(|l| l.level == k));
         if let Some((level, x, y)) = knee.and_then(|l| Some((l, l.throughput_rps?, l.total_ms?.p95))) {
             let (cx, cy) = plot.at(x, y);
@@ -164,9 +232,10 @@ pub fn sweep_load_chart(report: &SweepChart) -> String {
     let Some(top_level) = report.points.iter().map(|l| l.level).reduce(f64::max) else {
         return empty(LOAD, LOAD_LABEL, "No level measured yet");
     };
+    let rates: &[Series] = if all_good(report) { &RATES_ALL_GOOD } else { &RATES };
     let axes = Axes {
         x: (0.0, top_level * 1.05),
-        y: (0.0, (highest(report, &RATES) * 1.15).max(1.0)),
+        y: (0.0, (highest(report, rates) * 1.15).max(1.0)),
         x_labels: 8,
         y_labels: 4,
         x_label: &|v| trim_number(v),
@@ -177,7 +246,7 @@ pub fn sweep_load_chart(report: &SweepChart) -> String {
         },
         y_title: "req/s",
     };
-    chart(LOAD, LOAD_LABEL, &axes, |plot| lines(plot, report, &RATES, |l| Some(l.level), "req/s"))
+    chart(LOAD, LOAD_LABEL, &axes, |plot| lines(plot, report, rates, |l| Some(l.level), "req/s"))
 }
 
 #[cfg(test)]
@@ -198,7 +267,7 @@ mod tests {
     }
 
     fn report(points: Vec<SweepPoint>, knee: Option<f64>) -> SweepChart {
-        SweepChart { axis: LoadAxis::Concurrency, points, knee }
+        SweepChart { axis: LoadAxis::Concurrency, points, knee, objectives: Vec::new() }
     }
 
     #[test]
@@ -208,9 +277,43 @@ mod tests {
         assert_eq!(svg.matches(r#"class="slice-line"#).count(), 8, "four lines and their legend");
         assert!(svg.contains("<title>the knee: 4 in flight (130.00 req/s, total p95 36.0 ms)</title>"), "{svg}");
         assert!(svg.contains("<title>8 in flight: total p95 72.0 ms at 130.00 req/s (failed)</title>"), "{svg}");
+        for label in ["c=1", "c=4", "c=8"] {
+            assert!(
+                svg.contains(&format!(r#"class="level-label">{label}</text>"#)),
+                "each point says its level: {svg}"
+            );
+        }
         let load = sweep_load_chart(&r);
-        assert_eq!(load.matches(r#"class="slice-line"#).count(), 4, "throughput and goodput; no rate in a closed loop");
+        assert_eq!(
+            load.matches(r#"class="slice-line"#).count(),
+            2,
+            "one line where goodput is throughput; no send rate"
+        );
+        assert!(load.contains("throughput (= goodput at every level)"), "{load}");
+        let mut some_bad = r.clone();
+        some_bad.points[0].good_rps = Some(100.0);
+        let load = sweep_load_chart(&some_bad);
+        assert_eq!(load.matches(r#"class="slice-line"#).count(), 4, "throughput and goodput apart: two lines");
         assert!(sweep_curve_chart(&report(vec![], None)).contains("No level measured yet"));
         assert!(sweep_load_chart(&report(vec![], None)).contains("No level measured yet"));
+    }
+
+    #[test]
+    fn objectives_on_ttft_and_total_are_lines_on_the_curve_and_raise_its_scale_to_show_them() {
+        let mut r = report(vec![level(1.0, 33.0, 30.0), level(2.0, 60.0, 40.0)], None);
+        r.objectives =
+            ["ttft_p95_ms<=500", "total_ms<=2000", "tpot_ms<=50"].iter().map(|s| Slo::parse(s).unwrap()).collect();
+        let svg = sweep_curve_chart(&r);
+        assert_eq!(svg.matches(r#"class="objective-line""#).count(), 2, "no line for time per token: {svg}");
+        assert!(svg.contains(">objective: TTFT p95 ≤ 500 ms</text>"), "{svg}");
+        assert!(svg.contains(">objective: total of every request ≤ 2000 ms</text>"), "{svg}");
+        let y = |label: &str| -> i32 {
+            let before = svg.split(label).next().unwrap();
+            let at = before.rfind("y1=\"").unwrap() + 4;
+            before[at..].split('"').next().unwrap().parse().unwrap()
+        };
+        // SVG's y grows downwards: the higher bound is the higher line, and both are inside the plot.
+        assert!(y(">objective: total of every request") < y(">objective: TTFT p95"), "{svg}");
+        assert!(y(">objective: total of every request") > 0);
     }
 }

@@ -1,6 +1,6 @@
 //! A schedule's history: p95 and mean total time of each evaluation over time, the pinned baseline as a band
 //! from its mean to its p95, breaches marked, change points found in the history as dashed upright lines;
-//! evaluations that failed are ticks along the bottom.
+//! evaluations that failed are ticks along the bottom; a legend names each mark it shows.
 
 use std::fmt::Write;
 
@@ -104,6 +104,7 @@ pub fn schedule_history(points: &[HistoryPoint], baseline: Option<(f64, f64)>, c
                 line.join(" ")
             );
         }
+        svg.push_str(&legend(plot.edges(), baseline.is_some(), points, !changes.is_empty()));
         for p in points {
             let when = iso8601_utc(p.at_ms);
             match (p.p95_ms, p.mean_ms) {
@@ -131,6 +132,44 @@ pub fn schedule_history(points: &[HistoryPoint], baseline: Option<(f64, f64)>, c
     })
 }
 
+/// A legend entry's mark, drawn with its left edge at `x`.
+type Mark<'a> = dyn Fn(i32) -> String + 'a;
+
+/// The legend, one row along the top of the plot: each mark the chart shows, and only those it shows.
+fn legend((left, top, _, _): (i32, i32, i32, i32), baseline: bool, points: &[HistoryPoint], changes: bool) -> String {
+    let y = top + 8;
+    // Each entry: whether the chart shows it, its mark drawn at `x`, its label.
+    let entries: [(bool, &Mark<'_>, &str); 6] = [
+        (true, &|x| format!(r#"<line x1="{x}" x2="{}" y1="{y}" y2="{y}" class="history-line p95"/>"#, x + 16), "p95"),
+        (true, &|x| format!(r#"<line x1="{x}" x2="{}" y1="{y}" y2="{y}" class="history-line mean"/>"#, x + 16), "mean"),
+        (
+            baseline,
+            &|x| format!(r#"<rect x="{x}" y="{}" width="16" height="8" class="baseline-band"/>"#, y - 4),
+            "baseline, mean to p95",
+        ),
+        (
+            points.iter().any(|p| p.breached),
+            &|x| format!(r#"<circle cx="{}" cy="{y}" r="5" class="breach"/>"#, x + 8),
+            "breached",
+        ),
+        (changes, &|x| format!(r#"<path d="M{} {}v12" class="change-point"/>"#, x + 8, y - 6), "change point"),
+        (
+            points.iter().any(|p| p.p95_ms.is_none()),
+            &|x| format!(r#"<path d="M{} {}v-8" class="failed"/>"#, x + 8, y + 4),
+            "failed",
+        ),
+    ];
+    let mut svg = String::from(r#"<g class="legend">"#);
+    let mut x = left + 8;
+    for (_, mark, label) in entries.iter().filter(|(shown, _, _)| *shown) {
+        let _ = write!(svg, r#"{}<text x="{}" y="{}">{label}</text>"#, mark(x), x + 22, y + 4);
+        // About 6.5 px a character at the chart's 11 px text, and room before the next mark.
+        x += 22 + (label.chars().count() as f64 * 6.5) as i32 + 14;
+    }
+    svg.push_str("</g>");
+    svg
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -152,11 +191,17 @@ mod tests {
         assert!(svg.contains("1970-01-01T00:15:00.000Z: failed"));
         assert_eq!(svg.matches("</polyline>").count(), 2, "the p95 and the mean line");
         assert!(svg.contains(r#"class="change-point"><title>change point: p95 100 → 250 ms</title>"#), "{svg}");
+        let legend = svg.split(r#"<g class="legend">"#).nth(1).unwrap().split("</g>").next().unwrap();
+        let labels: Vec<&str> =
+            legend.split("<text").skip(1).map(|t| t.split('>').nth(1).unwrap().trim_end_matches("</text")).collect();
+        assert_eq!(labels, ["p95", "mean", "baseline, mean to p95", "breached", "change point", "failed"]);
     }
 
     #[test]
     fn copes_with_nothing_and_one_point() {
         assert!(schedule_history(&[], None, &[]).contains("No evaluations yet"));
-        assert!(schedule_history(&[point(5, Some(1.0), false)], None, &[]).contains("p95 1.0 ms"));
+        let one = schedule_history(&[point(5, Some(1.0), false)], None, &[]);
+        assert!(one.contains("p95 1.0 ms"));
+        assert!(!one.contains(">breached<") && !one.contains(">baseline, mean to p95<"), "only the marks it shows");
     }
 }

@@ -4,12 +4,17 @@ use crate::stats::Percentiles;
 
 /// Milliseconds: whole from 100 ms, one decimal below, two below 1 ms (a local server's time per token).
 pub fn ms(v: f64) -> String {
+    format!("{} ms", ms_number(v))
+}
+
+/// [`ms`] without its unit, for a column whose heading says it.
+pub fn ms_number(v: f64) -> String {
     if v >= 100.0 {
-        format!("{v:.0} ms")
+        format!("{v:.0}")
     } else if v < 1.0 {
-        format!("{v:.2} ms")
+        format!("{v:.2}")
     } else {
-        format!("{v:.1} ms")
+        format!("{v:.1}")
     }
 }
 

@@ -3,4 +3,4 @@
 
 mod format;
 
-pub use format::{ms, p_value, percentile_triple, tenths, total_cost};
+pub use format::{ms, ms_number, p_value, percentile_triple, tenths, total_cost};

@@ -6,8 +6,8 @@ use sqlx::any::AnyRow;
 use sqlx::Row;
 
 use crate::model::{
-    ClientLoad, Connector, ConnectorId, Fingerprint, IterationRecord, Measurement, OpenedAhead, PromptTokenizer, RunId,
-    RunPlan, RunStatus, RunView, ServerMetrics, TokenSource, WorkspaceId, WorkspaceQuota,
+    ClientLoad, Connector, ConnectorId, Fingerprint, IterationRecord, Measurement, OpenedAhead, PromptTokenizer,
+    RunHeadline, RunId, RunPlan, RunStatus, RunView, ServerMetrics, TokenSource, WorkspaceId, WorkspaceQuota,
 };
 use crate::runs::report::{page_count, IterationPage, ReportSnapshot, SortKey, TableQuery};
 use crate::stats::RunSummary;
@@ -22,7 +22,7 @@ const ITERATION_COLUMNS: &str = "seq, prompt_index, iteration, warmup, ttft_ms, 
 
 const RUN_COLUMNS: &str = "id, title, plan, base_url, model, input_price_per_mtok, output_price_per_mtok, status, \
      total_requests, stream_options_rejected, opened_ahead, prompt_tokenizer, client_load, fingerprint, \
-     failure, created_at, finished_at";
+     headline, failure, created_at, finished_at";
 
 /// How a run ended: what `finish_run` keeps of it.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,6 +39,8 @@ pub struct RunEnding {
     pub client_load: Option<ClientLoad>,
     /// What answered its requests.
     pub fingerprint: Option<Fingerprint>,
+    /// Its headline figures over what it recorded (none when it recorded nothing measured).
+    pub headline: Option<RunHeadline>,
 }
 
 impl Store {
@@ -177,9 +179,10 @@ impl Store {
         let opened_ahead = ending.opened_ahead.as_ref().map(to_json).transpose()?;
         let client_load = ending.client_load.as_ref().map(to_json).transpose()?;
         let fingerprint = ending.fingerprint.as_ref().map(to_json).transpose()?;
+        let headline = ending.headline.as_ref().map(to_json).transpose()?;
         sqlx::query(
             "UPDATE runs SET status = $1, failure = $2, stream_options_rejected = $3, opened_ahead = $4, \
-             client_load = $5, fingerprint = $6, finished_at = $7 WHERE id = $8 AND status = 'running'",
+             client_load = $5, fingerprint = $6, headline = $7, finished_at = $8 WHERE id = $9 AND status = 'running'",
         )
         .bind(ending.status.as_str())
         .bind(ending.failure.as_deref())
@@ -187,6 +190,7 @@ impl Store {
         .bind(opened_ahead)
         .bind(client_load)
         .bind(fingerprint)
+        .bind(headline)
         .bind(now_ms)
         .bind(run.to_string())
         .execute(&self.pool)
@@ -243,6 +247,35 @@ impl Store {
     /// One run of `workspace`.
     pub async fn get_run(&self, workspace: WorkspaceId, id: RunId) -> Result<RunView, StoreError> {
         run_from_row(&self.workspace_row("runs", RUN_COLUMNS, workspace, id).await?)
+    }
+
+    /// The newest `limit` runs of `workspace`, newest first (what the home page lists).
+    pub async fn recent_runs(&self, workspace: WorkspaceId, limit: u32) -> Result<Vec<RunView>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {RUN_COLUMNS} FROM runs WHERE workspace_id = $1 ORDER BY created_at DESC, id LIMIT $2"
+        ))
+        .bind(workspace.to_string())
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(run_from_row).collect()
+    }
+
+    /// How many runs of `workspace` each of its connectors has, any status (a connector without runs is left out).
+    pub async fn runs_per_connector(&self, workspace: WorkspaceId) -> Result<Vec<(ConnectorId, u64)>, StoreError> {
+        let rows =
+            sqlx::query("SELECT connector_id, COUNT(*) AS n FROM runs WHERE workspace_id = $1 GROUP BY connector_id")
+                .bind(workspace.to_string())
+                .fetch_all(&self.pool)
+                .await?;
+        rows.iter()
+            .map(|row| {
+                Ok((
+                    parse_id(&row.try_get::<String, _>("connector_id")?)?,
+                    to_u64(Some(row.try_get("n")?)).unwrap_or(0),
+                ))
+            })
+            .collect()
     }
 
     /// The runs of `workspace`, newest first.
@@ -504,6 +537,7 @@ fn run_from_row(row: &AnyRow) -> Result<RunView, StoreError> {
             .transpose()?,
         client_load: row.try_get::<Option<String>, _>("client_load")?.as_deref().map(from_json).transpose()?,
         fingerprint: row.try_get::<Option<String>, _>("fingerprint")?.as_deref().map(from_json).transpose()?,
+        headline: row.try_get::<Option<String>, _>("headline")?.as_deref().map(from_json).transpose()?,
         failure: row.try_get("failure")?,
         created_at_ms: row.try_get("created_at")?,
         finished_at_ms: row.try_get("finished_at")?,

@@ -24,11 +24,13 @@ pub fn router(state: AppState) -> Router {
         .merge(routes::contact_link_routes())
         .route("/api/runs/{id}/events", get(routes::live_events))
         .route("/api/datasets/upload", post(routes::dataset_upload))
+        .route(crate::home::fragments::DEMO_RUN_PATH, post(routes::demo_run))
         .route("/api/public/reports/{id}", get(routes::shared_report))
         .route("/api/public/reports/{id}/export", get(routes::shared_export))
         .route("/api/public/reports/{id}/view", get(routes::shared_report_view))
         .route("/api/public/reports/{id}/page", get(routes::shared_report_page))
         .route("/api/public/reports/{id}/iterations", get(routes::shared_iterations))
+        .route("/api/public/reports/{id}/table", get(routes::shared_table))
         .route("/api/public/hooks/guard-tick", post(routes::guard_tick_hook))
         .leptos_routes_with_context(
             &state,

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::percentile::{percentiles, Percentiles};
-use crate::model::{IterationRecord, LogHistogram};
+use crate::model::{IterationRecord, LogHistogram, RunHeadline};
 
 /// Figures over the measured (non-warm-up) iterations of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -67,6 +67,19 @@ pub fn slowest(records: &[IterationRecord], n: usize) -> Vec<&IterationRecord> {
     measured.sort_by(|a, b| b.total_ms.total_cmp(&a.total_ms).then(a.seq.cmp(&b.seq)));
     measured.truncate(n);
     measured
+}
+
+impl RunSummary {
+    /// The figures a list of runs shows of this one (kept with the run when it ends).
+    pub fn headline(&self) -> RunHeadline {
+        RunHeadline {
+            measured: self.measured,
+            succeeded: self.succeeded,
+            output_tok_per_sec: self.output_tok_per_sec,
+            requests_per_sec: self.requests_per_sec,
+            ttft_p95_ms: self.ttft.as_ref().map(|p| p.p95),
+        }
+    }
 }
 
 /// Summarises `records`; warm-ups are skipped, failures count only in the error rate and cost.

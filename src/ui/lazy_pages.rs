@@ -2,7 +2,7 @@
 //! (split out by `scripts/wasm-split`), so the first chunk holds the framework, the router, the shell and the code
 //! most sections share. A section is a group of pages used together (a report and its comparison, the Guard
 //! pages), because one chunk per page would cut the code into hundreds of small shared pieces that compress far
-//! worse than a few large ones. The home page (the connector list), the forms, Guard's schedules, a run's report
+//! worse than a few large ones. The home page with the connector list, the forms, Guard's schedules, a run's report
 //! and the sweeps are sections of their own: each is visited alone, and the lists (the alert feed among them) no
 //! longer carry the forms' code, nor Spec Lab's pages the sweep form's.
 //!
@@ -22,6 +22,7 @@ use super::pages::{ConnectorsPage, EditConnectorPage, NewConnectorPage};
 use crate::account::ui::{LoginPage, SettingsPage};
 use crate::capacity::ui::{SweepPage, SweepsPage};
 use crate::guard::ui::{GuardPage, GuardSetsPage, NewSchedulePage, SchedulePage, ScheduleSettingsPage};
+use crate::home::ui::HomePage;
 use crate::lab::ui::{AbTestPage, SpecLabPage};
 use crate::runs::ui::{ComparePage, NewRunPage, RunPage, RunsPage, SharePage};
 use crate::workload::ui::WorkloadsPage;
@@ -77,8 +78,11 @@ lazy_section! {
 }
 
 lazy_section! {
-    /// The connector list, also the home page.
-    ConnectorsSection in connectors_section, __preload_connectors_section { ConnectorsRoute => ConnectorsPage }
+    /// The home page and the connector list: where a login lands, and its first step's next page.
+    ConnectorsSection in connectors_section, __preload_connectors_section {
+        HomeRoute => HomePage,
+        ConnectorsRoute => ConnectorsPage,
+    }
 }
 
 lazy_section! {

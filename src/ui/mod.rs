@@ -13,7 +13,7 @@ use leptos_router::components::{Route, Router, Routes};
 use leptos_router::path;
 
 use lazy_pages::{
-    AbTestRoute, CompareRoute, ConnectorsRoute, EditConnectorRoute, GuardRoute, GuardSetsRoute, LoginRoute,
+    AbTestRoute, CompareRoute, ConnectorsRoute, EditConnectorRoute, GuardRoute, GuardSetsRoute, HomeRoute, LoginRoute,
     NewConnectorRoute, NewRunRoute, NewScheduleRoute, RunRoute, RunsRoute, ScheduleRoute, ScheduleSettingsRoute,
     SettingsRoute, ShareRoute, SpecLabRoute, SweepRoute, SweepsRoute, WorkloadsRoute,
 };
@@ -33,6 +33,8 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 // In the shell, not through leptos_meta in `App`: a meta component before the router does not
                 // hydrate when the routes are lazy (`hydrate_lazy`). Each page sets its own title.
                 <link rel="stylesheet" id="leptos" href="/pkg/latency-guard.css"/>
+                // The Copy buttons beside secrets shown once (`public/assets/copy.js`): a few lines of plain script.
+                <script src="/assets/copy.js" defer></script>
                 <MetaTags/>
             </head>
             <body>
@@ -50,7 +52,7 @@ pub fn App() -> impl IntoView {
         <Router>
             <Routes fallback=NotFoundPage>
                 <Route path=path!("/login") view={Lazy::<LoginRoute>::new()}/>
-                <Route path=path!("/") view={Lazy::<ConnectorsRoute>::new()}/>
+                <Route path=path!("/") view={Lazy::<HomeRoute>::new()}/>
                 <Route path=path!("/connectors") view={Lazy::<ConnectorsRoute>::new()}/>
                 <Route path=path!("/connectors/new") view={Lazy::<NewConnectorRoute>::new()}/>
                 <Route path=path!("/connectors/:id") view={Lazy::<EditConnectorRoute>::new()}/>

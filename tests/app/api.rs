@@ -54,7 +54,7 @@ async fn a_login_link_opens_a_session_once() {
     assert!(link.starts_with(&app.base), "{link} should point at {}", app.base);
     let response = common::client().get(&link).send().await.unwrap();
     assert_eq!(response.status(), 303);
-    assert_eq!(response.headers()["location"], "/connectors");
+    assert_eq!(response.headers()["location"], "/", "a login lands on the home page");
     let cookie_header = response.headers()["set-cookie"].to_str().unwrap().to_string();
     assert!(cookie_header.contains("HttpOnly") && cookie_header.contains("SameSite=Lax"), "{cookie_header}");
     let cookie = cookie_header.split(';').next().unwrap().to_string();

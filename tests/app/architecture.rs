@@ -20,6 +20,7 @@ const FEATURES: &[Feature] = &[
     ("account", &[]),
     ("capacity", &["runs", "workload"]),
     ("guard", &["runs"]),
+    ("home", &["runs", "guard"]),
     ("lab", &["runs", "workload"]),
     ("runs", &["workload"]),
     ("workload", &[]),

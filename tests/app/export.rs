@@ -7,7 +7,7 @@ use crate::common;
 use latency_guard::model::{CheckKind, CheckOutcome, IterationRecord, RunValidity, TokenSource, ValidityCheck};
 use latency_guard::runs::report::{
     export, file_name, to_csv, to_html, to_json, ExportFormat, ReportAgent, ReportConnector, ReportFiles, ReportHeader,
-    ReportSnapshot, ReportStats, CSV_COLUMNS,
+    ReportSnapshot, ReportStats, CSV_COLUMNS, CSV_TIMING_COLUMNS,
 };
 use latency_guard::stats::Percentiles;
 
@@ -29,6 +29,10 @@ fn record(seq: u64, prompt_index: u32, iteration: u32) -> IterationRecord {
         tokens_out: Some(128),
         cost_usd: Some(0.000298),
         error: None,
+        sent_at_ms: Some(seq as f64 * 250.5),
+        tpot_ms: Some(5.125 + seq as f64),
+        itl_ms: Some(5.0 + seq as f64),
+        cached_tokens: Some(seq * 16),
         seq,
         prompt_index,
         warmup: false,
@@ -161,7 +165,8 @@ fn the_csv_reads_back_through_a_standard_reader_to_the_same_values() {
     let text = to_csv(&report);
     assert!(!text.ends_with('\n'), "lines are joined with \\n, no trailing line break");
     let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(text.as_bytes());
-    assert_eq!(reader.headers().unwrap().iter().collect::<Vec<_>>(), CSV_COLUMNS);
+    let header: Vec<&str> = CSV_COLUMNS.iter().chain(&CSV_TIMING_COLUMNS).copied().collect();
+    assert_eq!(reader.headers().unwrap().iter().collect::<Vec<_>>(), header, "the first eleven keep their places");
     let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
     let measured: Vec<&IterationRecord> = report.results.iter().filter(|r| !r.warmup).collect();
     assert_eq!(rows.len(), measured.len(), "one row per measured iteration; the warm-up is left out");
@@ -178,6 +183,10 @@ fn the_csv_reads_back_through_a_standard_reader_to_the_same_values() {
         assert_eq!(optional(&row[8]), r.tokens_out.map(|t| t as f64));
         assert_eq!(optional(&row[9]), r.cost_usd);
         assert_eq!(&row[10], r.error.as_deref().unwrap_or(""), "an empty error is an empty cell");
+        assert_eq!(optional(&row[11]), r.sent_at_ms);
+        assert_eq!(optional(&row[12]), r.tpot_ms);
+        assert_eq!(optional(&row[13]), r.itl_ms);
+        assert_eq!(optional(&row[14]), r.cached_tokens.map(|t| t as f64));
     }
     // The prompt is always quoted, even when it needs no quoting.
     let plain = ReportSnapshot { results: vec![record(1, 0, 0)], ..fixed_report() };

@@ -232,6 +232,8 @@ fn sweep(a: &Owned) -> Vec<(&'static str, Value, Expect)> {
             json!({"id": set, "input": {"name": "taken", "prompts": [{"text": "x"}], "maxTokens": 8}}),
             NotFound,
         ),
+        // The home page lists runs, schedules and incidents: B's own only.
+        ("home/page", json!({}), OwnOnly),
         ("reports/share", json!({"id": run}), NotFound),
         ("reports/unshare", json!({"id": run}), NotFound),
         ("runs/cancel", json!({"id": run}), NotFound),
@@ -240,6 +242,7 @@ fn sweep(a: &Owned) -> Vec<(&'static str, Value, Expect)> {
         ("runs/compare_page", json!({"baseline": run, "candidate": run}), OwnOnly),
         ("runs/delete", json!({"id": run}), NotFound),
         ("runs/iterations", json!({"id": run, "query": {"page": 1, "pageSize": 10}}), NotFound),
+        ("runs/table", json!({"id": run, "query": {"page": 0}}), NotFound),
         ("runs/list", json!({}), OwnOnly),
         ("runs/rename", json!({"id": run, "title": "taken"}), NotFound),
         ("runs/export", json!({"id": run}), NotFound),
@@ -366,7 +369,11 @@ async fn b_opens_nothing_of_as_by_url(app: &TestApp, a: &Owned, b_cookie: &str) 
     }
     let (status, _, _) = app.get(&format!("/api/runs/{}/events", a.run), Some(b_cookie)).await;
     assert_eq!(status, 404, "A's live events");
-    for path in [format!("/api/public/reports/{}", a.run), format!("/api/public/reports/{}/iterations", a.run)] {
+    for path in [
+        format!("/api/public/reports/{}", a.run),
+        format!("/api/public/reports/{}/iterations", a.run),
+        format!("/api/public/reports/{}/table", a.run),
+    ] {
         let (status, _, _) = app.get(&path, Some(b_cookie)).await;
         assert_eq!(status, 404, "{path} without the link's token");
     }

@@ -15,6 +15,7 @@ mod compare;
 mod datasets;
 mod export;
 mod holdings;
+mod home;
 mod isolation;
 mod replicas;
 mod runs;

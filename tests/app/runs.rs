@@ -170,7 +170,13 @@ async fn a_closed_loop_run_streams_progress_and_ends_in_a_report_with_honest_not
     assert_eq!(status, 200, "{text}");
     let page: Value = serde_json::from_str(&text).unwrap();
     assert_eq!((page["status"].as_str(), page["progress"]["done"].as_u64()), (Some("completed"), Some(11)));
-    assert_eq!(page["report"]["firstPage"]["rows"], snapshot["results"]);
+    // The table's first page comes drawn, every row with its total in milliseconds (the unit is the heading's).
+    let rows = page["report"]["firstPage"]["rows"].as_str().unwrap();
+    assert_eq!(rows.matches("<tr").count(), 11, "{rows}");
+    for record in snapshot["results"].as_array().unwrap() {
+        let total = latency_guard::report::ms_number(record["totalMs"].as_f64().unwrap());
+        assert!(rows.contains(&format!(r#"<td class="num">{total}</td>"#)), "{total} in {rows}");
+    }
     let body = page["report"]["body"].as_str().unwrap();
     let note = snapshot["honesty"][0].as_str().unwrap();
     assert!(body.contains(r#"id="time-slices""#), "{body}");
@@ -194,6 +200,7 @@ async fn a_closed_loop_run_streams_progress_and_ends_in_a_report_with_honest_not
     let cards = header.matches("stat-how").count();
     assert!(cards >= 5, "{header}");
     assert_eq!(served.matches("stat-how").count(), cards, "the hydration data does not carry the figures' HTML again");
+    assert_eq!(served.matches(r#"class="error-cell""#).count(), 11, "nor the table's rows");
     let query = json!({"id": run, "query": {"sort": "ttft", "descending": true, "pageSize": 4, "page": 2}});
     let (status, text) = app.call("runs/iterations", query, Some(&cookie)).await;
     assert_eq!(status, 200, "{text}");
@@ -207,6 +214,10 @@ async fn a_closed_loop_run_streams_progress_and_ends_in_a_report_with_honest_not
         (ttfts[8..].to_vec(), Some(3)),
         "the third page of four, slowest first"
     );
+    // The page's own form of that page: the same rows, drawn.
+    let query = json!({"id": run, "query": {"sort": "ttft", "descending": true, "pageSize": 4, "page": 2}});
+    let table: Value = app.json(&cookie, "runs/table", query).await;
+    assert_eq!((table["pages"].as_u64(), table["rows"].as_str().unwrap().matches("<tr").count()), (Some(3), 3));
     let (status, text) =
         app.call("runs/iterations", json!({"id": run, "query": {"sort": "fastest"}}), Some(&cookie)).await;
     assert_eq!(status, 400, "{text}");
@@ -551,7 +562,8 @@ async fn tpot_and_itl_come_out_at_the_endpoints_known_pace() {
     let csv = latency_guard::runs::report::to_csv(&serde_json::from_value(report["snapshot"].clone()).unwrap());
     assert_eq!(
         csv.lines().next().unwrap(),
-        "report_id,agent,connector_model,prompt,iteration,ttft_ms,total_ms,tokens_in,tokens_out,cost_usd,error"
+        "report_id,agent,connector_model,prompt,iteration,ttft_ms,total_ms,tokens_in,tokens_out,cost_usd,error,\
+         sent_at_ms,tpot_ms,itl_ms,cached_tokens"
     );
 }
 

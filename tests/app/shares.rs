@@ -80,6 +80,18 @@ async fn a_share_token_opens_its_one_report_and_nothing_else() {
         shared["snapshot"]["results"].as_array().unwrap().iter().map(|r| r["totalMs"].as_f64().unwrap()).collect();
     assert_eq!(page["rows"][0]["totalMs"].as_f64(), Some(totals.iter().copied().fold(f64::INFINITY, f64::min)));
     assert_eq!((page["matching"].as_u64(), page["pages"].as_u64(), page["page"].as_u64()), (Some(2), Some(2), Some(1)));
+    // The share page's table asks for the same page with its rows drawn: the fastest total, in milliseconds, unit-less.
+    let (status, body) = public_get(&app, &slowest_first.replace("/iterations?", "/table?"), Some(&token)).await;
+    assert_eq!(status, 200, "{body}");
+    let table: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        (table["matching"].as_u64(), table["pages"].as_u64(), table["page"].as_u64()),
+        (Some(2), Some(2), Some(1))
+    );
+    let rows = table["rows"].as_str().unwrap();
+    let fastest = latency_guard::report::ms_number(totals.iter().copied().fold(f64::INFINITY, f64::min));
+    assert_eq!(rows.matches("<tr").count(), 1, "{rows}");
+    assert!(rows.contains(&format!(r#"<td class="num">{fastest}</td>"#)) && !rows.contains(" ms<"), "{rows}");
     // The exports' compact form reads back as the very snapshot.
     let (status, body) = public_get(&app, &format!("{first}/export"), Some(&token)).await;
     assert_eq!(status, 200, "{body}");
@@ -110,6 +122,8 @@ async fn a_share_token_opens_its_one_report_and_nothing_else() {
         format!("{first}/export"),
         format!("{first}/iterations"),
         format!("{first}/iterations?sort=fastest"),
+        format!("{first}/table"),
+        format!("{first}/table?sort=fastest"),
     ] {
         for wrong in [None, Some("not-the-token"), Some(second_token.as_str())] {
             assert_eq!(public_get(&app, &path, wrong).await, (404, String::new()), "{path} with {wrong:?}");

@@ -424,11 +424,19 @@ async fn share_links_belong_to_one_report_of_one_workspace(db: &TestDb) {
     let mut fingerprint = latency_guard::model::Fingerprint::default();
     fingerprint
         .add(&latency_guard::model::AnsweredBy { model: Some("gpt-4o-mini-2024-07-18".into()), ..Default::default() });
+    let headline = latency_guard::model::RunHeadline {
+        measured: 200,
+        succeeded: 198,
+        output_tok_per_sec: Some(435.5),
+        requests_per_sec: Some(6.8),
+        ttft_p95_ms: Some(124.25),
+    };
     let ending = RunEnding {
         stream_options_rejected: true,
         opened_ahead: Some(opened),
         client_load: Some(client_load.clone()),
         fingerprint: Some(fingerprint.clone()),
+        headline: Some(headline),
         ..completed()
     };
     store.finish_run(run, &ending, 40).await.unwrap();
@@ -733,5 +741,6 @@ fn completed() -> RunEnding {
         opened_ahead: None,
         client_load: None,
         fingerprint: None,
+        headline: None,
     }
 }

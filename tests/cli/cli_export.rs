@@ -41,7 +41,8 @@ async fn exports_a_stored_report_and_a_snapshot_file_in_every_format() {
     let lines: Vec<&str> = csv_out.lines().collect();
     assert_eq!(
         lines[0],
-        "report_id,agent,connector_model,prompt,iteration,ttft_ms,total_ms,tokens_in,tokens_out,cost_usd,error"
+        "report_id,agent,connector_model,prompt,iteration,ttft_ms,total_ms,tokens_in,tokens_out,cost_usd,error,\
+         sent_at_ms,tpot_ms,itl_ms,cached_tokens"
     );
     assert_eq!(lines.len(), 4);
     assert!(lines[1].starts_with(&format!("{run},bot,sim-model,\"a, \"\"quoted\"\" prompt\",0,")), "{}", lines[1]);

@@ -62,9 +62,9 @@ async fn input_and_output_tokens_are_sent_as_asked_and_recorded_beside_the_serve
     assert_eq!(
         lines.next().unwrap(),
         "report_id,agent,connector_model,prompt,iteration,ttft_ms,total_ms,tokens_in,tokens_out,cost_usd,error,\
-         asked_input_tokens,made_input_tokens,asked_output_tokens,cached_tokens"
+         sent_at_ms,tpot_ms,itl_ms,cached_tokens,asked_input_tokens,made_input_tokens,asked_output_tokens"
     );
-    assert!(lines.all(|l| l.ends_with(",,300,300,40,0") && l.contains(",302,40,")), "{csv}");
+    assert!(lines.all(|l| l.ends_with(",0,300,300,40") && l.contains(",302,40,")), "{csv}");
     let json: Value = serde_json::from_str(&exported(&report, "json").await).unwrap();
     assert_eq!(json["workload"], report["workload"]);
     let html = exported(&report, "html").await;

@@ -60,6 +60,19 @@ impl TestApp {
         self.ok(cookie, "runs/report", json!({ "id": id })).await
     }
 
+    /// The run's report once the run has ended.
+    pub async fn until_run_ended(&self, cookie: &str, id: RunId) -> RunReport {
+        until("the run to end", JOB_LIMIT, || async {
+            Some(self.run_report(cookie, id).await).filter(|report| report.run.status != RunStatus::Running)
+        })
+        .await
+    }
+
+    /// The home page's HTML as the server renders it (`home/page`).
+    pub async fn home_page(&self, cookie: &str) -> String {
+        self.ok(cookie, "home/page", json!({})).await
+    }
+
     /// A sweep as its page reads it (`sweeps/get`).
     pub async fn sweep(&self, cookie: &str, id: SweepId) -> SweepView {
         self.ok(cookie, "sweeps/get", json!({ "id": id })).await

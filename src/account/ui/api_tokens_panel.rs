@@ -72,6 +72,7 @@ pub fn ApiTokensPanel() -> impl IntoView {
                     <div class="notice" id="new-token">
                         <p>"Token "<strong>{created.view.name}</strong>" created. Copy it now: it is not shown again."</p>
                         <pre class="mono" id="new-token-value">{created.token}</pre>
+                        <button type="button" class="copy" id="copy-new-token" data-copy="new-token-value">"Copy"</button>
                     </div>
                 }.into_any(),
                 Err(e) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
@@ -80,7 +81,7 @@ pub fn ApiTokensPanel() -> impl IntoView {
                 {move || Suspend::new(async move {
                     match tokens.await {
                         Err(e) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
-                        Ok(list) if list.is_empty() => view! { <p class="muted" id="no-tokens">"No API tokens yet."</p> }.into_any(),
+                        Ok(list) if list.is_empty() => view! { <p class="muted" id="no-tokens">"No API tokens yet: create one above for a script or a CI job (bench --server)."</p> }.into_any(),
                         Ok(list) => view! { <TokenTable list refresh/> }.into_any(),
                     }
                 })}

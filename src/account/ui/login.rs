@@ -82,6 +82,6 @@ pub fn LoginPage() -> impl IntoView {
 fn go_to_connectors() {
     #[cfg(feature = "hydrate")]
     if let Some(window) = web_sys::window() {
-        let _ = window.location().set_href("/connectors");
+        let _ = window.location().set_href("/");
     }
 }

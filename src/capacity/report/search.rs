@@ -135,7 +135,7 @@ impl CapacityReport {
                 total_ms: l.total_ms,
             })
             .collect();
-        crate::capacity::charts::SweepChart { axis: self.axis, points, knee: self.knee }
+        crate::capacity::charts::SweepChart { axis: self.axis, points, knee: self.knee, objectives: self.slos.clone() }
     }
 }
 

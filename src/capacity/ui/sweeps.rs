@@ -22,7 +22,7 @@ pub fn SweepsPage() -> impl IntoView {
                 <h2>"New sweep"</h2>
                 <SweepForm/>
             </section>
-            <JobList heading="Earlier sweeps" empty_id="no-sweeps" fetch=list_sweeps table=sweep_table/>
+            <JobList heading="Earlier sweeps" empty_id="no-sweeps" empty="No sweeps yet: the form above finds the load an endpoint takes within your objectives." fetch=list_sweeps table=sweep_table/>
         </Layout>
     }
 }

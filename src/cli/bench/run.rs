@@ -130,6 +130,7 @@ async fn measure_here(args: &BenchArgs, config: Option<&std::path::Path>) -> Res
         prompt_tokenizer: outcome.prompt_tokenizer,
         client_load: outcome.client_load,
         fingerprint: outcome.fingerprint,
+        headline: None,
         failure: outcome.failure,
         created_at_ms: started_ms,
         finished_at_ms: Some(crate::clock::Clock::now_ms(&crate::clock::SystemClock)),

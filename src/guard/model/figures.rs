@@ -61,6 +61,22 @@ impl Metric {
         }
     }
 
+    /// In words, as a threshold's sentence names it (`total time p95`).
+    pub fn label(self) -> &'static str {
+        match self {
+            Metric::P95Ms => "total time p95",
+            Metric::P50Ms => "total time p50",
+            Metric::MeanMs => "mean total time",
+            Metric::TokS => "one request's output speed (tok/s)",
+            Metric::CostUsd => "the run's cost (USD)",
+            Metric::ErrorRate => "the error rate",
+            Metric::TtftP95Ms => "TTFT p95",
+            Metric::TpotP95Ms => "TPOT p95",
+            Metric::FirstOutputP95Ms => "first output p95",
+            Metric::AcceptanceRate => "the acceptance rate",
+        }
+    }
+
     /// Whether a rise of the figure is the bad direction (all but tok/s and the acceptance rate).
     pub fn worse_when_higher(self) -> bool {
         !matches!(self, Metric::TokS | Metric::AcceptanceRate)

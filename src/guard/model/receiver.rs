@@ -58,6 +58,22 @@ impl Receiver {
         }
     }
 
+    /// What the form's address field asks for under this receiver, and an example of one.
+    pub fn address_field(self) -> (&'static str, &'static str) {
+        match self {
+            Receiver::Webhook => {
+                ("Webhook URL (optional; each message is signed)", "https://alerts.example.com/latency-guard")
+            }
+            Receiver::Slack => ("Slack incoming-webhook URL", "https://hooks.slack.com/services/T…/B…/…"),
+            Receiver::Discord => ("Discord webhook URL", "https://discord.com/api/webhooks/…/…"),
+            Receiver::Teams => (
+                "Teams workflow URL (\"When a Teams webhook request is received\")",
+                "https://….logic.azure.com/workflows/…",
+            ),
+            Receiver::PagerDuty => ("Events API URL (empty: PagerDuty's)", "https://events.pagerduty.com/v2/enqueue"),
+        }
+    }
+
     /// Whether each alert is its own message (PagerDuty de-duplicates by alert), rather than one per notice.
     pub fn one_message_per_alert(self) -> bool {
         self == Receiver::PagerDuty

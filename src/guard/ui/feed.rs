@@ -68,7 +68,7 @@ pub fn GuardPage() -> impl IntoView {
                 {move || Suspend::new(async move {
                     match (schedules.await, mutes.await) {
                         (Err(e), _) | (_, Err(e)) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
-                        (Ok(list), _) if list.is_empty() => view! { <p id="no-schedules" class="muted">"No schedules yet."</p> }.into_any(),
+                        (Ok(list), _) if list.is_empty() => view! { <p id="no-schedules" class="muted">"No schedules yet: " <A href="/guard/schedules/new">"schedule a check"</A> ", and Guard says here, with the reason, when an endpoint gets slower."</p> }.into_any(),
                         (Ok(list), Ok(mutes)) => view! { <ScheduleTable list mutes/> }.into_any(),
                     }
                 })}

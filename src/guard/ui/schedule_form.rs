@@ -1,8 +1,9 @@
 //! The create/edit form of a Guard schedule: set, connector, the set's prompts or a saved workload, cadence with
-//! what it will cost, thresholds, the significance rule, the alert policy, and where alerts go. A new schedule's webhook signing
-//! secret is shown once, after saving.
+//! what it will cost, thresholds (each read back as a sentence), the significance rule, the alert policy, and where
+//! alerts go. A new schedule opens once saved; one sending to a webhook first shows its signing secret, once.
 
 use leptos::prelude::*;
+use leptos_router::hooks::use_navigate;
 
 use crate::ui::components::ErrorBox;
 
@@ -61,7 +62,7 @@ impl Fields {
         let text = |pick: &dyn Fn(&ScheduleInput) -> Option<String>, default: Option<String>| {
             RwSignal::new(first.and_then(pick).or(default).unwrap_or_default())
         };
-        let policy = first.map(|i| i.policy).unwrap_or_default();
+        let policy = first.map_or_else(AlertPolicy::for_new_schedule, |i| i.policy);
         let count = |n: u32| RwSignal::new(n.to_string());
         let (pool_kind, pool_size) = match policy.baseline {
             BaselineSource::Pinned => ("pinned", count(10)),
@@ -181,6 +182,15 @@ pub fn ScheduleForm(existing: Option<Schedule>, choices: ScheduleChoices) -> imp
             saved
         }
     });
+    // A new schedule opens once saved, unless it has a signing secret to show this once (then the notice links it).
+    let navigate = use_navigate();
+    Effect::new(move |_| {
+        if let Some(Ok(saved)) = save.value().get() {
+            if id.is_none() && secret_shown(&saved, secret.get_value()).is_none() {
+                navigate(&format!("/guard/schedules/{}", saved.schedule.id), Default::default());
+            }
+        }
+    });
     view! {
         <form class="connector-form" id="schedule-form" on:submit=move |ev| { ev.prevent_default(); save.dispatch(()); } novalidate>
             <label>"Name"<input id="schedule-name" bind:value=name/></label>
@@ -195,6 +205,11 @@ pub fn ScheduleForm(existing: Option<Schedule>, choices: ScheduleChoices) -> imp
             </div>
             <fieldset id="schedule-policy">
                 <legend>"Alerting (counts of healthy or breached evaluations; a run outside the last two limits is inconclusive)"</legend>
+                {id.is_none().then(|| view! {
+                    <p class="muted" id="policy-why">"A new schedule alerts after 2 breaches in its last 3 evaluations: in Guard's \
+                        detection benchmark that cut the histories with a false alarm from 38 % to 8 %, and a real slowdown \
+                        still alerts, about two evaluations later (docs/PERFORMANCE.md, \"Guard's tests\")."</p>
+                })}
                 <div class="prices">
                     <label>"Alert after breaches"<input id="policy-breaches" inputmode="numeric" bind:value=breaches/></label>
                     <label>"in the last evaluations"<input id="policy-of" inputmode="numeric" bind:value=of/></label>
@@ -225,8 +240,8 @@ pub fn ScheduleForm(existing: Option<Schedule>, choices: ScheduleChoices) -> imp
                         <option value=r.as_str() selected=move || receiver.get() == r>{r.label()}</option>
                     }).collect_view()}
                 </select></label>
-                <label>{move || if receiver.get() == Receiver::PagerDuty { "Events API URL (empty: PagerDuty's)" } else { "Webhook URL (optional)" }}
-                    <input id="schedule-webhook" bind:value=webhook/></label>
+                <label>{move || receiver.get().address_field().0}
+                    <input id="schedule-webhook" placeholder=move || receiver.get().address_field().1 bind:value=webhook/></label>
                 <Show when=move || receiver.get() == Receiver::PagerDuty>
                     <label>{if key_set { "Routing key (stored; empty keeps it)" } else { "Routing key" }}
                         <input id="schedule-routing-key" type="password" autocomplete="off" bind:value=routing_key/></label>
@@ -378,6 +393,16 @@ fn TargetFields(
     }
 }
 
+/// A comparison as the form offers it: its words, and which unit its value is in.
+fn op_choice(op: Op) -> &'static str {
+    match op {
+        Op::PctIncrease => "rises by more than (%)",
+        Op::PctDecrease => "falls by more than (%)",
+        Op::AbsIncrease => "rises by more than (in its unit)",
+        Op::ChangePoint => "settles at a worse level, by more than (%)",
+    }
+}
+
 /// The schedule's thresholds, one row each, editable in place.
 #[component]
 fn ThresholdsFieldset(thresholds: RwSignal<Vec<Threshold>>) -> impl IntoView {
@@ -386,22 +411,24 @@ fn ThresholdsFieldset(thresholds: RwSignal<Vec<Threshold>>) -> impl IntoView {
     view! {
         <fieldset>
             <legend>"Thresholds"</legend>
-            <p class="muted">"Percent for the % comparisons and change_point; the metric's unit for an absolute increase (ms, tok/s, USD, or a fraction for the error rate: 0.05 is 5 points)."</p>
+            <p class="muted">"Each row reads as a sentence under it. The value is a percentage, or for \"rises by more than (in its unit)\" the figure's own unit (ms, tok/s, USD, or a fraction for the error rate: 0.05 is 5 points)."</p>
             {move || thresholds.get().into_iter().enumerate().map(|(i, t)| view! {
                 <div class="threshold-row">
                     <select class="threshold-metric" on:change=move |ev| if let Some(m) = select_value(Metric::ALL, Metric::as_str, &event_target_value(&ev)) { update.with_value(|u| u(i, Box::new(move |t| t.metric = m))) }>
-                        {Metric::ALL.iter().copied().map(|m| view! { <option value=m.as_str() selected=t.metric == m>{m.as_str()}</option> }).collect_view()}
+                        {Metric::ALL.iter().copied().map(|m| view! { <option value=m.as_str() selected=t.metric == m>{m.label()}</option> }).collect_view()}
                     </select>
                     <select class="threshold-op" on:change=move |ev| if let Some(o) = select_value(&OPS, Op::as_str, &event_target_value(&ev)) { update.with_value(|u| u(i, Box::new(move |t| t.op = o))) }>
-                        {OPS.into_iter().map(|o| view! { <option value=o.as_str() selected=t.op == o>{o.as_str()}</option> }).collect_view()}
+                        {OPS.into_iter().map(|o| view! { <option value=o.as_str() selected=t.op == o>{op_choice(o)}</option> }).collect_view()}
                     </select>
                     <input class="threshold-value" inputmode="decimal" value=t.value.to_string()
                         on:change=move |ev| { let v = event_target_value(&ev).trim().parse().unwrap_or(f64::NAN); update.with_value(|u| u(i, Box::new(move |t| t.value = v))) }/>
+                    <span class="threshold-unit">{t.op.value_unit(t.metric)}</span>
                     <select class="threshold-severity" on:change=move |ev| { let s = if event_target_value(&ev) == "critical" { Severity::Critical } else { Severity::Warn }; update.with_value(|u| u(i, Box::new(move |t| t.severity = s))) }>
                         <option value="warn" selected=t.severity == Severity::Warn>"warn"</option>
                         <option value="critical" selected=t.severity == Severity::Critical>"critical"</option>
                     </select>
                     <button type="button" class="link danger" on:click=move |_| thresholds.update(|all| { all.remove(i); })>"Remove"</button>
+                    <p class="threshold-sentence">{t.value.is_finite().then(|| format!("Alerts when {}.", t.sentence()))}</p>
                 </div>
             }).collect_view()}
             <button type="button" id="add-threshold" on:click=move |_| thresholds.update(|all| all.push(Threshold { metric: Metric::MeanMs, op: Op::PctIncrease, value: 20.0, severity: Severity::Warn, test: None }))>"Add threshold"</button>
@@ -409,17 +436,26 @@ fn ThresholdsFieldset(thresholds: RwSignal<Vec<Threshold>>) -> impl IntoView {
     }
 }
 
+/// The signing secret a saved schedule shows this once: a new one's, when it sends to a generic webhook (the one
+/// receiver that verifies signatures; an address added later signs with it too, and it is never shown again).
+fn secret_shown(saved: &SavedSchedule, secret: Option<String>) -> Option<String> {
+    secret.filter(|_| saved.schedule.input.notify.receiver == Receiver::Webhook)
+}
+
 /// After saving: a link to the schedule and, for a new one sending to a generic webhook (the one receiver that
 /// verifies signatures), its signing secret, shown while the form is.
 #[component]
 fn SavedNotice(saved: SavedSchedule, secret: Option<String>) -> impl IntoView {
-    let signed = saved.schedule.input.notify.receiver == Receiver::Webhook;
+    let secret = secret_shown(&saved, secret);
     view! {
         <div class="notice" id="schedule-saved">
             <p>"Saved. " <a href=format!("/guard/schedules/{}", saved.schedule.id) id="open-schedule">"Open the schedule"</a></p>
-            {secret.filter(|_| signed).map(|secret| view! {
+            {secret.map(|secret| view! {
                 <p>"Webhook signing secret (shown this once; verify the " <code>"webhook-signature"</code> " header with it):"</p>
-                <input readonly class="mono" id="webhook-secret" value=secret/>
+                <span class="copyable">
+                    <input readonly class="mono" id="webhook-secret" value=secret/>
+                    <button type="button" class="copy" id="copy-webhook-secret" data-copy="webhook-secret">"Copy"</button>
+                </span>
             })}
         </div>
     }

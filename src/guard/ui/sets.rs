@@ -74,7 +74,7 @@ pub fn GuardSetsPage() -> impl IntoView {
                 {move || Suspend::new(async move {
                     match sets.await {
                         Err(e) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
-                        Ok(list) if list.is_empty() => view! { <p class="muted" id="no-sets">"No sets yet."</p> }.into_any(),
+                        Ok(list) if list.is_empty() => view! { <p class="muted" id="no-sets">"No sets yet: a set is the prompts a schedule sends; the form saves one."</p> }.into_any(),
                         Ok(list) => view! {
                             <table class="table" id="sets">
                                 <thead><tr><th>"Name"</th><th>"Prompts"</th><th>"max_tokens"</th><th></th></tr></thead>

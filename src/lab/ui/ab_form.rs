@@ -11,7 +11,9 @@ use crate::lab::model::{AbPlanInput, AbTestInput};
 use crate::model::{Checked, Connector, ConnectorId, PromptHeads};
 use crate::ui::components::{invalid, number, SubmitRow};
 use crate::ui::hooks::resource;
+use crate::wire::JsonWire;
 use crate::workload::api::workload_choices;
+use crate::workload::model::WorkloadChoice;
 use crate::workload::ui::{picked_workload, prompts_and_iterations, WorkloadPicker};
 
 /// "1, 4, 16" as numbers; the error names `field` and the piece that is not one.
@@ -23,10 +25,17 @@ fn connector(raw: &str, field: &str) -> Result<ConnectorId, AppError> {
     raw.parse().map_err(|_| invalid(field, "choose a connector".into()))
 }
 
+/// The connectors and saved workloads the page's probe and form pick from: one resource for both, read once.
+pub type PickLists = Resource<(Result<Vec<Connector>, AppError>, Result<Vec<WorkloadChoice>, AppError>), JsonWire>;
+
+/// Reads the page's pick lists.
+pub fn pick_lists() -> PickLists {
+    resource(|| (), |_| async { (list_connectors().await, workload_choices().await) })
+}
+
 /// The form.
 #[component]
-pub fn AbForm() -> impl IntoView {
-    let lists = resource(|| (), |_| async { (list_connectors().await, workload_choices().await) });
+pub fn AbForm(lists: PickLists) -> impl IntoView {
     let (baseline, candidate) = (RwSignal::new(String::new()), RwSignal::new(String::new()));
     // A saved workload's id, or empty for the prompts typed here.
     let workload = RwSignal::new(String::new());

@@ -4,46 +4,44 @@
 use leptos::prelude::*;
 use leptos_router::components::A;
 
-use super::ab_form::AbForm;
+use super::ab_form::{pick_lists, AbForm, PickLists};
 use super::probe_panel::ServerProbe;
-use crate::api::connectors::list_connectors;
 use crate::lab::api::list_ab_tests;
 use crate::lab::model::AbTestSummary;
 use crate::model::{iso8601_utc, ConnectorId};
 use crate::ui::components::{JobList, Layout};
-use crate::ui::hooks::resource;
 
 /// The Spec Lab page.
 #[component]
 pub fn SpecLabPage() -> impl IntoView {
+    let lists = pick_lists();
     view! {
         <Layout title="Spec Lab">
             <p class="lead">"Self-hosted servers (vLLM, SGLang, TGI, llama.cpp) report what the chat API hides: their engine, \
                 their load, and how often speculative decoding's drafts are accepted. Hosted APIs report none of it."</p>
-            <ProbeSection/>
+            <ProbeSection lists/>
             <section>
                 <h2>"A/B test"</h2>
                 <p class="muted">"The same requests to a baseline and a candidate, per concurrency level and temperature: \
                     the difference in TTFT, time per output token and total time with confidence intervals, acceptance beside \
                     them, a verdict, and where each request's time goes."</p>
-                <AbForm/>
+                <AbForm lists/>
             </section>
-            <JobList heading="Earlier A/B tests" empty_id="no-ab-tests" fetch=list_ab_tests table=ab_test_table/>
+            <JobList heading="Earlier A/B tests" empty_id="no-ab-tests" empty="No A/B tests yet: the form above compares two connectors request by request." fetch=list_ab_tests table=ab_test_table/>
         </Layout>
     }
 }
 
 /// A connector picker and the probe of its server.
 #[component]
-fn ProbeSection() -> impl IntoView {
-    let connectors = resource(|| (), |_| list_connectors());
+fn ProbeSection(lists: PickLists) -> impl IntoView {
     let picked = RwSignal::new(None::<ConnectorId>);
     view! {
         <section>
             <h2>"Probe"</h2>
             <Suspense fallback=|| view! { <p>"Loading connectors…"</p> }>
                 {move || Suspend::new(async move {
-                    let list = connectors.await.unwrap_or_default();
+                    let list = lists.await.0.unwrap_or_default();
                     view! {
                         <label>"Connector"
                             <select id="probe-connector" on:change=move |ev| picked.set(event_target_value(&ev).parse().ok())>

@@ -61,6 +61,7 @@ pub fn completed_run(input: RunPlanInput, model: &str) -> RunView {
         opened_ahead: None,
         client_load: None,
         fingerprint: None,
+        headline: None,
         failure: None,
         created_at_ms: 0,
         finished_at_ms: Some(1),

@@ -5,6 +5,7 @@ pub(in crate::model) mod engine_timings;
 pub(in crate::model) mod fingerprint;
 #[cfg(test)]
 pub(crate) mod fixtures;
+pub(in crate::model) mod headline;
 pub(in crate::model) mod iteration;
 pub(in crate::model) mod log_histogram;
 pub(in crate::model) mod measurement;
@@ -18,6 +19,7 @@ pub(in crate::model) mod view;
 
 pub use engine_timings::{EngineTimingTotals, EngineTimings};
 pub use fingerprint::{AnsweredBy, Fingerprint, Seen, SeenValues};
+pub use headline::RunHeadline;
 pub use iteration::{cost_usd, row_prompt, IterationRecord, ROW_PROMPT_CHARS};
 pub use log_histogram::{LogHistogram, RELATIVE_ACCURACY as ITL_RELATIVE_ACCURACY};
 pub use measurement::{

@@ -71,6 +71,11 @@ pub struct RunView {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(all(feature = "hydrate", not(feature = "ssr")), serde(skip))]
     pub fingerprint: Option<crate::model::Fingerprint>,
+    /// Its headline figures, kept when it ended (none while it runs, or for a run from before they were kept).
+    /// Lists show them as the server renders them, so the browser's build neither reads nor writes them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(all(feature = "hydrate", not(feature = "ssr")), serde(skip))]
+    pub headline: Option<super::headline::RunHeadline>,
     /// Why the run failed, if it did.
     pub failure: Option<String>,
     /// Start, unix ms.

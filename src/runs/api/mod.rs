@@ -9,7 +9,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::AppError;
 use crate::model::{Checked, RunId, RunPlanInput, RunProgress, RunStatus, RunView};
-use crate::runs::report::{CompactExport, IterationPage, ReportPage, ReportSnapshot, ReportView, TableQuery};
+use crate::runs::report::{
+    CompactExport, IterationPage, ReportPage, ReportSnapshot, ReportView, TablePage, TableQuery,
+};
 use crate::stats::RunSummary;
 use crate::wire::Json;
 
@@ -152,6 +154,17 @@ pub async fn get_iteration_page(id: RunId, query: TableQuery) -> Result<Iteratio
     with_session(
         |state, session| async move { Ok(state.store.iteration_page(session.workspace_id, id, &query).await?) },
     )
+    .await
+}
+
+/// `POST /api/runs/table`, `{"id", "query"}`: the same page as `runs/iterations`, as the report page shows it —
+/// its rows drawn by the server.
+#[server(prefix = "/api", endpoint = "runs/table", input = Json, output = Json)]
+pub async fn get_table_page(id: RunId, query: TableQuery) -> Result<TablePage, AppError> {
+    with_session(|state, session| async move {
+        let page = state.store.iteration_page(session.workspace_id, id, &query).await?;
+        Ok(crate::runs::fragments::table_page(&page))
+    })
     .await
 }
 

@@ -1,7 +1,7 @@
 //! The parts of a report every view shows — the owner's run page, a share link and the HTML export alike: the
 //! header, the scatter as stored, stat cards, honesty notes, distribution charts, the run over time and the
-//! server's own metrics (the page's table, which pages and sorts, is `ui::components::ResultsTable`; a file's,
-//! every iteration, is the export's).
+//! server's own metrics (the page's table, which pages and sorts, is `runs::ui::ResultsTable` over rows drawn by
+//! `table`; a file's, every iteration, is the export's).
 
 use leptos::prelude::*;
 
@@ -48,7 +48,7 @@ fn page(header: ServerHtml, view: &ReportView, body: BodyFor) -> ReportPage {
         scatter: scatter(view),
         body: report_body(view, body),
         iterations: view.iterations,
-        first_page: view.first_page.clone(),
+        first_page: super::table_page(&view.first_page),
     }
 }
 

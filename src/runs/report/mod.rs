@@ -24,14 +24,15 @@ pub use compact::{Columns, CompactError, CompactExport, CompactSnapshot, ReportF
 pub use compare::compare;
 pub use compare::{comparability_warnings, delta, ComparedRun, Comparison, LatencyTests};
 pub use files::{
-    csv_field, export, file_name, to_csv, to_html, to_json, ExportFormat, CSV_COLUMNS, CSV_WORKLOAD_COLUMNS,
+    csv_field, export, file_name, to_csv, to_html, to_json, ExportFormat, CSV_COLUMNS, CSV_TIMING_COLUMNS,
+    CSV_WORKLOAD_COLUMNS,
 };
 pub use honesty::honesty_notes;
 pub use lengths::{cache_words, cached_share, length_rows, length_series, LengthSeries, INPUT_LENGTHS, OUTPUT_LENGTHS};
 pub use page::ReportPage;
 pub use server::{server_notes, with_server};
 pub use snapshot::{snapshot, ReportAgent, ReportConnector, ReportHeader, ReportSnapshot, ReportStats, SharedReport};
-pub use table::{page_count, table_page, IterationPage, SortKey, TableQuery, MAX_PAGE_SIZE};
+pub use table::{page_count, table_page, IterationPage, SortKey, TablePage, TableQuery, MAX_PAGE_SIZE};
 pub use turns::{Conversations, TurnSummary};
 pub use validity::{judge, judge_rounds, judge_run, samples_needed, Bounds};
 pub use view::{report_view, scatter_point, ReportView, ServerSection, WorkloadSection};

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::runs::report::IterationPage;
+use crate::runs::report::TablePage;
 use crate::wire::ServerHtml;
 
 /// A report's page: the owner's run page and a share link's alike.
@@ -19,5 +19,5 @@ pub struct ReportPage {
     /// Iterations recorded, warm-ups included: how large an export is.
     pub iterations: usize,
     /// The table's first page in send order.
-    pub first_page: IterationPage,
+    pub first_page: TablePage,
 }

@@ -7,6 +7,7 @@ use std::cmp::Ordering;
 use serde::{Deserialize, Serialize};
 
 use crate::model::IterationRecord;
+use crate::wire::ServerHtml;
 
 /// Rows a table page may hold at most.
 pub const MAX_PAGE_SIZE: usize = 500;
@@ -61,6 +62,21 @@ impl Default for TableQuery {
 pub struct IterationPage {
     /// The iterations, in display order.
     pub rows: Vec<IterationRecord>,
+    /// Iterations matching the filter.
+    pub matching: usize,
+    /// Pages at that size (at least 1).
+    pub pages: usize,
+    /// The page shown (clamped into range).
+    pub page: usize,
+}
+
+/// One page of the table as a report page shows it: its rows as the server drew them (`runs::fragments`), so the
+/// page's WASM neither reads iteration records nor draws their cells.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TablePage {
+    /// The rows, `<tr>` elements in display order.
+    pub rows: ServerHtml,
     /// Iterations matching the filter.
     pub matching: usize,
     /// Pages at that size (at least 1).

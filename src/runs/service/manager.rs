@@ -14,8 +14,8 @@ use crate::clock::Clock;
 use crate::engine::{HttpClient, RequestTarget};
 use crate::jobs::{while_reachable, Driving, JobOwner, LiveJobs, StartError};
 use crate::model::{
-    ConnectorId, IterationRecord, LivePoint, Measurement, RunId, RunPlanInput, RunProgress, RunStatus, RunUpdate,
-    RunView, WorkspaceId, WorkspaceQuota,
+    ConnectorId, IterationRecord, LivePoint, Measurement, RunHeadline, RunId, RunPlanInput, RunProgress, RunStatus,
+    RunUpdate, RunView, WorkspaceId, WorkspaceQuota,
 };
 use crate::outbound::Reach;
 use crate::runs::store::{PromptsKept, RunEnding};
@@ -185,6 +185,7 @@ impl RunManager {
             Some(_) => RunStatus::Failed,
             None => self.jobs.stop_status(&live.driving.cancel).unwrap_or(RunStatus::Completed),
         };
+        let headline = self.headline(&run).await;
         let finished_at = self.clock.now_ms();
         let ending = RunEnding {
             status,
@@ -193,6 +194,7 @@ impl RunManager {
             opened_ahead: outcome.opened_ahead,
             client_load: outcome.client_load,
             fingerprint: outcome.fingerprint,
+            headline,
         };
         let closed = while_reachable(|| self.store.finish_run(run.id, &ending, finished_at)).await;
         if let Err(e) = closed {
@@ -201,6 +203,22 @@ impl RunManager {
         let _ = live.updates.send(RunUpdate { progress: self.progress(&run, status, done, errors), points: vec![] });
         crate::telemetry::counters().run_finished(status.as_str());
         tracing::info!(run = %run.id, status = status.as_str(), done, errors, "run finished");
+    }
+
+    /// The headline figures of what `run` recorded, read back once at its end (lists show them without reading
+    /// every iteration); `None` when it measured nothing or reading failed (the run's report still has them all).
+    async fn headline(&self, run: &RunView) -> Option<RunHeadline> {
+        let read = || async {
+            let workspace = self.store.run_workspace(run.id).await?;
+            self.store.run_iterations(workspace, run.id).await
+        };
+        match while_reachable(read).await {
+            Ok(records) => Some(crate::stats::summarize(&records).headline()).filter(|h| h.measured > 0),
+            Err(e) => {
+                tracing::warn!(run = %run.id, error = %e, "reading the run back for its headline failed");
+                None
+            }
+        }
     }
 
     fn progress(&self, run: &RunView, status: RunStatus, done: u64, errors: u64) -> RunProgress {

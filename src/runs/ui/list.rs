@@ -33,7 +33,7 @@ pub fn RunsPage() -> impl IntoView {
                 {move || Suspend::new(async move {
                     match runs.await {
                         Err(e) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
-                        Ok(list) if list.is_empty() => view! { <p id="no-runs">"No runs yet."</p> }.into_any(),
+                        Ok(list) if list.is_empty() => view! { <p id="no-runs">"No runs yet: New run starts one, or the home page's " <A href="/">"Run the demo"</A> " in one click."</p> }.into_any(),
                         Ok(list) => view! {
                             <table id="runs" class="table">
                                 <thead><tr><th>"Title"</th><th>"Model"</th><th>"Status"</th><th>"Requests"</th><th>"Started (UTC)"</th><th></th></tr></thead>

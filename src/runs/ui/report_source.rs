@@ -2,8 +2,8 @@
 //! snapshot: from the owner's server functions, or from the public share routes with the link's token.
 
 use crate::model::RunId;
-use crate::runs::api::{get_iteration_page, get_run_export};
-use crate::runs::report::{IterationPage, ReportFiles, TableQuery};
+use crate::runs::api::{get_run_export, get_table_page};
+use crate::runs::report::{ReportFiles, TablePage, TableQuery};
 use crate::ui::browser_error::BrowserError;
 
 /// The report a page shows and how it is reached.
@@ -22,14 +22,14 @@ pub enum ReportSource {
 }
 
 impl ReportSource {
-    /// One page of the iteration table.
-    pub async fn page(&self, query: TableQuery) -> Result<IterationPage, BrowserError> {
+    /// One page of the iteration table, its rows drawn by the server.
+    pub async fn page(&self, query: TableQuery) -> Result<TablePage, BrowserError> {
         match self {
-            Self::Owned(id) => Ok(get_iteration_page(*id, query).await?),
+            Self::Owned(id) => Ok(get_table_page(*id, query).await?),
             Self::Shared { id, token } => {
                 let sort = serde_json::to_value(query.sort).map_err(|e| BrowserError::Browser(e.to_string()))?;
                 let path = format!(
-                    "/api/public/reports/{id}/iterations?sort={}&descending={}&errorsOnly={}&page={}&pageSize={}",
+                    "/api/public/reports/{id}/table?sort={}&descending={}&errorsOnly={}&page={}&pageSize={}",
                     sort.as_str().unwrap_or("seq"),
                     query.descending,
                     query.errors_only,

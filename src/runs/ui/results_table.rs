@@ -1,16 +1,16 @@
 //! The per-iteration table of a report: sortable by send order, TTFT, total time and output tokens, filterable
 //! to failures, 100 rows a page. The page arrives with the first page; every other page is asked of the server,
-//! which sorts and filters in the database, so a 100,000-iteration report never travels whole to draw a table.
+//! which sorts and filters in the database and draws the rows (`runs::fragments::table_page`), so a 100,000-iteration
+//! report never travels whole to draw a table, and the page's WASM carries no reader of iteration records.
 
 use leptos::prelude::*;
 
-use crate::model::{IterationRecord, TokenSource};
-use crate::report::ms;
-use crate::runs::report::{IterationPage, SortKey, TableQuery};
+use crate::runs::report::{SortKey, TablePage, TableQuery};
 use crate::runs::ui::ReportSource;
 use crate::ui::browser_error::BrowserError;
 
-fn header_button(label: &'static str, key: SortKey, query: RwSignal<TableQuery>) -> impl IntoView {
+/// A sortable column's heading: `label` (with its unit), and `name`, the column as a test or a script finds it.
+fn header_button(name: &'static str, label: &'static str, key: SortKey, query: RwSignal<TableQuery>) -> impl IntoView {
     let arrow = move || {
         let q = query.get();
         match (q.sort == key, q.descending) {
@@ -26,37 +26,14 @@ fn header_button(label: &'static str, key: SortKey, query: RwSignal<TableQuery>)
             q.page = 0;
         })
     };
-    view! { <button type="button" class="link sort" data-sort=label on:click=on_click>{label}{arrow}</button> }
-}
-
-fn row(r: &IterationRecord) -> impl IntoView {
-    let cell = |v: Option<f64>| v.map_or_else(|| "—".to_string(), ms);
-    let count = |t: Option<u64>| t.map_or("—".into(), |t| t.to_string());
-    let estimated = if r.token_source == TokenSource::Estimated { " (est.)" } else { "" };
-    view! {
-        <tr class:warmup=r.warmup class:failed=r.error.is_some()>
-            <td>{r.seq}{r.warmup.then_some(" warm-up")}</td>
-            <td class="prompt">{r.prompt.chars().take(60).collect::<String>()}</td>
-            <td>{r.iteration}</td>
-            <td>{cell(r.ttft_ms)}</td>
-            <td>{ms(r.total_ms)}</td>
-            <td class="tpot">{cell(r.tpot_ms)}</td>
-            <td class="itl">{match (r.itl_ms, r.max_itl_ms) {
-                (Some(mean), Some(max)) => format!("{} / {}", ms(mean), ms(max)),
-                _ => "—".into(),
-            }}</td>
-            <td>{format!("{} / {}{estimated}", count(r.tokens_in), count(r.tokens_out))}</td>
-            <td>{r.cost_usd.map_or("—".into(), |c| format!("{c:.6}"))}</td>
-            <td class="error-cell">{r.error.clone().unwrap_or_default()}</td>
-        </tr>
-    }
+    view! { <button type="button" class="link sort" data-sort=name on:click=on_click>{label}{arrow}</button> }
 }
 
 /// Fetches the page `query` asks for, showing only the answer to the latest request.
 #[derive(Clone, Copy)]
 struct PageLoader {
     source: StoredValue<ReportSource>,
-    page: RwSignal<IterationPage>,
+    page: RwSignal<TablePage>,
     loading: RwSignal<bool>,
     failure: RwSignal<Option<BrowserError>>,
     latest: StoredValue<u64>,
@@ -86,7 +63,7 @@ impl PageLoader {
 
 /// The table of the report `source`, starting at `first` (the first page in send order).
 #[component]
-pub fn ResultsTable(source: ReportSource, first: IterationPage) -> impl IntoView {
+pub fn ResultsTable(source: ReportSource, first: TablePage) -> impl IntoView {
     let query = RwSignal::new(TableQuery::default());
     let loader = PageLoader {
         source: StoredValue::new(source),
@@ -127,14 +104,16 @@ pub fn ResultsTable(source: ReportSource, first: IterationPage) -> impl IntoView
             </div>
             <table class="table" id="results" aria-busy=move || loader.loading.get().to_string()>
                 <thead><tr>
-                    <th>{header_button("#", SortKey::Seq, query)}</th><th>"Prompt"</th><th>"Iter."</th>
-                    <th>{header_button("TTFT", SortKey::Ttft, query)}</th><th>{header_button("Total", SortKey::Total, query)}</th>
-                    <th title="time per output token after the first">"TPOT"</th><th title="mean and longest gap between tokens">"ITL mean / max"</th>
-                    <th>{header_button("Tokens in / out", SortKey::TokensOut, query)}</th><th>"Cost (USD)"</th><th>"Error"</th>
+                    <th>{header_button("#", "#", SortKey::Seq, query)}</th><th>"Prompt"</th><th class="num">"Iter."</th>
+                    <th class="num">{header_button("TTFT", "TTFT (ms)", SortKey::Ttft, query)}</th>
+                    <th class="num">{header_button("Total", "Total (ms)", SortKey::Total, query)}</th>
+                    <th class="num" title="time per output token after the first">"TPOT (ms)"</th>
+                    <th class="num" title="mean and longest gap between tokens">"ITL mean / max (ms)"</th>
+                    <th class="num">{header_button("Tokens", "Tokens in / out", SortKey::TokensOut, query)}</th>
+                    <th class="num">"Cost (USD)"</th><th>"Error"</th>
                 </tr></thead>
-                <tbody>
-                    {move || page.with(|p| p.rows.iter().map(row).collect_view())}
-                </tbody>
+                // The server's rows; hydration keeps those already in the page (their HTML is empty in its data).
+                <tbody inner_html=move || page.with(|p| p.rows.as_str().to_string())></tbody>
             </table>
         </section>
     }

@@ -47,7 +47,10 @@ pub fn ShareControls(id: RunId, shared_since_ms: Option<i64>) -> impl IntoView {
             }}
             {move || link.get().map(|url| view! {
                 <p class="share-link">"Copy the link now; it is not shown again: "
-                    <input id="share-url" class="mono" readonly prop:value=url/></p>
+                    <span class="copyable">
+                        <input id="share-url" class="mono" readonly prop:value=url/>
+                        <button type="button" class="copy" id="copy-share-url" data-copy="share-url">"Copy"</button>
+                    </span></p>
             })}
             {failure}
         </section>

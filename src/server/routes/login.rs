@@ -39,7 +39,7 @@ async fn follow_link(State(state): State<AppState>, Query(query): Query<LinkQuer
     };
     tracing::info!(workspace = %session.workspace_id, "logged in through a login link");
     let cookie = session_cookie(session.token.as_str(), ttl, state.settings.secure_cookies);
-    with_cookie(Redirect::to("/connectors").into_response(), &cookie)
+    with_cookie(Redirect::to("/").into_response(), &cookie)
 }
 
 /// The `Set-Cookie` value of a new session (every login's, link or wallet).

@@ -3,7 +3,8 @@
 //! - `GET /api/public/reports/{id}/export`: the snapshot in its compact, versioned form (what exports are made from);
 //! - `GET /api/public/reports/{id}/view`: the page's view of it (charts reduced, the table's first page);
 //! - `GET /api/public/reports/{id}/page`: what the share page shows: its parts rendered to HTML, the table's first page;
-//! - `GET /api/public/reports/{id}/iterations?sort=&descending=&errorsOnly=&page=&pageSize=`: a table page.
+//! - `GET /api/public/reports/{id}/iterations?sort=&descending=&errorsOnly=&page=&pageSize=`: a table page;
+//! - `GET /api/public/reports/{id}/table?…`: the same page with its rows drawn as the share page shows them.
 //!
 //! Any failure to authorise — no header, malformed id, no share, wrong or revoked token — is the same bare 404,
 //! so a guess learns nothing (`auth::open_shared_report` checks the token).
@@ -70,16 +71,50 @@ pub async fn shared_iterations(
     headers: HeaderMap,
     query: Result<Query<TableQuery>, QueryRejection>,
 ) -> Response {
-    let authorised = match authorise(&state, &id, &headers).await {
+    match authorised_query(&state, &id, &headers, query).await {
+        Ok((workspace, id, query)) => {
+            respond(async { state.store.iteration_page(workspace, id, &query).await.map(Some) }).await
+        }
+        Err(refused) => refused,
+    }
+}
+
+/// `GET /api/public/reports/{id}/table?…`: the same page as `…/iterations`, its rows drawn as the report page shows
+/// them.
+pub async fn shared_table(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    query: Result<Query<TableQuery>, QueryRejection>,
+) -> Response {
+    match authorised_query(&state, &id, &headers, query).await {
+        Ok((workspace, id, query)) => {
+            respond(async {
+                let page = state.store.iteration_page(workspace, id, &query).await?;
+                Ok(Some(crate::runs::fragments::table_page(&page)))
+            })
+            .await
+        }
+        Err(refused) => refused,
+    }
+}
+
+/// The run a table request's token opens and its query; else the answer: the bare 404 of a refused token, or a
+/// 400 saying why the query is malformed (only once the token is good).
+async fn authorised_query(
+    state: &AppState,
+    id: &str,
+    headers: &HeaderMap,
+    query: Result<Query<TableQuery>, QueryRejection>,
+) -> Result<(WorkspaceId, RunId, TableQuery), Response> {
+    let (workspace, id) = match authorise(state, id, headers).await {
         Ok(Some(found)) => found,
-        other => return respond(async { other.map(|_| None::<()>) }).await,
+        other => return Err(respond(async { other.map(|_| None::<()>) }).await),
     };
-    let Query(query) = match query {
-        Ok(query) => query,
-        Err(rejection) => return (StatusCode::BAD_REQUEST, rejection.body_text()).into_response(),
-    };
-    let (workspace, id) = authorised;
-    respond(async { state.store.iteration_page(workspace, id, &query).await.map(Some) }).await
+    match query {
+        Ok(Query(query)) => Ok((workspace, id, query)),
+        Err(rejection) => Err((StatusCode::BAD_REQUEST, rejection.body_text()).into_response()),
+    }
 }
 
 /// The workspace and run the request's share token opens, or `None` for anything wrong with the request.

@@ -9,11 +9,13 @@ use super::ErrorBox;
 use crate::error::AppError;
 use crate::ui::hooks::resource;
 
-/// Reads the list with `fetch` and shows it as `table`, or says there is none yet (in the element `empty_id`).
+/// Reads the list with `fetch` and shows it as `table`, or says there is none yet and what to do (`empty`, in the
+/// element `empty_id`).
 #[component]
 pub fn JobList<T, Fut, V>(
     heading: &'static str,
     empty_id: &'static str,
+    empty: &'static str,
     fetch: fn() -> Fut,
     table: fn(Vec<T>) -> V,
 ) -> impl IntoView
@@ -30,7 +32,7 @@ where
                 {move || Suspend::new(async move {
                     match list.await {
                         Err(e) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
-                        Ok(list) if list.is_empty() => view! { <p class="muted" id=empty_id>"None yet."</p> }.into_any(),
+                        Ok(list) if list.is_empty() => view! { <p class="muted" id=empty_id>{empty}</p> }.into_any(),
                         Ok(list) => table(list).into_any(),
                     }
                 })}

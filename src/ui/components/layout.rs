@@ -74,6 +74,7 @@ fn SignedIn() -> impl IntoView {
 #[component]
 pub fn Layout(title: &'static str, children: Children) -> impl IntoView {
     let nav = view! {
+        <A href="/" exact=true>"Home"</A>
         <A href="/connectors">"Connectors"</A>
         <A href="/runs">"Runs"</A>
         <A href="/workloads">"Workloads"</A>

@@ -25,7 +25,7 @@ pub fn ConnectorsPage() -> impl IntoView {
                 {move || Suspend::new(async move {
                     match connectors.await {
                         Err(e) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
-                        Ok(list) if list.is_empty() => view! { <p id="no-connectors">"No connectors yet."</p> }.into_any(),
+                        Ok(list) if list.is_empty() => view! { <p id="no-connectors">"No connectors yet: New connector adds your endpoint (a base URL, a model, a key if it needs one)."</p> }.into_any(),
                         Ok(list) => view! {
                             <table id="connectors" class="table">
                                 <thead><tr>

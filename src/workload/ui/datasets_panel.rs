@@ -40,7 +40,7 @@ pub fn DatasetsPanel(datasets: Datasets, changed: RwSignal<u32>) -> impl IntoVie
                 {move || Suspend::new(async move {
                     match datasets.await {
                         Err(e) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
-                        Ok(list) if list.is_empty() => view! { <p class="muted" id="no-datasets">"No datasets yet."</p> }.into_any(),
+                        Ok(list) if list.is_empty() => view! { <p class="muted" id="no-datasets">"No datasets yet: upload a file of prompts above, and a workload can send it row by row."</p> }.into_any(),
                         Ok(list) => view! {
                             <table class="table" id="dataset-list">
                                 <thead><tr><th>"Name"</th><th>"Rows and lengths"</th><th></th></tr></thead>

@@ -29,7 +29,7 @@ pub fn WorkloadsPage() -> impl IntoView {
                 {move || Suspend::new(async move {
                     match choices.await {
                         Err(e) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
-                        Ok(list) if list.is_empty() => view! { <p class="muted" id="no-workloads">"No workloads yet."</p> }.into_any(),
+                        Ok(list) if list.is_empty() => view! { <p class="muted" id="no-workloads">"No saved workloads yet: the form saves one, and every run, sweep, A/B test and schedule can then send it."</p> }.into_any(),
                         Ok(list) => view! {
                             <table class="table" id="workloads">
                                 <thead><tr><th>"Name"</th><th>"Sends"</th><th></th></tr></thead>

@@ -1,6 +1,6 @@
 //! The CSV export: a header line, then one row per measured iteration, lines joined with `\n`. Fields are quoted
 //! per RFC 4180 when they hold a comma, quote or line break; the prompt is always quoted. Empty cell = no value.
-//! A run with a workload has four more columns, after the specified ones. A text cell a spreadsheet would read as a
+//! Every run has four columns of timing after the first eleven, and a run with a workload three more after those. A text cell a spreadsheet would read as a
 //! formula is written with a leading `'` ([`csv_field`]).
 
 use std::fmt::Write;
@@ -22,10 +22,14 @@ pub const CSV_COLUMNS: [&str; 11] = [
     "error",
 ];
 
-/// The columns after [`CSV_COLUMNS`] of a run with a workload: each request's asked lengths beside the
-/// server's counts (`tokens_in`, `tokens_out`), and the prompt tokens it said came from its cache.
-pub const CSV_WORKLOAD_COLUMNS: [&str; 4] =
-    ["asked_input_tokens", "made_input_tokens", "asked_output_tokens", "cached_tokens"];
+/// The columns every run has after [`CSV_COLUMNS`] (which keep their places for readers of the first form): when
+/// the request was sent (ms from the first send), its time per output token after the first, its mean gap between
+/// tokens, and the prompt tokens the server said came from its cache.
+pub const CSV_TIMING_COLUMNS: [&str; 4] = ["sent_at_ms", "tpot_ms", "itl_ms", "cached_tokens"];
+
+/// The columns after those of a run with a workload: each request's asked lengths beside the server's counts
+/// (`tokens_in`, `tokens_out`).
+pub const CSV_WORKLOAD_COLUMNS: [&str; 3] = ["asked_input_tokens", "made_input_tokens", "asked_output_tokens"];
 
 /// One text field: quoted (inner quotes doubled) when `always_quote` or when it holds `,`, `"`, CR or LF. A text
 /// that a spreadsheet would take for a formula (it begins with `=`, `+`, `-`, `@`, a tab or a CR; CWE-1236) gets
@@ -56,6 +60,8 @@ pub fn to_csv(snapshot: &ReportSnapshot) -> String {
     ];
     let mut out = String::with_capacity(128 + snapshot.results.len() * 160);
     out.push_str(&CSV_COLUMNS.join(","));
+    out.push(',');
+    out.push_str(&CSV_TIMING_COLUMNS.join(","));
     let workload = snapshot.workload.is_some();
     if workload {
         out.push(',');
@@ -78,14 +84,21 @@ pub fn to_csv(snapshot: &ReportSnapshot) -> String {
             number(r.cost_usd),
             csv_field(r.error.as_deref().unwrap_or(""), false),
         );
+        let _ = write!(
+            out,
+            ",{},{},{},{}",
+            number(r.sent_at_ms),
+            number(r.tpot_ms),
+            number(r.itl_ms),
+            number(r.cached_tokens)
+        );
         if workload {
             let _ = write!(
                 out,
-                ",{},{},{},{}",
+                ",{},{},{}",
                 number(r.asked_input_tokens),
                 number(r.made_input_tokens),
-                number(r.asked_output_tokens),
-                number(r.cached_tokens)
+                number(r.asked_output_tokens)
             );
         }
     }

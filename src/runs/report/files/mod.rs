@@ -5,7 +5,7 @@
 mod csv;
 mod html;
 
-pub use self::csv::{csv_field, to_csv, CSV_COLUMNS, CSV_WORKLOAD_COLUMNS};
+pub use self::csv::{csv_field, to_csv, CSV_COLUMNS, CSV_TIMING_COLUMNS, CSV_WORKLOAD_COLUMNS};
 pub use self::html::to_html;
 
 use super::{ReportFiles, ReportSnapshot};
