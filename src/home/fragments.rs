@@ -100,8 +100,13 @@ fn recent_runs(home: &Home) -> impl IntoView {
         view! {
             <table class="table" id="home-runs">
                 <thead><tr>
-                    <th>"Run"</th><th>"Connector"</th><th>"Status"</th><th class="num">"Output throughput"</th>
-                    <th class="num">"TTFT p95"</th><th class="num">"Errors"</th><th>"Started (UTC)"</th>
+                    <th>"Run"</th><th>"Connector"</th><th>"Status"</th>
+                    <th class="num" title="output tokens of successful requests ÷ the first measured send → the last end">
+                        "Output throughput"</th>
+                    <th class="num" title="send → first content chunk, 95th percentile of successful requests (linear interpolation)">
+                        "TTFT p95"</th>
+                    <th class="num" title="failed measured requests, of all measured (warm-ups left out)">"Errors"</th>
+                    <th>"Started (UTC)"</th>
                 </tr></thead>
                 <tbody>{home.recent.iter().map(|run| run_row(run, home)).collect_view()}</tbody>
             </table>

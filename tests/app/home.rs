@@ -75,6 +75,17 @@ async fn a_fresh_install_offers_the_demo_first_and_lists_the_run_it_starts_with_
     for expected in [link.as_str(), "Demo run", "Demo (simulated)", "completed", &throughput, &ttft, "0.0 % of 120"] {
         assert!(row.contains(expected), "the row shows {expected}: {row}");
     }
+
+    // The demo again: its prompts start with marks of their own, so it does not measure the first one's cache.
+    let (_, again) = run_the_demo(&app, &cookie, &app.base).await;
+    let again: RunId = again.unwrap().strip_prefix("/runs/").unwrap().parse().unwrap();
+    let second = app.until_run_ended(&cookie, again).await;
+    assert!(second.snapshot.results.iter().all(|r| r.cached_tokens.is_some()), "the simulator says what it cached");
+    let cached: u64 = second.snapshot.results.iter().filter_map(|r| r.cached_tokens).sum();
+    assert_eq!(cached, 0, "no prompt token of the second demo came from the server's cache");
+    let listed = app.home_page(&cookie).await;
+    assert_eq!(listed.matches(r#"class="home-run">"#).count(), 2, "both runs listed, newest first: {listed}");
+    assert!(listed.find(&format!("/runs/{again}")) < listed.find(&link), "{listed}");
 }
 
 #[tokio::test]

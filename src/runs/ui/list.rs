@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 use leptos_router::components::A;
 
-use crate::model::iso8601_utc;
+use crate::model::utc_minute;
 use crate::model::{RunStatus, RunView};
 use crate::runs::api::{delete_run, list_runs, rename_run};
 use crate::ui::components::{ErrorBox, Layout};
@@ -80,7 +80,7 @@ fn RunRow(run: RunView) -> impl IntoView {
         _ => None,
     };
     let (model, status, requests) = (run.model.clone(), run.status.as_str(), run.total_requests);
-    let started = iso8601_utc(run.created_at_ms).replace('T', " ");
+    let started = utc_minute(run.created_at_ms);
     let row = move || {
         (!deleted.get()).then(|| view! {
             <tr class="run-row">
