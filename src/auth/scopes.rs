@@ -55,6 +55,7 @@ const RUN: &[&str] = &[
     "benchmark/once",
     "connectors/test",
     "guard/schedules/run",
+    "guard/schedules/test-email",
     "guard/schedules/test-webhook",
     "runs/cancel",
     "runs/start",

@@ -287,24 +287,65 @@ pub async fn run_schedule_now(id: ScheduleId) -> Result<ScheduleOutcome, AppErro
 
 /// `POST /api/guard/schedules/test-webhook`, `{"id"}`: sends a signed test message to the schedule's webhook now
 /// (that message alone) and answers how the attempt went (it is retried like any other if it failed). A workspace
-/// sends 5 at once, then one a minute; past that a 400 says when.
+/// sends 5 test messages (webhooks and e-mail together) at once, then one a minute; past that a 400 says when.
 #[server(prefix = "/api", endpoint = "guard/schedules/test-webhook", input = Json, output = Json)]
 pub async fn send_test_webhook(id: ScheduleId) -> Result<WebhookDelivery, AppError> {
     with_session(|state, session| async move {
         let schedule = state.store.get_schedule(session.workspace_id, id).await?;
-        let bucket = crate::rate_limit::Caller::TestMessages(session.workspace_id).key();
-        let budget = crate::guard::notify::TEST_MESSAGE_BUDGET;
-        if let Err(wait) = state.store.take_rate_token(&bucket, budget, state.clock.now_ms()).await? {
+        take_test_message_token(&state, session.workspace_id).await?;
+        Ok(state.webhooks.send_test(session.workspace_id, &schedule).await?)
+    })
+    .await
+}
+
+/// What a test e-mail did at one address.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TestMailed {
+    /// The recipient.
+    pub to: String,
+    /// The SMTP server's refusal, if it refused.
+    pub error: Option<String>,
+}
+
+/// `POST /api/guard/schedules/test-email`, `{"id"}`: sends a test e-mail now to everyone the schedule's alerts go
+/// to (its address, and the owner's confirmed one when it mails the owner) and answers what the SMTP server said
+/// for each; a 400 when e-mail is off or the schedule mails no one. Counts against the same budget as a test
+/// webhook.
+#[server(prefix = "/api", endpoint = "guard/schedules/test-email", input = Json, output = Json)]
+pub async fn send_test_email(id: ScheduleId) -> Result<Vec<TestMailed>, AppError> {
+    with_session(|state, session| async move {
+        let schedule = state.store.get_schedule(session.workspace_id, id).await?;
+        take_test_message_token(&state, session.workspace_id).await?;
+        let sent = state
+            .guard
+            .send_test_mail(session.workspace_id, &schedule)
+            .await
+            .map_err(|e| AppError::Invalid(crate::model::ValidationError::new("id", e.to_string())))?;
+        Ok(sent.into_iter().map(|(to, error)| TestMailed { to, error }).collect())
+    })
+    .await
+}
+
+/// Takes one of the workspace's test messages, or refuses saying when the next one may go.
+#[cfg(feature = "ssr")]
+async fn take_test_message_token(
+    state: &crate::state::AppState,
+    workspace: crate::model::WorkspaceId,
+) -> Result<(), AppError> {
+    let bucket = crate::rate_limit::Caller::TestMessages(workspace).key();
+    let budget = crate::guard::notify::TEST_MESSAGE_BUDGET;
+    match state.store.take_rate_token(&bucket, budget, state.clock.now_ms()).await? {
+        Ok(()) => Ok(()),
+        Err(wait) => {
             let reason = format!(
                 "test messages are limited to {} at once, then one a minute: try again in {} s",
                 budget.burst,
                 wait.as_secs().max(1)
             );
-            return Err(AppError::Invalid(crate::model::ValidationError::new("id", reason)));
+            Err(AppError::Invalid(crate::model::ValidationError::new("id", reason)))
         }
-        Ok(state.webhooks.send_test(session.workspace_id, &schedule).await?)
-    })
-    .await
+    }
 }
 
 /// `POST /api/guard/estimate`, `{"set", "connector", "cadence", "workload"?}`: requests and USD a day of a

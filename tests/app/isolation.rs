@@ -221,6 +221,7 @@ fn sweep(a: &Owned) -> Vec<(&'static str, Value, Expect)> {
         ("guard/schedules/run", json!({"id": sched}), NotFound),
         ("guard/schedules/save", json!({"id": sched, "input": schedule_input(set, conn)}), NotFound),
         ("guard/schedules/save", json!({"id": null, "input": schedule_input(set, conn)}), NotFound),
+        ("guard/schedules/test-email", json!({"id": sched}), NotFound),
         ("guard/schedules/test-webhook", json!({"id": sched}), NotFound),
         ("guard/mutes/set", json!({"schedule": sched, "threshold": null, "minutes": 5}), NotFound),
         ("guard/mutes/clear", json!({"schedule": sched, "threshold": null}), NotFound),

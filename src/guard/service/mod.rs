@@ -1,6 +1,6 @@
 //! Guard at work: the tick that claims due schedules and runs their evaluations in fair slots, pinning a baseline,
-//! acknowledging alerts, a schedule's page and saved form, its history's change points, the `/metrics` exposition
-//! and the tick hook's budget. It reads and writes through the store and applies what `judge` decides.
+//! acknowledging alerts, a schedule's page and saved form, a test e-mail to its recipients, its history's change
+//! points, the `/metrics` exposition and the tick hook's budget. It reads and writes through the store and applies what `judge` decides.
 
 mod acknowledge;
 mod exposition;
@@ -9,6 +9,7 @@ mod hook_limit;
 mod observed;
 mod pin;
 mod schedule_page;
+mod test_mail;
 mod tick;
 mod why;
 
@@ -18,6 +19,7 @@ pub use history_changes::history_changes;
 pub use hook_limit::{HookLimit, Refusal, Turn, HOOK_BUDGET, HOOK_CLIENT_BUDGET};
 pub use pin::pin_run;
 pub use schedule_page::{cost_estimate, save_schedule, schedule_detail, HISTORY};
+pub use test_mail::TestMailError;
 pub use tick::{Guard, GuardOptions, TickReport, MAX_EVALUATION_MS};
 
 /// Starts the due schedules every `interval`, and again each time an evaluation ends (its slot is free), until the

@@ -388,7 +388,7 @@ impl Guard {
 
     /// Who a schedule's alert e-mail goes to: its own address, and the owner's confirmed contact address when the
     /// schedule mails the owner (once, if they are the same).
-    async fn recipients(&self, workspace: WorkspaceId, schedule: &Schedule) -> Vec<String> {
+    pub(super) async fn recipients(&self, workspace: WorkspaceId, schedule: &Schedule) -> Vec<String> {
         let mut to: Vec<String> = schedule.input.notify.email.iter().cloned().collect();
         if schedule.input.notify.email_owner {
             match self.store.owner_contact(workspace).await {
