@@ -116,6 +116,18 @@ async fn without_smtp_a_contact_address_is_refused_with_the_reason() {
     assert_eq!(app.json(&cookie, "account/whoami", json!({})).await["emailEnabled"], false);
 }
 
+/// A schedule named `name` of `app`'s workspace `cookie`, checking `base_url` daily and mailing as `notify` says;
+/// its id.
+async fn schedule_mailing(app: &common::TestApp, cookie: &str, base_url: &str, name: &str, notify: Value) -> Value {
+    let endpoint = json!({"name": "Checkout API", "baseUrl": base_url, "model": "sim-model"});
+    let connector = app.json(cookie, "connectors/create", json!({"input": endpoint})).await["id"].clone();
+    let set = json!({"id": null, "input": {"name": name, "prompts": [{"text": "a"}], "maxTokens": 8}});
+    let set = app.json(cookie, "guard/sets/save", set).await;
+    let input = json!({"id": null, "input": {"name": name, "setId": set["id"], "connectorId": connector,
+        "cadence": "daily", "notify": notify, "thresholds": [{"metric": "p95_ms", "op": "pct_increase", "value": 20}]}});
+    app.json(cookie, "guard/schedules/save", input).await["schedule"]["id"].clone()
+}
+
 /// "Send test e-mail" on a schedule's page: a message now to each address its alerts go to, and what the SMTP
 /// server said; a schedule that mails no one, or a server without e-mail, says so instead.
 #[tokio::test]
@@ -126,50 +138,24 @@ async fn a_test_email_reaches_the_schedules_recipients_or_says_why_it_cannot() {
     let app = spawn_app_on(&db.url, |s| s.smtp = Some(smtp)).await;
     let (_, cookie) = app.session_for(&wallet_identity(WALLET)).await;
     let sim = spawn_local(SimConfig::fixed_ms(5, 1, 8)).await.unwrap();
-    let endpoint = json!({"name": "Checkout API", "baseUrl": sim.base_url(), "model": "sim-model"});
-    let connector = app.json(&cookie, "connectors/create", json!({"input": endpoint})).await["id"].clone();
-    let set = app
-        .json(
-            &cookie,
-            "guard/sets/save",
-            json!({"id": null, "input": {"name": "s", "prompts": [{"text": "a"}], "maxTokens": 8}}),
-        )
-        .await;
-    let schedule = |name: &str, notify: Value| {
-        json!({"id": null, "input": {"name": name, "setId": set["id"], "connectorId": connector, "cadence": "daily",
-            "notify": notify, "thresholds": [{"metric": "p95_ms", "op": "pct_increase", "value": 20}]}})
-    };
     let mailing =
-        app.json(&cookie, "guard/schedules/save", schedule("Mail check", json!({"email": "ops@example.com"}))).await;
-    let sent = app.json(&cookie, "guard/schedules/test-email", json!({"id": mailing["schedule"]["id"]})).await;
+        schedule_mailing(&app, &cookie, &sim.base_url(), "Mail check", json!({"email": "ops@example.com"})).await;
+    let sent = app.json(&cookie, "guard/schedules/test-email", json!({"id": mailing})).await;
     assert_eq!(sent, json!([{"to": "ops@example.com", "error": null}]));
     let message = next_message(&mut received).await;
     assert_eq!(message["to"], json!(["ops@example.com"]));
     assert_eq!(message["subject"], "latency-guard: a test message for \"Mail check\"");
 
-    let silent = app.json(&cookie, "guard/schedules/save", schedule("Quiet", json!({}))).await;
-    let (status, text) =
-        app.call("guard/schedules/test-email", json!({"id": silent["schedule"]["id"]}), Some(&cookie)).await;
+    let silent = schedule_mailing(&app, &cookie, &sim.base_url(), "Quiet", json!({})).await;
+    let (status, text) = app.call("guard/schedules/test-email", json!({"id": silent}), Some(&cookie)).await;
     assert_eq!(status, 400, "{text}");
     assert!(text.contains("this schedule e-mails no one"), "{text}");
 
     let without_mail = spawn_app().await;
     let (_, other) = without_mail.session_for(&wallet_identity(WALLET)).await;
-    let endpoint = json!({"name": "Checkout API", "baseUrl": sim.base_url(), "model": "sim-model"});
-    let connector = without_mail.json(&other, "connectors/create", json!({"input": endpoint})).await["id"].clone();
-    let set = without_mail
-        .json(
-            &other,
-            "guard/sets/save",
-            json!({"id": null, "input": {"name": "s", "prompts": [{"text": "a"}], "maxTokens": 8}}),
-        )
-        .await;
-    let input = json!({"id": null, "input": {"name": "Mail check", "setId": set["id"], "connectorId": connector,
-        "cadence": "daily", "notify": {"email": "ops@example.com"},
-        "thresholds": [{"metric": "p95_ms", "op": "pct_increase", "value": 20}]}});
-    let saved = without_mail.json(&other, "guard/schedules/save", input).await;
-    let (status, text) =
-        without_mail.call("guard/schedules/test-email", json!({"id": saved["schedule"]["id"]}), Some(&other)).await;
+    let notify = json!({"email": "ops@example.com"});
+    let saved = schedule_mailing(&without_mail, &other, &sim.base_url(), "Mail check", notify).await;
+    let (status, text) = without_mail.call("guard/schedules/test-email", json!({"id": saved}), Some(&other)).await;
     assert_eq!(status, 400, "{text}");
     assert!(text.contains("e-mail is off on this server"), "{text}");
 }

@@ -19,6 +19,7 @@ mod schedule;
 mod schedule_detail;
 mod schedule_workload;
 mod states;
+mod threshold_words;
 mod window_test;
 
 pub use answered::{AlertContext, Answered, Change, SlowRequest};
