@@ -311,10 +311,14 @@ test("a schedule picks a saved workload in its form, costs its mean lengths and 
     // Alerts to Discord: a new schedule opens once saved (only a generic webhook has a signing secret to show first).
     await page.selectOption("#schedule-receiver", "discord");
     await page.fill("#schedule-webhook", "http://127.0.0.1:9/discord-hook");
+    await page.fill("#schedule-email", "oncall@example.test");
     await page.click("#save-schedule");
     await expect(page).toHaveURL(/\/guard\/schedules\/[0-9a-f-]{36}$/);
     await expect(page.locator("#schedule-title")).toHaveText("Chat p95");
     await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+    // A schedule that mails someone offers a test e-mail; this server has no SMTP server, and the answer says so.
+    await page.click("#send-test-mail");
+    await expect(page.locator("#test-mail-result")).toContainText("e-mail is off on this server: its operator must set smtp-url");
     await expect(page.locator("#schedule-sends")).toContainText('Sends the workload "chat 40/4"');
     await expect(page.locator("#schedule-sends")).toContainText("576 requests a day, about $0.1106 a day at the workload's mean lengths");
     await page.click("#edit-schedule");

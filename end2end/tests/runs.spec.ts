@@ -248,6 +248,14 @@ test("the report list searches, renames and deletes; the table sorts, filters an
 
   await page.goto("/runs");
   await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
+  // Each run says which connector it measured and its headline figures, as the report's first cards.
+  const kept = page.locator("tr.run-row", { hasText: "Nightly list check" });
+  await expect(kept.locator("td").nth(1)).toContainText("Demo (simulated)");
+  await expect(kept.locator("td").nth(3)).toHaveText(/^\d+\.\d tok\/s$/);
+  await expect(kept.locator("td").nth(4)).toHaveText(/^\d+(\.\d+)? ms$/);
+  await expect(kept.locator("td").nth(5)).toHaveText("0.0 % of 150");
+  await page.fill("#run-search", "demo nightly");
+  await expect(page.locator("tr.run-row")).toHaveCount(1);
   await page.fill("#run-search", "scratch LIST");
   await expect(page.locator("tr.run-row")).toHaveCount(1);
   await expect(page.locator("tr.run-row")).toContainText("Scratch list check");

@@ -165,6 +165,49 @@ test("a multi-turn workload reports its figures by turn", async ({ page }) => {
   expect(files.html).toContain('<table id="by-turn" class="table">');
 });
 
+test("a saved workload opens in its form to edit, and saving replaces it", async ({ page }) => {
+  await saveWorkload(page, "chat to edit", "multiTurn", async () => {
+    await page.fill("#workload-users", "3");
+    await page.fill("#workload-turns", "4");
+    await page.selectOption("#think-kind", "uniform");
+    await page.fill("#think-ms", "200");
+    await page.fill("#think-max-ms", "900");
+    await page.selectOption("#output-kind", "logNormal");
+    await page.fill("#output-center", "40");
+    await page.fill("#output-spread", "0.5");
+  });
+  const row = page.locator("#workloads tr", { hasText: "chat to edit" });
+  await expect(row).toContainText("multi-turn: 3 conversation(s) of 4 turns");
+  // The form reads back every box as saved, under a notice that says what saving does.
+  await row.locator(".edit-workload").click();
+  await expect(page.locator("#editing-workload")).toContainText("Editing \u201cchat to edit\u201d: saving replaces it");
+  await expect(page.locator("#workload-name")).toHaveValue("chat to edit");
+  await expect(page.locator("#workload-kind")).toHaveValue("multiTurn");
+  await expect(page.locator("#workload-turns")).toHaveValue("4");
+  await expect(page.locator("#think-kind")).toHaveValue("uniform");
+  await expect(page.locator("#think-max-ms")).toHaveValue("900");
+  await expect(page.locator("#output-kind")).toHaveValue("logNormal");
+  await expect(page.locator("#output-spread")).toHaveValue("0.5");
+  await page.screenshot({ path: "test-results/workload-editing.png", fullPage: true });
+  await page.fill("#workload-users", "2");
+  await page.click("#save-workload");
+  // One workload, changed; the form is a new workload's again.
+  await expect(page.locator("#editing-workload")).toBeHidden();
+  await expect(row).toContainText("multi-turn: 2 conversation(s) of 4 turns");
+  await expect(page.locator("#workloads tbody tr", { hasText: "chat to edit" })).toHaveCount(1);
+  await expect(page.locator("#workload-kind")).toHaveValue("synthetic");
+  await expect(page.locator("#workload-name")).toHaveValue("");
+  // A bad edit is refused by name and changes nothing; Cancel leaves the saved workload as it was.
+  await row.locator(".edit-workload").click();
+  await page.fill("#workload-turns", "0");
+  await page.click("#save-workload");
+  await expect(page.locator("#workload-form .error")).toContainText("workload.turns");
+  await page.click("#cancel-edit");
+  await expect(page.locator("#editing-workload")).toBeHidden();
+  await page.reload();
+  await expect(page.locator("#workloads tr", { hasText: "chat to edit" })).toContainText("2 conversation(s) of 4 turns");
+});
+
 test("an uploaded dataset is checked, listed with its lengths, and sent row by row", async ({ page }) => {
   await page.goto("/workloads");
   await expect(page.locator(".frame")).toHaveAttribute("data-hydrated", "true");
@@ -235,6 +278,12 @@ test("a ShareGPT upload skips conversations with nothing to send and can ask the
     await page.fill("#workload-requests", "3");
     await page.check("#workload-recorded-outputs");
   });
+  // Edited, a dataset workload shows its dataset and its choice again.
+  await page.locator("#workloads tr", { hasText: "sharegpt" }).locator(".edit-workload").click();
+  await expect(page.locator("#workload-dataset option:checked")).toHaveText("sharegpt.json (3 rows)");
+  await expect(page.locator("#workload-recorded-outputs")).toBeChecked();
+  await page.click("#cancel-edit");
+  await expect(page.locator("#workload-recorded-outputs")).not.toBeChecked();
   await runWorkload(page, "sharegpt", 3);
   await expect(page.locator("#workload-spec")).toContainText("sharegpt.json (uploaded, json, 3 rows; 2 skipped, no human turn)");
   await expect(page.locator("#workload-spec")).toContainText("else its recorded answer's length");

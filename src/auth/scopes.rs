@@ -34,6 +34,7 @@ const READ: &[&str] = &[
     "runs/export",
     "runs/iterations",
     "runs/list",
+    "runs/listing",
     "runs/page",
     "runs/report",
     "runs/scatter",
@@ -49,6 +50,7 @@ const READ: &[&str] = &[
     "sweeps/page",
     "workloads/choices",
     "workloads/list",
+    "workloads/page",
 ];
 
 const RUN: &[&str] = &[
@@ -57,6 +59,7 @@ const RUN: &[&str] = &[
     "guard/schedules/run",
     "guard/schedules/test-email",
     "guard/schedules/test-webhook",
+    "runs/begin",
     "runs/cancel",
     "runs/start",
     "speclab/ab/cancel",
@@ -92,6 +95,7 @@ const ADMIN: &[&str] = &[
     "sweeps/delete",
     "workloads/delete",
     "workloads/save",
+    "workloads/save-form",
 ];
 
 const BROWSER: &[&str] = &["account/sign-out-everywhere", "tokens/create", "tokens/list", "tokens/revoke"];

@@ -8,8 +8,8 @@ use crate::guard::model::Schedule;
 use crate::home::model::Step;
 use crate::home::service::Home;
 use crate::model::utc_minute as when;
-use crate::model::{RunStatus, RunView};
-use crate::report::ms;
+use crate::model::RunView;
+use crate::runs::report::RunListing;
 use crate::wire::ServerHtml;
 
 /// Where the first step's button sends its form (`server::routes::demo_run`).
@@ -123,25 +123,16 @@ fn recent_runs(home: &Home) -> impl IntoView {
 }
 
 fn run_row(run: &RunView, home: &Home) -> impl IntoView {
-    let connector = home.connector_names.get(&run.plan.connector_id).cloned().unwrap_or_else(|| run.model.clone());
-    let (throughput, ttft, errors) = match (&run.headline, run.status) {
-        (Some(h), _) => (
-            h.output_tok_per_sec.map_or("—".into(), |t| format!("{t:.1} tok/s")),
-            h.ttft_p95_ms.map_or("—".into(), ms),
-            format!("{:.1} % of {}", h.error_rate() * 100.0, h.measured),
-        ),
-        (None, RunStatus::Running) => ("running…".into(), String::new(), String::new()),
-        (None, _) => ("—".into(), "—".into(), "—".into()),
-    };
+    let row = RunListing::of(run, home.connector_names.get(&run.plan.connector_id).map(String::as_str));
     view! {
-        <tr class="home-run" data-status=run.status.as_str()>
-            <td class="run-title"><a href=format!("/runs/{}", run.id)>{run.title.clone()}</a></td>
-            <td data-label="Connector">{connector}</td>
-            <td data-label="Status"><span class=format!("status {}", run.status.as_str())>{run.status.as_str()}</span></td>
-            <td class="num" data-label="Output throughput">{throughput}</td>
-            <td class="num" data-label="TTFT p95">{ttft}</td>
-            <td class="num" data-label="Errors">{errors}</td>
-            <td data-label="Started (UTC)">{when(run.created_at_ms)}</td>
+        <tr class="home-run" data-status=row.status.as_str()>
+            <td class="run-title"><a href=format!("/runs/{}", row.id)>{row.title}</a></td>
+            <td data-label="Connector">{row.connector}</td>
+            <td data-label="Status"><span class=format!("status {}", row.status.as_str())>{row.status.as_str()}</span></td>
+            <td class="num" data-label="Output throughput">{row.output_throughput}</td>
+            <td class="num" data-label="TTFT p95">{row.ttft_p95}</td>
+            <td class="num" data-label="Errors">{row.errors}</td>
+            <td data-label="Started (UTC)">{row.started}</td>
         </tr>
     }
 }

@@ -167,6 +167,33 @@ async fn an_uploaded_dataset_is_listed_run_by_a_saved_workload_and_kept_per_work
         );
         assert_eq!(snapshot["workload"]["spec"]["file"]["path"], "chats.jsonl");
 
+        // The workloads page offers the saved workload to its form, every box filled; the form's text, changed and
+        // sent back, replaces it; a box typed wrong is refused by its name and changes nothing.
+        let shelf = app.json(&cookie, "workloads/page", json!({})).await;
+        assert_eq!(shelf["datasets"][0]["choice"]["name"], "chats.jsonl");
+        let mut fields = shelf["workloads"][0]["fields"].clone();
+        assert_eq!(
+            (&fields["name"], &fields["kind"], &fields["requests"], &fields["output"]["tokens"]),
+            (&json!("chats"), &json!("dataset"), &json!("4"), &json!("2")),
+            "{fields}"
+        );
+        assert_eq!(fields["dataset"]["id"], dataset["id"]);
+        let edit = |fields: &Value| json!({"id": saved["id"], "fields": fields});
+        fields["requests"] = json!("3");
+        let (status, reply) = app.call("workloads/save-form", edit(&fields), Some(&cookie)).await;
+        assert_eq!((status, reply.as_str()), (200, saved["id"].to_string().as_str()));
+        fields["output"] =
+            json!({"kind": "uniform", "tokens": "2", "min": "two", "max": "4", "center": "2", "spread": "1"});
+        let (status, reply) = app.call("workloads/save-form", edit(&fields), Some(&cookie)).await;
+        assert_eq!(status, 400, "{reply}");
+        assert!(reply.contains("workload.output.min") && reply.contains(r#"\"two\" is not a valid number"#), "{reply}");
+        let kept = app.json(&cookie, "workloads/list", json!({})).await;
+        assert_eq!(kept.as_array().unwrap().len(), 1, "replaced, not added: {kept}");
+        assert_eq!(
+            (&kept[0]["spec"]["requests"], &kept[0]["spec"]["output"]),
+            (&json!(3), &json!({"kind": "fixed", "tokens": 2}))
+        );
+
         // Another workspace finds neither the dataset nor a workload naming it.
         let (_, other) = app.session_for("someone else").await;
         assert!(listed(&app, &other).await.is_empty());

@@ -98,6 +98,12 @@ fn workload_input() -> Value {
                                           "input": {"kind": "fixed", "tokens": 8}, "output": {"kind": "fixed", "tokens": 2}}})
 }
 
+/// The workload form's boxes for a new workload, as the browser sends them.
+fn typed_workload() -> Value {
+    let typed = latency_guard::workload::model::WorkloadFields { name: "taken".into(), ..Default::default() };
+    serde_json::to_value(typed).unwrap()
+}
+
 fn connector_input(base_url: &str) -> Value {
     json!({"name": "A-endpoint", "baseUrl": base_url, "model": "sim-model", "apiKey": A_KEY})
 }
@@ -245,10 +251,12 @@ fn sweep(a: &Owned) -> Vec<(&'static str, Value, Expect)> {
         ("runs/iterations", json!({"id": run, "query": {"page": 1, "pageSize": 10}}), NotFound),
         ("runs/table", json!({"id": run, "query": {"page": 0}}), NotFound),
         ("runs/list", json!({}), OwnOnly),
+        ("runs/listing", json!({}), OwnOnly),
         ("runs/rename", json!({"id": run, "title": "taken"}), NotFound),
         ("runs/export", json!({"id": run}), NotFound),
         ("runs/report", json!({"id": run}), NotFound),
         ("runs/start", plan(conn), NotFound),
+        ("runs/begin", plan(conn), NotFound),
         ("runs/view", json!({"id": run}), NotFound),
         ("runs/page", json!({"id": run}), NotFound),
         ("runs/scatter", json!({"id": run}), NotFound),
@@ -274,7 +282,9 @@ fn sweep(a: &Owned) -> Vec<(&'static str, Value, Expect)> {
         ("workloads/delete", json!({"id": a.workload}), NotFound),
         ("workloads/choices", json!({}), OwnOnly),
         ("workloads/list", json!({}), OwnOnly),
+        ("workloads/page", json!({}), OwnOnly),
         ("workloads/save", json!({"id": a.workload, "input": workload_input()}), NotFound),
+        ("workloads/save-form", json!({"id": a.workload, "fields": typed_workload()}), NotFound),
         // A's saved workload named by a run (with B's own connector: `runs.rs`, a saved workload's run).
         ("runs/start", with_workload(plan(conn), &a.workload), NotFound),
         ("tokens/list", json!({}), TokenManagement(200)),
@@ -337,6 +347,9 @@ async fn a_is_intact(app: &TestApp, a: &Owned) {
     assert_eq!(app.json(c, "workloads/list", json!({})).await[0]["name"], "A-workload");
     assert_eq!(app.json(c, "workloads/choices", json!({})).await[0]["name"], "A-workload");
     assert_eq!(app.json(c, "datasets/list", json!({})).await[0]["choice"]["name"], "A-dataset.jsonl");
+    let shelf = app.json(c, "workloads/page", json!({})).await;
+    assert_eq!(shelf["workloads"][0]["choice"]["name"], "A-workload");
+    assert_eq!(shelf["datasets"][0]["choice"]["name"], "A-dataset.jsonl");
     let tokens = app.json(c, "tokens/list", json!({})).await;
     assert_eq!((tokens.as_array().unwrap().len(), tokens[0]["state"].as_str()), (1, Some("active")));
     let shared = client()

@@ -224,6 +224,18 @@ async fn a_closed_loop_run_streams_progress_and_ends_in_a_report_with_honest_not
 
     let (_, list) = app.call("runs/list", json!({}), Some(&cookie)).await;
     assert_eq!(serde_json::from_str::<Value>(&list).unwrap()[0]["status"], "completed");
+    // The runs page's list: the connector by name and the report's headline figures, in words.
+    let listed = &app.json(&cookie, "runs/listing", json!({})).await[0];
+    let output = report["summary"]["outputTokPerSec"].as_f64().unwrap();
+    let ttft = report["summary"]["ttft"]["p95"].as_f64().unwrap();
+    assert_eq!(
+        (&listed["id"], &listed["connector"], &listed["status"]),
+        (&json!(run), &json!("sim"), &json!("completed")),
+        "{listed}"
+    );
+    assert_eq!(listed["outputThroughput"], format!("{output:.1} tok/s"));
+    assert_eq!(listed["ttftP95"], latency_guard::report::ms(ttft));
+    assert_eq!(listed["errors"], "0.0 % of 10");
     // Replies travel compressed to clients that accept it.
     let compressed = common::client()
         .post(format!("{}/api/runs/view", app.base))

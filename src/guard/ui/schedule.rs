@@ -1,13 +1,13 @@
-//! `/guard/schedules/:id`: a schedule's baseline (pin a completed run), Run now, pause and resume, Send test, the
-//! history chart, every evaluation with why it did or did not alert, and the webhook delivery log. Its form is
-//! `/guard/schedules/:id/settings` (`guard_schedule_form`).
+//! `/guard/schedules/:id`: a schedule's baseline (pin a completed run), Run now, pause and resume, Send test (webhook
+//! or e-mail), the history chart, every evaluation with why it did or did not alert, and the webhook delivery log.
+//! Its form is `/guard/schedules/:id/settings` (`guard_schedule_form`).
 
 use leptos::prelude::*;
 use leptos_router::hooks::{use_navigate, use_params_map};
 
 use crate::guard::api::{
-    delete_schedule, enable_schedule, get_schedule_page, pin_baseline, run_schedule_now, send_test_webhook,
-    SchedulePage as SchedulePageView,
+    delete_schedule, enable_schedule, get_schedule_page, pin_baseline, run_schedule_now, send_test_email,
+    send_test_webhook, SchedulePage as SchedulePageView,
 };
 use crate::model::{RunId, ScheduleId};
 use crate::ui::components::{alert_badge, ErrorBox, Layout, ServerPart};
@@ -110,6 +110,18 @@ fn ScheduleView(page: SchedulePageView, refresh: RwSignal<u32>, notice: RwSignal
             None => (format!("Test message not delivered: {}", d.last_error.unwrap_or_default()), true, vec![]),
         }));
     });
+    let test_mail = Action::new(move |_: &()| async move {
+        let result = send_test_email(id).await;
+        reload(Notice::of("test-mail-result", result, |sent| {
+            let failed = sent.iter().any(|m| m.error.is_some());
+            let lines = sent.into_iter().map(|m| match m.error {
+                None => format!("{}: accepted by the mail server", m.to),
+                Some(e) => format!("{}: refused — {e}", m.to),
+            });
+            let text = if failed { "Test e-mail not sent to every address:" } else { "Test e-mail sent:" };
+            (text.to_string(), failed, lines.collect())
+        }));
+    });
     let chosen = RwSignal::new(first_pinnable.map(|r| r.to_string()).unwrap_or_default());
     let pin = Action::new(move |_: &()| {
         let run = chosen.get_untracked().parse::<RunId>();
@@ -131,6 +143,7 @@ fn ScheduleView(page: SchedulePageView, refresh: RwSignal<u32>, notice: RwSignal
         }
     });
     let has_webhook = schedule.input.notify.webhook_url.is_some();
+    let mails = schedule.input.notify.email.is_some() || schedule.input.notify.email_owner;
     view! {
         <ServerPart html=header/>
         <div class="actions">
@@ -140,6 +153,7 @@ fn ScheduleView(page: SchedulePageView, refresh: RwSignal<u32>, notice: RwSignal
             <button type="button" id="toggle-schedule" on:click=move |_| { toggle.dispatch(()); }>{if enabled { "Pause" } else { "Resume" }}</button>
             <a id="edit-schedule" class="button" href=format!("/guard/schedules/{id}/settings")>"Settings"</a>
             {has_webhook.then(|| view! { <button type="button" id="send-test" on:click=move |_| { test.dispatch(()); }>"Send test webhook"</button> })}
+            {mails.then(|| view! { <button type="button" id="send-test-mail" on:click=move |_| { test_mail.dispatch(()); }>"Send test e-mail"</button> })}
             <Show when=move || !confirming.get() fallback=move || view! {
                 <span class="confirm">"Delete this schedule, its evaluations and alerts? "
                     <button type="button" id="confirm-delete" class="danger" on:click=move |_| { remove.dispatch(()); }>"Delete"</button>

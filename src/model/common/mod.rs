@@ -10,5 +10,5 @@ pub use ids::{
     AbTestId, AlertId, ApiTokenId, BaselineId, BenchmarkSetId, ConnectorId, DatasetId, EvaluationId, RunId, ScheduleId,
     SweepId, WorkloadId, WorkspaceId,
 };
-pub use text::{display_name, is_one_email_address, prompt_text, trim_number};
+pub use text::{display_name, is_one_email_address, prompt_text, trim_number, typed_number};
 pub use time::{iso8601_utc, utc_minute, utc_second};

@@ -17,6 +17,11 @@ fn is_direction_override(c: char) -> bool {
     matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
+/// The number typed in `field`, or a refusal that names the field and quotes what was typed.
+pub fn typed_number<T: std::str::FromStr>(raw: &str, field: &str) -> Result<T, ValidationError> {
+    raw.trim().parse().map_err(|_| ValidationError::new(field, format!("{:?} is not a valid number", raw.trim())))
+}
+
 /// A name or title: trimmed, 1 to `max_chars` characters, something visible, no control characters.
 pub fn display_name(raw: &str, field: &str, max_chars: usize) -> Result<String, ValidationError> {
     let text = raw.trim_matches(is_invisible);

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::AppError;
 use crate::model::{Checked, RunId, RunPlanInput, RunProgress, RunStatus, RunView};
 use crate::runs::report::{
-    CompactExport, IterationPage, ReportPage, ReportSnapshot, ReportView, TablePage, TableQuery,
+    CompactExport, IterationPage, ReportPage, ReportSnapshot, ReportView, RunListing, TablePage, TableQuery,
 };
 use crate::stats::RunSummary;
 use crate::wire::Json;
@@ -50,10 +50,30 @@ pub async fn start_run(input: Checked<RunPlanInput>) -> Result<RunView, AppError
     with_session(|state, session| async move { Ok(state.runs.start(session.workspace_id, input.0).await?) }).await
 }
 
+/// `POST /api/runs/begin`, `{"input": RunPlanInput}`: what `runs/start` does, answering only the new run's id (what
+/// the new-run form needs to open its report).
+#[server(prefix = "/api", endpoint = "runs/begin", input = Json, output = Json)]
+pub async fn begin_run(input: Checked<RunPlanInput>) -> Result<RunId, AppError> {
+    with_session(|state, session| async move { Ok(state.runs.start(session.workspace_id, input.0).await?.id) }).await
+}
+
 /// `POST /api/runs/list`, `{}`: the workspace's runs, newest first.
 #[server(prefix = "/api", endpoint = "runs/list", input = Json, output = Json)]
 pub async fn list_runs() -> Result<Vec<RunView>, AppError> {
     with_session(|state, session| async move { Ok(state.store.list_runs(session.workspace_id).await?) }).await
+}
+
+/// `POST /api/runs/listing`, `{}`: the workspace's runs as the runs page lists them, newest first — each with its
+/// connector's name and its headline figures in words (`runs/list` has every run's plan, for scripts).
+#[server(prefix = "/api", endpoint = "runs/listing", input = Json, output = Json)]
+pub async fn list_run_listings() -> Result<Vec<RunListing>, AppError> {
+    with_session(|state, session| async move {
+        let names: std::collections::HashMap<_, _> =
+            state.store.list_connectors(session.workspace_id).await?.into_iter().map(|c| (c.id, c.name)).collect();
+        let runs = state.store.list_runs(session.workspace_id).await?;
+        Ok(runs.iter().map(|run| RunListing::of(run, names.get(&run.plan.connector_id).map(String::as_str))).collect())
+    })
+    .await
 }
 
 /// `POST /api/runs/report`, `{"id"}`: the run, its summary and its report snapshot (so far, while it runs).

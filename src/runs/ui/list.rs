@@ -1,25 +1,19 @@
-//! `/runs`: every report of the workspace, newest first: search by title or model, rename, delete (after a
-//! confirmation), and pick two to compare.
+//! `/runs`: every report of the workspace, newest first, with its connector and headline figures (as the server
+//! words them): search by title, model or connector, rename, delete (after a confirmation), and pick two to compare.
 
 use leptos::prelude::*;
 use leptos_router::components::A;
 
-use crate::model::utc_minute;
-use crate::model::{RunStatus, RunView};
-use crate::runs::api::{delete_run, list_runs, rename_run};
+use crate::model::RunStatus;
+use crate::runs::api::{delete_run, list_run_listings, rename_run};
+use crate::runs::report::RunListing;
 use crate::ui::components::{ErrorBox, Layout};
 use crate::ui::hooks::resource;
-
-/// Whether `run` matches a search: every word of `search` in its title or model, ignoring case.
-pub fn matches_search(run: &RunView, search: &str) -> bool {
-    let haystack = format!("{} {}", run.title, run.model).to_lowercase();
-    search.to_lowercase().split_whitespace().all(|word| haystack.contains(word))
-}
 
 /// The runs page.
 #[component]
 pub fn RunsPage() -> impl IntoView {
-    let runs = resource(|| (), |_| list_runs());
+    let runs = resource(|| (), |_| list_run_listings());
     let search = RwSignal::new(String::new());
     view! {
         <Layout title="Runs">
@@ -27,7 +21,7 @@ pub fn RunsPage() -> impl IntoView {
             <div class="actions">
                 <A href="/runs/new" attr:id="new-run" attr:class="button primary">"New run"</A>
                 <A href="/compare" attr:id="compare-runs" attr:class="button">"Compare two runs"</A>
-                <input type="search" id="run-search" placeholder="Search by title or model" bind:value=search/>
+                <input type="search" id="run-search" placeholder="Title, model or connector" aria-label="Search runs by title, model or connector" bind:value=search/>
             </div>
             <Suspense fallback=|| view! { <p>"Loading runs…"</p> }>
                 {move || Suspend::new(async move {
@@ -36,11 +30,17 @@ pub fn RunsPage() -> impl IntoView {
                         Ok(list) if list.is_empty() => view! { <p id="no-runs">"No runs yet: New run starts one, or the home page's " <A href="/">"Run the demo"</A> " in one click."</p> }.into_any(),
                         Ok(list) => view! {
                             <table id="runs" class="table">
-                                <thead><tr><th>"Title"</th><th>"Model"</th><th>"Status"</th><th>"Requests"</th><th>"Started (UTC)"</th><th></th></tr></thead>
+                                <thead><tr>
+                                    <th>"Title"</th><th>"Connector · model"</th><th>"Status"</th>
+                                    <th class="num" title="output tokens of successful requests ÷ the first measured send → the last end">"Output throughput"</th>
+                                    <th class="num" title="send → first content chunk, 95th percentile of successful requests (linear interpolation)">"TTFT p95"</th>
+                                    <th class="num" title="failed measured requests, of all measured (warm-ups left out)">"Errors"</th>
+                                    <th>"Started (UTC)"</th><th></th>
+                                </tr></thead>
                                 <tbody>{list.into_iter().map(|run| {
                                     let shown = {
                                         let run = run.clone();
-                                        move || matches_search(&run, &search.get())
+                                        move || run.matches(&search.get())
                                     };
                                     view! { <Show when=shown><RunRow run=run.clone()/></Show> }
                                 }).collect_view()}</tbody>
@@ -54,7 +54,7 @@ pub fn RunsPage() -> impl IntoView {
 }
 
 #[component]
-fn RunRow(run: RunView) -> impl IntoView {
+fn RunRow(run: RunListing) -> impl IntoView {
     let id = run.id;
     let title = RwSignal::new(run.title.clone());
     let editing = RwSignal::new(false);
@@ -79,12 +79,12 @@ fn RunRow(run: RunView) -> impl IntoView {
         (Some(Err(e)), _) | (_, Some(Err(e))) => Some(view! { <ErrorBox message=e.to_string()/> }),
         _ => None,
     };
-    let (model, status, requests) = (run.model.clone(), run.status.as_str(), run.total_requests);
-    let started = utc_minute(run.created_at_ms);
+    let RunListing { connector, model, status, output_throughput, ttft_p95, errors, started, .. } = run;
+    let status = status.as_str();
     let row = move || {
         (!deleted.get()).then(|| view! {
             <tr class="run-row">
-                <td>
+                <td class="run-title">
                     {move || if editing.get() {
                         view! {
                             <form class="rename" on:submit=move |ev| { ev.prevent_default(); rename.dispatch(draft.get_untracked()); }>
@@ -98,10 +98,13 @@ fn RunRow(run: RunView) -> impl IntoView {
                     }}
                     {failure}
                 </td>
-                <td class="mono">{model.clone()}</td>
-                <td><span class=format!("status {status}")>{status}</span></td>
-                <td>{requests}</td>
-                <td>{started.clone()}</td>
+                <td data-label="Connector · model">
+                    <span>{connector.clone()}<br/><span class="mono muted">{model.clone()}</span></span></td>
+                <td data-label="Status"><span class=format!("status {status}")>{status}</span></td>
+                <td class="num" data-label="Output throughput">{output_throughput.clone()}</td>
+                <td class="num" data-label="TTFT p95">{ttft_p95.clone()}</td>
+                <td class="num" data-label="Errors">{errors.clone()}</td>
+                <td data-label="Started (UTC)">{started.clone()}</td>
                 <td class="row-actions">
                     <button type="button" class="link rename-run" on:click=move |_| { draft.set(title.get_untracked()); editing.set(true); }>"Rename"</button>
                     {move || match (running, confirming.get()) {
@@ -121,21 +124,4 @@ fn RunRow(run: RunView) -> impl IntoView {
         }.into_any())
     };
     view! { {row} }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::fixtures::{completed_run, plan_input};
-    use crate::model::RunPlanInput;
-
-    #[test]
-    fn search_matches_every_word_in_title_or_model_ignoring_case() {
-        let input = RunPlanInput { title: Some("Support bot before deploy".into()), ..plan_input(&["p"], 8, 1) };
-        let run = completed_run(input, "gpt-4o-mini");
-        assert!(matches_search(&run, ""));
-        assert!(matches_search(&run, "SUPPORT deploy"));
-        assert!(matches_search(&run, "4o-mini before"), "model and title words together");
-        assert!(!matches_search(&run, "support after"));
-    }
 }

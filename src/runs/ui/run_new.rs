@@ -9,7 +9,7 @@ use crate::error::AppError;
 use crate::model::{
     Agent, Checked, ConnectionPolicy, ConnectorId, LoadMode, PromptHeads, RunPlanInput, ValidationError,
 };
-use crate::runs::api::start_run;
+use crate::runs::api::begin_run;
 use crate::ui::components::{invalid, number, Layout, SubmitRow};
 use crate::ui::hooks::resource;
 use crate::workload::api::workload_choices;
@@ -97,12 +97,12 @@ pub fn NewRunPage() -> impl IntoView {
     };
     let start = Action::new(|plan: &Result<RunPlanInput, AppError>| {
         let plan = plan.clone();
-        async move { start_run(Checked(plan?)).await }
+        async move { begin_run(Checked(plan?)).await }
     });
     let navigate = use_navigate();
     Effect::new(move |_| {
-        if let Some(Ok(run)) = start.value().get() {
-            navigate(&format!("/runs/{}", run.id), Default::default());
+        if let Some(Ok(id)) = start.value().get() {
+            navigate(&format!("/runs/{id}"), Default::default());
         }
     });
     // A workload's requests replace the prompts and their iterations.

@@ -14,7 +14,7 @@ pub fn invalid(field: &str, reason: String) -> AppError {
 
 /// The number typed in `field`.
 pub fn number<T: std::str::FromStr>(raw: &str, field: &str) -> Result<T, AppError> {
-    raw.trim().parse().map_err(|_| invalid(field, format!("{:?} is not a valid number", raw.trim())))
+    crate::model::typed_number(raw, field).map_err(AppError::Invalid)
 }
 
 /// The submit button `id` reading `label` ("Starting…" while `pending`) and the refusal `error`, if any.

@@ -5,4 +5,6 @@ pub mod datasets;
 pub mod workloads;
 
 pub use datasets::{delete_dataset, list_datasets};
-pub use workloads::{delete_workload, list_workloads, save_workload, workload_choices};
+pub use workloads::{
+    delete_workload, get_workload_shelf, list_workloads, save_workload, save_workload_form, workload_choices,
+};

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::Workload;
 use crate::model::{ValidationError, WorkloadId};
+use crate::workload::model::WorkloadFields;
 
 /// The longest name of a saved workload.
 pub const MAX_WORKLOAD_NAME_CHARS: usize = 100;
@@ -64,6 +65,33 @@ impl From<SavedWorkload> for WorkloadChoice {
     fn from(saved: SavedWorkload) -> Self {
         Self { id: saved.id, name: saved.name, summary: saved.spec.describe() }
     }
+}
+
+/// A saved workload as the workloads page lists it: in words, and in its form's boxes to edit it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EditableWorkload {
+    /// Its id, name and every parameter in words.
+    pub choice: WorkloadChoice,
+    /// The form's boxes holding it; `None` when the form cannot show it (see [`WorkloadFields::of`]).
+    pub fields: Option<WorkloadFields>,
+}
+
+impl From<SavedWorkload> for EditableWorkload {
+    fn from(saved: SavedWorkload) -> Self {
+        let fields = WorkloadFields::of(&saved.name, &saved.spec);
+        Self { choice: WorkloadChoice::from(saved), fields }
+    }
+}
+
+/// What the workloads page shows: the saved workloads and the uploaded datasets, read in one call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkloadShelf {
+    /// The saved workloads by name.
+    pub workloads: Vec<EditableWorkload>,
+    /// The uploaded datasets by name.
+    pub datasets: Vec<super::DatasetListing>,
 }
 
 #[cfg(test)]

@@ -8,14 +8,14 @@ use crate::ui::browser_error::BrowserError;
 use crate::ui::components::{ErrorBox, ServerPart};
 use crate::wire::JsonWire;
 use crate::workload::api::delete_dataset;
-use crate::workload::model::DatasetListing;
+use crate::workload::model::{DatasetListing, WorkloadShelf};
 
-/// The datasets as the page lists them.
-pub type Datasets = Resource<Result<Vec<DatasetListing>, AppError>, JsonWire>;
+/// The workloads page's saved workloads and datasets, read in one call.
+pub type Shelf = Resource<Result<WorkloadShelf, AppError>, JsonWire>;
 
 /// The panel; `changed` goes up by one when the list changes (an upload, a deletion).
 #[component]
-pub fn DatasetsPanel(datasets: Datasets, changed: RwSignal<u32>) -> impl IntoView {
+pub fn DatasetsPanel(shelf: Shelf, changed: RwSignal<u32>) -> impl IntoView {
     let file = NodeRef::<leptos::html::Input>::new();
     let upload = Action::new_local(move |_: &()| send(file));
     Effect::new(move |_| {
@@ -38,7 +38,7 @@ pub fn DatasetsPanel(datasets: Datasets, changed: RwSignal<u32>) -> impl IntoVie
             {move || upload.value().get().and_then(Result::err).map(|error| view! { <ErrorBox message=error.to_string()/> })}
             <Transition fallback=|| view! { <p>"Loading datasets…"</p> }>
                 {move || Suspend::new(async move {
-                    match datasets.await {
+                    match shelf.await.map(|shelf| shelf.datasets) {
                         Err(e) => view! { <ErrorBox message=e.to_string()/> }.into_any(),
                         Ok(list) if list.is_empty() => view! { <p class="muted" id="no-datasets">"No datasets yet: upload a file of prompts above, and a workload can send it row by row."</p> }.into_any(),
                         Ok(list) => view! {

@@ -1,14 +1,13 @@
 //! A token length's fields in the workload form: how it is drawn (fixed, uniform, normal or log-normal; an
-//! empirical histogram is given in a workload file or through the API) and its parameters, read into a
-//! [`LengthDist`]. The server checks the distribution again and names the field when it refuses one.
+//! empirical histogram is given in a workload file or through the API) and its parameters, each a box whose text
+//! is a [`LengthText`] (read into a distribution by the model). The server checks the distribution again and names
+//! the field when it refuses one.
 
 use leptos::prelude::*;
 
-use crate::error::AppError;
-use crate::model::LengthDist;
-use crate::ui::components::number;
+use crate::workload::model::LengthText;
 
-/// The fields of one length, as typed.
+/// The boxes of one length, each the text typed in it.
 #[derive(Clone, Copy)]
 pub struct LengthFields {
     kind: RwSignal<String>,
@@ -22,40 +21,39 @@ pub struct LengthFields {
 }
 
 impl LengthFields {
-    /// A fixed length of `tokens`, with a range around it ready for the other shapes.
-    pub fn fixed(tokens: u32) -> Self {
-        let text = |n: u32| RwSignal::new(n.to_string());
+    /// The boxes holding `text`.
+    pub fn new(text: &LengthText) -> Self {
+        let boxed = |v: &String| RwSignal::new(v.clone());
         Self {
-            kind: RwSignal::new("fixed".into()),
-            tokens: text(tokens),
-            min: text((tokens / 2).max(1)),
-            max: text(tokens * 2),
-            center: text(tokens),
-            spread: RwSignal::new(if tokens > 1 { (tokens / 4).max(1).to_string() } else { "1".into() }),
+            kind: boxed(&text.kind),
+            tokens: boxed(&text.tokens),
+            min: boxed(&text.min),
+            max: boxed(&text.max),
+            center: boxed(&text.center),
+            spread: boxed(&text.spread),
         }
     }
 
-    /// The distribution typed; `field` names it in a refusal (`workload.input`).
-    pub fn read(self, field: &str) -> Result<LengthDist, AppError> {
-        let at = |name: &str| format!("{field}.{name}");
-        let min = || number(&self.min.get_untracked(), &at("min"));
-        let max = || number(&self.max.get_untracked(), &at("max"));
-        Ok(match self.kind.get_untracked().as_str() {
-            "uniform" => LengthDist::Uniform { min: min()?, max: max()? },
-            "normal" => LengthDist::Normal {
-                mean: number(&self.center.get_untracked(), &at("mean"))?,
-                sd: number(&self.spread.get_untracked(), &at("sd"))?,
-                min: min()?,
-                max: max()?,
-            },
-            "logNormal" => LengthDist::LogNormal {
-                median: number(&self.center.get_untracked(), &at("median"))?,
-                sigma: number(&self.spread.get_untracked(), &at("sigma"))?,
-                min: min()?,
-                max: max()?,
-            },
-            _ => LengthDist::Fixed { tokens: number(&self.tokens.get_untracked(), &at("tokens"))? },
-        })
+    /// What the boxes hold now.
+    pub fn text(self) -> LengthText {
+        LengthText {
+            kind: self.kind.get_untracked(),
+            tokens: self.tokens.get_untracked(),
+            min: self.min.get_untracked(),
+            max: self.max.get_untracked(),
+            center: self.center.get_untracked(),
+            spread: self.spread.get_untracked(),
+        }
+    }
+
+    /// Puts `text` in the boxes.
+    pub fn fill(self, text: LengthText) {
+        self.kind.set(text.kind);
+        self.tokens.set(text.tokens);
+        self.min.set(text.min);
+        self.max.set(text.max);
+        self.center.set(text.center);
+        self.spread.set(text.spread);
     }
 }
 

@@ -8,7 +8,7 @@ mod page;
 mod workload_form;
 mod workload_picker;
 
-pub use datasets_panel::{Datasets, DatasetsPanel};
+pub use datasets_panel::{DatasetsPanel, Shelf};
 pub use page::WorkloadsPage;
 pub use workload_form::WorkloadForm;
 pub use workload_picker::{picked_workload, prompts_and_iterations, WorkloadPicker};

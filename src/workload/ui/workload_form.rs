@@ -4,13 +4,12 @@
 
 use leptos::prelude::*;
 
-use super::datasets_panel::Datasets;
+use super::datasets_panel::Shelf;
 use super::length_fields::{LengthFields, LengthInputs};
-use crate::error::AppError;
-use crate::model::{Checked, ThinkTime, Workload, WorkloadFile};
-use crate::ui::components::{invalid, number, SubmitRow};
-use crate::workload::api::save_workload;
-use crate::workload::model::{DatasetChoice, WorkloadInput};
+use crate::model::{Checked, WorkloadId};
+use crate::ui::components::SubmitRow;
+use crate::workload::api::save_workload_form;
+use crate::workload::model::{DatasetChoice, ThinkText, WorkloadFields};
 
 /// A multi-turn user's think time, as typed.
 #[derive(Clone, Copy)]
@@ -20,25 +19,10 @@ struct ThinkFields {
     max_ms: RwSignal<String>,
 }
 
-impl ThinkFields {
-    fn read(self) -> Result<ThinkTime, AppError> {
-        let ms = || number(&self.ms.get_untracked(), "workload.think.ms");
-        Ok(match self.kind.get_untracked().as_str() {
-            "uniform" => ThinkTime::Uniform {
-                min_ms: number(&self.ms.get_untracked(), "workload.think.minMs")?,
-                max_ms: number(&self.max_ms.get_untracked(), "workload.think.maxMs")?,
-            },
-            "exponential" => {
-                ThinkTime::Exponential { mean_ms: number(&self.ms.get_untracked(), "workload.think.meanMs")? }
-            }
-            _ => ThinkTime::Fixed { ms: ms()? },
-        })
-    }
-}
-
-/// Every field of the form.
+/// Every box of the form, each the text typed in it.
 #[derive(Clone, Copy)]
 struct Fields {
+    name: RwSignal<String>,
     /// The uploaded dataset a dataset workload sends.
     dataset: RwSignal<Option<DatasetChoice>>,
     kind: RwSignal<String>,
@@ -57,85 +41,106 @@ struct Fields {
 }
 
 impl Fields {
-    /// The workload typed. The first message of a conversation and a shared prefix's suffix are `input`.
-    fn read(self) -> Result<Workload, AppError> {
-        let requests = || number(&self.requests.get_untracked(), "workload.requests");
-        let seed = number(&self.seed.get_untracked(), "workload.seed")?;
-        Ok(match self.kind.get_untracked().as_str() {
-            "sharedPrefix" => Workload::SharedPrefix {
-                groups: number(&self.groups.get_untracked(), "workload.groups")?,
-                prefix_tokens: number(&self.prefix_tokens.get_untracked(), "workload.prefixTokens")?,
-                suffix: self.input.read("workload.suffix")?,
-                output: self.output.read("workload.output")?,
-                requests: requests()?,
-                seed,
+    /// The boxes holding `text`.
+    fn new(text: &WorkloadFields) -> Self {
+        let boxed = |v: &String| RwSignal::new(v.clone());
+        Self {
+            name: boxed(&text.name),
+            dataset: RwSignal::new(text.dataset.clone()),
+            kind: boxed(&text.kind),
+            requests: boxed(&text.requests),
+            seed: boxed(&text.seed),
+            input: LengthFields::new(&text.input),
+            output: LengthFields::new(&text.output),
+            groups: boxed(&text.groups),
+            prefix_tokens: boxed(&text.prefix_tokens),
+            users: boxed(&text.users),
+            turns: boxed(&text.turns),
+            follow_up: LengthFields::new(&text.follow_up),
+            think: ThinkFields {
+                kind: boxed(&text.think.kind),
+                ms: boxed(&text.think.ms),
+                max_ms: boxed(&text.think.max_ms),
             },
-            "dataset" => {
-                let Some(dataset) = self.dataset.get_untracked() else {
-                    return Err(invalid("workload.file", "choose an uploaded dataset".into()));
-                };
-                // The server puts its own record of the dataset here (its name, format and rows).
-                let file = WorkloadFile {
-                    path: dataset.name,
-                    format: dataset.format,
-                    rows: dataset.rows,
-                    skipped: 0,
-                    uploaded: Some(dataset.id),
-                };
-                Workload::Dataset {
-                    file,
-                    requests: requests()?,
-                    output: Some(self.output.read("workload.output")?),
-                    seed,
-                    recorded_outputs: self.recorded_outputs.get_untracked(),
-                }
-            }
-            "multiTurn" => Workload::MultiTurn {
-                users: number(&self.users.get_untracked(), "workload.users")?,
-                turns: number(&self.turns.get_untracked(), "workload.turns")?,
-                first: self.input.read("workload.first")?,
-                follow_up: self.follow_up.read("workload.followUp")?,
-                output: self.output.read("workload.output")?,
-                think: self.think.read()?,
-                seed,
+            recorded_outputs: RwSignal::new(text.recorded_outputs),
+        }
+    }
+
+    /// What the boxes hold now.
+    fn text(self) -> WorkloadFields {
+        WorkloadFields {
+            name: self.name.get_untracked(),
+            kind: self.kind.get_untracked(),
+            requests: self.requests.get_untracked(),
+            seed: self.seed.get_untracked(),
+            input: self.input.text(),
+            output: self.output.text(),
+            groups: self.groups.get_untracked(),
+            prefix_tokens: self.prefix_tokens.get_untracked(),
+            users: self.users.get_untracked(),
+            turns: self.turns.get_untracked(),
+            follow_up: self.follow_up.text(),
+            think: ThinkText {
+                kind: self.think.kind.get_untracked(),
+                ms: self.think.ms.get_untracked(),
+                max_ms: self.think.max_ms.get_untracked(),
             },
-            _ => Workload::Synthetic {
-                input: self.input.read("workload.input")?,
-                output: self.output.read("workload.output")?,
-                requests: requests()?,
-                seed,
-            },
-        })
+            dataset: self.dataset.get_untracked(),
+            recorded_outputs: self.recorded_outputs.get_untracked(),
+        }
+    }
+
+    /// Puts `text` in the boxes.
+    fn fill(self, text: WorkloadFields) {
+        self.name.set(text.name);
+        self.dataset.set(text.dataset);
+        self.kind.set(text.kind);
+        self.requests.set(text.requests);
+        self.seed.set(text.seed);
+        self.input.fill(text.input);
+        self.output.fill(text.output);
+        self.groups.set(text.groups);
+        self.prefix_tokens.set(text.prefix_tokens);
+        self.users.set(text.users);
+        self.turns.set(text.turns);
+        self.follow_up.fill(text.follow_up);
+        self.think.kind.set(text.think.kind);
+        self.think.ms.set(text.think.ms);
+        self.think.max_ms.set(text.think.max_ms);
+        self.recorded_outputs.set(text.recorded_outputs);
     }
 }
 
-/// The form; `saved` goes up by one each time a workload is saved. A dataset workload picks one of `datasets`.
+/// The form; `saved` goes up by one each time a workload is saved. A dataset workload picks one of the shelf's
+/// datasets. While `edit` holds a saved workload, the form holds its boxes and saving replaces it.
 #[component]
-pub fn WorkloadForm(saved: RwSignal<u32>, datasets: Datasets) -> impl IntoView {
-    let name = RwSignal::new(String::new());
-    let text = |v: &str| RwSignal::new(v.to_string());
-    let fields = Fields {
-        dataset: RwSignal::new(None),
-        kind: text("synthetic"),
-        requests: text("20"),
-        seed: text("1"),
-        input: LengthFields::fixed(256),
-        output: LengthFields::fixed(64),
-        groups: text("2"),
-        prefix_tokens: text("512"),
-        users: text("4"),
-        turns: text("3"),
-        follow_up: LengthFields::fixed(64),
-        think: ThinkFields { kind: text("fixed"), ms: text("0"), max_ms: text("1000") },
-        recorded_outputs: RwSignal::new(false),
+pub fn WorkloadForm(
+    saved: RwSignal<u32>,
+    shelf: Shelf,
+    edit: RwSignal<Option<(WorkloadId, WorkloadFields)>>,
+) -> impl IntoView {
+    let fields = Fields::new(&WorkloadFields::default());
+    Effect::new(move |_| {
+        if let Some((_, text)) = edit.get() {
+            fields.fill(text);
+        }
+    });
+    let done_editing = move || {
+        edit.set(None);
+        fields.fill(WorkloadFields::default());
     };
     let save = Action::new(move |_: &()| {
-        let input = fields.read().map(|spec| WorkloadInput { name: name.get_untracked(), spec });
-        async move { save_workload(None, Checked(input?)).await }
+        let id = edit.with_untracked(|e| e.as_ref().map(|(id, _)| *id));
+        let typed = Checked(fields.text());
+        async move { save_workload_form(id, typed).await }
     });
     Effect::new(move |_| {
         if let Some(Ok(_)) = save.value().get() {
-            name.set(String::new());
+            if edit.with_untracked(Option::is_some) {
+                done_editing();
+            } else {
+                fields.name.set(String::new());
+            }
             saved.update(|n| *n += 1);
         }
     });
@@ -148,7 +153,11 @@ pub fn WorkloadForm(saved: RwSignal<u32>, datasets: Datasets) -> impl IntoView {
     };
     view! {
         <form class="connector-form" id="workload-form" on:submit=move |ev| { ev.prevent_default(); save.dispatch(()); } novalidate>
-            <label>"Name" <input id="workload-name" bind:value=name/></label>
+            {move || edit.with(|e| e.as_ref().map(|(_, text)| text.name.clone())).map(|name| view! {
+                <p class="notice" id="editing-workload">{format!("Editing \u{201c}{name}\u{201d}: saving replaces it (runs that sent it keep their copy). ")}
+                    <button type="button" class="link" id="cancel-edit" on:click=move |_| done_editing()>"Cancel"</button></p>
+            })}
+            <label>"Name" <input id="workload-name" bind:value=fields.name/></label>
             <label>"Kind"
                 <select id="workload-kind" on:change=move |ev| kind.set(event_target_value(&ev)) prop:value=move || kind.get()>
                     <option value="synthetic">"Synthetic: prompts and answers of drawn token lengths"</option>
@@ -158,10 +167,11 @@ pub fn WorkloadForm(saved: RwSignal<u32>, datasets: Datasets) -> impl IntoView {
                 </select>
             </label>
             <div hidden=move || kind.get() != "dataset">
-                <DatasetSelect datasets chosen=fields.dataset/>
+                <DatasetSelect shelf chosen=fields.dataset/>
                 // Not `bind:checked`: a fourth section using it moved its code into every page's first load (1.9 KB
                 // of gzip, past the budget); `event_target_checked` is already in the first chunk.
                 <label class="inline"><input type="checkbox" id="workload-recorded-outputs"
+                    prop:checked=move || fields.recorded_outputs.get()
                     on:change=move |ev| fields.recorded_outputs.set(event_target_checked(&ev))/>
                     " A ShareGPT row without output_tokens asks its recorded answer's length (counted by the server's tokenizer)"</label>
             </div>
@@ -214,11 +224,11 @@ pub fn WorkloadForm(saved: RwSignal<u32>, datasets: Datasets) -> impl IntoView {
 
 /// The uploaded datasets to choose from, once listed (read in an effect, so the form waits on nothing).
 #[component]
-fn DatasetSelect(datasets: Datasets, chosen: RwSignal<Option<DatasetChoice>>) -> impl IntoView {
+fn DatasetSelect(shelf: Shelf, chosen: RwSignal<Option<DatasetChoice>>) -> impl IntoView {
     let choices = RwSignal::new(Vec::<DatasetChoice>::new());
     Effect::new(move |_| {
-        if let Some(Ok(list)) = datasets.get() {
-            choices.set(list.into_iter().map(|listing| listing.choice).collect());
+        if let Some(Ok(shelf)) = shelf.get() {
+            choices.set(shelf.datasets.into_iter().map(|listing| listing.choice).collect());
         }
     });
     let pick = move |ev| {
@@ -227,7 +237,8 @@ fn DatasetSelect(datasets: Datasets, chosen: RwSignal<Option<DatasetChoice>>) ->
     };
     view! {
         <label>"Uploaded dataset"
-            <select id="workload-dataset" on:change=pick>
+            <select id="workload-dataset" on:change=pick
+                prop:value=move || chosen.with(|c| c.as_ref().map(|c| c.id.to_string()).unwrap_or_default())>
                 <option value="">"choose a dataset"</option>
                 {move || choices.get().into_iter().map(|c| view! {
                     <option value=c.id.to_string()>{format!("{} ({} rows)", c.name, c.rows)}</option>
