@@ -31,24 +31,65 @@ struct State {
     include_usage: bool,
 }
 
-fn frame(value: &Value) -> Bytes {
-    Bytes::from(format!("data: {value}\n\n"))
+fn frame(value: &impl serde::Serialize) -> Bytes {
+    let mut bytes = Vec::with_capacity(320);
+    bytes.extend_from_slice(b"data: ");
+    // Writing to memory cannot fail, and every value here serializes.
+    let _ = serde_json::to_writer(&mut bytes, value);
+    bytes.extend_from_slice(b"\n\n");
+    Bytes::from(bytes)
+}
+
+/// A `chat.completion.chunk`, written straight from borrowed fields: a simulator that built a JSON tree per chunk
+/// spent most of its core on maps and allocations, and became the limit of the client benchmarks it serves. The
+/// fields are in the order a sorted JSON map wrote them, so the bytes on the wire are what they were.
+#[derive(serde::Serialize)]
+struct Chunk<'a> {
+    choices: [Choice<'a>; 1],
+    created: u64,
+    id: &'a str,
+    model: &'a str,
+    object: &'static str,
+    system_fingerprint: &'a str,
+    /// Present (`null` until the end) when the request asked for usage or the server reports it on every chunk.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    usage: Option<Option<Value>>,
+}
+
+#[derive(serde::Serialize)]
+struct Choice<'a> {
+    delta: Delta<'a>,
+    finish_reason: Option<&'a str>,
+    index: u32,
+    logprobs: Option<()>,
+}
+
+/// What a chunk adds: the role first, then reasoning or content (each stamped with the simulator's send time), then
+/// nothing beside the finish reason.
+#[derive(serde::Serialize, Default)]
+struct Delta<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning_content: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    role: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sim_us: Option<u64>,
 }
 
 impl State {
-    fn chunk(&self, delta: Value, finish_reason: Option<&str>, usage: Option<Value>) -> Value {
-        let mut chunk = json!({
-            "id": self.plan.id,
-            "object": "chat.completion.chunk",
-            "created": unix_micros() / 1_000_000,
-            "model": self.plan.model,
-            "system_fingerprint": self.plan.config.system_fingerprint,
-            "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish_reason}],
-        });
-        if self.include_usage || self.plan.config.usage == UsageMode::Continuous {
-            chunk["usage"] = usage.unwrap_or(Value::Null);
+    fn chunk<'a>(&'a self, delta: Delta<'a>, finish_reason: Option<&'a str>, usage: Option<Value>) -> Chunk<'a> {
+        let reports_usage = self.include_usage || self.plan.config.usage == UsageMode::Continuous;
+        Chunk {
+            choices: [Choice { delta, finish_reason, index: 0, logprobs: None }],
+            created: unix_micros() / 1_000_000,
+            id: &self.plan.id,
+            model: &self.plan.model,
+            object: "chat.completion.chunk",
+            system_fingerprint: &self.plan.config.system_fingerprint,
+            usage: reports_usage.then_some(usage),
         }
-        chunk
     }
 
     /// The next frame, or `Err` to break the connection (the `reset` fault); `None` ends the body.
@@ -59,7 +100,8 @@ impl State {
             Step::Role => {
                 self.step = Step::Chunk { n: 0, from: 0 };
                 self.deadline = self.plan.received + self.plan.ttft;
-                Some(Ok(frame(&self.chunk(json!({"role": "assistant", "content": ""}), None, None))))
+                let role = Delta { role: Some("assistant"), content: Some(""), ..Delta::default() };
+                Some(Ok(frame(&self.chunk(role, None, None))))
             }
             Step::Chunk { n, from } => {
                 if self.plan.fault.is_some() && from >= total / 2 {
@@ -75,17 +117,22 @@ impl State {
                 let count = if reasoning { per_chunk.min(reasoning_left) } else { per_chunk.min(total - from) };
                 let first_word = if reasoning { from } else { from - self.plan.reasoning_tokens };
                 let text: String = (first_word..first_word + count).map(token_text).collect();
-                let mut delta = if reasoning { json!({"reasoning_content": text}) } else { json!({"content": text}) };
-                delta["sim_us"] = json!(unix_micros());
+                let sim_us = Some(unix_micros());
+                let delta = if reasoning {
+                    Delta { reasoning_content: Some(&text), sim_us, ..Delta::default() }
+                } else {
+                    Delta { content: Some(&text), sim_us, ..Delta::default() }
+                };
                 let done = from + count;
                 let usage = (self.plan.config.usage == UsageMode::Continuous).then(|| self.plan.usage(done));
+                let frame = frame(&self.chunk(delta, None, usage));
                 self.step = if done < total { Step::Chunk { n: n + 1, from: done } } else { Step::Finish };
-                Some(Ok(frame(&self.chunk(delta, None, usage))))
+                Some(Ok(frame))
             }
             Step::Finish => {
                 self.step = if self.include_usage { Step::Usage } else { Step::Done };
                 let usage = (self.plan.config.usage == UsageMode::Continuous).then(|| self.plan.usage(total));
-                Some(Ok(frame(&self.chunk(json!({}), Some(self.plan.finish_reason()), usage))))
+                Some(Ok(frame(&self.chunk(Delta::default(), Some(self.plan.finish_reason()), usage))))
             }
             Step::Usage => {
                 self.step = Step::Done;
