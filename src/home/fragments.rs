@@ -9,7 +9,7 @@ use crate::home::model::Step;
 use crate::home::service::Home;
 use crate::model::utc_minute as when;
 use crate::model::RunView;
-use crate::runs::report::RunListing;
+use crate::runs::report::{RunListing, ERRORS_HOW, OUTPUT_THROUGHPUT_HOW, TTFT_P95_HOW};
 use crate::wire::ServerHtml;
 
 /// Where the first step's button sends its form (`server::routes::demo_run`).
@@ -101,11 +101,11 @@ fn recent_runs(home: &Home) -> impl IntoView {
             <table class="table" id="home-runs">
                 <thead><tr>
                     <th>"Run"</th><th>"Connector"</th><th>"Status"</th>
-                    <th class="num" title="output tokens of successful requests ÷ the first measured send → the last end">
+                    <th class="num" title=OUTPUT_THROUGHPUT_HOW>
                         "Output throughput"</th>
-                    <th class="num" title="send → first content chunk, 95th percentile of successful requests (linear interpolation)">
+                    <th class="num" title=TTFT_P95_HOW>
                         "TTFT p95"</th>
-                    <th class="num" title="failed measured requests, of all measured (warm-ups left out)">"Errors"</th>
+                    <th class="num" title=ERRORS_HOW>"Errors"</th>
                     <th>"Started (UTC)"</th>
                 </tr></thead>
                 <tbody>{home.recent.iter().map(|run| run_row(run, home)).collect_view()}</tbody>

@@ -7,6 +7,14 @@ use serde::{Deserialize, Serialize};
 use crate::model::{utc_minute, RunView};
 use crate::model::{RunId, RunStatus};
 
+/// How a list's output throughput is computed (the heading's explanation, on every page that lists runs).
+pub const OUTPUT_THROUGHPUT_HOW: &str = "output tokens of successful requests ÷ the first measured send → the last end";
+/// How a list's TTFT p95 is computed.
+pub const TTFT_P95_HOW: &str =
+    "send → first content chunk, 95th percentile of successful requests (linear interpolation)";
+/// How a list's errors are counted.
+pub const ERRORS_HOW: &str = "failed measured requests, of all measured (warm-ups left out)";
+
 /// One run of a list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

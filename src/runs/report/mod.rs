@@ -30,7 +30,7 @@ pub use files::{
 };
 pub use honesty::honesty_notes;
 pub use lengths::{cache_words, cached_share, length_rows, length_series, LengthSeries, INPUT_LENGTHS, OUTPUT_LENGTHS};
-pub use listing::RunListing;
+pub use listing::{RunListing, ERRORS_HOW, OUTPUT_THROUGHPUT_HOW, TTFT_P95_HOW};
 pub use page::ReportPage;
 pub use server::{server_notes, with_server};
 pub use snapshot::{snapshot, ReportAgent, ReportConnector, ReportHeader, ReportSnapshot, ReportStats, SharedReport};

@@ -6,7 +6,7 @@ use leptos_router::components::A;
 
 use crate::model::RunStatus;
 use crate::runs::api::{delete_run, list_run_listings, rename_run};
-use crate::runs::report::RunListing;
+use crate::runs::report::{RunListing, ERRORS_HOW, OUTPUT_THROUGHPUT_HOW, TTFT_P95_HOW};
 use crate::ui::components::{ErrorBox, Layout};
 use crate::ui::hooks::resource;
 
@@ -32,9 +32,9 @@ pub fn RunsPage() -> impl IntoView {
                             <table id="runs" class="table">
                                 <thead><tr>
                                     <th>"Title"</th><th>"Connector · model"</th><th>"Status"</th>
-                                    <th class="num" title="output tokens of successful requests ÷ the first measured send → the last end">"Output throughput"</th>
-                                    <th class="num" title="send → first content chunk, 95th percentile of successful requests (linear interpolation)">"TTFT p95"</th>
-                                    <th class="num" title="failed measured requests, of all measured (warm-ups left out)">"Errors"</th>
+                                    <th class="num" title=OUTPUT_THROUGHPUT_HOW>"Output throughput"</th>
+                                    <th class="num" title=TTFT_P95_HOW>"TTFT p95"</th>
+                                    <th class="num" title=ERRORS_HOW>"Errors"</th>
                                     <th>"Started (UTC)"</th><th></th>
                                 </tr></thead>
                                 <tbody>{list.into_iter().map(|run| {
