@@ -45,7 +45,12 @@ fn main() -> anyhow::Result<ExitCode> {
         // Before any thread starts: the server starts again in place with malloc settings that give memory back.
         latency_guard::server::give_memory_back();
     }
-    tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(run(cli))
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    // The command runs as a task on the runtime's workers, not on the main thread `block_on` polls: there a run's
+    // results loop woke the main thread for every batch the workers finished, and on a client's one core the two
+    // threads took turns (`bench` at 256 streams of instant answers: 9,600–10,700 streams/s on the main thread,
+    // 13,900–14,700 as a task; at 16, 13,200–13,900 and 15,800–16,000; benches/client_race, docs/PERFORMANCE.md).
+    runtime.block_on(async { tokio::spawn(run(cli)).await? })
 }
 
 /// A command's answer as the process's exit status; why it could not answer on stderr, named by the command.
