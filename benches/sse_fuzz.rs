@@ -116,7 +116,7 @@ fn decode(bytes: &[u8], cuts: &[usize]) -> Result<(Vec<SseEvent>, bool), String>
 }
 
 fn check_meaning(event: &SseEvent, meaning: &Meaning) -> Result<(), String> {
-    let item = interpret(event);
+    let item = interpret(event.borrowed());
     let ok = match (meaning, &item) {
         (Meaning::Content(n), StreamItem::Chunk(chunk)) => chunk.content_chars == *n,
         (Meaning::Done, StreamItem::Done)
@@ -168,7 +168,7 @@ fn main() {
             (Some(_), Err(e)) => fail(format!("a well-formed stream was refused: {e}")),
             (None, Ok((events, _))) => {
                 garbage += 1;
-                events.iter().for_each(|e| drop(interpret(e)));
+                events.iter().for_each(|e| drop(interpret(e.borrowed())));
             }
             (None, Err(_)) => {
                 garbage += 1;

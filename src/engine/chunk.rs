@@ -3,7 +3,9 @@
 
 use serde::Deserialize;
 
-use super::sse::SseEvent;
+use std::borrow::Cow;
+
+use super::sse::SseEventRef;
 use crate::model::EngineTimings;
 
 /// Token counts as the server reported them.
@@ -26,17 +28,18 @@ fn cached_tokens_of<'de, D: serde::Deserializer<'de>>(details: D) -> Result<Opti
     Ok(details.get("cached_tokens").and_then(serde_json::Value::as_u64))
 }
 
-/// The measurement-relevant content of one event.
+/// The measurement-relevant content of one event, borrowed from the event where the JSON allows (a string
+/// with no escapes in it), so a chunk costs no allocation.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct ChunkInfo {
+pub struct ChunkInfo<'a> {
     /// Characters of non-empty `choices[0].delta.content` (0: this chunk carries no answer text).
     pub content_chars: usize,
     /// That text.
-    pub content: Option<String>,
+    pub content: Option<Cow<'a, str>>,
     /// Characters of non-empty `delta.reasoning` / `delta.reasoning_content`.
     pub reasoning_chars: usize,
     /// `choices[0].finish_reason`, when set.
-    pub finish_reason: Option<String>,
+    pub finish_reason: Option<Cow<'a, str>>,
     /// `usage`, when present and not null (final chunk, or running usage on some servers).
     pub usage: Option<Usage>,
     /// The server's own send time of this chunk (`delta.sim_us`, unix µs), which latency-guard's simulator adds
@@ -44,15 +47,30 @@ pub struct ChunkInfo {
     pub server_sent_us: Option<u64>,
     /// The server's own timings of the request (llama.cpp's `timings`, on the last chunk).
     pub engine_timings: Option<EngineTimings>,
+    /// The chunk's `model` and `system_fingerprint`: what answered, as the first chunk says it.
+    pub identity: Identity<'a>,
+}
+
+/// What a reply says answered it, in its own words.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Identity<'a> {
+    /// `model`.
+    pub model: Option<Cow<'a, str>>,
+    /// `system_fingerprint`.
+    pub system_fingerprint: Option<Cow<'a, str>>,
 }
 
 /// One interpreted event.
 #[derive(Debug, Clone, PartialEq)]
-pub enum StreamItem {
+#[allow(
+    clippy::large_enum_variant,
+    reason = "made and consumed on the stack once per event, never stored: boxing the chunk would allocate per chunk"
+)]
+pub enum StreamItem<'a> {
     /// `data: [DONE]`.
     Done,
     /// A chunk.
-    Chunk(ChunkInfo),
+    Chunk(ChunkInfo<'a>),
     /// The server reported an error inside the stream (`event: error`, or an `error` object in the data).
     Error(String),
     /// The data is not the JSON of a chunk.
@@ -61,46 +79,125 @@ pub enum StreamItem {
 
 /// A body in the chat-completions shape: a streamed chunk (choices with a `delta`) or a whole unstreamed
 /// completion (choices with a `message`); both may carry usage, an error object and llama.cpp's `timings`.
+/// Of the choices only the one with index 0 is kept (the benchmark asks for one completion), without
+/// collecting the others.
 #[derive(Deserialize)]
-pub(super) struct RawBody<Choice> {
-    #[serde(default = "Vec::new")]
-    pub(super) choices: Vec<Choice>,
+#[serde(bound(deserialize = "Choice: Deserialize<'de> + Indexed"))]
+pub(super) struct RawBody<'a, Choice> {
+    #[serde(default, rename = "choices")]
+    pub(super) choice: ChoiceZero<Choice>,
     #[serde(default)]
     pub(super) usage: Option<Usage>,
     #[serde(default)]
     pub(super) error: Option<serde_json::Value>,
     #[serde(default)]
     pub(super) timings: Option<serde_json::Value>,
+    #[serde(default, borrow, deserialize_with = "text")]
+    pub(super) model: Option<Cow<'a, str>>,
+    #[serde(default, borrow, deserialize_with = "text")]
+    pub(super) system_fingerprint: Option<Cow<'a, str>>,
 }
 
-type RawChunk = RawBody<RawChoice>;
+/// A choice's position among `choices`.
+pub(super) trait Indexed {
+    fn index(&self) -> u32;
+}
+
+/// The choice with index 0 of a `choices` array, if it has one.
+pub(super) struct ChoiceZero<Choice>(pub(super) Option<Choice>);
+
+impl<Choice> Default for ChoiceZero<Choice> {
+    fn default() -> Self {
+        Self(None)
+    }
+}
+
+impl<'de, Choice: Deserialize<'de> + Indexed> Deserialize<'de> for ChoiceZero<Choice> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Choices<Choice>(std::marker::PhantomData<Choice>);
+        impl<'de, Choice: Deserialize<'de> + Indexed> serde::de::Visitor<'de> for Choices<Choice> {
+            type Value = ChoiceZero<Choice>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an array of choices")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut choices: A) -> Result<Self::Value, A::Error> {
+                let mut zero = None;
+                while let Some(choice) = choices.next_element::<Choice>()? {
+                    if zero.is_none() && choice.index() == 0 {
+                        zero = Some(choice);
+                    }
+                }
+                Ok(ChoiceZero(zero))
+            }
+        }
+        deserializer.deserialize_seq(Choices(std::marker::PhantomData))
+    }
+}
+
+/// A JSON string or null, borrowed from the input when it holds no escapes.
+fn text<'de: 'a, 'a, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Cow<'a, str>>, D::Error> {
+    struct Text;
+    impl<'de> serde::de::Visitor<'de> for Text {
+        type Value = Option<Cow<'de, str>>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a string or null")
+        }
+        fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
+            Ok(Some(Cow::Borrowed(text)))
+        }
+        fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
+            Ok(Some(Cow::Owned(text.to_string())))
+        }
+        fn visit_string<E>(self, text: String) -> Result<Self::Value, E> {
+            Ok(Some(Cow::Owned(text)))
+        }
+        fn visit_none<E>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_some<D: serde::Deserializer<'de>>(self, inner: D) -> Result<Self::Value, D::Error> {
+            inner.deserialize_str(self)
+        }
+    }
+    deserializer.deserialize_option(Text)
+}
+
+type RawChunk<'a> = RawBody<'a, RawChoice<'a>>;
 
 #[derive(Deserialize)]
-struct RawChoice {
+struct RawChoice<'a> {
     #[serde(default)]
     index: u32,
-    #[serde(default)]
-    delta: Option<RawDelta>,
-    #[serde(default)]
-    finish_reason: Option<String>,
+    #[serde(default, borrow)]
+    delta: Option<RawDelta<'a>>,
+    #[serde(default, borrow, deserialize_with = "text")]
+    finish_reason: Option<Cow<'a, str>>,
+}
+
+impl Indexed for RawChoice<'_> {
+    fn index(&self) -> u32 {
+        self.index
+    }
 }
 
 /// The text of a streamed `delta` or a non-streamed `message`: the same fields in both shapes.
 #[derive(Deserialize)]
-pub(super) struct RawDelta {
-    #[serde(default)]
-    content: Option<String>,
-    #[serde(default)]
-    reasoning: Option<String>,
-    #[serde(default)]
-    reasoning_content: Option<String>,
+pub(super) struct RawDelta<'a> {
+    #[serde(default, borrow, deserialize_with = "text")]
+    content: Option<Cow<'a, str>>,
+    #[serde(default, borrow, deserialize_with = "text")]
+    reasoning: Option<Cow<'a, str>>,
+    #[serde(default, borrow, deserialize_with = "text")]
+    reasoning_content: Option<Cow<'a, str>>,
     #[serde(default)]
     sim_us: Option<u64>,
 }
 
-impl RawDelta {
+impl<'a> RawDelta<'a> {
     /// The answer's text, moved out.
-    pub(super) fn take_content(&mut self) -> Option<String> {
+    pub(super) fn take_content(&mut self) -> Option<Cow<'a, str>> {
         self.content.take()
     }
 
@@ -127,9 +224,9 @@ fn error_message(error: &serde_json::Value) -> String {
 }
 
 /// Interprets one event. Only choice 0 counts (the benchmark asks for one completion).
-pub fn interpret(event: &SseEvent) -> StreamItem {
+pub fn interpret(event: SseEventRef<'_>) -> StreamItem<'_> {
     let data = event.data.trim();
-    if event.event.as_deref() == Some("error") {
+    if event.event == Some("error") {
         let detail = serde_json::from_str::<serde_json::Value>(data)
             .ok()
             .map(|v| v.get("error").map_or_else(|| error_message(&v), error_message))
@@ -139,7 +236,7 @@ pub fn interpret(event: &SseEvent) -> StreamItem {
     if data == "[DONE]" {
         return StreamItem::Done;
     }
-    let raw: RawChunk = match serde_json::from_str(data) {
+    let raw: RawChunk<'_> = match serde_json::from_str(data) {
         Ok(raw) => raw,
         Err(e) => return StreamItem::Malformed(format!("{e}: {data}")),
     };
@@ -149,9 +246,10 @@ pub fn interpret(event: &SseEvent) -> StreamItem {
     let mut info = ChunkInfo {
         usage: raw.usage,
         engine_timings: raw.timings.as_ref().and_then(EngineTimings::from_llama_cpp),
+        identity: Identity { model: raw.model, system_fingerprint: raw.system_fingerprint },
         ..ChunkInfo::default()
     };
-    if let Some(choice) = raw.choices.into_iter().find(|c| c.index == 0) {
+    if let Some(choice) = raw.choice.0 {
         info.finish_reason = choice.finish_reason;
         if let Some(delta) = choice.delta {
             info.content_chars = delta.content_chars();
@@ -167,11 +265,11 @@ pub fn interpret(event: &SseEvent) -> StreamItem {
 mod tests {
     use super::*;
 
-    fn item(data: &str) -> StreamItem {
-        interpret(&SseEvent { event: None, data: data.into() })
+    fn item(data: &str) -> StreamItem<'_> {
+        interpret(SseEventRef { event: None, data })
     }
 
-    fn chunk(data: &str) -> ChunkInfo {
+    fn chunk(data: &str) -> ChunkInfo<'_> {
         match item(data) {
             StreamItem::Chunk(info) => info,
             other => panic!("{other:?}"),
@@ -225,8 +323,28 @@ mod tests {
     }
 
     #[test]
-    fn only_choice_zero_counts() {
+    fn only_choice_zero_counts_wherever_it_stands() {
         assert_eq!(chunk(r#"{"choices":[{"index":1,"delta":{"content":"other"}}]}"#).content_chars, 0);
+        let second =
+            chunk(r#"{"choices":[{"index":1,"delta":{"content":"other"}},{"index":0,"delta":{"content":"mine"}}]}"#);
+        assert_eq!(second.content.as_deref(), Some("mine"));
+    }
+
+    #[test]
+    fn text_is_borrowed_from_the_event_unless_it_holds_escapes() {
+        let plain = chunk(
+            r#"{"model":"m-1","system_fingerprint":"fp","choices":[{"index":0,"delta":{"content":"Hé"},"finish_reason":"stop"}]}"#,
+        );
+        assert!(matches!(plain.content, Some(Cow::Borrowed("Hé"))), "{plain:?}");
+        assert!(matches!(plain.finish_reason, Some(Cow::Borrowed("stop"))));
+        assert_eq!(plain.identity.model.as_deref(), Some("m-1"));
+        assert_eq!(plain.identity.system_fingerprint.as_deref(), Some("fp"));
+        let escaped = chunk(r#"{"choices":[{"index":0,"delta":{"content":"a\n\"b\" \u00e9"}}]}"#);
+        assert_eq!(escaped.content.as_deref(), Some("a\n\"b\" é"));
+        assert_eq!(escaped.content_chars, 7);
+        assert_eq!(chunk(r#"{"model":null,"choices":[{"index":0,"delta":{"content":null}}]}"#), ChunkInfo::default());
+        assert!(matches!(item(r#"{"choices":[{"index":0,"delta":{"content":7}}]}"#), StreamItem::Malformed(_)));
+        assert!(matches!(item(r#"{"choices":{"index":0}}"#), StreamItem::Malformed(_)), "choices must be an array");
     }
 
     #[test]
@@ -240,9 +358,9 @@ mod tests {
         let openrouter = r#"{"choices":[{"index":0,"delta":{"content":""},"finish_reason":"error"}],"error":{"code":502,"message":"Network connection lost."}}"#;
         assert_eq!(item(openrouter), StreamItem::Error("Network connection lost.".into()));
         // Anthropic-style named event.
-        let named = interpret(&SseEvent {
-            event: Some("error".into()),
-            data: r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#.into(),
+        let named = interpret(SseEventRef {
+            event: Some("error"),
+            data: r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
         });
         assert_eq!(named, StreamItem::Error("Overloaded".into()));
         assert_eq!(item(r#"{"error":null,"choices":[]}"#), StreamItem::Chunk(ChunkInfo::default()));

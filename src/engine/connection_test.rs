@@ -36,6 +36,10 @@ impl ClientPair {
         let builder = || {
             let builder = reqwest::Client::builder()
                 .redirect(reqwest::redirect::Policy::none())
+                // No request is re-sent out of the engine's sight (reqwest re-sends some refused HTTP/2 streams by
+                // default, timed as one request): the engine's own retries are each recorded. Without a retry
+                // budget no request is copied before it is sent, either.
+                .retry(reqwest::retry::never().max_retries_per_request(0))
                 .user_agent(concat!("latency-guard/", env!("CARGO_PKG_VERSION")));
             match &resolver {
                 // A proxy would resolve the name itself, out of the policy's sight.

@@ -4,10 +4,10 @@
 use std::time::Duration;
 use tokio::time::Instant;
 
-use super::chunk::{interpret, RawBody, RawDelta, StreamItem, Usage};
+use super::chunk::{interpret, Identity, Indexed, RawBody, RawDelta, StreamItem, Usage};
 use super::connection_test::HttpClient;
 use super::request::{ChatRequest, RequestTarget};
-use super::sse::SseDecoder;
+use super::sse::{Flow, SseDecoder, SseEventRef};
 use crate::model::{
     AnsweredBy, ChunkMark, ConnectionPolicy, EngineTimings, ErrorClass, IterationError, Measurement, RetriedAttempt,
     RetryCause, ServerTiming, Timeline, TokenSource,
@@ -174,21 +174,23 @@ impl Recorder {
         }
     }
 
-    /// Reads `model` and `system_fingerprint` from the first chunk (or the whole body): a second, small parse
-    /// of one event per request, so the chunks' own parse allocates nothing for them.
-    fn read_identity(&mut self, json: &[u8]) {
-        #[derive(serde::Deserialize)]
-        struct Identity {
-            #[serde(default)]
-            model: Option<String>,
-            #[serde(default)]
-            system_fingerprint: Option<String>,
+    /// Keeps what the first chunk (or the whole body) says answered the request.
+    fn read_identity(&mut self, identity: &Identity<'_>) {
+        self.answered_by.model = identity.model.as_deref().map(AnsweredBy::raw);
+        self.answered_by.system_fingerprint = identity.system_fingerprint.as_deref().map(AnsweredBy::raw);
+    }
+
+    /// Applies one event of the stream, arrived at `at`; `Break` stops reading (an error was recorded).
+    fn on_event(&mut self, at: u64, event: SseEventRef<'_>) -> Flow {
+        let first = !self.identity_read && event.event.is_none();
+        let item = interpret(event);
+        if first {
+            self.identity_read = true;
+            if let StreamItem::Chunk(chunk) = &item {
+                self.read_identity(&chunk.identity);
+            }
         }
-        self.identity_read = true;
-        if let Ok(identity) = serde_json::from_slice::<Identity>(json) {
-            self.answered_by.model = identity.model.as_deref().map(AnsweredBy::raw);
-            self.answered_by.system_fingerprint = identity.system_fingerprint.as_deref().map(AnsweredBy::raw);
-        }
+        apply(self, at, item)
     }
 
     fn offset(&self, at: Instant) -> u64 {
@@ -358,37 +360,43 @@ async fn read_body(response: &mut reqwest::Response, recorder: &mut Recorder, li
 /// A non-streamed body: `choices[0].message.content` (and reasoning) and `usage`.
 fn read_completion(body: &[u8], recorder: &mut Recorder) {
     #[derive(serde::Deserialize)]
-    struct Choice {
+    struct Choice<'a> {
         #[serde(default)]
-        message: Option<RawDelta>,
+        index: u32,
+        #[serde(default, borrow)]
+        message: Option<RawDelta<'a>>,
         #[serde(default)]
         finish_reason: Option<String>,
     }
-    let completion: RawBody<Choice> = match serde_json::from_slice(body) {
+    impl Indexed for Choice<'_> {
+        fn index(&self) -> u32 {
+            self.index
+        }
+    }
+    let completion: RawBody<'_, Choice<'_>> = match serde_json::from_slice(body) {
         Ok(c) => c,
         Err(e) => return recorder.fail(ErrorClass::Malformed, format!("response is not a chat completion: {e}")),
     };
     if let Some(error) = completion.error.filter(|e| !e.is_null()) {
         return recorder.fail(ErrorClass::StreamError, error.to_string());
     }
-    recorder.read_identity(body);
+    recorder.read_identity(&Identity { model: completion.model, system_fingerprint: completion.system_fingerprint });
     recorder.usage = completion.usage;
     recorder.engine_timings = completion.timings.as_ref().and_then(EngineTimings::from_llama_cpp);
-    if let Some(choice) = completion.choices.into_iter().next() {
+    if let Some(choice) = completion.choice.0 {
         recorder.finish_reason = choice.finish_reason;
         if let Some(mut message) = choice.message {
             recorder.output_chars = message.content_chars() + message.reasoning_chars();
             if let (Some(answer), Some(content)) = (recorder.answer.as_mut(), message.take_content()) {
-                *answer = content;
+                *answer = content.into_owned();
             }
         }
     }
 }
 
-/// A streamed body: SSE events, timed at arrival.
+/// A streamed body: SSE events, timed at arrival and read where they arrived.
 async fn read_stream(response: &mut reqwest::Response, recorder: &mut Recorder) {
     let mut decoder = SseDecoder::new();
-    let mut events = Vec::new();
     loop {
         let bytes = match response.chunk().await {
             Ok(Some(bytes)) => bytes,
@@ -397,39 +405,27 @@ async fn read_stream(response: &mut reqwest::Response, recorder: &mut Recorder) 
         };
         let at = recorder.offset(Instant::now());
         recorder.timeline.first_byte_us.get_or_insert(at);
-        events.clear();
-        if let Err(e) = decoder.push(&bytes, &mut events) {
-            return recorder.fail(ErrorClass::Malformed, e.to_string());
-        }
-        for event in &events {
-            if !recorder.identity_read && event.event.is_none() {
-                recorder.read_identity(event.data.as_bytes());
-            }
-            if !apply(recorder, at, interpret(event)) {
-                return;
-            }
+        match decoder.feed(&bytes, |event| recorder.on_event(at, event)) {
+            Ok(Flow::Continue(())) => {}
+            Ok(Flow::Break(())) => return,
+            Err(e) => return recorder.fail(ErrorClass::Malformed, e.to_string()),
         }
     }
-    events.clear();
-    let cut_mid_line = decoder.finish(&mut events);
     let at = recorder.offset(Instant::now());
-    for event in &events {
-        if !apply(recorder, at, interpret(event)) {
-            return;
-        }
-    }
-    if cut_mid_line && !recorder.saw_done {
+    let mut stopped = false;
+    let cut_mid_line = decoder.finish_with(|event| stopped = recorder.on_event(at, event).is_break());
+    if cut_mid_line && !stopped && !recorder.saw_done {
         recorder.fail(ErrorClass::Truncated, "the stream ended in the middle of a line");
     }
 }
 
-/// Applies one event; `false` stops reading (an error was recorded).
-fn apply(recorder: &mut Recorder, at: u64, item: StreamItem) -> bool {
+/// Applies one event; `Break` stops reading (an error was recorded).
+fn apply(recorder: &mut Recorder, at: u64, item: StreamItem<'_>) -> Flow {
     match item {
         StreamItem::Done => recorder.saw_done = true,
-        StreamItem::Chunk(mut chunk) => {
-            if let (Some(answer), Some(content)) = (recorder.answer.as_mut(), chunk.content.take()) {
-                answer.push_str(&content);
+        StreamItem::Chunk(chunk) => {
+            if let (Some(answer), Some(content)) = (recorder.answer.as_mut(), chunk.content.as_deref()) {
+                answer.push_str(content);
             }
             let first_output = recorder.timeline.chunks.is_empty() && chunk.content_chars + chunk.reasoning_chars > 0;
             if let (true, Some(timing), Some(sent)) =
@@ -441,8 +437,8 @@ fn apply(recorder: &mut Recorder, at: u64, item: StreamItem) -> bool {
             if chunk.usage.is_some() {
                 recorder.usage = chunk.usage;
             }
-            if chunk.finish_reason.is_some() {
-                recorder.finish_reason = chunk.finish_reason;
+            if let Some(reason) = chunk.finish_reason {
+                recorder.finish_reason = Some(reason.into_owned());
             }
             if chunk.engine_timings.is_some() {
                 recorder.engine_timings = chunk.engine_timings;
@@ -450,12 +446,12 @@ fn apply(recorder: &mut Recorder, at: u64, item: StreamItem) -> bool {
         }
         StreamItem::Error(detail) => {
             recorder.fail(ErrorClass::StreamError, detail);
-            return false;
+            return Flow::Break(());
         }
         StreamItem::Malformed(detail) => {
             recorder.fail(ErrorClass::Malformed, detail);
-            return false;
+            return Flow::Break(());
         }
     }
-    true
+    Flow::Continue(())
 }

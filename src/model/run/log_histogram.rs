@@ -72,9 +72,14 @@ impl LogHistogram {
 
     /// The compact text stored with an iteration: `z<zeros>` then `index:count` pairs, comma-separated.
     pub fn to_text(&self) -> String {
-        let mut parts = vec![format!("z{}", self.zeros)];
-        parts.extend(self.buckets.iter().map(|(index, count)| format!("{index}:{count}")));
-        parts.join(",")
+        use std::fmt::Write;
+        // Written into one string: every iteration of a run is stored with its histogram.
+        let mut text = String::with_capacity(8 + 8 * self.buckets.len());
+        let _ = write!(text, "z{}", self.zeros);
+        for (index, count) in &self.buckets {
+            let _ = write!(text, ",{index}:{count}");
+        }
+        text
     }
 
     /// Reads [`LogHistogram::to_text`]; `None` for anything else.
