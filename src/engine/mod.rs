@@ -2,6 +2,7 @@
 //! Knows nothing of storage or UI; callers hand in everything a call needs.
 
 pub mod chunk;
+pub mod chunked;
 mod connection_test;
 mod measure;
 mod preopen;
