@@ -8,6 +8,7 @@ mod measure;
 mod preopen;
 mod redact;
 mod request;
+pub mod response_head;
 pub mod sse;
 mod tokenizer;
 mod tokens;
