@@ -92,9 +92,9 @@ pub(super) struct RawBody<'a, Choice> {
     pub(super) error: Option<serde_json::Value>,
     #[serde(default)]
     pub(super) timings: Option<serde_json::Value>,
-    #[serde(default, borrow, deserialize_with = "text")]
+    #[serde(default, borrow, deserialize_with = "loose_text")]
     pub(super) model: Option<Cow<'a, str>>,
-    #[serde(default, borrow, deserialize_with = "text")]
+    #[serde(default, borrow, deserialize_with = "loose_text")]
     pub(super) system_fingerprint: Option<Cow<'a, str>>,
 }
 
@@ -134,34 +134,78 @@ impl<'de, Choice: Deserialize<'de> + Indexed> Deserialize<'de> for ChoiceZero<Ch
     }
 }
 
-/// A JSON string or null, borrowed from the input when it holds no escapes.
+/// A JSON string or null, borrowed from the input when it holds no escapes; another value is malformed.
 fn text<'de: 'a, 'a, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Cow<'a, str>>, D::Error> {
-    struct Text;
-    impl<'de> serde::de::Visitor<'de> for Text {
-        type Value = Option<Cow<'de, str>>;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("a string or null")
-        }
-        fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
-            Ok(Some(Cow::Borrowed(text)))
-        }
-        fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
-            Ok(Some(Cow::Owned(text.to_string())))
-        }
-        fn visit_string<E>(self, text: String) -> Result<Self::Value, E> {
-            Ok(Some(Cow::Owned(text)))
-        }
-        fn visit_none<E>(self) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_unit<E>(self) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_some<D: serde::Deserializer<'de>>(self, inner: D) -> Result<Self::Value, D::Error> {
-            inner.deserialize_str(self)
+    deserializer.deserialize_any(Text { loose: false })
+}
+
+/// The same, but any other value reads as absent: for what a reply says answered it, reported when it is text and
+/// never a reason to refuse the chunk that carries it.
+fn loose_text<'de: 'a, 'a, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Cow<'a, str>>, D::Error> {
+    deserializer.deserialize_any(Text { loose: true })
+}
+
+/// Reads text (or null); `loose` reads any other value as absent instead of refusing it.
+struct Text {
+    loose: bool,
+}
+
+impl Text {
+    fn other<E: serde::de::Error>(
+        &self,
+        unexpected: serde::de::Unexpected<'_>,
+    ) -> Result<Option<Cow<'static, str>>, E> {
+        match self.loose {
+            true => Ok(None),
+            false => Err(E::invalid_type(unexpected, self)),
         }
     }
-    deserializer.deserialize_option(Text)
+}
+
+impl<'de> serde::de::Visitor<'de> for Text {
+    type Value = Option<Cow<'de, str>>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a string or null")
+    }
+    fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
+        Ok(Some(Cow::Borrowed(text)))
+    }
+    fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
+        Ok(Some(Cow::Owned(text.to_string())))
+    }
+    fn visit_string<E>(self, text: String) -> Result<Self::Value, E> {
+        Ok(Some(Cow::Owned(text)))
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_none<E>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_bool<E: serde::de::Error>(self, value: bool) -> Result<Self::Value, E> {
+        self.other(serde::de::Unexpected::Bool(value))
+    }
+    fn visit_i64<E: serde::de::Error>(self, value: i64) -> Result<Self::Value, E> {
+        self.other(serde::de::Unexpected::Signed(value))
+    }
+    fn visit_u64<E: serde::de::Error>(self, value: u64) -> Result<Self::Value, E> {
+        self.other(serde::de::Unexpected::Unsigned(value))
+    }
+    fn visit_f64<E: serde::de::Error>(self, value: f64) -> Result<Self::Value, E> {
+        self.other(serde::de::Unexpected::Float(value))
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut items: A) -> Result<Self::Value, A::Error> {
+        if self.loose {
+            while items.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        }
+        self.other(serde::de::Unexpected::Seq)
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut entries: A) -> Result<Self::Value, A::Error> {
+        if self.loose {
+            while entries.next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?.is_some() {}
+        }
+        self.other(serde::de::Unexpected::Map)
+    }
 }
 
 type RawChunk<'a> = RawBody<'a, RawChoice<'a>>;
@@ -343,6 +387,17 @@ mod tests {
         assert_eq!(escaped.content.as_deref(), Some("a\n\"b\" é"));
         assert_eq!(escaped.content_chars, 7);
         assert_eq!(chunk(r#"{"model":null,"choices":[{"index":0,"delta":{"content":null}}]}"#), ChunkInfo::default());
+        for odd in ["7", "true", "[1,{}]", r#"{"name":"m"}"#, "1.5"] {
+            let body = format!(
+                r#"{{"model":{odd},"system_fingerprint":{odd},"choices":[{{"index":0,"delta":{{"content":"a"}}}}]}}"#
+            );
+            let read = chunk(&body);
+            assert_eq!(
+                (read.content_chars, read.identity),
+                (1, Identity::default()),
+                "a model of {odd} is not text: absent"
+            );
+        }
         assert!(matches!(item(r#"{"choices":[{"index":0,"delta":{"content":7}}]}"#), StreamItem::Malformed(_)));
         assert!(matches!(item(r#"{"choices":{"index":0}}"#), StreamItem::Malformed(_)), "choices must be an array");
     }
