@@ -4,6 +4,7 @@ use futures::StreamExt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::http1::{Connections, Destination, Http1Client, Method, Outgoing};
 use super::request::{ChatRequest, RequestTarget};
 use crate::model::{ConnectionPolicy, ConnectionTestResult, BODY_PREVIEW_CHARS};
 use crate::outbound::{AddressError, AddressPolicy, AllowRules, GuardedResolver, Reach, Refusal, SystemLookup, Trust};
@@ -15,14 +16,44 @@ const MAX_BODY_BYTES: usize = 64 * 1024;
 /// connection (for runs that ask for a fresh connection per request, and for re-sending a request that a server
 /// lost by closing a pooled connection); each pair twice, once for targets that may reach any address and once,
 /// connecting through the address policy's resolver, for targets that may reach public addresses only. Every
-/// request goes out through [`HttpClient::for_target`], which picks by the target's reach. Cheap to clone.
+/// request goes out through [`HttpClient::for_target`], which picks by the target's reach. Measured calls to
+/// `http://` endpoints go through the engine's own HTTP/1.1 client instead ([`HttpClient::route`]), which connects
+/// only to the addresses the same policy judged. Cheap to clone.
 #[derive(Debug, Clone)]
 pub struct HttpClient {
     anywhere: ClientPair,
     public_only: ClientPair,
+    own: Http1Client,
+    /// A proxy is configured in the environment: requests that may reach anywhere go through reqwest, which uses it
+    /// (the engine's own client connects directly).
+    proxied: bool,
     addresses: AddressPolicy,
     policy: ConnectionPolicy,
 }
+
+/// The client a measured request goes out on.
+#[derive(Debug)]
+pub(super) enum Route<'a> {
+    /// The engine's own HTTP/1.1 client: `http://` without a proxy.
+    Own {
+        /// The client.
+        client: &'a Http1Client,
+        /// Where the request goes.
+        destination: Destination,
+    },
+    /// reqwest: https, or a proxy.
+    Reqwest {
+        /// The client keeping connections.
+        pooled: &'a reqwest::Client,
+        /// The client opening a connection per request.
+        fresh: &'a reqwest::Client,
+        /// The request's URL.
+        url: String,
+    },
+}
+
+/// The environment variables reqwest takes a proxy for plain `http://` from.
+const PROXY_VARIABLES: [&str; 4] = ["HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"];
 
 /// A pooled client and one that opens a connection per request.
 #[derive(Debug, Clone)]
@@ -64,6 +95,8 @@ impl HttpClient {
         Ok(Self {
             anywhere: ClientPair::new(None)?,
             public_only: ClientPair::new(Some(GuardedResolver::new(addresses.clone())))?,
+            own: Http1Client::new(addresses.clone()),
+            proxied: PROXY_VARIABLES.iter().any(|name| std::env::var_os(name).is_some_and(|v| !v.is_empty())),
             addresses,
             policy: ConnectionPolicy::Reuse,
         })
@@ -99,6 +132,19 @@ impl HttpClient {
             ConnectionPolicy::Fresh => &pair.fresh,
         };
         Ok((client, &pair.fresh))
+    }
+
+    /// The client a measured request to `{base}/{path}` of `target` goes out on: the engine's own for `http://`
+    /// (unless a proxy applies), reqwest's otherwise, once the target's host, when it is an IP address, is one its
+    /// reach allows (the own client's connections are judged when made, as reqwest's resolver judges names).
+    pub(super) fn route(&self, target: &RequestTarget, path: &str) -> Result<Route<'_>, Refusal> {
+        let url = target.base_url.endpoint(path);
+        let direct = target.reach == Reach::PublicOnly || !self.proxied;
+        if let Some(destination) = direct.then(|| Destination::parse(&url, target.reach)).flatten() {
+            return Ok(Route::Own { client: &self.own, destination });
+        }
+        let (pooled, fresh) = self.clients_for(target)?;
+        Ok(Route::Reqwest { pooled, fresh, url })
     }
 
     fn pair(&self, target: &RequestTarget) -> Result<&ClientPair, Refusal> {
@@ -143,38 +189,23 @@ pub async fn test_connection(
         Ok(h) => h,
         Err(e) => return no_response(e.to_string()),
     };
-    let (pooled, fresh) = match client.clients_for(target) {
-        Ok(clients) => clients,
+    let route = match client.route(target, "chat/completions") {
+        Ok(route) => route,
         Err(refusal) => return no_response(refusal.to_string()),
     };
-    let send = |client: &reqwest::Client| {
-        client
-            .post(target.base_url.chat_completions_url())
-            .headers(headers.clone())
-            .json(&ChatRequest::ping(model))
-            .send()
-    };
+    let ping = ChatRequest::ping(model);
     let attempt = async {
-        let response = match send(pooled).await {
-            // A pooled connection the server had closed: the ping never reached it, so it goes once more, fresh.
-            Err(e) if lost_to_keep_alive_race(&e, started.elapsed()) => send(fresh).await?,
-            other => other?,
-        };
-        let status = response.status().as_u16();
-        let mut body = Vec::new();
-        let mut stream = response.bytes_stream();
-        while let Some(chunk) = stream.next().await {
-            body.extend_from_slice(&chunk?);
-            if body.len() >= MAX_BODY_BYTES {
-                break;
+        match &route {
+            Route::Own { client, destination } => ping_own(client, destination, &headers, &ping, started).await,
+            Route::Reqwest { pooled, fresh, url } => {
+                ping_reqwest([*pooled, *fresh], url, &headers, &ping, started).await.map_err(|e| describe_error(&e))
             }
         }
-        Ok::<_, reqwest::Error>((status, body))
     };
     let outcome = tokio::time::timeout(timeout, attempt).await;
     let result = match outcome {
         Err(_) => no_response(format!("request timed out after {} ms", timeout.as_millis())),
-        Ok(Err(e)) => no_response(describe_error(&e)),
+        Ok(Err(words)) => no_response(words),
         Ok(Ok((status, body))) => ConnectionTestResult {
             ok: (200..300).contains(&status),
             status,
@@ -186,10 +217,69 @@ pub async fn test_connection(
     ConnectionTestResult { body: target.redactor().scrub_and_clip(&result.body, BODY_PREVIEW_CHARS), ..result }
 }
 
+/// The ping through the engine's own client: the status and the body's start, or why there was none.
+async fn ping_own(
+    client: &Http1Client,
+    destination: &Destination,
+    headers: &reqwest::header::HeaderMap,
+    ping: &ChatRequest,
+    started: Instant,
+) -> Result<(u16, Vec<u8>), String> {
+    let send = |connections| {
+        client.send(destination, Outgoing { method: Method::Post, headers, body: Some(ping) }, connections)
+    };
+    let mut response = match send(Connections::Kept).await {
+        // A kept connection the server had closed: the ping never reached it, so it goes once more, fresh.
+        Err(e) if e.lost_on_reused_connection() && started.elapsed() < KEEP_ALIVE_RACE_WINDOW => {
+            send(Connections::Fresh).await
+        }
+        other => other,
+    }
+    .map_err(|e| e.to_string())?;
+    let mut body = Vec::new();
+    while body.len() < MAX_BODY_BYTES && response.body.arrive().await.map_err(|e| e.to_string())?.is_some() {
+        // The closure never stops the reading, so its flow says nothing.
+        let _continued = response
+            .body
+            .hand_on(|data| {
+                body.extend_from_slice(data);
+                std::ops::ControlFlow::Continue(())
+            })
+            .map_err(|e| e.to_string())?;
+    }
+    Ok((response.head.status.as_u16(), body))
+}
+
+/// The ping through reqwest (`clients`: the pooled one, then the fresh one).
+async fn ping_reqwest(
+    [pooled, fresh]: [&reqwest::Client; 2],
+    url: &str,
+    headers: &reqwest::header::HeaderMap,
+    ping: &ChatRequest,
+    started: Instant,
+) -> Result<(u16, Vec<u8>), reqwest::Error> {
+    let send = |client: &reqwest::Client| client.post(url).headers(headers.clone()).json(ping).send();
+    let response = match send(pooled).await {
+        // A pooled connection the server had closed: the ping never reached it, so it goes once more, fresh.
+        Err(e) if lost_to_keep_alive_race(&e, started.elapsed()) => send(fresh).await?,
+        other => other?,
+    };
+    let status = response.status().as_u16();
+    let mut body = Vec::new();
+    let mut stream = response.bytes_stream();
+    while let Some(chunk) = stream.next().await {
+        body.extend_from_slice(&chunk?);
+        if body.len() >= MAX_BODY_BYTES {
+            break;
+        }
+    }
+    Ok((status, body))
+}
+
 /// A request lost on a closed connection within this long of its send was lost to the keep-alive race (the
 /// server's close crossing the request on the wire), which shows within milliseconds. A server that held the
 /// request longer and then dropped it failed it, and that is what is recorded.
-const KEEP_ALIVE_RACE_WINDOW: Duration = Duration::from_secs(1);
+pub(super) const KEEP_ALIVE_RACE_WINDOW: Duration = Duration::from_secs(1);
 
 /// Whether a send that failed `since_send` after it began was lost to the keep-alive race: the server closed the
 /// connection before any byte of a response, at once (it accepted the request on a pooled connection it was about

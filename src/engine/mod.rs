@@ -2,13 +2,12 @@
 //! Knows nothing of storage or UI; callers hand in everything a call needs.
 
 pub mod chunk;
-pub mod chunked;
 mod connection_test;
+mod http1;
 mod measure;
 mod preopen;
 mod redact;
 mod request;
-pub mod response_head;
 pub mod sse;
 mod tokenizer;
 mod tokens;

@@ -13,7 +13,8 @@ use futures::future::join_all;
 use reqwest::header::CONNECTION;
 use std::time::Duration;
 
-use super::connection_test::HttpClient;
+use super::connection_test::{HttpClient, Route};
+use super::http1::{Connections, Destination, Http1Client, Method, Outgoing};
 use super::request::RequestTarget;
 use crate::model::OpenedAhead;
 
@@ -26,18 +27,55 @@ pub async fn open_connections(
     count: u32,
     timeout: Duration,
 ) -> OpenedAhead {
+    let nothing = OpenedAhead { asked: count, kept: 0, http2: false };
     let Ok(headers) = target.header_map() else {
         // The run's own requests will fail with this reason; nothing to open ahead.
-        return OpenedAhead { asked: count, kept: 0, http2: false };
+        return nothing;
     };
-    let Ok(client) = client.for_target(target) else {
-        // Refused: the run's own requests say why.
-        return OpenedAhead { asked: count, kept: 0, http2: false };
+    // Refused: the run's own requests say why.
+    let Ok(route) = client.route(target, "models") else { return nothing };
+    let answers: Vec<(bool, bool)> = match route {
+        Route::Own { client, destination } => open_own(client, &destination, &headers, count, timeout).await,
+        Route::Reqwest { pooled, url, .. } => open_reqwest(pooled, &url, &headers, count, timeout).await,
     };
-    let url = target.base_url.endpoint("models");
+    let kept = answers.iter().filter(|(kept, _)| *kept).count();
+    OpenedAhead {
+        asked: count,
+        kept: u32::try_from(kept).unwrap_or(u32::MAX),
+        http2: answers.iter().any(|(_, http2)| *http2),
+    }
+}
+
+/// Through the engine's own client: each answer says whether its connection was kept (never HTTP/2).
+async fn open_own(
+    client: &Http1Client,
+    destination: &Destination,
+    headers: &reqwest::header::HeaderMap,
+    count: u32,
+    timeout: Duration,
+) -> Vec<(bool, bool)> {
     // All sends are polled once before any answer can arrive, so none finds another's connection idle.
+    let opens = (0..count).map(|_| async move {
+        let head = Outgoing::<()> { method: Method::Head, headers, body: None };
+        match tokio::time::timeout(timeout, client.send(destination, head, Connections::Kept)).await {
+            // The answer has no body: its connection went back to the pool as the head was read.
+            Ok(Ok(response)) => Some((response.head.keep_alive, false)),
+            _ => None,
+        }
+    });
+    join_all(opens).await.into_iter().flatten().collect()
+}
+
+/// Through reqwest: each answer says whether its connection was kept and whether it speaks HTTP/2.
+async fn open_reqwest(
+    client: &reqwest::Client,
+    url: &str,
+    headers: &reqwest::header::HeaderMap,
+    count: u32,
+    timeout: Duration,
+) -> Vec<(bool, bool)> {
     let opens = (0..count).map(|_| {
-        let request = client.head(&url).headers(headers.clone()).send();
+        let request = client.head(url).headers(headers.clone()).send();
         async move {
             match tokio::time::timeout(timeout, request).await {
                 Ok(Ok(response)) => Some((!announces_close(&response), response.version() == reqwest::Version::HTTP_2)),
@@ -45,13 +83,7 @@ pub async fn open_connections(
             }
         }
     });
-    let answers: Vec<(bool, bool)> = join_all(opens).await.into_iter().flatten().collect();
-    let kept = answers.iter().filter(|(kept, _)| *kept).count();
-    OpenedAhead {
-        asked: count,
-        kept: u32::try_from(kept).unwrap_or(u32::MAX),
-        http2: answers.iter().any(|(_, http2)| *http2),
-    }
+    join_all(opens).await.into_iter().flatten().collect()
 }
 
 /// `Connection: close`, or HTTP/1.0 (whose connections close unless the server says otherwise).

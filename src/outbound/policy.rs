@@ -8,7 +8,7 @@ use super::lookup::Lookup;
 use super::rules::AllowRules;
 
 /// How far a request may go.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Reach {
     /// Any address: the install's owner, a trusted workspace, the command line (run by the operator).
     Anywhere,

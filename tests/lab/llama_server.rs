@@ -53,11 +53,13 @@ async fn sequential_requests_to_a_real_llama_server_show_no_false_errors() {
             assert_eq!(r["tokensOut"], 16, "the tiny model never stops before max_tokens: {r}");
             let (ttft, total) = (r["ttftMs"].as_f64().unwrap(), r["totalMs"].as_f64().unwrap());
             assert!(ttft <= total);
-            // 16 tokens, one a chunk: TPOT spans the 15 gaps after the first, inside TTFT → end.
+            // 16 tokens, one a chunk: TPOT spans the 15 gaps after the first, inside TTFT → end. The tiny model makes
+            // its 16 tokens in about 2 ms, and tokens that arrive in one read share that read's instant (they were
+            // there together), so a gap may be 0 — never negative, never beyond the stream.
             let (tpot, itl, max) =
                 (r["tpotMs"].as_f64().unwrap(), r["itlMs"].as_f64().unwrap(), r["maxItlMs"].as_f64().unwrap());
-            assert!(tpot > 0.0 && tpot * 15.0 <= total - ttft + 0.5, "round {round}: {r}");
-            assert!(itl > 0.0 && max >= itl, "round {round}: {r}");
+            assert!(tpot >= 0.0 && tpot * 15.0 <= total - ttft + 0.5, "round {round}: {r}");
+            assert!(itl >= 0.0 && max >= itl && max <= total - ttft + 0.5, "round {round}: {r}");
             assert_eq!(r["firstOutputMs"], r["ttftMs"], "the tiny model does not reason");
         }
         // One at a time: each request is sent after the one before it ended.

@@ -11,6 +11,7 @@ mod ab_workloads;
 mod connection_test;
 mod engine;
 mod hostile;
+mod http1;
 mod llama_server;
 mod outbound;
 mod secret_canary;

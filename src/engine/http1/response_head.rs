@@ -29,8 +29,6 @@ pub enum Framing {
 pub struct ResponseHead {
     /// The status.
     pub status: StatusCode,
-    /// HTTP/1.0 or 1.1.
-    pub version: http::Version,
     /// The header fields.
     pub headers: HeaderMap,
     /// How the body is delimited.
@@ -96,7 +94,7 @@ pub fn read_head(bytes: &[u8], to_head_request: bool) -> Result<Option<ResponseH
         }
         let framing = framing(status, &headers, to_head_request)?;
         let keep_alive = keeps_alive(version, &headers) && framing != Framing::UntilClose;
-        return Ok(Some(ResponseHead { status, version, headers, framing, keep_alive, length: start + length }));
+        return Ok(Some(ResponseHead { status, headers, framing, keep_alive, length: start + length }));
     }
 }
 
