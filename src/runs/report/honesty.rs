@@ -87,7 +87,7 @@ fn method_notes(run: &RunView, results: &[IterationRecord], summary: &RunSummary
     let mut notes = Vec::new();
     notes.push(format!("Percentiles: {PERCENTILE_METHOD}. Failed iterations are excluded from latency percentiles and counted in the error rate."));
     notes.push(
-        "Timing: instants are taken by latency-guard's server on a monotonic clock when bytes arrive, before parsing; they include the network path to the endpoint and the endpoint's queueing."
+        "Timing: instants are taken by latency-guard's server on a monotonic clock when a read of bytes returns, before parsing (chunks that arrived together in one read share its instant: a gap of 0 between them); they include the network path to the endpoint and the endpoint's queueing."
             .into(),
     );
     if run.plan.stream {
