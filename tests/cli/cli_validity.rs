@@ -95,15 +95,17 @@ async fn an_open_loop_that_could_not_keep_its_schedule_is_invalid() {
     assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{stderr}");
 }
 
-/// The simulator in a process of its own on `core`, answering at once with 128 one-token chunks; its URL.
-async fn pinned_sim(core: usize) -> (tokio::process::Child, String) {
+/// A simulator of instant 128-token answers on every core, one worker a core: it competes with the client for the
+/// client's core, and keeps up with a client on one core whatever the build (a debug client reads a stream faster
+/// than a debug simulator writes it, so a simulator on one core of its own would leave the client waiting on it).
+async fn simulator_on_every_core(cores: usize) -> (tokio::process::Child, String) {
     let mut sim = tokio::process::Command::new("taskset")
-        .args(["-c", &core.to_string(), env!("CARGO_BIN_EXE_latency-guard"), "sim", "--port", "0"])
-        .args(["--ttft-ms", "0", "--itl-ms", "0", "--tokens", "128"])
+        .args(["-c", &format!("0-{}", cores - 1), env!("CARGO_BIN_EXE_latency-guard"), "sim", "--port", "0"])
+        .args(["--ttft-ms", "0", "--itl-ms", "0", "--tokens", "128", "--workers", &cores.to_string()])
         .stdout(std::process::Stdio::piped())
         .kill_on_drop(true)
         .spawn()
-        .expect("taskset (util-linux) runs the simulator on a core of its own");
+        .expect("taskset (util-linux) runs the simulator");
     let mut lines = tokio::io::BufReader::new(sim.stdout.take().unwrap()).lines();
     let first = tokio::time::timeout(Duration::from_secs(30), lines.next_line()).await.unwrap().unwrap().unwrap();
     let url = first.strip_prefix("simulator listening at ").unwrap_or_else(|| panic!("{first}")).to_string();
@@ -112,10 +114,10 @@ async fn pinned_sim(core: usize) -> (tokio::process::Child, String) {
 
 #[tokio::test]
 async fn a_load_generator_with_no_cpu_to_spare_is_invalid() {
-    // The client on the first core, the simulator on the last: 64 streams of instant answers keep the client's
-    // one event-loop worker busy parsing, or waiting for its core when the machine runs other work beside it.
+    // The client on the first core, the simulator on every core: 64 streams of instant answers keep the client's
+    // one event-loop worker busy reading, or waiting for its core while the simulator uses it.
     let cores = std::thread::available_parallelism().unwrap().get();
-    let (_sim, base) = pinned_sim(cores - 1).await;
+    let (_sim, base) = simulator_on_every_core(cores).await;
     let output = tokio::process::Command::new("taskset")
         .args(["-c", "0", env!("CARGO_BIN_EXE_latency-guard"), "bench", "--base-url", &base, "--model", "m"])
         .args(["--prompt", "hi", "-n", "600", "-c", "64"])

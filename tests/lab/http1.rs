@@ -79,20 +79,22 @@ async fn raw(answers: Vec<Answer>) -> Raw {
     Raw { base, accepted, requests, closed }
 }
 
+/// Whether `bytes` hold a whole request: its head and its `content-length` body.
+fn whole_request(bytes: &[u8]) -> bool {
+    let Some(end) = bytes.windows(4).position(|w| w == b"\r\n\r\n") else { return false };
+    let head = String::from_utf8_lossy(&bytes[..end]).to_ascii_lowercase();
+    let length: usize =
+        head.lines().find_map(|line| line.strip_prefix("content-length: ")).map_or(0, |n| n.trim().parse().unwrap());
+    bytes.len() >= end + 4 + length
+}
+
 /// A request's head and its `content-length` body; `None` when the client closed first.
 async fn read_request(socket: &mut tokio::net::TcpStream) -> Option<Vec<u8>> {
     let mut bytes = Vec::new();
     let mut buffer = [0u8; 4096];
     loop {
-        if let Some(end) = bytes.windows(4).position(|w| w == b"\r\n\r\n") {
-            let head = String::from_utf8_lossy(&bytes[..end]).to_ascii_lowercase();
-            let length: usize = head
-                .lines()
-                .find_map(|line| line.strip_prefix("content-length: "))
-                .map_or(0, |n| n.trim().parse().unwrap());
-            if bytes.len() >= end + 4 + length {
-                return Some(bytes);
-            }
+        if whole_request(&bytes) {
+            return Some(bytes);
         }
         match socket.read(&mut buffer).await {
             Ok(0) | Err(_) => return None,
@@ -268,4 +270,63 @@ async fn broken_answers_are_named_by_what_broke() {
         assert!(error.detail.contains(words), "{name}: {}", error.detail);
         assert!(m.retried.is_empty(), "{name}: a fresh connection is never re-sent on: {:?}", m.retried);
     }
+}
+
+/// A token that arrives while the client's one thread is busy is timed by when it reached the socket, not when the
+/// thread got to it: the thread is held for 60 ms from before the token is written, and the token's instant is
+/// still the server's write, within milliseconds.
+#[tokio::test(flavor = "current_thread")]
+async fn a_token_is_timed_when_it_arrived_even_when_the_client_was_busy() {
+    use std::io::{Read, Write};
+    use std::sync::atomic::AtomicBool;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}/v1", listener.local_addr().unwrap());
+    let role_written = Arc::new(AtomicBool::new(false));
+    let (written_tx, written) = std::sync::mpsc::channel();
+    let flag = Arc::clone(&role_written);
+    std::thread::spawn(move || {
+        let (mut socket, _) = listener.accept().unwrap();
+        socket.set_nodelay(true).unwrap();
+        let mut request = Vec::new();
+        let mut buffer = [0u8; 4096];
+        while !whole_request(&request) {
+            let n = socket.read(&mut buffer).unwrap();
+            request.extend_from_slice(&buffer[..n]);
+        }
+        let role = "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\"}}]}\n\n";
+        write!(socket, "{HEAD_CHUNKED}{:x}\r\n{role}\r\n", role.len()).unwrap();
+        flag.store(true, Ordering::SeqCst);
+        // The client's thread is now being held; the token comes 10 ms into that.
+        std::thread::sleep(Duration::from_millis(10));
+        let mut rest = String::new();
+        for event in EVENTS.split_inclusive("\n\n") {
+            rest.push_str(&format!("{:x}\r\n{event}\r\n", event.len()));
+        }
+        rest.push_str("0\r\n\r\n");
+        socket.write_all(rest.as_bytes()).unwrap();
+        written_tx.send(tokio::time::Instant::now()).unwrap();
+        // Held until the client closes.
+        let _ = socket.read(&mut buffer);
+    });
+    let hog = tokio::spawn(async move {
+        while !role_written.load(Ordering::SeqCst) {
+            tokio::task::yield_now().await;
+        }
+        // Busy with other work: the whole thread, as a client's one core is when many streams need it at once.
+        std::thread::sleep(Duration::from_millis(60));
+    });
+    let intended = tokio::time::Instant::now();
+    let target = common::any_target(&base, None, &[]);
+    let request = streamed();
+    let call = Call { target: &target, request: &request, timeout: Duration::from_secs(5), intended };
+    let m = measure(&HttpClient::new().unwrap(), call).await;
+    hog.await.unwrap();
+    assert_hello_there(&m);
+    let written = written.recv().unwrap();
+    let first_token = intended
+        + Duration::from_micros(m.timeline.schedule_lag_us)
+        + Duration::from_micros(m.timeline.first_token_us.unwrap());
+    let late = first_token.saturating_duration_since(written);
+    assert!(first_token + Duration::from_millis(1) >= written, "not before it was written");
+    assert!(late < Duration::from_millis(20), "timed {late:?} after it was written; the thread was held 50 ms more");
 }

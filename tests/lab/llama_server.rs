@@ -73,8 +73,13 @@ async fn sequential_requests_to_a_real_llama_server_show_no_false_errors() {
         let request_s: f64 = sent.iter().map(|(_, total)| total / 1e3).sum();
         assert!(span >= request_s - 1e-3 && span <= request_s + 0.5, "round {round}: span {span} s, {request_s} s");
         assert!((throughput * span - 30.0 * 16.0).abs() < 1e-6, "round {round}: 30 × 16 tokens the server counted");
-        for key in ["tpot", "itl", "firstOutput"] {
-            assert!(report["stats"][key]["p50"].as_f64().is_some_and(|v| v > 0.0), "round {round}: stats.{key}");
+        assert!(report["stats"]["firstOutput"]["p50"].as_f64().is_some_and(|v| v > 0.0), "round {round}");
+        // Tokens that arrive in one read share its instant (see above), so on a busy machine most gaps can be 0;
+        // some of the 450 gaps were not.
+        for key in ["tpot", "itl"] {
+            let (p50, p99) = (report["stats"][key]["p50"].as_f64(), report["stats"][key]["p99"].as_f64());
+            assert!(p50.is_some_and(|v| v >= 0.0), "round {round}: stats.{key}");
+            assert!(p99.is_some_and(|v| v > 0.0), "round {round}: stats.{key}: {p99:?}");
         }
         reconnects += results.iter().map(|r| r["reconnects"].as_u64().unwrap()).sum::<u64>();
         common::assert_report_schema(&report);

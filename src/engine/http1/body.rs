@@ -70,12 +70,12 @@ impl Body {
         }
         let Some(connection) = self.connection.as_mut() else { return Ok(None) };
         match connection.receive().await {
-            Ok(0) if matches!(self.remaining, Remaining::UntilClose) => {
+            Ok(None) if matches!(self.remaining, Remaining::UntilClose) => {
                 self.remaining = Remaining::Ended;
                 Ok(None)
             }
-            Ok(0) => Err(BodyError::ClosedEarly),
-            Ok(_) => Ok(Some(Instant::now())),
+            Ok(None) => Err(BodyError::ClosedEarly),
+            Ok(Some(at)) => Ok(Some(at)),
             Err(e) => Err(BodyError::Broken(e)),
         }
     }

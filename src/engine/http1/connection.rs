@@ -3,10 +3,12 @@
 
 use serde::Serialize;
 use std::io::Write as _;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use std::os::fd::AsRawFd;
+use tokio::io::{AsyncWriteExt, Interest};
 use tokio::net::TcpStream;
 use tokio::time::Instant;
 
+use super::arrival;
 use super::error::SendError;
 use super::response_head::{read_head, ResponseHead};
 use super::{Destination, Outgoing};
@@ -20,9 +22,16 @@ const READ_BYTES: usize = 16 * 1024;
 #[derive(Debug)]
 pub struct Connection {
     stream: TcpStream,
-    /// Bytes received and not yet handed on: `read[taken..]`.
+    /// Bytes received and not yet handed on: `read[taken..filled]` (the rest is room for the next read, zeroed
+    /// once when the buffer grows).
     read: Vec<u8>,
     taken: usize,
+    filled: usize,
+    /// Room for the kernel's receive timestamp of each read.
+    control: Vec<u8>,
+    /// No read is timed before this: the last read's instant, or the request's send (a timestamp moved between
+    /// clocks can be a little off; instants on one connection never go back).
+    not_before: Instant,
     /// The request being written, and its body before its length is known.
     write: Vec<u8>,
     body: Vec<u8>,
@@ -44,10 +53,14 @@ impl Connection {
                 Ok(stream) => {
                     // A request is written whole at once; nothing is gained by holding its last segment back.
                     let _ = stream.set_nodelay(true);
+                    arrival::enable(&stream);
                     return Ok(Self {
                         stream,
                         read: Vec::new(),
                         taken: 0,
+                        filled: 0,
+                        control: arrival::control_buffer(),
+                        not_before: Instant::now(),
                         write: Vec::new(),
                         body: Vec::new(),
                         reused: false,
@@ -67,7 +80,9 @@ impl Connection {
     ) -> Result<(), SendError> {
         request.write_to(destination, &mut self.write, &mut self.body);
         let reused = self.reused;
-        self.stream.write_all(&self.write).await.map_err(|source| SendError::Write { reused, source })
+        self.stream.write_all(&self.write).await.map_err(|source| SendError::Write { reused, source })?;
+        self.not_before = Instant::now();
+        Ok(())
     }
 
     /// Reads until a whole response head has arrived: the head, and the instant the read that completed it
@@ -75,46 +90,61 @@ impl Connection {
     pub async fn read_head(&mut self, to_head_request: bool) -> Result<(ResponseHead, Instant), SendError> {
         loop {
             let received = match self.receive().await {
-                Ok(0) => None,
-                Ok(_) => Some(Instant::now()),
-                Err(e) if self.read.is_empty() => {
+                Ok(received) => received,
+                Err(e) if self.filled == 0 => {
                     return Err(SendError::Closed { reused: self.reused, source: Some(e) });
                 }
                 Err(e) => return Err(SendError::CutHead(Some(e))),
             };
             let Some(at) = received else {
-                return Err(match self.read.is_empty() {
+                return Err(match self.filled == 0 {
                     true => SendError::Closed { reused: self.reused, source: None },
                     false => SendError::CutHead(None),
                 });
             };
-            if let Some(head) = read_head(&self.read, to_head_request).map_err(SendError::Head)? {
+            if let Some(head) = read_head(&self.read[..self.filled], to_head_request).map_err(SendError::Head)? {
                 self.taken = head.length;
                 return Ok((head, at));
             }
         }
     }
 
-    /// Reads what the kernel has (waiting for something): the count, 0 at the end of the stream.
-    pub async fn receive(&mut self) -> std::io::Result<usize> {
-        if self.taken == self.read.len() {
-            self.read.clear();
-            self.taken = 0;
+    /// Reads what the kernel has (waiting for something): when those bytes reached the socket (`arrival.rs`), or
+    /// `None` at the end of the stream.
+    pub async fn receive(&mut self) -> std::io::Result<Option<Instant>> {
+        if self.taken == self.filled {
+            (self.taken, self.filled) = (0, 0);
         }
-        if self.read.capacity() - self.read.len() < READ_BYTES / 4 {
-            self.read.reserve(READ_BYTES);
+        if self.read.len() - self.filled < READ_BYTES / 4 {
+            let grown = self.read.len() + READ_BYTES;
+            self.read.resize(grown, 0);
         }
-        self.stream.read_buf(&mut self.read).await
+        let fd = self.stream.as_raw_fd();
+        loop {
+            self.stream.readable().await?;
+            let (room, control) = (&mut self.read[self.filled..], &mut self.control);
+            match self.stream.try_io(Interest::READABLE, || arrival::receive(fd, room, control)) {
+                Ok((0, _)) => return Ok(None),
+                Ok((count, stamp)) => {
+                    self.filled += count;
+                    let at = arrival::instant(stamp).max(self.not_before);
+                    self.not_before = at;
+                    return Ok(Some(at));
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                Err(e) => return Err(e),
+            }
+        }
     }
 
     /// The bytes received and not yet handed on.
     pub fn unread(&self) -> &[u8] {
-        &self.read[self.taken..]
+        &self.read[self.taken..self.filled]
     }
 
     /// Marks `count` more bytes as handed on.
     pub fn take(&mut self, count: usize) {
-        self.taken = (self.taken + count).min(self.read.len());
+        self.taken = (self.taken + count).min(self.filled);
     }
 
     /// Whether the server closed (or wrote to) this idle connection: a read that does not wait. Data on an idle
@@ -126,15 +156,18 @@ impl Connection {
 
     /// Ready to carry another request: every byte of the last response taken, the buffers kept.
     pub fn ready_for_reuse(mut self) -> Option<Self> {
-        if self.taken != self.read.len() {
+        if self.taken != self.filled {
             // Bytes beyond the response (a server that answered twice): the connection is out of step.
             return None;
         }
-        self.read.clear();
-        self.taken = 0;
+        (self.taken, self.filled) = (0, 0);
         self.reused = true;
         // A request or a head that once needed a large buffer does not keep it for the connection's life.
-        for buffer in [&mut self.read, &mut self.write, &mut self.body] {
+        if self.read.len() > 4 * READ_BYTES {
+            self.read.truncate(READ_BYTES);
+            self.read.shrink_to_fit();
+        }
+        for buffer in [&mut self.write, &mut self.body] {
             if buffer.capacity() > 4 * READ_BYTES {
                 buffer.clear();
                 buffer.shrink_to(READ_BYTES);

@@ -4,14 +4,16 @@
 //! one-slot channel to the task reading it, and a streamed answer is one chunk per event, so every event cost a
 //! round trip between two tasks (about 1.9 µs, most of a request's cost) and was timed when the reading task got
 //! to it rather than when it arrived. Here the task that measures a request reads the socket itself: each read is
-//! timed as it returns, its chunked framing decoded in place (`chunked.rs`), and its data handed to the event
-//! decoder as slices of the connection's buffer. reqwest stays for https, proxies and HTTP/2.
+//! timed by when its bytes reached the socket (`arrival.rs`), its chunked framing decoded in place (`chunked.rs`),
+//! and its data handed to the event decoder as slices of the connection's buffer. reqwest stays for https, proxies
+//! and HTTP/2.
 //!
 //! Every connection goes to addresses the outbound policy judged for the request's reach
 //! (`AddressPolicy::resolve`), and a kept connection serves only requests of the same host, port and reach.
 //! What a server answers is bounded before it is parsed: the head (`response_head.rs`), each read, a chunk's size
 //! line and trailers; a body's length is the caller's to bound.
 
+mod arrival;
 mod body;
 pub mod chunked;
 mod connection;

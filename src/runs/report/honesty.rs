@@ -87,7 +87,7 @@ fn method_notes(run: &RunView, results: &[IterationRecord], summary: &RunSummary
     let mut notes = Vec::new();
     notes.push(format!("Percentiles: {PERCENTILE_METHOD}. Failed iterations are excluded from latency percentiles and counted in the error rate."));
     notes.push(
-        "Timing: instants are taken by latency-guard's server on a monotonic clock when a read of bytes returns, before parsing (chunks that arrived together in one read share its instant: a gap of 0 between them); they include the network path to the endpoint and the endpoint's queueing."
+        "Timing: instants are taken by latency-guard's server on a monotonic clock when bytes arrive, before parsing: for an http:// endpoint, when the read's last segment reached the socket (the kernel's receive timestamp, so other streams' work on a busy client does not delay them); otherwise when the read returned. Chunks that arrived together in one read share its instant (a gap of 0 between them). Instants include the network path to the endpoint and the endpoint's queueing."
             .into(),
     );
     if run.plan.stream {
