@@ -7,10 +7,15 @@
 //! is moved onto the engine's monotonic clock by how long ago it was. A read without a stamp, or with one that is
 //! not plausible (in the future, or older than [`MAX_AGE`]: the real-time clock was stepped), is timed when it
 //! returned, as before.
+//!
+//! Linux stamps for the whole system while any socket asks, and switches stamping on and off a little after the
+//! first socket asks and the last one closes (deferred work): segments that arrive before the switch come
+//! unstamped. A client holds one idle socket that asked ([`Holder`]) so the switch stays on while it lives.
 
-use nix::sys::socket::{recvmsg, setsockopt, sockopt, ControlMessageOwned, MsgFlags};
+use nix::sys::socket::{recvmsg, setsockopt, socket, sockopt, AddressFamily, ControlMessageOwned, MsgFlags};
+use nix::sys::socket::{SockFlag, SockType};
 use std::io::IoSliceMut;
-use std::os::fd::{AsFd, RawFd};
+use std::os::fd::{AsFd, OwnedFd, RawFd};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::time::Instant;
 
@@ -25,6 +30,23 @@ pub fn control_buffer() -> Vec<u8> {
 /// Asks the kernel to stamp what `socket` receives; `false` when it will not (reads are then timed on return).
 pub fn enable(socket: &impl AsFd) -> bool {
     setsockopt(socket, sockopt::ReceiveTimestampns, &true).is_ok()
+}
+
+/// An unbound socket that asked for stamps, held so the kernel's stamping stays on between connections: without it
+/// a client whose connections come and go (fresh ones at one stream) would switch it off and on for every request
+/// and read each new connection's first bytes unstamped.
+#[derive(Debug)]
+pub struct Holder {
+    /// Held, never used: its asking is what keeps stamping on.
+    _socket: OwnedFd,
+}
+
+impl Holder {
+    /// A holder, when the kernel gives a socket that stamps.
+    pub fn new() -> Option<Self> {
+        let socket = socket(AddressFamily::Inet, SockType::Datagram, SockFlag::SOCK_CLOEXEC, None).ok()?;
+        enable(&socket).then_some(Self { _socket: socket })
+    }
 }
 
 /// Reads into `into` without waiting: the count (0 at the end of the stream) and the kernel's stamp of the last
@@ -69,24 +91,42 @@ mod tests {
         }
     }
 
+    /// Reads what `server` writes of `bytes` on `client` once it is there, `pause` after it is readable.
+    async fn exchange(
+        server: &mut tokio::net::TcpStream,
+        client: &tokio::net::TcpStream,
+        bytes: &[u8],
+        pause: Duration,
+    ) -> Option<SystemTime> {
+        use std::os::fd::AsRawFd;
+        use tokio::io::AsyncWriteExt;
+        server.write_all(bytes).await.unwrap();
+        client.readable().await.unwrap();
+        std::thread::sleep(pause);
+        let (mut into, mut control) = ([0u8; 64], control_buffer());
+        let (count, stamp) = client
+            .try_io(tokio::io::Interest::READABLE, || receive(client.as_raw_fd(), &mut into, &mut control))
+            .unwrap();
+        assert_eq!(&into[..count], bytes, "one read takes what one write sent");
+        stamp
+    }
+
     #[tokio::test]
     async fn the_kernel_stamps_what_arrives_on_a_tcp_socket_before_it_is_read() {
-        use tokio::io::AsyncWriteExt;
+        let _holder = Holder::new().expect("Linux gives a socket that stamps");
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let client = tokio::net::TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
         let (mut server, _) = listener.accept().await.unwrap();
         assert!(enable(&client), "Linux stamps TCP segments on request");
-        server.write_all(b"data: x\n\n").await.unwrap();
-        let written = SystemTime::now();
-        client.readable().await.unwrap();
+        // Stamping switches on a little after the first socket asks (on a machine where nothing else holds it on).
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while exchange(&mut server, &client, b"probe", Duration::ZERO).await.is_none() {
+            assert!(Instant::now() < deadline, "stamping never switched on");
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
         // The read is made late on purpose: the stamp must say when the bytes came, not when they were read.
-        std::thread::sleep(Duration::from_millis(20));
-        let (mut into, mut control) = ([0u8; 64], control_buffer());
-        use std::os::fd::AsRawFd;
-        let (count, stamp) = client
-            .try_io(tokio::io::Interest::READABLE, || receive(client.as_raw_fd(), &mut into, &mut control))
-            .unwrap();
-        assert_eq!(&into[..count], b"data: x\n\n");
+        let written = SystemTime::now();
+        let stamp = exchange(&mut server, &client, b"data: x\n\n", Duration::from_millis(20)).await;
         let stamp = stamp.expect("a stamp came with the bytes");
         let age = SystemTime::now().duration_since(stamp).unwrap();
         assert!(age >= Duration::from_millis(20), "stamped on arrival, not when read 20 ms later: {age:?}");

@@ -40,6 +40,9 @@ use crate::outbound::{AddressPolicy, Reach};
 pub struct Http1Client {
     addresses: AddressPolicy,
     pool: Arc<Pool>,
+    /// Keeps the kernel's receive stamps on while the client lives (`None` where the kernel will not stamp: reads
+    /// are then timed on return).
+    _stamping: Option<Arc<arrival::Holder>>,
 }
 
 /// Where a request goes: parsed from a target's URL once per request.
@@ -129,7 +132,7 @@ pub struct Response {
 impl Http1Client {
     /// A client whose connections are judged by `addresses`.
     pub fn new(addresses: AddressPolicy) -> Self {
-        Self { addresses, pool: Arc::default() }
+        Self { addresses, pool: Arc::default(), _stamping: arrival::Holder::new().map(Arc::new) }
     }
 
     /// Sends `request` to `destination` and reads the response's head.
