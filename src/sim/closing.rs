@@ -12,6 +12,7 @@ use std::sync::Arc;
 use tokio::net::TcpListener;
 use tower::ServiceExt;
 
+use super::arrival::Stamped;
 use super::completion::SimState;
 
 /// Accepts connections until the task is aborted, counting them; each serves one request.
@@ -26,11 +27,14 @@ pub(super) async fn serve(listener: TcpListener, app: Router, state: SimState) {
 
 /// Serves the connection's first request; a second one closes the connection without an answer.
 async fn one_response(tcp: tokio::net::TcpStream, app: Router) {
+    let tcp = Stamped::new(tcp);
+    let arrival = axum::extract::ConnectInfo(tcp.arrival());
     let (close, closed) = tokio::sync::oneshot::channel::<()>();
     let close = Arc::new(std::sync::Mutex::new(Some(close)));
     let served = Arc::new(AtomicUsize::new(0));
-    let service = hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+    let service = hyper::service::service_fn(move |mut request: hyper::Request<hyper::body::Incoming>| {
         let (app, close, served) = (app.clone(), Arc::clone(&close), Arc::clone(&served));
+        request.extensions_mut().insert(arrival.clone());
         async move {
             if served.fetch_add(1, Ordering::SeqCst) > 0 {
                 if let Some(close) = close.lock().ok().and_then(|mut c| c.take()) {

@@ -2,16 +2,17 @@
 //! answers with JSON or hands over to the SSE stream.
 
 use axum::body::Bytes;
-use axum::extract::State;
+use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::Json;
+use axum::{Extension, Json};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::sync::Arc;
 
 use tokio::time::Instant;
 
+use super::arrival::Arrival;
 use super::config::{Fault, SimConfig};
 use super::engine::EngineMetrics;
 use super::plan::{token_text, unix_micros, Plan};
@@ -136,11 +137,12 @@ fn answer_length(config: &SimConfig, request: &Request) -> (u32, u32, bool) {
 
 pub(super) async fn chat_completions(
     State(SimState { config, timer, completed, slots, prefix_cache, engine, .. }): State<SimState>,
+    arrival: Option<Extension<ConnectInfo<Arrival>>>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let mut received = Instant::now();
-    let received_us = unix_micros();
+    // From when the request reached the socket: a busy simulator's wait to read it is its own time.
+    let (mut received, received_us) = super::arrival::received(arrival.as_ref().map(|info| &info.0 .0));
     if let Some(refused) = refusal(&config, &headers) {
         return refused;
     }

@@ -1,8 +1,10 @@
 //! A simulated OpenAI-compatible endpoint: for demos, tests, and as the ground truth of measurement
-//! benchmarks. Its delays are scheduled against absolute deadlines (coarse timer, then one shared yield loop for all
-//! streams of a worker) so they stay accurate well below a millisecond and never drift across a stream.
+//! benchmarks. Its delays are scheduled against absolute deadlines (one kernel timer per worker for all its streams,
+//! `timing.rs`) from when a request reached its socket (`arrival.rs`), so they stay accurate well below a
+//! millisecond and never drift across a stream.
 
 mod args;
+mod arrival;
 mod closing;
 mod completion;
 mod config;
@@ -163,11 +165,11 @@ async fn serve(listener: TcpListener, state: completion::SimState, closing: bool
     }
     // Without TCP_NODELAY, Nagle's algorithm holds each small SSE write until the client's (delayed) ACK:
     // up to 40 ms per chunk, which would make the simulator's timings a lie.
-    let listener = listener.tap_io(move |tcp| {
+    let listener = arrival::StampedListener::new(listener, move |tcp: &tokio::net::TcpStream| {
         let _ = tcp.set_nodelay(true);
         state.count_connection();
     });
-    if let Err(e) = axum::serve(listener, app).await {
+    if let Err(e) = axum::serve(listener, app.into_make_service_with_connect_info::<arrival::Arrival>()).await {
         tracing::error!(error = %e, "simulator stopped");
     }
 }

@@ -156,6 +156,10 @@ impl State {
                 &json!({"error": {"message": "simulated mid-stream failure", "type": "server_error", "code": 500}}),
             ))),
             Some(Fault::Reset) => {
+                // What came before the break goes out first: hyper writes a body's frames out when the body waits,
+                // and drops what it holds when the body fails. A late timer makes every earlier chunk due at once,
+                // so without this wait they were all dropped with the connection (on a loaded machine, often).
+                tokio::task::yield_now().await;
                 Some(Err(std::io::Error::new(std::io::ErrorKind::ConnectionReset, "simulated reset")))
             }
             Some(Fault::Stall) => {

@@ -30,7 +30,8 @@ const FEATURES: &[Feature] = &[
 /// module (the UI's kit, `ui::kit`, is apart from its router and pages, `ui`); `*::layer` is that layer of every
 /// feature. A new top-level module or feature layer needs a place here.
 const ORDER: &[&[&str]] = &[
-    &["wire", "clock", "outbound", "sim", "telemetry"],
+    &["wire", "clock"],
+    &["outbound", "sim", "telemetry"],
     &["model"],
     &["stats", "error", "rate_limit"],
     &["charts", "config", "engine"],

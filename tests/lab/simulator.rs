@@ -329,3 +329,72 @@ async fn a_conversation_finds_its_earlier_turns_and_answers_cached() {
     assert_eq!(turn_two["usage"]["prompt_tokens"], 53);
     assert_eq!(turn_two["usage"]["prompt_tokens_details"]["cached_tokens"], 48);
 }
+
+/// A request that reaches the simulator while its thread is busy is timed from when it reached the socket: the
+/// simulator's clock for it (`x-sim-received-us`, and its first token's deadline) does not start when the busy
+/// thread got to it, so a benchmark that subtracts the simulator's own times does not charge that wait to the
+/// client. The simulator here runs on the test's one thread, which is held for 60 ms after the request is written.
+#[tokio::test(flavor = "current_thread")]
+async fn a_request_is_timed_from_when_it_reached_the_socket_even_when_the_simulator_was_busy() {
+    use std::io::{Read, Write};
+    use std::time::{SystemTime, UNIX_EPOCH};
+    let _stamping = until_the_kernel_stamps();
+    let sim = sim::spawn(config(1), "127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let addr = sim.base_url().trim_start_matches("http://").trim_end_matches("/v1").to_string();
+    let (written_tx, written) = std::sync::mpsc::channel();
+    let client = std::thread::spawn(move || {
+        let mut socket = std::net::TcpStream::connect(&addr).unwrap();
+        let body = r#"{"model":"m","messages":[{"role":"user","content":"hi"}],"stream":true}"#;
+        let request = format!(
+            "POST /v1/chat/completions HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n\
+             content-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        socket.write_all(request.as_bytes()).unwrap();
+        let unix_us = |at: SystemTime| at.duration_since(UNIX_EPOCH).unwrap().as_micros() as u64;
+        written_tx.send(unix_us(SystemTime::now())).unwrap();
+        let mut answer = String::new();
+        socket.read_to_string(&mut answer).unwrap();
+        answer
+    });
+    let written_us = written.recv().unwrap();
+    // Busy with other work: the simulator's whole thread, as a simulator's one core is under many streams.
+    std::thread::sleep(Duration::from_millis(60));
+    let answer = tokio::task::spawn_blocking(move || client.join().unwrap()).await.unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    let received_us: u64 = answer
+        .lines()
+        .find_map(|line| line.strip_prefix("x-sim-received-us: "))
+        .unwrap_or_else(|| panic!("no x-sim-received-us in {answer}"))
+        .trim()
+        .parse()
+        .unwrap();
+    let late_ms = (received_us as f64 - written_us as f64) / 1e3;
+    assert!(late_ms > -1.0, "received {late_ms:.3} ms before it was written");
+    assert!(late_ms < 20.0, "received {late_ms:.3} ms after it was written; the simulator's thread was held 60 ms");
+}
+
+/// Holds the kernel's receive stamps on and returns once a segment on loopback comes stamped (Linux switches
+/// stamping on a little after the first socket asks, when nothing else holds it on).
+fn until_the_kernel_stamps() -> latency_guard::clock::arrival::Holder {
+    use latency_guard::clock::arrival;
+    use std::io::Write;
+    use std::os::fd::AsRawFd;
+    let holder = arrival::Holder::new().expect("Linux gives a socket that stamps");
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let reader = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+    let (mut writer, _) = listener.accept().unwrap();
+    assert!(arrival::enable(&reader));
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    let (mut into, mut control) = ([0u8; 8], arrival::control_buffer());
+    loop {
+        writer.write_all(b"p").unwrap();
+        // A blocking socket: the read waits for the byte.
+        let (_, stamp) = arrival::receive(reader.as_raw_fd(), &mut into, &mut control).unwrap();
+        if stamp.is_some() {
+            return holder;
+        }
+        assert!(std::time::Instant::now() < deadline, "stamping never switched on");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}

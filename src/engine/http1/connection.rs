@@ -8,10 +8,10 @@ use tokio::io::{AsyncWriteExt, Interest};
 use tokio::net::TcpStream;
 use tokio::time::Instant;
 
-use super::arrival;
 use super::error::SendError;
 use super::response_head::{read_head, ResponseHead};
 use super::{Destination, Outgoing};
+use crate::clock::arrival;
 use crate::outbound::{AddressError, AddressPolicy};
 
 /// What a read asks the kernel for at most: a streamed answer's events (a few hundred bytes each) arrive in reads
@@ -109,7 +109,7 @@ impl Connection {
         }
     }
 
-    /// Reads what the kernel has (waiting for something): when those bytes reached the socket (`arrival.rs`), or
+    /// Reads what the kernel has (waiting for something): when those bytes reached the socket (`clock::arrival`), or
     /// `None` at the end of the stream.
     pub async fn receive(&mut self) -> std::io::Result<Option<Instant>> {
         if self.taken == self.filled {

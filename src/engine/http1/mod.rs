@@ -4,7 +4,7 @@
 //! one-slot channel to the task reading it, and a streamed answer is one chunk per event, so every event cost a
 //! round trip between two tasks (about 1.9 µs, most of a request's cost) and was timed when the reading task got
 //! to it rather than when it arrived. Here the task that measures a request reads the socket itself: each read is
-//! timed by when its bytes reached the socket (`arrival.rs`), its chunked framing decoded in place (`chunked.rs`),
+//! timed by when its bytes reached the socket (`clock::arrival`), its chunked framing decoded in place (`chunked.rs`),
 //! and its data handed to the event decoder as slices of the connection's buffer. reqwest stays for https, proxies
 //! and HTTP/2.
 //!
@@ -13,7 +13,6 @@
 //! What a server answers is bounded before it is parsed: the head (`response_head.rs`), each read, a chunk's size
 //! line and trailers; a body's length is the caller's to bound.
 
-mod arrival;
 mod body;
 pub mod chunked;
 mod connection;
@@ -32,6 +31,7 @@ pub use error::{BodyError, SendError};
 use pool::{Pool, PoolKey};
 use response_head::ResponseHead;
 
+use crate::clock::arrival;
 use crate::outbound::{AddressPolicy, Reach};
 
 /// A client: the address policy its connections are judged by, and the connections it keeps. Cheap to clone

@@ -2,15 +2,18 @@
 //!
 //! A client on one core serves many streams: a token that arrives while the core works through other streams' ends
 //! and sends is read late, and a read's own clock would charge that wait to the endpoint (measured: at 256 streams
-//! it put the median added TTFT at 1 ms instead of 0.3, `docs/PERFORMANCE.md`). Linux stamps every received segment
+//! it put the median added TTFT at 1 ms instead of 0.3, `docs/PERFORMANCE.md`). The engine times its reads by it
+//! (`engine::http1`), and the simulator times a request's receipt by it (`sim::arrival`), so a busy simulator's
+//! own lateness in reading is its time, not the client's. Linux stamps every received segment
 //! and hands TCP the stamp of the last segment a `recvmsg` consumed (`SO_TIMESTAMPNS`), on the real-time clock; it
-//! is moved onto the engine's monotonic clock by how long ago it was. A read without a stamp, or with one that is
+//! is moved onto the monotonic clock by how long ago it was. A read without a stamp, or with one that is
 //! not plausible (in the future, or older than [`MAX_AGE`]: the real-time clock was stepped), is timed when it
 //! returned, as before.
 //!
 //! Linux stamps for the whole system while any socket asks, and switches stamping on and off a little after the
 //! first socket asks and the last one closes (deferred work): segments that arrive before the switch come
-//! unstamped. A client holds one idle socket that asked ([`Holder`]) so the switch stays on while it lives.
+//! unstamped. A client or a simulator holds one idle socket that asked ([`Holder`]) so the switch stays on while
+//! it lives.
 
 use nix::sys::socket::{recvmsg, setsockopt, socket, sockopt, AddressFamily, ControlMessageOwned, MsgFlags};
 use nix::sys::socket::{SockFlag, SockType};
@@ -68,12 +71,18 @@ pub fn receive(fd: RawFd, into: &mut [u8], control: &mut [u8]) -> std::io::Resul
 
 /// The monotonic instant of a read that returned now with `stamp`: now less the stamp's age when it is plausible.
 pub fn instant(stamp: Option<SystemTime>) -> Instant {
+    arrived(stamp).0
+}
+
+/// When a read that returned now with `stamp` arrived, on the monotonic clock and the real-time one: the stamp
+/// when it is plausible, else now on both.
+pub fn arrived(stamp: Option<SystemTime>) -> (Instant, SystemTime) {
     let (now, wall) = (Instant::now(), SystemTime::now());
     stamp
-        .and_then(|stamp| wall.duration_since(stamp).ok())
-        .filter(|age| *age <= MAX_AGE)
-        .and_then(|age| now.checked_sub(age))
-        .unwrap_or(now)
+        .and_then(|stamp| Some((stamp, wall.duration_since(stamp).ok()?)))
+        .filter(|(_, age)| *age <= MAX_AGE)
+        .and_then(|(stamp, age)| Some((now.checked_sub(age)?, stamp)))
+        .unwrap_or((now, wall))
 }
 
 #[cfg(test)]

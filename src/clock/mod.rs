@@ -1,5 +1,7 @@
 //! Time as an injected dependency, so tests pin it instead of sleeping.
 
+pub mod arrival;
+
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
