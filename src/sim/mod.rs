@@ -115,9 +115,10 @@ pub async fn spawn(config: SimConfig, addr: SocketAddr) -> std::io::Result<SimHa
 
 /// Binds `addr` `workers` times (`SO_REUSEPORT`: the kernel spreads connections over the listeners) and serves
 /// each listener on a thread of its own with a single-threaded runtime and its own deadline timer, so the
-/// simulator uses as many cores as it has workers: one worker's timer loop and writes hold about 50,000 chunks a
-/// second on time on one core (1,000 streams at 20 ms between tokens; `benches/engine.rs`), and a load beyond
-/// that needs more cores. Counters and serving slots are shared by all workers.
+/// simulator uses as many cores as it has workers: a chunk costs a worker about 19 µs (most of it loopback TCP in the
+/// kernel), so one core holds about 25,000 chunks a second under 70 % busy (1,000 streams 40 ms apart;
+/// `benches/engine.rs`) and is late at 50,000; a load beyond that needs more cores. Counters and serving slots are
+/// shared by all workers.
 pub async fn spawn_workers(config: SimConfig, addr: SocketAddr, workers: usize) -> std::io::Result<SimHandle> {
     let workers = workers.max(1);
     let first = reusable_listener(addr)?;

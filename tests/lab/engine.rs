@@ -71,7 +71,7 @@ async fn measures_ttft_within_2_ms_of_the_simulators_configured_delay() {
         measure(&client, call)
     };
     assert_eq!(on_the_client().await.error, None, "the first request opens the connection");
-    let mut ttfts = Vec::new();
+    let (mut ttfts, mut tpots) = (Vec::new(), Vec::new());
     for _ in 0..5 {
         let m = on_the_client().await;
         assert_eq!(m.error, None);
@@ -85,12 +85,15 @@ async fn measures_ttft_within_2_ms_of_the_simulators_configured_delay() {
         assert_eq!(m.token_source, TokenSource::Reported);
         assert_eq!(m.timeline.chunks.len(), 8, "one content chunk per token; the role chunk does not count");
         assert_eq!(m.finish_reason.as_deref(), Some("stop"));
-        let tpot = m.tpot_ms().unwrap();
-        assert!((1.5..4.0).contains(&tpot), "inter-token 2 ms, measured TPOT {tpot}");
+        tpots.push(m.tpot_ms().unwrap());
     }
+    // Medians of the five: on a loaded machine one request's first token can come a few ms late, and the tokens
+    // after it, due on the simulator's fixed schedule, then come closer together.
     ttfts.sort_by(f64::total_cmp);
+    tpots.sort_by(f64::total_cmp);
     let median = ttfts[2];
     assert!((30.0..32.0).contains(&median), "median TTFT {median} ms for a configured 30 ms: {ttfts:?}");
+    assert!((1.5..4.0).contains(&tpots[2]), "inter-token 2 ms, measured TPOT: {tpots:?}");
 }
 
 /// The simulator's count of connections it accepted (this request's own included: it comes on a new client).
