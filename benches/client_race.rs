@@ -15,7 +15,7 @@
 //!   the first send to the last end; Little's law) and the most at once;
 //! - **streams/s**: completed requests over that span;
 //! - **added TTFT**: measured TTFT − the simulator's TTFT (a fixed 50 ms from when the request reached its socket;
-//!   the simulator's own error, +0.4 ms at the median, is in both builds' figures alike);
+//!   the simulator's own error, +0.4–0.6 ms at the median (`sim_accuracy`), is in both builds' figures alike);
 //! - **CPU per request**: the client process's user + system CPU over the run, start-up and report included;
 //! - **stream ms**: the mean send → end of stream, which a simulator keeping its schedule holds at TTFT + 63 gaps
 //!   (176 ms at 2 ms, 2,570 ms at 40 ms): a late simulator shows as longer streams;
