@@ -15,7 +15,11 @@
 //!   the first send to the last end; Little's law) and the most at once;
 //! - **streams/s**: completed requests over that span;
 //! - **added TTFT**: measured TTFT − the simulator's TTFT (a fixed 50 ms from when the request reached its socket;
-//!   the simulator's own error, +0.4–0.6 ms at the median (`sim_accuracy`), is in both builds' figures alike);
+//!   the simulator's own error, +0.4–0.6 ms at the median (`sim_accuracy`), is in both builds' figures alike, and so
+//!   is its lateness when many first chunks fall due together: one core writes 1,000 of them in turn);
+//! - **client's own**: each request's measured first output − the simulator's own time to it, as the simulator
+//!   reported it (`serverFirstOutputMs`), which leaves its lateness out: what the client and loopback added. Only a
+//!   build that records that field gives it ("—" for an older baseline);
 //! - **CPU per request**: the client process's user + system CPU over the run, start-up and report included;
 //! - **stream ms**: the mean send → end of stream, which a simulator keeping its schedule holds at TTFT + 63 gaps
 //!   (176 ms at 2 ms, 2,570 ms at 40 ms): a late simulator shows as longer streams;
@@ -51,6 +55,9 @@ struct Measured {
     streams_per_s: f64,
     /// Added TTFT, ms, sorted.
     added: Vec<f64>,
+    /// Each request's first output − the simulator's own time to it, ms, sorted; empty when the build does not
+    /// record the simulator's time.
+    own: Vec<f64>,
     cpu_ms_per_request: f64,
     sim_busy: f64,
     /// Mean send → end of stream, ms: a simulator keeping its schedule holds it at TTFT + 63 gaps.
@@ -104,11 +111,18 @@ fn run(binary: &str, level: &Level) -> Measured {
     }
     let mut added: Vec<f64> = results.iter().filter_map(|r| Some(f(r, "ttftMs")? - SIM_TTFT_MS)).collect();
     added.sort_by(f64::total_cmp);
+    let mut own: Vec<f64> = results
+        .iter()
+        .filter(|r| r["error"].is_null())
+        .filter_map(|r| Some(f(r, "firstOutputMs")? - f(r, "serverFirstOutputMs")?))
+        .collect();
+    own.sort_by(f64::total_cmp);
     Measured {
         open_mean: busy / (last - first),
         open_max: open_max as usize,
         streams_per_s: spans.len() as f64 / ((last - first) / 1e3),
         added,
+        own,
         cpu_ms_per_request: cpu * 1e3 / results.len().max(1) as f64,
         sim_busy: sim_cpu / wall,
         stream_ms: busy / spans.len().max(1) as f64,
@@ -143,10 +157,10 @@ fn main() {
         "Client race: `latency-guard bench`, this build (new) beside {baseline} (base), {rounds} round(s) a level"
     );
     println!(
-        "| level | streams | build | open mean / max | streams/s | added TTFT p50 / p99 ms | CPU ms / request | failed | \
+        "| level | streams | build | open mean / max | streams/s | added TTFT p50 / p99 ms | client's own p50 / p99 ms | CPU ms / request | failed | \
          stream ms (mean) | simulator core |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     for level in levels.iter().filter(|l| only.is_empty() || only.contains(&l.concurrency)) {
         let mut runs: [Vec<Measured>; 2] = [Vec::new(), Vec::new()];
         for round in 0..rounds {
@@ -161,8 +175,13 @@ fn main() {
             let r = &runs[which];
             let at = |p| mean(r, &|m| percentile(&m.added, p).unwrap_or(f64::NAN));
             let ttft = if level.timed { format!("{:.2} / {:.2}", at(50.0), at(99.0)) } else { "—".into() };
+            let own_at = |p| mean(r, &|m| percentile(&m.own, p).unwrap_or(f64::NAN));
+            let own = match r.iter().all(|m| !m.own.is_empty()) {
+                true => format!("{:.3} / {:.3}", own_at(50.0), own_at(99.0)),
+                false => "—".into(),
+            };
             println!(
-                "| {} | {} | {name} | {:.0} / {} | {:.0} | {ttft} | {:.3} | {} | {:.1} | {:.0} % |",
+                "| {} | {} | {name} | {:.0} / {} | {:.0} | {ttft} | {own} | {:.3} | {} | {:.1} | {:.0} % |",
                 level.name,
                 level.concurrency,
                 mean(r, &|m| m.open_mean),
@@ -176,7 +195,7 @@ fn main() {
         }
         let ratio = |f: &dyn Fn(&Measured) -> f64| mean(&runs[1], f) / mean(&runs[0], f);
         println!(
-            "| {} | {} | new ÷ base | {:.2}× open | {:.2}× | | {:.2}× | | | |",
+            "| {} | {} | new ÷ base | {:.2}× open | {:.2}× | | | {:.2}× | | | |",
             level.name,
             level.concurrency,
             ratio(&|m| m.open_mean),

@@ -18,7 +18,7 @@ use crate::store::{bool_to_db, found, from_json, spelled, to_json, Backend, Stor
 const ITERATION_COLUMNS: &str = "seq, prompt_index, iteration, warmup, ttft_ms, total_ms, tokens_in, tokens_out, \
      cost_usd, error, token_source, schedule_lag_ms, retries, reconnects, engine_timings, first_output_ms, tpot_ms, \
      itl_ms, max_itl_ms, itl_gaps, sent_at_ms, prompt, asked_input_tokens, made_input_tokens, asked_output_tokens, \
-     cached_tokens";
+     cached_tokens, server_first_output_ms";
 
 const RUN_COLUMNS: &str = "id, title, plan, base_url, model, input_price_per_mtok, output_price_per_mtok, status, \
      total_requests, stream_options_rejected, opened_ahead, prompt_tokenizer, client_load, fingerprint, \
@@ -134,9 +134,9 @@ impl Store {
                 "INSERT INTO run_iterations (run_id, seq, prompt_index, iteration, warmup, ttft_ms, total_ms, tokens_in, \
                  tokens_out, cost_usd, error, token_source, schedule_lag_ms, measurement, retries, reconnects, \
                  engine_timings, first_output_ms, tpot_ms, itl_ms, max_itl_ms, itl_gaps, sent_at_ms, prompt, \
-                 asked_input_tokens, made_input_tokens, asked_output_tokens, cached_tokens) \
+                 asked_input_tokens, made_input_tokens, asked_output_tokens, cached_tokens, server_first_output_ms) \
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, \
-                 $21, $22, $23, $24, $25, $26, $27, $28) \
+                 $21, $22, $23, $24, $25, $26, $27, $28, $29) \
                  ON CONFLICT (run_id, seq) DO NOTHING",
             )
             .bind(run.to_string())
@@ -167,6 +167,7 @@ impl Store {
             .bind(record.made_input_tokens.map(i64::from))
             .bind(record.asked_output_tokens.map(i64::from))
             .bind(record.cached_tokens.map(|t| i64::try_from(t).unwrap_or(i64::MAX)))
+            .bind(float(record.server_first_output_ms))
             .execute(&mut *tx)
             .await?;
         }
@@ -508,6 +509,7 @@ fn record_from_row(row: &AnyRow, plan: &RunPlan) -> Result<IterationRecord, Stor
         sent_at_ms: row.try_get("sent_at_ms")?,
         good: None,
         cached_tokens: to_u64(row.try_get("cached_tokens")?),
+        server_first_output_ms: row.try_get("server_first_output_ms")?,
         asked_input_tokens: length("asked_input_tokens")?,
         made_input_tokens: length("made_input_tokens")?,
         asked_output_tokens: length("asked_output_tokens")?,

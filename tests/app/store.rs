@@ -330,7 +330,7 @@ async fn a_missing_figure_then_a_present_one_are_both_stored(db: &TestDb) {
 }
 
 /// A workload's rows keep what the plan does not: the prompt made for each request, the lengths asked and made, and
-/// the cached tokens the server reported.
+/// what the server reported (cached tokens, its own time to first output).
 async fn a_workload_runs_rows_keep_their_prompts_and_asked_lengths(db: &TestDb) {
     use latency_guard::model::{
         Agent, IterationRecord, Job, LengthDist, LoadMode, Measurement, RunId, RunPlanInput, TokenSource, Workload,
@@ -355,6 +355,11 @@ async fn a_workload_runs_rows_keep_their_prompts_and_asked_lengths(db: &TestDb) 
                 tokens_out: Some(40),
                 token_source: TokenSource::Reported,
                 cached_tokens: Some(u64::from(i) * 16),
+                // What the simulator says of its own time to first output: 12.5 ms.
+                server_timing: Some(latency_guard::model::ServerTiming {
+                    received_us: 1_000,
+                    first_output_sent_us: Some(13_500),
+                }),
                 ..Measurement::blank()
             };
             let record = IterationRecord {
@@ -373,6 +378,7 @@ async fn a_workload_runs_rows_keep_their_prompts_and_asked_lengths(db: &TestDb) 
         (back[1].prompt.as_str(), back[1].cached_tokens, back[1].made_input_tokens),
         ("made prompt 1", Some(16), Some(300))
     );
+    assert_eq!(back[1].server_first_output_ms, Some(12.5), "the endpoint's own time to first output, kept");
     assert_eq!(store.get_run(ws, id).await.unwrap().prompt_tokenizer, None, "none until the run says");
     let used = latency_guard::model::PromptTokenizer::Estimate { vocabulary: "o200k_base".into() };
     store.set_run_prompt_tokenizer(id, &used).await.unwrap();

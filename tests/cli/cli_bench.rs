@@ -14,6 +14,11 @@ async fn bench(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
     common::cli(&[&["bench", "--allow-invalid"], args].concat(), env).await
 }
 
+/// The snapshot's honesty note that starts with `start`.
+fn note_starting<'a>(snapshot: &'a Value, start: &str) -> Option<&'a str> {
+    snapshot["honesty"].as_array()?.iter().filter_map(Value::as_str).find(|n| n.starts_with(start))
+}
+
 #[tokio::test]
 async fn prints_a_summary_writes_the_snapshot_and_passes() {
     let config = SimConfig {
@@ -55,6 +60,9 @@ async fn prints_a_summary_writes_the_snapshot_and_passes() {
     assert!(stdout.lines().any(|l| l.starts_with("TTFT ms") && l.contains("p99")), "{stdout}");
     assert!(stdout.lines().any(|l| l.starts_with("TPOT ms") && l.contains("p50")), "{stdout}");
     assert!(stdout.lines().any(|l| l.starts_with("ITL ms") && l.contains("p95")), "{stdout}");
+    // The simulator says when it had each request and sent its first output: the client's own share is printed.
+    assert!(stdout.lines().any(|l| l.starts_with("client added") && l.contains("p99")), "{stdout}");
+    assert!(stdout.contains("ms to the endpoint's own first output, over the 6 replies that said it"), "{stdout}");
 
     // Objectives: met ones pass; a missed one fails the pipeline and says which.
     let with = |slo: &'static str| [&args[..], &["--slo", "ttft_p50_ms<=60000", "--slo", slo]].concat();
@@ -72,20 +80,23 @@ async fn prints_a_summary_writes_the_snapshot_and_passes() {
     assert_eq!(keys, ["agent", "connector", "honesty", "report", "results", "stats", "validity"]);
     assert_eq!(snapshot["results"].as_array().unwrap().len(), 7);
     // What answered, in the replies' own words: every one of the 7 named the model and the simulator's build.
-    let answered = snapshot["honesty"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(Value::as_str)
-        .find(|n| n.starts_with("What answered"));
     assert_eq!(
-        answered,
+        note_starting(&snapshot, "What answered"),
         Some(
             "What answered: model sim-model (7) in 7 of 7 replies; system_fingerprint latency-guard-sim (7) in 7 of 7 \
              replies; no reply gave a Server header."
         ),
         "{snapshot}"
     );
+    // Each reply's own time to first output is the simulator's 10 ms (and its timer's wake-up), and what the client
+    // and loopback added on top of it is under the measured first output.
+    for r in snapshot["results"].as_array().unwrap() {
+        let (own, measured) = (r["serverFirstOutputMs"].as_f64().unwrap(), r["firstOutputMs"].as_f64().unwrap());
+        assert!((10.0..60.0).contains(&own), "the simulator's own time to first output: {r}");
+        assert!(measured > own, "the measured first output includes the endpoint's own: {r}");
+    }
+    let overhead = note_starting(&snapshot, "Client overhead");
+    assert!(overhead.is_some_and(|n| n.contains("6 of 6 successful measured replies said")), "{snapshot}");
     common::assert_report_schema(&snapshot);
     assert!(!snapshot.to_string().contains("sk-cli"), "the snapshot never carries the key");
 }

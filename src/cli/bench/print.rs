@@ -132,7 +132,7 @@ pub(super) fn print_workload(w: &crate::runs::report::WorkloadReport) {
     }
 }
 
-pub(super) fn print_summary(run: &RunView, s: &RunSummary) {
+pub(super) fn print_summary(run: &RunView, s: &RunSummary, results: &[crate::model::IterationRecord]) {
     let row = |name: &str, p: Option<crate::stats::Percentiles>| match p {
         Some(p) => println!("{name:<14} p50 {:>9.1}   p95 {:>9.1}   p99 {:>9.1}", p.p50, p.p95, p.p99),
         None => println!("{name:<14} not measurable"),
@@ -147,6 +147,11 @@ pub(super) fn print_summary(run: &RunView, s: &RunSummary) {
         _ => println!("{:<14} not measurable (no send times)", "throughput"),
     }
     row("TTFT ms", s.ttft);
+    // Only an endpoint that says when it had the request and sent its first output (the simulator) gives this.
+    if let Some((said, added)) = crate::runs::report::client_added_ms(results) {
+        row("client added", Some(added));
+        println!("{:<14} ms to the endpoint's own first output, over the {said} replies that said it", "");
+    }
     row("total ms", s.total);
     row("TPOT ms", s.tpot);
     row("ITL ms", s.itl);

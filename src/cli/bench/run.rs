@@ -169,7 +169,7 @@ fn finish(
     if let Some(validity) = &snapshot.validity {
         print_validity(validity);
     }
-    print_summary(run, &summary);
+    print_summary(run, &summary, &snapshot.results);
     if let Some(workload) = &snapshot.workload {
         print_workload(workload);
     }

@@ -79,6 +79,11 @@ pub struct IterationRecord {
     /// else llama.cpp's `timings.cache_n`); absent when it said neither.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cached_tokens: Option<u64>,
+    /// The endpoint's own time from having the request to sending its first output, ms, as the endpoint reported it
+    /// (latency-guard's simulator does: `x-sim-received-us` and the first chunk's `sim_us`, both on its clock);
+    /// absent from real endpoints. `firstOutputMs` minus this is what the client and the network added.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_first_output_ms: Option<f64>,
     /// With a workload: the prompt's length as drawn, tokens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub asked_input_tokens: Option<u32>,
@@ -152,6 +157,7 @@ impl IterationRecord {
             sent_at_ms: m.timeline.sent_offset_us.map(|us| us as f64 / 1_000.0),
             tpot_ms: m.tpot_ms(),
             cached_tokens: m.cached_tokens,
+            server_first_output_ms: m.server_timing.and_then(|t| t.time_to_first_output_ms()),
             ..Self::inter_token(&m.per_token_itl_ms())
         }
     }
@@ -196,6 +202,7 @@ impl IterationRecord {
             good: None,
             engine_timings: None,
             cached_tokens: None,
+            server_first_output_ms: None,
             asked_input_tokens: None,
             made_input_tokens: None,
             asked_output_tokens: None,

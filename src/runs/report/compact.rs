@@ -10,8 +10,9 @@ use crate::model::{EngineTimings, IterationRecord, TokenSource};
 use crate::runs::report::ReportSnapshot;
 use crate::wire::ServerHtml;
 
-/// The version this code writes and reads; a reader refuses any other. 2: the sections rendered for a file.
-pub const COMPACT_VERSION: u32 = 2;
+/// The version this code writes and reads; a reader refuses any other. 2: the sections rendered for a file; 3: each
+/// iteration's `serverFirstOutputMs`.
+pub const COMPACT_VERSION: u32 = 3;
 
 /// What a report's files are made from: its snapshot, and its sections as the server renders them for a file
 /// (`fragments::report_file_sections`), which the HTML export shows above its table.
@@ -89,6 +90,8 @@ pub struct Columns {
     pub engine_timings: Vec<Option<EngineTimings>>,
     /// Each iteration's `cachedTokens`, in order.
     pub cached_tokens: Vec<Option<u64>>,
+    /// Each iteration's `serverFirstOutputMs`, in order.
+    pub server_first_output_ms: Vec<Option<f64>>,
     /// Each iteration's `askedInputTokens`, in order.
     pub asked_input_tokens: Vec<Option<u32>>,
     /// Each iteration's `madeInputTokens`, in order.
@@ -196,6 +199,7 @@ impl Columns {
             c.good.push(r.good);
             c.engine_timings.push(r.engine_timings);
             c.cached_tokens.push(r.cached_tokens);
+            c.server_first_output_ms.push(r.server_first_output_ms);
             c.asked_input_tokens.push(r.asked_input_tokens);
             c.made_input_tokens.push(r.made_input_tokens);
             c.asked_output_tokens.push(r.asked_output_tokens);
@@ -229,6 +233,7 @@ impl Columns {
             self.good.len(),
             self.engine_timings.len(),
             self.cached_tokens.len(),
+            self.server_first_output_ms.len(),
             self.asked_input_tokens.len(),
             self.made_input_tokens.len(),
             self.asked_output_tokens.len(),
@@ -266,6 +271,7 @@ impl Columns {
                     itl_gaps: None,
                     engine_timings: self.engine_timings[i],
                     cached_tokens: self.cached_tokens[i],
+                    server_first_output_ms: self.server_first_output_ms[i],
                     asked_input_tokens: self.asked_input_tokens[i],
                     made_input_tokens: self.made_input_tokens[i],
                     asked_output_tokens: self.asked_output_tokens[i],
@@ -366,6 +372,7 @@ mod tests {
         });
         records[6].retries = 2;
         records[7].sent_at_ms = None;
+        records[8].server_first_output_ms = Some(12.5);
         crate::runs::report::snapshot(&run, records).0
     }
 
@@ -403,7 +410,7 @@ mod tests {
         compact.version = 1;
         let error = compact.clone().into_snapshot().unwrap_err();
         assert_eq!(error, CompactError::Version(1));
-        assert!(error.to_string().contains("version 1 of its compact form; this page reads 2"), "{error}");
+        assert!(error.to_string().contains("version 1 of its compact form; this page reads 3"), "{error}");
         compact.version = COMPACT_VERSION;
         compact.results.total_ms.pop();
         let error = compact.clone().into_snapshot().unwrap_err();

@@ -196,7 +196,7 @@ fn load_notes(run: &RunView, summary: &RunSummary) -> Vec<String> {
     notes
 }
 
-/// What the replies said of the server's own work (speculative decoding).
+/// What the replies said of the server's own work (speculative decoding, its own time to first output).
 fn server_notes(results: &[IterationRecord]) -> Vec<String> {
     let mut notes = Vec::new();
     let timed = crate::runs::report::server::engine_timing_note(results);
@@ -206,6 +206,7 @@ fn server_notes(results: &[IterationRecord]) -> Vec<String> {
         "Speculative decoding: not measurable from the OpenAI wire format alone (chunks do not say how many tokens were drafted or accepted); this run did not record the server's own metrics. `latency-guard spec-lab probe` reads speculative decoding from a self-hosted server's metrics (vLLM, SGLang, TGI, llama.cpp).".into()
     });
     notes.extend(timed);
+    notes.extend(super::server::client_added_note(results));
     notes
 }
 

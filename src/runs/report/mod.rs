@@ -32,7 +32,7 @@ pub use honesty::honesty_notes;
 pub use lengths::{cache_words, cached_share, length_rows, length_series, LengthSeries, INPUT_LENGTHS, OUTPUT_LENGTHS};
 pub use listing::{RunListing, ERRORS_HOW, OUTPUT_THROUGHPUT_HOW, TTFT_P95_HOW};
 pub use page::ReportPage;
-pub use server::{server_notes, with_server};
+pub use server::{client_added_ms, server_notes, with_server};
 pub use snapshot::{snapshot, ReportAgent, ReportConnector, ReportHeader, ReportSnapshot, ReportStats, SharedReport};
 pub use table::{page_count, table_page, IterationPage, SortKey, TablePage, TableQuery, MAX_PAGE_SIZE};
 pub use turns::{Conversations, TurnSummary};

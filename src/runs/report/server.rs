@@ -3,7 +3,7 @@
 
 use crate::model::{EngineTimingTotals, IterationRecord, ServerMetrics, SpecOutcome};
 use crate::runs::report::ReportSnapshot;
-use crate::stats::percentile;
+use crate::stats::{percentile, percentiles, Percentiles};
 
 /// The first words of the speculative-decoding note, which a recorded server replaces.
 const SPEC_NOTE: &str = "Speculative decoding:";
@@ -46,6 +46,32 @@ fn spec_cross_check(results: &[IterationRecord]) -> Option<impl Fn(f64, f64) -> 
             )
         }
     })
+}
+
+/// What the client and the network added to the time to first output, over the successful measured requests whose
+/// endpoint reported its own (`serverFirstOutputMs`; latency-guard's simulator does): each request's firstOutputMs −
+/// serverFirstOutputMs, with how many requests said. `None` when none did.
+pub fn client_added_ms(results: &[IterationRecord]) -> Option<(usize, Percentiles)> {
+    let added: Vec<f64> = results
+        .iter()
+        .filter(|r| !r.warmup && r.error.is_none())
+        .filter_map(|r| Some(r.first_output_ms? - r.server_first_output_ms?))
+        .collect();
+    Some((added.len(), percentiles(added)?))
+}
+
+/// The note on [`client_added_ms`]: what was subtracted, and over how many requests.
+pub fn client_added_note(results: &[IterationRecord]) -> Option<String> {
+    let (said, added) = client_added_ms(results)?;
+    let successes = results.iter().filter(|r| !r.warmup && r.error.is_none()).count();
+    Some(format!(
+        "Client overhead: {said} of {successes} successful measured replies said when the endpoint had the request \
+         and when it sent its first output (latency-guard's simulator says; real endpoints do not). The client and \
+         the network added p50 {:.3} ms, p95 {:.3} ms, p99 {:.3} ms to the endpoint's own time to first output \
+         (each request's measured first output − the endpoint's; each is a difference on one machine's clock, so no \
+         offset between the two clocks enters).",
+        added.p50, added.p95, added.p99
+    ))
 }
 
 /// The server's own per-reply timings (llama.cpp's `timings`) over the successful measured iterations that carried
@@ -256,6 +282,35 @@ mod tests {
         assert!(note.contains("Drafted 60 tokens, accepted 35 (58.3 %)"), "{note}");
         let plain = [crate::model::fixtures::iteration_record(1, Some(3.0), 9.0, false)];
         assert_eq!(engine_timing_note(&plain), None, "no reply carried timings: nothing is claimed");
+    }
+
+    #[test]
+    fn the_client_overhead_is_each_replys_first_output_less_the_endpoints_own() {
+        let said = |seq, first_output: f64, server: Option<f64>, failed| {
+            let mut record = crate::model::fixtures::iteration_record(seq, Some(first_output), 100.0, failed);
+            (record.first_output_ms, record.server_first_output_ms) = (Some(first_output), server);
+            record
+        };
+        let mut warmup = said(0, 90.0, Some(10.0), false);
+        warmup.warmup = true;
+        let results = [
+            warmup,
+            said(1, 12.0, Some(10.0), false),
+            said(2, 13.0, Some(10.0), false),
+            said(3, 20.0, Some(10.0), false),
+            said(4, 99.0, Some(10.0), true),
+            said(5, 14.0, None, false),
+        ];
+        let (n, added) = client_added_ms(&results).unwrap();
+        // Warm-ups, failures and replies that did not say are left out: 2, 3 and 10 ms, whose p50 / p95 / p99 by
+        // linear interpolation (numpy's default) are 3.0, 9.3 and 9.86.
+        assert_eq!(n, 3);
+        assert!((added.p50 - 3.0).abs() < 1e-9 && (added.p95 - 9.3).abs() < 1e-9, "{added:?}");
+        let note = client_added_note(&results).unwrap();
+        assert!(note.starts_with("Client overhead: 3 of 4 successful measured replies said"), "{note}");
+        assert!(note.contains("added p50 3.000 ms, p95 9.300 ms, p99 9.860 ms"), "{note}");
+        let silent = [said(1, 12.0, None, false)];
+        assert_eq!(client_added_note(&silent), None, "an endpoint that said nothing: nothing is claimed");
     }
 
     #[test]
