@@ -39,7 +39,7 @@ pub(super) enum Route<'a> {
         /// The client.
         client: &'a Http1Client,
         /// Where the request goes.
-        destination: Destination,
+        destination: Arc<Destination>,
     },
     /// reqwest: https, or a proxy.
     Reqwest {
@@ -138,13 +138,13 @@ impl HttpClient {
     /// (unless a proxy applies), reqwest's otherwise, once the target's host, when it is an IP address, is one its
     /// reach allows (the own client's connections are judged when made, as reqwest's resolver judges names).
     pub(super) fn route(&self, target: &RequestTarget, path: &str) -> Result<Route<'_>, Refusal> {
-        let url = target.base_url.endpoint(path);
         let direct = target.reach == Reach::PublicOnly || !self.proxied;
-        if let Some(destination) = direct.then(|| Destination::parse(&url, target.reach)).flatten() {
+        if let Some(destination) = direct.then(|| self.own.destination(&target.base_url, path, target.reach)).flatten()
+        {
             return Ok(Route::Own { client: &self.own, destination });
         }
         let (pooled, fresh) = self.clients_for(target)?;
-        Ok(Route::Reqwest { pooled, fresh, url })
+        Ok(Route::Reqwest { pooled, fresh, url: target.base_url.endpoint(path) })
     }
 
     fn pair(&self, target: &RequestTarget) -> Result<&ClientPair, Refusal> {

@@ -149,8 +149,11 @@ pub(super) fn print_summary(run: &RunView, s: &RunSummary, results: &[crate::mod
     row("TTFT ms", s.ttft);
     // Only an endpoint that says when it had the request and sent its first output (the simulator) gives this.
     if let Some((said, added)) = crate::runs::report::client_added_ms(results) {
-        row("client added", Some(added));
-        println!("{:<14} ms to the endpoint's own first output, over the {said} replies that said it", "");
+        println!(
+            "{:<14} p50 {:>9.3}   p95 {:>9.3}   p99 {:>9.3}   ms to the endpoint's own first output, over the {said} \
+             replies that said it",
+            "client added", added.p50, added.p95, added.p99
+        );
     }
     row("total ms", s.total);
     row("TPOT ms", s.tpot);

@@ -20,8 +20,8 @@ pub const MAX_IDLE_PER_DESTINATION: usize = 4096;
 /// for a target that may reach anywhere was never judged for one that may reach public addresses only).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct PoolKey {
-    /// `host:port`, as the URL names them.
-    pub authority: String,
+    /// `host:port`, as the URL names them (shared: every response handed back to the pool carries its key).
+    pub authority: Arc<str>,
     /// The reach the connection was opened under.
     pub reach: Reach,
 }
